@@ -1,0 +1,73 @@
+/* Helpers the commands share: comma lists, output files, loading profiles. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-util.h"
+#include "commands.h"
+#include "rooftime/util.h"
+
+char **cli_split_list(const char *s, size_t *n)
+{
+    *n = 0;
+    char **out = NULL;
+    char *copy = rt_strdup(s), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ')
+            t++;
+        if (!*t)
+            continue;
+        out = rt_xrealloc(out, (*n + 1) * sizeof *out);
+        out[(*n)++] = rt_strdup(t);
+    }
+    free(copy);
+    return out;
+}
+
+void cli_free_list(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+int cli_load_profiles(char **paths, size_t n, rt_profile ***out)
+{
+    rt_profile **ps = rt_xcalloc(n ? n : 1, sizeof *ps);
+    for (size_t i = 0; i < n; i++) {
+        rt_error err;
+        if (rt_profile_load(paths[i], &ps[i], &err) != 0) {
+            cli_error("%s", err.msg);
+            cli_free_profiles(ps, i);
+            return -1;
+        }
+    }
+    *out = ps;
+    return 0;
+}
+
+void cli_free_profiles(rt_profile **ps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        rt_profile_free(ps[i]);
+    free(ps);
+}
+
+int cli_parse_tag(const char *arg, rt_tags *tags)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return -1;
+    char *key = rt_strndup(arg, (size_t)(eq - arg));
+    rt_tags_set(tags, key, eq + 1);
+    free(key);
+    return 0;
+}
+
+void cli_print_warnings(const rt_warnings *w, size_t max)
+{
+    size_t shown = w->n < max ? w->n : max;
+    for (size_t i = 0; i < shown; i++)
+        cli_warning("%s", w->msg[i]);
+    if (w->n > shown)
+        cli_warning("%zu more warnings not shown (--format json lists them all)", w->n - shown);
+}

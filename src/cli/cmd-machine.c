@@ -1,0 +1,159 @@
+/* `rooftime machine`: list the presets, show a machine, check machine files. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-util.h"
+#include "commands.h"
+
+static void print_spread(double v, double min, double max, double scale)
+{
+    if (min > 0 && max > 0)
+        printf("  [%.4g .. %.4g]", min / scale, max / scale);
+    (void)v;
+}
+
+static void show_text(const rt_machine *m)
+{
+    printf("machine: %s\n", m->name);
+    printf("source: %s\n", m->source ? m->source : "unknown");
+    if (m->method)
+        printf("method: %s\n", m->method);
+    printf("\ncompute ceilings (GFLOP/s)\n");
+    for (size_t i = 0; i < m->n_units; i++) {
+        const rt_unit *u = &m->units[i];
+        printf("  %-10s %12.6g", u->name, u->flops / 1e9);
+        print_spread(u->flops, u->min, u->max, 1e9);
+        if (u->theoretical > 0)
+            printf("  theoretical %.6g (%.0f%%)", u->theoretical / 1e9,
+                   100 * u->flops / u->theoretical);
+        if (u->note)
+            printf("  -- %s", u->note);
+        printf("\n");
+    }
+    printf("\nmemory levels (GB/s)\n");
+    for (size_t i = 0; i < m->n_levels; i++) {
+        const rt_level *l = &m->levels[i];
+        printf("  %-10s %12.6g", l->name, l->bytes_per_s / 1e9);
+        print_spread(l->bytes_per_s, l->min, l->max, 1e9);
+        if (l->size_bytes > 0)
+            printf("  size %.6g KiB", l->size_bytes / 1024);
+        if (l->note)
+            printf("  -- %s", l->note);
+        printf("\n");
+    }
+    printf("\nlaunch overhead: %.4g us", m->tau * 1e6);
+    if (m->tau_method)
+        printf("  -- %s", m->tau_method);
+    printf("\nreference: %s and %s\n", m->ref_unit, m->ref_level);
+    printf("machine balance: %.5g FLOP/byte\n", rt_machine_balance(m));
+    printf("FLOPs per launch to escape the overhead bound (%s): %.5g GFLOP\n", m->ref_unit,
+           rt_machine_overhead_flops(m, NULL) / 1e9);
+}
+
+static int machine_list(void)
+{
+    size_t n;
+    char **names = rt_machine_presets(&n);
+    if (n == 0) {
+        cli_error("no machine presets found in '%s/machines'", rt_datadir());
+        free(names);
+        return RT_EXIT_FAIL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        rt_machine *m;
+        rt_error err;
+        if (rt_machine_resolve(names[i], &m, &err) == 0) {
+            printf("%-12s %s (%s)\n", names[i], m->name, m->source ? m->source : "?");
+            rt_machine_free(m);
+        } else {
+            printf("%-12s (broken: %s)\n", names[i], err.msg);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return RT_EXIT_OK;
+}
+
+static int machine_show(int argc, char **argv)
+{
+    const char *format = "text";
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'}, {0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+        if (c == 'f')
+            format = optarg;
+        else
+            return cli_usage_error("machine", "bad option for 'machine show'");
+    }
+    if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+        return cli_usage_error("machine", "unknown format '%s' (text or json)", format);
+    if (optind != argc - 1)
+        return cli_usage_error("machine", "'machine show' takes one machine name or file");
+    rt_machine *m;
+    rt_error err;
+    if (rt_machine_resolve(argv[optind], &m, &err) != 0) {
+        cli_error("%s", err.msg);
+        return RT_EXIT_FAIL;
+    }
+    if (strcmp(format, "json") == 0) {
+        json_t *j = rt_machine_to_json(m);
+        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        putchar('\n');
+        json_decref(j);
+    } else {
+        show_text(m);
+    }
+    rt_machine_free(m);
+    return RT_EXIT_OK;
+}
+
+static int machine_check(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage_error("machine", "'machine check' needs at least one file");
+    int rc = RT_EXIT_OK;
+    for (int i = 1; i < argc; i++) {
+        rt_machine *m;
+        rt_error err;
+        if (rt_machine_resolve(argv[i], &m, &err) != 0) {
+            cli_error("%s", err.msg);
+            rc = RT_EXIT_FAIL;
+            continue;
+        }
+        printf("%s: ok (%s, %zu units, %zu levels, balance %.5g FLOP/byte)\n", argv[i], m->name,
+               m->n_units, m->n_levels, rt_machine_balance(m));
+        rt_machine_free(m);
+    }
+    return rc;
+}
+
+/* Subcommands of `machine`, one table. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} machine_cmds[] = {
+    {"list", NULL},
+    {"show", machine_show},
+    {"check", machine_check},
+    /* machine measure: characterizes this machine (issue 5) */
+};
+
+int cmd_machine(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage_error("machine", "missing subcommand");
+    for (size_t i = 0; i < sizeof machine_cmds / sizeof machine_cmds[0]; i++) {
+        if (strcmp(argv[1], machine_cmds[i].name) != 0)
+            continue;
+        if (!machine_cmds[i].run) {
+            if (argc != 2)
+                return cli_usage_error("machine", "'machine list' takes no arguments");
+            return machine_list();
+        }
+        return machine_cmds[i].run(argc - 1, argv + 1);
+    }
+    return cli_usage_error("machine", "unknown subcommand '%s'", argv[1]);
+}

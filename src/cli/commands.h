@@ -1,0 +1,34 @@
+/* The subcommands of `rooftime`: one cmd-<name>.c each, listed once in main.c's table. */
+#ifndef ROOFTIME_CLI_COMMANDS_H
+#define ROOFTIME_CLI_COMMANDS_H
+
+#include <stdio.h>
+
+/* Exit codes of every command. */
+enum { RT_EXIT_OK = 0, RT_EXIT_FAIL = 1, RT_EXIT_USAGE = 2 };
+
+typedef struct rt_command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    const char *summary;
+    const char *usage; /* printed by `rooftime help NAME` and on usage errors */
+} rt_command;
+
+extern const rt_command rt_commands[];
+extern const size_t rt_n_commands;
+
+int cmd_help(int argc, char **argv);
+int cmd_machine(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+
+/* Messages in the house form: "rooftime: error: ..." on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error for command `name`: prints the message and the command's usage; returns 2. */
+int cli_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print the usage of command `name` to fp. */
+void cli_print_usage(const char *name, FILE *fp);
+/* True when argv[i] is -h or --help. */
+int cli_wants_help(int argc, char **argv);
+
+#endif

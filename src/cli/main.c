@@ -1,0 +1,148 @@
+/* `rooftime`: dispatches subcommands from one table. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "rooftime-config.h"
+
+/* The one table of subcommands: help, usage errors and completion all read it. */
+const rt_command rt_commands[] = {
+    {"help", cmd_help, "show help for rooftime or one command", "rooftime help [COMMAND]"},
+    {"machine", cmd_machine, "list, show and check machine files and presets",
+     "rooftime machine list\n"
+     "rooftime machine show NAME|FILE [--format text|json]\n"
+     "rooftime machine check FILE...\n"
+     "\n"
+     "NAME is a shipped preset (see `machine list`); FILE is a machine JSON file."},
+    {"analyze", cmd_analyze, "verdict per kernel and per config: what bounds it, how far from the roof",
+     "rooftime analyze --machine NAME|FILE [options] PROFILE...\n"
+     "\n"
+     "  -m, --machine M      machine preset name or machine file (required)\n"
+     "      --mode MODE      single (the paper's: all FLOPs against the reference unit and level)\n"
+     "                       or hier (every unit and level at its own ceiling; default)\n"
+     "  -f, --format F       text (default), csv or json\n"
+     "  -g, --group-by TAGS  comma-separated tags that make a config (default: every tag)\n"
+     "      --ignore TAGS    tags that never make or split a family\n"
+     "      --top N          kernels shown in the text table (default 20, 0 = all)\n"
+     "  -o, --output FILE    write there instead of standard output\n"
+     "\n"
+     "Each PROFILE is a rooftime profile JSON file (see docs/profile-format.md)."},
+};
+const size_t rt_n_commands = sizeof rt_commands / sizeof rt_commands[0];
+
+static const rt_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < rt_n_commands; i++)
+        if (strcmp(rt_commands[i].name, name) == 0)
+            return &rt_commands[i];
+    return NULL;
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("rooftime: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cli_warning(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("rooftime: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cli_print_usage(const char *name, FILE *fp)
+{
+    const rt_command *c = find_command(name);
+    if (c)
+        fprintf(fp, "usage: %s\n", c->usage);
+}
+
+int cli_usage_error(const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("rooftime: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    cli_print_usage(name, stderr);
+    return RT_EXIT_USAGE;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void print_overview(FILE *fp)
+{
+    fprintf(fp, "rooftime %s: the time-based hierarchical roofline\n\n", RT_VERSION);
+    fprintf(fp, "usage: rooftime COMMAND [options]\n\ncommands:\n");
+    for (size_t i = 0; i < rt_n_commands; i++)
+        fprintf(fp, "  %-12s %s\n", rt_commands[i].name, rt_commands[i].summary);
+    fprintf(fp, "\n`rooftime help COMMAND` or `rooftime COMMAND --help` for one command.\n"
+                "Exit codes: 0 ok, 1 bad data or a failed run, 2 usage.\n");
+}
+
+int cmd_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stdout);
+        return RT_EXIT_OK;
+    }
+    const rt_command *c = find_command(argv[1]);
+    if (!c)
+        return cli_usage_error("help", "unknown command '%s'", argv[1]);
+    printf("rooftime %s: %s\n\nusage: %s\n", c->name, c->summary, c->usage);
+    return RT_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    int rc;
+    if (argc < 2) {
+        print_overview(stderr);
+        return RT_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        print_overview(stdout);
+        rc = RT_EXIT_OK;
+    } else if (strcmp(argv[1], "--version") == 0) {
+        printf("rooftime %s\n", RT_VERSION);
+        rc = RT_EXIT_OK;
+    } else {
+        const rt_command *c = find_command(argv[1]);
+        if (!c) {
+            cli_error("unknown command '%s' (see `rooftime help`)", argv[1]);
+            return RT_EXIT_USAGE;
+        }
+        if (c->run != cmd_help && cli_wants_help(argc - 1, argv + 1)) {
+            printf("rooftime %s: %s\n\nusage: %s\n", c->name, c->summary, c->usage);
+            rc = RT_EXIT_OK;
+        } else {
+            rc = c->run(argc - 1, argv + 1);
+        }
+    }
+    /* A full disk is an error too. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("cannot write to standard output");
+        return RT_EXIT_FAIL;
+    }
+    return rc;
+}

@@ -1,0 +1,342 @@
+/* The model: the paper's V100 numbers, every bound class in both modes, time-plane coordinates, grouping. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/rooftime.h"
+#include "testutil.h"
+
+/* A machine with round numbers: fp32 1 TFLOP/s, fp16 4 TFLOP/s; L1 4 TB/s, DRAM 100 GB/s; tau 10 us. */
+static rt_machine *toy(void)
+{
+    rt_machine *m = rt_machine_new("toy");
+    rt_machine_add_unit(m, "fp32", 1e12);
+    rt_machine_add_unit(m, "fp16", 4e12);
+    rt_machine_add_level(m, "L1", 4e12);
+    rt_machine_add_level(m, "DRAM", 1e11);
+    m->tau = 10e-6;
+    m->ref_unit = rt_strdup("fp32");
+    m->ref_level = rt_strdup("DRAM");
+    return m;
+}
+
+static void test_v100_paper_numbers(void **state)
+{
+    (void)state;
+    rt_machine *m;
+    rt_error err;
+    assert_int_equal(rt_machine_resolve("v100", &m, &err), 0);
+    /* 80 x 8 x 1.312 GHz x 4^3 x 2, and rt_machine_check verified the derivation on load. */
+    assert_close(rt_machine_unit(m, "tensor")->flops, 107.479e12, 1e-5);
+    assert_close(rt_machine_balance(m), 129.68, 1e-4);
+    assert_close(m->tau, 4.2e-6, 1e-12);
+    /* The paper rounds the Tensor Core peak to 1.06e14 for its LSTM threshold: 0.4452 GFLOP. */
+    assert_close(rt_machine_overhead_flops(m, "tensor") * 1.06e14 / rt_machine_unit(m, "tensor")->flops,
+                 0.4452e9, 1e-4);
+    /* With the unrounded peak the threshold is 0.4514 GFLOP. */
+    assert_close(rt_machine_overhead_flops(m, NULL), 0.45141e9, 1e-4);
+    rt_machine_free(m);
+}
+
+static void test_derivation_mismatch_is_an_error(void **state)
+{
+    (void)state;
+    rt_machine *m;
+    rt_error err;
+    assert_int_equal(rt_machine_resolve("v100", &m, &err), 0);
+    json_object_set_new(m->units[0].derivation, "sms", json_integer(84));
+    assert_int_equal(rt_machine_check(m, &err), -1);
+    assert_non_null(strstr(err.msg, "derivation"));
+    rt_machine_free(m);
+}
+
+static void verdict(const rt_machine *m, rt_mode mode, const rt_kernel *k, rt_verdict *v,
+                    rt_warnings *w)
+{
+    rt_verdict_compute(m, mode, k, "kernel 'k'", v, w);
+}
+
+static void test_bound_classes_single(void **state)
+{
+    (void)state;
+    rt_machine *m = toy();
+    rt_warnings w = {0};
+    rt_verdict v;
+    rt_kernel k;
+
+    /* Compute-bound: 2e9 FLOPs (2 ms at 1 TFLOP/s), 1e7 DRAM bytes (0.1 ms), 1 launch, 4 ms. */
+    rt_kernel_init(&k, "gemm");
+    k.invocations = 1;
+    k.time = 4e-3;
+    rt_values_set(&k.flops, "fp32", 2e9);
+    rt_values_set(&k.bytes, "DRAM", 1e7);
+    verdict(m, RT_MODE_SINGLE, &k, &v, &w);
+    assert_int_equal(v.bound, RT_BOUND_COMPUTE);
+    assert_string_equal(v.bound_label, "compute:fp32");
+    assert_close(v.t_compute, 2e-3, 1e-12);
+    assert_close(v.t_bw_max, 1e-4, 1e-12);
+    assert_close(v.t_bound, 2e-3, 1e-12);
+    assert_close(v.efficiency, 0.5, 1e-12);
+    assert_close(v.recoverable, 2e-3, 1e-12);
+    assert_close(v.ai_ref, 200, 1e-12);
+    /* Time plane, compute-bound: compute time = T, bandwidth time = T * MB / AI = 4 ms * 10/200. */
+    assert_close(v.compute_time, 4e-3, 1e-12);
+    assert_close(v.bw_time, 4e-3 * 10 / 200, 1e-12);
+    assert_false(v.overhead_bound);
+    rt_verdict_release(&v);
+
+    /* Single mode counts fp16 FLOPs at the fp32 reference peak. */
+    rt_values_set(&k.flops, "fp16", 2e9);
+    verdict(m, RT_MODE_SINGLE, &k, &v, &w);
+    assert_close(v.t_compute, 4e-3, 1e-12);
+    assert_close(v.efficiency, 1.0, 1e-12);
+    rt_verdict_release(&v);
+    rt_kernel_release(&k);
+
+    /* Bandwidth-bound: 1e6 FLOPs, 1e8 DRAM bytes (1 ms), 2 ms measured. */
+    rt_kernel_init(&k, "axpy");
+    k.invocations = 1;
+    k.time = 2e-3;
+    rt_values_set(&k.flops, "fp32", 1e6);
+    rt_values_set(&k.bytes, "DRAM", 1e8);
+    verdict(m, RT_MODE_SINGLE, &k, &v, &w);
+    assert_int_equal(v.bound, RT_BOUND_BANDWIDTH);
+    assert_string_equal(v.bound_label, "bandwidth:DRAM");
+    /* Bandwidth-bound: bandwidth time = T, compute time = T * AI / MB = 2 ms * 0.01 / 10. */
+    assert_close(v.bw_time, 2e-3, 1e-12);
+    assert_close(v.compute_time, 2e-3 * 0.01 / 10, 1e-12);
+    assert_close(fmax(v.bw_time, v.compute_time), v.time, 1e-12);
+    rt_verdict_release(&v);
+    rt_kernel_release(&k);
+
+    /* Overhead-bound: 100 launches (1 ms of overhead) doing 1e8 FLOPs (0.1 ms). */
+    rt_kernel_init(&k, "tiny");
+    k.invocations = 100;
+    k.time = 1.5e-3;
+    rt_values_set(&k.flops, "fp32", 1e8);
+    rt_values_set(&k.bytes, "DRAM", 1e6);
+    verdict(m, RT_MODE_SINGLE, &k, &v, &w);
+    assert_int_equal(v.bound, RT_BOUND_OVERHEAD);
+    assert_string_equal(v.bound_label, "overhead");
+    assert_true(v.overhead_bound);
+    assert_close(v.t_oh, 1e-3, 1e-12);
+    assert_close(v.efficiency, 1e-3 / 1.5e-3, 1e-12);
+    rt_verdict_release(&v);
+    rt_kernel_release(&k);
+
+    /* Zero-AI: bytes, no FLOPs. */
+    rt_kernel_init(&k, "transpose");
+    k.invocations = 1;
+    k.time = 1e-3;
+    rt_values_set(&k.bytes, "DRAM", 5e7);
+    verdict(m, RT_MODE_SINGLE, &k, &v, &w);
+    assert_true(v.zero_ai);
+    assert_int_equal(v.bound, RT_BOUND_BANDWIDTH);
+    assert_close(v.ai_ref, 0, 0);
+    rt_verdict_release(&v);
+    rt_kernel_release(&k);
+
+    /* Nothing at all. */
+    rt_kernel_init(&k, "empty");
+    verdict(m, RT_MODE_SINGLE, &k, &v, &w);
+    assert_int_equal(v.bound, RT_BOUND_NONE);
+    rt_verdict_release(&v);
+    rt_kernel_release(&k);
+
+    assert_int_equal(w.n, 0);
+    rt_warnings_release(&w);
+    rt_machine_free(m);
+}
+
+static void test_bound_classes_hier(void **state)
+{
+    (void)state;
+    rt_machine *m = toy();
+    rt_warnings w = {0};
+    rt_verdict v;
+    rt_kernel k;
+
+    /* fp16 at 4 TFLOP/s: 4e9 fp16 FLOPs = 1 ms, 1e9 fp32 FLOPs = 1 ms: 2 ms compute, fp16 or fp32 unit. */
+    rt_kernel_init(&k, "mixed");
+    k.invocations = 2;
+    k.time = 3e-3;
+    rt_values_set(&k.flops, "fp16", 8e9); /* 2 ms */
+    rt_values_set(&k.flops, "fp32", 1e9); /* 1 ms */
+    rt_values_set(&k.bytes, "DRAM", 1e7); /* 0.1 ms */
+    rt_values_set(&k.bytes, "L1", 4e9);   /* 1 ms */
+    verdict(m, RT_MODE_HIER, &k, &v, &w);
+    assert_int_equal(v.bound, RT_BOUND_COMPUTE);
+    assert_string_equal(v.bound_label, "compute:fp16");
+    assert_close(v.t_compute, 3e-3, 1e-12);
+    assert_close(v.efficiency, 1.0, 1e-12);
+    rt_verdict_release(&v);
+
+    /* The L1 level binds when it is the slowest: 4e10 L1 bytes = 10 ms. */
+    rt_values_set(&k.bytes, "L1", 4e10);
+    k.time = 20e-3;
+    verdict(m, RT_MODE_HIER, &k, &v, &w);
+    assert_int_equal(v.bound, RT_BOUND_BANDWIDTH);
+    assert_string_equal(v.bound_label, "bandwidth:L1");
+    assert_close(v.t_bw_max, 10e-3, 1e-12);
+    assert_close(v.ai[0], 9e9 / 4e10, 1e-12);
+    /* Time plane from the bounds' ratio: bandwidth time = T, compute time = T * 3/10. */
+    assert_close(v.bw_time, 20e-3, 1e-12);
+    assert_close(v.compute_time, 6e-3, 1e-12);
+    rt_verdict_release(&v);
+
+    /* In single mode the same kernel is DRAM-only and compute on the reference: 9 ms compute-bound. */
+    verdict(m, RT_MODE_SINGLE, &k, &v, &w);
+    assert_string_equal(v.bound_label, "compute:fp32");
+    assert_close(v.t_compute, 9e-3, 1e-12);
+    rt_verdict_release(&v);
+    rt_kernel_release(&k);
+    assert_int_equal(w.n, 0);
+    rt_warnings_release(&w);
+    rt_machine_free(m);
+}
+
+static void test_consistency_warnings(void **state)
+{
+    (void)state;
+    rt_machine *m = toy();
+    rt_warnings w = {0};
+    rt_verdict v;
+    rt_kernel k;
+    /* Faster than its roof: 2e9 FLOPs in 1 ms on a 1 TFLOP/s unit. */
+    rt_kernel_init(&k, "fast");
+    k.invocations = 1;
+    k.time = 1e-3;
+    rt_values_set(&k.flops, "fp32", 2e9);
+    rt_values_set(&k.bytes, "DRAM", 1e6);
+    rt_verdict_compute(m, RT_MODE_HIER, &k, "kernel 'fast'", &v, &w);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "kernel 'fast'"));
+    assert_non_null(strstr(w.msg[0], "above 1"));
+    rt_verdict_release(&v);
+    rt_kernel_release(&k);
+    /* FLOPs with no bytes. */
+    rt_kernel_init(&k, "nobytes");
+    k.invocations = 1;
+    k.time = 1;
+    rt_values_set(&k.flops, "fp32", 1e6);
+    rt_verdict_compute(m, RT_MODE_HIER, &k, "kernel 'nobytes'", &v, &w);
+    assert_int_equal(w.n, 2);
+    assert_non_null(strstr(w.msg[1], "kernel 'nobytes'"));
+    assert_non_null(strstr(w.msg[1], "zero bytes"));
+    rt_verdict_release(&v);
+    rt_kernel_release(&k);
+    rt_warnings_release(&w);
+    rt_machine_free(m);
+}
+
+static rt_kernel *add(rt_profile *p, const char *name, double n, double t, double flops,
+                      double bytes, const char *pass, const char *batch)
+{
+    rt_kernel *k = rt_profile_add_kernel(p, name);
+    k->invocations = n;
+    k->time = t;
+    if (flops > 0)
+        rt_values_set(&k->flops, "fp32", flops);
+    rt_values_set(&k->bytes, "DRAM", bytes);
+    rt_tags_set(&k->tags, "pass", pass);
+    rt_tags_set(&k->tags, "batch", batch);
+    return k;
+}
+
+static void test_grouping_and_families(void **state)
+{
+    (void)state;
+    rt_machine *m = toy();
+    rt_profile *p = rt_profile_new();
+    rt_tags_set(&p->tags, "framework", "c");
+    const char *batches[] = {"32", "16", "64"};
+    for (int b = 0; b < 3; b++) {
+        double s = atof(batches[b]) / 16;
+        add(p, "gemm", 1, 1e-3 * s, 1e9 * s, 1e6 * s, "forward", batches[b]);
+        add(p, "im2col", 1, 2e-4 * s, 0, 1e6 * s, "forward", batches[b]);
+        add(p, "gemm", 2, 2e-3 * s, 2e9 * s, 2e6 * s, "backward", batches[b]);
+    }
+    /* A config outside any family: only one value of its parameter. */
+    add(p, "gemm", 1, 1e-3, 1e9, 1e6, "forward", "16")->tags.n = 1; /* pass only */
+    rt_error err;
+    rt_analysis *a = rt_analysis_new(m, RT_MODE_HIER, &p, 1, NULL, &err);
+    assert_non_null(a);
+    assert_int_equal(a->n_items, 10);
+    assert_int_equal(a->n_configs, 7);
+    /* The forward batch-16 config sums gemm and im2col. */
+    const rt_config *c0 = &a->configs[1];
+    assert_string_equal(c0->label, "framework=c pass=forward batch=16");
+    assert_int_equal(c0->n_items, 2);
+    assert_close(c0->sum.time, 1.2e-3, 1e-12);
+    assert_close(c0->sum.invocations, 2, 0);
+    assert_close(c0->v.W, 1e9, 1e-12);
+    /* Two batch families (forward, backward), ordered 16, 32, 64 by value. */
+    assert_int_equal(a->n_families, 2);
+    for (size_t f = 0; f < 2; f++) {
+        assert_string_equal(a->families[f].param, "batch");
+        assert_int_equal(a->families[f].n, 3);
+        const char *v0 = rt_tags_get(&a->configs[a->families[f].configs[0]].tags, "batch");
+        const char *v2 = rt_tags_get(&a->configs[a->families[f].configs[2]].tags, "batch");
+        assert_string_equal(v0, "16");
+        assert_string_equal(v2, "64");
+    }
+    assert_string_equal(a->families[0].label, "framework=c pass=forward");
+    /* Zero-AI kernel flagged; totals; overhead ceiling W / (n tau). */
+    size_t *order = rt_analysis_items_by_time(a);
+    assert_true(a->items[order[0]].kernel->time >= a->items[order[1]].kernel->time);
+    free(order);
+    assert_true(a->items[1].v.zero_ai);
+    assert_close(a->overhead_ceiling, a->total_W / (a->total_n * 10e-6), 1e-12);
+    rt_analysis_free(a);
+
+    /* Grouping by a chosen tag: one config per pass. */
+    const char *keys[] = {"pass"};
+    rt_group_opts g = {.keys = keys, .n_keys = 1};
+    a = rt_analysis_new(m, RT_MODE_SINGLE, &p, 1, &g, &err);
+    assert_int_equal(a->n_configs, 2);
+    assert_int_equal(a->n_families, 0);
+    rt_analysis_free(a);
+    rt_profile_free(p);
+    rt_machine_free(m);
+}
+
+static void test_unknown_unit_and_level_warned_once(void **state)
+{
+    (void)state;
+    rt_machine *m = toy();
+    rt_profile *p = rt_profile_new();
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "k%d", i);
+        rt_kernel *k = rt_profile_add_kernel(p, name);
+        k->invocations = 1;
+        k->time = 1;
+        rt_values_set(&k->flops, "tensor", 1e6);
+        rt_values_set(&k->bytes, "L3", 1e6);
+        rt_values_set(&k->bytes, "HBM", 1e6); /* found as DRAM */
+    }
+    rt_error err;
+    rt_analysis *a = rt_analysis_new(m, RT_MODE_HIER, &p, 1, NULL, &err);
+    assert_int_equal(a->warnings.n, 2);
+    assert_non_null(strstr(a->warnings.msg[0], "kernel 'k0' and 2 more kernels: compute unit 'tensor'"));
+    assert_non_null(strstr(a->warnings.msg[1], "memory level 'L3'"));
+    /* HBM bytes landed on DRAM. */
+    assert_close(a->items[0].v.q_ref, 1e6, 0);
+    rt_analysis_free(a);
+    rt_profile_free(p);
+    rt_machine_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_v100_paper_numbers),
+        cmocka_unit_test(test_derivation_mismatch_is_an_error),
+        cmocka_unit_test(test_bound_classes_single),
+        cmocka_unit_test(test_bound_classes_hier),
+        cmocka_unit_test(test_consistency_warnings),
+        cmocka_unit_test(test_grouping_and_families),
+        cmocka_unit_test(test_unknown_unit_and_level_warned_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
