@@ -1,0 +1,26 @@
+# Bad command lines: exit 2 and a message that says what is wrong; help answers with 0.
+. "$(dirname "$0")/lib.sh"
+P=$SRC/data/examples/conv2d-pt-fp16.json
+
+expect 2 "usage: rooftime COMMAND" --
+expect 2 "unknown command 'frobnicate'" -- frobnicate
+expect 0 "" -- help
+expect 0 "" -- --help
+expect 0 "" -- help analyze
+expect 0 "" -- analyze --help
+expect 2 "unknown command 'nope'" -- help nope
+expect 2 "--machine is required" -- analyze "$P"
+expect 2 "no profile given" -- analyze --machine v100
+expect 2 "unknown format 'xml'" -- analyze --machine v100 --format xml "$P"
+expect 2 "unknown mode 'fast'" -- analyze --machine v100 --mode fast "$P"
+expect 2 "--top takes a whole number" -- analyze --machine v100 --top -3 "$P"
+expect 2 "unknown option '--bogus'" -- analyze --machine v100 --bogus "$P"
+expect 2 "missing subcommand" -- machine
+expect 2 "unknown subcommand 'fly'" -- machine fly
+expect 2 "takes one machine" -- machine show
+expect 2 "unknown format" -- machine show --format yaml v100
+expect 1 "no machine file or preset named 'v99' \(presets: .*v100" -- machine show v99
+expect 1 "no machine file or preset named 'v99'" -- analyze --machine v99 "$P"
+"$BIN" help >"$TMP/help"
+check "help lists every command" grep -q "analyze" "$TMP/help"
+finish

@@ -1,0 +1,38 @@
+# Shared by the tests/cli-*.sh scripts: the binary, a scratch directory, and expectations.
+set -u
+BIN=${ROOFTIME_BIN:-./rooftime}
+SRC=${ROOFTIME_SRC:-..}
+export LC_ALL=C
+TMP=$(mktemp -d /tmp/rooftime-cli-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+FAILS=0
+PASSES=0
+
+# expect CODE PATTERN -- ARGS...: run rooftime ARGS, check the exit code and that stderr matches PATTERN.
+expect() {
+    local code=$1 pattern=$2
+    shift 3
+    "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    local got=$?
+    if [ "$got" -ne "$code" ]; then
+        echo "FAIL: rooftime $* -> exit $got, expected $code"; sed 's/^/  stderr: /' "$TMP/err" | head -5
+        FAILS=$((FAILS + 1)); return
+    fi
+    if [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$TMP/err"; then
+        echo "FAIL: rooftime $* -> stderr lacks /$pattern/"; sed 's/^/  stderr: /' "$TMP/err" | head -5
+        FAILS=$((FAILS + 1)); return
+    fi
+    PASSES=$((PASSES + 1))
+}
+
+# check CONDITION-COMMAND... DESCRIPTION: a plain assertion.
+check() {
+    local desc=$1
+    shift
+    if "$@"; then PASSES=$((PASSES + 1)); else echo "FAIL: $desc"; FAILS=$((FAILS + 1)); fi
+}
+
+finish() {
+    echo "$PASSES passed, $FAILS failed"
+    [ "$FAILS" -eq 0 ]
+}

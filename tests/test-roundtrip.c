@@ -1,0 +1,133 @@
+/* Every shipped machine preset and example profile survives load -> save -> load unchanged. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/rooftime.h"
+#include "testutil.h"
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/* Apply fn to every .json file in datadir/sub; returns how many. */
+static int each_json(const char *sub, void (*fn)(const char *path))
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/%s", rt_datadir(), sub);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        if (!has_suffix(e->d_name, ".json"))
+            continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        fn(path);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void machine_roundtrip(const char *path)
+{
+    rt_machine *a, *b;
+    rt_error err;
+    if (rt_machine_load(path, &a, &err) != 0)
+        fail_msg("%s", err.msg);
+    char *dir = tu_tmpdir();
+    char out[4200];
+    snprintf(out, sizeof out, "%s/m.json", dir);
+    assert_int_equal(rt_machine_save(a, out, &err), 0);
+    if (rt_machine_load(out, &b, &err) != 0)
+        fail_msg("%s", err.msg);
+    json_t *ja = rt_machine_to_json(a), *jb = rt_machine_to_json(b);
+    if (!json_equal(ja, jb))
+        fail_msg("machine %s changed in a round trip", path);
+    /* Nothing of the original file is lost either. */
+    json_t *orig = json_load_file(path, 0, NULL);
+    if (!json_equal(orig, ja))
+        fail_msg("machine %s: saved JSON differs from the file", path);
+    json_decref(orig);
+    json_decref(ja);
+    json_decref(jb);
+    rt_machine_free(a);
+    rt_machine_free(b);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+static void profile_roundtrip(const char *path)
+{
+    rt_profile *a, *b;
+    rt_error err;
+    if (rt_profile_load(path, &a, &err) != 0)
+        fail_msg("%s", err.msg);
+    char *dir = tu_tmpdir();
+    char out[4200];
+    snprintf(out, sizeof out, "%s/p.json", dir);
+    assert_int_equal(rt_profile_save(a, out, &err), 0);
+    if (rt_profile_load(out, &b, &err) != 0)
+        fail_msg("%s", err.msg);
+    json_t *ja = rt_profile_to_json(a), *jb = rt_profile_to_json(b);
+    if (!json_equal(ja, jb))
+        fail_msg("profile %s changed in a round trip", path);
+    assert_int_equal(a->n_kernels, b->n_kernels);
+    json_decref(ja);
+    json_decref(jb);
+    rt_profile_free(a);
+    rt_profile_free(b);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+static void test_machines(void **state)
+{
+    (void)state;
+    assert_true(each_json("machines", machine_roundtrip) >= 4);
+}
+
+static void test_profiles(void **state)
+{
+    (void)state;
+    assert_true(each_json("examples", profile_roundtrip) >= 1);
+}
+
+/* A profile built in code keeps every field, unknown members included. */
+static void test_profile_fields_and_extra(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"schema\": \"rooftime.profile/1\", \"source\": {\"tool\": \"t\", \"version\": \"1\", "
+        "\"command\": \"c\", \"machine\": \"m\", \"method\": \"x\", \"pid\": 7}, \"tags\": "
+        "{\"framework\": \"pt\", \"batch\": 16}, \"kernels\": [{\"name\": \"a<b>&c\", "
+        "\"invocations\": 3, \"time\": 1.5e-06, \"flops\": {\"fp16\": 1e12}, \"bytes\": {\"L1\": "
+        "12345678901234}, \"tags\": {\"pass\": \"fw\"}}], \"curve\": [1, 2]}";
+    json_t *j = json_loads(text, 0, NULL);
+    rt_profile *p;
+    rt_error err;
+    assert_int_equal(rt_profile_from_json(j, "inline", &p, &err), 0);
+    assert_string_equal(p->kernels[0].name, "a<b>&c");
+    assert_string_equal(rt_tags_get(&p->tags, "batch"), "16");
+    assert_close(rt_values_get(&p->kernels[0].bytes, "L1", 0), 12345678901234.0, 0);
+    json_t *back = rt_profile_to_json(p);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(back, "source"), "pid")), 7);
+    assert_non_null(json_object_get(back, "curve"));
+    json_decref(back);
+    json_decref(j);
+    rt_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_machines),
+        cmocka_unit_test(test_profiles),
+        cmocka_unit_test(test_profile_fields_and_extra),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
