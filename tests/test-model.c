@@ -1,4 +1,5 @@
-/* The model: the paper's V100 numbers, every bound class in both modes, time-plane coordinates, grouping. */
+/* The model: the paper's V100 numbers, every bound class in both modes, time-plane coordinates,
+ * grouping. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,7 +7,8 @@
 #include "rooftime/rooftime.h"
 #include "testutil.h"
 
-/* A machine with round numbers: fp32 1 TFLOP/s, fp16 4 TFLOP/s; L1 4 TB/s, DRAM 100 GB/s; tau 10 us. */
+/* A machine with round numbers: fp32 1 TFLOP/s, fp16 4 TFLOP/s; L1 4 TB/s, DRAM 100 GB/s; tau 10
+ * us. */
 static rt_machine *toy(void)
 {
     rt_machine *m = rt_machine_new("toy");
@@ -31,7 +33,8 @@ static void test_v100_paper_numbers(void **state)
     assert_close(rt_machine_balance(m), 129.68, 1e-4);
     assert_close(m->tau, 4.2e-6, 1e-12);
     /* The paper rounds the Tensor Core peak to 1.06e14 for its LSTM threshold: 0.4452 GFLOP. */
-    assert_close(rt_machine_overhead_flops(m, "tensor") * 1.06e14 / rt_machine_unit(m, "tensor")->flops,
+    assert_close(rt_machine_overhead_flops(m, "tensor") * 1.06e14 /
+                     rt_machine_unit(m, "tensor")->flops,
                  0.4452e9, 1e-4);
     /* With the unrounded peak the threshold is 0.4514 GFLOP. */
     assert_close(rt_machine_overhead_flops(m, NULL), 0.45141e9, 1e-4);
@@ -156,7 +159,8 @@ static void test_bound_classes_hier(void **state)
     rt_verdict v;
     rt_kernel k;
 
-    /* fp16 at 4 TFLOP/s: 4e9 fp16 FLOPs = 1 ms, 1e9 fp32 FLOPs = 1 ms: 2 ms compute, fp16 or fp32 unit. */
+    /* fp16 at 4 TFLOP/s: 4e9 fp16 FLOPs = 1 ms, 1e9 fp32 FLOPs = 1 ms: 2 ms compute, fp16 or fp32
+     * unit. */
     rt_kernel_init(&k, "mixed");
     k.invocations = 2;
     k.time = 3e-3;
@@ -184,7 +188,8 @@ static void test_bound_classes_hier(void **state)
     assert_close(v.compute_time, 6e-3, 1e-12);
     rt_verdict_release(&v);
 
-    /* In single mode the same kernel is DRAM-only and compute on the reference: 9 ms compute-bound. */
+    /* In single mode the same kernel is DRAM-only and compute on the reference: 9 ms compute-bound.
+     */
     verdict(m, RT_MODE_SINGLE, &k, &v, &w);
     assert_string_equal(v.bound_label, "compute:fp32");
     assert_close(v.t_compute, 9e-3, 1e-12);
@@ -263,7 +268,8 @@ static void test_grouping_and_families(void **state)
     assert_non_null(a);
     assert_int_equal(a->n_items, 10);
     assert_int_equal(a->n_configs, 7);
-    /* Configs in first-seen order: fw32, bw32, fw16 ...; the forward batch-16 one sums gemm and im2col. */
+    /* Configs in first-seen order: fw32, bw32, fw16 ...; the forward batch-16 one sums gemm and
+     * im2col. */
     const rt_config *c0 = &a->configs[2];
     assert_string_equal(c0->label, "framework=c pass=forward batch=16");
     assert_int_equal(c0->n_items, 2);
@@ -318,7 +324,8 @@ static void test_unknown_unit_and_level_warned_once(void **state)
     rt_error err;
     rt_analysis *a = rt_analysis_new(m, RT_MODE_HIER, &p, 1, NULL, &err);
     assert_int_equal(a->warnings.n, 2);
-    assert_non_null(strstr(a->warnings.msg[0], "kernel 'k0' and 2 more kernels: compute unit 'tensor'"));
+    assert_non_null(
+        strstr(a->warnings.msg[0], "kernel 'k0' and 2 more kernels: compute unit 'tensor'"));
     assert_non_null(strstr(a->warnings.msg[1], "memory level 'L3'"));
     /* HBM bytes landed on DRAM. */
     assert_close(a->items[0].v.q_ref, 1e6, 0);

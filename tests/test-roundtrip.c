@@ -115,7 +115,8 @@ static void test_profile_fields_and_extra(void **state)
     assert_string_equal(rt_tags_get(&p->tags, "batch"), "16");
     assert_close(rt_values_get(&p->kernels[0].bytes, "L1", 0), 12345678901234.0, 0);
     json_t *back = rt_profile_to_json(p);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(back, "source"), "pid")), 7);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(back, "source"), "pid")),
+                     7);
     assert_non_null(json_object_get(back, "curve"));
     json_decref(back);
     json_decref(j);

@@ -16,7 +16,8 @@ const char *tu_fixtures(void)
     const char *d = getenv("ROOFTIME_FIXTURES");
     struct stat st;
     if (!d || stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "note: fixtures directory %s absent: fixture tests skipped\n", d ? d : "(unset)");
+        fprintf(stderr, "note: fixtures directory %s absent: fixture tests skipped\n",
+                d ? d : "(unset)");
         return NULL;
     }
     return d;

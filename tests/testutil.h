@@ -1,4 +1,5 @@
-/* Helpers shared by the cmocka tests: fixtures, temporary directories, files, running the command. */
+/* Helpers shared by the cmocka tests: fixtures, temporary directories, files, running the command.
+ */
 #ifndef ROOFTIME_TESTUTIL_H
 #define ROOFTIME_TESTUTIL_H
 
@@ -8,7 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-/* The shared fixtures directory ($ROOFTIME_FIXTURES), or NULL (with a note on stderr) when absent. */
+/* The shared fixtures directory ($ROOFTIME_FIXTURES), or NULL (with a note on stderr) when absent.
+ */
 const char *tu_fixtures(void);
 /* A path under the fixtures directory (static buffer), or NULL when fixtures are absent. */
 const char *tu_fixture(const char *rel);
@@ -22,7 +24,8 @@ void tu_rmtree(const char *dir);
 char *tu_read_file(const char *path, size_t *len);
 int tu_write_file(const char *path, const char *text);
 int tu_exists(const char *path);
-/* Run a shell command; capture stdout and stderr (heap strings, may be NULL args); returns exit code. */
+/* Run a shell command; capture stdout and stderr (heap strings, may be NULL args); returns exit
+ * code. */
 int tu_run(const char *cmd, char **out, char **err);
 /* Relative closeness. */
 int tu_close(double a, double b, double rel);

@@ -1,4 +1,5 @@
-/* A whole analysis: kernels of one or more profiles, grouped into configs and families, with verdicts. */
+/* A whole analysis: kernels of one or more profiles, grouped into configs and families, with
+ * verdicts. */
 #ifndef ROOFTIME_ANALYSIS_H
 #define ROOFTIME_ANALYSIS_H
 
@@ -8,7 +9,8 @@
 
 /* How kernels group into configs and configs into families. */
 typedef struct rt_group_opts {
-    /* Tags whose values make a config; NULL/0: every tag a kernel carries (profile tags included). */
+    /* Tags whose values make a config; NULL/0: every tag a kernel carries (profile tags included).
+     */
     const char *const *keys;
     size_t n_keys;
     /* Tags that never make or split a family (derived shapes that co-vary with a parameter). */
@@ -30,18 +32,18 @@ typedef struct rt_item {
 } rt_item;
 
 typedef struct rt_config {
-    char *label;     /* "framework=pt pass=fw batch=16", or the profile name when untagged */
-    rt_tags tags;    /* the grouping tags and their values */
-    rt_kernel sum;   /* invocations, time, FLOPs and bytes summed over the members */
-    size_t *items;   /* member item indices */
+    char *label;   /* "framework=pt pass=fw batch=16", or the profile name when untagged */
+    rt_tags tags;  /* the grouping tags and their values */
+    rt_kernel sum; /* invocations, time, FLOPs and bytes summed over the members */
+    size_t *items; /* member item indices */
     size_t n_items;
     rt_verdict v;
 } rt_config;
 
 /* Configs that differ only in one parameter, ordered by it. */
 typedef struct rt_family {
-    char *param;   /* the varying tag */
-    char *label;   /* the fixed tags */
+    char *param; /* the varying tag */
+    char *label; /* the fixed tags */
     size_t *configs;
     size_t n;
 } rt_family;
@@ -69,7 +71,8 @@ void rt_analysis_free(rt_analysis *a);
 size_t *rt_analysis_items_by_time(const rt_analysis *a);
 size_t *rt_analysis_configs_by_time(const rt_analysis *a);
 
-/* Verdict tables. Text is for people, CSV one row per kernel and config, JSON the whole analysis. */
+/* Verdict tables. Text is for people, CSV one row per kernel and config, JSON the whole analysis.
+ */
 typedef enum rt_format { RT_FORMAT_TEXT, RT_FORMAT_CSV, RT_FORMAT_JSON } rt_format;
 int rt_format_parse(const char *s, rt_format *out);
 int rt_analysis_write(const rt_analysis *a, rt_format fmt, FILE *fp, rt_error *err);

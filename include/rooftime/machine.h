@@ -16,7 +16,8 @@ typedef struct rt_unit {
     double min, max;    /* spread of repeated measurements; 0 when unknown */
     double theoretical; /* clock x FLOPs/cycle peak; 0 when unknown */
     char *note;         /* how the figure was obtained; may be NULL */
-    json_t *derivation; /* {"factor name": number, ...} whose product is flops; NULL if none; owned */
+    json_t
+        *derivation; /* {"factor name": number, ...} whose product is flops; NULL if none; owned */
 } rt_unit;
 
 /* One memory level: L1, L2, L3, DRAM, HBM ... */

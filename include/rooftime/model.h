@@ -9,9 +9,11 @@
 #include "rooftime/profile.h"
 
 typedef enum rt_mode {
-    /* The paper's mode: W = sum of all FLOPs against the reference peak, Q at the reference level. */
+    /* The paper's mode: W = sum of all FLOPs against the reference peak, Q at the reference level.
+     */
     RT_MODE_SINGLE = 0,
-    /* Every unit at its own peak (T_compute = sum_u W_u / P_u), every level at its own bandwidth. */
+    /* Every unit at its own peak (T_compute = sum_u W_u / P_u), every level at its own bandwidth.
+     */
     RT_MODE_HIER = 1,
 } rt_mode;
 
@@ -40,8 +42,8 @@ typedef struct rt_verdict {
     double t_roof;  /* max(t_compute, t_bw_max): the roofline without overhead */
     double t_bound; /* max(t_roof, t_oh) */
     rt_bound bound;
-    int bound_level; /* machine level index for bandwidth, else -1 */
-    int bound_unit;  /* machine unit index for compute (the unit with most time), else -1 */
+    int bound_level;      /* machine level index for bandwidth, else -1 */
+    int bound_unit;       /* machine unit index for compute (the unit with most time), else -1 */
     char bound_label[64]; /* "overhead", "bandwidth:DRAM", "compute:fp32", "none" */
     double efficiency;    /* t_bound / time, NAN when time is 0 */
     double recoverable;   /* time - t_bound, >= 0 */
@@ -61,7 +63,8 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
                         rt_verdict *out, rt_warnings *w);
 void rt_verdict_release(rt_verdict *v);
 
-/* Traditional-roofline launch-overhead ceiling W_total / (n_total * tau), FLOP/s (INFINITY if n or tau is 0). */
+/* Traditional-roofline launch-overhead ceiling W_total / (n_total * tau), FLOP/s (INFINITY if n or
+ * tau is 0). */
 double rt_overhead_ceiling(double W_total, double n_total, double tau);
 
 #endif

@@ -45,10 +45,10 @@ void rt_tags_release(rt_tags *ts);
 typedef struct rt_kernel {
     char *name;
     double invocations;
-    double time;      /* seconds, summed over invocations */
-    rt_values flops;  /* per compute unit */
-    rt_values bytes;  /* per memory level */
-    rt_tags tags;     /* framework, precision, pass, operation, parameters ... */
+    double time;     /* seconds, summed over invocations */
+    rt_values flops; /* per compute unit */
+    rt_values bytes; /* per memory level */
+    rt_tags tags;    /* framework, precision, pass, operation, parameters ... */
 } rt_kernel;
 
 void rt_kernel_init(rt_kernel *k, const char *name);
@@ -57,7 +57,7 @@ void rt_kernel_release(rt_kernel *k);
 void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b);
 
 typedef struct rt_profile {
-    char *tool;    /* profiler or generator: "ncu", "onednn-verbose", "rooftime-study" ... */
+    char *tool; /* profiler or generator: "ncu", "onednn-verbose", "rooftime-study" ... */
     char *version;
     char *command; /* the command that was profiled */
     char *machine; /* the machine it ran on */

@@ -13,14 +13,11 @@ int cmd_analyze(int argc, char **argv)
     char **group = NULL, **ignore = NULL;
     size_t n_group = 0, n_ignore = 0, top = 20;
     int rc = RT_EXIT_USAGE;
-    static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
-                                         {"mode", required_argument, NULL, 'M'},
-                                         {"format", required_argument, NULL, 'f'},
-                                         {"group-by", required_argument, NULL, 'g'},
-                                         {"ignore", required_argument, NULL, 'i'},
-                                         {"top", required_argument, NULL, 't'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {0}};
+    static const struct option opts[] = {
+        {"machine", required_argument, NULL, 'm'}, {"mode", required_argument, NULL, 'M'},
+        {"format", required_argument, NULL, 'f'},  {"group-by", required_argument, NULL, 'g'},
+        {"ignore", required_argument, NULL, 'i'},  {"top", required_argument, NULL, 't'},
+        {"output", required_argument, NULL, 'o'},  {0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -48,7 +45,8 @@ int cmd_analyze(int argc, char **argv)
             errno = 0;
             long v = strtol(optarg, &end, 10);
             if (*end || v < 0 || errno) {
-                rc = cli_usage_error("analyze", "--top takes a whole number >= 0, not '%s'", optarg);
+                rc =
+                    cli_usage_error("analyze", "--top takes a whole number >= 0, not '%s'", optarg);
                 goto out;
             }
             top = (size_t)v;

@@ -46,8 +46,8 @@ static void fmt_num(char *buf, size_t n, double v)
         snprintf(buf, n, "%.4g", v);
 }
 
-static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verdict *v,
-                      double time, const char *name)
+static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verdict *v, double time,
+                      const char *name)
 {
     char t[32], rec[32], gf[32], ai[32], eff[32], n[32];
     fmt_time(t, sizeof t, time);
@@ -70,8 +70,8 @@ static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verd
 
 static void print_header(FILE *fp, const rt_analysis *a, const char *what)
 {
-    fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-18s %6s %10s  %s\n", "#", "time", "share", "launches",
-            "GFLOP", "AI", "bound", "eff", "recover", what);
+    fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-18s %6s %10s  %s\n", "#", "time", "share",
+            "launches", "GFLOP", "AI", "bound", "eff", "recover", what);
     (void)a;
 }
 
@@ -82,8 +82,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     fmt_time(tau, sizeof tau, m->tau);
     fmt_time(tt, sizeof tt, a->total_time);
     fprintf(fp, "machine: %s (%s)\n", m->name, m->source ? m->source : "unknown source");
-    fprintf(fp,
-            "mode: %s (%s)\n", rt_mode_name(a->mode),
+    fprintf(fp, "mode: %s (%s)\n", rt_mode_name(a->mode),
             a->mode == RT_MODE_SINGLE
                 ? "all FLOPs against the reference unit, bytes at the reference level"
                 : "each unit at its own peak, the slowest memory level");

@@ -89,8 +89,8 @@ static void warn_unknown(rt_analysis *a, const rt_values *seen, const rt_tags *f
     for (size_t i = 0; i < seen->n; i++) {
         double n = seen->v[i].value;
         rt_warnings_add(&a->warnings, "kernel '%s'%s: %s '%s' is not one of machine '%s': %s",
-                        rt_tags_get(first, seen->v[i].key), n > 1 ? more_kernels(n - 1) : "",
-                        what, seen->v[i].key, a->machine->name, consequence);
+                        rt_tags_get(first, seen->v[i].key), n > 1 ? more_kernels(n - 1) : "", what,
+                        seen->v[i].key, a->machine->name, consequence);
     }
 }
 

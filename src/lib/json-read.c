@@ -1,4 +1,5 @@
-/* Reading rooftime's JSON files: parse errors with line and column, field errors with their path. */
+/* Reading rooftime's JSON files: parse errors with line and column, field errors with their path.
+ */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* Private helpers for reading rooftime's JSON files with errors that name the file and the field. */
+/* Private helpers for reading rooftime's JSON files with errors that name the file and the field.
+ */
 #ifndef ROOFTIME_JSON_READ_H
 #define ROOFTIME_JSON_READ_H
 
@@ -22,7 +23,8 @@ typedef struct rt_jr {
 int rt_jr_object(rt_jr *r, const json_t *j, const char *path);
 int rt_jr_string(rt_jr *r, const json_t *obj, const char *path, const char *key, bool required,
                  char **out);
-/* A finite number >= min (use -INFINITY for no lower bound). Absent and not required: *out untouched. */
+/* A finite number >= min (use -INFINITY for no lower bound). Absent and not required: *out
+ * untouched. */
 int rt_jr_number(rt_jr *r, const json_t *obj, const char *path, const char *key, bool required,
                  double min, double *out);
 /* An array member (absent and not required: *out = NULL). */
@@ -37,7 +39,8 @@ int rt_jr_schema(rt_jr *r, const json_t *obj, const char *want);
 void rt_jr_fail(rt_jr *r, const char *path, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Members of obj not named in known[] (NULL-terminated), copied into a new object (NULL if none). */
+/* Members of obj not named in known[] (NULL-terminated), copied into a new object (NULL if none).
+ */
 json_t *rt_json_extra(const json_t *obj, const char *const *known);
 /* Copy every member of extra into obj (used when saving). */
 void rt_json_merge_extra(json_t *obj, const json_t *extra);

@@ -9,9 +9,8 @@
 #include "rooftime/machine.h"
 #include "rooftime/util.h"
 
-static const char *const top_known[] = {"schema", "name",   "source",          "method",
-                                        "units",  "levels", "launch_overhead", "reference",
-                                        NULL};
+static const char *const top_known[] = {
+    "schema", "name", "source", "method", "units", "levels", "launch_overhead", "reference", NULL};
 
 static int read_unit(rt_jr *r, rt_machine *m, const json_t *j, size_t i)
 {

@@ -1,4 +1,5 @@
-/* The time-based roofline of one kernel or config: bounds, class, efficiency, time-plane coordinates. */
+/* The time-based roofline of one kernel or config: bounds, class, efficiency, time-plane
+ * coordinates. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,10 +144,11 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
     }
 
     if (v->efficiency > 1 + 1e-9)
-        rt_warnings_add(w,
-                        "%s: efficiency %.3g is above 1 (it ran faster than its %s bound): a "
-                        "ceiling of machine '%s' is too low or a FLOP/byte/launch count is too high",
-                        what, v->efficiency, v->bound_label, m->name);
+        rt_warnings_add(
+            w,
+            "%s: efficiency %.3g is above 1 (it ran faster than its %s bound): a "
+            "ceiling of machine '%s' is too low or a FLOP/byte/launch count is too high",
+            what, v->efficiency, v->bound_label, m->name);
     if (v->W > 0 && q_any == 0)
         rt_warnings_add(w,
                         "%s: has FLOPs but zero bytes at every level: a byte count is missing, so "

@@ -89,7 +89,8 @@ int rt_profile_from_json(const json_t *j, const char *origin, rt_profile **out, 
     rt_profile *p = rt_profile_new();
     const json_t *src, *kernels;
     if (rt_jr_member_object(&r, j, "", "source", false, &src) != 0 ||
-        rt_jr_array(&r, j, "", "kernels", true, &kernels) != 0 || read_tags(&r, j, "", &p->tags) != 0)
+        rt_jr_array(&r, j, "", "kernels", true, &kernels) != 0 ||
+        read_tags(&r, j, "", &p->tags) != 0)
         goto fail;
     if (src) {
         if (rt_jr_string(&r, src, "source", "tool", false, &p->tool) != 0 ||
