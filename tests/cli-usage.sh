@@ -21,6 +21,11 @@ expect 2 "takes one machine" -- machine show
 expect 2 "unknown format" -- machine show --format yaml v100
 expect 1 "no machine file or preset named 'v99' \(presets: .*v100" -- machine show v99
 expect 1 "no machine file or preset named 'v99'" -- analyze --machine v99 "$P"
+expect 2 "only shell supported is bash" -- completion zsh
+"$BIN" completion bash >"$TMP/comp"
+check "completion lists the commands" grep -q "help machine analyze" "$TMP/comp"
+bash -n "$TMP/comp"
+check "completion script is valid bash" test $? -eq 0
 "$BIN" help >"$TMP/help"
 check "help lists every command" grep -q "analyze" "$TMP/help"
 finish

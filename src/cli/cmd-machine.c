@@ -137,6 +137,7 @@ static const struct {
 } machine_cmds[] = {
     {"list", NULL}, {"show", machine_show}, {"check", machine_check},
     /* machine measure: characterizes this machine (issue 5) */
+    {"measure", cmd_machine_measure},
 };
 
 int cmd_machine(int argc, char **argv)

@@ -19,7 +19,15 @@ extern const size_t rt_n_commands;
 
 int cmd_help(int argc, char **argv);
 int cmd_machine(int argc, char **argv);
+int cmd_machine_measure(int argc, char **argv); /* cmd-machine-measure.c */
 int cmd_analyze(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_ncu_metrics(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_study(int argc, char **argv); /* cmd-study.c */
+int cmd_profile(int argc, char **argv);
 
 /* Messages in the house form: "rooftime: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

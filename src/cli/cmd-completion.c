@@ -1,0 +1,24 @@
+/* `rooftime completion bash`: a completion script generated from the command table. */
+#include <string.h>
+
+#include "commands.h"
+
+int cmd_completion(int argc, char **argv)
+{
+    if (argc != 2 || strcmp(argv[1], "bash") != 0)
+        return cli_usage_error("completion", "the only shell supported is bash");
+    printf("# bash completion for rooftime: eval \"$(rooftime completion bash)\"\n"
+           "_rooftime() {\n"
+           "    local cur=${COMP_WORDS[COMP_CWORD]}\n"
+           "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+           "        COMPREPLY=($(compgen -W \"");
+    for (size_t i = 0; i < rt_n_commands; i++)
+        printf("%s%s", i ? " " : "", rt_commands[i].name);
+    printf("\" -- \"$cur\"))\n"
+           "    else\n"
+           "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+           "    fi\n"
+           "}\n"
+           "complete -o filenames -F _rooftime rooftime\n");
+    return RT_EXIT_OK;
+}

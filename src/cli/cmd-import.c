@@ -1,0 +1,232 @@
+/* `rooftime import KIND ...`: profiler output and result tables into rooftime profiles. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-util.h"
+#include "commands.h"
+#include "rooftime/import.h"
+
+/* ---- import ncu ---- */
+
+static int import_ncu(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},        {"metrics", required_argument, NULL, 'M'},
+        {"tensor-factor", required_argument, NULL, 'k'}, {"arch", required_argument, NULL, 'a'},
+        {"allow-missing", no_argument, NULL, 'A'},       {"per-launch", no_argument, NULL, 'P'},
+        {"tag", required_argument, NULL, 't'},           {0}};
+    const char *output = NULL;
+    rt_ncu_options o = {0};
+    rt_warnings warnings = {0};
+    rt_tags tags = {0};
+    rt_profile *p = NULL;
+    int rc = RT_EXIT_USAGE, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:t:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case 'M':
+            o.metrics_file = optarg;
+            break;
+        case 'k': {
+            char *end;
+            errno = 0;
+            o.tensor_factor = strtod(optarg, &end);
+            if (*end || errno || !(o.tensor_factor > 0)) {
+                rc = cli_usage_error("import", "--tensor-factor takes a number > 0, not '%s'",
+                                     optarg);
+                goto out;
+            }
+            break;
+        }
+        case 'a':
+            o.arch = optarg;
+            break;
+        case 'A':
+            o.allow_missing = true;
+            break;
+        case 'P':
+            o.per_launch = true;
+            break;
+        case 't':
+            if (cli_parse_tag(optarg, &tags) != 0) {
+                rc = cli_usage_error("import", "--tag takes key=value, not '%s'", optarg);
+                goto out;
+            }
+            break;
+        default:
+            rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
+            goto out;
+        }
+    }
+    if (!output) {
+        rc = cli_usage_error("import", "-o FILE is required");
+        goto out;
+    }
+    if (optind >= argc) {
+        rc = cli_usage_error("import", "no ncu output file given");
+        goto out;
+    }
+    o.warnings = &warnings;
+    rt_error err = {{0}};
+    rc = RT_EXIT_FAIL;
+    if (rt_import_ncu((const char *const *)(argv + optind), (size_t)(argc - optind), &o, &p,
+                      &err) != 0) {
+        cli_print_warnings(&warnings, 10);
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    cli_print_warnings(&warnings, 20);
+    rt_tags_copy(&p->tags, &tags);
+    if (rt_profile_save(p, output, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    json_t *launches = json_object_get(json_object_get(p->extra, "ncu"), "launches");
+    printf("%s: %zu kernels, %lld launches from %d file%s\n", output, p->n_kernels,
+           (long long)json_integer_value(launches), argc - optind, argc - optind == 1 ? "" : "s");
+    rc = RT_EXIT_OK;
+out:
+    rt_profile_free(p);
+    rt_tags_release(&tags);
+    rt_warnings_release(&warnings);
+    return rc;
+}
+
+/* ---- import table ---- */
+
+static int import_table(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"ai-file", required_argument, NULL, 'a'},
+                                         {"map", required_argument, NULL, 'm'},
+                                         {"no-defaults", no_argument, NULL, 'N'},
+                                         {"name-column", required_argument, NULL, 'n'},
+                                         {"tag", required_argument, NULL, 't'},
+                                         {0}};
+    const char *output = NULL;
+    rt_table_options o = {0};
+    rt_table_map *map = NULL;
+    const char **names = NULL;
+    size_t n_map = 0, n_names = 0;
+    rt_warnings warnings = {0};
+    rt_tags tags = {0};
+    rt_profile *p = NULL;
+    int rc = RT_EXIT_USAGE, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:m:t:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case 'a':
+            o.ai_file = optarg;
+            break;
+        case 'm': {
+            char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || !eq[1]) {
+                rc = cli_usage_error("import", "--map takes quantity=column, not '%s'", optarg);
+                goto out;
+            }
+            *eq = '\0'; /* argv is ours to split */
+            map = rt_xrealloc(map, (n_map + 1) * sizeof *map);
+            map[n_map++] = (rt_table_map){.quantity = optarg, .column = eq + 1};
+            break;
+        }
+        case 'N':
+            o.no_defaults = true;
+            break;
+        case 'n':
+            names = rt_xrealloc(names, (n_names + 1) * sizeof *names);
+            names[n_names++] = optarg;
+            break;
+        case 't':
+            if (cli_parse_tag(optarg, &tags) != 0) {
+                rc = cli_usage_error("import", "--tag takes key=value, not '%s'", optarg);
+                goto out;
+            }
+            break;
+        default:
+            rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
+            goto out;
+        }
+    }
+    if (!output) {
+        rc = cli_usage_error("import", "-o FILE is required");
+        goto out;
+    }
+    if (optind != argc - 1) {
+        rc = cli_usage_error("import", optind >= argc ? "no table file given"
+                                                      : "import table reads one table at a time");
+        goto out;
+    }
+    o.map = map;
+    o.n_map = n_map;
+    o.name_columns = names;
+    o.n_name_columns = n_names;
+    o.warnings = &warnings;
+    rt_error err = {{0}};
+    rc = RT_EXIT_FAIL;
+    if (rt_import_table(argv[optind], &o, &p, &err) != 0) {
+        cli_print_warnings(&warnings, 10);
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    cli_print_warnings(&warnings, 20);
+    rt_tags_copy(&p->tags, &tags);
+    if (rt_profile_save(p, output, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    printf("%s: %zu kernels from %s\n", output, p->n_kernels, argv[optind]);
+    rc = RT_EXIT_OK;
+out:
+    free(map);
+    free(names);
+    rt_profile_free(p);
+    rt_tags_release(&tags);
+    rt_warnings_release(&warnings);
+    return rc;
+}
+
+/* Framework importers: src/cli/cmd-import-frameworks.c. */
+int cli_import_onednn(int argc, char **argv);
+int cli_import_torch(int argc, char **argv);
+
+/* The importers: to add one, write its function above and add a row here. */
+static const struct importer {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the importer's name */
+    const char *summary;
+} importers[] = {
+    {"ncu", import_ncu, "raw `ncu --csv` output, one metric per file or all in one"},
+    {"table", import_table, "a processed table, one kernel or config per row"},
+    {"onednn", cli_import_onednn, "a oneDNN verbose log (ONEDNN_VERBOSE=1 or DNNL_VERBOSE=1)"},
+    {"torch", cli_import_torch, "a PyTorch profiler chrome trace"},
+};
+
+int cmd_import(int argc, char **argv)
+{
+    const size_t n = sizeof importers / sizeof importers[0];
+    if (argc < 2) {
+        char list[256] = "";
+        for (size_t i = 0; i < n; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     importers[i].name);
+        return cli_usage_error("import", "which importer? (%s)", list);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(argv[1], importers[i].name) == 0)
+            return importers[i].run(argc - 1, argv + 1);
+    cli_error("unknown importer '%s'; these exist:", argv[1]);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "  %-8s %s\n", importers[i].name, importers[i].summary);
+    return RT_EXIT_USAGE;
+}

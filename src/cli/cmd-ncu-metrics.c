@@ -1,0 +1,72 @@
+/* `rooftime ncu-metrics`: the Nsight Compute metrics the import needs, and a ready ncu command
+ * line. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli-util.h"
+#include "commands.h"
+#include "rooftime/import.h"
+
+int cmd_ncu_metrics(int argc, char **argv)
+{
+    static const struct option opts[] = {{"arch", required_argument, NULL, 'a'},
+                                         {"set", required_argument, NULL, 's'},
+                                         {"metrics", required_argument, NULL, 'M'},
+                                         {0}};
+    const char *arch = "sm_70", *set = "throughput", *mfile = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            arch = optarg;
+            break;
+        case 's':
+            set = optarg;
+            break;
+        case 'M':
+            mfile = optarg;
+            break;
+        default:
+            return cli_usage_error("ncu-metrics", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc)
+        return cli_usage_error("ncu-metrics", "unexpected argument '%s'", argv[optind]);
+    if (strncmp(arch, "sm_", 3) != 0)
+        return cli_usage_error("ncu-metrics", "--arch takes sm_70, sm_80, sm_90 ..., not '%s'",
+                               arch);
+    rt_error err = {{0}};
+    rt_ncu_metric_list l;
+    double k;
+    if (rt_ncu_constant(mfile, arch, "tensor_factor", &k, &err) != 0) {
+        cli_error("%s", err.msg);
+        return RT_EXIT_FAIL;
+    }
+    if (rt_ncu_metric_list_load(mfile, set, &l, &err) != 0) {
+        cli_error("%s", err.msg);
+        return RT_EXIT_FAIL;
+    }
+    printf("# Nsight Compute metrics for the time-based roofline, set '%s', %s\n", set, arch);
+    printf("# (tensor FLOPs = %g x sm__inst_executed_pipe_tensor.sum on %s)\n", k, arch);
+    for (size_t i = 0; i < l.n; i++)
+        printf("%s\n", l.metric[i]);
+    printf("\n# all metrics in one run (bracket the region with cudaProfilerStart/Stop):\n");
+    printf("ncu --csv --profile-from-start off --metrics ");
+    for (size_t i = 0; i < l.n; i++)
+        printf("%s%s", i ? "," : "", l.metric[i]);
+    printf(" ./app > ncu.csv\n");
+    printf("\n# or one metric per run, as the authors did (less profiling overhead per run):\n");
+    printf("for m in");
+    for (size_t i = 0; i < l.n; i++)
+        printf(" %s", l.metric[i]);
+    printf("; do\n    ncu --csv --profile-from-start off --metrics $m ./app > out.$m\ndone\n");
+    printf("\n# then (files without a CC column need --arch):\n"
+           "rooftime import ncu ncu.csv -o profile.json\n"
+           "rooftime import ncu out.* -o profile.json --arch %s\n",
+           arch);
+    rt_ncu_metric_list_release(&l);
+    return RT_EXIT_OK;
+}

@@ -1,0 +1,194 @@
+/* `rooftime plot`: one time-based roofline view of some profiles, as SVG, PNG or PDF. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-util.h"
+#include "commands.h"
+#include "rooftime/chart.h"
+
+static int parse_size(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno || !(v >= 200 && v <= 10000))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    const char *machine = NULL, *view_s = "4d", *mode_s = NULL, *output = NULL, *title = NULL;
+    const char *series = NULL, *marker = NULL, *fill = NULL, *family = NULL;
+    char **group = NULL, **ignore = NULL, **where = NULL;
+    size_t n_group = 0, n_ignore = 0, n_where = 0, labels = 0;
+    double width = 0, height = 0;
+    int rc = RT_EXIT_USAGE;
+    static const struct option opts[] = {
+        {"machine", required_argument, NULL, 'm'},   {"view", required_argument, NULL, 'v'},
+        {"mode", required_argument, NULL, 'M'},      {"series-by", required_argument, NULL, 's'},
+        {"marker-by", required_argument, NULL, 'k'}, {"fill-by", required_argument, NULL, 'F'},
+        {"family", required_argument, NULL, 'f'},    {"where", required_argument, NULL, 'w'},
+        {"title", required_argument, NULL, 't'},     {"group-by", required_argument, NULL, 'g'},
+        {"ignore", required_argument, NULL, 'i'},    {"width", required_argument, NULL, 'W'},
+        {"height", required_argument, NULL, 'H'},    {"labels", required_argument, NULL, 'L'},
+        {"output", required_argument, NULL, 'o'},    {0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "m:v:g:w:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            machine = optarg;
+            break;
+        case 'v':
+            view_s = optarg;
+            break;
+        case 'M':
+            mode_s = optarg;
+            break;
+        case 's':
+            series = optarg;
+            break;
+        case 'k':
+            marker = optarg;
+            break;
+        case 'F':
+            fill = optarg;
+            break;
+        case 'f':
+            family = optarg;
+            break;
+        case 'w':
+            if (!strchr(optarg, '=') || optarg[0] == '=') {
+                rc = cli_usage_error("plot", "--where takes TAG=VALUE, not '%s'", optarg);
+                goto out;
+            }
+            where = rt_xrealloc(where, (n_where + 1) * sizeof *where);
+            where[n_where++] = rt_strdup(optarg);
+            break;
+        case 't':
+            title = optarg;
+            break;
+        case 'g':
+            cli_free_list(group, n_group);
+            group = cli_split_list(optarg, &n_group);
+            break;
+        case 'i':
+            cli_free_list(ignore, n_ignore);
+            ignore = cli_split_list(optarg, &n_ignore);
+            break;
+        case 'W':
+        case 'H':
+            if (parse_size(optarg, c == 'W' ? &width : &height) != 0) {
+                rc = cli_usage_error("plot", "--%s takes points between 200 and 10000, not '%s'",
+                                     c == 'W' ? "width" : "height", optarg);
+                goto out;
+            }
+            break;
+        case 'L': {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || errno) {
+                rc =
+                    cli_usage_error("plot", "--labels takes a whole number >= 1, not '%s'", optarg);
+                goto out;
+            }
+            labels = (size_t)v;
+            break;
+        }
+        case 'o':
+            output = optarg;
+            break;
+        default:
+            rc = cli_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
+            goto out;
+        }
+    }
+    rt_view view;
+    rt_mode mode;
+    rt_error err;
+    rt_draw_format fmt;
+    if (!machine) {
+        rc = cli_usage_error("plot", "--machine is required");
+        goto out;
+    }
+    if (rt_view_parse(view_s, &view) != 0) {
+        rc =
+            cli_usage_error("plot", "unknown view '%s' (roofline, complexity, time or 4d)", view_s);
+        goto out;
+    }
+    /* The roofline shows every level by default; the other views are the paper's single mode. */
+    if (!mode_s)
+        mode_s = view == RT_VIEW_ROOFLINE ? "hier" : "single";
+    if (rt_mode_parse(mode_s, &mode) != 0) {
+        rc = cli_usage_error("plot", "unknown mode '%s' (single or hier)", mode_s);
+        goto out;
+    }
+    if (!output) {
+        rc = cli_usage_error("plot", "-o FILE is required (.svg, .png or .pdf)");
+        goto out;
+    }
+    if (rt_draw_format_from_path(output, &fmt, &err) != 0) {
+        rc = cli_usage_error("plot", "%s", err.msg);
+        goto out;
+    }
+    if (optind >= argc) {
+        rc = cli_usage_error("plot", "no profile given");
+        goto out;
+    }
+    rc = RT_EXIT_FAIL;
+    if (!rt_draw_format_available(fmt)) {
+        cli_error("%s: %s output needs cairo (Debian libcairo2-dev), not found at configure time",
+                  output, rt_draw_format_name(fmt));
+        goto out;
+    }
+    rt_machine *m = NULL;
+    rt_profile **ps = NULL;
+    size_t n_ps = (size_t)(argc - optind);
+    if (rt_machine_resolve(machine, &m, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    if (cli_load_profiles(argv + optind, n_ps, &ps) != 0) {
+        rt_machine_free(m);
+        goto out;
+    }
+    rt_group_opts g = {.keys = (const char *const *)group,
+                       .n_keys = n_group,
+                       .ignore = (const char *const *)ignore,
+                       .n_ignore = n_ignore};
+    rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err);
+    if (!a) {
+        cli_error("%s", err.msg);
+    } else {
+        cli_print_warnings(&a->warnings, 10);
+        rt_chart_spec spec = {.view = view,
+                              .title = title,
+                              .width = width,
+                              .height = height,
+                              .series_by = series,
+                              .marker_by = marker,
+                              .fill_by = fill,
+                              .family = family,
+                              .where = (const char *const *)where,
+                              .n_where = n_where,
+                              .max_labels = labels};
+        if (rt_chart_render(&spec, a, output, &err) != 0)
+            cli_error("%s", err.msg);
+        else
+            rc = RT_EXIT_OK;
+    }
+    rt_analysis_free(a);
+    cli_free_profiles(ps, n_ps);
+    rt_machine_free(m);
+out:
+    cli_free_list(group, n_group);
+    cli_free_list(ignore, n_ignore);
+    cli_free_list(where, n_where);
+    return rc;
+}

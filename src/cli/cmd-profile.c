@@ -1,0 +1,286 @@
+/* `rooftime profile -- COMMAND`: run a command with oneDNN verbose on and profile what it ran. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli-util.h"
+#include "commands.h"
+#include "rooftime/import-frameworks.h"
+
+/* Write all of buf, or return -1. */
+static int write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* One line of the command's standard output: verbose records go to the reader (and the kept log),
+ * everything else (including text before a marker on the same line) to our standard output. */
+static void route_line(rt_onednn_reader *r, FILE *log, const char *line, size_t n, int has_nl)
+{
+    ssize_t at = rt_onednn_marker(line, n);
+    if (at < 0) {
+        write_all(STDOUT_FILENO, line, n + (has_nl ? 1 : 0));
+        return;
+    }
+    if (at > 0)
+        write_all(STDOUT_FILENO, line, (size_t)at);
+    rt_onednn_reader_line(r, line, n);
+    if (log) {
+        fwrite(line + at, 1, n - (size_t)at, log);
+        fputc('\n', log);
+    }
+}
+
+/* Run argv with stdout into a pipe; returns the child's pid or -1 (err_msg filled) when it could
+ * not start. A close-on-exec pipe carries exec's errno back so "not found" is told apart from a
+ * command that fails. */
+static pid_t start(char **argv, int *out_fd, char *err_msg, size_t n)
+{
+    int out[2], ep[2];
+    if (pipe(out) != 0 || pipe(ep) != 0) {
+        snprintf(err_msg, n, "cannot create a pipe: %s", strerror(errno));
+        return -1;
+    }
+    fcntl(ep[1], F_SETFD, FD_CLOEXEC);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err_msg, n, "cannot fork: %s", strerror(errno));
+        close(out[0]);
+        close(out[1]);
+        close(ep[0]);
+        close(ep[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(out[0]);
+        close(ep[0]);
+        dup2(out[1], STDOUT_FILENO);
+        close(out[1]);
+        setenv("ONEDNN_VERBOSE", "1", 1);
+        setenv("DNNL_VERBOSE", "1", 1);
+        execvp(argv[0], argv);
+        int e = errno;
+        write_all(ep[1], (const char *)&e, sizeof e);
+        _exit(127);
+    }
+    close(out[1]);
+    close(ep[1]);
+    int e = 0;
+    ssize_t got;
+    do
+        got = read(ep[0], &e, sizeof e);
+    while (got < 0 && errno == EINTR);
+    close(ep[0]);
+    if (got == (ssize_t)sizeof e) {
+        snprintf(err_msg, n, "cannot run '%s': %s", argv[0], strerror(e));
+        close(out[0]);
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    *out_fd = out[0];
+    return pid;
+}
+
+/* "a b 'c d'": the command as a reader would retype it. */
+static char *join_command(int argc, char **argv)
+{
+    size_t n = 1;
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) * 4 + 3;
+    char *s = rt_xmalloc(n), *p = s;
+    for (int i = 0; i < argc; i++) {
+        int quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'\\$*?") != NULL;
+        if (i)
+            *p++ = ' ';
+        if (quote)
+            *p++ = '\'';
+        for (const char *c = argv[i]; *c; c++) {
+            if (quote && *c == '\'') {
+                memcpy(p, "'\\''", 4);
+                p += 4;
+            } else {
+                *p++ = *c;
+            }
+        }
+        if (quote)
+            *p++ = '\'';
+    }
+    *p = '\0';
+    return s;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"tag", required_argument, NULL, 't'},
+                                         {"keep-log", required_argument, NULL, 'k'},
+                                         {0}};
+    const char *output = NULL, *keep = NULL;
+    rt_tags tags = {0};
+    rt_warnings warnings = {0};
+    rt_profile *p = NULL;
+    rt_onednn_reader *r = NULL;
+    FILE *log = NULL;
+    char *buf = NULL, *tmp_log = NULL;
+    int rc = RT_EXIT_USAGE, c, fd = -1;
+    optind = 1;
+    opterr = 0;
+    /* "+": stop at the first non-option, so the command's own options stay its own. */
+    while ((c = getopt_long(argc, argv, "+o:t:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case 't':
+            if (cli_parse_tag(optarg, &tags) != 0) {
+                rc = cli_usage_error("profile", "--tag takes key=value, not '%s'", optarg);
+                goto out;
+            }
+            break;
+        case 'k':
+            keep = optarg;
+            break;
+        default:
+            rc = cli_usage_error("profile", "unknown option '%s'", argv[optind - 1]);
+            goto out;
+        }
+    }
+    if (!output) {
+        rc = cli_usage_error("profile", "-o FILE is required");
+        goto out;
+    }
+    if (optind >= argc) {
+        rc = cli_usage_error("profile", "no command given (put it after --)");
+        goto out;
+    }
+    char **cmd = argv + optind;
+    int n_cmd = argc - optind;
+    rc = RT_EXIT_FAIL;
+    rt_error err = {{0}};
+    if (keep) {
+        /* Written beside its final name and renamed at the end, so a failed run leaves none. */
+        tmp_log = rt_asprintf("%s.tmp.XXXXXX", keep);
+        int lfd = mkstemp(tmp_log);
+        if (lfd < 0 || !(log = fdopen(lfd, "w"))) {
+            cli_error("cannot write '%s': %s", keep, strerror(errno));
+            if (lfd >= 0)
+                close(lfd);
+            free(tmp_log);
+            tmp_log = NULL;
+            goto out;
+        }
+    }
+    char msg[1024];
+    pid_t pid = start(cmd, &fd, msg, sizeof msg);
+    if (pid < 0) {
+        cli_error("%s", msg);
+        goto out;
+    }
+    r = rt_onednn_reader_new("the command's output");
+    /* Read the pipe in blocks and cut lines; a line may span blocks. */
+    size_t cap = 1 << 16, len = 0;
+    buf = rt_xmalloc(cap);
+    for (;;) {
+        if (cap - len < 4096) {
+            cap *= 2;
+            buf = rt_xrealloc(buf, cap);
+        }
+        ssize_t got = read(fd, buf + len, cap - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+        size_t start_of_line = 0;
+        for (;;) {
+            char *nl = memchr(buf + start_of_line, '\n', len - start_of_line);
+            if (!nl)
+                break;
+            size_t e = (size_t)(nl - buf);
+            route_line(r, log, buf + start_of_line, e - start_of_line, 1);
+            start_of_line = e + 1;
+        }
+        memmove(buf, buf + start_of_line, len - start_of_line);
+        len -= start_of_line;
+    }
+    if (len > 0)
+        route_line(r, log, buf, len, 0);
+    close(fd);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    char *command = join_command(n_cmd, cmd);
+    int cmd_failed = 0;
+    if (WIFEXITED(status)) {
+        cmd_failed = WEXITSTATUS(status) != 0;
+        fprintf(stderr, "rooftime: profile: '%s' exited with code %d\n", command,
+                WEXITSTATUS(status));
+    } else if (WIFSIGNALED(status)) {
+        cmd_failed = 1;
+        fprintf(stderr, "rooftime: profile: '%s' was killed by signal %d (%s)\n", command,
+                WTERMSIG(status), strsignal(WTERMSIG(status)));
+    }
+    if (rt_onednn_reader_finish(r, &p, &warnings, &err) != 0) {
+        cli_print_warnings(&warnings, 20);
+        cli_error("nothing to profile: '%s' printed no oneDNN verbose execution records (it may "
+                  "not use oneDNN, or not on this path); %s",
+                  command, err.msg);
+        free(command);
+        goto out;
+    }
+    cli_print_warnings(&warnings, 20);
+    free(p->command);
+    p->command = command;
+    rt_tags_copy(&p->tags, &tags);
+    if (rt_profile_save(p, output, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    if (log) {
+        int bad = fclose(log) != 0;
+        log = NULL;
+        if (bad || rename(tmp_log, keep) != 0) {
+            cli_error("cannot write '%s': %s", keep, strerror(errno));
+            goto out;
+        }
+        free(tmp_log);
+        tmp_log = NULL;
+    }
+    fprintf(stderr, "rooftime: profile: %s: %zu kernels from %zu oneDNN calls\n", output,
+            p->n_kernels, rt_onednn_reader_n_exec(r));
+    if (cmd_failed)
+        cli_error("the command failed; the profile holds what it ran before");
+    rc = cmd_failed ? RT_EXIT_FAIL : RT_EXIT_OK;
+out:
+    if (log)
+        fclose(log);
+    if (tmp_log) {
+        unlink(tmp_log);
+        free(tmp_log);
+    }
+    free(buf);
+    rt_onednn_reader_free(r);
+    rt_profile_free(p);
+    rt_tags_release(&tags);
+    rt_warnings_release(&warnings);
+    return rc;
+}

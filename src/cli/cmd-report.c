@@ -1,0 +1,126 @@
+/* `rooftime report`: the whole analysis as one self-contained HTML file with its charts. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli-util.h"
+#include "commands.h"
+#include "rooftime/report.h"
+
+int cmd_report(int argc, char **argv)
+{
+    const char *machine = NULL, *mode_s = "single", *output = NULL, *title = NULL;
+    const char *series = NULL, *marker = NULL, *fill = NULL;
+    char **group = NULL, **ignore = NULL, **split = NULL;
+    size_t n_group = 0, n_ignore = 0, n_split = 0;
+    int rc = RT_EXIT_USAGE;
+    static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
+                                         {"mode", required_argument, NULL, 'M'},
+                                         {"series-by", required_argument, NULL, 's'},
+                                         {"marker-by", required_argument, NULL, 'k'},
+                                         {"fill-by", required_argument, NULL, 'F'},
+                                         {"split-by", required_argument, NULL, 'S'},
+                                         {"title", required_argument, NULL, 't'},
+                                         {"group-by", required_argument, NULL, 'g'},
+                                         {"ignore", required_argument, NULL, 'i'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "m:g:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            machine = optarg;
+            break;
+        case 'M':
+            mode_s = optarg;
+            break;
+        case 's':
+            series = optarg;
+            break;
+        case 'k':
+            marker = optarg;
+            break;
+        case 'F':
+            fill = optarg;
+            break;
+        case 'S':
+            cli_free_list(split, n_split);
+            split = cli_split_list(optarg, &n_split);
+            break;
+        case 't':
+            title = optarg;
+            break;
+        case 'g':
+            cli_free_list(group, n_group);
+            group = cli_split_list(optarg, &n_group);
+            break;
+        case 'i':
+            cli_free_list(ignore, n_ignore);
+            ignore = cli_split_list(optarg, &n_ignore);
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        default:
+            rc = cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+            goto out;
+        }
+    }
+    rt_mode mode;
+    if (!machine) {
+        rc = cli_usage_error("report", "--machine is required");
+        goto out;
+    }
+    if (rt_mode_parse(mode_s, &mode) != 0) {
+        rc = cli_usage_error("report", "unknown mode '%s' (single or hier)", mode_s);
+        goto out;
+    }
+    if (!output) {
+        rc = cli_usage_error("report", "-o DIR is required");
+        goto out;
+    }
+    if (optind >= argc) {
+        rc = cli_usage_error("report", "no profile given");
+        goto out;
+    }
+    rc = RT_EXIT_FAIL;
+    rt_error err;
+    rt_machine *m = NULL;
+    rt_profile **ps = NULL;
+    size_t n_ps = (size_t)(argc - optind);
+    if (rt_machine_resolve(machine, &m, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    if (cli_load_profiles(argv + optind, n_ps, &ps) != 0) {
+        rt_machine_free(m);
+        goto out;
+    }
+    rt_group_opts g = {.keys = (const char *const *)group,
+                       .n_keys = n_group,
+                       .ignore = (const char *const *)ignore,
+                       .n_ignore = n_ignore};
+    rt_report_opts ro = {.title = title,
+                         .mode = mode,
+                         .group = &g,
+                         .split_by = (const char *const *)split,
+                         .n_split_by = n_split,
+                         .series_by = series,
+                         .marker_by = marker,
+                         .fill_by = fill};
+    if (rt_report_write(m, ps, n_ps, &ro, output, &err) != 0) {
+        cli_error("%s", err.msg);
+    } else {
+        printf("%s/report.html\n", output);
+        rc = RT_EXIT_OK;
+    }
+    cli_free_profiles(ps, n_ps);
+    rt_machine_free(m);
+out:
+    cli_free_list(group, n_group);
+    cli_free_list(ignore, n_ignore);
+    cli_free_list(split, n_split);
+    return rc;
+}

@@ -1,0 +1,306 @@
+/* `rooftime study`: measure this machine, run the Conv2D and LSTM sweeps through every
+ * implementation, and write the profiles, the analysis and the HTML report with the findings. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli-util.h"
+#include "commands.h"
+#include "rooftime/measure.h"
+#include "rooftime/report.h"
+#include "rooftime/study.h"
+
+static void show_measure(void *ctx, const char *stage, double fraction)
+{
+    (void)ctx;
+    fprintf(stderr, "\r[machine %3d%%] %-60.60s", (int)(fraction * 100 + 0.5), stage);
+    fflush(stderr);
+}
+
+static void show_study(void *ud, const rt_study_progress *p)
+{
+    (void)ud;
+    fprintf(stderr, "\r[%4zu/%-4zu %5.0f s] %-62.62s", p->done, p->total, p->elapsed, p->what);
+    fflush(stderr);
+}
+
+/* Parse a comma list of names into flags with the given parser; -1 naming the bad one. */
+static int parse_flags(const char *opt, const char *list, bool *flags, int n,
+                       int (*parse)(const char *, int *), const char *known)
+{
+    size_t m;
+    char **names = cli_split_list(list, &m);
+    for (int i = 0; i < n; i++)
+        flags[i] = false;
+    int rc = m ? 0 : -1;
+    if (!m)
+        cli_usage_error("study", "%s: expected a comma-separated list (%s)", opt, known);
+    for (size_t i = 0; i < m && rc == 0; i++) {
+        int v;
+        if (parse(names[i], &v) < 0) {
+            cli_usage_error("study", "%s: unknown name '%s' (known: %s)", opt, names[i], known);
+            rc = -1;
+        } else {
+            flags[v] = true;
+        }
+    }
+    cli_free_list(names, m);
+    return rc;
+}
+
+static int p_impl(const char *s, int *v)
+{
+    rt_study_impl x;
+    int rc = rt_study_impl_parse(s, &x);
+    *v = (int)x;
+    return rc;
+}
+static int p_op(const char *s, int *v)
+{
+    rt_study_op x;
+    int rc = rt_study_op_parse(s, &x);
+    *v = (int)x;
+    return rc;
+}
+static int p_prec(const char *s, int *v)
+{
+    rt_precision x;
+    int rc = rt_precision_parse(s, &x);
+    *v = (int)x;
+    return rc;
+}
+
+static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+        return cli_usage_error("study", "%s: expected a whole number from %d to %d, got '%s'", opt,
+                               lo, hi, s);
+    *out = (int)v;
+    return 0;
+}
+
+static char *profile_path(const char *dir, const rt_profile *p)
+{
+    const char *t[4] = {rt_tags_get(&p->tags, "operation"), rt_tags_get(&p->tags, "implementation"),
+                        rt_tags_get(&p->tags, "precision"), rt_tags_get(&p->tags, "pass")};
+    return rt_asprintf("%s/profiles/%s-%s-%s-%s.json", dir, t[0], t[1], t[2], t[3]);
+}
+
+static int write_analysis(const rt_analysis *a, rt_format fmt, const char *path)
+{
+    rt_atomic_file af = {0};
+    rt_error err;
+    if (rt_atomic_open(&af, path, &err) != 0 || rt_analysis_write(a, fmt, af.fp, &err) != 0) {
+        if (af.fp)
+            rt_atomic_abort(&af);
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    if (rt_atomic_commit(&af, &err) != 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_study(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"quick", no_argument, NULL, 'q'},
+                                         {"machine", required_argument, NULL, 'm'},
+                                         {"impl", required_argument, NULL, 'I'},
+                                         {"op", required_argument, NULL, 'O'},
+                                         {"precision", required_argument, NULL, 'P'},
+                                         {"iters", required_argument, NULL, 'n'},
+                                         {"warmup", required_argument, NULL, 'w'},
+                                         {"mode", required_argument, NULL, 'M'},
+                                         {"scale", required_argument, NULL, 's'},
+                                         {0}};
+    rt_study_opts so;
+    rt_study_opts_init(&so);
+    const char *dir = "rooftime-study", *machine_arg = NULL, *mode_s = "hier";
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:m:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            dir = optarg;
+            break;
+        case 'q':
+            so.quick = true;
+            break;
+        case 'm':
+            machine_arg = optarg;
+            break;
+        case 'M':
+            mode_s = optarg;
+            break;
+        case 'I':
+            if (parse_flags("--impl", optarg, so.impls, RT_IMPL_COUNT, p_impl,
+                            "direct, im2col, onednn, unfused") < 0)
+                return RT_EXIT_USAGE;
+            break;
+        case 'O':
+            if (parse_flags("--op", optarg, so.ops, RT_OP_COUNT, p_op, "conv2d, lstm") < 0)
+                return RT_EXIT_USAGE;
+            break;
+        case 'P':
+            if (parse_flags("--precision", optarg, so.precisions, RT_PREC_COUNT, p_prec,
+                            "fp32, bf16, fp16") < 0)
+                return RT_EXIT_USAGE;
+            break;
+        case 'n':
+            if (parse_count("--iters", optarg, 1, 100000, &so.iters) != 0)
+                return RT_EXIT_USAGE;
+            break;
+        case 'w':
+            if (parse_count("--warmup", optarg, 0, 1000, &so.warmup) != 0)
+                return RT_EXIT_USAGE;
+            break;
+        case 's': {
+            char *end;
+            so.scale = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || !(so.scale > 0 && so.scale <= 1))
+                return cli_usage_error("study", "--scale: expected a number in (0, 1], got '%s'",
+                                       optarg);
+            break;
+        }
+        case ':':
+            return cli_usage_error("study", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("study", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc)
+        return cli_usage_error("study", "unexpected argument '%s'", argv[optind]);
+    rt_mode mode;
+    if (rt_mode_parse(mode_s, &mode) != 0)
+        return cli_usage_error("study", "--mode: expected single or hier, got '%s'", mode_s);
+
+    /* Everything that can be wrong with the request fails here, before minutes of work. */
+    rt_error err;
+    if (rt_study_validate(&so, &err) != 0)
+        return cli_usage_error("study", "%s", err.msg);
+    rt_machine *m = NULL;
+    if (machine_arg && rt_machine_resolve(machine_arg, &m, &err) != 0) {
+        cli_error("%s", err.msg);
+        return RT_EXIT_FAIL;
+    }
+    char *profdir = rt_asprintf("%s/profiles", dir);
+    if (rt_mkdir_p(profdir, &err) != 0) {
+        cli_error("%s", err.msg);
+        free(profdir);
+        rt_machine_free(m);
+        return RT_EXIT_FAIL;
+    }
+    free(profdir);
+    bool tty = isatty(STDERR_FILENO);
+    int rc = RT_EXIT_FAIL;
+    rt_study_result *res = NULL;
+    rt_analysis *a = NULL;
+    char *findings = NULL, *text = NULL, *path = NULL;
+    double t0 = rt_now();
+
+    if (!m) {
+        rt_measure_opts mo = {.quick = so.quick, .progress = tty ? show_measure : NULL};
+        rt_warnings skipped = {0};
+        int mrc = rt_machine_measure(&mo, &m, &skipped, &err);
+        if (tty)
+            fputc('\n', stderr);
+        for (size_t i = 0; i < skipped.n; i++)
+            fprintf(stderr, "rooftime: machine: skipped: %s\n", skipped.msg[i]);
+        rt_warnings_release(&skipped);
+        if (mrc != 0) {
+            cli_error("measuring the machine failed: %s", err.msg);
+            goto done;
+        }
+    }
+    double t_machine = rt_now() - t0;
+    path = rt_asprintf("%s/machine.json", dir);
+    if (rt_machine_save(m, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    free(path);
+    path = NULL;
+
+    if (tty)
+        so.progress = show_study;
+    int src = rt_study_run(&so, &res, &err);
+    if (tty)
+        fputc('\n', stderr);
+    if (src != 0) {
+        cli_error("study failed: %s", err.msg);
+        goto done;
+    }
+    for (size_t i = 0; i < res->n_profiles; i++) {
+        rt_machine_set_str(&res->profiles[i]->machine, m->name);
+        path = profile_path(dir, res->profiles[i]);
+        if (rt_profile_save(res->profiles[i], path, &err) != 0) {
+            cli_error("%s", err.msg);
+            goto done;
+        }
+        free(path);
+        path = NULL;
+    }
+    a = rt_analysis_new(m, mode, res->profiles, res->n_profiles, rt_study_group_opts(), &err);
+    if (!a) {
+        cli_error("analysis failed: %s", err.msg);
+        goto done;
+    }
+    cli_print_warnings(&a->warnings, 5);
+    path = rt_asprintf("%s/analysis.txt", dir);
+    if (write_analysis(a, RT_FORMAT_TEXT, path) != 0)
+        goto done;
+    free(path);
+    path = rt_asprintf("%s/analysis.json", dir);
+    if (write_analysis(a, RT_FORMAT_JSON, path) != 0)
+        goto done;
+    free(path);
+    findings = rt_study_findings_html(a, res, &text);
+    path = rt_asprintf("%s/findings.txt", dir);
+    if (rt_write_file_atomic(path, text, strlen(text), &err) != 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    free(path);
+    path = NULL;
+
+    static const char *const split[] = {"operation", "pass"};
+    rt_report_section sec = {.title = "Findings", .html = findings};
+    rt_report_opts ro = {.title = "rooftime study: Conv2D and LSTM on this machine",
+                         .mode = mode,
+                         .group = rt_study_group_opts(),
+                         .split_by = split,
+                         .n_split_by = 2,
+                         .series_by = "implementation",
+                         .marker_by = NULL,
+                         .fill_by = "precision",
+                         .sections = &sec,
+                         .n_sections = 1};
+    if (rt_report_write(m, res->profiles, res->n_profiles, &ro, dir, &err) != 0) {
+        cli_error("cannot write the report: %s", err.msg);
+        goto done;
+    }
+    fputs(text, stdout);
+    printf("\nmachine %.1f s, study %.1f s, total %.1f s\n", t_machine, res->seconds,
+           rt_now() - t0);
+    printf("wrote %s/report.html, %s/machine.json, %zu profiles in %s/profiles, "
+           "%s/analysis.{txt,json}, %s/findings.txt\n",
+           dir, dir, res->n_profiles, dir, dir, dir);
+    rc = RT_EXIT_OK;
+done:
+    free(path);
+    free(findings);
+    free(text);
+    rt_analysis_free(a);
+    rt_study_result_free(res);
+    rt_machine_free(m);
+    return rc;
+}

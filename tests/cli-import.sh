@@ -1,0 +1,125 @@
+#!/bin/bash
+# `rooftime import` and `rooftime ncu-metrics` from the command line: fixtures, options, a table of bad inputs.
+set -u
+BIN=${ROOFTIME_BIN:?}
+FIX=${ROOFTIME_FIXTURES:-}
+T=$(mktemp -d /tmp/rooftime-cli-import.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# ---- ncu-metrics ----
+out=$("$BIN" ncu-metrics --arch sm_80) || bad "ncu-metrics exit $?"
+grep -q '^sm__cycles_elapsed.avg$' <<<"$out" || bad "ncu-metrics lacks sm__cycles_elapsed.avg"
+grep -q '2048 x sm__inst_executed_pipe_tensor.sum' <<<"$out" || bad "ncu-metrics sm_80 factor"
+grep -q '^ncu --csv --profile-from-start off --metrics sm__cycles_elapsed.avg,' <<<"$out" ||
+    bad "ncu-metrics prints no ncu command"
+"$BIN" ncu-metrics --arch sm_70 | grep -q '512 x' || bad "ncu-metrics sm_70 factor"
+"$BIN" ncu-metrics --set sectors | grep -q '^lts__t_sectors_op_read.sum$' || bad "ncu-metrics --set sectors"
+"$BIN" ncu-metrics --set nosuch >/dev/null 2>&1; [ $? -eq 1 ] || bad "ncu-metrics unknown set: exit 1 expected"
+"$BIN" ncu-metrics --bogus >/dev/null 2>&1; [ $? -eq 2 ] || bad "ncu-metrics bad option: exit 2 expected"
+
+# ---- usage errors: exit 2 ----
+for args in "import" "import nosuch x" "import ncu x.csv" "import ncu -o $T/u.json" \
+    "import ncu --tensor-factor -3 -o $T/u.json x" "import table -o $T/u.json" \
+    "import table --map bogus -o $T/u.json x.csv" "import ncu --tag novalue -o $T/u.json x"; do
+    "$BIN" $args >/dev/null 2>"$T/err"
+    rc=$?
+    [ $rc -eq 2 ] || bad "'$args': exit $rc, expected 2"
+    grep -q '^rooftime: error: ' "$T/err" || bad "'$args': no error message"
+done
+
+# ---- fixtures ----
+if [ -n "$FIX" ] && [ -d "$FIX/ncu" ]; then
+    D=$FIX/ncu/deepcam-pytorch-fp32-fw
+    "$BIN" import ncu "$D"/out.* -o "$T/dc.json" --tag framework=pt --tag pass=fw >"$T/out" 2>"$T/err" ||
+        bad "deepcam import failed: $(cat "$T/err")"
+    grep -q '35 kernels, 633 launches from 12 files' "$T/out" || bad "deepcam summary: $(cat "$T/out")"
+    python3 - "$T/dc.json" <<'EOF' || bad "deepcam profile content"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["schema"] == "rooftime.profile/1"
+assert len(p["kernels"]) == 35
+assert sum(k["invocations"] for k in p["kernels"]) == 633
+assert p.get("tags", {}).get("framework") == "pt", p.get("tags")
+EOF
+    "$BIN" import ncu "$D"/out.* -o "$T/pl.json" --per-launch >/dev/null || bad "--per-launch failed"
+    python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert len(p['kernels'])==633" "$T/pl.json" ||
+        bad "--per-launch: 633 kernels expected"
+    "$BIN" import ncu "$FIX/ncu/gpp-ncu2021/raw.csv" -o "$T/gpp.json" >/dev/null 2>&1 || bad "gpp import failed"
+    for t in conv2d-pt conv2d-tf1-noxla conv2d-tf2-noxla rnn1d-pt; do
+        "$BIN" import table "$FIX/paper-tables/$t.main.csv" --ai-file "$FIX/paper-tables/$t.l2-l1-ai.csv" \
+            -o "$T/$t.json" >/dev/null 2>"$T/err" || bad "table $t: $(cat "$T/err")"
+    done
+    # One metric file missing a launch: error names both files, no output; --allow-missing: warning.
+    mkdir "$T/miss"
+    cp "$D"/out.* "$T/miss/"
+    head -n -1 "$T/miss/out.dram__bytes.sum" >"$T/miss/x" && mv "$T/miss/x" "$T/miss/out.dram__bytes.sum"
+    "$BIN" import ncu "$T/miss"/out.* -o "$T/miss.json" >/dev/null 2>"$T/err"
+    rc=$?
+    [ $rc -eq 1 ] || bad "missing launch: exit $rc, expected 1"
+    grep -q 'out.dram__bytes.sum' "$T/err" && grep -q 'out.l1tex__t_bytes.sum' "$T/err" ||
+        bad "missing launch: both files not named: $(cat "$T/err")"
+    [ ! -e "$T/miss.json" ] || bad "missing launch: output file left behind"
+    "$BIN" import ncu "$T/miss"/out.* -o "$T/miss.json" --allow-missing >/dev/null 2>"$T/err" ||
+        bad "--allow-missing failed: $(cat "$T/err")"
+    grep -q 'warning: .*missing from' "$T/err" || bad "--allow-missing: no warning"
+fi
+
+# ---- bad input: table of (name, file contents, expected message); exit 1, file and line, no output ----
+H='"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+R='"0","1","a","h","k","1","7","(1, 1, 1)","(1, 1, 1)","0","7.0","S"'
+R1="$R,\"sm__cycles_elapsed.avg\",\"cycle\",\"100\""
+R2="$R,\"sm__cycles_elapsed.avg.per_second\",\"cycle/second\",\"1000\""
+printf '%s\n%s\n%s\n' "$H" "$R1" "${R2:0:60}" >"$T/truncated.csv"
+printf '%s\n' "$H" >"$T/header-only.csv"
+printf '%s\n%s\n%s\n' "$H" "$R1" '"0","1","a","h","k","1","7"' >"$T/missing-fields.csv"
+printf '%s\n%s\n%s\n' "$H" "$R1" "$R,\"sm__cycles_elapsed.avg.per_second\",\"parsec\",\"1\"" >"$T/unknown-unit.csv"
+printf '%s\n%s\n%s\n' "$H" "$R1" "$R,\"sm__cycles_elapsed.avg.per_second\",\"hz\",\"12abc\"" >"$T/non-numeric.csv"
+head -c 20000 /dev/urandom >"$T/garbage.csv"
+printf '%s\n%s\n' "$R1" "$R2" >"$T/no-header.csv"
+printf 'some program output\n==PROF== Disconnected\n' >"$T/no-table.csv"
+check_bad() { # name expected-regex
+    local f=$T/$1.csv
+    "$BIN" import ncu "$f" -o "$T/bad.json" >/dev/null 2>"$T/err"
+    local rc=$?
+    [ $rc -eq 1 ] || bad "$1: exit $rc, expected 1"
+    grep -q "^rooftime: error: $f" "$T/err" || bad "$1: message does not start with the file: $(cat "$T/err")"
+    grep -Eq "$2" "$T/err" || bad "$1: message lacks /$2/: $(cat "$T/err")"
+    [ ! -e "$T/bad.json" ] || bad "$1: output file left behind"
+    ls "$T"/bad.json.tmp.* >/dev/null 2>&1 && bad "$1: temporary file left behind"
+}
+check_bad truncated 'line 3: .*(truncated|not closed)'
+check_bad header-only 'line 2: no data rows'
+check_bad missing-fields 'line 3: expected 15 fields'
+check_bad unknown-unit "line 3: .*unknown unit 'parsec'"
+check_bad non-numeric "line 3: field 'Metric Value': '12abc' is not a number"
+check_bad garbage 'line [0-9]+'
+check_bad no-header 'line [0-9]+: no Nsight Compute table header'
+check_bad no-table 'line 3: no Nsight Compute table header'
+
+# Tables: the same kinds of damage.
+printf ',,Invocations\nA,B,\nx,1,2\n' >"$T/t-notime.csv"
+printf 'Name,CUDA Time,Invocations\n' >"$T/t-header.csv"
+printf 'Name,CUDA Time,Invocations\nk,0.5,3\nk2,0.25\n' >"$T/t-missing.csv"
+printf 'Name,CUDA Time,Invocations\nk,0.5x,3\n' >"$T/t-nonnum.csv"
+printf '1,2,3\n4,5,6\n' >"$T/t-noheader.csv"
+printf 'Name,CUDA Time,Invocations\n"k,0.5,3\n' >"$T/t-trunc.csv"
+check_table() { # name expected-regex
+    "$BIN" import table "$T/$1.csv" -o "$T/bad.json" >/dev/null 2>"$T/err"
+    local rc=$?
+    [ $rc -eq 1 ] || bad "$1: exit $rc, expected 1"
+    grep -Eq "$2" "$T/err" || bad "$1: message lacks /$2/: $(cat "$T/err")"
+    [ ! -e "$T/bad.json" ] || bad "$1: output file left behind"
+}
+check_table t-notime 'no time column'
+check_table t-header 'line 2: a header but no data rows'
+check_table t-missing 'line 3: expected 3 fields'
+check_table t-nonnum "line 2: column 'CUDA Time': '0.5x' is not a number"
+check_table t-noheader 'line 1: no header row'
+check_table t-trunc 'line 2: .*not closed'
+"$BIN" import table "$T/garbage.csv" -o "$T/bad.json" >/dev/null 2>"$T/err"
+[ $? -eq 1 ] || bad "table garbage: exit 1 expected"
+[ ! -e "$T/bad.json" ] || bad "table garbage: output left behind"
+
+exit $fail

@@ -1,0 +1,37 @@
+# `rooftime machine measure`: option errors (exit 2), unwritable outputs caught before measuring (exit 1),
+# and, outside sanitizer builds, one quick single-thread run whose file `machine check` accepts.
+. "$(dirname "$0")/lib.sh"
+
+expect 2 "unknown option '--bogus'" -- machine measure --bogus
+expect 2 "--threads: expected a positive whole number, got '0'" -- machine measure --threads 0
+expect 2 "--threads: expected a positive whole number, got 'two'" -- machine measure --threads two
+expect 2 "--max-isa: unknown instruction set 'avx1024'" -- machine measure --max-isa avx1024
+expect 2 "option '--max-isa' needs a value" -- machine measure --max-isa
+expect 2 "takes no file arguments" -- machine measure out.json
+expect 1 "cannot use 4000 threads: [0-9]+ CPUs available" -- machine measure --threads 4000
+expect 0 "" -- machine measure --help
+check "help names measure" grep -q "machine measure" "$TMP/out"
+
+# Unwritable outputs fail at once, before any measuring, and leave nothing behind.
+start=$(date +%s)
+expect 1 "cannot .*'$TMP/no/such/dir/m.json'" -- machine measure -o "$TMP/no/such/dir/m.json"
+expect 1 "is a directory" -- machine measure -o "$TMP"
+check "errors came before measuring" test $(($(date +%s) - start)) -lt 10
+check "no file left behind" test ! -e "$TMP/no"
+
+# A real run is too slow under the sanitizers (their checks on every vector load of the sweep).
+if ldd "$BIN" 2>/dev/null | grep -q libasan; then
+    echo "note: sanitizer build: quick measurement run skipped"
+else
+    expect 0 "skipped: AMX|skipped: fp16|" -- machine measure --quick --threads 1 -o "$TMP/m.json"
+    check "wrote the machine file" test -s "$TMP/m.json"
+    check "the summary names the file" grep -q "wrote $TMP/m.json" "$TMP/out"
+    "$BIN" machine check "$TMP/m.json" >"$TMP/check" 2>&1
+    check "machine check accepts it" test $? -eq 0
+    check "source is measured" grep -q '"source": "measured"' "$TMP/m.json"
+    check "fp64 unit present" grep -q '"name": "fp64"' "$TMP/m.json"
+    check "DRAM level present" grep -q '"name": "DRAM"' "$TMP/m.json"
+    check "curves saved" grep -q '"curves"' "$TMP/m.json"
+    check "no temporary file left" test -z "$(ls "$TMP" | grep tmp)"
+fi
+finish

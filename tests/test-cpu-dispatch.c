@@ -1,0 +1,210 @@
+/* Tests of ISA detection and dispatch: every kernel at every allowed ISA level runs and checks its
+ * result. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure-internal.h"
+#include "rooftime-config.h"
+#include "rooftime/cpu.h"
+#include "rooftime/measure.h"
+#include "testutil.h"
+
+static void test_detect(void **state)
+{
+    (void)state;
+    rt_cpu_info c;
+    rt_cpu_detect(&c);
+    assert_true(strlen(c.model) > 0);
+#if defined(__x86_64__)
+    assert_true(c.sse2); /* part of x86-64 itself */
+    assert_true(strlen(c.vendor) == 12);
+#endif
+    /* Consistency: a feature implies its base. */
+    if (c.avx512_bf16 || c.avx512_fp16 || c.avx512_vnni || c.avx512bw)
+        assert_true(c.avx512f);
+    if (c.amx_bf16 || c.amx_int8)
+        assert_true(c.amx_tile);
+    char *f = rt_cpu_flags_string(&c);
+    assert_non_null(strstr(f, c.sse2 ? "sse2" : ""));
+    free(f);
+}
+
+static void test_isa_names(void **state)
+{
+    (void)state;
+    rt_isa i;
+    rt_error err;
+    assert_int_equal(rt_isa_parse("sse", &i, &err), 0);
+    assert_int_equal(i, RT_ISA_SSE);
+    assert_int_equal(rt_isa_parse("AVX2", &i, &err), 0);
+    assert_int_equal(i, RT_ISA_AVX2);
+    assert_int_equal(rt_isa_parse("avx512", &i, &err), 0);
+    assert_int_equal(i, RT_ISA_AVX512);
+    assert_int_equal(rt_isa_parse("amx", &i, &err), 0);
+    assert_int_equal(rt_isa_parse("avx1024", &i, &err), -1);
+    assert_non_null(strstr(err.msg, "avx1024"));
+    assert_int_equal(rt_isa_parse("scalar", &i, &err), -1);
+    assert_string_equal(rt_isa_name(RT_ISA_AVX2), "avx2");
+}
+
+static void test_limit(void **state)
+{
+    (void)state;
+    rt_cpu_info c;
+    rt_cpu_detect(&c);
+    rt_cpu_info s = c;
+    rt_cpu_limit(&s, RT_ISA_SSE);
+    assert_false(s.avx2 || s.fma || s.avx512f || s.avx512_bf16 || s.amx_tile);
+    assert_int_equal(s.sse2, c.sse2);
+    rt_cpu_info a = c;
+    rt_cpu_limit(&a, RT_ISA_AVX2);
+    assert_false(a.avx512f || a.avx512_vnni || a.amx_bf16);
+    assert_int_equal(a.avx2, c.avx2);
+    assert_true(rt_cpu_best_isa(&a) <= RT_ISA_AVX2);
+    rt_cpu_info z = c;
+    rt_cpu_limit(&z, RT_ISA_AVX512);
+    assert_false(z.amx_tile);
+    assert_int_equal(z.avx512_bf16, c.avx512_bf16);
+}
+
+/* Under each limit: the kernels chosen run and compute the right result; none above the limit. */
+static void test_flops_kernels(void **state)
+{
+    (void)state;
+    rt_cpu_info host;
+    rt_cpu_detect(&host);
+    size_t nk;
+    const rt_flops_kernel *ks = rt_flops_kernels(&nk);
+#if defined(__x86_64__)
+    assert_true(nk >= 6);
+#endif
+    const rt_isa limits[] = {RT_ISA_SSE, RT_ISA_AVX2, RT_ISA_AVX512};
+    for (size_t l = 0; l < 3; l++) {
+        rt_cpu_info c = host;
+        rt_cpu_limit(&c, limits[l]);
+        int ran_fp64 = 0, ran_fp32 = 0;
+        for (size_t i = 0; i < nk; i++) {
+            if (!ks[i].available(&c))
+                continue;
+            assert_true(ks[i].isa <= limits[l]);
+            if (ks[i].isa > rt_cpu_best_isa(&host) && ks[i].isa < RT_ISA_AMX)
+                fail_msg("%s %s offered above the CPU's level", ks[i].unit, ks[i].instr);
+            rt_error err;
+            if (rt_flops_kernel_check(&ks[i], 1000, &err) != 0)
+                fail_msg("%s", err.msg);
+            ran_fp64 += strcmp(ks[i].unit, "fp64") == 0;
+            ran_fp32 += strcmp(ks[i].unit, "fp32") == 0;
+        }
+        if (c.sse2) {
+            assert_true(ran_fp64 >= 1);
+            assert_true(ran_fp32 >= 1);
+        }
+    }
+}
+
+static void test_flops_measure(void **state)
+{
+    (void)state;
+    size_t nk;
+    const rt_flops_kernel *ks = rt_flops_kernels(&nk);
+    if (nk == 0)
+        skip();
+    rt_stat s;
+    rt_error err;
+    assert_int_equal(rt_flops_measure(&ks[0], 1, 3, 0.002, &s, &err), 0);
+    assert_true(s.min > 0 && s.min <= s.median && s.median <= s.max);
+}
+
+/* Each bandwidth kernel at each ISA level the CPU allows; the checks catch a corrupted buffer. */
+static void test_bandwidth_kernels(void **state)
+{
+    (void)state;
+    rt_cpu_info c;
+    rt_cpu_detect(&c);
+    rt_isa best = rt_cpu_best_isa(&c);
+    size_t bytes = 8 * RT_BW_GRAIN;
+    void *buf = NULL;
+    assert_int_equal(posix_memalign(&buf, 64, bytes), 0);
+    for (int isa = RT_ISA_SCALAR; isa <= (int)best; isa++)
+        for (int k = 0; k < RT_BW_NKINDS; k++) {
+            rt_bw_fill(k, buf, bytes);
+            if (rt_bw_run(k, isa, buf, bytes, 3) != 0)
+                fail_msg("%s kernel at %s: wrong result", rt_bw_kind_name(k), rt_isa_name(isa));
+            /* Corrupt the input: the check must notice. */
+            rt_bw_fill(k, buf, bytes);
+            if (k == RT_BW_READ)
+                ((uint64_t *)buf)[5] += 1;
+            else if (k == RT_BW_COPY)
+                ((double *)buf)[0] = 42;
+            else
+                ((double *)buf)[bytes / 3 / 8] = 5; /* y[0]: x[0] becomes 5 + 0.5 * 2 */
+            if (rt_bw_run(k, isa, buf, bytes, 2) == 0)
+                fail_msg("%s kernel at %s: corrupted input not detected", rt_bw_kind_name(k),
+                         rt_isa_name(isa));
+        }
+    /* Sizes that are not whole kernel steps are refused. */
+    assert_int_equal(rt_bw_run(RT_BW_READ, best, buf, RT_BW_GRAIN + 64, 1), -1);
+    free(buf);
+}
+
+static void test_sweep(void **state)
+{
+    (void)state;
+    rt_bw_point *p;
+    size_t n;
+    rt_error err;
+    assert_int_equal(rt_bw_sweep(RT_BW_TRIAD, RT_ISA_SSE, 1, 2 * RT_BW_GRAIN, 64 * RT_BW_GRAIN, 2.0,
+                                 2, 0.001, &p, &n, NULL, NULL, &err),
+                     0);
+    assert_int_equal(n, 6);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(p[i].bw.median > 0);
+        if (i > 0)
+            assert_true(p[i].bytes > p[i - 1].bytes);
+    }
+    free(p);
+    assert_int_equal(
+        rt_bw_sweep(RT_BW_READ, RT_ISA_SSE, 1, 10, 5, 2.0, 2, 0.001, &p, &n, NULL, NULL, &err), -1);
+}
+
+static void test_overhead(void **state)
+{
+    (void)state;
+    rt_stat s;
+    rt_error err;
+#ifdef RT_HAVE_OPENMP
+    assert_int_equal(rt_overhead_openmp(1, 3, 200, &s, &err), 0);
+    assert_true(s.median > 0 && s.median < 1e-2);
+#else
+    assert_int_equal(rt_overhead_openmp(1, 3, 200, &s, &err), -1);
+#endif
+}
+
+static void test_bad_options(void **state)
+{
+    (void)state;
+    rt_machine *m = (rt_machine *)1;
+    rt_error err;
+    rt_measure_opts o = {0};
+    o.max_isa = "avx9000";
+    assert_int_equal(rt_machine_measure(&o, &m, NULL, &err), -1);
+    assert_null(m);
+    assert_non_null(strstr(err.msg, "avx9000"));
+    o.max_isa = NULL;
+    o.max_threads = 100000;
+    assert_int_equal(rt_machine_measure(&o, &m, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "100000"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_detect),        cmocka_unit_test(test_isa_names),
+        cmocka_unit_test(test_limit),         cmocka_unit_test(test_flops_kernels),
+        cmocka_unit_test(test_flops_measure), cmocka_unit_test(test_bandwidth_kernels),
+        cmocka_unit_test(test_sweep),         cmocka_unit_test(test_overhead),
+        cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,224 @@
+/* PyTorch trace importer: both JSON shapes, self time, FLOPs, GPU kernels, bad JSON. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "rooftime/import-frameworks.h"
+
+static const char *data_path(const char *name)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/tests/data/%s", tu_src(), name);
+    return buf;
+}
+
+static const rt_kernel *find(const rt_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_kernels; i++)
+        if (strcmp(p->kernels[i].name, name) == 0)
+            return &p->kernels[i];
+    fail_msg("no kernel '%s'", name);
+    return NULL;
+}
+
+static rt_profile *import_text(const char *text, const char *within)
+{
+    rt_profile *p = NULL;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    if (rt_import_torch_text(text, strlen(text), "t.json", within, &p, &w, &err) != 0)
+        fail_msg("import failed: %s", err.msg);
+    rt_warnings_release(&w);
+    return p;
+}
+
+/* conv2d (100 us) holds convolution (90) holds mkldnn_convolution (80) holds empty (5);
+ * a sibling add (10); conv2d records the FLOPs. */
+#define EVENTS                                                                                     \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::conv2d\",\"pid\":1,\"tid\":1,\"ts\":0,"     \
+    "\"dur\":100,\"args\":{\"Input Dims\":[[2,3]],\"flops\":1000}},\n"                             \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::convolution\",\"pid\":1,\"tid\":1,"         \
+    "\"ts\":5,\"dur\":90,\"args\":{}},\n"                                                          \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mkldnn_convolution\",\"pid\":1,\"tid\":1,"  \
+    "\"ts\":10,\"dur\":80,\"args\":{}},\n"                                                         \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\",\"pid\":1,\"tid\":1,\"ts\":12,"     \
+    "\"dur\":5},\n"                                                                                \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":200,"      \
+    "\"dur\":10,\"args\":{\"flops\":50,\"Input type\":[\"c10::BFloat16\"]}},\n"                    \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\",\"pid\":1,\"tid\":2,\"ts\":12,"     \
+    "\"dur\":7},\n"                                                                                \
+    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"forward\",\"pid\":1,\"tid\":1,\"ts\":0," \
+    "\"dur\":300},\n"                                                                              \
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"x\"}}\n"
+
+static void check_nesting(const rt_profile *p)
+{
+    /* self times: conv2d 100-90, convolution 90-80, mkldnn 80-5, empty 5 (+7 on thread 2) */
+    assert_close(find(p, "aten::conv2d [[2,3]]")->time, 10e-6, 1e-9);
+    assert_close(find(p, "aten::convolution")->time, 10e-6, 1e-9);
+    const rt_kernel *m = find(p, "aten::mkldnn_convolution");
+    assert_close(m->time, 75e-6, 1e-9);
+    /* the FLOPs go where the time went */
+    assert_close(rt_values_get(&m->flops, "fp32", 0), 1000, 0);
+    assert_int_equal(find(p, "aten::conv2d [[2,3]]")->flops.n, 0);
+    const rt_kernel *e = find(p, "aten::empty");
+    assert_close(e->time, 12e-6, 1e-9);
+    assert_close(e->invocations, 2, 0);
+    const rt_kernel *a = find(p, "aten::add");
+    assert_close(rt_values_get(&a->flops, "bf16", 0), 50, 0);
+    /* the sum of self times is the time the threads were busy, nothing counted twice */
+    double t = 0;
+    for (size_t i = 0; i < p->n_kernels; i++)
+        t += p->kernels[i].time;
+    assert_close(t, (100 + 10 + 7) * 1e-6, 1e-9);
+    assert_int_equal(p->n_kernels, 5); /* python_function is no kernel */
+}
+
+static void test_nesting_both_shapes(void **state)
+{
+    (void)state;
+    rt_profile *p = import_text("[" EVENTS "]", NULL);
+    check_nesting(p);
+    rt_profile_free(p);
+    p = import_text("{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0}],\n"
+                    " \"traceEvents\": [" EVENTS "],\n \"displayTimeUnit\": \"ms\"}",
+                    NULL);
+    check_nesting(p);
+    rt_profile_free(p);
+}
+
+/* GPU kernels: one invocation per launch, launches counted from the runtime events. */
+static void test_gpu_kernels(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+        "\"ts\":1,\"dur\":4,\"args\":{\"correlation\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+        "\"ts\":6,\"dur\":4,\"args\":{\"correlation\":8}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"volta_sgemm_128x64_nn\",\"pid\":0,\"tid\":7,"
+        "\"ts\":10,\"dur\":20,\"args\":{\"correlation\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"volta_sgemm_128x64_nn\",\"pid\":0,\"tid\":7,"
+        "\"ts\":40,\"dur\":30,\"args\":{\"correlation\":8}}]}";
+    rt_profile *p = NULL;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    assert_int_equal(rt_import_torch_text(text, strlen(text), "g.json", NULL, &p, &w, &err), 0);
+    const rt_kernel *k = find(p, "volta_sgemm_128x64_nn");
+    assert_close(k->invocations, 2, 0);
+    assert_close(k->time, 50e-6, 1e-9);
+    for (size_t i = 0; i < w.n; i++)
+        assert_null(strstr(w.msg[i], "kernel launches")); /* counts agree */
+    assert_int_equal(p->n_kernels, 1);                    /* runtime calls are not kernels */
+    rt_profile_free(p);
+    rt_warnings_release(&w);
+}
+
+static void expect_error(const char *text, const char *want)
+{
+    rt_profile *p = NULL;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    assert_int_equal(rt_import_torch_text(text, strlen(text), "bad.json", NULL, &p, &w, &err), -1);
+    assert_null(p);
+    print_message("%s\n", err.msg);
+    if (!strstr(err.msg, want))
+        fail_msg("error '%s' lacks '%s'", err.msg, want);
+    rt_warnings_release(&w);
+}
+
+static void test_bad_json(void **state)
+{
+    (void)state;
+    /* a missing comma on line 3: jansson's position, moved to the file's line and column */
+    expect_error("[\n{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":1}\n  {\"ph\":\"X\"}]",
+                 "cannot read 'bad.json': line 3, column 3: expected ',' or ']'");
+    expect_error("{\"traceEvents\": [\n  {\"ph\": \"X\", \"name\": tru}]}",
+                 "cannot read 'bad.json': line 2, column 25: invalid token near 'tru'");
+    expect_error("[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":0}]",
+                 "line 1, column 2: trace event 1 ('a'): field 'dur' missing");
+    expect_error("", "empty file");
+    expect_error("{\"other\": 1}", "no 'traceEvents' member");
+    expect_error("[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":0,\"dur\":1}] x",
+                 "unexpected text after the trace");
+    expect_error("[{\"ph\":\"M\",\"name\":\"x\"}]", "no operators or GPU kernels");
+    rt_profile *p = NULL;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    assert_int_equal(rt_import_torch("/nonexistent.json", NULL, &p, &w, &err), -1);
+    assert_non_null(strstr(err.msg, "cannot read '/nonexistent.json'"));
+}
+
+/* The recordings: torch 1.13's own export (no Kineto: bare array, no cat, no args) and the
+ * client's Kineto-layout trace of the same profiler, restricted to the measured range. */
+static void test_recordings(void **state)
+{
+    (void)state;
+    rt_profile *p = NULL;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    assert_int_equal(
+        rt_import_torch(data_path("torch-1.13-lstm-forward-legacy.json"), NULL, &p, &w, &err), 0);
+    const rt_kernel *addmm = find(p, "aten::addmm");
+    assert_close(addmm->invocations, 16, 0); /* one hidden-state product per step of 16 */
+    rt_profile_free(p);
+    assert_int_equal(rt_import_torch(data_path("torch-1.13-lstm-forward.json"), "rooftime:measured",
+                                     &p, &w, &err),
+                     0);
+    const rt_kernel *a = find(p, "aten::addmm [[64],[16,16],[16,64],[],[]]");
+    assert_close(a->invocations, 16, 0);
+    /* 2*16*16*64 per step */
+    assert_close(rt_values_get(&a->flops, "fp32", 0), 16 * 32768.0, 1e-12);
+    const rt_kernel *mm = find(p, "aten::mm [[256,32],[32,64]]");
+    assert_close(rt_values_get(&mm->flops, "fp32", 0), 2.0 * 256 * 32 * 64, 1e-12);
+    /* one measured iteration, nothing from outside the measured range */
+    assert_close(find(p, "aten::lstm [[16,16,32],[],[],[],[],[],[],[],[]]")->invocations, 1, 0);
+    rt_profile_free(p);
+    assert_int_equal(rt_import_torch(data_path("torch-1.13-conv2d-backward.json"),
+                                     "rooftime:measured", &p, &w, &err),
+                     0);
+    const rt_kernel *cb =
+        find(p, "aten::convolution_backward "
+                "[[2,16,14,14],[2,16,28,28],[16,16,3,3],[],[],[],[],[],[],[],[]]");
+    assert_close(cb->invocations, 2, 0);
+    for (size_t i = 0; i < p->n_kernels; i++)
+        assert_null(strstr(p->kernels[i].name, "aten::conv2d")); /* forward not measured */
+    rt_profile_free(p);
+    rt_warnings_release(&w);
+}
+
+/* Events with escapes or non-ASCII text are read by jansson, the others by the fast scanner: both
+ * must give the same kernel. */
+static void test_two_parsers_agree(void **state)
+{
+    (void)state;
+    rt_profile *p = import_text(
+        "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::a\\u0064d\",\"pid\":1,\"tid\":1,"
+        "\"ts\":0,\"dur\":4,\"args\":{\"Input Dims\": [[1, 2], []], \"flops\": 2}},\n"
+        " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, "
+        "\"ts\": 10, \"dur\": 6, \"args\": {\"Input Dims\":[[1,2],[]],\"flops\":2}},\n"
+        " {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"caf\u00e9\",\"pid\":1,\"tid\":1,\"ts\":20,"
+        "\"dur\":1}]",
+        NULL);
+    const rt_kernel *k = find(p, "aten::add [[1,2],[]]");
+    assert_close(k->invocations, 2, 0);
+    assert_close(k->time, 10e-6, 1e-9);
+    assert_close(rt_values_get(&k->flops, "fp32", 0), 4, 0);
+    assert_close(find(p, "caf\xc3\xa9")->invocations, 1, 0);
+    assert_int_equal(p->n_kernels, 2);
+    rt_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nesting_both_shapes),
+        cmocka_unit_test(test_gpu_kernels),
+        cmocka_unit_test(test_bad_json),
+        cmocka_unit_test(test_recordings),
+        cmocka_unit_test(test_two_parsers_agree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
