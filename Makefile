@@ -2,7 +2,8 @@
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
-DEMO_OUT ?= rooftime-out
+DEMO_OUT ?= rooftime-study
+STUDY_FLAGS ?=
 
 .PHONY: all deps build demo test test-plain clean
 
@@ -15,9 +16,11 @@ build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job.
+# The main job: measure this machine, run the Conv2D and LSTM studies, write the report.
+# STUDY_FLAGS=--quick for the short version.
 demo: build
-	./$(BUILD)/rooftime analyze --machine v100 data/examples/conv2d-pt-fp16.json
+	./$(BUILD)/rooftime study -o $(DEMO_OUT) $(STUDY_FLAGS)
+	@echo "open $(DEMO_OUT)/report.html in a browser"
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 test: deps

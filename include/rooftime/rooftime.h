@@ -15,5 +15,14 @@
 #include "rooftime/profile.h"
 #include "rooftime/model.h"
 #include "rooftime/analysis.h"
+#include "rooftime/csv.h"
+#include "rooftime/import.h"
+#include "rooftime/import-frameworks.h"
+#include "rooftime/draw.h"
+#include "rooftime/chart.h"
+#include "rooftime/report.h"
+#include "rooftime/cpu.h"
+#include "rooftime/measure.h"
+#include "rooftime/study.h"
 
 #endif

@@ -81,13 +81,12 @@ static void conv_free(rt_study_case *base)
 }
 
 static dnnl_status_t conv_fwd_desc(dnnl_convolution_desc_t *cd, const rt_conv_shape *s,
-                                   dnnl_data_type_t dt, const dnnl_memory_desc_t *md)
+                                   const dnnl_memory_desc_t *md)
 {
     dnnl_dims_t strides = {s->stride, s->stride}, pad = {s->pad, s->pad};
     /* right padding so the output size matches rt_conv_out_* exactly */
     dnnl_dims_t pad_r = {(rt_conv_out_h(s) - 1) * s->stride + s->r - s->h - s->pad,
                          (rt_conv_out_w(s) - 1) * s->stride + s->s - s->w - s->pad};
-    (void)dt;
     return dnnl_convolution_forward_desc_init(cd, dnnl_forward_training, dnnl_convolution_auto,
                                               &md[0], &md[1], NULL, &md[2], strides, pad, pad_r);
 }
@@ -109,7 +108,7 @@ static dnnl_status_t conv_pd(const rt_conv_shape *s, rt_pass pass, dnnl_data_typ
     dnnl_memory_desc_init_by_tag(&fmd[1], 4, wei, dt, dnnl_format_tag_any);
     dnnl_memory_desc_init_by_tag(&fmd[2], 4, dst, dt, dnnl_format_tag_any);
     dnnl_convolution_desc_t fd, cd;
-    dnnl_status_t st = conv_fwd_desc(&fd, s, dt, fmd);
+    dnnl_status_t st = conv_fwd_desc(&fd, s, fmd);
     if (st != dnnl_success)
         return st;
     if (pass == RT_PASS_FWD)

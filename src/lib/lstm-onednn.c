@@ -151,11 +151,9 @@ static void lstm_free(rt_study_case *base)
         dn_reorder_release(&d->re_w[i]);
         dn_reorder_release(&d->re_dw[i]);
     }
-    for (int i = 0; i < T_COUNT; i++) {
+    for (int i = 0; i < T_COUNT; i++)
         dnnl_memory_destroy(d->user[i]);
-        if (d->prim[i] != d->user[i] && i == T_WORKSPACE)
-            dnnl_memory_destroy(d->prim[i]);
-    }
+    dnnl_memory_destroy(d->prim[T_WORKSPACE]); /* the other prim[] are user[] or a reorder's */
     dnnl_primitive_destroy(d->fwd);
     dnnl_primitive_destroy(d->bwd);
     dnnl_stream_destroy(d->strm);

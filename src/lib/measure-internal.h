@@ -39,18 +39,23 @@ int rt_measure_max_threads(void);
 typedef struct rt_team_timing {
     double wall;       /* first start to last finish, seconds */
     double thread_max; /* the longest single thread's own time */
-    double skew;       /* spread of the starts plus spread of the finishes */
+    double skew;       /* spread of the threads' starts: late wake-ups */
     int threads;       /* threads that ran */
     double cpu_ratio;  /* least CPU time / wall time of any thread: < 1 when descheduled */
 } rt_team_timing;
+
+/* Timed runs since the reset, and how many stayed disturbed after their attempts. */
+void rt_team_stats_reset(void);
+void rt_team_stats(long *runs, long *disturbed);
 
 /* CPU time of the calling thread, seconds. */
 double rt_thread_cpu_now(void);
 
 /* Run job(ctx, tid) on `threads` threads started together; -1 when any job returned non-zero. */
 int rt_team_run(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_timing *tm);
-/* The same, run up to three times while the threads overlapped badly (skew > 5% of wall)
- * or one was descheduled (CPU time < 95% of wall); the least disturbed run is kept. */
+/* The same, run up to three times while a thread started late (skew > 5% of wall)
+ * or one was descheduled (CPU time < 95% of wall); the least disturbed run is kept. Only one
+ * attempt while the last six runs all stayed disturbed. */
 int rt_team_run_synced(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_timing *tm);
 
 /* ---- core clock (measure-clock.c) ---- */

@@ -42,9 +42,9 @@ typedef struct plan {
 } plan;
 
 static const plan quick_plan = {
-    3, 0.05, 3, 0.02, 3, 0.008, 1.4142135623730951, 512.0 * 1024 * 1024, 3, 2000, 200};
+    3, 0.05, 3, 0.02, 3, 0.008, 1.4142135623730951, 512.0 * 1024 * 1024, 15, 200, 50};
 static const plan full_plan = {
-    5, 0.1, 5, 0.1, 5, 0.02, 1.2599210498948732, 1024.0 * 1024 * 1024, 7, 20000, 1000};
+    5, 0.1, 5, 0.05, 5, 0.012, 1.2599210498948732, 1024.0 * 1024 * 1024, 31, 1000, 200};
 
 /* Progress over the whole run: stages own slices [lo, hi) of [0, 1]. */
 typedef struct progress {
@@ -89,6 +89,7 @@ typedef struct unit_result {
     const rt_flops_kernel *k;
     rt_stat all; /* at the most threads */
     rt_stat one; /* one thread */
+    double hz;   /* core clock measured right before it */
     int have;
 } unit_result;
 
@@ -172,6 +173,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     int rc = -1;
     double t_start = rt_now();
 
+    rt_team_stats_reset();
     /* ---- clock ---- */
     stage(&pr, "core clock", 0.0, 0.03);
     rt_stat imul;
@@ -184,7 +186,6 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                                     "by the monotonic clock on one thread; imul_hz: the same with "
                                     "`imul reg, reg` (3 cycles), a cross-check"));
     json_object_set_new(meas, "clock", jc);
-    double hz = clk.median;
 
     /* ---- compute ---- */
     size_t nk;
@@ -196,13 +197,21 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     unit_result best[N_UNITS];
     memset(best, 0, sizeof best);
     size_t done = 0;
-    for (size_t i = 0; i < nk; i++) {
+    double clock_samples[64];
+    size_t n_clock_samples = 0;
+    for (size_t i = 0; i < nk && n_clock_samples < 64; i++) {
         const rt_flops_kernel *k = &ks[i];
         if (!k->available(&cpu) || k->isa > limit)
             continue;
         /* A quick correctness run first: a wrong result is an error, not a number. */
         if (rt_flops_kernel_check(k, 100, err) != 0)
             goto fail;
+        /*
+         * The clock right before the kernel: a core's clock moves with the load on
+         * the others (and the host's), so the theoretical peak uses the one it ran at.
+         */
+        rt_stat kclk = rt_measure_clock(3, 0.01, NULL);
+        clock_samples[n_clock_samples++] = kclk.median;
         rt_stat one = {0, 0, 0}, all = {0, 0, 0};
         for (int t = 0; t < nt; t++) {
             rt_stat s;
@@ -217,8 +226,10 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             json_object_set_new(e, "instruction", json_string(k->instr));
             json_object_set_new(e, "threads", json_integer(tcounts[t]));
             stat_json(e, "flops", s);
-            json_object_set_new(e, "flops_per_cycle_per_thread",
-                                json_real(hz > 0 ? s.median / tcounts[t] / hz : 0));
+            json_object_set_new(e, "clock_hz", json_real(kclk.median));
+            json_object_set_new(
+                e, "flops_per_cycle_per_thread",
+                json_real(kclk.median > 0 ? s.median / tcounts[t] / kclk.median : 0));
             json_array_append_new(flops_arr, e);
             report(&pr, (done + (double)(t + 1) / nt) / (double)nrun);
         }
@@ -229,11 +240,19 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                 best[u].k = k;
                 best[u].all = all;
                 best[u].one = one;
+                best[u].hz = kclk.median;
                 best[u].have = 1;
             }
     }
     json_object_set_new(meas, "flops", flops_arr);
     flops_arr = NULL;
+    if (n_clock_samples > 0) {
+        rt_stat cs = rt_stat_of(clock_samples, n_clock_samples);
+        json_t *jk = json_object();
+        stat_json(jk, "hz", cs);
+        json_object_set_new(jk, "samples", json_integer((json_int_t)n_clock_samples));
+        json_object_set_new(jc, "before_each_compute_kernel", jk);
+    }
 
     /* ---- bandwidth ---- */
     rt_cache_info caches[8];
@@ -422,20 +441,20 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             per_cycle = strcmp(k->unit, "amx_bf16") == 0 ? 1024 : 2048;
             snprintf(how, sizeof how, "%.0f per cycle per core (Intel's AMX figure)", per_cycle);
         } else {
-            double rate = issue_rate(best[u].one.median / (hz * k->flops_per_instr));
+            double rate = issue_rate(best[u].one.median / (best[u].hz * k->flops_per_instr));
             per_cycle = rate * k->flops_per_instr;
             snprintf(how, sizeof how,
                      "%.0f per cycle per core = %g per %s x %g issued per cycle (issue rate "
                      "inferred from the one-thread run)",
                      per_cycle, k->flops_per_instr, k->instr, rate);
         }
-        un->theoretical = hz * per_cycle * maxt;
+        un->theoretical = best[u].hz * per_cycle * maxt;
         char note[512];
         snprintf(note, sizeof note,
                  "%s (%s), %d thread%s, median of %d trials; one thread %.4g GFLOP/s; "
                  "theoretical: %.3f GHz x %d x %s",
                  k->instr, rt_isa_name(k->isa), maxt, maxt > 1 ? "s" : "", pl->flops_trials,
-                 best[u].one.median / 1e9, hz / 1e9, maxt, how);
+                 best[u].one.median / 1e9, best[u].hz / 1e9, maxt, how);
         rt_machine_set_str(&un->note, note);
         if (strcmp(unit_order[u], "amx_bf16") == 0)
             ref_unit = "amx_bf16";
@@ -502,6 +521,16 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     json_object_set_new(meas, "quick", json_boolean(o.quick));
     json_object_set_new(meas, "max_isa", json_string(rt_isa_name(limit)));
     json_object_set_new(meas, "seconds", json_real(rt_now() - t_start));
+    long runs, disturbed;
+    rt_team_stats(&runs, &disturbed);
+    json_object_set_new(meas, "timed_runs", json_integer(runs));
+    json_object_set_new(meas, "disturbed_runs", json_integer(disturbed));
+    if (runs > 0 && disturbed * 10 > runs)
+        rt_warnings_add(
+            sk,
+            "accuracy: %ld of %ld timed runs were disturbed by other processes (a thread "
+            "descheduled or late) in all their attempts: figures may be low",
+            disturbed, runs);
     json_t *jsk = json_array();
     for (size_t i = 0; i < sk->n; i++)
         json_array_append_new(jsk, json_string(sk->msg[i]));

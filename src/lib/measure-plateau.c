@@ -279,15 +279,29 @@ int rt_plateau_detect(const double *x, const double *y, size_t n, const double *
     }
 
     for (size_t j = 0; j <= k; j++) {
-        double lo = j == 0 ? -INFINITY : limits[j - 1], hi = j < k ? limits[j] : INFINITY;
-        /* The run with the most points inside this level's range is its plateau. */
+        /*
+         * DRAM starts at twice the last cache: caches that are not strict LRU
+         * (AMD's victim L3) keep serving part of a working set somewhat larger
+         * than they are.
+         */
+        double lo = j == 0 ? -INFINITY : j < k ? limits[j - 1] : 2 * limits[j - 1];
+        double hi = j < k ? limits[j] : INFINITY;
+        /*
+         * The run with the most points inside this level's range is its
+         * plateau; among equals, the one nearest the middle of the range (the
+         * edges are transitions), for DRAM the one at the largest sizes.
+         */
+        double mid = j == 0 ? log(hi) - 1.0 : j < k ? 0.5 * (log(lo) + log(hi)) : INFINITY;
         int best = -1, best_n = 0;
+        double best_d = INFINITY;
         for (size_t s = 0; s < ns; s++) {
             int c = count_in(x, seg[s], lo, hi);
-            if (c > best_n || (c == best_n && c > 0 && best >= 0 &&
-                               seg[s].last - seg[s].first > seg[best].last - seg[best].first)) {
+            double center = 0.5 * (log(x[seg[s].first]) + log(x[seg[s].last]));
+            double d = isinf(mid) ? -center : fabs(center - mid);
+            if (c > best_n || (c == best_n && c > 0 && d < best_d)) {
                 best = (int)s;
                 best_n = c;
+                best_d = d;
             }
         }
         char a[32], b[32];
