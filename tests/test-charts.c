@@ -173,7 +173,7 @@ static void check_layout(const char *svg, const char *what)
         size_t m = 0;
         for (const char *q = gt + 1; q < end && m < sizeof txt - 1; q++) {
             static const char *const ent[5][2] = {
-                {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}, {"&quot;", "\""}, {"&apos;", "'"}};
+                {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}, {"&quot;", "\""}, {"&#39;", "'"}};
             size_t e = 0;
             while (e < 5 && strncmp(q, ent[e][0], strlen(ent[e][0])) != 0)
                 e++;

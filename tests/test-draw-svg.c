@@ -56,7 +56,7 @@ static void test_escapes(void **state)
     (void)state;
     char *svg = render(draw_escapes, 100, 100);
     assert_non_null(
-        strstr(svg, ">void f&lt;float, 4&gt;(a&amp;b) &quot;q&quot; &apos;x&apos; </text>"));
+        strstr(svg, ">void f&lt;float, 4&gt;(a&amp;b) &quot;q&quot; &#39;x&#39; </text>"));
     assert_non_null(strstr(svg, "text-anchor=\"end\""));
     assert_non_null(strstr(svg, "transform=\"rotate(-90 10 20)\""));
     assert_non_null(strstr(svg, "paint-order=\"stroke\""));

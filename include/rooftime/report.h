@@ -35,7 +35,5 @@ typedef struct rt_report_opts {
 int rt_report_write(const rt_machine *m, rt_profile *const *profiles, size_t n_profiles,
                     const rt_report_opts *opts, const char *dir, rt_error *err);
 
-/* Write s to fp with &, <, >, " and ' escaped for HTML text and attribute values. */
-void rt_html_escape(FILE *fp, const char *s);
 
 #endif

@@ -46,6 +46,10 @@ int rt_mkdir_p(const char *path, rt_error *err);
  * source tree's data/ when run from a build tree, else the installed share directory. */
 const char *rt_datadir(void);
 
+/* Write s escaped for HTML and XML text and attributes (&, <, >, quotes; control characters
+ * become spaces): kernel names carry <, > and &. */
+void rt_html_escape(FILE *fp, const char *s);
+
 /* Monotonic clock in seconds. */
 double rt_now(void);
 

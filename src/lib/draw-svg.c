@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rooftime/draw.h"
+#include "rooftime/util.h"
 
 /* Fixed formatting independent of locale: two decimals, trailing zeros and "-0" dropped. */
 static void num(FILE *fp, double v)
@@ -34,34 +35,6 @@ static void color(FILE *fp, uint32_t c)
     fprintf(fp, "#%06x", (unsigned)(c & 0xFFFFFFu));
 }
 
-/* Text content and attribute values: escape the five XML specials and drop control characters. */
-static void esc(FILE *fp, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-        switch (*p) {
-        case '<':
-            fputs("&lt;", fp);
-            break;
-        case '>':
-            fputs("&gt;", fp);
-            break;
-        case '&':
-            fputs("&amp;", fp);
-            break;
-        case '"':
-            fputs("&quot;", fp);
-            break;
-        case '\'':
-            fputs("&apos;", fp);
-            break;
-        default:
-            if (*p < 0x20 && *p != '\n' && *p != '\t')
-                fputc(' ', fp);
-            else
-                fputc(*p, fp);
-        }
-    }
-}
 
 static void stroke_attrs(FILE *fp, const rt_stroke *s)
 {
@@ -159,7 +132,7 @@ static void svg_polyline(rt_draw *d, const double *xy, size_t n, const rt_stroke
 static void title_elem(FILE *fp, const char *title)
 {
     fputs("<title>", fp);
-    esc(fp, title);
+    rt_html_escape(fp, title);
     fputs("</title>", fp);
 }
 
@@ -275,7 +248,7 @@ static void svg_text(rt_draw *d, double x, double y, const char *s, const rt_tex
         fputs(")\"", fp);
     }
     fputc('>', fp);
-    esc(fp, s);
+    rt_html_escape(fp, s);
     fputs("</text>\n", fp);
 }
 
@@ -292,7 +265,7 @@ static void svg_group(rt_draw *d, const char *name)
 {
     if (name) {
         fputs("<g class=\"", d->fp);
-        esc(d->fp, name);
+        rt_html_escape(d->fp, name);
         fputs("\">\n", d->fp);
     } else {
         fputs("</g>\n", d->fp);

@@ -1,5 +1,5 @@
 /* HTML escaping of untrusted text (kernel names carry <, > and &). */
-#include "rooftime/report.h"
+#include "rooftime/util.h"
 
 void rt_html_escape(FILE *fp, const char *s)
 {
