@@ -71,3 +71,20 @@ void cli_print_warnings(const rt_warnings *w, size_t max)
     if (w->n > shown)
         cli_warning("%zu more warnings not shown (--format json lists them all)", w->n - shown);
 }
+
+int cli_load_inputs(const char *machine, char **paths, size_t n, rt_machine **m, rt_profile ***ps)
+{
+    rt_error err;
+    *m = NULL;
+    *ps = NULL;
+    if (rt_machine_resolve(machine, m, &err) != 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    if (cli_load_profiles(paths, n, ps) != 0) {
+        rt_machine_free(*m);
+        *m = NULL;
+        return -1;
+    }
+    return 0;
+}

@@ -84,14 +84,8 @@ int cmd_analyze(int argc, char **argv)
     rt_machine *m = NULL;
     rt_profile **ps = NULL;
     size_t n_ps = (size_t)(argc - optind);
-    if (rt_machine_resolve(machine, &m, &err) != 0) {
-        cli_error("%s", err.msg);
+    if (cli_load_inputs(machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
-    }
-    if (cli_load_profiles(argv + optind, n_ps, &ps) != 0) {
-        rt_machine_free(m);
-        goto out;
-    }
     rt_group_opts g = {.keys = (const char *const *)group,
                        .n_keys = n_group,
                        .ignore = (const char *const *)ignore,
