@@ -35,5 +35,4 @@ typedef struct rt_report_opts {
 int rt_report_write(const rt_machine *m, rt_profile *const *profiles, size_t n_profiles,
                     const rt_report_opts *opts, const char *dir, rt_error *err);
 
-
 #endif

@@ -135,7 +135,9 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
 } machine_cmds[] = {
-    {"list", NULL}, {"show", machine_show}, {"check", machine_check},
+    {"list", NULL},
+    {"show", machine_show},
+    {"check", machine_check},
     /* machine measure: characterizes this machine (issue 5) */
     {"measure", cmd_machine_measure},
 };

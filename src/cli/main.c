@@ -17,7 +17,8 @@ const rt_command rt_commands[] = {
      "rooftime machine measure [-o FILE] [--quick] [--threads N] [--max-isa sse|avx2|avx512|amx]\n"
      "\n"
      "NAME is a shipped preset (see `machine list`); FILE is a machine JSON file."},
-    {"analyze", cmd_analyze, "verdict per kernel and per config: what bounds it, how far from the roof",
+    {"analyze", cmd_analyze,
+     "verdict per kernel and per config: what bounds it, how far from the roof",
      "rooftime analyze --machine NAME|FILE [options] PROFILE...\n"
      "\n"
      "  -m, --machine M      machine preset name or machine file (required)\n"
@@ -40,7 +41,8 @@ const rt_command rt_commands[] = {
      "output before the table is skipped), aggregated per kernel name\n"
      "  -o, --output FILE      the profile to write (required)\n"
      "      --metrics FILE     metric-to-quantity mapping (default: data/ncu/metrics.json)\n"
-     "      --tensor-factor K  FLOPs per tensor instruction (default per CC: 512 sm_70/75, 2048 sm_80+)\n"
+     "      --tensor-factor K  FLOPs per tensor instruction (default per CC: 512 sm_70/75, 2048 "
+     "sm_80+)\n"
      "      --arch sm_XX       architecture of files without a CC column (default sm_70)\n"
      "      --allow-missing    a launch lacking a metric in one file: warning, counted as 0\n"
      "      --per-launch       one kernel per launch (tags launch and process)\n"
@@ -76,7 +78,8 @@ const rt_command rt_commands[] = {
      "      --keep-log FILE  also keep the verbose records there\n"
      "Exit code 0 when the command succeeded and oneDNN records were captured; 1 when the\n"
      "command could not start, failed, or printed no records. See docs/import-frameworks.md."},
-    {"ncu-metrics", cmd_ncu_metrics, "the Nsight Compute metrics rooftime needs, and the ncu command",
+    {"ncu-metrics", cmd_ncu_metrics,
+     "the Nsight Compute metrics rooftime needs, and the ncu command",
      "rooftime ncu-metrics [--arch sm_70|sm_80|sm_90] [--set throughput|sectors] [--metrics FILE]"},
     {"plot", cmd_plot, "draw one time-based roofline view (SVG, PNG or PDF)",
      "rooftime plot --machine NAME|FILE [options] -o FILE.svg|.png|.pdf PROFILE...\n"

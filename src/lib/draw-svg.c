@@ -35,7 +35,6 @@ static void color(FILE *fp, uint32_t c)
     fprintf(fp, "#%06x", (unsigned)(c & 0xFFFFFFu));
 }
 
-
 static void stroke_attrs(FILE *fp, const rt_stroke *s)
 {
     fputs(" stroke=\"", fp);
