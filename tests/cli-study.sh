@@ -15,7 +15,7 @@ cat >"$TMP/m.json" <<'JSON'
 }
 JSON
 O=$TMP/study
-expect 2 "--impl: unknown name 'cudnn' \(known: direct, im2col, onednn, unfused\)" -- study -o "$O" --impl cudnn
+expect 2 "--impl: unknown name 'cudnn' \(known: direct, im2col, onednn, unfused, pytorch\)" -- study -o "$O" --impl cudnn
 expect 2 "--op: unknown name 'gemm'" -- study -o "$O" --op gemm
 expect 2 "--precision: unknown name 'fp8'" -- study -o "$O" --precision fp8
 expect 2 "--iters: expected a whole number from 1 to 100000, got '0'" -- study -o "$O" --iters 0
@@ -26,10 +26,15 @@ expect 2 "unexpected argument 'extra'" -- study -o "$O" extra
 expect 2 "unknown option '--bogus'" -- study --bogus
 expect 2 "--mode: expected single or hier" -- study -o "$O" --mode fast
 expect 1 "cannot read 'nope.json'" -- study -o "$O" --machine nope.json
+expect 2 "direct is not timed with --quick" -- study -o "$O" --quick --impl direct --op conv2d
+# pytorch asked for by name, with a python that is not there: an error before any work
+ROOFTIME_PYTHON=/nonexistent/python3 expect 1 "--impl pytorch: cannot run '/nonexistent/python3'" -- study -o "$O" --impl pytorch,onednn
 check "nothing written before the request was valid" test ! -e "$O"
+expect 1 "nothing to run: every selected case is skipped \(im2col bf16 conv2d" -- study -o "$TMP/none" --quick --scale 0.1 --machine "$TMP/m.json" --impl im2col --op conv2d --precision bf16
 
-# A quick run at a tiny scale, every implementation and precision.
-"$BIN" study -o "$O" --quick --scale 0.1 --machine "$TMP/m.json" >"$TMP/out.txt" 2>"$TMP/err.txt"
+# A quick run at a tiny scale, every implementation and precision; pytorch, selected by default,
+# is skipped with a note when its python cannot run (it gets its own run below).
+ROOFTIME_PYTHON=/nonexistent/python3 "$BIN" study -o "$O" --quick --scale 0.1 --machine "$TMP/m.json" >"$TMP/out.txt" 2>"$TMP/err.txt"
 code=$?
 check "quick study exits 0 (got $code: $(head -3 "$TMP/err.txt"))" test "$code" -eq 0
 for f in machine.json analysis.txt analysis.json findings.txt report.html; do
@@ -49,4 +54,34 @@ check "profiles say how numbers were obtained" grep -q "compulsory traffic" "$O/
 check "im2col is a kernel of its own" grep -q '"im2col"' "$O/profiles/conv2d-im2col-fp32-backward-weights.json"
 check "col2im is a kernel of its own" grep -q '"col2im"' "$O/profiles/conv2d-im2col-fp32-backward-data.json"
 check "the profiles analyze again" "$BIN" analyze --machine "$TMP/m.json" "$O"/profiles/*.json -o "$TMP/a.txt"
+check "pytorch noted as skipped" grep -q "Skipped: pytorch: cannot run '/nonexistent/python3'" "$O/findings.txt"
+check "no pytorch profile without torch" test ! -e "$O/profiles/conv2d-pytorch-fp32-forward.json"
+
+# PyTorch next to oneDNN, when /usr/bin/python3 has torch.
+if ROOFTIME_PYTHON= /usr/bin/python3 -c "import torch" 2>/dev/null; then
+    P=$TMP/torch
+    ROOFTIME_PYTHON= "$BIN" study -o "$P" --quick --scale 0.1 --machine "$TMP/m.json" --impl pytorch,onednn \
+        --precision fp32,bf16 >"$TMP/tout.txt" 2>"$TMP/terr.txt"
+    code=$?
+    check "study with pytorch exits 0 (got $code: $(grep -v warning "$TMP/terr.txt" | head -3))" test "$code" -eq 0
+    for f in conv2d-pytorch-fp32-forward conv2d-pytorch-bf16-backward lstm-pytorch-fp32-backward lstm-pytorch-bf16-forward; do
+        check "pytorch profile $f" test -s "$P/profiles/$f.json"
+    done
+    check "pytorch has no backward-data profile" test ! -e "$P/profiles/conv2d-pytorch-fp32-backward-data.json"
+    check "pytorch kernels carry the swept parameters" grep -q '"filters"' "$P/profiles/conv2d-pytorch-fp32-forward.json"
+    check "the convolution's backward is credited with FLOPs" \
+        /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if any(k['name'].startswith('aten::convolution_backward') and sum(k['flops'].values()) > 0 for k in p['kernels']) else 1)" \
+        "$P/profiles/conv2d-pytorch-fp32-backward.json"
+    check "the quick run leaves out torch's kernel and stride points" \
+        bash -c "! grep -q '\"stride\": \"1\"' '$P/profiles/conv2d-pytorch-fp32-forward.json'"
+    check "findings say torch has no byte counts" grep -q "pytorch: no byte counts" "$P/findings.txt"
+    check "findings compare pytorch's recoverable time" grep -qE "^pytorch bf16 \| .*upper bound: no byte counts" "$P/findings.txt"
+    check "findings: no NaN" bash -c "! grep -qwi nan '$P/findings.txt'"
+    check "report has a conv2d backward group for pytorch" test -s "$P/operation-conv2d-pass-backward-time.svg"
+    check "pytorch appears in the report" grep -q pytorch "$P/operation-lstm-pass-forward-time.svg"
+    check "findings note the quick run's torch points" grep -q "pytorch conv2d: 3 of the quick run's 5 sweep points" "$P/findings.txt"
+    check "the pytorch profiles analyze again" "$BIN" analyze --machine "$TMP/m.json" "$P"/profiles/*.json -o "$TMP/ta.txt"
+else
+    echo "skipped the pytorch part: /usr/bin/python3 cannot import torch"
+fi
 finish

@@ -98,8 +98,114 @@ static void test_conv2d_and_lstm(void **state)
     rt_profile_free(p);
 }
 
+static void record_progress(void *ud, size_t i)
+{
+    char *seen = ud;
+    size_t n = strlen(seen);
+    seen[n] = (char)('0' + i);
+    seen[n + 1] = '\0';
+}
+
+/* All the points run in one process; progress arrives per point; a point that fails is named
+ * and the points before it stay in the caller's profile. */
+static void test_progress_and_failure(void **state)
+{
+    (void)state;
+    if (!rt_torch_study_available(python))
+        skip();
+    rt_study_point pts[3];
+    memset(pts, 0, sizeof pts);
+    for (int i = 0; i < 3; i++) {
+        pts[i].op = RT_OP_CONV2D;
+        pts[i].conv = (rt_conv_shape){
+            .n = 1, .c = 2, .h = 6, .w = 6, .k = 2, .r = 3, .s = 3, .stride = 1, .pad = 1};
+    }
+    pts[1].conv.k = 3;
+    pts[2].conv.k = 5;
+    char seen[16] = "";
+    rt_profile *into = rt_profile_new();
+    rt_torch_study_opts o = {.op = RT_OP_CONV2D,
+                             .points = pts,
+                             .n_points = 3,
+                             .precision = RT_PREC_BF16,
+                             .pass = RT_PASS_BWD,
+                             .warmup = 0,
+                             .iters = 1,
+                             .into = into,
+                             .progress = record_progress,
+                             .progress_ud = seen};
+    rt_profile *p = NULL;
+    rt_error err = {{0}};
+    if (rt_torch_study_run(python, client(), &o, &p, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_string_equal(seen, "012");
+    int filters[6] = {0};
+    double bwd_flops[6] = {0};
+    for (size_t i = 0; i < into->n_kernels; i++) {
+        const rt_kernel *k = &into->kernels[i];
+        assert_string_equal(rt_tags_get(&k->tags, "precision"), "bf16");
+        int f = atoi(rt_tags_get(&k->tags, "filters"));
+        filters[f] = 1;
+        /* FLOPs recorded in bf16 are counted on the bf16 unit */
+        assert_true(rt_values_get(&k->flops, "fp32", 0) == 0);
+        if (strncmp(k->name, "aten::convolution_backward", 26) == 0) {
+            assert_true(k->invocations == 1);
+            bwd_flops[f] += rt_values_get(&k->flops, "bf16", 0);
+        }
+    }
+    assert_true(filters[2] && filters[3] && filters[5]);
+    /* torch records no FLOPs for the convolution's backward: credited with twice the forward's
+     * 2 N K C R S P Q = 2 * 2 * (1*K*2*3*3*6*6) */
+    assert_close(bwd_flops[2], 4.0 * 2 * 2 * 9 * 36, 1e-12);
+    assert_close(bwd_flops[5], 4.0 * 5 * 2 * 9 * 36, 1e-12);
+    rt_profile_free(into);
+
+    /* point 1's kernel is larger than its padded input: torch refuses it */
+    pts[1].conv.r = pts[1].conv.s = 9;
+    pts[1].conv.pad = 0;
+    seen[0] = '\0';
+    into = rt_profile_new();
+    o.precision = RT_PREC_FP32;
+    o.pass = RT_PASS_FWD;
+    o.into = into;
+    assert_int_equal(rt_torch_study_run(python, client(), &o, &p, &err), -1);
+    assert_null(p);
+    assert_non_null(strstr(err.msg, "failed at point 1 (batch=1,channels=2,input=6,filters=3,"));
+    assert_string_equal(seen, "01");
+    assert_true(into->n_kernels > 0);
+    for (size_t i = 0; i < into->n_kernels; i++)
+        assert_string_equal(rt_tags_get(&into->kernels[i].tags, "filters"), "2");
+    rt_profile_free(into);
+}
+
+/* What the study needs to run torch, and what it says when something is missing. */
+static void test_probe_and_script(void **state)
+{
+    (void)state;
+    rt_error err = {{0}};
+    assert_int_equal(rt_torch_study_probe("/nonexistent/python3", &err), -1);
+    assert_non_null(strstr(err.msg, "cannot run '/nonexistent/python3'"));
+    assert_false(rt_torch_study_available("/nonexistent/python3"));
+    /* a python without torch: /bin/false stands in, it runs and fails */
+    assert_int_equal(rt_torch_study_probe("/bin/false", &err), -1);
+    assert_non_null(strstr(err.msg, "'/bin/false' cannot import torch"));
+
+    setenv("ROOFTIME_PYTHON", "/opt/py/bin/python3", 1);
+    assert_string_equal(rt_torch_study_python(), "/opt/py/bin/python3");
+    unsetenv("ROOFTIME_PYTHON");
+    assert_string_equal(rt_torch_study_python(), "/usr/bin/python3");
+
+    char *s = rt_torch_study_script(&err);
+    if (!s)
+        fail_msg("%s", err.msg);
+    assert_string_equal(s, client());
+    free(s);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_conv2d_and_lstm)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_conv2d_and_lstm),
+                                       cmocka_unit_test(test_progress_and_failure),
+                                       cmocka_unit_test(test_probe_and_script)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

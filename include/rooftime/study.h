@@ -62,12 +62,14 @@ typedef enum rt_study_impl {
     RT_IMPL_IM2COL = 1,  /* conv2d: im2col/col2im + OpenBLAS sgemm */
     RT_IMPL_ONEDNN = 2,  /* conv2d and lstm: oneDNN primitives */
     RT_IMPL_UNFUSED = 3, /* lstm: per step GEMMs + elementwise kernels */
+    RT_IMPL_PYTORCH = 4, /* conv2d and lstm: torch (scripts/torch-client.py), from its traces */
     RT_IMPL_COUNT
 } rt_study_impl;
 
 const char *rt_study_impl_name(rt_study_impl i);
 int rt_study_impl_parse(const char *s, rt_study_impl *out);
-/* Whether implementation i exists for op (direct/im2col: conv2d; unfused: lstm; onednn: both). */
+/* Whether implementation i exists for op (direct/im2col: conv2d; unfused: lstm; onednn and
+ * pytorch: both). */
 bool rt_study_impl_has_op(rt_study_impl i, rt_study_op op);
 
 /* The paper's defaults and sweeps (method.md section 4). */
@@ -228,10 +230,20 @@ typedef struct rt_study_opts {
     double scale; /* 1: the paper's shapes; smaller shrinks them (tests) */
     void (*progress)(void *ud, const rt_study_progress *p);
     void *progress_ud;
+    const char *python; /* for pytorch; NULL: $ROOFTIME_PYTHON, else /usr/bin/python3 */
+    /* pytorch was selected by default, not asked for: when torch cannot run here the study skips
+     * it with a note; otherwise that is an error (rt_study_run fails before any work) */
+    bool pytorch_optional;
 } rt_study_opts;
 
-/* Everything selected: every op, fp32 and bf16 (fp16 tried too), every implementation. */
+/* Everything selected: every op, fp32 and bf16 (fp16 tried too), every implementation (pytorch
+ * optional). */
 void rt_study_opts_init(rt_study_opts *o);
+
+/* Whether the pytorch implementation can run: the python of o imports torch and
+ * scripts/torch-client.py is found ($ROOFTIME_SRC/scripts, the source tree, the installed share
+ * directory). 0, or -1 with the reason. Starts python: a second or two. */
+int rt_study_torch_check(const rt_study_opts *o, rt_error *err);
 
 /* One correctness check: an implementation's result against the reference at a small shape. */
 typedef struct rt_study_check {

@@ -143,8 +143,9 @@ int cmd_study(int argc, char **argv)
             break;
         case 'I':
             if (parse_flags("--impl", optarg, so.impls, RT_IMPL_COUNT, p_impl,
-                            "direct, im2col, onednn, unfused") < 0)
+                            "direct, im2col, onednn, unfused, pytorch") < 0)
                 return RT_EXIT_USAGE;
+            so.pytorch_optional = false; /* asked for by name: it must run */
             break;
         case 'O':
             if (parse_flags("--op", optarg, so.ops, RT_OP_COUNT, p_op, "conv2d, lstm") < 0)
@@ -187,6 +188,12 @@ int cmd_study(int argc, char **argv)
     rt_error err;
     if (rt_study_validate(&so, &err) != 0)
         return cli_usage_error("study", "%s", err.msg);
+    /* pytorch asked for by name but torch cannot run: say so now, not after the measurement
+     * (selected by default, the study notes it as skipped instead) */
+    if (so.impls[RT_IMPL_PYTORCH] && !so.pytorch_optional && rt_study_torch_check(&so, &err) != 0) {
+        cli_error("--impl pytorch: %s", err.msg);
+        return RT_EXIT_FAIL;
+    }
     rt_machine *m = NULL;
     if (machine_arg && rt_machine_resolve(machine_arg, &m, &err) != 0) {
         cli_error("%s", err.msg);

@@ -121,6 +121,45 @@ static void strset_release(strset *s)
     memset(s, 0, sizeof *s);
 }
 
+/* An operator's name without the input shapes torch's traces append ("aten::mm [[2,3],[3,4]]"). */
+static void base_name(const char *name, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.*s", (int)strcspn(name, "["), name);
+    size_t l = strlen(buf);
+    while (l && buf[l - 1] == ' ')
+        buf[--l] = '\0';
+}
+
+/* Whether no kernel of implementation impl carries a byte count (pytorch: its traces have none):
+ * such kernels have no AI and no bandwidth bound. */
+static bool impl_without_bytes(const rt_analysis *a, const char *impl)
+{
+    bool seen = false;
+    for (size_t i = 0; i < a->n_items; i++) {
+        const rt_item *it = &a->items[i];
+        if (strcmp(tag(&it->tags, "implementation"), impl) != 0)
+            continue;
+        seen = true;
+        for (size_t l = 0; l < it->kernel->bytes.n; l++)
+            if (it->kernel->bytes.v[l].value > 0)
+                return false;
+    }
+    return seen;
+}
+
+/* The implementations without byte counts, joined ("pytorch"); "" when none. */
+static void impls_without_bytes(const rt_analysis *a, char *buf, size_t n)
+{
+    strset s = {0};
+    for (size_t i = 0; i < a->n_items; i++)
+        strset_add(&s, tag(&a->items[i].tags, "implementation"));
+    buf[0] = '\0';
+    for (size_t i = 0; i < s.n; i++)
+        if (impl_without_bytes(a, s.v[i]))
+            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? ", " : "", s.v[i]);
+    strset_release(&s);
+}
+
 static double dram_ai(const rt_kernel *k)
 {
     double q = rt_values_get(&k->bytes, "DRAM", NAN);
@@ -216,6 +255,26 @@ static void section_run(out2 *o, const rt_analysis *a, const rt_study_result *r)
     else
         item(o, "Load average %.1f at the start and %.1f at the end on %ld CPUs.", r->load_start,
              r->load_end, r->ncpu);
+    char nb[128];
+    impls_without_bytes(a, nb, sizeof nb);
+    if (nb[0])
+        item(o,
+             "%s: no byte counts (the kernels carry time and FLOPs only), so these kernels have "
+             "no AI and no bandwidth bound: they are left out of the AI comparisons below, a "
+             "kernel without FLOPs counts as overhead-bound, and their recoverable time is an "
+             "upper bound.",
+             nb);
+    for (size_t i = 0; i < a->n_items; i++)
+        if (strcmp(tag(&a->items[i].tags, "implementation"), "pytorch") == 0) {
+            item(o, "pytorch: torch's operators from the PyTorch profiler's traces (self time; "
+                    "FLOPs as torch records them: convolutions, matrix products, mul and add, "
+                    "none for sigmoid, tanh, in-place add or copies; the conv2d backward credited "
+                    "by rooftime "
+                    "with twice the forward count), not checked against the reference (torch "
+                    "draws its own inputs); its backward is one autograd pass, input and weight "
+                    "gradients together.");
+            break;
+        }
     for (size_t i = 0; i < r->skipped.n; i++)
         item(o, "Skipped: %s", r->skipped.msg[i]);
     h_raw(o, "</ul>\n");
@@ -281,13 +340,24 @@ static void section_overhead(out2 *o, const rt_analysis *a)
             snprintf(a2, sizeof a2, "%.0f", nmin);
         else
             snprintf(a2, sizeof a2, "%.0f to %.0f", nmin, nmax);
-        snprintf(a3, sizeof a3, "%.1f%%", t > 0 ? 100 * tob / t : 0);
+        char impl[64];
+        snprintf(impl, sizeof impl, "%.*s", (int)strcspn(series.v[si], " "), series.v[si]);
+        snprintf(a3, sizeof a3, "%.1f%%%s", t > 0 ? 100 * tob / t : 0,
+                 impl_without_bytes(a, impl) ? " (no byte counts)" : "");
         table_row(o, 4, series.v[si], a1, a2, a3);
     }
     table_end(o);
     h_raw(o, "<ul>\n");
     item(o, "%zu of %zu configs are overhead-bound (tau = %.3g us on this machine).", total_ob,
          a->n_configs, a->machine->tau * 1e6);
+    char nb[128];
+    impls_without_bytes(a, nb, sizeof nb);
+    if (nb[0])
+        item(o,
+             "%s (no byte counts): a config is overhead-bound when n tau exceeds its compute time "
+             "alone, and every kernel without FLOPs is overhead-bound, since nothing else bounds "
+             "it.",
+             nb);
     h_raw(o, "</ul>\n");
     strset_release(&series);
 }
@@ -357,13 +427,20 @@ static void section_zero_ai(out2 *o, const rt_analysis *a)
             t += a->items[i].v.time;
             if (a->items[i].v.zero_ai) {
                 tz += a->items[i].v.time;
-                strset_add(&names, a->items[i].kernel->name);
+                char bn[128];
+                base_name(a->items[i].kernel->name, bn, sizeof bn);
+                strset_add(&names, bn);
             }
         }
-        char c1[32], c2[32], c3[32], c4[256] = "";
+        char impl[64];
+        snprintf(impl, sizeof impl, "%.*s", (int)strcspn(keys.v[ki], " "), keys.v[ki]);
+        char c1[32], c2[32], c3[96], c4[256] = "";
         fmt_s(c1, sizeof c1, tz);
         fmt_s(c2, sizeof c2, t);
-        snprintf(c3, sizeof c3, "%.1f%%", t > 0 ? 100 * tz / t : 0);
+        /* without byte counts, "zero AI" means only that no FLOPs were recorded: torch records
+         * none for elementwise operators, which do compute */
+        snprintf(c3, sizeof c3, "%.1f%%%s", t > 0 ? 100 * tz / t : 0,
+                 impl_without_bytes(a, impl) ? " (no FLOPs recorded; no byte counts)" : "");
         for (size_t i = 0; i < names.n; i++)
             snprintf(c4 + strlen(c4), sizeof c4 - strlen(c4), "%s%s", i ? ", " : "", names.v[i]);
         table_row(o, 5, keys.v[ki], c1, c2, c3, names.n ? c4 : "none");
@@ -406,6 +483,10 @@ static void section_jumps(out2 *o, const rt_analysis *a, const rt_study_result *
     if (!found)
         item(o, "None: within every family the AI follows the operation's own AI within a factor "
                 "of 1.5.");
+    char nb[128];
+    impls_without_bytes(a, nb, sizeof nb);
+    if (nb[0])
+        item(o, "Not compared: %s (no byte counts, so no AI).", nb);
     h_raw(o, "</ul>\n");
     /* oneDNN may switch algorithms (direct, Winograd, gemm) between configs without the
      * counted AI showing it, since the FLOPs follow the formula of the algorithm's family */
@@ -465,10 +546,14 @@ static void section_recoverable(out2 *o, const rt_analysis *a)
                 best_label = cf->label;
             }
         }
-        char c1[32], c2[32], c3[32];
+        char impl[64];
+        snprintf(impl, sizeof impl, "%.*s", (int)strcspn(keys.v[ki], " "), keys.v[ki]);
+        char c1[32], c2[32], c3[96];
         fmt_s(c1, sizeof c1, t);
         fmt_s(c2, sizeof c2, rec);
-        snprintf(c3, sizeof c3, "%.1f%%", t > 0 ? 100 * rec / t : 0);
+        /* no bytes: the bandwidth bound is unknown (taken as 0), so the bound is low */
+        snprintf(c3, sizeof c3, "%.1f%%%s", t > 0 ? 100 * rec / t : 0,
+                 impl_without_bytes(a, impl) ? " (upper bound: no byte counts)" : "");
         table_row(o, 5, keys.v[ki], c1, c2, c3, best_label);
     }
     table_end(o);
@@ -488,13 +573,89 @@ static void section_scaling(out2 *o, const rt_analysis *a)
         const rt_config *c0 = &a->configs[fam->configs[0]],
                         *c1 = &a->configs[fam->configs[fam->n - 1]];
         double p0 = atof(tag(&c0->tags, fam->param)), p1 = atof(tag(&c1->tags, fam->param));
-        char s[160];
+        char s[160], ai[64];
         series_of(&c0->tags, s, sizeof s);
-        item(o, "%s: %s x%.0f (%s -> %s) gives time x%.2f, invocations x%.2f, DRAM AI x%.2f", s,
-             fam->param, p1 / p0, tag(&c0->tags, fam->param), tag(&c1->tags, fam->param),
-             c1->v.time / c0->v.time, c1->v.n / c0->v.n, dram_ai(&c1->sum) / dram_ai(&c0->sum));
+        double rai = dram_ai(&c1->sum) / dram_ai(&c0->sum);
+        if (isnan(rai))
+            snprintf(ai, sizeof ai, "DRAM AI unknown (no byte counts)");
+        else
+            snprintf(ai, sizeof ai, "DRAM AI x%.2f", rai);
+        item(o, "%s: %s x%.0f (%s -> %s) gives time x%.2f, invocations x%.2f, %s", s, fam->param,
+             p1 / p0, tag(&c0->tags, fam->param), tag(&c1->tags, fam->param),
+             c1->v.time / c0->v.time, c1->v.n / c0->v.n, ai);
     }
     h_raw(o, "</ul>\n");
+}
+
+/* Kernels that ran faster than their bound, by the reason the data points to. */
+static void section_consistency(out2 *o, const rt_analysis *a)
+{
+    heading(o, "Kernels faster than their bound (efficiency above 1)");
+    size_t n_oh = 0, n_bw = 0, n_wino = 0, n_comp = 0;
+    strset oh = {0}, bw = {0}, comp = {0};
+    for (size_t i = 0; i < a->n_items; i++) {
+        const rt_item *it = &a->items[i];
+        if (!(it->v.efficiency > 1))
+            continue;
+        const char *impl = rt_tags_get(&it->kernel->tags, "impl");
+        char bn[128];
+        base_name(it->kernel->name, bn, sizeof bn);
+        if (it->v.bound == RT_BOUND_OVERHEAD) {
+            n_oh++;
+            strset_add(&oh, bn);
+        } else if (it->v.bound == RT_BOUND_BANDWIDTH) {
+            n_bw++;
+            strset_add(&bw, bn);
+        } else if (impl && strstr(impl, "wino")) {
+            n_wino++;
+        } else {
+            n_comp++;
+            strset_add(&comp, bn);
+        }
+    }
+    h_raw(o, "<ul>\n");
+    char names[512];
+#define JOIN(set)                                                                                  \
+    do {                                                                                           \
+        names[0] = '\0';                                                                           \
+        for (size_t j = 0; j < (set).n; j++)                                                       \
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "",   \
+                     (set).v[j]);                                                                  \
+    } while (0)
+    if (n_oh) {
+        JOIN(oh);
+        item(o,
+             "%zu kernels beat their overhead bound (%s): one fork/join (tau) per call "
+             "overstates their cost; single-threaded C loops, memset, small GEMMs and "
+             "reorders, and most framework operators open no parallel region.",
+             n_oh, names);
+    }
+    if (n_bw) {
+        JOIN(bw);
+        item(o,
+             "%zu kernels beat their DRAM bound (%s): their tensors likely stay in cache from "
+             "one iteration to the next, so the compulsory DRAM bytes overcount what they move.",
+             n_bw, names);
+    }
+    if (n_wino)
+        item(o,
+             "%zu oneDNN Winograd kernels beat their compute bound: Winograd does fewer "
+             "multiplications than the direct count they are credited with.",
+             n_wino);
+    if (n_comp) {
+        JOIN(comp);
+        item(o,
+             "%zu kernels beat their compute bound (%s): the machine's measured peak is below "
+             "what they reached (a busy machine measures low peaks).",
+             n_comp, names);
+    }
+#undef JOIN
+    if (!n_oh && !n_bw && !n_wino && !n_comp)
+        item(o, "None.");
+    h_raw(o, "</ul>\n");
+    strset_release(&oh);
+    strset_release(&bw);
+    strset_release(&comp);
 }
 
 char *rt_study_findings_html(const rt_analysis *a, const rt_study_result *r, char **text)
@@ -512,6 +673,7 @@ char *rt_study_findings_html(const rt_analysis *a, const rt_study_result *r, cha
     section_jumps(&o, a, r);
     section_scaling(&o, a);
     section_recoverable(&o, a);
+    section_consistency(&o, a);
     fclose(o.html);
     fclose(o.text);
     if (text)

@@ -9,6 +9,7 @@
 #include "rooftime-config.h"
 #include "rooftime/study.h"
 #include "rooftime/util.h"
+#include "study-torch.h"
 
 typedef int (*case_new_fn)(const void *shape, rt_precision, rt_pass, uint64_t, rt_study_case **,
                            rt_error *);
@@ -24,6 +25,7 @@ void rt_study_opts_init(rt_study_opts *o)
         o->impls[i] = true;
     o->warmup = o->iters = -1;
     o->scale = 1;
+    o->pytorch_optional = true;
 }
 
 static const char *const group_keys[] = {
@@ -60,6 +62,17 @@ static const rt_pass *op_passes(rt_study_op op, size_t *n)
     return op == RT_OP_CONV2D ? conv_passes : lstm_passes;
 }
 
+/* The passes implementation i runs: torch's autograd runs one backward for both ops (the
+ * gradients of input and weights together), so pytorch has forward and backward. */
+static const rt_pass *impl_passes(rt_study_impl i, rt_study_op op, size_t *n)
+{
+    if (i == RT_IMPL_PYTORCH) {
+        *n = 2;
+        return lstm_passes;
+    }
+    return op_passes(op, n);
+}
+
 int rt_study_validate(const rt_study_opts *o, rt_error *err)
 {
     if (!(o->scale > 0 && o->scale <= 1)) {
@@ -86,11 +99,14 @@ int rt_study_validate(const rt_study_opts *o, rt_error *err)
             continue;
         bool runs = false;
         for (int i = 0; i < RT_IMPL_COUNT; i++)
-            runs |= o->impls[i] && rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op);
+            runs |= o->impls[i] && rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) &&
+                    !(o->quick && i == RT_IMPL_DIRECT); /* a quick run does not time it */
         if (!runs) {
-            rt_error_set(err, "no selected implementation runs %s (it has: %s)",
-                         rt_study_op_name((rt_study_op)op),
-                         op == RT_OP_CONV2D ? "direct, im2col, onednn" : "unfused, onednn");
+            rt_error_set(
+                err, "no selected implementation runs %s (it has: %s%s)",
+                rt_study_op_name((rt_study_op)op),
+                op == RT_OP_CONV2D ? "direct, im2col, onednn, pytorch" : "unfused, onednn, pytorch",
+                o->quick && op == RT_OP_CONV2D ? "; direct is not timed with --quick" : "");
             return -1;
         }
         size_t n;
@@ -211,7 +227,8 @@ static size_t run_checks(const rt_study_opts *o, rt_study_result *r, bool **skip
             float *ref = reference_out(&small[op], passes[p], seed, &nref, &err);
             for (int i = 0; i < RT_IMPL_COUNT; i++)
                 for (int pr = 0; pr < RT_PREC_COUNT; pr++) {
-                    if (!o->impls[i] || !o->precisions[pr] ||
+                    /* torch draws its own inputs: there is no result of it to compare */
+                    if (!o->impls[i] || !o->precisions[pr] || i == RT_IMPL_PYTORCH ||
                         !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op))
                         continue;
                     size_t idx =
@@ -274,6 +291,41 @@ static char *method_text(int warmup, int iters, bool direct)
                : "");
 }
 
+/* Torch's threads: as many as the OpenMP team of the other implementations (one per CPU), unless
+ * OMP_NUM_THREADS sets both (torch reads it too). Torch's own default is the physical cores, one
+ * on a 2-vCPU VM. 0: torch's choice. */
+static int torch_threads(const rt_study_result *r)
+{
+    const char *omp = getenv("OMP_NUM_THREADS");
+    return omp && *omp ? 0 : (int)r->ncpu;
+}
+
+static char *torch_method_text(int warmup, int iters, int threads, const char *python,
+                               const char *script, size_t npts, size_t nall)
+{
+    char th[64] = "";
+    if (threads > 0)
+        snprintf(th, sizeof th, " with %d threads", threads);
+    else
+        snprintf(th, sizeof th, " with OMP_NUM_THREADS threads");
+    char pts[96] = "";
+    if (npts < nall)
+        snprintf(pts, sizeof pts, " (%zu of the %zu sweep points: a quick run)", npts, nall);
+    return rt_asprintf(
+        "rooftime study, pytorch: '%s %s' runs every sweep point%s in one process%s, %d warm-up "
+        "and %d measured iterations of the pass per point, the measured ones recorded by the "
+        "PyTorch profiler (record_shapes, with_flops) inside 'rooftime:measured' ranges and "
+        "imported as in 'rooftime import torch': operators by self time (duration minus their "
+        "children's), invocations per call. FLOPs: as torch records them (forward convolutions "
+        "2NKCRSPQ over the padded taps, matrix products 2MNK, mul and add one per element; "
+        "none for other operators such as sigmoid, tanh and copies), except that "
+        "aten::convolution_backward, for which torch records none, is credited with twice the "
+        "forward count (input and weight gradients; the bias gradient not counted). Bytes: "
+        "none (torch's traces have no byte counts). Backward is torch's one autograd backward "
+        "(input and weight gradients together).",
+        python, script, pts, th, warmup, iters);
+}
+
 static void tag_point(rt_tags *tags, const rt_study_point *pt)
 {
     size_t np;
@@ -283,6 +335,83 @@ static void tag_point(rt_tags *tags, const rt_study_point *pt)
         snprintf(buf, sizeof buf, "%ld", rt_study_point_param(pt, params[i]));
         rt_tags_set(tags, params[i], buf);
     }
+}
+
+/* "onednn bf16 conv2d forward filters=256": the progress line of a point. */
+static void point_what(char *what, size_t n, rt_study_impl i, rt_precision pr, rt_study_op op,
+                       rt_pass pass, const rt_study_point *pt)
+{
+    bool def = strcmp(pt->varied, "default") == 0;
+    snprintf(what, n, "%s %s %s %s %s", rt_study_impl_name(i), rt_precision_name(pr),
+             rt_study_op_name(op), rt_pass_name(pass), pt->varied);
+    if (!def)
+        snprintf(what + strlen(what), n - strlen(what), "=%ld",
+                 rt_study_point_param(pt, pt->varied));
+}
+
+/* A new profile of the study for one implementation x precision x op x pass. */
+static rt_profile *new_profile(rt_study_impl i, rt_precision pr, rt_study_op op, rt_pass pass,
+                               char *method)
+{
+    rt_profile *prof = rt_profile_new();
+    rt_machine_set_str(&prof->tool, "rooftime-study");
+    rt_machine_set_str(&prof->version, RT_VERSION);
+    char *cmd = rt_asprintf("rooftime study (%s %s %s %s)", rt_study_impl_name(i),
+                            rt_precision_name(pr), rt_study_op_name(op), rt_pass_name(pass));
+    rt_machine_set_str(&prof->command, cmd);
+    free(cmd);
+    rt_machine_set_str(&prof->method, method);
+    free(method);
+    rt_tags_set(&prof->tags, "implementation", rt_study_impl_name(i));
+    rt_tags_set(&prof->tags, "precision", rt_precision_name(pr));
+    rt_tags_set(&prof->tags, "operation", rt_study_op_name(op));
+    rt_tags_set(&prof->tags, "pass", rt_pass_name(pass));
+    return prof;
+}
+
+static void add_profile(rt_study_result *r, rt_profile *prof)
+{
+    r->profiles = rt_xrealloc(r->profiles, (r->n_profiles + 1) * sizeof *r->profiles);
+    r->profiles[r->n_profiles++] = prof;
+}
+
+/* The sweep points torch runs: all of them, except in a quick run, where conv2d runs the default
+ * and the batch and filters points only: torch's kernel-7 and stride-1 convolutions with the
+ * profiler on added 9 s to a quick run on the 2-core VM (load about 2), which must stay under 2
+ * minutes. */
+static rt_study_point *torch_points(const rt_study_opts *o, rt_study_op op,
+                                    const rt_study_point *pts, size_t n, size_t *out_n)
+{
+    rt_study_point *v = rt_xcalloc(n ? n : 1, sizeof *v);
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (o->quick && op == RT_OP_CONV2D &&
+            (strcmp(pts[k].varied, "kernel") == 0 || strcmp(pts[k].varied, "stride") == 0))
+            continue;
+        v[m++] = pts[k];
+    }
+    *out_n = m;
+    return v;
+}
+
+/* Progress of the torch client, point by point, in the study's terms. */
+typedef struct torch_progress {
+    const rt_study_opts *o;
+    const rt_study_point *pts;
+    size_t done, total;
+    double t0;
+    rt_precision pr;
+    rt_study_op op;
+    rt_pass pass;
+} torch_progress;
+
+static void on_torch_point(void *ud, size_t k)
+{
+    torch_progress *tp = ud;
+    char what[160];
+    point_what(what, sizeof what, RT_IMPL_PYTORCH, tp->pr, tp->op, tp->pass, &tp->pts[k]);
+    rt_study_progress pg = {tp->done + k, tp->total, what, rt_now() - tp->t0};
+    tp->o->progress(tp->o->progress_ud, &pg);
 }
 
 int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
@@ -300,6 +429,26 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
     r->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double load[1] = {NAN};
     r->load_start = getloadavg(load, 1) == 1 ? load[0] : NAN;
+
+    /* pytorch needs a python with torch and the client script; asked for, it must run */
+    const char *python = o->python ? o->python : rt_torch_study_python();
+    char *script = NULL;
+    bool torch = o->impls[RT_IMPL_PYTORCH];
+    if (torch) {
+        rt_error terr;
+        if (rt_torch_study_probe(python, &terr) == 0)
+            script = rt_torch_study_script(&terr);
+        if (!script) {
+            if (!o->pytorch_optional) {
+                rt_error_set(err, "pytorch: %s", terr.msg);
+                rt_study_result_free(r);
+                return -1;
+            }
+            rt_warnings_add(&r->skipped, "pytorch: %s: skipped", terr.msg);
+            torch = false;
+        }
+    }
+
     /* the cost of one clock read, the only overhead the timer adds to a kernel's time */
     double c0 = rt_now();
     for (int k = 0; k < 100000; k++)
@@ -320,40 +469,54 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                 break;
             }
         free(skip);
+        free(script);
         rt_study_result_free(r);
         return -1;
     }
 
-    /* count the cases first, for the progress line */
+    /* the cases that run, and their points; counted first for the progress line */
     size_t total = 0, done = 0;
-    rt_study_point *pts[RT_OP_COUNT] = {0};
-    size_t npts[RT_OP_COUNT] = {0};
+    rt_study_point *pts[RT_OP_COUNT] = {0}, *tpts[RT_OP_COUNT] = {0};
+    size_t npts[RT_OP_COUNT] = {0}, ntpts[RT_OP_COUNT] = {0};
     for (int op = 0; op < RT_OP_COUNT; op++) {
         if (!o->ops[op])
             continue;
         pts[op] = rt_study_points((rt_study_op)op, o->quick, o->scale, &npts[op]);
-        size_t np;
-        const rt_pass *passes = op_passes((rt_study_op)op, &np);
-        for (int i = 0; i < RT_IMPL_COUNT; i++)
+        tpts[op] = torch_points(o, (rt_study_op)op, pts[op], npts[op], &ntpts[op]);
+        for (int i = 0; i < RT_IMPL_COUNT; i++) {
+            size_t np;
+            const rt_pass *passes = impl_passes((rt_study_impl)i, (rt_study_op)op, &np);
             for (int pr = 0; pr < RT_PREC_COUNT; pr++)
                 for (size_t p = 0; p < np; p++) {
                     size_t idx =
                         ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT +
                         passes[p];
-                    if (o->impls[i] && o->precisions[pr] &&
-                        rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) && !skip[idx] &&
-                        !(i == RT_IMPL_DIRECT && o->quick))
-                        total += i == RT_IMPL_DIRECT ? 1 : npts[op];
+                    if (!o->impls[i] || !o->precisions[pr] ||
+                        !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || skip[idx] ||
+                        (i == RT_IMPL_DIRECT && o->quick))
+                        continue;
+                    if (i == RT_IMPL_PYTORCH) {
+                        if (!torch)
+                            continue;
+                        if (pr != RT_PREC_FP32 && pr != RT_PREC_BF16) {
+                            add_skip(r, RT_IMPL_PYTORCH, (rt_precision)pr, (rt_study_op)op,
+                                     passes[p], "torch runs fp32 and bf16 on the CPU");
+                            skip[idx] = true;
+                            continue;
+                        }
+                    }
+                    total += i == RT_IMPL_DIRECT ? 1 : i == RT_IMPL_PYTORCH ? ntpts[op] : npts[op];
                 }
+        }
     }
 
     int rc = 0;
     for (int op = 0; op < RT_OP_COUNT && rc == 0; op++) {
         if (!o->ops[op])
             continue;
-        size_t np;
-        const rt_pass *passes = op_passes((rt_study_op)op, &np);
-        for (int i = 0; i < RT_IMPL_COUNT && rc == 0; i++)
+        for (int i = 0; i < RT_IMPL_COUNT && rc == 0; i++) {
+            size_t np;
+            const rt_pass *passes = impl_passes((rt_study_impl)i, (rt_study_op)op, &np);
             for (int pr = 0; pr < RT_PREC_COUNT && rc == 0; pr++)
                 for (size_t p = 0; p < np && rc == 0; p++) {
                     size_t idx =
@@ -362,6 +525,41 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                     if (!o->impls[i] || !o->precisions[pr] ||
                         !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || skip[idx])
                         continue;
+                    if (i == RT_IMPL_PYTORCH) {
+                        if (!torch)
+                            continue;
+                        /* one client process runs every point; a failure skips the rest of
+                         * this case (noted), not the study */
+                        rt_profile *prof = new_profile(
+                            RT_IMPL_PYTORCH, (rt_precision)pr, (rt_study_op)op, passes[p],
+                            torch_method_text(n_warmup(o), n_iters(o), torch_threads(r), python,
+                                              script, ntpts[op], npts[op]));
+                        torch_progress tp = {
+                            o,        tpts[op], done, total, t0, (rt_precision)pr, (rt_study_op)op,
+                            passes[p]};
+                        rt_torch_study_opts to = {.op = (rt_study_op)op,
+                                                  .points = tpts[op],
+                                                  .n_points = ntpts[op],
+                                                  .precision = (rt_precision)pr,
+                                                  .pass = passes[p],
+                                                  .warmup = n_warmup(o),
+                                                  .iters = n_iters(o),
+                                                  .threads = torch_threads(r),
+                                                  .into = prof,
+                                                  .progress = o->progress ? on_torch_point : NULL,
+                                                  .progress_ud = &tp};
+                        rt_profile *got = NULL;
+                        rt_error terr;
+                        if (rt_torch_study_run(python, script, &to, &got, &terr) != 0)
+                            add_skip(r, RT_IMPL_PYTORCH, (rt_precision)pr, (rt_study_op)op,
+                                     passes[p], terr.msg);
+                        if (prof->n_kernels)
+                            add_profile(r, prof);
+                        else
+                            rt_profile_free(prof);
+                        done += ntpts[op];
+                        continue;
+                    }
                     bool direct = i == RT_IMPL_DIRECT;
                     if (direct && o->quick)
                         continue; /* the reference is too slow for a quick run (noted) */
@@ -370,38 +568,19 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                         warmup = warmup < 1 ? warmup : 1;
                         iters = iters < 3 ? iters : 3;
                     }
-                    rt_profile *prof = rt_profile_new();
-                    rt_machine_set_str(&prof->tool, "rooftime-study");
-                    rt_machine_set_str(&prof->version, RT_VERSION);
-                    char *cmd = rt_asprintf(
-                        "rooftime study (%s %s %s %s)", rt_study_impl_name((rt_study_impl)i),
-                        rt_precision_name((rt_precision)pr), rt_study_op_name((rt_study_op)op),
-                        rt_pass_name(passes[p]));
-                    rt_machine_set_str(&prof->command, cmd);
-                    free(cmd);
-                    char *method = method_text(warmup, iters, direct);
-                    rt_machine_set_str(&prof->method, method);
-                    free(method);
-                    rt_tags base = {0};
-                    rt_tags_set(&base, "implementation", rt_study_impl_name((rt_study_impl)i));
-                    rt_tags_set(&base, "precision", rt_precision_name((rt_precision)pr));
-                    rt_tags_set(&base, "operation", rt_study_op_name((rt_study_op)op));
-                    rt_tags_set(&base, "pass", rt_pass_name(passes[p]));
-                    rt_tags_copy(&prof->tags, &base);
-                    r->profiles =
-                        rt_xrealloc(r->profiles, (r->n_profiles + 1) * sizeof *r->profiles);
-                    r->profiles[r->n_profiles++] = prof;
+                    rt_profile *prof =
+                        new_profile((rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
+                                    method_text(warmup, iters, direct));
+                    add_profile(r, prof);
                     json_t *notes = json_object();
                     for (size_t k = 0; k < (direct ? 1 : npts[op]) && rc == 0; k++) {
                         const rt_study_point *pt = &pts[op][k];
                         rt_tags tags = {0};
-                        rt_tags_copy(&tags, &base);
+                        rt_tags_copy(&tags, &prof->tags);
                         tag_point(&tags, pt);
                         char what[160];
-                        bool def = strcmp(pt->varied, "default") == 0;
-                        snprintf(what, sizeof what, "%s %s %s %s %s%s%s", tags.v[0].value,
-                                 tags.v[1].value, tags.v[2].value, tags.v[3].value, pt->varied,
-                                 def ? "" : "=", def ? "" : rt_tags_get(&tags, pt->varied));
+                        point_what(what, sizeof what, (rt_study_impl)i, (rt_precision)pr,
+                                   (rt_study_op)op, passes[p], pt);
                         if (o->progress) {
                             rt_study_progress pg = {done, total, what, rt_now() - t0};
                             o->progress(o->progress_ud, &pg);
@@ -436,20 +615,40 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                     } else {
                         json_decref(notes);
                     }
-                    rt_tags_release(&base);
                 }
+        }
     }
-    if (o->impls[RT_IMPL_DIRECT] && o->ops[RT_OP_CONV2D])
+    if (o->impls[RT_IMPL_DIRECT] && o->ops[RT_OP_CONV2D]) {
+        if (o->quick)
+            rt_warnings_add(&r->skipped, "direct conv2d: not timed in a quick run (it is the "
+                                         "correctness reference; checked above at a small shape)");
+        else
+            rt_warnings_add(&r->skipped,
+                            "direct conv2d: timed at the default config only, %d warm-up and %d "
+                            "measured iterations, so its totals hold %d iterations where the "
+                            "others hold %d: compare its AI and efficiency, not its totals (it "
+                            "is the correctness reference; the largest sweep points would take "
+                            "minutes per iteration)",
+                            n_warmup(o) < 1 ? n_warmup(o) : 1, n_iters(o) < 3 ? n_iters(o) : 3,
+                            n_iters(o) < 3 ? n_iters(o) : 3, n_iters(o));
+    }
+    if (torch && o->quick && o->ops[RT_OP_CONV2D] && ntpts[RT_OP_CONV2D] < npts[RT_OP_CONV2D])
         rt_warnings_add(&r->skipped,
-                        o->quick ? "direct conv2d: not timed in a quick run (it is the "
-                                   "correctness reference; checked above at a small shape)"
-                                 : "direct conv2d: timed at the default config only, 1 warm-up "
-                                   "and 3 measured iterations (it is the correctness reference; "
-                                   "the largest sweep points would take minutes per iteration)");
-    for (int op = 0; op < RT_OP_COUNT; op++)
+                        "pytorch conv2d: %zu of the quick run's %zu sweep points (the kernel and "
+                        "stride points are left out to keep a quick run quick)",
+                        ntpts[RT_OP_CONV2D], npts[RT_OP_CONV2D]);
+    for (int op = 0; op < RT_OP_COUNT; op++) {
         free(pts[op]);
+        free(tpts[op]);
+    }
     free(skip);
+    free(script);
     r->seconds = rt_now() - t0;
+    if (rc == 0 && total == 0) {
+        rt_error_set(err, "nothing to run: every selected case is skipped (%s)",
+                     r->skipped.n ? r->skipped.msg[0] : "no case");
+        rc = -1;
+    }
     load[0] = NAN;
     r->load_end = getloadavg(load, 1) == 1 ? load[0] : NAN;
     if (rc < 0) {

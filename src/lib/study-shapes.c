@@ -11,7 +11,8 @@ static const char *const op_names[RT_OP_COUNT] = {"conv2d", "lstm"};
 static const char *const prec_names[RT_PREC_COUNT] = {"fp32", "bf16", "fp16"};
 static const char *const pass_names[RT_PASS_COUNT] = {"forward", "backward-data",
                                                       "backward-weights", "backward"};
-static const char *const impl_names[RT_IMPL_COUNT] = {"direct", "im2col", "onednn", "unfused"};
+static const char *const impl_names[RT_IMPL_COUNT] = {"direct", "im2col", "onednn", "unfused",
+                                                      "pytorch"};
 
 const char *rt_study_op_name(rt_study_op op)
 {
@@ -75,6 +76,7 @@ bool rt_study_impl_has_op(rt_study_impl i, rt_study_op op)
     case RT_IMPL_IM2COL:
         return op == RT_OP_CONV2D;
     case RT_IMPL_ONEDNN:
+    case RT_IMPL_PYTORCH:
         return op == RT_OP_CONV2D || op == RT_OP_LSTM;
     case RT_IMPL_UNFUSED:
         return op == RT_OP_LSTM;
