@@ -147,6 +147,7 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
     /* Kernels, largest first so small ones stay visible on top. */
     size_t *order = rt_analysis_items_by_time(a);
     size_t max_labels = ch->spec->max_labels ? ch->spec->max_labels : 8, labelled = 0;
+    size_t n_nobytes = 0; /* FLOPs but no finite AI at any shown level (no byte counts) */
     rt_draw_group(ch->d, "kernels");
     for (size_t k = 0; k < a->n_items; k++) {
         size_t i = order[k];
@@ -178,6 +179,8 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
                 isnan(lx))
                 lx = xs[nx - 1];
         }
+        if (nx == 0)
+            n_nobytes++;
         if (hier && nx >= 2) {
             rt_stroke s = {.color = RT_MUTED, .width = 0.8, .opacity = 0.7};
             double x0 = xs[0], x1 = xs[0];
@@ -230,6 +233,9 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
                       "%zu zero-AI kernel%s (no FLOPs, %.1f%% of the time) cannot sit on a log "
                       "axis: see the tables",
                       n_zero, n_zero == 1 ? "" : "s", total_t > 0 ? 100 * zero_t / total_t : 0);
+    if (n_nobytes)
+        rt_chart_note(ch, "%zu kernel%s with FLOPs but no byte counts not shown", n_nobytes,
+                      n_nobytes == 1 ? "" : "s");
     if (n_pts == 0 && ch->n_sel_items > 0)
         rt_chart_note(ch, "no kernel has both FLOPs and bytes to place");
     return 0;
