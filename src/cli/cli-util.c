@@ -88,3 +88,47 @@ int cli_load_inputs(const char *machine, char **paths, size_t n, rt_machine **m,
     }
     return 0;
 }
+
+int cli_analysis_option(cli_analysis_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'm':
+        o->machine = arg;
+        return 1;
+    case 'M':
+        o->mode = arg;
+        return 1;
+    case 'g':
+        cli_free_list(o->group, o->n_group);
+        o->group = cli_split_list(arg, &o->n_group);
+        return 1;
+    case 'i':
+        cli_free_list(o->ignore, o->n_ignore);
+        o->ignore = cli_split_list(arg, &o->n_ignore);
+        return 1;
+    }
+    return 0;
+}
+
+int cli_analysis_finish(const cli_analysis_opts *o, const char *cmd, const char *default_mode,
+                        rt_mode *mode, rt_group_opts *g)
+{
+    if (!o->machine)
+        return cli_usage_error(cmd, "--machine is required");
+    const char *m = o->mode ? o->mode : default_mode;
+    if (rt_mode_parse(m, mode) != 0)
+        return cli_usage_error(cmd, "unknown mode '%s' (single or hier)", m);
+    *g = (rt_group_opts){.keys = (const char *const *)o->group,
+                         .n_keys = o->n_group,
+                         .ignore = (const char *const *)o->ignore,
+                         .n_ignore = o->n_ignore};
+    return 0;
+}
+
+void cli_analysis_release(cli_analysis_opts *o)
+{
+    cli_free_list(o->group, o->n_group);
+    cli_free_list(o->ignore, o->n_ignore);
+    o->group = o->ignore = NULL;
+    o->n_group = o->n_ignore = 0;
+}

@@ -14,6 +14,23 @@ void cli_free_profiles(rt_profile **ps, size_t n);
 int cli_load_inputs(const char *machine, char **paths, size_t n, rt_machine **m, rt_profile ***ps);
 /* "key=value" into tags; -1 when malformed. */
 int cli_parse_tag(const char *arg, rt_tags *tags);
+/*
+ * The options analyze, plot and report share: --machine (m), --mode (M), --group-by (g) and
+ * --ignore (i). cli_analysis_option takes one parsed option and returns 1 when it was one of them.
+ * cli_analysis_finish checks them (usage errors name `cmd`; returns 2 on error, else 0) and fills
+ * *mode (default_mode when --mode was not given) and *g (pointing into o).
+ */
+typedef struct cli_analysis_opts {
+    const char *machine;
+    const char *mode;
+    char **group, **ignore;
+    size_t n_group, n_ignore;
+} cli_analysis_opts;
+int cli_analysis_option(cli_analysis_opts *o, int c, const char *arg);
+int cli_analysis_finish(const cli_analysis_opts *o, const char *cmd, const char *default_mode,
+                        rt_mode *mode, rt_group_opts *g);
+void cli_analysis_release(cli_analysis_opts *o);
+
 /* Print at most max warnings to stderr, then a count of the rest. */
 void cli_print_warnings(const rt_warnings *w, size_t max);
 

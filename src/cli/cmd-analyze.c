@@ -9,9 +9,9 @@
 
 int cmd_analyze(int argc, char **argv)
 {
-    const char *machine = NULL, *format = "text", *output = NULL, *mode_s = "hier";
-    char **group = NULL, **ignore = NULL;
-    size_t n_group = 0, n_ignore = 0, top = 20;
+    const char *format = "text", *output = NULL;
+    cli_analysis_opts in = {0};
+    size_t top = 20;
     int rc = RT_EXIT_USAGE;
     static const struct option opts[] = {
         {"machine", required_argument, NULL, 'm'}, {"mode", required_argument, NULL, 'M'},
@@ -22,23 +22,11 @@ int cmd_analyze(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "m:f:g:o:", opts, NULL)) != -1) {
+        if (cli_analysis_option(&in, c, optarg))
+            continue;
         switch (c) {
-        case 'm':
-            machine = optarg;
-            break;
-        case 'M':
-            mode_s = optarg;
-            break;
         case 'f':
             format = optarg;
-            break;
-        case 'g':
-            cli_free_list(group, n_group);
-            group = cli_split_list(optarg, &n_group);
-            break;
-        case 'i':
-            cli_free_list(ignore, n_ignore);
-            ignore = cli_split_list(optarg, &n_ignore);
             break;
         case 't': {
             char *end;
@@ -62,16 +50,11 @@ int cmd_analyze(int argc, char **argv)
     }
     rt_format fmt;
     rt_mode mode;
-    if (!machine) {
-        rc = cli_usage_error("analyze", "--machine is required");
+    rt_group_opts g;
+    if ((rc = cli_analysis_finish(&in, "analyze", "hier", &mode, &g)) != 0)
         goto out;
-    }
     if (rt_format_parse(format, &fmt) != 0) {
         rc = cli_usage_error("analyze", "unknown format '%s' (text, csv or json)", format);
-        goto out;
-    }
-    if (rt_mode_parse(mode_s, &mode) != 0) {
-        rc = cli_usage_error("analyze", "unknown mode '%s' (single or hier)", mode_s);
         goto out;
     }
     if (optind >= argc) {
@@ -84,12 +67,8 @@ int cmd_analyze(int argc, char **argv)
     rt_machine *m = NULL;
     rt_profile **ps = NULL;
     size_t n_ps = (size_t)(argc - optind);
-    if (cli_load_inputs(machine, argv + optind, n_ps, &m, &ps) != 0)
+    if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
-    rt_group_opts g = {.keys = (const char *const *)group,
-                       .n_keys = n_group,
-                       .ignore = (const char *const *)ignore,
-                       .n_ignore = n_ignore};
     rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err);
     if (!a) {
         cli_error("%s", err.msg);
@@ -124,7 +103,6 @@ done:
     cli_free_profiles(ps, n_ps);
     rt_machine_free(m);
 out:
-    cli_free_list(group, n_group);
-    cli_free_list(ignore, n_ignore);
+    cli_analysis_release(&in);
     return rc;
 }

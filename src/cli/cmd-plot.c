@@ -21,10 +21,11 @@ static int parse_size(const char *s, double *out)
 
 int cmd_plot(int argc, char **argv)
 {
-    const char *machine = NULL, *view_s = "4d", *mode_s = NULL, *output = NULL, *title = NULL;
+    const char *view_s = "4d", *output = NULL, *title = NULL;
     const char *series = NULL, *marker = NULL, *fill = NULL, *family = NULL;
-    char **group = NULL, **ignore = NULL, **where = NULL;
-    size_t n_group = 0, n_ignore = 0, n_where = 0, labels = 0;
+    cli_analysis_opts in = {0};
+    char **where = NULL;
+    size_t n_where = 0, labels = 0;
     double width = 0, height = 0;
     int rc = RT_EXIT_USAGE;
     static const struct option opts[] = {
@@ -40,15 +41,11 @@ int cmd_plot(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "m:v:g:w:o:", opts, NULL)) != -1) {
+        if (cli_analysis_option(&in, c, optarg))
+            continue;
         switch (c) {
-        case 'm':
-            machine = optarg;
-            break;
         case 'v':
             view_s = optarg;
-            break;
-        case 'M':
-            mode_s = optarg;
             break;
         case 's':
             series = optarg;
@@ -72,14 +69,6 @@ int cmd_plot(int argc, char **argv)
             break;
         case 't':
             title = optarg;
-            break;
-        case 'g':
-            cli_free_list(group, n_group);
-            group = cli_split_list(optarg, &n_group);
-            break;
-        case 'i':
-            cli_free_list(ignore, n_ignore);
-            ignore = cli_split_list(optarg, &n_ignore);
             break;
         case 'W':
         case 'H':
@@ -113,7 +102,8 @@ int cmd_plot(int argc, char **argv)
     rt_mode mode;
     rt_error err;
     rt_draw_format fmt;
-    if (!machine) {
+    rt_group_opts g;
+    if (!in.machine) {
         rc = cli_usage_error("plot", "--machine is required");
         goto out;
     }
@@ -123,12 +113,10 @@ int cmd_plot(int argc, char **argv)
         goto out;
     }
     /* The roofline shows every level by default; the other views are the paper's single mode. */
-    if (!mode_s)
-        mode_s = view == RT_VIEW_ROOFLINE ? "hier" : "single";
-    if (rt_mode_parse(mode_s, &mode) != 0) {
-        rc = cli_usage_error("plot", "unknown mode '%s' (single or hier)", mode_s);
+    rc = cli_analysis_finish(&in, "plot", view == RT_VIEW_ROOFLINE ? "hier" : "single", &mode, &g);
+    if (rc != 0)
         goto out;
-    }
+    rc = RT_EXIT_USAGE;
     if (!output) {
         rc = cli_usage_error("plot", "-o FILE is required (.svg, .png or .pdf)");
         goto out;
@@ -150,12 +138,8 @@ int cmd_plot(int argc, char **argv)
     rt_machine *m = NULL;
     rt_profile **ps = NULL;
     size_t n_ps = (size_t)(argc - optind);
-    if (cli_load_inputs(machine, argv + optind, n_ps, &m, &ps) != 0)
+    if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
-    rt_group_opts g = {.keys = (const char *const *)group,
-                       .n_keys = n_group,
-                       .ignore = (const char *const *)ignore,
-                       .n_ignore = n_ignore};
     rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err);
     if (!a) {
         cli_error("%s", err.msg);
@@ -181,8 +165,7 @@ int cmd_plot(int argc, char **argv)
     cli_free_profiles(ps, n_ps);
     rt_machine_free(m);
 out:
-    cli_free_list(group, n_group);
-    cli_free_list(ignore, n_ignore);
+    cli_analysis_release(&in);
     cli_free_list(where, n_where);
     return rc;
 }

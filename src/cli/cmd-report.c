@@ -9,10 +9,11 @@
 
 int cmd_report(int argc, char **argv)
 {
-    const char *machine = NULL, *mode_s = "single", *output = NULL, *title = NULL;
+    const char *output = NULL, *title = NULL;
     const char *series = NULL, *marker = NULL, *fill = NULL;
-    char **group = NULL, **ignore = NULL, **split = NULL;
-    size_t n_group = 0, n_ignore = 0, n_split = 0;
+    cli_analysis_opts in = {0};
+    char **split = NULL;
+    size_t n_split = 0;
     int rc = RT_EXIT_USAGE;
     static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
                                          {"mode", required_argument, NULL, 'M'},
@@ -29,13 +30,9 @@ int cmd_report(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "m:g:o:", opts, NULL)) != -1) {
+        if (cli_analysis_option(&in, c, optarg))
+            continue;
         switch (c) {
-        case 'm':
-            machine = optarg;
-            break;
-        case 'M':
-            mode_s = optarg;
-            break;
         case 's':
             series = optarg;
             break;
@@ -52,14 +49,6 @@ int cmd_report(int argc, char **argv)
         case 't':
             title = optarg;
             break;
-        case 'g':
-            cli_free_list(group, n_group);
-            group = cli_split_list(optarg, &n_group);
-            break;
-        case 'i':
-            cli_free_list(ignore, n_ignore);
-            ignore = cli_split_list(optarg, &n_ignore);
-            break;
         case 'o':
             output = optarg;
             break;
@@ -69,14 +58,10 @@ int cmd_report(int argc, char **argv)
         }
     }
     rt_mode mode;
-    if (!machine) {
-        rc = cli_usage_error("report", "--machine is required");
+    rt_group_opts g;
+    if ((rc = cli_analysis_finish(&in, "report", "single", &mode, &g)) != 0)
         goto out;
-    }
-    if (rt_mode_parse(mode_s, &mode) != 0) {
-        rc = cli_usage_error("report", "unknown mode '%s' (single or hier)", mode_s);
-        goto out;
-    }
+    rc = RT_EXIT_USAGE;
     if (!output) {
         rc = cli_usage_error("report", "-o DIR is required");
         goto out;
@@ -90,12 +75,8 @@ int cmd_report(int argc, char **argv)
     rt_machine *m = NULL;
     rt_profile **ps = NULL;
     size_t n_ps = (size_t)(argc - optind);
-    if (cli_load_inputs(machine, argv + optind, n_ps, &m, &ps) != 0)
+    if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
-    rt_group_opts g = {.keys = (const char *const *)group,
-                       .n_keys = n_group,
-                       .ignore = (const char *const *)ignore,
-                       .n_ignore = n_ignore};
     rt_report_opts ro = {.title = title,
                          .mode = mode,
                          .group = &g,
@@ -113,8 +94,7 @@ int cmd_report(int argc, char **argv)
     cli_free_profiles(ps, n_ps);
     rt_machine_free(m);
 out:
-    cli_free_list(group, n_group);
-    cli_free_list(ignore, n_ignore);
+    cli_analysis_release(&in);
     cli_free_list(split, n_split);
     return rc;
 }
