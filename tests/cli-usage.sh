@@ -14,7 +14,13 @@ expect 2 "no profile given" -- analyze --machine v100
 expect 2 "unknown format 'xml'" -- analyze --machine v100 --format xml "$P"
 expect 2 "unknown mode 'fast'" -- analyze --machine v100 --mode fast "$P"
 expect 2 "--top takes a whole number" -- analyze --machine v100 --top -3 "$P"
+expect 2 "--top takes a whole number" -- analyze --machine v100 --top 5x "$P"
 expect 2 "unknown option '--bogus'" -- analyze --machine v100 --bogus "$P"
+expect 2 "--labels takes a whole number >= 1, not '0'" -- plot --machine v100 --labels 0 -o "$TMP/x.svg" "$P"
+expect 2 "--tag takes key=value, not 'nokey'" -- import table --tag nokey -o "$TMP/x.json" "$P"
+expect 2 "--tag takes key=value, not '=v'" -- import onednn --tag =v -o "$TMP/x.json" "$P"
+expect 2 "--tag takes key=value, not 'x'" -- import ncu --tag x -o "$TMP/x.json" "$P"
+expect 2 "--tag takes key=value, not 'y'" -- profile --tag y -o "$TMP/x.json" -- true
 expect 2 "missing subcommand" -- machine
 expect 2 "unknown subcommand 'fly'" -- machine fly
 expect 2 "takes one machine" -- machine show

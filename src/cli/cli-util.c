@@ -1,4 +1,6 @@
 /* Helpers the commands share: comma lists, output files, loading profiles. */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,35 @@ void cli_free_profiles(rt_profile **ps, size_t n)
     for (size_t i = 0; i < n; i++)
         rt_profile_free(ps[i]);
     free(ps);
+}
+
+int cli_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || errno || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_tag_option(const char *cmd, const char *arg, rt_tags *tags)
+{
+    if (cli_parse_tag(arg, tags) != 0)
+        return cli_usage_error(cmd, "--tag takes key=value, not '%s'", arg);
+    return 0;
+}
+
+int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output)
+{
+    rt_error err;
+    rt_tags_copy(&p->tags, tags);
+    if (rt_profile_save(p, output, &err) != 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    return 0;
 }
 
 int cli_parse_tag(const char *arg, rt_tags *tags)

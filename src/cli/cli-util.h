@@ -14,6 +14,13 @@ void cli_free_profiles(rt_profile **ps, size_t n);
 int cli_load_inputs(const char *machine, char **paths, size_t n, rt_machine **m, rt_profile ***ps);
 /* "key=value" into tags; -1 when malformed. */
 int cli_parse_tag(const char *arg, rt_tags *tags);
+/* A --tag option of command cmd: 0, or the exit code of the usage error it printed (2). */
+int cli_tag_option(const char *cmd, const char *arg, rt_tags *tags);
+/* s as a whole number in [lo, hi]; -1 when it is not one (the caller words the usage error). */
+int cli_parse_long(const char *s, long lo, long hi, long *out);
+/* Put the command's --tag tags on an imported profile and save it atomically; prints the error
+ * and returns -1 on failure. */
+int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output);
 /*
  * The options analyze, plot and report share: --machine (m), --mode (M), --group-by (g) and
  * --ignore (i). cli_analysis_option takes one parsed option and returns 1 when it was one of them.

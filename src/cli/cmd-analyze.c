@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #include "cli-util.h"
@@ -29,10 +30,8 @@ int cmd_analyze(int argc, char **argv)
             format = optarg;
             break;
         case 't': {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 0 || errno) {
+            long v;
+            if (cli_parse_long(optarg, 0, LONG_MAX, &v) != 0) {
                 rc =
                     cli_usage_error("analyze", "--top takes a whole number >= 0, not '%s'", optarg);
                 goto out;

@@ -27,10 +27,8 @@ static int run_import(int argc, char **argv, int torch)
             output = optarg;
             break;
         case 't':
-            if (cli_parse_tag(optarg, &tags) != 0) {
-                rc = cli_usage_error("import", "--tag takes key=value, not '%s'", optarg);
+            if ((rc = cli_tag_option("import", optarg, &tags)) != 0)
                 goto out;
-            }
             break;
         case 'w':
             if (!torch) {
@@ -63,11 +61,8 @@ static int run_import(int argc, char **argv, int torch)
         cli_error("%s", err.msg);
         goto out;
     }
-    rt_tags_copy(&p->tags, &tags);
-    if (rt_profile_save(p, output, &err) != 0) {
-        cli_error("%s", err.msg);
+    if (cli_save_profile(p, &tags, output) != 0)
         goto out;
-    }
     double calls = 0, t = 0;
     for (size_t i = 0; i < p->n_kernels; i++) {
         calls += p->kernels[i].invocations;

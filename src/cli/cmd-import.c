@@ -55,10 +55,8 @@ static int import_ncu(int argc, char **argv)
             o.per_launch = true;
             break;
         case 't':
-            if (cli_parse_tag(optarg, &tags) != 0) {
-                rc = cli_usage_error("import", "--tag takes key=value, not '%s'", optarg);
+            if ((rc = cli_tag_option("import", optarg, &tags)) != 0)
                 goto out;
-            }
             break;
         default:
             rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
@@ -83,11 +81,8 @@ static int import_ncu(int argc, char **argv)
         goto out;
     }
     cli_print_warnings(&warnings, 20);
-    rt_tags_copy(&p->tags, &tags);
-    if (rt_profile_save(p, output, &err) != 0) {
-        cli_error("%s", err.msg);
+    if (cli_save_profile(p, &tags, output) != 0)
         goto out;
-    }
     json_t *launches = json_object_get(json_object_get(p->extra, "ncu"), "launches");
     printf("%s: %zu kernels, %lld launches from %d file%s\n", output, p->n_kernels,
            (long long)json_integer_value(launches), argc - optind, argc - optind == 1 ? "" : "s");
@@ -148,10 +143,8 @@ static int import_table(int argc, char **argv)
             names[n_names++] = optarg;
             break;
         case 't':
-            if (cli_parse_tag(optarg, &tags) != 0) {
-                rc = cli_usage_error("import", "--tag takes key=value, not '%s'", optarg);
+            if ((rc = cli_tag_option("import", optarg, &tags)) != 0)
                 goto out;
-            }
             break;
         default:
             rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
@@ -180,11 +173,8 @@ static int import_table(int argc, char **argv)
         goto out;
     }
     cli_print_warnings(&warnings, 20);
-    rt_tags_copy(&p->tags, &tags);
-    if (rt_profile_save(p, output, &err) != 0) {
-        cli_error("%s", err.msg);
+    if (cli_save_profile(p, &tags, output) != 0)
         goto out;
-    }
     printf("%s: %zu kernels from %s\n", output, p->n_kernels, argv[optind]);
     rc = RT_EXIT_OK;
 out:

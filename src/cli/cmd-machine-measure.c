@@ -41,9 +41,8 @@ int cmd_machine_measure(int argc, char **argv)
             mo.quick = 1;
             break;
         case 't': {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end != '\0' || n < 1 || n > 4096)
+            long n;
+            if (cli_parse_long(optarg, 1, 4096, &n) != 0)
                 return cli_usage_error(
                     "machine", "--threads: expected a positive whole number, got '%s'", optarg);
             mo.max_threads = (int)n;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #include "cli-util.h"
@@ -79,10 +80,8 @@ int cmd_plot(int argc, char **argv)
             }
             break;
         case 'L': {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || errno) {
+            long v;
+            if (cli_parse_long(optarg, 1, LONG_MAX, &v) != 0) {
                 rc =
                     cli_usage_error("plot", "--labels takes a whole number >= 1, not '%s'", optarg);
                 goto out;

@@ -151,10 +151,8 @@ int cmd_profile(int argc, char **argv)
             output = optarg;
             break;
         case 't':
-            if (cli_parse_tag(optarg, &tags) != 0) {
-                rc = cli_usage_error("profile", "--tag takes key=value, not '%s'", optarg);
+            if ((rc = cli_tag_option("profile", optarg, &tags)) != 0)
                 goto out;
-            }
             break;
         case 'k':
             keep = optarg;
@@ -250,11 +248,8 @@ int cmd_profile(int argc, char **argv)
     cli_print_warnings(&warnings, 20);
     free(p->command);
     p->command = command;
-    rt_tags_copy(&p->tags, &tags);
-    if (rt_profile_save(p, output, &err) != 0) {
-        cli_error("%s", err.msg);
+    if (cli_save_profile(p, &tags, output) != 0)
         goto out;
-    }
     if (log) {
         int bad = fclose(log) != 0;
         log = NULL;

@@ -75,9 +75,8 @@ static int p_prec(const char *s, int *v)
 
 static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+    long v;
+    if (cli_parse_long(s, lo, hi, &v) != 0)
         return cli_usage_error("study", "%s: expected a whole number from %d to %d, got '%s'", opt,
                                lo, hi, s);
     *out = (int)v;
