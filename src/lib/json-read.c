@@ -1,5 +1,6 @@
 /* Reading rooftime's JSON files: parse errors with line and column, field errors with their path.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,10 +36,8 @@ int rt_json_load_file(const char *path, json_t **out, rt_error *err)
     struct stat st;
     *out = NULL;
     if (stat(path, &st) != 0) {
-        FILE *fp = fopen(path, "rb"); /* for the errno text */
-        if (fp)
-            fclose(fp);
-        rt_error_set(err, "cannot read '%s': no such file", path);
+        rt_error_set(err, "cannot read '%s': %s", path,
+                     errno == ENOENT ? "no such file" : strerror(errno));
         return -1;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -50,7 +49,7 @@ int rt_json_load_file(const char *path, json_t **out, rt_error *err)
         return -1;
     }
     json_error_t je;
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK * 0, &je);
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!j) {
         if (je.line > 0)
             rt_error_set(err, "cannot read '%s': line %d, column %d: %s", path, je.line, je.column,
