@@ -7,11 +7,10 @@
 #include "cli-util.h"
 #include "commands.h"
 
-static void print_spread(double v, double min, double max, double scale)
+static void print_spread(double min, double max, double scale)
 {
     if (min > 0 && max > 0)
         printf("  [%.4g .. %.4g]", min / scale, max / scale);
-    (void)v;
 }
 
 static void show_text(const rt_machine *m)
@@ -24,7 +23,7 @@ static void show_text(const rt_machine *m)
     for (size_t i = 0; i < m->n_units; i++) {
         const rt_unit *u = &m->units[i];
         printf("  %-10s %12.6g", u->name, u->flops / 1e9);
-        print_spread(u->flops, u->min, u->max, 1e9);
+        print_spread(u->min, u->max, 1e9);
         if (u->theoretical > 0)
             printf("  theoretical %.6g (%.0f%%)", u->theoretical / 1e9,
                    100 * u->flops / u->theoretical);
@@ -36,7 +35,7 @@ static void show_text(const rt_machine *m)
     for (size_t i = 0; i < m->n_levels; i++) {
         const rt_level *l = &m->levels[i];
         printf("  %-10s %12.6g", l->name, l->bytes_per_s / 1e9);
-        print_spread(l->bytes_per_s, l->min, l->max, 1e9);
+        print_spread(l->min, l->max, 1e9);
         if (l->size_bytes > 0)
             printf("  size %.6g KiB", l->size_bytes / 1024);
         if (l->note)

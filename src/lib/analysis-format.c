@@ -68,11 +68,10 @@ static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verd
             v->bound_label, eff, rec, shown);
 }
 
-static void print_header(FILE *fp, const rt_analysis *a, const char *what)
+static void print_header(FILE *fp, const char *what)
 {
     fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-18s %6s %10s  %s\n", "#", "time", "share",
             "launches", "GFLOP", "AI", "bound", "eff", "recover", what);
-    (void)a;
 }
 
 int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
@@ -102,7 +101,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
 
     size_t *ci = rt_analysis_configs_by_time(a);
     fprintf(fp, "\nconfigs by time\n");
-    print_header(fp, a, "config");
+    print_header(fp, "config");
     for (size_t r = 0; r < a->n_configs; r++) {
         const rt_config *c = &a->configs[ci[r]];
         print_row(fp, r + 1, a, &c->v, c->sum.time, c->label);
@@ -115,7 +114,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     if (shown < a->n_items)
         fprintf(fp, " (top %zu of %zu)", shown, a->n_items);
     fprintf(fp, "\n");
-    print_header(fp, a, "kernel");
+    print_header(fp, "kernel");
     for (size_t r = 0; r < shown; r++) {
         const rt_item *it = &a->items[ii[r]];
         print_row(fp, r + 1, a, &it->v, it->kernel->time, it->kernel->name);
