@@ -13,8 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rooftime/profile.h"
-#include "rooftime/util.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/profile-json.h"
+#include "rooftime/util/clock.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 /*
  * usage: bench-import-ncu [SIZE_MB] [--bin ROOFTIME] [--py SCRIPT] [--dir DIR] [--keep]

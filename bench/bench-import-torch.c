@@ -4,8 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rooftime/import-frameworks.h"
-#include "rooftime/util.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/import/torch.h"
+#include "rooftime/util/clock.h"
+#include "rooftime/util/error.h"
 
 /*
  * The trace imitates an LSTM's: per step an aten::linear holding aten::addmm (FLOPs) holding

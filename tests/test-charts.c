@@ -7,9 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rooftime/chart.h"
-#include "rooftime/report.h"
-#include "rooftime/rooftime.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/render/chart.h"
+#include "rooftime/render/draw.h"
+#include "rooftime/render/report.h"
+#include "rooftime/util/error.h"
 #include "rooftime-config.h"
 #include "testutil.h"
 

@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "rooftime/study.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/error.h"
 
 typedef int (*conv_new)(const rt_conv_shape *, rt_precision, rt_pass, uint64_t, rt_study_case **,
                         rt_error *);

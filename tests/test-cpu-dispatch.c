@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "measure-internal.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/probe/cpu-detect.h"
+#include "rooftime/probe/measure-machine.h"
+#include "rooftime/util/error.h"
 #include "rooftime-config.h"
-#include "rooftime/cpu.h"
-#include "rooftime/measure.h"
 #include "testutil.h"
 
 static void test_detect(void **state)

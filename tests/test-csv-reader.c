@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooftime/csv.h"
-#include "rooftime/util.h"
+#include "rooftime/import/csv-reader.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 static rt_csv *from_string(const char *s)
 {

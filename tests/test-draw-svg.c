@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooftime/draw.h"
+#include "rooftime/render/draw.h"
+#include "rooftime/util/error.h"
 #include "testutil.h"
 
 /* Draw with fn into a memory buffer; caller frees. */

@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooftime/csv.h"
-#include "rooftime/import.h"
-#include "rooftime/profile.h"
-#include "rooftime/util.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/import/csv-reader.h"
+#include "rooftime/import/ncu-metrics.h"
+#include "rooftime/import/ncu-units.h"
+#include "rooftime/import/ncu.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 static const rt_kernel *find_kernel(const rt_profile *p, const char *name)
 {

@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "rooftime/import-frameworks.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/import/onednn.h"
+#include "rooftime/util/error.h"
 
 static char *data_path(const char *name)
 {

@@ -6,8 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooftime/rooftime.h"
-#include "rooftime/import.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/import/table.h"
+#include "rooftime/util/error.h"
 
 static rt_profile *import_paper(const char *name, int with_ai)
 {

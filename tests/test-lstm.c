@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "rooftime/study.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/error.h"
 
 typedef int (*lstm_new)(const rt_lstm_shape *, rt_precision, rt_pass, uint64_t, rt_study_case **,
                         rt_error *);

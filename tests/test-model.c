@@ -4,7 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooftime/rooftime.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 #include "testutil.h"
 
 /* A machine with round numbers: fp32 1 TFLOP/s, fp16 4 TFLOP/s; L1 4 TB/s, DRAM 100 GB/s; tau 10

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure-plateau.h"
-#include "rooftime/util.h"
+#include "rooftime/probe/measure-plateau.h"
+#include "rooftime/util/error.h"
 #include "testutil.h"
 
 #define KiB 1024.0

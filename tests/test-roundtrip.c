@@ -3,7 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooftime/rooftime.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/formats/profile-json.h"
+#include "rooftime/util/datadir.h"
+#include "rooftime/util/error.h"
 #include "testutil.h"
 
 static int has_suffix(const char *s, const char *suf)

@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "rooftime/study.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/error.h"
 
 static const rt_conv_shape shapes[] = {
     {.n = 2, .c = 3, .h = 9, .w = 7, .k = 4, .r = 3, .s = 3, .stride = 2, .pad = 1},

@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "rooftime/study.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/error.h"
 
 static void expect_conv_error(rt_conv_shape s, const char *part)
 {

@@ -5,6 +5,9 @@
 
 #include "testutil.h"
 #include "study-torch.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/error.h"
 
 static const char *python = "/usr/bin/python3";
 

@@ -8,21 +8,37 @@
  * - _new/_free for heap objects (free(NULL) is a no-op), _init/_release for embedded ones;
  * - objects own their strings; nothing points into a parser's input after it returns;
  * - the library never prints and never exits.
+ *
+ * One folder per wing; a header is named after the source file it declares
+ * (rooftime/import/ncu.h declares src/import/ncu.c). docs/architecture.md draws the wings.
  */
-#include "rooftime/error.h"
-#include "rooftime/util.h"
-#include "rooftime/machine.h"
-#include "rooftime/profile.h"
-#include "rooftime/model.h"
-#include "rooftime/analysis.h"
-#include "rooftime/csv.h"
-#include "rooftime/import.h"
-#include "rooftime/import-frameworks.h"
-#include "rooftime/draw.h"
-#include "rooftime/chart.h"
-#include "rooftime/report.h"
-#include "rooftime/cpu.h"
-#include "rooftime/measure.h"
-#include "rooftime/study.h"
+#include "rooftime/util/atomic-file.h"
+#include "rooftime/util/clock.h"
+#include "rooftime/util/datadir.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/html-escape.h"
+#include "rooftime/util/name-index.h"
+#include "rooftime/util/strings.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/analysis-format.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/formats/profile-json.h"
+#include "rooftime/import/csv-reader.h"
+#include "rooftime/import/ncu-metrics.h"
+#include "rooftime/import/ncu-units.h"
+#include "rooftime/import/ncu.h"
+#include "rooftime/import/onednn.h"
+#include "rooftime/import/table.h"
+#include "rooftime/import/torch.h"
+#include "rooftime/render/chart.h"
+#include "rooftime/render/draw.h"
+#include "rooftime/render/report.h"
+#include "rooftime/probe/cpu-detect.h"
+#include "rooftime/probe/measure-machine.h"
+#include "rooftime/probe/measure-plateau.h"
+#include "rooftime/study/study.h"
 
 #endif

@@ -6,7 +6,14 @@
 
 #include "cli-util.h"
 #include "commands.h"
-#include "rooftime/util.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/formats/profile-json.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 char **cli_split_list(const char *s, size_t *n)
 {

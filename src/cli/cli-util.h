@@ -2,7 +2,11 @@
 #ifndef ROOFTIME_CLI_UTIL_H
 #define ROOFTIME_CLI_UTIL_H
 
-#include "rooftime/rooftime.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/util/error.h"
 
 /* "a,b,c" into heap strings; free with cli_free_list. */
 char **cli_split_list(const char *s, size_t *n);

@@ -7,6 +7,13 @@
 
 #include "cli-util.h"
 #include "commands.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/analysis-format.h"
+#include "rooftime/util/atomic-file.h"
+#include "rooftime/util/error.h"
 
 int cmd_analyze(int argc, char **argv)
 {

@@ -5,7 +5,10 @@
 
 #include "cli-util.h"
 #include "commands.h"
-#include "rooftime/import-frameworks.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/import/onednn.h"
+#include "rooftime/import/torch.h"
+#include "rooftime/util/error.h"
 
 /* Options both share: -o FILE, --tag key=value; torch adds --within NAME. */
 static int run_import(int argc, char **argv, int torch)

@@ -7,7 +7,11 @@
 
 #include "cli-util.h"
 #include "commands.h"
-#include "rooftime/import.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/import/ncu.h"
+#include "rooftime/import/table.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 /* ---- import ncu ---- */
 

@@ -8,8 +8,12 @@
 
 #include "cli-util.h"
 #include "commands.h"
-#include "rooftime/cpu.h"
-#include "rooftime/measure.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/probe/cpu-detect.h"
+#include "rooftime/probe/measure-machine.h"
+#include "rooftime/util/atomic-file.h"
+#include "rooftime/util/error.h"
 
 /* One line on the terminal, rewritten in place. */
 static void show_progress(void *ctx, const char *stage, double fraction)

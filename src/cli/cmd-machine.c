@@ -6,6 +6,10 @@
 
 #include "cli-util.h"
 #include "commands.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/util/datadir.h"
+#include "rooftime/util/error.h"
 
 static void print_spread(double min, double max, double scale)
 {

@@ -6,7 +6,8 @@
 
 #include "cli-util.h"
 #include "commands.h"
-#include "rooftime/import.h"
+#include "rooftime/import/ncu-metrics.h"
+#include "rooftime/util/error.h"
 
 int cmd_ncu_metrics(int argc, char **argv)
 {

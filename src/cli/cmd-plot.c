@@ -7,7 +7,14 @@
 
 #include "cli-util.h"
 #include "commands.h"
-#include "rooftime/chart.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/render/chart.h"
+#include "rooftime/render/draw.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 static int parse_size(const char *s, double *out)
 {

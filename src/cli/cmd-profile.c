@@ -12,7 +12,10 @@
 
 #include "cli-util.h"
 #include "commands.h"
-#include "rooftime/import-frameworks.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/import/onednn.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 /* Write all of buf, or return -1. */
 static int write_all(int fd, const char *buf, size_t n)

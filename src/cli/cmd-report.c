@@ -5,7 +5,12 @@
 
 #include "cli-util.h"
 #include "commands.h"
-#include "rooftime/report.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/render/report.h"
+#include "rooftime/util/error.h"
 
 int cmd_report(int argc, char **argv)
 {

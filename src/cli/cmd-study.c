@@ -9,9 +9,20 @@
 
 #include "cli-util.h"
 #include "commands.h"
-#include "rooftime/measure.h"
-#include "rooftime/report.h"
-#include "rooftime/study.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/analysis-format.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/formats/profile-json.h"
+#include "rooftime/probe/measure-machine.h"
+#include "rooftime/render/report.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/atomic-file.h"
+#include "rooftime/util/clock.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 static void show_measure(void *ctx, const char *stage, double fraction)
 {

@@ -1,0 +1,77 @@
+/* A whole analysis: kernels of one or more profiles, grouped into configs and families, with
+ * verdicts. */
+#ifndef ROOFTIME_CORE_ANALYSIS_H
+#define ROOFTIME_CORE_ANALYSIS_H
+
+#include <stdio.h>
+
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/util/error.h"
+
+/* How kernels group into configs and configs into families. */
+typedef struct rt_group_opts {
+    /* Tags whose values make a config; NULL/0: every tag a kernel carries (profile tags included).
+     */
+    const char *const *keys;
+    size_t n_keys;
+    /* Tags that never make or split a family (derived shapes that co-vary with a parameter). */
+    const char *const *ignore;
+    size_t n_ignore;
+    /* Only these tags may be a family's parameter; NULL/0: any tag. */
+    const char *const *params;
+    size_t n_params;
+} rt_group_opts;
+
+/* One kernel of one profile, with its tags merged with the profile's. */
+typedef struct rt_item {
+    const rt_profile *profile;
+    const rt_kernel *kernel;
+    size_t profile_index;
+    rt_tags tags; /* owned: profile tags, then kernel tags */
+    size_t config;
+    rt_verdict v;
+} rt_item;
+
+typedef struct rt_config {
+    char *label;   /* "framework=pt pass=fw batch=16", or the profile name when untagged */
+    rt_tags tags;  /* the grouping tags and their values */
+    rt_kernel sum; /* invocations, time, FLOPs and bytes summed over the members */
+    size_t *items; /* member item indices */
+    size_t n_items;
+    rt_verdict v;
+} rt_config;
+
+/* Configs that differ only in one parameter, ordered by it. */
+typedef struct rt_family {
+    char *param; /* the varying tag */
+    char *label; /* the fixed tags */
+    size_t *configs;
+    size_t n;
+} rt_family;
+
+typedef struct rt_analysis {
+    const rt_machine *machine; /* not owned */
+    rt_mode mode;
+    rt_item *items;
+    size_t n_items;
+    rt_config *configs;
+    size_t n_configs;
+    rt_family *families;
+    size_t n_families;
+    double total_time, total_W, total_n;
+    double overhead_ceiling; /* W_total / (n_total tau) */
+    rt_warnings warnings;
+} rt_analysis;
+
+/* Analyze profiles on m; the profiles and m must outlive the analysis. NULL opts: defaults. */
+rt_analysis *rt_analysis_new(const rt_machine *m, rt_mode mode, rt_profile *const *profiles,
+                             size_t n_profiles, const rt_group_opts *opts, rt_error *err);
+void rt_analysis_free(rt_analysis *a);
+
+/* Indices of items (or configs) sorted by time, longest first; caller frees. */
+size_t *rt_analysis_items_by_time(const rt_analysis *a);
+size_t *rt_analysis_configs_by_time(const rt_analysis *a);
+
+#endif

@@ -1,0 +1,78 @@
+/* A profile: the kernels of a run, with time, invocations, FLOPs per unit and bytes per level
+ * (profile.c). */
+#ifndef ROOFTIME_CORE_PROFILE_H
+#define ROOFTIME_CORE_PROFILE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+
+#define RT_PROFILE_SCHEMA "rooftime.profile/1"
+
+/* A small ordered map from names to numbers (FLOPs per unit, bytes per level). */
+typedef struct rt_value {
+    char *key;
+    double value;
+} rt_value;
+typedef struct rt_values {
+    rt_value *v;
+    size_t n, cap;
+} rt_values;
+
+/* A small ordered map from names to strings (tags). */
+typedef struct rt_tag {
+    char *key;
+    char *value;
+} rt_tag;
+typedef struct rt_tags {
+    rt_tag *v;
+    size_t n, cap;
+} rt_tags;
+
+void rt_values_set(rt_values *vs, const char *key, double value);
+void rt_values_add(rt_values *vs, const char *key, double value); /* accumulate */
+int rt_values_has(const rt_values *vs, const char *key);
+double rt_values_get(const rt_values *vs, const char *key, double dflt);
+double rt_values_sum(const rt_values *vs);
+void rt_values_copy(rt_values *dst, const rt_values *src);
+void rt_values_release(rt_values *vs);
+
+void rt_tags_set(rt_tags *ts, const char *key, const char *value);
+const char *rt_tags_get(const rt_tags *ts, const char *key);
+void rt_tags_copy(rt_tags *dst, const rt_tags *src);
+void rt_tags_release(rt_tags *ts);
+
+typedef struct rt_kernel {
+    char *name;
+    double invocations;
+    double time;     /* seconds, summed over invocations */
+    rt_values flops; /* per compute unit */
+    rt_values bytes; /* per memory level */
+    rt_tags tags;    /* framework, precision, pass, operation, parameters ... */
+} rt_kernel;
+
+void rt_kernel_init(rt_kernel *k, const char *name);
+void rt_kernel_release(rt_kernel *k);
+/* Add b's invocations, time, FLOPs and bytes into a (tags untouched). */
+void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b);
+
+typedef struct rt_profile {
+    char *tool; /* profiler or generator: "ncu", "onednn-verbose", "rooftime-study" ... */
+    char *version;
+    char *command; /* the command that was profiled */
+    char *machine; /* the machine it ran on */
+    char *method;  /* how the numbers were obtained (free text) */
+    rt_tags tags;  /* apply to every kernel */
+    rt_kernel *kernels;
+    size_t n_kernels, cap;
+    json_t *extra; /* other members, kept for round trips; owned */
+} rt_profile;
+
+rt_profile *rt_profile_new(void);
+void rt_profile_free(rt_profile *p);
+/* Append a zeroed kernel with this name; the pointer is valid until the next add. */
+rt_kernel *rt_profile_add_kernel(rt_profile *p, const char *name);
+/* Find a kernel with this name and these tags, or add it. */
+rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags *tags);
+
+#endif

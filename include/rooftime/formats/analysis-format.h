@@ -1,0 +1,21 @@
+/* Verdict tables of an analysis: text, CSV and JSON (analysis-format.c). */
+#ifndef ROOFTIME_FORMATS_ANALYSIS_FORM_H
+#define ROOFTIME_FORMATS_ANALYSIS_FORM_H
+
+#include <jansson.h>
+#include <stdio.h>
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/model.h"
+#include "rooftime/util/error.h"
+
+/* Verdict tables. Text is for people, CSV one row per kernel and config, JSON the whole analysis.
+ */
+typedef enum rt_format { RT_FORMAT_TEXT, RT_FORMAT_CSV, RT_FORMAT_JSON } rt_format;
+int rt_format_parse(const char *s, rt_format *out);
+int rt_analysis_write(const rt_analysis *a, rt_format fmt, FILE *fp, rt_error *err);
+/* The text table with the `top` longest kernels (0: all). */
+int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp);
+json_t *rt_verdict_to_json(const rt_analysis *a, const rt_verdict *v);
+json_t *rt_analysis_to_json(const rt_analysis *a);
+
+#endif

@@ -1,0 +1,14 @@
+/* Profile files (rooftime.profile/1): JSON in and out (profile-json.c). */
+#ifndef ROOFTIME_FORMATS_PROFILE_JS_H
+#define ROOFTIME_FORMATS_PROFILE_JS_H
+
+#include <jansson.h>
+#include "rooftime/core/profile.h"
+#include "rooftime/util/error.h"
+
+int rt_profile_from_json(const json_t *j, const char *origin, rt_profile **out, rt_error *err);
+json_t *rt_profile_to_json(const rt_profile *p);
+int rt_profile_load(const char *path, rt_profile **out, rt_error *err);
+int rt_profile_save(const rt_profile *p, const char *path, rt_error *err);
+
+#endif

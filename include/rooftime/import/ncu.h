@@ -1,0 +1,30 @@
+/* Nsight Compute raw `ncu --csv` output into a profile (ncu.c). */
+#ifndef ROOFTIME_IMPORT_N_H
+#define ROOFTIME_IMPORT_N_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "rooftime/core/profile.h"
+#include "rooftime/util/error.h"
+
+typedef struct rt_ncu_options {
+    const char *metrics_file; /* metric-to-quantity mapping; NULL: <datadir>/ncu/metrics.json */
+    double tensor_factor;     /* FLOPs per tensor instruction; 0: from the mapping, per CC */
+    const char *arch; /* "sm_70" ...: for files without a CC column; NULL: the mapping's default */
+    bool allow_missing;    /* a launch lacking a metric: warning (and counted as 0), not error */
+    bool per_launch;       /* one kernel per launch (tags launch, process) instead of per name */
+    rt_warnings *warnings; /* where warnings go; may be NULL */
+} rt_ncu_options;
+
+/*
+ * Read n raw `ncu --csv` outputs (each one metric or many; the program's own
+ * output and ==PROF== lines before the header are skipped), join launches
+ * across files by process and launch ID (checking the kernel name), and
+ * aggregate per kernel name. Streams: memory grows with the number of kernel
+ * names and with how far the files' launch orders drift apart, not with
+ * their size. *out is a new profile owned by the caller.
+ */
+int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt, rt_profile **out,
+                  rt_error *err);
+
+#endif

@@ -1,0 +1,40 @@
+/* Processed result tables (one row per kernel or config) into a profile (table.c). */
+#ifndef ROOFTIME_IMPORT_TAB_H
+#define ROOFTIME_IMPORT_TAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "rooftime/core/profile.h"
+#include "rooftime/util/error.h"
+
+/* One "quantity=column" mapping: time, invocations, name, flops.<unit>, bytes.<level>, ai.<level>,
+ * flops.total (the FLOPs that AI divides; default: the sum of flops.*), tag.<name> (a tag column).
+ */
+typedef struct rt_table_map {
+    const char *quantity;
+    const char *column;
+} rt_table_map;
+
+typedef struct rt_table_options {
+    const char *ai_file; /* second table with more AI columns, joined by the tag columns; NULL */
+    const rt_table_map *map; /* user mappings; they replace the default for the same quantity */
+    size_t n_map;
+    bool no_defaults; /* use only map (no built-in column names of the paper tables) */
+    const char *const *name_columns; /* tag columns that go into the kernel name, not the tags;
+                                        NULL: "Input Shape" and "Kernel Shape" */
+    size_t n_name_columns;
+    rt_warnings *warnings;
+} rt_table_options;
+
+/*
+ * Read a CSV table where each row is a kernel or a config: one header row or
+ * the two-row header of the paper's notebooks (metric names over tag names),
+ * "..." columns ignored. Bytes per level come from bytes.<level> columns or
+ * from FLOPs / ai.<level>. Columns that are not mapped and whose header sits
+ * in the tag part (or whose values are not numbers) become kernel tags. A
+ * "Kernel Shape" of HxWxCxF also gives the tags "Kernel Size" (H, or HxW) and
+ * "Filters" (F) so that the filter and kernel-size sweeps form two families.
+ */
+int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **out, rt_error *err);
+
+#endif

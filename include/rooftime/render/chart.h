@@ -1,0 +1,61 @@
+/* Charts of an analysis: the four time-based roofline views (paper Fig. 2) with trajectories. */
+#ifndef ROOFTIME_RENDER_CHART_H
+#define ROOFTIME_RENDER_CHART_H
+
+#include <stddef.h>
+
+#include "rooftime/core/analysis.h"
+#include "rooftime/render/draw.h"
+#include "rooftime/util/error.h"
+
+typedef enum rt_view {
+    RT_VIEW_ROOFLINE = 0, /* (a) AI vs FLOP/s: roofs, diagonals, launch-overhead ceiling; kernels */
+    RT_VIEW_COMPLEXITY,   /* (b) bytes vs FLOPs: machine balance, constant AI, overhead boxes */
+    RT_VIEW_TIME,         /* (c) bandwidth time vs compute time: isocurves, overhead regions */
+    RT_VIEW_4D,           /* (d) complexity (closed) and scaled time (open) with seconds axes */
+    RT_VIEW_N
+} rt_view;
+
+/* "roofline", "complexity", "time", "4d". */
+const char *rt_view_name(rt_view v);
+int rt_view_parse(const char *s, rt_view *out);
+
+typedef struct rt_chart_spec {
+    rt_view view;
+    const char *title;    /* NULL: the view's name and the machine */
+    double width, height; /* points; 0: 780 x 560 */
+    /*
+     * Styling by tag: series_by picks the color, marker_by the marker shape, fill_by filled
+     * (first value in sort order) or hollow (others). NULL: not used (one color, circles, filled).
+     * In the 4D view fill is taken by closed/open, so fill_by values become marker shapes too.
+     * In the hierarchical roofline (hier mode) color shows the memory level and series_by
+     * becomes the marker shape.
+     */
+    const char *series_by;
+    const char *marker_by;
+    const char *fill_by;
+    /* Trajectories: join the configs of each family whose parameter is this tag, in order,
+     * labelled with its values. NULL: the parameter shared by most configs; "none": no lines. */
+    const char *family;
+    /* Draw only kernels/configs whose tags match every "TAG=VALUE" here. */
+    const char *const *where;
+    size_t n_where;
+    size_t max_labels; /* roofline: name the N longest kernels (0: 8) */
+} rt_chart_spec;
+
+/* Lay out and draw one chart on d (already begun; the caller finishes it). */
+int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, rt_error *err);
+
+/* Draw one chart into path; the format follows its extension (.svg, .png, .pdf). Atomic:
+ * on any error no file is left under path. */
+int rt_chart_render(const rt_chart_spec *spec, const rt_analysis *a, const char *path,
+                    rt_error *err);
+
+/* The chart as SVG text in a heap string (caller frees), or NULL on error. */
+char *rt_chart_svg(const rt_chart_spec *spec, const rt_analysis *a, rt_error *err);
+
+/* Check a spec against an analysis: "TAG=VALUE" syntax, and that tags named for styling or
+ * families occur at all (a typo should not silently draw one color). */
+int rt_chart_spec_check(const rt_chart_spec *spec, const rt_analysis *a, rt_error *err);
+
+#endif

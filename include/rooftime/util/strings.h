@@ -1,0 +1,21 @@
+/* Strings and allocation: allocators that abort on out-of-memory, formatted strings, number parsing (strings.c). */
+#ifndef ROOFTIME_UTIL_STRIN_H
+#define ROOFTIME_UTIL_STRIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* strdup that aborts on out-of-memory (the only allocation policy of the library). */
+char *rt_strdup(const char *s);
+char *rt_strndup(const char *s, size_t n);
+/* malloc/calloc/realloc that abort on out-of-memory. */
+void *rt_xmalloc(size_t n);
+void *rt_xcalloc(size_t n, size_t size);
+void *rt_xrealloc(void *p, size_t n);
+/* Heap string from a printf format. */
+char *rt_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse a whole string as a finite double; returns false on junk or overflow. */
+bool rt_parse_double(const char *s, double *out);
+
+#endif

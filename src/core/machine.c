@@ -1,0 +1,202 @@
+/* The machine object: ceilings, lookups, machine balance and consistency checks. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rooftime/core/machine.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+rt_machine *rt_machine_new(const char *name)
+{
+    rt_machine *m = rt_xcalloc(1, sizeof *m);
+    m->name = rt_strdup(name ? name : "unnamed");
+    return m;
+}
+
+void rt_machine_free(rt_machine *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n_units; i++) {
+        free(m->units[i].name);
+        free(m->units[i].note);
+        json_decref(m->units[i].derivation);
+    }
+    for (size_t i = 0; i < m->n_levels; i++) {
+        free(m->levels[i].name);
+        free(m->levels[i].note);
+    }
+    free(m->units);
+    free(m->levels);
+    free(m->name);
+    free(m->source);
+    free(m->method);
+    free(m->tau_method);
+    free(m->ref_unit);
+    free(m->ref_level);
+    json_decref(m->extra);
+    free(m);
+}
+
+void rt_machine_set_str(char **field, const char *value)
+{
+    free(*field);
+    *field = rt_strdup(value);
+}
+
+rt_unit *rt_machine_add_unit(rt_machine *m, const char *name, double flops)
+{
+    m->units = rt_xrealloc(m->units, (m->n_units + 1) * sizeof *m->units);
+    rt_unit *u = &m->units[m->n_units++];
+    memset(u, 0, sizeof *u);
+    u->name = rt_strdup(name);
+    u->flops = flops;
+    return u;
+}
+
+rt_level *rt_machine_add_level(rt_machine *m, const char *name, double bytes_per_s)
+{
+    m->levels = rt_xrealloc(m->levels, (m->n_levels + 1) * sizeof *m->levels);
+    rt_level *l = &m->levels[m->n_levels++];
+    memset(l, 0, sizeof *l);
+    l->name = rt_strdup(name);
+    l->bytes_per_s = bytes_per_s;
+    return l;
+}
+
+int rt_machine_unit_index(const rt_machine *m, const char *name)
+{
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < m->n_units; i++)
+        if (strcasecmp(m->units[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int rt_machine_level_index(const rt_machine *m, const char *name)
+{
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < m->n_levels; i++)
+        if (strcasecmp(m->levels[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const rt_unit *rt_machine_unit(const rt_machine *m, const char *name)
+{
+    int i = rt_machine_unit_index(m, name);
+    return i < 0 ? NULL : &m->units[i];
+}
+
+const rt_level *rt_machine_level(const rt_machine *m, const char *name)
+{
+    int i = rt_machine_level_index(m, name);
+    return i < 0 ? NULL : &m->levels[i];
+}
+
+double rt_machine_ref_flops(const rt_machine *m)
+{
+    const rt_unit *u = rt_machine_unit(m, m->ref_unit);
+    return u ? u->flops : NAN;
+}
+
+double rt_machine_ref_bw(const rt_machine *m)
+{
+    const rt_level *l = rt_machine_level(m, m->ref_level);
+    return l ? l->bytes_per_s : NAN;
+}
+
+double rt_machine_balance(const rt_machine *m)
+{
+    return rt_machine_ref_flops(m) / rt_machine_ref_bw(m);
+}
+
+double rt_machine_overhead_flops(const rt_machine *m, const char *unit)
+{
+    const rt_unit *u = rt_machine_unit(m, unit ? unit : m->ref_unit);
+    return u ? u->flops * m->tau : NAN;
+}
+
+/* The product of a derivation's factors; NAN when one is not a number. */
+static double derivation_product(const json_t *d)
+{
+    double p = 1.0;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)d, key, v)
+    {
+        if (key[0] == '_') /* "_note" and the like document the derivation */
+            continue;
+        if (!json_is_number(v))
+            return NAN;
+        p *= json_number_value(v);
+    }
+    return p;
+}
+
+int rt_machine_check(const rt_machine *m, rt_error *err)
+{
+    if (m->n_units == 0) {
+        rt_error_set(err, "machine '%s' has no compute ceilings", m->name);
+        return -1;
+    }
+    if (m->n_levels == 0) {
+        rt_error_set(err, "machine '%s' has no memory levels", m->name);
+        return -1;
+    }
+    for (size_t i = 0; i < m->n_units; i++) {
+        if (!(m->units[i].flops > 0) || !isfinite(m->units[i].flops)) {
+            rt_error_set(err, "machine '%s': unit '%s': FLOP/s must be positive", m->name,
+                         m->units[i].name);
+            return -1;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcasecmp(m->units[i].name, m->units[j].name) == 0) {
+                rt_error_set(err, "machine '%s': unit '%s' appears twice", m->name,
+                             m->units[i].name);
+                return -1;
+            }
+        if (m->units[i].derivation) {
+            double p = derivation_product(m->units[i].derivation);
+            if (!(fabs(p - m->units[i].flops) <= 1e-6 * m->units[i].flops)) {
+                rt_error_set(err,
+                             "machine '%s': unit '%s': derivation gives %.6g FLOP/s but the file "
+                             "says %.6g",
+                             m->name, m->units[i].name, p, m->units[i].flops);
+                return -1;
+            }
+        }
+    }
+    for (size_t i = 0; i < m->n_levels; i++) {
+        if (!(m->levels[i].bytes_per_s > 0) || !isfinite(m->levels[i].bytes_per_s)) {
+            rt_error_set(err, "machine '%s': level '%s': bandwidth must be positive", m->name,
+                         m->levels[i].name);
+            return -1;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcasecmp(m->levels[i].name, m->levels[j].name) == 0) {
+                rt_error_set(err, "machine '%s': level '%s' appears twice", m->name,
+                             m->levels[i].name);
+                return -1;
+            }
+    }
+    if (!rt_machine_unit(m, m->ref_unit)) {
+        rt_error_set(err, "machine '%s': reference unit '%s' is not one of its units", m->name,
+                     m->ref_unit ? m->ref_unit : "(none)");
+        return -1;
+    }
+    if (!rt_machine_level(m, m->ref_level)) {
+        rt_error_set(err, "machine '%s': reference level '%s' is not one of its levels", m->name,
+                     m->ref_level ? m->ref_level : "(none)");
+        return -1;
+    }
+    if (!(m->tau >= 0) || !isfinite(m->tau)) {
+        rt_error_set(err, "machine '%s': launch overhead must be a non-negative number", m->name);
+        return -1;
+    }
+    return 0;
+}

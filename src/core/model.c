@@ -1,0 +1,168 @@
+/* The time-based roofline of one kernel or config: bounds, class, efficiency, time-plane
+ * coordinates. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+const char *rt_mode_name(rt_mode mode)
+{
+    return mode == RT_MODE_SINGLE ? "single" : "hier";
+}
+
+int rt_mode_parse(const char *s, rt_mode *out)
+{
+    if (strcmp(s, "single") == 0 || strcmp(s, "paper") == 0)
+        *out = RT_MODE_SINGLE;
+    else if (strcmp(s, "hier") == 0 || strcmp(s, "hierarchical") == 0)
+        *out = RT_MODE_HIER;
+    else
+        return -1;
+    return 0;
+}
+
+double rt_overhead_ceiling(double W_total, double n_total, double tau)
+{
+    if (!(n_total > 0) || !(tau > 0))
+        return INFINITY;
+    return W_total / (n_total * tau);
+}
+
+/* Main memory is HBM on GPUs and DRAM on CPUs: a profile's one finds the machine's other. */
+static int level_index(const rt_machine *m, const char *name)
+{
+    int i = rt_machine_level_index(m, name);
+    if (i >= 0)
+        return i;
+    if (strcasecmp(name, "HBM") == 0)
+        return rt_machine_level_index(m, "DRAM");
+    if (strcasecmp(name, "DRAM") == 0)
+        return rt_machine_level_index(m, "HBM");
+    return -1;
+}
+
+void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, const char *what,
+                        rt_verdict *v, rt_warnings *w)
+{
+    memset(v, 0, sizeof *v);
+    v->mode = mode;
+    v->n = k->invocations;
+    v->time = k->time;
+    v->W = rt_values_sum(&k->flops);
+    v->n_levels = m->n_levels;
+    v->q = rt_xcalloc(m->n_levels, sizeof *v->q);
+    v->ai = rt_xcalloc(m->n_levels, sizeof *v->ai);
+    v->t_bw = rt_xcalloc(m->n_levels, sizeof *v->t_bw);
+    v->bound_level = v->bound_unit = -1;
+    for (size_t l = 0; l < m->n_levels; l++)
+        v->q[l] = v->ai[l] = v->t_bw[l] = NAN;
+
+    /* Bytes per machine level. */
+    double q_any = 0;
+    for (size_t i = 0; i < k->bytes.n; i++) {
+        int l = level_index(m, k->bytes.v[i].key);
+        q_any += k->bytes.v[i].value;
+        if (l < 0) /* reported once per analysis, see analysis.c */
+            continue;
+        v->q[l] = (isnan(v->q[l]) ? 0 : v->q[l]) + k->bytes.v[i].value;
+    }
+    for (size_t l = 0; l < m->n_levels; l++) {
+        if (isnan(v->q[l]))
+            continue;
+        v->ai[l] = v->q[l] > 0 ? v->W / v->q[l] : (v->W > 0 ? INFINITY : 0);
+        v->t_bw[l] = v->q[l] / m->levels[l].bytes_per_s;
+    }
+    int ref_l = rt_machine_level_index(m, m->ref_level);
+    v->q_ref = ref_l >= 0 ? v->q[ref_l] : NAN;
+    v->ai_ref = ref_l >= 0 ? v->ai[ref_l] : NAN;
+
+    /* Compute time. */
+    double p_ref = rt_machine_ref_flops(m);
+    if (mode == RT_MODE_SINGLE) {
+        v->t_compute = v->W / p_ref;
+        v->bound_unit = rt_machine_unit_index(m, m->ref_unit);
+    } else {
+        double worst = -1;
+        for (size_t i = 0; i < k->flops.n; i++) {
+            const rt_value *f = &k->flops.v[i];
+            int u = rt_machine_unit_index(m, f->key);
+            double p = u >= 0 ? m->units[u].flops : p_ref;
+            /* A unit the machine lacks counts at the reference peak (warned once per analysis). */
+            double t = f->value / p;
+            v->t_compute += t;
+            if (t > worst && f->value > 0) {
+                worst = t;
+                v->bound_unit = u >= 0 ? u : rt_machine_unit_index(m, m->ref_unit);
+            }
+        }
+        if (v->bound_unit < 0)
+            v->bound_unit = rt_machine_unit_index(m, m->ref_unit);
+    }
+
+    /* Bandwidth time: the reference level alone, or the slowest level. */
+    if (mode == RT_MODE_SINGLE) {
+        v->t_bw_max = isnan(v->q_ref) ? 0 : v->t_bw[ref_l];
+        v->bound_level = ref_l;
+    } else {
+        v->bound_level = ref_l;
+        for (size_t l = 0; l < m->n_levels; l++)
+            if (!isnan(v->t_bw[l]) && v->t_bw[l] > v->t_bw_max) {
+                v->t_bw_max = v->t_bw[l];
+                v->bound_level = (int)l;
+            }
+    }
+
+    v->t_oh = v->n * m->tau;
+    v->t_roof = fmax(v->t_compute, v->t_bw_max);
+    v->t_bound = fmax(v->t_roof, v->t_oh);
+    if (v->t_bound <= 0) {
+        v->bound = RT_BOUND_NONE;
+        strcpy(v->bound_label, "none");
+    } else if (v->t_oh > v->t_roof) {
+        v->bound = RT_BOUND_OVERHEAD;
+        strcpy(v->bound_label, "overhead");
+    } else if (v->t_compute >= v->t_bw_max) {
+        v->bound = RT_BOUND_COMPUTE;
+        snprintf(v->bound_label, sizeof v->bound_label, "compute:%s",
+                 v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?");
+    } else {
+        v->bound = RT_BOUND_BANDWIDTH;
+        snprintf(v->bound_label, sizeof v->bound_label, "bandwidth:%s",
+                 v->bound_level >= 0 ? m->levels[v->bound_level].name : "?");
+    }
+    v->overhead_bound = v->t_oh > v->t_roof;
+    v->zero_ai = v->W == 0 && (v->time > 0 || q_any > 0);
+    v->efficiency = v->time > 0 ? v->t_bound / v->time : NAN;
+    v->recoverable = fmax(0, v->time - v->t_bound);
+    v->perf = v->time > 0 ? v->W / v->time : NAN;
+    if (v->t_roof > 0) {
+        v->compute_time = v->time * v->t_compute / v->t_roof;
+        v->bw_time = v->time * v->t_bw_max / v->t_roof;
+    }
+
+    if (v->efficiency > 1 + 1e-9)
+        rt_warnings_add(
+            w,
+            "%s: efficiency %.3g is above 1 (it ran faster than its %s bound): a "
+            "ceiling of machine '%s' is too low or a FLOP/byte/launch count is too high",
+            what, v->efficiency, v->bound_label, m->name);
+    if (v->W > 0 && q_any == 0)
+        rt_warnings_add(w,
+                        "%s: has FLOPs but zero bytes at every level: a byte count is missing, so "
+                        "its bandwidth bound is unknown",
+                        what);
+}
+
+void rt_verdict_release(rt_verdict *v)
+{
+    free(v->q);
+    free(v->ai);
+    free(v->t_bw);
+    v->q = v->ai = v->t_bw = NULL;
+}

@@ -1,0 +1,202 @@
+/* Profiles, kernels and their small maps of values and tags. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/core/profile.h"
+#include "rooftime/util/strings.h"
+
+static rt_value *values_find(const rt_values *vs, const char *key)
+{
+    for (size_t i = 0; i < vs->n; i++)
+        if (strcmp(vs->v[i].key, key) == 0)
+            return &vs->v[i];
+    return NULL;
+}
+
+static rt_value *values_slot(rt_values *vs, const char *key)
+{
+    rt_value *v = values_find(vs, key);
+    if (v)
+        return v;
+    if (vs->n == vs->cap) {
+        vs->cap = vs->cap ? 2 * vs->cap : 4;
+        vs->v = rt_xrealloc(vs->v, vs->cap * sizeof *vs->v);
+    }
+    v = &vs->v[vs->n++];
+    v->key = rt_strdup(key);
+    v->value = 0;
+    return v;
+}
+
+void rt_values_set(rt_values *vs, const char *key, double value)
+{
+    values_slot(vs, key)->value = value;
+}
+
+void rt_values_add(rt_values *vs, const char *key, double value)
+{
+    values_slot(vs, key)->value += value;
+}
+
+int rt_values_has(const rt_values *vs, const char *key)
+{
+    return values_find(vs, key) != NULL;
+}
+
+double rt_values_get(const rt_values *vs, const char *key, double dflt)
+{
+    const rt_value *v = values_find(vs, key);
+    return v ? v->value : dflt;
+}
+
+double rt_values_sum(const rt_values *vs)
+{
+    double s = 0;
+    for (size_t i = 0; i < vs->n; i++)
+        s += vs->v[i].value;
+    return s;
+}
+
+void rt_values_copy(rt_values *dst, const rt_values *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        rt_values_set(dst, src->v[i].key, src->v[i].value);
+}
+
+void rt_values_release(rt_values *vs)
+{
+    for (size_t i = 0; i < vs->n; i++)
+        free(vs->v[i].key);
+    free(vs->v);
+    memset(vs, 0, sizeof *vs);
+}
+
+static rt_tag *tags_find(const rt_tags *ts, const char *key)
+{
+    for (size_t i = 0; i < ts->n; i++)
+        if (strcmp(ts->v[i].key, key) == 0)
+            return &ts->v[i];
+    return NULL;
+}
+
+void rt_tags_set(rt_tags *ts, const char *key, const char *value)
+{
+    rt_tag *t = tags_find(ts, key);
+    if (t) {
+        free(t->value);
+        t->value = rt_strdup(value);
+        return;
+    }
+    if (ts->n == ts->cap) {
+        ts->cap = ts->cap ? 2 * ts->cap : 4;
+        ts->v = rt_xrealloc(ts->v, ts->cap * sizeof *ts->v);
+    }
+    t = &ts->v[ts->n++];
+    t->key = rt_strdup(key);
+    t->value = rt_strdup(value);
+}
+
+const char *rt_tags_get(const rt_tags *ts, const char *key)
+{
+    const rt_tag *t = tags_find(ts, key);
+    return t ? t->value : NULL;
+}
+
+void rt_tags_copy(rt_tags *dst, const rt_tags *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        rt_tags_set(dst, src->v[i].key, src->v[i].value);
+}
+
+void rt_tags_release(rt_tags *ts)
+{
+    for (size_t i = 0; i < ts->n; i++) {
+        free(ts->v[i].key);
+        free(ts->v[i].value);
+    }
+    free(ts->v);
+    memset(ts, 0, sizeof *ts);
+}
+
+void rt_kernel_init(rt_kernel *k, const char *name)
+{
+    memset(k, 0, sizeof *k);
+    k->name = rt_strdup(name ? name : "");
+}
+
+void rt_kernel_release(rt_kernel *k)
+{
+    free(k->name);
+    rt_values_release(&k->flops);
+    rt_values_release(&k->bytes);
+    rt_tags_release(&k->tags);
+    memset(k, 0, sizeof *k);
+}
+
+void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b)
+{
+    a->invocations += b->invocations;
+    a->time += b->time;
+    for (size_t i = 0; i < b->flops.n; i++)
+        rt_values_add(&a->flops, b->flops.v[i].key, b->flops.v[i].value);
+    for (size_t i = 0; i < b->bytes.n; i++)
+        rt_values_add(&a->bytes, b->bytes.v[i].key, b->bytes.v[i].value);
+}
+
+rt_profile *rt_profile_new(void)
+{
+    return rt_xcalloc(1, sizeof(rt_profile));
+}
+
+void rt_profile_free(rt_profile *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n_kernels; i++)
+        rt_kernel_release(&p->kernels[i]);
+    free(p->kernels);
+    free(p->tool);
+    free(p->version);
+    free(p->command);
+    free(p->machine);
+    free(p->method);
+    rt_tags_release(&p->tags);
+    json_decref(p->extra);
+    free(p);
+}
+
+rt_kernel *rt_profile_add_kernel(rt_profile *p, const char *name)
+{
+    if (p->n_kernels == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 16;
+        p->kernels = rt_xrealloc(p->kernels, p->cap * sizeof *p->kernels);
+    }
+    rt_kernel *k = &p->kernels[p->n_kernels++];
+    rt_kernel_init(k, name);
+    return k;
+}
+
+static int same_tags(const rt_tags *a, const rt_tags *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const char *v = rt_tags_get(b, a->v[i].key);
+        if (!v || strcmp(v, a->v[i].value) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags *tags)
+{
+    static const rt_tags none = {0};
+    if (!tags)
+        tags = &none;
+    for (size_t i = p->n_kernels; i-- > 0;)
+        if (strcmp(p->kernels[i].name, name) == 0 && same_tags(&p->kernels[i].tags, tags))
+            return &p->kernels[i];
+    rt_kernel *k = rt_profile_add_kernel(p, name);
+    rt_tags_copy(&k->tags, tags);
+    return k;
+}

@@ -1,0 +1,362 @@
+/* Verdict tables of an analysis as text for people, CSV for spreadsheets and JSON for programs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/analysis-format.h"
+#include "rooftime/util/error.h"
+
+int rt_format_parse(const char *s, rt_format *out)
+{
+    if (strcmp(s, "text") == 0)
+        *out = RT_FORMAT_TEXT;
+    else if (strcmp(s, "csv") == 0)
+        *out = RT_FORMAT_CSV;
+    else if (strcmp(s, "json") == 0)
+        *out = RT_FORMAT_JSON;
+    else
+        return -1;
+    return 0;
+}
+
+/* "1.23 ms": three significant digits with an SI time unit. */
+static void fmt_time(char *buf, size_t n, double s)
+{
+    if (isnan(s))
+        snprintf(buf, n, "-");
+    else if (s == 0)
+        snprintf(buf, n, "0 s");
+    else if (s >= 1)
+        snprintf(buf, n, "%.3g s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, n, "%.3g ms", s * 1e3);
+    else if (s >= 1e-6)
+        snprintf(buf, n, "%.3g us", s * 1e6);
+    else
+        snprintf(buf, n, "%.3g ns", s * 1e9);
+}
+
+static void fmt_num(char *buf, size_t n, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else if (isinf(v))
+        snprintf(buf, n, "inf");
+    else
+        snprintf(buf, n, "%.4g", v);
+}
+
+static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verdict *v, double time,
+                      const char *name)
+{
+    char t[32], rec[32], gf[32], ai[32], eff[32], n[32];
+    fmt_time(t, sizeof t, time);
+    fmt_time(rec, sizeof rec, v->recoverable);
+    fmt_num(gf, sizeof gf, v->W / 1e9);
+    fmt_num(ai, sizeof ai, v->ai_ref);
+    fmt_num(eff, sizeof eff, v->efficiency);
+    snprintf(n, sizeof n, "%.0f", v->n);
+    double share = a->total_time > 0 ? 100.0 * time / a->total_time : 0;
+    /* Long C++ names go last so the columns stay aligned; cut very long ones. */
+    char shown[84];
+    size_t len = strlen(name);
+    if (len > 80)
+        snprintf(shown, sizeof shown, "%.77s...", name);
+    else
+        snprintf(shown, sizeof shown, "%s", name);
+    fprintf(fp, "%4zu  %10s %6.1f%% %9s %10s %9s  %-18s %6s %10s  %s\n", rank, t, share, n, gf, ai,
+            v->bound_label, eff, rec, shown);
+}
+
+static void print_header(FILE *fp, const char *what)
+{
+    fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-18s %6s %10s  %s\n", "#", "time", "share",
+            "launches", "GFLOP", "AI", "bound", "eff", "recover", what);
+}
+
+int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
+{
+    const rt_machine *m = a->machine;
+    char tau[32], tt[32];
+    fmt_time(tau, sizeof tau, m->tau);
+    fmt_time(tt, sizeof tt, a->total_time);
+    fprintf(fp, "machine: %s (%s)\n", m->name, m->source ? m->source : "unknown source");
+    fprintf(fp, "mode: %s (%s)\n", rt_mode_name(a->mode),
+            a->mode == RT_MODE_SINGLE
+                ? "all FLOPs against the reference unit, bytes at the reference level"
+                : "each unit at its own peak, the slowest memory level");
+    fprintf(fp,
+            "reference: %s %.6g GFLOP/s, %s %.6g GB/s, machine balance %.5g FLOP/byte, launch "
+            "overhead %s\n",
+            m->ref_unit, rt_machine_ref_flops(m) / 1e9, m->ref_level, rt_machine_ref_bw(m) / 1e9,
+            rt_machine_balance(m), tau);
+    char oc[32];
+    fmt_num(oc, sizeof oc, a->overhead_ceiling / 1e9);
+    fprintf(fp,
+            "total: %zu kernels, %zu configs, %.0f launches, %s, %.6g GFLOP; launch-overhead "
+            "ceiling %s GFLOP/s\n",
+            a->n_items, a->n_configs, a->total_n, tt, a->total_W / 1e9, oc);
+    fprintf(fp, "AI is at the reference level (%s); eff = bound time / measured time\n",
+            m->ref_level);
+
+    size_t *ci = rt_analysis_configs_by_time(a);
+    fprintf(fp, "\nconfigs by time\n");
+    print_header(fp, "config");
+    for (size_t r = 0; r < a->n_configs; r++) {
+        const rt_config *c = &a->configs[ci[r]];
+        print_row(fp, r + 1, a, &c->v, c->sum.time, c->label);
+    }
+    free(ci);
+
+    size_t *ii = rt_analysis_items_by_time(a);
+    size_t shown = top && top < a->n_items ? top : a->n_items;
+    fprintf(fp, "\nkernels by time");
+    if (shown < a->n_items)
+        fprintf(fp, " (top %zu of %zu)", shown, a->n_items);
+    fprintf(fp, "\n");
+    print_header(fp, "kernel");
+    for (size_t r = 0; r < shown; r++) {
+        const rt_item *it = &a->items[ii[r]];
+        print_row(fp, r + 1, a, &it->v, it->kernel->time, it->kernel->name);
+    }
+    free(ii);
+
+    /* What to look at first. */
+    size_t n_oh = 0, n_zero = 0;
+    double t_zero = 0, rec = 0;
+    for (size_t c = 0; c < a->n_configs; c++) {
+        n_oh += a->configs[c].v.overhead_bound;
+        rec += a->configs[c].v.recoverable;
+    }
+    for (size_t i = 0; i < a->n_items; i++)
+        if (a->items[i].v.zero_ai) {
+            n_zero++;
+            t_zero += a->items[i].kernel->time;
+        }
+    char rs[32], tz[32];
+    fmt_time(rs, sizeof rs, rec);
+    fmt_time(tz, sizeof tz, t_zero);
+    fprintf(fp, "\nsummary\n");
+    fprintf(fp, "  overhead-bound configs: %zu of %zu\n", n_oh, a->n_configs);
+    fprintf(fp, "  zero-AI kernels: %zu of %zu, %s (%.1f%% of time)\n", n_zero, a->n_items, tz,
+            a->total_time > 0 ? 100 * t_zero / a->total_time : 0.0);
+    fprintf(fp, "  recoverable time (configs): %s of %s (%.1f%%)\n", rs, tt,
+            a->total_time > 0 ? 100 * rec / a->total_time : 0.0);
+    if (a->n_families) {
+        fprintf(fp, "  families: %zu\n", a->n_families);
+        for (size_t f = 0; f < a->n_families; f++)
+            fprintf(fp, "    %s over %zu configs: %s\n", a->families[f].param, a->families[f].n,
+                    a->families[f].label);
+    }
+    return 0;
+}
+
+static void csv_field(FILE *fp, const char *s)
+{
+    if (strpbrk(s, ",\"\n\r")) {
+        fputc('"', fp);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', fp);
+            fputc(*s, fp);
+        }
+        fputc('"', fp);
+    } else {
+        fputs(s, fp);
+    }
+}
+
+static void csv_num(FILE *fp, double v)
+{
+    if (isnan(v))
+        fputs(",", fp);
+    else
+        fprintf(fp, ",%.9g", v);
+}
+
+static void csv_row(FILE *fp, const rt_analysis *a, const char *kind, size_t rank, const char *name,
+                    const char *config, const rt_verdict *v, double time)
+{
+    fprintf(fp, "%s,%zu,", kind, rank);
+    csv_field(fp, name);
+    fputc(',', fp);
+    csv_field(fp, config);
+    csv_num(fp, v->n);
+    csv_num(fp, time);
+    csv_num(fp, a->total_time > 0 ? time / a->total_time : NAN);
+    csv_num(fp, v->W);
+    for (size_t l = 0; l < v->n_levels; l++)
+        csv_num(fp, v->q[l]);
+    for (size_t l = 0; l < v->n_levels; l++)
+        csv_num(fp, v->ai[l]);
+    csv_num(fp, v->t_compute);
+    csv_num(fp, v->t_bw_max);
+    csv_num(fp, v->t_oh);
+    csv_num(fp, v->t_bound);
+    fprintf(fp, ",%s", v->bound_label);
+    csv_num(fp, v->efficiency);
+    csv_num(fp, v->recoverable);
+    csv_num(fp, v->bw_time);
+    csv_num(fp, v->compute_time);
+    fprintf(fp, ",%d,%d\n", v->overhead_bound, v->zero_ai);
+}
+
+static int write_csv(const rt_analysis *a, FILE *fp)
+{
+    const rt_machine *m = a->machine;
+    fputs("kind,rank,name,config,invocations,time_s,share,flops", fp);
+    for (size_t l = 0; l < m->n_levels; l++)
+        fprintf(fp, ",bytes_%s", m->levels[l].name);
+    for (size_t l = 0; l < m->n_levels; l++)
+        fprintf(fp, ",ai_%s", m->levels[l].name);
+    fputs(",t_compute_s,t_bandwidth_s,t_overhead_s,t_bound_s,bound,efficiency,recoverable_s,"
+          "bw_time_s,compute_time_s,overhead_bound,zero_ai\n",
+          fp);
+    size_t *ci = rt_analysis_configs_by_time(a);
+    for (size_t r = 0; r < a->n_configs; r++) {
+        const rt_config *c = &a->configs[ci[r]];
+        csv_row(fp, a, "config", r + 1, c->label, c->label, &c->v, c->sum.time);
+    }
+    free(ci);
+    size_t *ii = rt_analysis_items_by_time(a);
+    for (size_t r = 0; r < a->n_items; r++) {
+        const rt_item *it = &a->items[ii[r]];
+        csv_row(fp, a, "kernel", r + 1, it->kernel->name, a->configs[it->config].label, &it->v,
+                it->kernel->time);
+    }
+    free(ii);
+    return 0;
+}
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *rt_verdict_to_json(const rt_analysis *a, const rt_verdict *v)
+{
+    const rt_machine *m = a->machine;
+    json_t *o = json_object();
+    json_object_set_new(o, "invocations", json_real(v->n));
+    json_object_set_new(o, "time", json_real(v->time));
+    json_object_set_new(o, "share", num_or_null(a->total_time > 0 ? v->time / a->total_time : NAN));
+    json_object_set_new(o, "flops", json_real(v->W));
+    json_t *q = json_object(), *ai = json_object(), *tb = json_object();
+    for (size_t l = 0; l < v->n_levels; l++) {
+        if (isnan(v->q[l]))
+            continue;
+        json_object_set_new(q, m->levels[l].name, json_real(v->q[l]));
+        json_object_set_new(ai, m->levels[l].name, num_or_null(v->ai[l]));
+        json_object_set_new(tb, m->levels[l].name, json_real(v->t_bw[l]));
+    }
+    json_object_set_new(o, "bytes", q);
+    json_object_set_new(o, "ai", ai);
+    json_object_set_new(o, "t_bandwidth_per_level", tb);
+    json_object_set_new(o, "t_compute", json_real(v->t_compute));
+    json_object_set_new(o, "t_bandwidth", json_real(v->t_bw_max));
+    json_object_set_new(o, "t_overhead", json_real(v->t_oh));
+    json_object_set_new(o, "t_bound", json_real(v->t_bound));
+    json_object_set_new(o, "bound", json_string(v->bound_label));
+    json_object_set_new(o, "efficiency", num_or_null(v->efficiency));
+    json_object_set_new(o, "recoverable", json_real(v->recoverable));
+    json_object_set_new(o, "flops_per_s", num_or_null(v->perf));
+    json_object_set_new(o, "overhead_bound", json_boolean(v->overhead_bound));
+    json_object_set_new(o, "zero_ai", json_boolean(v->zero_ai));
+    json_object_set_new(o, "bw_time", json_real(v->bw_time));
+    json_object_set_new(o, "compute_time", json_real(v->compute_time));
+    return o;
+}
+
+static json_t *tags_obj(const rt_tags *t)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < t->n; i++)
+        json_object_set_new(o, t->v[i].key, json_string(t->v[i].value));
+    return o;
+}
+
+json_t *rt_analysis_to_json(const rt_analysis *a)
+{
+    const rt_machine *m = a->machine;
+    json_t *j = json_object();
+    json_object_set_new(j, "schema", json_string("rooftime.analysis/1"));
+    json_object_set_new(j, "mode", json_string(rt_mode_name(a->mode)));
+    json_t *mj = json_object();
+    json_object_set_new(mj, "name", json_string(m->name));
+    json_object_set_new(mj, "reference_unit", json_string(m->ref_unit));
+    json_object_set_new(mj, "reference_level", json_string(m->ref_level));
+    json_object_set_new(mj, "reference_flops", json_real(rt_machine_ref_flops(m)));
+    json_object_set_new(mj, "reference_bandwidth", json_real(rt_machine_ref_bw(m)));
+    json_object_set_new(mj, "machine_balance", json_real(rt_machine_balance(m)));
+    json_object_set_new(mj, "launch_overhead", json_real(m->tau));
+    json_object_set_new(j, "machine", mj);
+    json_t *tot = json_object();
+    json_object_set_new(tot, "kernels", json_integer((json_int_t)a->n_items));
+    json_object_set_new(tot, "configs", json_integer((json_int_t)a->n_configs));
+    json_object_set_new(tot, "invocations", json_real(a->total_n));
+    json_object_set_new(tot, "time", json_real(a->total_time));
+    json_object_set_new(tot, "flops", json_real(a->total_W));
+    json_object_set_new(tot, "overhead_ceiling", num_or_null(a->overhead_ceiling));
+    json_object_set_new(j, "totals", tot);
+    json_t *cs = json_array();
+    size_t *ci = rt_analysis_configs_by_time(a);
+    for (size_t r = 0; r < a->n_configs; r++) {
+        const rt_config *c = &a->configs[ci[r]];
+        json_t *o = json_object();
+        json_object_set_new(o, "label", json_string(c->label));
+        json_object_set_new(o, "tags", tags_obj(&c->tags));
+        json_object_set_new(o, "kernels", json_integer((json_int_t)c->n_items));
+        json_object_set_new(o, "verdict", rt_verdict_to_json(a, &c->v));
+        json_array_append_new(cs, o);
+    }
+    free(ci);
+    json_object_set_new(j, "configs", cs);
+    json_t *ks = json_array();
+    size_t *ii = rt_analysis_items_by_time(a);
+    for (size_t r = 0; r < a->n_items; r++) {
+        const rt_item *it = &a->items[ii[r]];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(it->kernel->name));
+        json_object_set_new(o, "config", json_string(a->configs[it->config].label));
+        json_object_set_new(o, "tags", tags_obj(&it->tags));
+        json_object_set_new(o, "verdict", rt_verdict_to_json(a, &it->v));
+        json_array_append_new(ks, o);
+    }
+    free(ii);
+    json_object_set_new(j, "kernels", ks);
+    json_t *fs = json_array();
+    for (size_t f = 0; f < a->n_families; f++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "param", json_string(a->families[f].param));
+        json_object_set_new(o, "fixed", json_string(a->families[f].label));
+        json_t *mem = json_array();
+        for (size_t i = 0; i < a->families[f].n; i++)
+            json_array_append_new(mem, json_string(a->configs[a->families[f].configs[i]].label));
+        json_object_set_new(o, "configs", mem);
+        json_array_append_new(fs, o);
+    }
+    json_object_set_new(j, "families", fs);
+    json_t *ws = json_array();
+    for (size_t i = 0; i < a->warnings.n; i++)
+        json_array_append_new(ws, json_string(a->warnings.msg[i]));
+    json_object_set_new(j, "warnings", ws);
+    return j;
+}
+
+int rt_analysis_write(const rt_analysis *a, rt_format fmt, FILE *fp, rt_error *err)
+{
+    (void)err;
+    if (fmt == RT_FORMAT_TEXT)
+        return rt_analysis_write_text(a, 20, fp);
+    if (fmt == RT_FORMAT_CSV)
+        return write_csv(a, fp);
+    json_t *j = rt_analysis_to_json(a);
+    int rc = json_dumpf(j, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    fputc('\n', fp);
+    json_decref(j);
+    return rc == 0 ? 0 : -1;
+}

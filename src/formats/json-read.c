@@ -1,0 +1,247 @@
+/* Reading rooftime's JSON files: parse errors with line and column, field errors with their path.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "json-read.h"
+#include "rooftime/util/atomic-file.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+static const char *type_name(const json_t *j)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        return "null";
+    }
+    return "something else";
+}
+
+int rt_json_load_file(const char *path, json_t **out, rt_error *err)
+{
+    struct stat st;
+    *out = NULL;
+    if (stat(path, &st) != 0) {
+        rt_error_set(err, "cannot read '%s': %s", path,
+                     errno == ENOENT ? "no such file" : strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        rt_error_set(err, "cannot read '%s': is a directory", path);
+        return -1;
+    }
+    if (st.st_size == 0) {
+        rt_error_set(err, "cannot read '%s': the file is empty", path);
+        return -1;
+    }
+    json_error_t je;
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!j) {
+        if (je.line > 0)
+            rt_error_set(err, "cannot read '%s': line %d, column %d: %s", path, je.line, je.column,
+                         je.text);
+        else
+            rt_error_set(err, "cannot read '%s': %s", path, je.text);
+        return -1;
+    }
+    *out = j;
+    return 0;
+}
+
+int rt_json_save_file(const json_t *j, const char *path, rt_error *err)
+{
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    if (!s) {
+        rt_error_set(err, "cannot write '%s': JSON encoding failed", path);
+        return -1;
+    }
+    size_t n = strlen(s);
+    char *t = rt_xmalloc(n + 2);
+    memcpy(t, s, n);
+    t[n] = '\n';
+    free(s);
+    int rc = rt_write_file_atomic(path, t, n + 1, err);
+    free(t);
+    return rc;
+}
+
+void rt_jr_fail(rt_jr *r, const char *path, const char *key, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (key)
+        rt_error_set(r->err, "cannot read '%s': field '%s%s%s': %s", r->origin, path,
+                     *path ? "." : "", key, msg);
+    else
+        rt_error_set(r->err, "cannot read '%s': field '%s': %s", r->origin, *path ? path : "(top)",
+                     msg);
+}
+
+int rt_jr_object(rt_jr *r, const json_t *j, const char *path)
+{
+    if (!json_is_object(j)) {
+        rt_jr_fail(r, path, NULL, "expected an object, got %s", type_name(j));
+        return -1;
+    }
+    return 0;
+}
+
+int rt_jr_string(rt_jr *r, const json_t *obj, const char *path, const char *key, bool required,
+                 char **out)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v)) {
+        if (required) {
+            rt_jr_fail(r, path, key, "missing");
+            return -1;
+        }
+        return 0;
+    }
+    if (!json_is_string(v)) {
+        rt_jr_fail(r, path, key, "expected a string, got %s", type_name(v));
+        return -1;
+    }
+    free(*out);
+    *out = rt_strdup(json_string_value(v));
+    return 0;
+}
+
+int rt_jr_number(rt_jr *r, const json_t *obj, const char *path, const char *key, bool required,
+                 double min, double *out)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v) {
+        if (required) {
+            rt_jr_fail(r, path, key, "missing");
+            return -1;
+        }
+        return 0;
+    }
+    if (!json_is_number(v)) {
+        rt_jr_fail(r, path, key, "expected a number, got %s", type_name(v));
+        return -1;
+    }
+    double d = json_number_value(v);
+    if (!isfinite(d)) {
+        rt_jr_fail(r, path, key, "not a finite number");
+        return -1;
+    }
+    if (d < min) {
+        rt_jr_fail(r, path, key, "%g is below the minimum %g", d, min);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+int rt_jr_array(rt_jr *r, const json_t *obj, const char *path, const char *key, bool required,
+                const json_t **out)
+{
+    const json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v) {
+        if (required) {
+            rt_jr_fail(r, path, key, "missing");
+            return -1;
+        }
+        return 0;
+    }
+    if (!json_is_array(v)) {
+        rt_jr_fail(r, path, key, "expected an array, got %s", type_name(v));
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int rt_jr_member_object(rt_jr *r, const json_t *obj, const char *path, const char *key,
+                        bool required, const json_t **out)
+{
+    const json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v) {
+        if (required) {
+            rt_jr_fail(r, path, key, "missing");
+            return -1;
+        }
+        return 0;
+    }
+    if (!json_is_object(v)) {
+        rt_jr_fail(r, path, key, "expected an object, got %s", type_name(v));
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int rt_jr_schema(rt_jr *r, const json_t *obj, const char *want)
+{
+    char *got = NULL;
+    if (rt_jr_string(r, obj, "", "schema", true, &got) != 0)
+        return -1;
+    /* "rooftime.machine/1": kind and major version must match. */
+    int ok = strcmp(got, want) == 0;
+    if (!ok)
+        rt_jr_fail(r, "", "schema", "expected \"%s\", got \"%s\"", want, got);
+    free(got);
+    return ok ? 0 : -1;
+}
+
+json_t *rt_json_extra(const json_t *obj, const char *const *known)
+{
+    json_t *extra = NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        int k = 0;
+        for (const char *const *p = known; *p; p++)
+            if (strcmp(*p, key) == 0)
+                k = 1;
+        if (k)
+            continue;
+        if (!extra)
+            extra = json_object();
+        json_object_set(extra, key, v);
+    }
+    return extra;
+}
+
+void rt_json_merge_extra(json_t *obj, const json_t *extra)
+{
+    if (!extra)
+        return;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)extra, key, v)
+    {
+        if (!json_object_get(obj, key))
+            json_object_set(obj, key, v);
+    }
+}
+
+json_t *rt_json_num(double v)
+{
+    if (v == floor(v) && fabs(v) < 9.0e15)
+        return json_integer((json_int_t)v);
+    return json_real(v);
+}

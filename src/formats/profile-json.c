@@ -1,0 +1,200 @@
+/* Profile files: JSON in and out. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json-read.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/profile-json.h"
+#include "rooftime/util/error.h"
+
+static const char *const top_known[] = {"schema", "source", "tags", "kernels", NULL};
+static const char *const source_known[] = {"tool", "version", "command", "machine", "method", NULL};
+
+/* {"name": number >= 0, ...} */
+static int read_values(rt_jr *r, const json_t *obj, const char *path, const char *key,
+                       rt_values *out)
+{
+    const json_t *o;
+    if (rt_jr_member_object(r, obj, path, key, false, &o) != 0)
+        return -1;
+    if (!o)
+        return 0;
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+    {
+        double d = 0;
+        if (rt_jr_number(r, o, sub, k, true, 0, &d) != 0)
+            return -1;
+        rt_values_set(out, k, d);
+    }
+    return 0;
+}
+
+/* {"name": "string" | number, ...}: numbers become their shortest text. */
+static int read_tags(rt_jr *r, const json_t *obj, const char *path, rt_tags *out)
+{
+    const json_t *o;
+    if (rt_jr_member_object(r, obj, path, "tags", false, &o) != 0)
+        return -1;
+    if (!o)
+        return 0;
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s%stags", path, *path ? "." : "");
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+    {
+        if (json_is_string(v)) {
+            rt_tags_set(out, k, json_string_value(v));
+        } else if (json_is_number(v) && isfinite(json_number_value(v))) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%.17g", json_number_value(v));
+            rt_tags_set(out, k, buf);
+        } else {
+            rt_jr_fail(r, sub, k, "expected a string or a number");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
+{
+    char path[64];
+    snprintf(path, sizeof path, "kernels[%zu]", i);
+    if (rt_jr_object(r, j, path) != 0)
+        return -1;
+    char *name = NULL;
+    if (rt_jr_string(r, j, path, "name", true, &name) != 0)
+        return -1;
+    rt_kernel *k = rt_profile_add_kernel(p, name);
+    free(name);
+    if (rt_jr_number(r, j, path, "invocations", true, 0, &k->invocations) != 0 ||
+        rt_jr_number(r, j, path, "time", true, 0, &k->time) != 0 ||
+        read_values(r, j, path, "flops", &k->flops) != 0 ||
+        read_values(r, j, path, "bytes", &k->bytes) != 0 || read_tags(r, j, path, &k->tags) != 0)
+        return -1;
+    return 0;
+}
+
+int rt_profile_from_json(const json_t *j, const char *origin, rt_profile **out, rt_error *err)
+{
+    rt_jr r = {origin, err};
+    *out = NULL;
+    if (rt_jr_object(&r, j, "") != 0 || rt_jr_schema(&r, j, RT_PROFILE_SCHEMA) != 0)
+        return -1;
+    rt_profile *p = rt_profile_new();
+    const json_t *src, *kernels;
+    if (rt_jr_member_object(&r, j, "", "source", false, &src) != 0 ||
+        rt_jr_array(&r, j, "", "kernels", true, &kernels) != 0 ||
+        read_tags(&r, j, "", &p->tags) != 0)
+        goto fail;
+    if (src) {
+        if (rt_jr_string(&r, src, "source", "tool", false, &p->tool) != 0 ||
+            rt_jr_string(&r, src, "source", "version", false, &p->version) != 0 ||
+            rt_jr_string(&r, src, "source", "command", false, &p->command) != 0 ||
+            rt_jr_string(&r, src, "source", "machine", false, &p->machine) != 0 ||
+            rt_jr_string(&r, src, "source", "method", false, &p->method) != 0)
+            goto fail;
+        json_t *sx = rt_json_extra(src, source_known);
+        if (sx) {
+            p->extra = json_object();
+            json_object_set_new(p->extra, "source", sx);
+        }
+    }
+    for (size_t i = 0; i < json_array_size(kernels); i++)
+        if (read_kernel(&r, p, json_array_get(kernels, i), i) != 0)
+            goto fail;
+    json_t *x = rt_json_extra(j, top_known);
+    if (x) {
+        if (!p->extra)
+            p->extra = json_object();
+        json_object_update(p->extra, x);
+        json_decref(x);
+    }
+    *out = p;
+    return 0;
+fail:
+    rt_profile_free(p);
+    return -1;
+}
+
+static json_t *values_json(const rt_values *vs)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < vs->n; i++)
+        json_object_set_new(o, vs->v[i].key, rt_json_num(vs->v[i].value));
+    return o;
+}
+
+static json_t *tags_json(const rt_tags *ts)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < ts->n; i++)
+        json_object_set_new(o, ts->v[i].key, json_string(ts->v[i].value));
+    return o;
+}
+
+json_t *rt_profile_to_json(const rt_profile *p)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "schema", json_string(RT_PROFILE_SCHEMA));
+    json_t *src = json_object();
+    const char *fields[] = {"tool", "version", "command", "machine", "method"};
+    const char *vals[] = {p->tool, p->version, p->command, p->machine, p->method};
+    for (int i = 0; i < 5; i++)
+        if (vals[i])
+            json_object_set_new(src, fields[i], json_string(vals[i]));
+    const json_t *sx = p->extra ? json_object_get(p->extra, "source") : NULL;
+    rt_json_merge_extra(src, sx);
+    json_object_set_new(j, "source", src);
+    if (p->tags.n)
+        json_object_set_new(j, "tags", tags_json(&p->tags));
+    json_t *ks = json_array();
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const rt_kernel *k = &p->kernels[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(k->name));
+        json_object_set_new(o, "invocations", rt_json_num(k->invocations));
+        json_object_set_new(o, "time", json_real(k->time));
+        json_object_set_new(o, "flops", values_json(&k->flops));
+        json_object_set_new(o, "bytes", values_json(&k->bytes));
+        if (k->tags.n)
+            json_object_set_new(o, "tags", tags_json(&k->tags));
+        json_array_append_new(ks, o);
+    }
+    json_object_set_new(j, "kernels", ks);
+    if (p->extra) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(p->extra, key, v)
+        {
+            if (strcmp(key, "source") != 0 && !json_object_get(j, key))
+                json_object_set(j, key, v);
+        }
+    }
+    return j;
+}
+
+int rt_profile_load(const char *path, rt_profile **out, rt_error *err)
+{
+    json_t *j;
+    *out = NULL;
+    if (rt_json_load_file(path, &j, err) != 0)
+        return -1;
+    int rc = rt_profile_from_json(j, path, out, err);
+    json_decref(j);
+    return rc;
+}
+
+int rt_profile_save(const rt_profile *p, const char *path, rt_error *err)
+{
+    json_t *j = rt_profile_to_json(p);
+    int rc = rt_json_save_file(j, path, err);
+    json_decref(j);
+    return rc;
+}

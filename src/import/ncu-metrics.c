@@ -1,0 +1,473 @@
+/* The Nsight Compute metric mapping: loads data/ncu/metrics.json, compiles and evaluates its
+ * formulas. */
+#include "rooftime/import/ncu-metrics.h"
+#include "rooftime/util/datadir.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* ---- formulas: recursive descent into postfix ---- */
+
+typedef struct fparse {
+    const char *s, *p;
+    ncu_map *m;
+    ncu_formula *f;
+    size_t cap;
+    rt_error *err;
+    const char *where;
+} fparse;
+
+static void f_emit(fparse *fp, int kind, int index, double num)
+{
+    ncu_formula *f = fp->f;
+    if (f->n == fp->cap) {
+        fp->cap = fp->cap ? 2 * fp->cap : 16;
+        f->op = rt_xrealloc(f->op, fp->cap * sizeof *f->op);
+    }
+    f->op[f->n++] = (ncu_op){.kind = kind, .index = index, .num = num};
+}
+
+static void f_space(fparse *fp)
+{
+    while (isspace((unsigned char)*fp->p))
+        fp->p++;
+}
+
+static int f_fail(fparse *fp, const char *what)
+{
+    rt_error_set(fp->err, "%s: %s: formula '%s': %s at character %zu", fp->m->path, fp->where,
+                 fp->s, what, (size_t)(fp->p - fp->s) + 1);
+    return -1;
+}
+
+static int f_slot(ncu_map *m, const char *name, size_t n)
+{
+    for (size_t i = 0; i < m->n_metric; i++)
+        if (strlen(m->metric[i]) == n && memcmp(m->metric[i], name, n) == 0)
+            return (int)i;
+    if (m->n_metric == NCU_MAX_METRICS)
+        return -1;
+    m->metric[m->n_metric] = rt_strndup(name, n);
+    return (int)m->n_metric++;
+}
+
+static int f_expr(fparse *fp);
+
+static int f_factor(fparse *fp)
+{
+    f_space(fp);
+    char c = *fp->p;
+    if (c == '(') {
+        fp->p++;
+        if (f_expr(fp) != 0)
+            return -1;
+        f_space(fp);
+        if (*fp->p != ')')
+            return f_fail(fp, "expected ')'");
+        fp->p++;
+        return 0;
+    }
+    if (c == '-') {
+        fp->p++;
+        if (f_factor(fp) != 0)
+            return -1;
+        f_emit(fp, NCU_NEG, 0, 0);
+        return 0;
+    }
+    if (isdigit((unsigned char)c) || c == '.') {
+        char *end;
+        double v = strtod(fp->p, &end);
+        if (end == fp->p)
+            return f_fail(fp, "bad number");
+        fp->p = end;
+        f_emit(fp, NCU_NUM, 0, v);
+        return 0;
+    }
+    if (isalpha((unsigned char)c) || c == '_') {
+        const char *b = fp->p;
+        while (isalnum((unsigned char)*fp->p) || *fp->p == '_' || *fp->p == '.')
+            fp->p++;
+        size_t n = (size_t)(fp->p - b);
+        if (n == 11 && memcmp(b, "launch_time", 11) == 0) {
+            fp->f->uses_time = 1;
+            f_emit(fp, NCU_LAUNCH_TIME, 0, 0);
+            return 0;
+        }
+        for (size_t i = 0; i < fp->m->n_const; i++)
+            if (strlen(fp->m->const_name[i]) == n && memcmp(fp->m->const_name[i], b, n) == 0) {
+                f_emit(fp, NCU_CONST, (int)i, 0);
+                return 0;
+            }
+        int slot = f_slot(fp->m, b, n);
+        if (slot < 0)
+            return f_fail(fp, "more than 64 distinct metrics in the mapping");
+        fp->f->metrics |= (uint64_t)1 << slot;
+        f_emit(fp, NCU_METRIC, slot, 0);
+        return 0;
+    }
+    return f_fail(fp, c ? "expected a number, a metric name or '('" : "unexpected end");
+}
+
+static int f_term(fparse *fp)
+{
+    if (f_factor(fp) != 0)
+        return -1;
+    for (;;) {
+        f_space(fp);
+        char c = *fp->p;
+        if (c != '*' && c != '/')
+            return 0;
+        fp->p++;
+        if (f_factor(fp) != 0)
+            return -1;
+        f_emit(fp, c == '*' ? NCU_MUL : NCU_DIV, 0, 0);
+    }
+}
+
+static int f_expr(fparse *fp)
+{
+    if (f_term(fp) != 0)
+        return -1;
+    for (;;) {
+        f_space(fp);
+        char c = *fp->p;
+        if (c != '+' && c != '-')
+            return 0;
+        fp->p++;
+        if (f_term(fp) != 0)
+            return -1;
+        f_emit(fp, c == '+' ? NCU_ADD : NCU_SUB, 0, 0);
+    }
+}
+
+static int f_compile(ncu_map *m, const char *text, const char *where, ncu_formula *f, rt_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->text = rt_strdup(text);
+    fparse fp = {.s = text, .p = text, .m = m, .f = f, .err = err, .where = where};
+    if (f_expr(&fp) != 0)
+        return -1;
+    f_space(&fp);
+    if (*fp.p)
+        return f_fail(&fp, "unexpected character");
+    return 0;
+}
+
+double ncu_formula_eval(const ncu_formula *f, const double *metric, const double *constants,
+                        double launch_time)
+{
+    double st[64];
+    size_t sp = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const ncu_op *o = &f->op[i];
+        switch (o->kind) {
+        case NCU_NUM:
+            st[sp++] = o->num;
+            break;
+        case NCU_METRIC:
+            st[sp++] = metric[o->index];
+            break;
+        case NCU_CONST:
+            st[sp++] = constants[o->index];
+            break;
+        case NCU_LAUNCH_TIME:
+            st[sp++] = launch_time;
+            break;
+        case NCU_NEG:
+            st[sp - 1] = -st[sp - 1];
+            break;
+        case NCU_ADD:
+            sp--;
+            st[sp - 1] += st[sp];
+            break;
+        case NCU_SUB:
+            sp--;
+            st[sp - 1] -= st[sp];
+            break;
+        case NCU_MUL:
+            sp--;
+            st[sp - 1] *= st[sp];
+            break;
+        case NCU_DIV:
+            sp--;
+            st[sp - 1] = st[sp] != 0 ? st[sp - 1] / st[sp] : 0;
+            break;
+        }
+        if (sp == 64)
+            return NAN; /* deeper than any sane formula; compile keeps them shallow */
+    }
+    return sp == 1 ? st[0] : NAN;
+}
+
+/* ---- architectures ---- */
+
+int ncu_parse_arch(const char *s)
+{
+    if (!s)
+        return -1;
+    if (strncmp(s, "sm_", 3) == 0) {
+        char *end;
+        long v = strtol(s + 3, &end, 10);
+        return (*end == '\0' && v > 0 && v < 1000) ? (int)v : -1;
+    }
+    /* "7.0", "8.9": major.minor */
+    if (isdigit((unsigned char)s[0])) {
+        char *end;
+        long major = strtol(s, &end, 10);
+        if (*end == '.' && isdigit((unsigned char)end[1]) && end[2] == '\0')
+            return (int)(major * 10 + (end[1] - '0'));
+    }
+    return -1;
+}
+
+const double *ncu_map_constants(const ncu_map *m, int sm)
+{
+    if (m->n_arch == 0)
+        return NULL;
+    const ncu_arch *best = &m->arch[0];
+    for (size_t i = 0; i < m->n_arch; i++)
+        if (m->arch[i].sm <= sm)
+            best = &m->arch[i];
+    return best->value;
+}
+
+int ncu_map_slot(const ncu_map *m, const char *name)
+{
+    for (size_t i = 0; i < m->n_metric; i++)
+        if (strcmp(m->metric[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int arch_cmp(const void *a, const void *b)
+{
+    return ((const ncu_arch *)a)->sm - ((const ncu_arch *)b)->sm;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->path = rt_strdup(path);
+    m->tensor_factor_const = -1;
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) {
+        rt_error_set(err, "%s: line %d: %s", path, je.line, je.text);
+        return -1;
+    }
+    int rc = -1;
+    const char *schema = jstr(root, "schema");
+    if (!schema || strcmp(schema, "rooftime.ncu-metrics/1") != 0) {
+        rt_error_set(err,
+                     "%s: not a metric mapping (\"schema\": \"rooftime.ncu-metrics/1\" expected)",
+                     path);
+        goto done;
+    }
+    /* Constants first: formulas refer to them by name. */
+    json_t *consts = json_object_get(root, "constants");
+    const char *aname;
+    json_t *aval;
+    if (json_is_object(consts)) {
+        json_object_foreach(consts, aname, aval)
+        {
+            const char *cname;
+            json_t *cval;
+            json_object_foreach(aval, cname, cval)
+            {
+                size_t i;
+                for (i = 0; i < m->n_const; i++)
+                    if (strcmp(m->const_name[i], cname) == 0)
+                        break;
+                if (i == m->n_const) {
+                    m->const_name = rt_xrealloc(m->const_name, (m->n_const + 1) * sizeof(char *));
+                    m->const_name[m->n_const++] = rt_strdup(cname);
+                }
+            }
+        }
+        m->arch = rt_xcalloc(json_object_size(consts) + 1, sizeof *m->arch);
+        json_object_foreach(consts, aname, aval)
+        {
+            int sm = ncu_parse_arch(aname);
+            if (sm < 0 || !json_is_object(aval)) {
+                rt_error_set(err,
+                             "%s: constants: '%s' is not an architecture like sm_70 with an "
+                             "object of constants",
+                             path, aname);
+                goto done;
+            }
+            ncu_arch *a = &m->arch[m->n_arch++];
+            a->sm = sm;
+            a->value = rt_xcalloc(m->n_const ? m->n_const : 1, sizeof(double));
+            for (size_t i = 0; i < m->n_const; i++) {
+                json_t *v = json_object_get(aval, m->const_name[i]);
+                a->value[i] = json_is_number(v) ? json_number_value(v) : NAN;
+            }
+        }
+        qsort(m->arch, m->n_arch, sizeof *m->arch, arch_cmp);
+    }
+    for (size_t i = 0; i < m->n_const; i++)
+        if (strcmp(m->const_name[i], "tensor_factor") == 0)
+            m->tensor_factor_const = (int)i;
+    const char *da = jstr(root, "default_arch");
+    m->default_sm = da ? ncu_parse_arch(da) : 70;
+    if (m->default_sm < 0) {
+        rt_error_set(err, "%s: default_arch: '%s' is not an architecture like sm_70", path, da);
+        goto done;
+    }
+
+    json_t *time = json_object_get(root, "time");
+    const char *cyc = jstr(time, "cycles"), *rate = jstr(time, "rate");
+    if (!cyc || !rate) {
+        rt_error_set(err, "%s: \"time\" needs \"cycles\" and \"rate\" formulas", path);
+        goto done;
+    }
+    if (f_compile(m, cyc, "time.cycles", &m->cycles, err) != 0 ||
+        f_compile(m, rate, "time.rate", &m->rate, err) != 0)
+        goto done;
+
+    json_t *qs = json_object_get(root, "quantities");
+    if (!json_is_array(qs)) {
+        rt_error_set(err, "%s: \"quantities\" must be an array", path);
+        goto done;
+    }
+    m->q = rt_xcalloc(json_array_size(qs) + 1, sizeof *m->q);
+    size_t i;
+    json_t *qv;
+    json_array_foreach(qs, i, qv)
+    {
+        const char *qn = jstr(qv, "quantity"), *ft = jstr(qv, "formula"), *set = jstr(qv, "set");
+        if (!qn || !ft || (strncmp(qn, "flops.", 6) != 0 && strncmp(qn, "bytes.", 6) != 0) ||
+            !qn[6]) {
+            rt_error_set(err,
+                         "%s: quantities[%zu]: needs \"quantity\" (flops.UNIT or bytes.LEVEL) "
+                         "and \"formula\"",
+                         path, i);
+            goto done;
+        }
+        ncu_quantity *q = &m->q[m->n_q++];
+        q->quantity = rt_strdup(qn);
+        q->set = rt_strdup(set ? set : "");
+        char where[64];
+        snprintf(where, sizeof where, "quantities[%zu]", i);
+        if (f_compile(m, ft, where, &q->f, err) != 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    json_decref(root);
+    if (rc != 0)
+        ncu_map_release(m);
+    return rc;
+}
+
+static void f_release(ncu_formula *f)
+{
+    free(f->text);
+    free(f->op);
+}
+
+void ncu_map_release(ncu_map *m)
+{
+    if (!m)
+        return;
+    free(m->path);
+    for (size_t i = 0; i < m->n_metric; i++)
+        free(m->metric[i]);
+    f_release(&m->cycles);
+    f_release(&m->rate);
+    for (size_t i = 0; i < m->n_q; i++) {
+        free(m->q[i].quantity);
+        free(m->q[i].set);
+        f_release(&m->q[i].f);
+    }
+    free(m->q);
+    for (size_t i = 0; i < m->n_const; i++)
+        free(m->const_name[i]);
+    free(m->const_name);
+    for (size_t i = 0; i < m->n_arch; i++)
+        free(m->arch[i].value);
+    free(m->arch);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- the metric list, for `rooftime ncu-metrics` ---- */
+
+int rt_ncu_metric_list_load(const char *metrics_file, const char *set, rt_ncu_metric_list *out,
+                            rt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *path =
+        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
+    ncu_map m;
+    int rc = ncu_map_load(path, &m, err);
+    free(path);
+    if (rc != 0)
+        return -1;
+    /* Time first, then the quantities of the set, each metric once. */
+    uint64_t want = m.cycles.metrics | m.rate.metrics;
+    int found = 0;
+    for (size_t i = 0; i < m.n_q; i++)
+        if (!set || strcmp(m.q[i].set, set) == 0) {
+            want |= m.q[i].f.metrics;
+            found = 1;
+        }
+    if (!found) {
+        rt_error_set(err, "%s: no quantities of set '%s'", m.path, set);
+        ncu_map_release(&m);
+        return -1;
+    }
+    out->metric = rt_xcalloc(m.n_metric + 1, sizeof *out->metric);
+    for (size_t s = 0; s < m.n_metric; s++)
+        if ((want >> s) & 1)
+            out->metric[out->n++] = rt_strdup(m.metric[s]);
+    ncu_map_release(&m);
+    return 0;
+}
+
+int rt_ncu_constant(const char *metrics_file, const char *arch, const char *name, double *value,
+                    rt_error *err)
+{
+    char *path =
+        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
+    ncu_map m;
+    int rc = ncu_map_load(path, &m, err);
+    free(path);
+    if (rc != 0)
+        return -1;
+    int sm = arch ? ncu_parse_arch(arch) : m.default_sm;
+    rc = -1;
+    if (sm < 0) {
+        rt_error_set(err, "'%s' is not an architecture like sm_70", arch);
+    } else {
+        const double *c = ncu_map_constants(&m, sm);
+        for (size_t i = 0; c && i < m.n_const; i++)
+            if (strcmp(m.const_name[i], name) == 0 && !isnan(c[i])) {
+                *value = c[i];
+                rc = 0;
+            }
+        if (rc != 0)
+            rt_error_set(err, "%s: no constant '%s' for sm_%d", m.path, name, sm);
+    }
+    ncu_map_release(&m);
+    return rc;
+}
+
+void rt_ncu_metric_list_release(rt_ncu_metric_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->metric[i]);
+    free(l->metric);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,494 @@
+/* Import a processed result table (one kernel or config per row), such as the paper's notebook
+ * tables. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/core/profile.h"
+#include "rooftime/import/csv-reader.h"
+#include "rooftime/import/table.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+/*
+ * The column names of the time-based roofline paper's notebooks (V100 tables):
+ * used when the user maps nothing else and the column exists.
+ */
+static const rt_table_map table_defaults[] = {
+    {"time", "CUDA Time"},        {"invocations", "Invocations"}, {"flops.fp64", "FP64 FLOPs"},
+    {"flops.fp32", "FP32 FLOPs"}, {"flops.fp16", "FP16 FLOPs"},   {"flops.tensor", "TC FLOPs"},
+    {"flops.total", "FLOPs"},     {"ai.HBM", "DRAM AI"},          {"ai.L2", "L2 AI"},
+    {"ai.L1", "L1 AI"},
+};
+static const char *const table_default_name_columns[] = {"Input Shape", "Kernel Shape"};
+
+/* A table in memory: column names, which are in the tag part of the header, and the cells. */
+typedef struct table {
+    const char *path;
+    char **col;
+    unsigned char *tagpart; /* the column's name is in the second header row only */
+    size_t ncol;
+    char ***cell; /* cell[r][c] */
+    unsigned long *line;
+    size_t nrow;
+} table;
+
+static void table_release(table *t)
+{
+    for (size_t c = 0; c < t->ncol; c++)
+        free(t->col[c]);
+    free(t->col);
+    free(t->tagpart);
+    for (size_t r = 0; r < t->nrow; r++) {
+        for (size_t c = 0; c < t->ncol; c++)
+            free(t->cell[r][c]);
+        free(t->cell[r]);
+    }
+    free(t->cell);
+    free(t->line);
+}
+
+static int is_number(const char *s)
+{
+    double v;
+    return rt_parse_double(s, &v);
+}
+
+static char **row_copy(const rt_csv_row *row)
+{
+    char **out = rt_xmalloc((row->n ? row->n : 1) * sizeof *out);
+    for (size_t i = 0; i < row->n; i++)
+        out[i] = rt_strndup(row->field[i], row->len[i]);
+    return out;
+}
+
+/* Read a whole table: one header row, or two (metric names over tag names) as the notebooks wrote.
+ */
+static int table_read(const char *path, table *t, rt_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->path = path;
+    rt_csv *c = rt_csv_open(path, err);
+    if (!c)
+        return -1;
+    int rc = -1;
+    rt_csv_row row;
+    int r = rt_csv_next(c, &row, err);
+    if (r <= 0) {
+        if (r == 0)
+            rt_error_set(err, "%s: line 1: empty file, no header", path);
+        goto done;
+    }
+    size_t named = 0, numeric = 0;
+    for (size_t i = 0; i < row.n; i++) {
+        named += row.len[i] > 0;
+        numeric += row.len[i] > 0 && is_number(row.field[i]);
+        if (strlen(row.field[i]) != row.len[i]) {
+            rt_error_set(err,
+                         "%s: line %lu: column %zu: a NUL byte in the header (not a text table?)",
+                         path, row.line, i + 1);
+            goto done;
+        }
+    }
+    if (named == 0 || numeric * 2 > named) {
+        rt_error_set(err,
+                     "%s: line %lu: no header row (the first row holds numbers, not column names)",
+                     path, row.line);
+        goto done;
+    }
+    t->ncol = row.n;
+    t->col = row_copy(&row);
+    t->tagpart = rt_xcalloc(t->ncol, 1);
+    unsigned long hline = row.line;
+    /* A second header row: it names exactly some of the columns the first left blank. */
+    r = rt_csv_next(c, &row, err);
+    if (r < 0)
+        goto done;
+    if (r == 0) {
+        rt_error_set(err, "%s: line %lu: a header but no data rows", path, hline + 1);
+        goto done;
+    }
+    int second = row.n == t->ncol;
+    size_t fills = 0;
+    for (size_t i = 0; second && i < row.n; i++) {
+        if (row.len[i] == 0)
+            continue;
+        if (t->col[i][0] != '\0' || is_number(row.field[i]))
+            second = 0;
+        else
+            fills++;
+    }
+    int have_row = 1;
+    if (second && fills > 0) {
+        for (size_t i = 0; i < row.n; i++)
+            if (row.len[i] > 0) {
+                free(t->col[i]);
+                t->col[i] = rt_strndup(row.field[i], row.len[i]);
+                t->tagpart[i] = 1;
+            }
+        have_row = 0;
+    }
+    for (;;) {
+        if (!have_row) {
+            r = rt_csv_next(c, &row, err);
+            if (r < 0)
+                goto done;
+            if (r == 0)
+                break;
+        }
+        have_row = 0;
+        if (row.n == 1 && row.len[0] == 0)
+            continue; /* blank line */
+        if (row.n != t->ncol) {
+            rt_error_set(err, "%s: line %lu: expected %zu fields as in the header, found %zu%s",
+                         path, row.line, t->ncol, row.n,
+                         row.n < t->ncol ? " (truncated file or missing fields?)" : "");
+            goto done;
+        }
+        t->cell = rt_xrealloc(t->cell, (t->nrow + 1) * sizeof *t->cell);
+        t->line = rt_xrealloc(t->line, (t->nrow + 1) * sizeof *t->line);
+        t->cell[t->nrow] = row_copy(&row);
+        t->line[t->nrow] = row.line;
+        t->nrow++;
+    }
+    if (t->nrow == 0) {
+        rt_error_set(err, "%s: line %lu: a header but no data rows", path, rt_csv_line(c));
+        goto done;
+    }
+    rc = 0;
+done:
+    rt_csv_free(c);
+    return rc;
+}
+
+static int table_find(const table *t, const char *name)
+{
+    for (size_t c = 0; c < t->ncol; c++)
+        if (strcmp(t->col[c], name) == 0)
+            return (int)c;
+    return -1;
+}
+
+/* One resolved mapping: quantity -> column of the main table (file 0) or of the AI table (file 1).
+ */
+typedef struct qcol {
+    const char *quantity;
+    const char *column;
+    int file, col;
+} qcol;
+
+static int cell_number(const table *t, size_t r, int c, double *v, rt_error *err)
+{
+    const char *s = t->cell[r][c];
+    if (!rt_parse_double(s, v)) {
+        rt_error_set(err, "%s: line %lu: column '%s': '%.40s' is not a number", t->path, t->line[r],
+                     t->col[c], s);
+        return -1;
+    }
+    return 0;
+}
+
+/* A "Kernel Shape" HxWxCxF: "Kernel Size" (H, or HxW) and "Filters" (F) as separate parameters. */
+static void kernel_shape_tags(rt_tags *tags, const char *shape)
+{
+    long h, w, ci, f;
+    char tail;
+    if (sscanf(shape, "%ldx%ldx%ldx%ld%c", &h, &w, &ci, &f, &tail) != 4)
+        return;
+    char buf[64];
+    if (h == w)
+        snprintf(buf, sizeof buf, "%ld", h);
+    else
+        snprintf(buf, sizeof buf, "%ldx%ld", h, w);
+    rt_tags_set(tags, "Kernel Size", buf);
+    snprintf(buf, sizeof buf, "%ld", f);
+    rt_tags_set(tags, "Filters", buf);
+}
+
+int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **out, rt_error *err)
+{
+    rt_table_options dflt = {0};
+    if (!opt)
+        opt = &dflt;
+    *out = NULL;
+    table t[2];
+    memset(t, 0, sizeof t);
+    int nt = 1, rc = -1;
+    qcol *q = NULL;
+    size_t nq = 0;
+    int *join = NULL; /* main row -> AI table row */
+    rt_profile *p = NULL;
+    unsigned char *is_tag = NULL, *in_name = NULL;
+    char *base = NULL;
+    if (table_read(path, &t[0], err) != 0)
+        goto done;
+    if (opt->ai_file) {
+        if (table_read(opt->ai_file, &t[1], err) != 0)
+            goto done;
+        nt = 2;
+    }
+
+    /* Quantities: the user's mappings, then the defaults for quantities they left alone. */
+    q = rt_xcalloc(opt->n_map + sizeof table_defaults / sizeof table_defaults[0] + 1, sizeof *q);
+    for (size_t i = 0; i < opt->n_map; i++) {
+        const char *qn = opt->map[i].quantity;
+        if (strcmp(qn, "time") && strcmp(qn, "invocations") && strcmp(qn, "name") &&
+            strncmp(qn, "flops.", 6) && strncmp(qn, "bytes.", 6) && strncmp(qn, "ai.", 3) &&
+            strncmp(qn, "tag.", 4)) {
+            rt_error_set(err,
+                         "--map %s=%s: unknown quantity '%s' (time, invocations, name, "
+                         "flops.UNIT, flops.total, bytes.LEVEL, ai.LEVEL, tag.NAME)",
+                         qn, opt->map[i].column, qn);
+            goto done;
+        }
+        qcol x = {.quantity = qn, .column = opt->map[i].column, .file = -1, .col = -1};
+        for (int f = 0; f < nt && x.col < 0; f++)
+            if ((x.col = table_find(&t[f], x.column)) >= 0)
+                x.file = f;
+        if (x.col < 0) {
+            rt_error_set(err, "%s: --map %s=%s: no such column", path, qn, x.column);
+            goto done;
+        }
+        q[nq++] = x;
+    }
+    for (size_t i = 0; !opt->no_defaults && i < sizeof table_defaults / sizeof table_defaults[0];
+         i++) {
+        int taken = 0;
+        for (size_t j = 0; j < nq; j++)
+            taken |= strcmp(q[j].quantity, table_defaults[i].quantity) == 0;
+        if (taken)
+            continue;
+        qcol x = {.quantity = table_defaults[i].quantity,
+                  .column = table_defaults[i].column,
+                  .file = -1,
+                  .col = -1};
+        for (int f = 0; f < nt && x.col < 0; f++)
+            if ((x.col = table_find(&t[f], x.column)) >= 0)
+                x.file = f;
+        if (x.col >= 0)
+            q[nq++] = x;
+    }
+    int have_time = 0, have_inv = 0;
+    for (size_t j = 0; j < nq; j++) {
+        have_time |= strcmp(q[j].quantity, "time") == 0;
+        have_inv |= strcmp(q[j].quantity, "invocations") == 0;
+    }
+    if (!have_time) {
+        rt_error_set(err, "%s: no time column ('CUDA Time'; name another with --map time=COLUMN)",
+                     path);
+        goto done;
+    }
+    if (!have_inv && opt->warnings)
+        rt_warnings_add(opt->warnings, "%s: no invocations column: 1 per row assumed", path);
+
+    /* Tag columns: the header's tag part and text columns, not mapped to a quantity, not "...". */
+    is_tag = rt_xcalloc(t[0].ncol, 1);
+    in_name = rt_xcalloc(t[0].ncol, 1);
+    for (size_t c = 0; c < t[0].ncol; c++) {
+        const char *name = t[0].col[c];
+        if (!name[0] || strcmp(name, "...") == 0)
+            continue;
+        int mapped = 0;
+        for (size_t j = 0; j < nq; j++)
+            mapped |= q[j].file == 0 && q[j].col == (int)c && strncmp(q[j].quantity, "tag.", 4);
+        if (mapped)
+            continue;
+        int text = 0;
+        for (size_t r = 0; r < t[0].nrow && !text; r++)
+            text = t[0].cell[r][c][0] && !is_number(t[0].cell[r][c]);
+        for (size_t j = 0; j < nq; j++)
+            if (q[j].file == 0 && q[j].col == (int)c && strncmp(q[j].quantity, "tag.", 4) == 0)
+                text = 1;
+        if (!t[0].tagpart[c] && !text)
+            continue;
+        is_tag[c] = 1;
+        const char *const *nc = opt->name_columns ? opt->name_columns : table_default_name_columns;
+        size_t nn = opt->name_columns ? opt->n_name_columns
+                                      : sizeof table_default_name_columns / sizeof(char *);
+        for (size_t k = 0; k < nn; k++)
+            if (strcmp(nc[k], name) == 0)
+                in_name[c] = 1;
+    }
+
+    /* Join the AI table by the tag columns it has. */
+    if (nt == 2) {
+        int *keycol = rt_xcalloc(t[1].ncol + 1, sizeof *keycol);
+        size_t nk = 0;
+        for (size_t c = 0; c < t[1].ncol; c++) {
+            if (!t[1].tagpart[c])
+                continue;
+            int mc = table_find(&t[0], t[1].col[c]);
+            if (mc < 0) {
+                free(keycol);
+                rt_error_set(err, "%s: tag column '%s' is not in %s", opt->ai_file, t[1].col[c],
+                             path);
+                goto done;
+            }
+            keycol[nk] = (int)c;
+            nk++;
+        }
+        if (nk == 0) {
+            free(keycol);
+            rt_error_set(err, "%s: no tag columns to join with %s (two-row header expected)",
+                         opt->ai_file, path);
+            goto done;
+        }
+        join = rt_xmalloc(t[0].nrow * sizeof *join);
+        for (size_t r = 0; r < t[0].nrow; r++) {
+            join[r] = -1;
+            for (size_t s = 0; s < t[1].nrow && join[r] < 0; s++) {
+                int same = 1;
+                for (size_t k = 0; k < nk && same; k++) {
+                    int ac = keycol[k], mc = table_find(&t[0], t[1].col[ac]);
+                    same = strcmp(t[0].cell[r][mc], t[1].cell[s][ac]) == 0;
+                }
+                if (same)
+                    join[r] = (int)s;
+            }
+            if (join[r] < 0) {
+                rt_error_set(err, "%s: line %lu: no row with the same %s ... in %s", path,
+                             t[0].line[r], t[1].col[keycol[0]], opt->ai_file);
+                free(keycol);
+                goto done;
+            }
+        }
+        free(keycol);
+    }
+
+    p = rt_profile_new();
+    p->tool = rt_strdup("table");
+    {
+        const char *b = strrchr(path, '/');
+        b = b ? b + 1 : path;
+        base = rt_strdup(b);
+        char *dot = strstr(base, ".main.csv");
+        if (!dot)
+            dot = strstr(base, ".csv");
+        if (dot && dot != base)
+            *dot = '\0';
+    }
+    unsigned long zero_ai = 0;
+    for (size_t r = 0; r < t[0].nrow; r++) {
+        /* Name: the file, then the row's tag values (numbers as column=value). */
+        size_t cap = strlen(base) + 1, len;
+        for (size_t c = 0; c < t[0].ncol; c++)
+            if (is_tag[c])
+                cap += strlen(t[0].col[c]) + strlen(t[0].cell[r][c]) + 3;
+        for (size_t j = 0; j < nq; j++)
+            if (strcmp(q[j].quantity, "name") == 0)
+                cap += strlen(t[q[j].file].cell[q[j].file ? (size_t)join[r] : r][q[j].col]) + 2;
+        char *name = rt_xmalloc(cap);
+        len = (size_t)snprintf(name, cap, "%s", base);
+        for (size_t j = 0; j < nq; j++)
+            if (strcmp(q[j].quantity, "name") == 0)
+                len +=
+                    (size_t)snprintf(name + len, cap - len, " %s",
+                                     t[q[j].file].cell[q[j].file ? (size_t)join[r] : r][q[j].col]);
+        for (size_t c = 0; c < t[0].ncol; c++) {
+            if (!is_tag[c] || !t[0].cell[r][c][0])
+                continue;
+            const char *v = t[0].cell[r][c];
+            if (is_number(v))
+                len += (size_t)snprintf(name + len, cap - len, " %s=%s", t[0].col[c], v);
+            else
+                len += (size_t)snprintf(name + len, cap - len, " %s", v);
+        }
+        rt_kernel *k = rt_profile_add_kernel(p, name);
+        free(name);
+        k->invocations = 1;
+        for (size_t c = 0; c < t[0].ncol; c++) {
+            if (!is_tag[c] || in_name[c])
+                continue;
+            rt_tags_set(&k->tags, t[0].col[c], t[0].cell[r][c]);
+        }
+        for (size_t c = 0; c < t[0].ncol; c++)
+            if (is_tag[c] && strcmp(t[0].col[c], "Kernel Shape") == 0)
+                kernel_shape_tags(&k->tags, t[0].cell[r][c]);
+        double total = NAN, fsum = 0;
+        for (size_t j = 0; j < nq; j++) {
+            const table *tt = &t[q[j].file];
+            size_t rr = q[j].file ? (size_t)join[r] : r;
+            const char *qn = q[j].quantity;
+            if (strcmp(qn, "name") == 0)
+                continue;
+            if (strncmp(qn, "tag.", 4) == 0) {
+                rt_tags_set(&k->tags, qn + 4, tt->cell[rr][q[j].col]);
+                continue;
+            }
+            double v;
+            if (cell_number(tt, rr, q[j].col, &v, err) != 0)
+                goto done;
+            if (v < 0) {
+                rt_error_set(err, "%s: line %lu: column '%s': %g is negative", tt->path,
+                             tt->line[rr], tt->col[q[j].col], v);
+                goto done;
+            }
+            if (strcmp(qn, "time") == 0)
+                k->time = v;
+            else if (strcmp(qn, "invocations") == 0)
+                k->invocations = v;
+            else if (strcmp(qn, "flops.total") == 0)
+                total = v;
+            else if (strncmp(qn, "flops.", 6) == 0) {
+                rt_values_set(&k->flops, qn + 6, v);
+                fsum += v;
+            } else if (strncmp(qn, "bytes.", 6) == 0)
+                rt_values_set(&k->bytes, qn + 6, v);
+        }
+        if (isnan(total))
+            total = fsum;
+        /* Bytes per level from the arithmetic intensity: Q_l = W / AI_l. */
+        for (size_t j = 0; j < nq; j++) {
+            const char *qn = q[j].quantity;
+            if (strncmp(qn, "ai.", 3) != 0 || rt_values_has(&k->bytes, qn + 3))
+                continue;
+            const table *tt = &t[q[j].file];
+            size_t rr = q[j].file ? (size_t)join[r] : r;
+            double ai;
+            if (cell_number(tt, rr, q[j].col, &ai, err) != 0)
+                goto done;
+            if (ai > 0) {
+                rt_values_set(&k->bytes, qn + 3, total / ai);
+            } else if (total > 0) {
+                rt_error_set(err,
+                             "%s: line %lu: column '%s': AI %g with %g FLOPs gives no byte count",
+                             tt->path, tt->line[rr], tt->col[q[j].col], ai, total);
+                goto done;
+            } else {
+                zero_ai++;
+            }
+        }
+    }
+    if (zero_ai && opt->warnings)
+        rt_warnings_add(opt->warnings,
+                        "%s: %lu AI values of rows without FLOPs: their bytes at that "
+                        "level are unknown and left out",
+                        path, zero_ai);
+    json_t *x = json_object(), *m = json_object();
+    json_object_set_new(x, "file", json_string(path));
+    if (opt->ai_file)
+        json_object_set_new(x, "ai_file", json_string(opt->ai_file));
+    for (size_t j = 0; j < nq; j++)
+        json_object_set_new(m, q[j].quantity, json_string(q[j].column));
+    json_object_set_new(x, "map", m);
+    if (!p->extra)
+        p->extra = json_object();
+    json_object_set_new(p->extra, "table", x);
+    p->method = rt_strdup("processed table, one config per row; where only AI is given, bytes per "
+                          "level = FLOPs / AI at that level (the printed precision of both carries "
+                          "into the bytes)");
+    *out = p;
+    p = NULL;
+    rc = 0;
+done:
+    rt_profile_free(p);
+    free(base);
+    free(q);
+    free(join);
+    free(is_tag);
+    free(in_name);
+    table_release(&t[0]);
+    table_release(&t[1]);
+    return rc;
+}

@@ -1,0 +1,883 @@
+/* Import PyTorch profiler chrome traces: operators by self time, GPU kernels, FLOPs from args. */
+#define _GNU_SOURCE /* memmem */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "rooftime/core/profile.h"
+#include "rooftime/import/torch.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/name-index.h"
+#include "rooftime/util/strings.h"
+
+enum { EV_CPU = 0, EV_GPU = 1, EV_WITHIN = 2 };
+
+/* One complete ("ph": "X") event, reduced to what the profile needs. */
+typedef struct ev {
+    double ts, end; /* microseconds */
+    double flops;
+    uint32_t key;    /* kernel index (EV_CPU, EV_GPU) */
+    uint32_t thread; /* interned pid/tid */
+    uint8_t kind;
+} ev;
+
+typedef struct kern {
+    double calls, us, flops;
+    const char *unit;
+    int gpu;
+} kern;
+
+typedef struct reader {
+    const char *origin;
+    const char *within;
+    const char *buf;
+    size_t len, pos;
+    size_t line, col; /* of pos, 1-based */
+    size_t n_events;  /* trace events seen, of every kind */
+    ev *evs;
+    size_t n_evs, cap_evs;
+    rt_name_index keys, threads;
+    char **names; /* kernel index -> name */
+    kern *k;
+    size_t n_k, cap_k;
+    size_t n_launch;  /* runtime launch events (cudaLaunchKernel ...) */
+    size_t n_partial; /* children overlapping their parent's end */
+    rt_error *err;
+    char *scratch; /* room for the strings of one event (fast path): the input's size */
+} reader;
+
+/* Advance pos to p, keeping line and column. */
+static void advance(reader *r, size_t p)
+{
+    for (; r->pos < p; r->pos++) {
+        if (r->buf[r->pos] == '\n') {
+            r->line++;
+            r->col = 1;
+        } else if (((unsigned char)r->buf[r->pos] & 0xC0) != 0x80) {
+            r->col++;
+        }
+    }
+}
+
+static void skip_ws(reader *r)
+{
+    size_t p = r->pos;
+    while (p < r->len &&
+           (r->buf[p] == ' ' || r->buf[p] == '\t' || r->buf[p] == '\n' || r->buf[p] == '\r'))
+        p++;
+    advance(r, p);
+}
+
+static int fail_at(reader *r, const char *what)
+{
+    rt_error_set(r->err, "cannot read '%s': line %zu, column %zu: %s", r->origin, r->line, r->col,
+                 what);
+    return -1;
+}
+
+/* Decode one JSON value at pos (jansson, stopping after it); errors carry the file's line/column.
+ */
+static json_t *next_value(reader *r)
+{
+    json_error_t e;
+    json_t *j = json_loadb(r->buf + r->pos, r->len - r->pos,
+                           JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+    if (!j) {
+        size_t line = r->line + (e.line > 0 ? (size_t)e.line - 1 : 0);
+        size_t col =
+            e.line == 1 ? r->col + (size_t)e.column - 1 : (size_t)(e.column > 0 ? e.column : 0);
+        rt_error_set(r->err, "cannot read '%s': line %zu, column %zu: %s", r->origin, line, col,
+                     e.text);
+        return NULL;
+    }
+    advance(r, r->pos + (size_t)e.position);
+    return j;
+}
+
+static uint32_t intern_kernel(reader *r, const char *key, size_t kl, int gpu)
+{
+    size_t i = rt_name_index_get(&r->keys, key, kl);
+    if (i != (size_t)-1)
+        return (uint32_t)i;
+    if (r->n_k == r->cap_k) {
+        r->cap_k = r->cap_k ? 2 * r->cap_k : 64;
+        r->k = rt_xrealloc(r->k, r->cap_k * sizeof *r->k);
+        r->names = rt_xrealloc(r->names, r->cap_k * sizeof *r->names);
+    }
+    memset(&r->k[r->n_k], 0, sizeof r->k[r->n_k]);
+    r->k[r->n_k].gpu = gpu;
+    r->names[r->n_k] = rt_strndup(key, kl);
+    rt_name_index_put(&r->keys, key, kl, r->n_k);
+    return (uint32_t)r->n_k++;
+}
+
+/* The fields of one event that matter, whichever parser read it. Strings are NUL-terminated
+ * copies in `scratch` (fast path) or point into the json_t (jansson path). */
+typedef struct evf {
+    int is_object;
+    const char *ph, *cat, *name;
+    int ts_ok, dur_ok, flops_ok;
+    double ts, dur, flops;
+    char thread[256]; /* pid and tid as written ("1/1", "\"CPU functions\"/1") */
+    char *dims;       /* compact "Input Dims", heap, or NULL */
+    const char *unit;
+} evf;
+
+/* FLOPs unit of one recorded input type ("float", "c10::BFloat16" ...), or NULL. */
+static const char *unit_of_type(const char *s, size_t n)
+{
+    if (n == 0)
+        return NULL;
+    if (memmem(s, n, "BFloat16", 8))
+        return "bf16";
+    if (memmem(s, n, "Half", 4))
+        return "fp16";
+    if (n == 6 && memcmp(s, "double", 6) == 0)
+        return "fp64";
+    if (n == 5 && memcmp(s, "float", 5) == 0)
+        return "fp32";
+    return NULL;
+}
+
+static void fields_from_json(const json_t *j, evf *f)
+{
+    memset(f, 0, sizeof *f);
+    f->is_object = json_is_object(j);
+    if (!f->is_object)
+        return;
+    f->ph = json_string_value(json_object_get(j, "ph"));
+    f->cat = json_string_value(json_object_get(j, "cat"));
+    f->name = json_string_value(json_object_get(j, "name"));
+    const json_t *v;
+    if ((v = json_object_get(j, "ts")) && json_is_number(v)) {
+        f->ts_ok = 1;
+        f->ts = json_number_value(v);
+    }
+    if ((v = json_object_get(j, "dur")) && json_is_number(v)) {
+        f->dur_ok = 1;
+        f->dur = json_number_value(v);
+    }
+    char *ps = json_dumps(json_object_get(j, "pid") ? json_object_get(j, "pid") : json_null(),
+                          JSON_ENCODE_ANY | JSON_COMPACT);
+    char *ts = json_dumps(json_object_get(j, "tid") ? json_object_get(j, "tid") : json_null(),
+                          JSON_ENCODE_ANY | JSON_COMPACT);
+    snprintf(f->thread, sizeof f->thread, "%s/%s", ps ? ps : "", ts ? ts : "");
+    free(ps);
+    free(ts);
+    const json_t *args = json_object_get(j, "args");
+    if (!json_is_object(args))
+        return;
+    const json_t *dims = json_object_get(args, "Input Dims");
+    if (dims && json_is_array(dims) && json_array_size(dims) > 0)
+        f->dims = json_dumps(dims, JSON_COMPACT);
+    if ((v = json_object_get(args, "flops")) && json_is_number(v)) {
+        f->flops_ok = 1;
+        f->flops = json_number_value(v);
+    }
+    size_t i;
+    const json_t *t;
+    json_array_foreach(json_object_get(args, "Input type"), i, t)
+    {
+        const char *s = json_string_value(t);
+        if (s && (f->unit = unit_of_type(s, strlen(s))) != NULL)
+            break;
+    }
+}
+
+/* ---- the fast path: a strict scanner for plain events; anything unusual goes to jansson ---- */
+
+#define AT(p, e) ((p) < (e) ? *(p) : '\0')
+
+static const char *sc_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* A string at p: the end after its quote; *plain = no escapes, ASCII only (copyable as is). */
+static const char *sc_string(const char *p, const char *e, int *plain)
+{
+    *plain = 1;
+    for (p++; p < e; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            return p + 1;
+        if (c < 0x20)
+            return NULL;
+        if (c == '\\' || c >= 0x80) {
+            *plain = 0;
+            if (c == '\\')
+                p++;
+        }
+    }
+    return NULL;
+}
+
+static const char *sc_digits(const char *p, const char *e)
+{
+    const char *q = p;
+    while (q < e && *q >= '0' && *q <= '9')
+        q++;
+    return q > p ? q : NULL;
+}
+
+static const char *sc_number(const char *p, const char *e)
+{
+    if (AT(p, e) == '-')
+        p++;
+    if (AT(p, e) == '0')
+        p++;
+    else if (!(p = sc_digits(p, e)))
+        return NULL;
+    if (AT(p, e) == '.' && !(p = sc_digits(p + 1, e)))
+        return NULL;
+    if (AT(p, e) == 'e' || AT(p, e) == 'E') {
+        p++;
+        if (AT(p, e) == '+' || AT(p, e) == '-')
+            p++;
+        if (!(p = sc_digits(p, e)))
+            return NULL;
+    }
+    return p;
+}
+
+static const char *sc_value(const char *p, const char *e, int depth)
+{
+    int plain;
+    char c = AT(p, e);
+    if (depth > 64)
+        return NULL;
+    if (c == '"')
+        return sc_string(p, e, &plain);
+    if (c == '-' || (c >= '0' && c <= '9'))
+        return sc_number(p, e);
+    if (c == 't')
+        return e - p >= 4 && memcmp(p, "true", 4) == 0 ? p + 4 : NULL;
+    if (c == 'f')
+        return e - p >= 5 && memcmp(p, "false", 5) == 0 ? p + 5 : NULL;
+    if (c == 'n')
+        return e - p >= 4 && memcmp(p, "null", 4) == 0 ? p + 4 : NULL;
+    if (c != '[' && c != '{')
+        return NULL;
+    char close = c == '[' ? ']' : '}';
+    p = sc_ws(p + 1, e);
+    if (AT(p, e) == close)
+        return p + 1;
+    for (;;) {
+        if (close == '}') {
+            if (AT(p, e) != '"' || !(p = sc_string(p, e, &plain)))
+                return NULL;
+            p = sc_ws(p, e);
+            if (AT(p, e) != ':')
+                return NULL;
+            p = sc_ws(p + 1, e);
+        }
+        if (!(p = sc_value(p, e, depth + 1)))
+            return NULL;
+        p = sc_ws(p, e);
+        if (AT(p, e) == ',') {
+            p = sc_ws(p + 1, e);
+            continue;
+        }
+        return AT(p, e) == close ? p + 1 : NULL;
+    }
+}
+
+/* Copy a plain string value [s, q) (quotes included) into scratch; NULL when it has no room. */
+static const char *sc_copy(char **scratch, const char *scratch_end, const char *s, const char *q)
+{
+    size_t n = (size_t)(q - s) - 2;
+    char *d = *scratch;
+    if ((size_t)(scratch_end - d) < n + 1)
+        return NULL;
+    memcpy(d, s + 1, n);
+    d[n] = '\0';
+    *scratch += n + 1;
+    return d;
+}
+
+/* Iterate an object's members: calls fn(key, key_len, value, value_end). -1 on a syntax problem
+ * or an escaped key. */
+typedef int (*member_fn)(void *ctx, const char *k, size_t kl, const char *v, const char *ve);
+static const char *sc_object(const char *p, const char *e, member_fn fn, void *ctx)
+{
+    int plain;
+    if (AT(p, e) != '{')
+        return NULL;
+    p = sc_ws(p + 1, e);
+    if (AT(p, e) == '}')
+        return p + 1;
+    for (;;) {
+        const char *ks = p;
+        if (AT(p, e) != '"' || !(p = sc_string(p, e, &plain)) || !plain)
+            return NULL;
+        const char *ke = p;
+        p = sc_ws(p, e);
+        if (AT(p, e) != ':')
+            return NULL;
+        p = sc_ws(p + 1, e);
+        const char *vs = p;
+        if (!(p = sc_value(p, e, 1)))
+            return NULL;
+        if (fn(ctx, ks + 1, (size_t)(ke - ks) - 2, vs, p) != 0)
+            return NULL;
+        p = sc_ws(p, e);
+        if (AT(p, e) == ',') {
+            p = sc_ws(p + 1, e);
+            continue;
+        }
+        return AT(p, e) == '}' ? p + 1 : NULL;
+    }
+}
+
+typedef struct fast_ctx {
+    evf *f;
+    char *scratch;
+    const char *scratch_end;
+} fast_ctx;
+
+static int key_is(const char *k, size_t kl, const char *want)
+{
+    return strlen(want) == kl && memcmp(k, want, kl) == 0;
+}
+
+static int args_member(void *ctx_, const char *k, size_t kl, const char *v, const char *ve)
+{
+    fast_ctx *c = ctx_;
+    if (key_is(k, kl, "Input Dims")) {
+        free(c->f->dims);
+        c->f->dims = NULL;
+        if (*v == '[' && ve - v > 2) {
+            /* compact, as json_dumps(JSON_COMPACT) writes it: no blanks outside strings */
+            char *d = rt_xmalloc((size_t)(ve - v) + 1), *o = d;
+            int in_str = 0;
+            for (const char *p = v; p < ve; p++) {
+                if (*p == '"' && (p == v || p[-1] != '\\'))
+                    in_str = !in_str;
+                if (in_str || !(*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+                    *o++ = *p;
+            }
+            *o = '\0';
+            c->f->dims = d;
+        }
+    } else if (key_is(k, kl, "flops")) {
+        c->f->flops_ok = *v == '-' || (*v >= '0' && *v <= '9');
+        if (c->f->flops_ok)
+            c->f->flops = strtod(v, NULL);
+    } else if (key_is(k, kl, "Input type") && *v == '[') {
+        c->f->unit = NULL;
+        for (const char *p = v + 1; p < ve && !c->f->unit; p++)
+            if (*p == '"') {
+                const char *q = memchr(p + 1, '"', (size_t)(ve - p - 1));
+                if (!q)
+                    break;
+                c->f->unit = unit_of_type(p + 1, (size_t)(q - p - 1));
+                p = q;
+            }
+    }
+    return 0;
+}
+
+static int event_member(void *ctx_, const char *k, size_t kl, const char *v, const char *ve)
+{
+    fast_ctx *c = ctx_;
+    evf *f = c->f;
+    int plain = 1;
+    if (kl == 2 && (key_is(k, kl, "ph") || key_is(k, kl, "ts"))) {
+        if (k[0] == 'p') {
+            if (*v != '"') {
+                f->ph = NULL;
+                return 0;
+            }
+            sc_string(v, ve, &plain);
+            if (!plain || !(f->ph = sc_copy(&c->scratch, c->scratch_end, v, ve)))
+                return -1;
+        } else {
+            f->ts_ok = *v == '-' || (*v >= '0' && *v <= '9');
+            f->ts = f->ts_ok ? strtod(v, NULL) : 0;
+        }
+    } else if (key_is(k, kl, "dur")) {
+        f->dur_ok = *v == '-' || (*v >= '0' && *v <= '9');
+        f->dur = f->dur_ok ? strtod(v, NULL) : 0;
+    } else if (key_is(k, kl, "cat") || key_is(k, kl, "name")) {
+        const char **dst = k[0] == 'c' ? &f->cat : &f->name;
+        if (*v != '"') {
+            *dst = NULL;
+            return 0;
+        }
+        sc_string(v, ve, &plain);
+        /* escapes or UTF-8: jansson decodes and checks them */
+        if (!plain || !(*dst = sc_copy(&c->scratch, c->scratch_end, v, ve)))
+            return -1;
+    } else if (key_is(k, kl, "pid") || key_is(k, kl, "tid")) {
+        /* kept as written, "pid/tid", in the order pid then tid */
+        size_t n = (size_t)(ve - v);
+        if (n > 100)
+            return -1;
+        char *slot = k[0] == 'p' ? f->thread : f->thread + 128;
+        memcpy(slot, v, n);
+        slot[n] = '\0';
+    } else if (key_is(k, kl, "args")) {
+        if (*v == '{' && !sc_object(v, ve, args_member, c))
+            return -1;
+    }
+    return 0;
+}
+
+/* Read one event at p without jansson. 0 and *used on success; -1: let jansson read it. */
+#define SCRATCH_SIZE 65536
+static int fast_event(const char *p, const char *e, evf *f, char *scratch, size_t *used)
+{
+    memset(f, 0, sizeof *f);
+    f->is_object = 1;
+    strcpy(f->thread, "null");
+    strcpy(f->thread + 128, "null");
+    fast_ctx c = {f, scratch, scratch + SCRATCH_SIZE};
+    const char *q = sc_object(p, e, event_member, &c);
+    if (!q) {
+        free(f->dims);
+        f->dims = NULL;
+        return -1;
+    }
+    char tid[128];
+    snprintf(tid, sizeof tid, "%s", f->thread + 128);
+    size_t pl = strlen(f->thread);
+    snprintf(f->thread + pl, sizeof f->thread - pl, "/%s", tid);
+    *used = (size_t)(q - p);
+    return 0;
+}
+
+static int is_cpu_cat(const char *cat)
+{
+    return !cat || strcmp(cat, "cpu_op") == 0 || strcmp(cat, "Operator") == 0 ||
+           strcmp(cat, "operator") == 0;
+}
+
+static int is_gpu_cat(const char *cat)
+{
+    return cat && (strcmp(cat, "kernel") == 0 || strcmp(cat, "Kernel") == 0 ||
+                   strcmp(cat, "gpu_memcpy") == 0 || strcmp(cat, "gpu_memset") == 0 ||
+                   strcmp(cat, "Memcpy") == 0 || strcmp(cat, "Memset") == 0);
+}
+
+static void push_ev(reader *r, const ev *e)
+{
+    if (r->n_evs == r->cap_evs) {
+        r->cap_evs = r->cap_evs ? 2 * r->cap_evs : 1024;
+        r->evs = rt_xrealloc(r->evs, r->cap_evs * sizeof *r->evs);
+    }
+    r->evs[r->n_evs++] = *e;
+}
+
+static uint32_t intern_thread(reader *r, const char *key)
+{
+    size_t i = rt_name_index_get(&r->threads, key, strlen(key));
+    if (i == (size_t)-1) {
+        i = r->threads.n;
+        rt_name_index_put(&r->threads, key, strlen(key), i);
+    }
+    return (uint32_t)i;
+}
+
+/* One trace event: keep complete events of operators, GPU kernels and the `within` ranges. */
+static int take_event(reader *r, const evf *f, size_t line, size_t col)
+{
+    r->n_events++;
+    if (!f->is_object) {
+        rt_error_set(r->err,
+                     "cannot read '%s': line %zu, column %zu: trace event %zu is not an object",
+                     r->origin, line, col, r->n_events);
+        return -1;
+    }
+    const char *ph = f->ph, *cat = f->cat, *name = f->name;
+    if (cat && (strstr(cat, "runtime") || strcmp(cat, "Runtime") == 0) && name &&
+        strstr(name, "LaunchKernel"))
+        r->n_launch++;
+    if (!ph || strcmp(ph, "X") != 0)
+        return 0; /* metadata, instants, flows, counters */
+    int within = r->within && name && strcmp(name, r->within) == 0;
+    int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
+    if (kind < 0)
+        return 0; /* annotations, python functions, runtime calls: not kernels */
+    const char *missing = !name ? "name" : !f->ts_ok ? "ts" : !f->dur_ok ? "dur" : NULL;
+    if (missing) {
+        rt_error_set(r->err,
+                     "cannot read '%s': line %zu, column %zu: trace event %zu ('%s'): field '%s' "
+                     "missing or not a number/string",
+                     r->origin, line, col, r->n_events, name ? name : "?", missing);
+        return -1;
+    }
+    if (f->dur < 0) {
+        rt_error_set(r->err,
+                     "cannot read '%s': line %zu, column %zu: trace event %zu ('%s'): "
+                     "field 'dur' is negative",
+                     r->origin, line, col, r->n_events, name);
+        return -1;
+    }
+    ev e = {0};
+    e.ts = f->ts;
+    e.end = f->ts + f->dur;
+    e.kind = (uint8_t)kind;
+    e.thread = intern_thread(r, f->thread);
+    if (kind != EV_WITHIN) {
+        if (kind == EV_CPU && f->dims) {
+            char *key = rt_asprintf("%s %s", name, f->dims);
+            e.key = intern_kernel(r, key, strlen(key), 0);
+            free(key);
+        } else {
+            e.key = intern_kernel(r, name, strlen(name), kind == EV_GPU);
+        }
+        if (f->flops_ok && f->flops > 0) {
+            e.flops = f->flops;
+            r->k[e.key].unit = f->unit ? f->unit : "fp32";
+        }
+    }
+    push_ev(r, &e);
+    return 0;
+}
+
+/* The array of events at pos ('[' already current). */
+static int read_events(reader *r)
+{
+    advance(r, r->pos + 1);
+    skip_ws(r);
+    if (r->pos < r->len && r->buf[r->pos] == ']') {
+        advance(r, r->pos + 1);
+        return 0;
+    }
+    for (;;) {
+        skip_ws(r);
+        size_t line = r->line, col = r->col;
+        evf f;
+        size_t used;
+        int rc;
+        if (fast_event(r->buf + r->pos, r->buf + r->len, &f, r->scratch, &used) == 0) {
+            rc = take_event(r, &f, line, col);
+            advance(r, r->pos + used);
+        } else {
+            json_t *j = next_value(r);
+            if (!j)
+                return -1;
+            fields_from_json(j, &f);
+            rc = take_event(r, &f, line, col);
+            json_decref(j);
+        }
+        free(f.dims);
+        if (rc != 0)
+            return -1;
+        skip_ws(r);
+        if (r->pos >= r->len)
+            return fail_at(r, "end of file inside the trace events array");
+        char c = r->buf[r->pos];
+        if (c != ']' && c != ',')
+            return fail_at(r, "expected ',' or ']' after a trace event");
+        advance(r, r->pos + 1);
+        if (c == ']')
+            return 0;
+    }
+}
+
+/* A bare array of events, or an object whose "traceEvents" member is that array; other members
+ * are decoded and dropped. */
+static int read_trace(reader *r)
+{
+    skip_ws(r);
+    if (r->pos >= r->len)
+        return fail_at(r, "empty file, expected a JSON array or object of trace events");
+    int found = 0;
+    if (r->buf[r->pos] == '[') {
+        if (read_events(r) != 0)
+            return -1;
+        found = 1;
+    } else if (r->buf[r->pos] == '{') {
+        advance(r, r->pos + 1);
+        skip_ws(r);
+        if (r->pos < r->len && r->buf[r->pos] == '}')
+            advance(r, r->pos + 1);
+        else
+            for (;;) {
+                skip_ws(r);
+                if (r->pos >= r->len || r->buf[r->pos] != '"')
+                    return fail_at(r, "expected a member name");
+                json_t *key = next_value(r);
+                if (!key)
+                    return -1;
+                int is_events = strcmp(json_string_value(key), "traceEvents") == 0;
+                json_decref(key);
+                skip_ws(r);
+                if (r->pos >= r->len || r->buf[r->pos] != ':')
+                    return fail_at(r, "expected ':' after a member name");
+                advance(r, r->pos + 1);
+                skip_ws(r);
+                if (is_events) {
+                    if (r->pos >= r->len || r->buf[r->pos] != '[')
+                        return fail_at(r, "field 'traceEvents' is not an array");
+                    if (read_events(r) != 0)
+                        return -1;
+                    found = 1;
+                } else {
+                    json_t *v = next_value(r);
+                    if (!v)
+                        return -1;
+                    json_decref(v);
+                }
+                skip_ws(r);
+                if (r->pos >= r->len)
+                    return fail_at(r, "end of file inside the top-level object");
+                char c = r->buf[r->pos];
+                if (c != '}' && c != ',')
+                    return fail_at(r, "expected ',' or '}' in the top-level object");
+                advance(r, r->pos + 1);
+                if (c == '}')
+                    break;
+            }
+    } else {
+        return fail_at(r, "expected a JSON array or object of trace events");
+    }
+    skip_ws(r);
+    if (r->pos < r->len)
+        return fail_at(r, "unexpected text after the trace");
+    if (!found)
+        return fail_at(r, "no 'traceEvents' member");
+    return 0;
+}
+
+/* Order events per thread by start, outer before inner at equal starts. */
+static int ev_cmp(const void *a_, const void *b_)
+{
+    const ev *a = a_, *b = b_;
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    if (a->end != b->end)
+        return a->end > b->end ? -1 : 1;
+    /* a `within` range encloses the operators it starts with */
+    return (int)b->kind - (int)a->kind;
+}
+
+/*
+ * Self time of every operator (its duration minus its direct children's on the same thread) and
+ * FLOPs: an operator recording FLOPs hands them to the operator of its subtree that holds the most
+ * self time (aten::conv2d records them, aten::mkldnn_convolution spends the time), so FLOPs and
+ * time meet in one kernel; FLOPs recorded inside a subtree that already has them are not added.
+ */
+static void aggregate(reader *r, rt_warnings *w)
+{
+    size_t n = r->n_evs;
+    if (n > 0)
+        qsort(r->evs, n, sizeof *r->evs, ev_cmp);
+    double *self = rt_xcalloc(n ? n : 1, sizeof *self);
+    size_t *parent = rt_xmalloc((n ? n : 1) * sizeof *parent);
+    size_t *subtree_end = rt_xmalloc((n ? n : 1) * sizeof *subtree_end);
+    unsigned char *inside = rt_xcalloc(n ? n : 1, 1);
+    size_t *stack = rt_xmalloc((n ? n : 1) * sizeof *stack);
+    size_t sp = 0;
+    double within_end = -1;
+    uint32_t within_thread = UINT32_MAX;
+    for (size_t i = 0; i < n; i++) {
+        ev *e = &r->evs[i];
+        if (i > 0 && e->thread != r->evs[i - 1].thread) {
+            while (sp > 0)
+                subtree_end[stack[--sp]] = i;
+        }
+        if (e->kind == EV_WITHIN) {
+            if (e->thread != within_thread || e->end > within_end) {
+                within_thread = e->thread;
+                within_end = e->end;
+            }
+            parent[i] = (size_t)-1;
+            subtree_end[i] = i + 1;
+            continue;
+        }
+        inside[i] = !r->within || (e->thread == within_thread && e->end <= within_end);
+        if (e->kind == EV_GPU) {
+            self[i] = e->end - e->ts;
+            parent[i] = (size_t)-1;
+            subtree_end[i] = i + 1;
+            continue;
+        }
+        while (sp > 0 && r->evs[stack[sp - 1]].end <= e->ts)
+            subtree_end[stack[--sp]] = i;
+        self[i] = e->end - e->ts;
+        parent[i] = sp > 0 ? stack[sp - 1] : (size_t)-1;
+        if (sp > 0) {
+            ev *p = &r->evs[stack[sp - 1]];
+            double overlap = (e->end < p->end ? e->end : p->end) - e->ts;
+            /* torch 1.13's legacy profiler rounds to whole microseconds: a child may end
+             * up to 1 us after its parent without anything being wrong */
+            if (e->end > p->end + 1.0)
+                r->n_partial++;
+            self[stack[sp - 1]] -= overlap;
+        }
+        stack[sp++] = i;
+    }
+    while (sp > 0)
+        subtree_end[stack[--sp]] = n;
+
+    double *flops = rt_xcalloc(n ? n : 1, sizeof *flops);
+    for (size_t i = 0; i < n; i++) {
+        if (r->evs[i].kind != EV_CPU || r->evs[i].flops <= 0)
+            continue;
+        int covered = 0;
+        for (size_t p = parent[i]; p != (size_t)-1; p = parent[p])
+            if (r->evs[p].flops > 0) {
+                covered = 1;
+                break;
+            }
+        if (covered)
+            continue;
+        size_t best = i;
+        for (size_t j = i + 1; j < subtree_end[i]; j++)
+            if (r->evs[j].kind == EV_CPU && self[j] > self[best])
+                best = j;
+        flops[best] += r->evs[i].flops;
+        if (!r->k[r->evs[best].key].unit)
+            r->k[r->evs[best].key].unit = r->k[r->evs[i].key].unit;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ev *e = &r->evs[i];
+        if (e->kind == EV_WITHIN || !inside[i])
+            continue;
+        kern *k = &r->k[e->key];
+        k->calls += 1;
+        k->us += self[i] > 0 ? self[i] : 0;
+        k->flops += flops[i];
+    }
+    if (r->n_partial)
+        rt_warnings_add(w,
+                        "'%s': %zu operators end more than 1 us after their parent on the same "
+                        "thread; only the overlapping part is taken from the parent's self time",
+                        r->origin, r->n_partial);
+    free(self);
+    free(parent);
+    free(subtree_end);
+    free(inside);
+    free(stack);
+    free(flops);
+}
+
+static void reader_release(reader *r)
+{
+    for (size_t i = 0; i < r->n_k; i++)
+        free(r->names[i]);
+    free(r->names);
+    free(r->k);
+    free(r->evs);
+    free(r->scratch);
+    rt_name_index_release(&r->keys);
+    rt_name_index_release(&r->threads);
+}
+
+int rt_import_torch_text(const char *text, size_t len, const char *origin, const char *within,
+                         rt_profile **out, rt_warnings *w, rt_error *err)
+{
+    *out = NULL;
+    reader r = {.origin = origin ? origin : "trace",
+                .within = within,
+                .buf = text,
+                .len = len,
+                .line = 1,
+                .col = 1,
+                .err = err};
+    r.scratch = rt_xmalloc(SCRATCH_SIZE);
+    if (read_trace(&r) != 0) {
+        reader_release(&r);
+        return -1;
+    }
+    aggregate(&r, w);
+    size_t n_used = 0, n_gpu = 0;
+    for (size_t i = 0; i < r.n_k; i++)
+        if (r.k[i].calls > 0) {
+            n_used++;
+            n_gpu += r.k[i].gpu;
+        }
+    if (n_used == 0) {
+        rt_error_set(err, "'%s': no operators or GPU kernels among its %zu trace events%s%s%s",
+                     r.origin, r.n_events, within ? " inside ranges named '" : "",
+                     within ? within : "", within ? "'" : "");
+        reader_release(&r);
+        return -1;
+    }
+    if (r.n_launch > 0 && n_gpu > 0) {
+        double kernels = 0;
+        for (size_t i = 0; i < r.n_k; i++)
+            if (r.k[i].gpu)
+                kernels += r.k[i].calls;
+        if (kernels != (double)r.n_launch)
+            rt_warnings_add(w,
+                            "'%s': %zu kernel launches by the runtime but %.0f GPU kernel and "
+                            "memory events",
+                            r.origin, r.n_launch, kernels);
+    }
+    rt_profile *p = rt_profile_new();
+    p->tool = rt_strdup("pytorch-profiler");
+    p->version = rt_strdup("chrome-trace");
+    p->method = rt_asprintf(
+        "PyTorch profiler chrome trace (%zu events): CPU operators by self time (duration minus "
+        "children on the same thread), grouped by name and input shapes; GPU kernels by "
+        "duration, one invocation per launch; FLOPs from args.flops%s%s%s",
+        r.n_events, within ? "; only inside ranges named '" : "", within ? within : "",
+        within ? "'" : "");
+    int any_flops = 0;
+    for (size_t i = 0; i < r.n_k; i++) {
+        const kern *k = &r.k[i];
+        if (k->calls == 0)
+            continue;
+        rt_kernel *kk = rt_profile_add_kernel(p, r.names[i]);
+        kk->invocations = k->calls;
+        kk->time = k->us * 1e-6;
+        if (k->flops > 0) {
+            rt_values_set(&kk->flops, k->unit ? k->unit : "fp32", k->flops);
+            any_flops = 1;
+        }
+    }
+    if (!any_flops)
+        rt_warnings_add(w,
+                        "'%s': no FLOPs recorded (profile with with_flops=True to get them); the "
+                        "kernels have time and invocations only",
+                        r.origin);
+    rt_warnings_add(w, "'%s': a chrome trace carries no memory traffic; the kernels have no bytes",
+                    r.origin);
+    reader_release(&r);
+    *out = p;
+    return 0;
+}
+
+int rt_import_torch(const char *path, const char *within, rt_profile **out, rt_warnings *w,
+                    rt_error *err)
+{
+    *out = NULL;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        rt_error_set(err, "cannot read '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 65536) {
+            cap = cap ? 2 * cap : 1 << 20;
+            buf = rt_xrealloc(buf, cap);
+        }
+        size_t got = fread(buf + len, 1, cap - len, fp);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        free(buf);
+        rt_error_set(err, "cannot read '%s': read error", path);
+        return -1;
+    }
+    int rc = rt_import_torch_text(buf, len, path, within, out, w, err);
+    free(buf);
+    return rc;
+}

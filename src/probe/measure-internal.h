@@ -1,0 +1,142 @@
+/* Private interface between the measurement parts: kernels, timing loops and their statistics. */
+#ifndef ROOFTIME_MEASURE_INTERNAL_H
+#define ROOFTIME_MEASURE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rooftime/probe/cpu-detect.h"
+#include "rooftime/util/error.h"
+
+/* Median with min and max of repeated trials. */
+typedef struct rt_stat {
+    double median, min, max;
+} rt_stat;
+
+/* Summarise n trial values (n >= 1; the array is sorted in place). */
+static inline rt_stat rt_stat_of(double *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) /* insertion sort: n is a handful of trials */
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    rt_stat s = {0, 0, 0};
+    if (n == 0)
+        return s;
+    s.min = v[0];
+    s.max = v[n - 1];
+    s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return s;
+}
+
+/* Threads OpenMP may use here (1 without OpenMP). */
+int rt_measure_max_threads(void);
+
+/* ---- a team of threads running one job at once (measure-team.c) ---- */
+
+typedef struct rt_team_timing {
+    double wall;       /* first start to last finish, seconds */
+    double thread_max; /* the longest single thread's own time */
+    double skew;       /* spread of the threads' starts: late wake-ups */
+    int threads;       /* threads that ran */
+    double cpu_ratio;  /* least CPU time / wall time of any thread: < 1 when descheduled */
+} rt_team_timing;
+
+/* Timed runs since the reset, and how many stayed disturbed after their attempts. */
+void rt_team_stats_reset(void);
+void rt_team_stats(long *runs, long *disturbed);
+
+/* CPU time of the calling thread, seconds. */
+double rt_thread_cpu_now(void);
+
+/* Run job(ctx, tid) on `threads` threads started together; -1 when any job returned non-zero. */
+int rt_team_run(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_timing *tm);
+/* The same, run up to three times while a thread started late (skew > 5% of wall)
+ * or one was descheduled (CPU time < 95% of wall); the least disturbed run is kept. Only one
+ * attempt while the last six runs all stayed disturbed. */
+int rt_team_run_synced(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_timing *tm);
+
+/* ---- core clock (measure-clock.c) ---- */
+
+/*
+ * Core clock in Hz from a chain of dependent register-to-register adds (one
+ * cycle each), timed with the monotonic clock; `trials` runs of about
+ * `seconds` each. imul_hz gets the estimate from a chain of dependent imul
+ * (3 cycles each on current x86 cores), a cross-check; may be NULL.
+ */
+rt_stat rt_measure_clock(int trials, double seconds, rt_stat *imul_hz);
+
+/* ---- compute kernels (measure-flops.c) ---- */
+
+typedef struct rt_flops_kernel {
+    const char *unit;       /* fp64 fp32 bf16 fp16 int8 amx_bf16 amx_int8 */
+    rt_isa isa;             /* level it needs */
+    const char *instr;      /* the instruction it times */
+    double flops_per_instr; /* FLOPs (or int8 ops) one instruction does */
+    int instr_per_iter;     /* instructions in one loop iteration */
+    /* Does the CPU have what the kernel needs? */
+    bool (*available)(const rt_cpu_info *cpu);
+    /* Run iters iterations on the calling thread; 0 when the checked result is right. */
+    int (*run)(long iters);
+} rt_flops_kernel;
+
+/* Every kernel this build has, lowest ISA first within a unit. */
+const rt_flops_kernel *rt_flops_kernels(size_t *n);
+
+/* Run k once with iters iterations and check its result; -1 with a message when wrong. */
+int rt_flops_kernel_check(const rt_flops_kernel *k, long iters, rt_error *err);
+
+/*
+ * FLOP/s of k on `threads` threads (each runs the kernel), `trials` runs of
+ * about `seconds` each after calibration. -1 when a result check fails.
+ */
+int rt_flops_measure(const rt_flops_kernel *k, int threads, int trials, double seconds,
+                     rt_stat *flops, rt_error *err);
+
+/* ---- bandwidth kernels (measure-bandwidth.c) ---- */
+
+typedef enum rt_bw_kind { RT_BW_READ, RT_BW_COPY, RT_BW_TRIAD, RT_BW_NKINDS } rt_bw_kind;
+const char *rt_bw_kind_name(rt_bw_kind k);
+
+/* Working sets are multiples of this (whole unrolled steps of every kernel, 3 triad arrays). */
+#define RT_BW_GRAIN 1536
+
+/* Fill buf (bytes a multiple of RT_BW_GRAIN, 64-byte aligned) with the pattern the kernels check.
+ */
+void rt_bw_fill(rt_bw_kind kind, void *buf, size_t bytes);
+/*
+ * `passes` passes of kernel `kind` with `isa` loads/stores over buf; counts
+ * `bytes` per pass (read: all of it; copy: half read, half written; triad:
+ * two thirds read, one third written). Returns 0 when the check matched.
+ */
+int rt_bw_run(rt_bw_kind kind, rt_isa isa, void *buf, size_t bytes, long passes);
+
+typedef struct rt_bw_point {
+    double bytes; /* working set per thread */
+    rt_stat bw;   /* bytes/s, all threads together */
+} rt_bw_point;
+
+/*
+ * Sweep working sets per thread from min_bytes to max_bytes in geometric steps
+ * of `step` with `threads` threads; fills pts (caller frees) and *n.
+ * progress(ctx, fraction) may be NULL.
+ */
+int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, double min_bytes, double max_bytes,
+                double step, int trials, double seconds, rt_bw_point **pts, size_t *n,
+                void (*progress)(void *ctx, double fraction), void *ctx, rt_error *err);
+
+/* ---- launch overhead (measure-overhead.c) ---- */
+
+/* Seconds per OpenMP parallel region (fork + join) on `threads` threads. */
+int rt_overhead_openmp(int threads, int trials, long regions, rt_stat *sec, rt_error *err);
+/*
+ * Seconds per OpenCL enqueue of an empty kernel + clFinish; returns 1 (and a
+ * reason in err) when it cannot run here: no OpenCL at build time or no platform.
+ * device_name (may be NULL) gets the device's name.
+ */
+int rt_overhead_opencl(int trials, long launches, rt_stat *sec, char *device_name, size_t name_len,
+                       rt_error *err);
+
+#endif

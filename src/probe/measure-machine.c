@@ -1,0 +1,562 @@
+/* rt_machine_measure: runs the clock, compute, bandwidth and overhead measurements and builds the
+ * machine. */
+#define _GNU_SOURCE
+#include "measure-internal.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/probe/cpu-detect.h"
+#include "rooftime/probe/measure-machine.h"
+#include "rooftime/probe/measure-plateau.h"
+#include "rooftime/util/clock.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rooftime-config.h"
+
+#ifdef RT_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+int rt_measure_max_threads(void)
+{
+#ifdef RT_HAVE_OPENMP
+    int n = omp_get_num_procs();
+    return n > 0 ? n : 1;
+#else
+    return 1;
+#endif
+}
+
+/* How long each part runs: quick (under 30 s on 2 cores) or full (under 3 minutes). */
+typedef struct plan {
+    int clock_trials;
+    double clock_seconds;
+    int flops_trials;
+    double flops_seconds;
+    int bw_trials;
+    double bw_seconds, bw_step, bw_total_max;
+    int oh_trials;
+    long omp_regions, cl_launches;
+} plan;
+
+static const plan quick_plan = {
+    3, 0.05, 3, 0.02, 3, 0.008, 1.4142135623730951, 512.0 * 1024 * 1024, 15, 200, 50};
+static const plan full_plan = {
+    5, 0.1, 5, 0.05, 5, 0.012, 1.2599210498948732, 1024.0 * 1024 * 1024, 31, 1000, 200};
+
+/* Progress over the whole run: stages own slices [lo, hi) of [0, 1]. */
+typedef struct progress {
+    rt_progress_fn fn;
+    void *ctx;
+    const char *stage;
+    double lo, hi;
+} progress;
+
+static void report(progress *p, double f)
+{
+    if (p->fn)
+        p->fn(p->ctx, p->stage, p->lo + (p->hi - p->lo) * (f < 0 ? 0 : f > 1 ? 1 : f));
+}
+
+static void stage(progress *p, const char *name, double lo, double hi)
+{
+    p->stage = name;
+    p->lo = lo;
+    p->hi = hi;
+    report(p, 0);
+}
+
+static json_t *stat_json(json_t *o, const char *key, rt_stat s)
+{
+    json_object_set_new(o, key, json_real(s.median));
+    json_object_set_new(o, "min", json_real(s.min));
+    json_object_set_new(o, "max", json_real(s.max));
+    return o;
+}
+
+/* Nearest power of two to r (>= 1/2): instructions of one kind a core starts per cycle. */
+static double issue_rate(double r)
+{
+    if (!(r > 0))
+        return 0;
+    double p = pow(2.0, round(log2(r)));
+    return p < 0.5 ? 0.5 : p;
+}
+
+typedef struct unit_result {
+    const rt_flops_kernel *k;
+    rt_stat all; /* at the most threads */
+    rt_stat one; /* one thread */
+    double hz;   /* core clock measured right before it */
+    int have;
+} unit_result;
+
+static const char *const unit_order[] = {"fp64", "fp32",     "bf16",    "fp16",
+                                         "int8", "amx_bf16", "amx_int8"};
+#define N_UNITS (sizeof unit_order / sizeof *unit_order)
+
+static void bw_progress(void *ctx, double f)
+{
+    progress *p = ctx;
+    report(p, f);
+}
+
+int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warnings *skipped,
+                       rt_error *err)
+{
+    rt_measure_opts o = {0};
+    if (opts)
+        o = *opts;
+    *out = NULL;
+    const plan *pl = o.quick ? &quick_plan : &full_plan;
+    rt_warnings local = {0};
+    rt_warnings *sk = skipped ? skipped : &local;
+
+    rt_cpu_info cpu;
+    rt_cpu_detect(&cpu);
+    rt_isa limit = RT_ISA_AMX;
+    if (o.max_isa && rt_isa_parse(o.max_isa, &limit, err) != 0) {
+        rt_error_prefix(err, "max_isa");
+        return -1;
+    }
+    rt_cpu_limit(&cpu, limit);
+    rt_isa isa = rt_cpu_best_isa(&cpu);
+    int ncpu = rt_measure_max_threads();
+    if (o.max_threads < 0 || o.max_threads > ncpu) {
+        rt_error_set(err, "cannot use %d threads: %d CPUs available", o.max_threads, ncpu);
+        return -1;
+    }
+    int maxt = o.max_threads > 0 ? o.max_threads : ncpu;
+#ifndef RT_HAVE_OPENMP
+    rt_warnings_add(sk, "more than one thread: built without OpenMP");
+#endif
+    int tcounts[40], nt = 0;
+    for (int t = 1; t < maxt && nt < 38; t *= 2)
+        tcounts[nt++] = t;
+    tcounts[nt++] = maxt;
+
+    /* Say what this CPU or the limit rules out before spending time. */
+    if (limit < RT_ISA_AVX512)
+        rt_warnings_add(sk, "AVX-512 kernels: limited to %s", rt_isa_name(limit));
+    else if (!cpu.avx512f)
+        rt_warnings_add(sk, "AVX-512 kernels: the CPU has no AVX-512F");
+    if (!cpu.avx512_bf16)
+        rt_warnings_add(sk, "bf16: no AVX512-BF16 (vdpbf16ps)%s",
+                        limit < RT_ISA_AVX512 ? " allowed" : "");
+    if (!cpu.avx512_fp16)
+        rt_warnings_add(sk, "fp16: no AVX512-FP16 (vfmadd231ph)%s",
+                        limit < RT_ISA_AVX512 ? " allowed" : "");
+    if (!cpu.avx512_vnni)
+        rt_warnings_add(sk, "int8: no AVX512-VNNI (vpdpbusd)%s",
+                        limit < RT_ISA_AVX512 ? " allowed" : "");
+    if (limit < RT_ISA_AMX)
+        rt_warnings_add(sk, "AMX: limited to %s", rt_isa_name(limit));
+    else if (!cpu.amx_tile)
+        rt_warnings_add(sk, "AMX: no AMX (amx_bf16, amx_int8 not measured)");
+    if (cpu.amx_tile) {
+        rt_error e2;
+        if (rt_cpu_request_amx(&e2) != 0) {
+            rt_warnings_add(sk, "AMX: %s", e2.msg);
+            cpu.amx_tile = cpu.amx_bf16 = cpu.amx_int8 = false;
+        }
+    }
+
+    progress pr = {o.progress, o.progress_ctx, "", 0, 0};
+    json_t *meas = json_object();
+    json_t *flops_arr = json_array(), *curves = json_array(), *bwlevels = json_array();
+    json_t *omp_arr = json_array();
+    rt_machine *m = NULL;
+    rt_bw_point *pts = NULL;
+    double *xs = NULL, *ys = NULL;
+    int rc = -1;
+    double t_start = rt_now();
+
+    rt_team_stats_reset();
+    /* ---- clock ---- */
+    stage(&pr, "core clock", 0.0, 0.03);
+    rt_stat imul;
+    rt_stat clk = rt_measure_clock(pl->clock_trials, pl->clock_seconds, &imul);
+    json_t *jc = json_object();
+    stat_json(jc, "hz", clk);
+    json_object_set_new(jc, "imul_hz", json_real(imul.median));
+    json_object_set_new(jc, "method",
+                        json_string("chains of 100 dependent `add reg, reg` (1 cycle each) timed "
+                                    "by the monotonic clock on one thread; imul_hz: the same with "
+                                    "`imul reg, reg` (3 cycles), a cross-check"));
+    json_object_set_new(meas, "clock", jc);
+
+    /* ---- compute ---- */
+    size_t nk;
+    const rt_flops_kernel *ks = rt_flops_kernels(&nk);
+    size_t nrun = 0;
+    for (size_t i = 0; i < nk; i++)
+        nrun += ks[i].available(&cpu) && ks[i].isa <= limit;
+    stage(&pr, "compute peaks", 0.03, o.quick ? 0.25 : 0.2);
+    unit_result best[N_UNITS];
+    memset(best, 0, sizeof best);
+    size_t done = 0;
+    double clock_samples[64];
+    size_t n_clock_samples = 0;
+    for (size_t i = 0; i < nk && n_clock_samples < 64; i++) {
+        const rt_flops_kernel *k = &ks[i];
+        if (!k->available(&cpu) || k->isa > limit)
+            continue;
+        /* A quick correctness run first: a wrong result is an error, not a number. */
+        if (rt_flops_kernel_check(k, 100, err) != 0)
+            goto fail;
+        /*
+         * The clock right before the kernel: a core's clock moves with the load on
+         * the others (and the host's), so the theoretical peak uses the one it ran at.
+         */
+        rt_stat kclk = rt_measure_clock(3, 0.01, NULL);
+        clock_samples[n_clock_samples++] = kclk.median;
+        rt_stat one = {0, 0, 0}, all = {0, 0, 0};
+        for (int t = 0; t < nt; t++) {
+            rt_stat s;
+            if (rt_flops_measure(k, tcounts[t], pl->flops_trials, pl->flops_seconds, &s, err) != 0)
+                goto fail;
+            if (t == 0)
+                one = s;
+            all = s;
+            json_t *e = json_object();
+            json_object_set_new(e, "unit", json_string(k->unit));
+            json_object_set_new(e, "isa", json_string(rt_isa_name(k->isa)));
+            json_object_set_new(e, "instruction", json_string(k->instr));
+            json_object_set_new(e, "threads", json_integer(tcounts[t]));
+            stat_json(e, "flops", s);
+            json_object_set_new(e, "clock_hz", json_real(kclk.median));
+            json_object_set_new(
+                e, "flops_per_cycle_per_thread",
+                json_real(kclk.median > 0 ? s.median / tcounts[t] / kclk.median : 0));
+            json_array_append_new(flops_arr, e);
+            report(&pr, (done + (double)(t + 1) / nt) / (double)nrun);
+        }
+        done++;
+        for (size_t u = 0; u < N_UNITS; u++)
+            if (strcmp(unit_order[u], k->unit) == 0 &&
+                (!best[u].have || all.median > best[u].all.median)) {
+                best[u].k = k;
+                best[u].all = all;
+                best[u].one = one;
+                best[u].hz = kclk.median;
+                best[u].have = 1;
+            }
+    }
+    json_object_set_new(meas, "flops", flops_arr);
+    flops_arr = NULL;
+    if (n_clock_samples > 0) {
+        rt_stat cs = rt_stat_of(clock_samples, n_clock_samples);
+        json_t *jk = json_object();
+        stat_json(jk, "hz", cs);
+        json_object_set_new(jk, "samples", json_integer((json_int_t)n_clock_samples));
+        json_object_set_new(jc, "before_each_compute_kernel", jk);
+    }
+
+    /* ---- bandwidth ---- */
+    rt_cache_info caches[8];
+    const char *csrc = "none";
+    int ncache = rt_cache_detect(caches, 8, &csrc);
+    if (ncache == 0)
+        rt_warnings_add(sk, "cache sizes: neither hwloc nor sysfs reported any; only DRAM named");
+    json_t *jcaches = json_array();
+    for (int i = 0; i < ncache; i++) {
+        json_t *c = json_object();
+        json_object_set_new(c, "level", json_integer(caches[i].level));
+        json_object_set_new(c, "size_bytes", json_real(caches[i].size));
+        json_object_set_new(c, "shared_by_cpus", json_integer(caches[i].shared_by));
+        json_array_append_new(jcaches, c);
+    }
+    json_object_set_new(meas, "caches", jcaches);
+    json_object_set_new(meas, "cache_source", json_string(csrc));
+    double llc = ncache ? caches[ncache - 1].size : 32.0 * 1024 * 1024;
+    double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    rt_plateau machine_levels[9];
+    size_t n_machine_levels = 0;
+    double bw_lo = o.quick ? 0.25 : 0.2, bw_hi = 0.93;
+    int ncurves = RT_BW_NKINDS * nt, curve_i = 0;
+    for (int kind = 0; kind < RT_BW_NKINDS; kind++)
+        for (int t = 0; t < nt; t++, curve_i++) {
+            int th = tcounts[t];
+            /*
+             * Per thread: the plan's total, and at least 8x the thread's share of the
+             * last-level cache: a victim L3 keeps serving part of a working set a few
+             * times its size, so DRAM's plateau starts well beyond it.
+             */
+            double llc_share =
+                llc / (ncache
+                           ? (caches[ncache - 1].shared_by < th ? caches[ncache - 1].shared_by : th)
+                           : 1);
+            double maxb = fmax(pl->bw_total_max / th, 8 * llc_share);
+            if (phys > 0 && maxb * th > phys / 4)
+                maxb = phys / 4 / th;
+            char sname[64];
+            snprintf(sname, sizeof sname, "bandwidth: %s, %d thread%s", rt_bw_kind_name(kind), th,
+                     th > 1 ? "s" : "");
+            stage(&pr, sname, bw_lo + (bw_hi - bw_lo) * curve_i / ncurves,
+                  bw_lo + (bw_hi - bw_lo) * (curve_i + 1) / ncurves);
+            size_t np;
+            if (rt_bw_sweep(kind, isa, th, 2 * RT_BW_GRAIN, maxb, pl->bw_step, pl->bw_trials,
+                            pl->bw_seconds, &pts, &np, bw_progress, &pr, err) != 0)
+                goto fail;
+            json_t *c = json_object(), *jp = json_array();
+            json_object_set_new(c, "kernel", json_string(rt_bw_kind_name(kind)));
+            json_object_set_new(c, "isa", json_string(rt_isa_name(isa)));
+            json_object_set_new(c, "threads", json_integer(th));
+            json_object_set_new(c, "columns",
+                                json_string("working set per thread (bytes), bytes/s all threads "
+                                            "(median, min, max)"));
+            xs = rt_xcalloc(np, sizeof *xs);
+            ys = rt_xcalloc(np, sizeof *ys);
+            for (size_t i = 0; i < np; i++) {
+                json_array_append_new(jp, json_pack("[f,f,f,f]", pts[i].bytes, pts[i].bw.median,
+                                                    pts[i].bw.min, pts[i].bw.max));
+                xs[i] = pts[i].bytes;
+                ys[i] = pts[i].bw.median;
+            }
+            json_object_set_new(c, "points", jp);
+            json_array_append_new(curves, c);
+            /* Capacity per thread: a shared cache is split among the threads using it. */
+            double lim[8];
+            char names[8][8];
+            const char *np_[8];
+            for (int i = 0; i < ncache; i++) {
+                int share = caches[i].shared_by < th ? caches[i].shared_by : th;
+                lim[i] = caches[i].size / (share > 0 ? share : 1);
+                snprintf(names[i], sizeof names[i], "L%d", caches[i].level);
+                np_[i] = names[i];
+            }
+            rt_plateau pls[9];
+            rt_warnings pw = {0};
+            if (rt_plateau_detect(xs, ys, np, lim, np_, (size_t)ncache, pls, &pw, err) != 0)
+                goto fail;
+            int is_ref = kind == RT_BW_READ && t == nt - 1;
+            for (size_t i = 0; i < pw.n; i++)
+                if (is_ref)
+                    rt_warnings_add(sk, "memory level %s", pw.msg[i]);
+            rt_warnings_release(&pw);
+            for (int i = 0; i <= ncache; i++) {
+                json_t *l = json_object();
+                json_object_set_new(l, "kernel", json_string(rt_bw_kind_name(kind)));
+                json_object_set_new(l, "threads", json_integer(th));
+                json_object_set_new(l, "name", json_string(pls[i].name));
+                json_object_set_new(l, "found", json_boolean(pls[i].found));
+                if (pls[i].found) {
+                    json_object_set_new(l, "bytes_per_s", json_real(pls[i].bw));
+                    json_object_set_new(l, "min", json_real(pls[i].min));
+                    json_object_set_new(l, "max", json_real(pls[i].max));
+                    json_object_set_new(l, "from_bytes", json_real(pls[i].from_bytes));
+                    json_object_set_new(l, "to_bytes", json_real(pls[i].to_bytes));
+                }
+                json_object_set_new(l, "note", json_string(pls[i].note));
+                json_array_append_new(bwlevels, l);
+                if (is_ref) {
+                    machine_levels[i] = pls[i];
+                    n_machine_levels = (size_t)i + 1;
+                }
+            }
+            free(xs);
+            free(ys);
+            free(pts);
+            xs = ys = NULL;
+            pts = NULL;
+        }
+    json_t *jbw = json_object();
+    json_object_set_new(jbw, "isa", json_string(rt_isa_name(isa)));
+    json_object_set_new(jbw, "curves", curves);
+    json_object_set_new(jbw, "levels", bwlevels);
+    json_object_set_new(jbw, "method",
+                        json_string("read (64-bit integer sums), copy and triad (x = y + s z) "
+                                    "with aligned vector loads, each thread over its own buffer; "
+                                    "working sets in geometric steps; bytes per pass = the working "
+                                    "set (STREAM counting, no write-allocate traffic); a level = "
+                                    "the median of the run of near-equal points (3-point median, "
+                                    "within 30%) with the most points between its cache size and "
+                                    "the one below, per thread"));
+    curves = bwlevels = NULL;
+    json_object_set_new(meas, "bandwidth", jbw);
+
+    /* ---- launch overhead ---- */
+    stage(&pr, "launch overhead", 0.93, 1.0);
+    rt_stat tau_s = {0, 0, 0};
+    for (int t = 0; t < nt; t++) {
+        rt_stat s;
+        if (rt_overhead_openmp(tcounts[t], pl->oh_trials, pl->omp_regions, &s, err) != 0) {
+#ifdef RT_HAVE_OPENMP
+            goto fail;
+#else
+            rt_warnings_add(sk, "launch overhead: %s", err->msg);
+            break;
+#endif
+        }
+        json_t *e = json_object();
+        json_object_set_new(e, "threads", json_integer(tcounts[t]));
+        stat_json(e, "seconds", s);
+        json_object_set_new(e, "regions_per_trial", json_integer(pl->omp_regions));
+        json_array_append_new(omp_arr, e);
+        tau_s = s;
+        report(&pr, 0.5 * (t + 1) / nt);
+    }
+    json_t *joh = json_object();
+    json_object_set_new(joh, "openmp", omp_arr);
+    omp_arr = NULL;
+    rt_stat cl;
+    char dev[256];
+    rt_error clerr;
+    int clrc = rt_overhead_opencl(pl->oh_trials, pl->cl_launches, &cl, dev, sizeof dev, &clerr);
+    json_t *jcl = json_object();
+    if (clrc == 0) {
+        stat_json(jcl, "seconds", cl);
+        json_object_set_new(jcl, "device", json_string(dev));
+        json_object_set_new(jcl, "launches_per_trial", json_integer(pl->cl_launches));
+        json_object_set_new(jcl, "method",
+                            json_string("clEnqueueNDRangeKernel of an empty "
+                                        "kernel (global size 1) + clFinish"));
+    } else {
+        json_object_set_new(jcl, "skipped", json_string(clerr.msg));
+        rt_warnings_add(sk, "OpenCL launch overhead: %s", clerr.msg);
+    }
+    json_object_set_new(joh, "opencl", jcl);
+    json_object_set_new(meas, "overhead", joh);
+    report(&pr, 1.0);
+
+    /* ---- the machine ---- */
+    char name[128];
+    snprintf(name, sizeof name, "%s (%d thread%s, measured)", cpu.model, maxt, maxt > 1 ? "s" : "");
+    m = rt_machine_new(name);
+    rt_machine_set_str(&m->source, "measured");
+    const char *ref_unit = NULL;
+    for (size_t u = 0; u < N_UNITS; u++) {
+        if (!best[u].have)
+            continue;
+        const rt_flops_kernel *k = best[u].k;
+        rt_unit *un = rt_machine_add_unit(m, unit_order[u], best[u].all.median);
+        un->min = best[u].all.min;
+        un->max = best[u].all.max;
+        double per_cycle;
+        char how[160];
+        if (strncmp(k->unit, "amx_", 4) == 0) {
+            /* Intel's figures for one AMX unit per core (Sapphire Rapids and later). */
+            per_cycle = strcmp(k->unit, "amx_bf16") == 0 ? 1024 : 2048;
+            snprintf(how, sizeof how, "%.0f per cycle per core (Intel's AMX figure)", per_cycle);
+        } else {
+            double rate = issue_rate(best[u].one.median / (best[u].hz * k->flops_per_instr));
+            per_cycle = rate * k->flops_per_instr;
+            snprintf(how, sizeof how,
+                     "%.0f per cycle per core = %g per %s x %g issued per cycle (issue rate "
+                     "inferred from the one-thread run)",
+                     per_cycle, k->flops_per_instr, k->instr, rate);
+        }
+        un->theoretical = best[u].hz * per_cycle * maxt;
+        char note[512];
+        snprintf(note, sizeof note,
+                 "%s (%s), %d thread%s, median of %d trials; one thread %.4g GFLOP/s; "
+                 "theoretical: %.3f GHz x %d x %s",
+                 k->instr, rt_isa_name(k->isa), maxt, maxt > 1 ? "s" : "", pl->flops_trials,
+                 best[u].one.median / 1e9, best[u].hz / 1e9, maxt, how);
+        rt_machine_set_str(&un->note, note);
+        if (strcmp(unit_order[u], "amx_bf16") == 0)
+            ref_unit = "amx_bf16";
+        else if (strcmp(unit_order[u], "bf16") == 0 && (!ref_unit || strcmp(ref_unit, "fp32") == 0))
+            ref_unit = "bf16";
+        else if (strcmp(unit_order[u], "fp32") == 0 && !ref_unit)
+            ref_unit = "fp32";
+    }
+    const char *ref_level = NULL;
+    for (size_t i = 0; i < n_machine_levels; i++) {
+        const rt_plateau *p = &machine_levels[i];
+        if (!p->found)
+            continue;
+        rt_level *lv = rt_machine_add_level(m, p->name, p->bw);
+        lv->min = p->min;
+        lv->max = p->max;
+        lv->size_bytes = i < (size_t)ncache ? caches[i].size : 0;
+        char note[400];
+        snprintf(note, sizeof note, "read kernel (%s), %d thread%s: %s", rt_isa_name(isa), maxt,
+                 maxt > 1 ? "s" : "", p->note);
+        rt_machine_set_str(&lv->note, note);
+        ref_level = p->name; /* the last found: DRAM when the curve reached it */
+    }
+    if (!ref_unit || !ref_level) {
+        rt_error_set(err, "measurement found no %s",
+                     !ref_unit ? "floating-point unit" : "memory level");
+        goto fail;
+    }
+    rt_machine_set_str(&m->ref_unit, ref_unit);
+    rt_machine_set_str(&m->ref_level, ref_level);
+    m->tau = tau_s.median;
+    char taum[400];
+    snprintf(taum, sizeof taum,
+             "OpenMP parallel region fork+join on %d thread%s, median of %d trials of %ld regions "
+             "(min %.3g s, max %.3g s); the default because CPU frameworks run each primitive as "
+             "one parallel region; OpenCL enqueue+finish is in measurement.overhead",
+             maxt, maxt > 1 ? "s" : "", pl->oh_trials, pl->omp_regions, tau_s.min, tau_s.max);
+    rt_machine_set_str(&m->tau_method, taum);
+    char method[1024];
+    snprintf(method, sizeof method,
+             "rooftime machine measure%s: compute = FMA/dot-product/tile throughput kernels with "
+             "independent accumulators and checked results, best ISA per unit at %d thread%s; "
+             "memory = plateaus of the read-bandwidth sweep (%s loads) named from the %s cache "
+             "sizes; every figure the median of repeated trials (min, max kept); reference unit = "
+             "the best floating-point unit (amx_bf16, else bf16, else fp32), reference level = "
+             "DRAM; details in `measurement`",
+             o.quick ? " --quick" : "", maxt, maxt > 1 ? "s" : "", rt_isa_name(isa), csrc);
+    rt_machine_set_str(&m->method, method);
+
+    json_t *jcpu = json_object();
+    json_object_set_new(jcpu, "vendor", json_string(cpu.vendor));
+    json_object_set_new(jcpu, "model", json_string(cpu.model));
+    json_object_set_new(jcpu, "family", json_integer(cpu.family));
+    json_object_set_new(jcpu, "model_id", json_integer(cpu.model_id));
+    char *flags = rt_cpu_flags_string(&cpu);
+    json_object_set_new(jcpu, "isa_used", json_string(flags));
+    free(flags);
+    json_object_set_new(jcpu, "cpus", json_integer(ncpu));
+    json_object_set_new(meas, "cpu", jcpu);
+    json_t *jt = json_array();
+    for (int t = 0; t < nt; t++)
+        json_array_append_new(jt, json_integer(tcounts[t]));
+    json_object_set_new(meas, "thread_counts", jt);
+    json_object_set_new(meas, "quick", json_boolean(o.quick));
+    json_object_set_new(meas, "max_isa", json_string(rt_isa_name(limit)));
+    json_object_set_new(meas, "seconds", json_real(rt_now() - t_start));
+    long runs, disturbed;
+    rt_team_stats(&runs, &disturbed);
+    json_object_set_new(meas, "timed_runs", json_integer(runs));
+    json_object_set_new(meas, "disturbed_runs", json_integer(disturbed));
+    if (runs > 0 && disturbed * 10 > runs)
+        rt_warnings_add(
+            sk,
+            "accuracy: %ld of %ld timed runs were disturbed by other processes (a thread "
+            "descheduled or late) in all their attempts: figures may be low",
+            disturbed, runs);
+    json_t *jsk = json_array();
+    for (size_t i = 0; i < sk->n; i++)
+        json_array_append_new(jsk, json_string(sk->msg[i]));
+    json_object_set_new(meas, "skipped", jsk);
+    if (!m->extra)
+        m->extra = json_object();
+    json_object_set_new(m->extra, "measurement", meas);
+    meas = NULL;
+    if (rt_machine_check(m, err) != 0)
+        goto fail;
+    *out = m;
+    m = NULL;
+    rc = 0;
+fail:
+    json_decref(meas);
+    json_decref(flops_arr);
+    json_decref(curves);
+    json_decref(bwlevels);
+    json_decref(omp_arr);
+    free(xs);
+    free(ys);
+    free(pts);
+    rt_machine_free(m);
+    rt_warnings_release(&local);
+    return rc;
+}

@@ -1,0 +1,347 @@
+/* Log-log axes of the charts: ranges, layout, decade and minor ticks, clipping, number formats. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart-internal.h"
+#include "rooftime/core/model.h"
+#include "rooftime/render/chart.h"
+#include "rooftime/render/draw.h"
+
+void rt_range_add(rt_range *r, double v)
+{
+    if (!(v > 0) || !isfinite(v))
+        return;
+    double l = log10(v);
+    if (!r->any) {
+        r->lo = r->hi = l;
+        r->any = true;
+    } else {
+        r->lo = fmin(r->lo, l);
+        r->hi = fmax(r->hi, l);
+    }
+}
+
+/* Whole decades with at least 0.12 decade of room around the data, so markers stay inside. */
+void rt_range_axis(const rt_range *r, double min_decades, rt_axis *ax)
+{
+    double lo = r->any ? r->lo : 0, hi = r->any ? r->hi : 1;
+    ax->lo = floor(lo - 0.12);
+    ax->hi = ceil(hi + 0.12);
+    bool low = true;
+    while (ax->hi - ax->lo < min_decades) {
+        if (low)
+            ax->lo -= 1;
+        else
+            ax->hi += 1;
+        low = !low;
+    }
+}
+
+double rt_chart_X(const rt_chart *ch, double v)
+{
+    return ch->x.p0 + (log10(v) - ch->x.lo) / (ch->x.hi - ch->x.lo) * (ch->x.p1 - ch->x.p0);
+}
+
+double rt_chart_Y(const rt_chart *ch, double v)
+{
+    return ch->y.p0 + (log10(v) - ch->y.lo) / (ch->y.hi - ch->y.lo) * (ch->y.p1 - ch->y.p0);
+}
+
+static const rt_text_style tick_style = {.size = 10, .color = RT_INK, .anchor = RT_ANCHOR_MIDDLE};
+static const rt_text_style axis_style = {.size = 12, .color = RT_INK, .anchor = RT_ANCHOR_MIDDLE};
+
+void rt_chart_layout(rt_chart *ch)
+{
+    double top = 12, bottom = 46, left = 68, right = 16;
+    top += 24; /* the title */
+    if (ch->secondary) {
+        top += 36;
+        right += 58;
+    }
+    right += ch->legend_w;
+    ch->px = left;
+    ch->py = top;
+    ch->pw = ch->W - left - right;
+    ch->ph = ch->H - top - bottom;
+    ch->x.p0 = ch->px;
+    ch->x.p1 = ch->px + ch->pw;
+    ch->y.p0 = ch->py + ch->ph;
+    ch->y.p1 = ch->py;
+    if (ch->secondary) {
+        ch->x2.p0 = ch->x.p0, ch->x2.p1 = ch->x.p1;
+        ch->y2.p0 = ch->y.p0, ch->y2.p1 = ch->y.p1;
+    }
+}
+
+/* Pixel position of log10 value l on an axis. */
+static double axpos(const rt_axis *ax, double l)
+{
+    return ax->p0 + (l - ax->lo) / (ax->hi - ax->lo) * (ax->p1 - ax->p0);
+}
+
+/* Decades (and minor ticks when they fit) of one axis; side: 0 bottom, 1 left, 2 top, 3 right. */
+static void ticks(rt_chart *ch, const rt_axis *ax, int side, bool grid)
+{
+    rt_draw *d = ch->d;
+    double span = ax->hi - ax->lo;
+    double px_per_dec = fabs(ax->p1 - ax->p0) / span;
+    int step = px_per_dec >= 28 ? 1 : px_per_dec >= 14 ? 2 : 5;
+    bool minor = px_per_dec >= 40;
+    rt_stroke gmaj = {.color = RT_GRID, .width = 0.8},
+              gmin = {.color = RT_GRID_MINOR, .width = 0.6};
+    rt_stroke tk = {.color = RT_INK, .width = 0.8};
+    bool horiz = side == 0 || side == 2;
+    double base = side == 0   ? ch->py + ch->ph
+                  : side == 1 ? ch->px
+                  : side == 2 ? ch->py
+                              : ch->px + ch->pw;
+    double out = side == 0 || side == 3 ? 1 : -1; /* direction away from the plot */
+    int k0 = (int)ceil(ax->lo - 1e-9), k1 = (int)floor(ax->hi + 1e-9);
+    for (int k = k0 - 1; k <= k1; k++) {
+        if (minor) {
+            for (int m = 2; m <= 9; m++) {
+                double l = k + log10(m);
+                if (l < ax->lo - 1e-9 || l > ax->hi + 1e-9)
+                    continue;
+                double p = axpos(ax, l);
+                if (horiz) {
+                    if (grid)
+                        rt_draw_line(d, p, ch->py, p, ch->py + ch->ph, &gmin);
+                    rt_draw_line(d, p, base, p, base + out * 3, &tk);
+                } else {
+                    if (grid)
+                        rt_draw_line(d, ch->px, p, ch->px + ch->pw, p, &gmin);
+                    rt_draw_line(d, base, p, base + out * 3, p, &tk);
+                }
+                /* Few decades: label 2 and 5 too, where the value reads as a plain number. */
+                int e = k - ax->scale_exp;
+                bool plain =
+                    ax->lo - ax->scale_exp >= -2 - 1e-9 && ax->hi - ax->scale_exp <= 3 + 1e-9;
+                if (px_per_dec >= 150 && plain && (m == 2 || m == 5) && e >= -2 && e <= 3) {
+                    char buf[32];
+                    snprintf(buf, sizeof buf, "%.10g", m * pow(10, e));
+                    rt_text_style ts = tick_style;
+                    ts.size = 9;
+                    ts.color = 0x555555;
+                    if (side == 0)
+                        rt_draw_text(d, p, base + 18, buf, &ts);
+                    else if (side == 2)
+                        rt_draw_text(d, p, base - 9, buf, &ts);
+                    else if (side == 1) {
+                        ts.anchor = RT_ANCHOR_END;
+                        rt_draw_text(d, base - 8, p + 3, buf, &ts);
+                    } else {
+                        ts.anchor = RT_ANCHOR_START;
+                        rt_draw_text(d, base + 8, p + 3, buf, &ts);
+                    }
+                }
+            }
+        }
+        if (k < k0)
+            continue;
+        double p = axpos(ax, k);
+        if (horiz) {
+            if (grid && k > ax->lo + 1e-9 && k < ax->hi - 1e-9)
+                rt_draw_line(d, p, ch->py, p, ch->py + ch->ph, &gmaj);
+            rt_draw_line(d, p, base, p, base + out * 6, &tk);
+        } else {
+            if (grid && k > ax->lo + 1e-9 && k < ax->hi - 1e-9)
+                rt_draw_line(d, ch->px, p, ch->px + ch->pw, p, &gmaj);
+            rt_draw_line(d, base, p, base + out * 6, p, &tk);
+        }
+        if (((k % step) + step) % step != 0)
+            continue;
+        char buf[32];
+        rt_fmt_decade(buf, sizeof buf, k - ax->scale_exp);
+        rt_text_style ts = tick_style;
+        if (side == 0)
+            rt_draw_text(d, p, base + 19, buf, &ts);
+        else if (side == 2)
+            rt_draw_text(d, p, base - 9, buf, &ts);
+        else if (side == 1) {
+            ts.anchor = RT_ANCHOR_END;
+            rt_draw_text(d, base - 8, p + 3.5, buf, &ts);
+        } else {
+            ts.anchor = RT_ANCHOR_START;
+            rt_draw_text(d, base + 8, p + 3.5, buf, &ts);
+        }
+    }
+}
+
+void rt_chart_frame(rt_chart *ch)
+{
+    rt_draw *d = ch->d;
+    rt_draw_group(d, "axes");
+    ticks(ch, &ch->x, 0, true);
+    ticks(ch, &ch->y, 1, true);
+    rt_draw_text(d, ch->px + ch->pw / 2, ch->py + ch->ph + 38, ch->x.label, &axis_style);
+    rt_text_style ys = axis_style;
+    ys.rotate = -90;
+    rt_draw_text(d, ch->px - 52, ch->py + ch->ph / 2, ch->y.label, &ys);
+    if (ch->secondary) {
+        ticks(ch, &ch->x2, 2, false);
+        ticks(ch, &ch->y2, 3, false);
+        rt_draw_text(d, ch->px + ch->pw / 2, ch->py - 26, ch->x2.label, &axis_style);
+        ys.rotate = 90;
+        rt_draw_text(d, ch->px + ch->pw + 50, ch->py + ch->ph / 2, ch->y2.label, &ys);
+    }
+    const char *title = ch->spec->title;
+    char buf[256];
+    if (!title) {
+        static const char *const names[RT_VIEW_N] = {"Roofline", "Complexity plane", "Time plane",
+                                                     "4D complexity-time roofline"};
+        snprintf(buf, sizeof buf, "%s, %s, %s mode", names[ch->spec->view],
+                 ch->m->name ? ch->m->name : "machine", rt_mode_name(ch->a->mode));
+        title = buf;
+    }
+    /* Fit the title into the canvas: smaller type first, then cut with an ellipsis. */
+    rt_text_style tt = {.size = 14, .color = RT_INK, .bold = true};
+    double avail = ch->W - 2 * 12, w, h;
+    char fit[256];
+    snprintf(fit, sizeof fit, "%s", title);
+    for (;;) {
+        rt_draw_text_extent(d, fit, tt.size, true, &w, &h);
+        if (w <= avail)
+            break;
+        if (tt.size > 11) {
+            tt.size -= 0.5;
+            continue;
+        }
+        size_t len = strlen(fit);
+        if (len <= 4)
+            break;
+        len -= 4;
+        while (len > 0 && ((unsigned char)fit[len] & 0xC0) == 0x80)
+            len--; /* never cut inside a UTF-8 character */
+        strcpy(fit + len, "...");
+    }
+    double tx = fmin(ch->px, ch->W - 12 - w);
+    rt_draw_text(d, fmax(tx, 12), ch->secondary ? 20 : 24, fit, &tt);
+    rt_draw_group(d, NULL);
+}
+
+void rt_chart_frame_close(rt_chart *ch)
+{
+    rt_stroke s = {.color = RT_INK, .width = 1};
+    rt_draw_rect(ch->d, ch->px, ch->py, ch->pw, ch->ph, 0, 0, &s, NULL);
+}
+
+/* Liang-Barsky. */
+bool rt_chart_clip(const rt_chart *ch, double *x0, double *y0, double *x1, double *y1)
+{
+    double t0 = 0, t1 = 1, dx = *x1 - *x0, dy = *y1 - *y0;
+    double p[4] = {-dx, dx, -dy, dy};
+    double q[4] = {*x0 - ch->px, ch->px + ch->pw - *x0, *y0 - ch->py, ch->py + ch->ph - *y0};
+    for (int i = 0; i < 4; i++) {
+        if (p[i] == 0) {
+            if (q[i] < 0)
+                return false;
+            continue;
+        }
+        double t = q[i] / p[i];
+        if (p[i] < 0) {
+            if (t > t1)
+                return false;
+            if (t > t0)
+                t0 = t;
+        } else {
+            if (t < t0)
+                return false;
+            if (t < t1)
+                t1 = t;
+        }
+    }
+    double ax = *x0 + t0 * dx, ay = *y0 + t0 * dy;
+    *x1 = *x0 + t1 * dx;
+    *y1 = *y0 + t1 * dy;
+    *x0 = ax;
+    *y0 = ay;
+    return t1 - t0 > 1e-12 || (dx == 0 && dy == 0);
+}
+
+void rt_chart_data_line(rt_chart *ch, double x0, double y0, double x1, double y1,
+                        const rt_stroke *s)
+{
+    if (!(x0 > 0 && y0 > 0 && x1 > 0 && y1 > 0))
+        return;
+    double a = rt_chart_X(ch, x0), b = rt_chart_Y(ch, y0), c = rt_chart_X(ch, x1),
+           e = rt_chart_Y(ch, y1);
+    if (rt_chart_clip(ch, &a, &b, &c, &e))
+        rt_draw_line(ch->d, a, b, c, e, s);
+}
+
+void rt_chart_data_polyline(rt_chart *ch, const double *x, const double *y, size_t n,
+                            const rt_stroke *s)
+{
+    double *xy = malloc(sizeof(double) * 2 * (n + 1));
+    size_t m = 0;
+    for (size_t i = 0; i <= n; i++) {
+        bool ok = i < n && x[i] > 0 && y[i] > 0 && isfinite(x[i]) && isfinite(y[i]);
+        if (ok) {
+            xy[2 * m] = rt_chart_X(ch, x[i]);
+            xy[2 * m + 1] = rt_chart_Y(ch, y[i]);
+            m++;
+        }
+        if (!ok || i == n) {
+            /* The axes contain every point, so only clip when a run left the plot. */
+            if (m >= 2)
+                rt_draw_polyline(ch->d, xy, m, s);
+            m = 0;
+        }
+    }
+    free(xy);
+}
+
+static const char *const si_prefix[] = {"y", "z", "a", "f", "p", "n", "µ", "m", "",
+                                        "k", "M", "G", "T", "P", "E", "Z", "Y"};
+
+void rt_fmt_si(char *buf, size_t n, double v, const char *unit)
+{
+    if (!isfinite(v) || v == 0) {
+        snprintf(buf, n, "%s%s%s", isfinite(v) ? "0" : "inf", unit[0] ? " " : "", unit);
+        return;
+    }
+    int e3 = (int)floor(log10(fabs(v)) / 3);
+    if (e3 < -8)
+        e3 = -8;
+    if (e3 > 8)
+        e3 = 8;
+    double mant = v / pow(10, 3 * e3);
+    char num[32];
+    snprintf(num, sizeof num, "%.4g", mant);
+    if (fabs(atof(num)) >= 1000 && e3 < 8) { /* 999.96 rounds up to the next prefix */
+        e3++;
+        snprintf(num, sizeof num, "%.4g", v / pow(10, 3 * e3));
+    }
+    snprintf(buf, n, "%s %s%s", num, si_prefix[e3 + 8], unit);
+}
+
+void rt_fmt_time(char *buf, size_t n, double s)
+{
+    rt_fmt_si(buf, n, s, "s");
+}
+
+void rt_fmt_decade(char *buf, size_t n, int k)
+{
+    static const char *const sup[10] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+    static const char *const plain[] = {"0.01", "0.1", "1", "10", "100", "1000"};
+    if (k >= -2 && k <= 3) {
+        snprintf(buf, n, "%s", plain[k + 2]);
+        return;
+    }
+    char digits[16];
+    snprintf(digits, sizeof digits, "%d", k < 0 ? -k : k);
+    size_t len = (size_t)snprintf(buf, n, "10%s", k < 0 ? "⁻" : "");
+    for (const char *p = digits; *p && len < n; p++)
+        len += (size_t)snprintf(buf + len, n - len, "%s", sup[*p - '0']);
+}
+
+void rt_fmt_num(char *buf, size_t n, double v)
+{
+    if (fabs(v) >= 1e5 || (fabs(v) < 1e-3 && v != 0))
+        snprintf(buf, n, "%.3g", v);
+    else
+        snprintf(buf, n, "%.4g", v);
+}

@@ -1,0 +1,175 @@
+/* Private to the chart files: the chart being laid out, axes, styles, label placement. */
+#ifndef ROOFTIME_CHART_INTERNAL_H
+#define ROOFTIME_CHART_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/render/chart.h"
+#include "rooftime/render/draw.h"
+#include "rooftime/util/error.h"
+
+/* Okabe-Ito, reordered so the first series read well on white (yellow last). */
+#define RT_PALETTE_N 8
+uint32_t rt_palette_color(size_t i);
+/* Fixed colors of ink, grid, ceilings. */
+#define RT_INK 0x222222u
+#define RT_GRID 0xe6e6e6u
+#define RT_GRID_MINOR 0xf3f3f3u
+#define RT_CEILING 0x4d4d4du
+#define RT_MUTED 0x8c8c8cu
+/* Color of memory level i of n in the hierarchical roofline (outermost level darkest). */
+uint32_t rt_palette_level(size_t i, size_t n);
+
+typedef struct rt_axis {
+    double lo, hi;     /* log10 of the range shown */
+    int scale_exp;     /* tick labels show value / 10^scale_exp (GFLOP: 9) */
+    const char *label; /* with the unit */
+    double p0, p1;     /* pixel positions of lo and hi */
+} rt_axis;
+
+/* Accumulates the data range of one axis in log10. */
+typedef struct rt_range {
+    double lo, hi;
+    bool any;
+} rt_range;
+void rt_range_add(rt_range *r, double v); /* ignores v <= 0, NaN, inf */
+/* Pad to whole decades, at least min_decades wide. */
+void rt_range_axis(const rt_range *r, double min_decades, rt_axis *ax);
+
+typedef struct rt_box {
+    double x0, y0, x1, y1;
+} rt_box;
+
+typedef struct rt_label_req {
+    double x, y, r; /* anchor point and the radius to keep clear */
+    char *text;
+    uint32_t color;
+    double size;
+    int priority; /* higher places first */
+} rt_label_req;
+
+typedef struct rt_line_label {
+    double x0, y0, x1, y1; /* data coordinates of the line */
+    char *text;
+    uint32_t color;
+    bool below;
+    double prefer; /* 0..1 along the visible part */
+} rt_line_label;
+
+/* One distinct value of a styling tag. */
+typedef struct rt_key {
+    const char *tag; /* NULL: unused */
+    char **values;   /* sorted */
+    size_t n;
+} rt_key;
+
+typedef struct rt_chart {
+    const rt_chart_spec *spec;
+    const rt_analysis *a;
+    const rt_machine *m;
+    rt_draw *d;
+    double W, H;
+    double px, py, pw, ph; /* plot rectangle */
+    rt_axis x, y;
+    bool secondary; /* 4D: top and right axes in seconds */
+    rt_axis x2, y2;
+    bool *sel_item, *sel_cfg; /* what the filters keep */
+    size_t n_sel_items, n_sel_cfgs;
+    rt_key series, marker, fill;
+    const char *family; /* resolved trajectory parameter, NULL: none */
+    rt_box *obst;       /* boxes labels must avoid */
+    size_t n_obst, cap_obst;
+    rt_label_req *labels;
+    size_t n_labels, cap_labels;
+    rt_line_label *line_labels;
+    size_t n_line_labels, cap_line_labels;
+    char **notes; /* printed under the plot */
+    size_t n_notes;
+    double legend_w;
+} rt_chart;
+
+/* chart.c: selection, styles, families, layout driver */
+const char *rt_chart_cfg_tag(const rt_analysis *a, size_t c, const char *key);
+const char *rt_chart_item_tag(const rt_analysis *a, size_t i, const char *key);
+int rt_key_index(const rt_key *k, const char *value); /* -1 when absent or unused */
+/* The i-th marker shape of the chart order (circle, square, triangle, diamond, ...). */
+rt_marker_shape rt_chart_shape(size_t i);
+/* 4D view: fill_by values take the marker shapes (fill shows closed/open), marker_by is unused. */
+bool rt_chart_fill_is_shape(const rt_chart *ch);
+/* Style of config c (or item i when is_item). */
+void rt_chart_style(const rt_chart *ch, size_t idx, bool is_item, rt_marker_style *m);
+void rt_chart_note(rt_chart *ch, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hover text of a config / item verdict; caller frees. */
+char *rt_chart_cfg_title(const rt_chart *ch, size_t c);
+char *rt_chart_item_title(const rt_chart *ch, size_t i);
+/* Short label of config c: the values of tags that differ among the selected configs. */
+char *rt_chart_cfg_short(const rt_chart *ch, size_t c);
+/* Families to draw (param == ch->family, >= 2 selected members); fills idx (caller frees). */
+size_t rt_chart_families(const rt_chart *ch, size_t **idx);
+
+/* chart-axes.c: mapping, frame, ticks, clipping, number formats */
+double rt_chart_X(const rt_chart *ch, double v);
+double rt_chart_Y(const rt_chart *ch, double v);
+/* Layout the plot rectangle from the canvas, title, axis labels and legend width. */
+void rt_chart_layout(rt_chart *ch);
+void rt_chart_frame(rt_chart *ch);       /* grid, ticks, axis labels, title */
+void rt_chart_frame_close(rt_chart *ch); /* the plot border on top of everything */
+/* Clip a segment in pixels to the plot rectangle; false when nothing remains. */
+bool rt_chart_clip(const rt_chart *ch, double *x0, double *y0, double *x1, double *y1);
+/* A line between two data points, clipped to the plot. */
+void rt_chart_data_line(rt_chart *ch, double x0, double y0, double x1, double y1,
+                        const rt_stroke *s);
+/* A polyline through data points (x[i], y[i]), clipped; points <= 0 break it. */
+void rt_chart_data_polyline(rt_chart *ch, const double *x, const double *y, size_t n,
+                            const rt_stroke *s);
+/* "107.5 T" style: value with an SI prefix and 4 significant digits, then unit. */
+void rt_fmt_si(char *buf, size_t n, double v, const char *unit);
+/* Seconds as "4.2 µs", "1.5 ms". */
+void rt_fmt_time(char *buf, size_t n, double s);
+/* Tick label of 10^k: "0.01".."1000", else "10⁻⁵". */
+void rt_fmt_decade(char *buf, size_t n, int k);
+/* Compact number for labels: up to 4 significant digits. */
+void rt_fmt_num(char *buf, size_t n, double v);
+
+/* chart-labels.c: obstacles and greedy label placement */
+void rt_chart_obstacle(rt_chart *ch, double x0, double y0, double x1, double y1);
+void rt_chart_obstacle_point(rt_chart *ch, double x, double y, double r);
+bool rt_chart_box_free(const rt_chart *ch, const rt_box *b);
+void rt_chart_label(rt_chart *ch, double x, double y, double r, const char *text, uint32_t color,
+                    int priority);
+void rt_chart_labels_place(rt_chart *ch);
+/* A label along a data-space line from (x0,y0) to (x1,y1), placed after every symbol is down
+ * (rt_chart_line_labels_place): tries positions along the visible part from `prefer`, rotated
+ * with the line, above it (below when `below`), and keeps the first that is clear. */
+void rt_chart_line_label(rt_chart *ch, double x0, double y0, double x1, double y1, const char *text,
+                         uint32_t color, bool below, double prefer);
+void rt_chart_line_labels_place(rt_chart *ch);
+
+/* chart-legend.c */
+double rt_chart_legend_width(rt_chart *ch); /* computes the entries' width */
+void rt_chart_legend(rt_chart *ch);
+
+/* The views */
+int rt_chart_roofline(rt_chart *ch, rt_error *err);
+int rt_chart_complexity(rt_chart *ch, rt_error *err);
+int rt_chart_timeplane(rt_chart *ch, rt_error *err);
+int rt_chart_4d(rt_chart *ch, rt_error *err);
+
+/* chart-points.c: configs at per-config coordinates (NAN: not drawn), closed or open, joined
+ * in family order (solid, or dashed for open) and labelled with the family parameter's value
+ * (or a short label when there are no families and few configs). Counts what was skipped. */
+size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bool open,
+                              bool label);
+/* Add the data range of per-config coordinates. */
+void rt_chart_config_range(const rt_chart *ch, const double *x, const double *y, rt_range *rx,
+                           rt_range *ry);
+
+/* Shared by complexity and 4D: overhead box of config c and the machine-balance diagonal. */
+void rt_chart_overhead_boxes(rt_chart *ch);
+void rt_chart_balance_line(rt_chart *ch);
+
+#endif

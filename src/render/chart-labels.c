@@ -1,0 +1,235 @@
+/* Label placement: a greedy search over offsets that keeps labels off points and each other. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart-internal.h"
+#include "rooftime/render/draw.h"
+#include "rooftime/util/strings.h"
+
+#define LABEL_SIZE 10.0
+
+void rt_chart_obstacle(rt_chart *ch, double x0, double y0, double x1, double y1)
+{
+    if (ch->n_obst == ch->cap_obst) {
+        ch->cap_obst = ch->cap_obst ? 2 * ch->cap_obst : 64;
+        ch->obst = rt_xrealloc(ch->obst, ch->cap_obst * sizeof *ch->obst);
+    }
+    ch->obst[ch->n_obst++] = (rt_box){fmin(x0, x1), fmin(y0, y1), fmax(x0, x1), fmax(y0, y1)};
+}
+
+void rt_chart_obstacle_point(rt_chart *ch, double x, double y, double r)
+{
+    rt_chart_obstacle(ch, x - r, y - r, x + r, y + r);
+}
+
+static bool overlaps(const rt_box *a, const rt_box *b)
+{
+    return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+/* Inside the plot and clear of every obstacle. */
+bool rt_chart_box_free(const rt_chart *ch, const rt_box *b)
+{
+    if (b->x0 < ch->px + 1 || b->x1 > ch->px + ch->pw - 1 || b->y0 < ch->py + 1 ||
+        b->y1 > ch->py + ch->ph - 1)
+        return false;
+    for (size_t i = 0; i < ch->n_obst; i++)
+        if (overlaps(b, &ch->obst[i]))
+            return false;
+    return true;
+}
+
+void rt_chart_label(rt_chart *ch, double x, double y, double r, const char *text, uint32_t color,
+                    int priority)
+{
+    if (ch->n_labels == ch->cap_labels) {
+        ch->cap_labels = ch->cap_labels ? 2 * ch->cap_labels : 32;
+        ch->labels = rt_xrealloc(ch->labels, ch->cap_labels * sizeof *ch->labels);
+    }
+    ch->labels[ch->n_labels++] = (rt_label_req){.x = x,
+                                                .y = y,
+                                                .r = r,
+                                                .text = rt_strdup(text),
+                                                .color = color,
+                                                .size = LABEL_SIZE,
+                                                .priority = priority};
+}
+
+static int by_priority(const void *a, const void *b)
+{
+    const rt_label_req *x = a, *y = b;
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    /* Stable on position so the output does not depend on qsort's order. */
+    if (x->x != y->x)
+        return x->x < y->x ? -1 : 1;
+    if (x->y != y->y)
+        return x->y < y->y ? -1 : 1;
+    return strcmp(x->text, y->text);
+}
+
+/* Text darker than its series color so light colors stay readable. */
+static uint32_t darken(uint32_t c)
+{
+    unsigned r = (c >> 16) & 255, g = (c >> 8) & 255, b = c & 255;
+    return ((r * 3 / 4) << 16) | ((g * 3 / 4) << 8) | (b * 3 / 4);
+}
+
+void rt_chart_labels_place(rt_chart *ch)
+{
+    if (ch->n_labels > 1)
+        qsort(ch->labels, ch->n_labels, sizeof *ch->labels, by_priority);
+    /* Eight directions, near then far (far ones get a leader line). */
+    static const double dir[8][2] = {{1, 0},       {0.7, -0.7}, {0.7, 0.7}, {-1, 0},
+                                     {-0.7, -0.7}, {-0.7, 0.7}, {0, -1},    {0, 1}};
+    rt_draw_group(ch->d, "labels");
+    for (size_t i = 0; i < ch->n_labels; i++) {
+        rt_label_req *L = &ch->labels[i];
+        double w, h;
+        rt_draw_text_extent(ch->d, L->text, L->size, false, &w, &h);
+        double asc = 0.93 * L->size, desc = 0.24 * L->size;
+        bool placed = false;
+        for (int ring = 0; ring < 3 && !placed; ring++) {
+            double gap = 2.5 + ring * 9;
+            for (int k = 0; k < 8 && !placed; k++) {
+                double dx = dir[k][0], dy = dir[k][1];
+                /* Point on the marker's edge plus the gap, then the box beside it. */
+                double ex = L->x + dx * (L->r + gap), ey = L->y + dy * (L->r + gap);
+                double bx0 = dx > 0.1 ? ex : dx < -0.1 ? ex - w : ex - w / 2;
+                double by0 = dy > 0.1 ? ey : dy < -0.1 ? ey - asc - desc : ey - (asc + desc) / 2;
+                rt_box b = {bx0, by0, bx0 + w, by0 + asc + desc};
+                if (!rt_chart_box_free(ch, &b))
+                    continue;
+                if (ring > 0) {
+                    rt_stroke s = {.color = RT_MUTED, .width = 0.6};
+                    double lx = fmin(fmax(L->x, b.x0), b.x1), ly = fmin(fmax(L->y, b.y0), b.y1);
+                    double len = hypot(lx - L->x, ly - L->y);
+                    if (len > L->r + 1)
+                        rt_draw_line(ch->d, L->x + (lx - L->x) * L->r / len,
+                                     L->y + (ly - L->y) * L->r / len, lx, ly, &s);
+                }
+                rt_text_style ts = {.size = L->size, .color = darken(L->color), .halo = true};
+                rt_draw_text(ch->d, b.x0, b.y0 + asc, L->text, &ts);
+                rt_chart_obstacle(ch, b.x0 - 1, b.y0, b.x1 + 1, b.y1);
+                placed = true;
+            }
+        }
+        /* No room: the hover text still names the point; leave it unlabelled rather than
+         * print over another label. */
+    }
+    rt_draw_group(ch->d, NULL);
+}
+
+void rt_chart_line_label(rt_chart *ch, double x0, double y0, double x1, double y1, const char *text,
+                         uint32_t color, bool below, double prefer)
+{
+    if (ch->n_line_labels == ch->cap_line_labels) {
+        ch->cap_line_labels = ch->cap_line_labels ? 2 * ch->cap_line_labels : 16;
+        ch->line_labels =
+            rt_xrealloc(ch->line_labels, ch->cap_line_labels * sizeof *ch->line_labels);
+    }
+    ch->line_labels[ch->n_line_labels++] = (rt_line_label){.x0 = x0,
+                                                           .y0 = y0,
+                                                           .x1 = x1,
+                                                           .y1 = y1,
+                                                           .text = rt_strdup(text),
+                                                           .color = color,
+                                                           .below = below,
+                                                           .prefer = prefer};
+}
+
+/* A rotated label as a chain of small boxes along its baseline: an axis-aligned box around
+ * a diagonal text would cover a whole corner of the plot. */
+#define MAX_PIECES 64
+static size_t pieces(double cx, double cy, double w, double h, double ca, double sa, rt_box *b)
+{
+    size_t n = (size_t)ceil(w / h);
+    if (n < 1)
+        n = 1;
+    if (n > MAX_PIECES)
+        n = MAX_PIECES;
+    double step = w / (double)n;
+    double hw = fabs(step / 2 * ca) + fabs(h / 2 * sa), hh = fabs(step / 2 * sa) + fabs(h / 2 * ca);
+    for (size_t i = 0; i < n; i++) {
+        double t = -w / 2 + step * ((double)i + 0.5);
+        double px = cx + t * ca, py = cy + t * sa;
+        b[i] = (rt_box){px - hw, py - hh, px + hw, py + hh};
+    }
+    return n;
+}
+
+static void line_label_place(rt_chart *ch, const rt_line_label *L)
+{
+    double prefer = L->prefer;
+    if (!(L->x0 > 0 && L->y0 > 0 && L->x1 > 0 && L->y1 > 0))
+        return;
+    double a = rt_chart_X(ch, L->x0), b = rt_chart_Y(ch, L->y0), c = rt_chart_X(ch, L->x1),
+           e = rt_chart_Y(ch, L->y1);
+    if (!rt_chart_clip(ch, &a, &b, &c, &e))
+        return;
+    if (c < a || (c == a && e > b)) { /* read left to right (or bottom to top) */
+        double t = a;
+        a = c, c = t, t = b, b = e, e = t;
+        prefer = 1 - prefer;
+    }
+    double size = LABEL_SIZE, w, h;
+    rt_draw_text_extent(ch->d, L->text, size, false, &w, &h);
+    double ang = atan2(e - b, c - a);
+    double ca = cos(ang), sa = sin(ang);
+    double off = size * 0.5 + 2.5;
+    double nx = sa, ny = -ca; /* "up" from the text's baseline */
+    if (L->below)
+        nx = -nx, ny = -ny;
+    rt_box box[MAX_PIECES];
+    size_t nb = 0;
+    double best_cx = 0, best_cy = 0;
+    size_t best_hits = SIZE_MAX;
+    for (int k = 0; k < 81 && best_hits > 0; k++) {
+        /* prefer, then alternately further away on either side; the first clear spot wins,
+         * else the one that covers the fewest other things */
+        double t = prefer + (k % 2 ? 1 : -1) * 0.0125 * ((k + 1) / 2);
+        if (t < 0 || t > 1)
+            continue;
+        double cx = a + (c - a) * t + nx * off, cy = b + (e - b) * t + ny * off;
+        nb = pieces(cx, cy, w, h, ca, sa, box);
+        bool inside = true;
+        size_t hits = 0;
+        for (size_t i = 0; i < nb; i++) {
+            inside = inside && box[i].x0 >= ch->px + 1 && box[i].x1 <= ch->px + ch->pw - 1 &&
+                     box[i].y0 >= ch->py + 1 && box[i].y1 <= ch->py + ch->ph - 1;
+            hits += !rt_chart_box_free(ch, &box[i]);
+        }
+        if (inside && hits < best_hits) {
+            best_cx = cx, best_cy = cy;
+            best_hits = hits;
+        }
+    }
+    bool have_fallback = best_hits != SIZE_MAX, found = have_fallback;
+    if (!found && !have_fallback) {
+        /* The visible part is shorter than the text: put it at the middle, unrotated. */
+        ang = 0, ca = 1, sa = 0;
+        best_cx = fmin(fmax((a + c) / 2, ch->px + w / 2 + 2), ch->px + ch->pw - w / 2 - 2);
+        best_cy = fmin(fmax((b + e) / 2 - off, ch->py + h), ch->py + ch->ph - 2);
+    }
+    nb = pieces(best_cx, best_cy, w, h, ca, sa, box);
+    /* Baseline point: from the box centre down by a third of the size, in the text's frame. */
+    double bxp = best_cx - sa * size * 0.35, byp = best_cy + ca * size * 0.35;
+    rt_text_style ts = {.size = size,
+                        .color = L->color,
+                        .anchor = RT_ANCHOR_MIDDLE,
+                        .rotate = ang * 180 / M_PI,
+                        .halo = true};
+    rt_draw_text(ch->d, bxp, byp, L->text, &ts);
+    for (size_t i = 0; i < nb; i++)
+        rt_chart_obstacle(ch, box[i].x0, box[i].y0, box[i].x1, box[i].y1);
+}
+
+void rt_chart_line_labels_place(rt_chart *ch)
+{
+    rt_draw_group(ch->d, "ceiling-labels");
+    for (size_t i = 0; i < ch->n_line_labels; i++)
+        line_label_place(ch, &ch->line_labels[i]);
+    rt_draw_group(ch->d, NULL);
+}

@@ -1,0 +1,247 @@
+/* View (a), the traditional (hierarchical) roofline with the launch-overhead ceiling; kernels. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "chart-internal.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/render/draw.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+/* Units and levels shown: all of them in hier mode, the reference ones in single mode. */
+static bool unit_shown(const rt_chart *ch, size_t u)
+{
+    return ch->a->mode == RT_MODE_HIER || !ch->m->ref_unit ||
+           rt_machine_unit_index(ch->m, ch->m->ref_unit) == (int)u;
+}
+
+static bool level_shown(const rt_chart *ch, size_t l)
+{
+    return ch->a->mode == RT_MODE_HIER || !ch->m->ref_level ||
+           rt_machine_level_index(ch->m, ch->m->ref_level) == (int)l;
+}
+
+/* AI of item i at level l (single mode: the reference AI). */
+static double item_ai(const rt_chart *ch, size_t i, size_t l)
+{
+    const rt_verdict *v = &ch->a->items[i].v;
+    if (ch->a->mode != RT_MODE_HIER)
+        return v->ai_ref;
+    return l < v->n_levels ? v->ai[l] : NAN;
+}
+
+static double marker_size(double share)
+{
+    return fmin(5 + 24 * sqrt(fmax(share, 0)), 30);
+}
+
+int rt_chart_roofline(rt_chart *ch, rt_error *err)
+{
+    const rt_analysis *a = ch->a;
+    const rt_machine *m = ch->m;
+    bool hier = a->mode == RT_MODE_HIER;
+    if (m->n_units == 0 || m->n_levels == 0) {
+        rt_error_set(err, "machine '%s' has no compute units or no memory levels to draw",
+                     m->name ? m->name : "");
+        return -1;
+    }
+    double total_t = 0, total_w = 0, total_n = 0, zero_t = 0;
+    size_t n_zero = 0;
+    for (size_t i = 0; i < a->n_items; i++) {
+        if (!ch->sel_item[i])
+            continue;
+        total_t += a->items[i].v.time;
+        total_w += a->items[i].v.W;
+        total_n += a->items[i].v.n;
+        if (!(a->items[i].v.W > 0)) {
+            n_zero++;
+            zero_t += a->items[i].v.time;
+        }
+    }
+    double pmax = 0, bmax = 0, pmin = INFINITY;
+    rt_range rx = {0}, ry = {0};
+    for (size_t u = 0; u < m->n_units; u++)
+        if (unit_shown(ch, u)) {
+            pmax = fmax(pmax, m->units[u].flops);
+            pmin = fmin(pmin, m->units[u].flops);
+            rt_range_add(&ry, m->units[u].flops);
+        }
+    for (size_t l = 0; l < m->n_levels; l++)
+        if (level_shown(ch, l))
+            bmax = fmax(bmax, m->levels[l].bytes_per_s);
+    for (size_t u = 0; u < m->n_units; u++)
+        for (size_t l = 0; l < m->n_levels; l++)
+            if (unit_shown(ch, u) && level_shown(ch, l) && m->levels[l].bytes_per_s > 0)
+                rt_range_add(&rx, m->units[u].flops / m->levels[l].bytes_per_s);
+    size_t n_pts = 0;
+    for (size_t i = 0; i < a->n_items; i++) {
+        if (!ch->sel_item[i] || !(a->items[i].v.W > 0) || !(a->items[i].v.time > 0))
+            continue;
+        for (size_t l = 0; l < m->n_levels; l++) {
+            if (!level_shown(ch, l))
+                continue;
+            double ai = item_ai(ch, i, l);
+            if (ai > 0 && isfinite(ai)) {
+                rt_range_add(&rx, ai);
+                rt_range_add(&ry, a->items[i].v.perf);
+                n_pts++;
+            }
+            if (!hier)
+                break;
+        }
+    }
+    /* The overhead ceiling of what is drawn; shown when it is within 3 decades of the peak. */
+    double oh = rt_overhead_ceiling(total_w, total_n, m->tau);
+    bool oh_shown = oh > 0 && isfinite(oh) && oh < pmax * 1e3;
+    if (oh_shown)
+        rt_range_add(&ry, oh);
+    rt_range_axis(&rx, 3, &ch->x);
+    rt_range_axis(&ry, 2, &ch->y);
+    ch->x.label = "Arithmetic intensity (FLOP/byte)";
+    ch->x.scale_exp = 0;
+    ch->y.label = "Performance (GFLOP/s)";
+    ch->y.scale_exp = 9;
+    rt_chart_layout(ch);
+    rt_chart_frame(ch);
+
+    double xl = pow(10, ch->x.lo), xh = pow(10, ch->x.hi);
+    rt_draw_group(ch->d, "ceilings");
+    /* Diagonals up to the highest roof, roofs from the highest diagonal on. */
+    for (size_t l = 0; l < m->n_levels; l++) {
+        if (!level_shown(ch, l) || !(m->levels[l].bytes_per_s > 0))
+            continue;
+        double B = m->levels[l].bytes_per_s, ridge = pmax / B;
+        uint32_t col = hier ? rt_palette_level(l, m->n_levels) : RT_CEILING;
+        rt_stroke s = {.color = col, .width = 1.6};
+        rt_chart_data_line(ch, xl, B * xl, ridge, pmax, &s);
+        char v[48], buf[96];
+        rt_fmt_si(v, sizeof v, B, "B/s");
+        snprintf(buf, sizeof buf, "%s %s", m->levels[l].name, v);
+        rt_chart_line_label(ch, xl, B * xl, ridge, pmax, buf, col, false, 0.35);
+    }
+    for (size_t u = 0; u < m->n_units; u++) {
+        if (!unit_shown(ch, u))
+            continue;
+        double P = m->units[u].flops;
+        rt_stroke s = {.color = RT_CEILING, .width = 1.6};
+        rt_chart_data_line(ch, P / bmax, P, xh, P, &s);
+        char v[48], buf[96];
+        rt_fmt_si(v, sizeof v, P, "FLOP/s");
+        snprintf(buf, sizeof buf, "%s %s", m->units[u].name, v);
+        rt_chart_line_label(ch, P / bmax, P, xh, P, buf, RT_CEILING, false, 0.85);
+    }
+    if (oh_shown) {
+        rt_stroke s = {.color = 0x8a4f00, .width = 1.4, .dash = 1};
+        rt_chart_data_line(ch, xl, oh, xh, oh, &s);
+        char v[48], buf[128];
+        rt_fmt_si(v, sizeof v, oh, "FLOP/s");
+        snprintf(buf, sizeof buf, "launch overhead W/(n\xc2\xb7\xcf\x84) %s", v);
+        rt_chart_line_label(ch, xl, oh, xh, oh, buf, 0x8a4f00, false, 0.3);
+    } else if (oh > 0 && isfinite(oh)) {
+        char v[48];
+        rt_fmt_si(v, sizeof v, oh, "FLOP/s");
+        rt_chart_note(ch, "launch-overhead ceiling %s is far above the peak: not drawn", v);
+    }
+    rt_draw_group(ch->d, NULL);
+
+    /* Kernels, largest first so small ones stay visible on top. */
+    size_t *order = rt_analysis_items_by_time(a);
+    size_t max_labels = ch->spec->max_labels ? ch->spec->max_labels : 8, labelled = 0;
+    size_t n_nobytes = 0; /* FLOPs but no finite AI at any shown level (no byte counts) */
+    rt_draw_group(ch->d, "kernels");
+    for (size_t k = 0; k < a->n_items; k++) {
+        size_t i = order[k];
+        const rt_verdict *v = &a->items[i].v;
+        if (!ch->sel_item[i] || !(v->W > 0) || !(v->time > 0))
+            continue;
+        rt_marker_style ms;
+        rt_chart_style(ch, i, true, &ms);
+        ms.size = marker_size(total_t > 0 ? v->time / total_t : 0);
+        ms.opacity = 0.85;
+        if (hier) {
+            /* Color is the level here; the series takes the marker shape. */
+            int s = rt_key_index(&ch->series, rt_chart_item_tag(a, i, ch->series.tag));
+            int mk = rt_key_index(&ch->marker, rt_chart_item_tag(a, i, ch->marker.tag));
+            ms.shape = rt_chart_shape(s >= 0 ? (size_t)s : mk >= 0 ? (size_t)mk : 0);
+        }
+        double y = rt_chart_Y(ch, v->perf);
+        double xs[16], lx = NAN;
+        size_t nx = 0;
+        char *title = rt_chart_item_title(ch, i);
+        for (size_t l = 0; l < m->n_levels && nx < 16; l++) {
+            if (!level_shown(ch, l))
+                continue;
+            double ai = item_ai(ch, i, l);
+            if (!(ai > 0) || !isfinite(ai))
+                continue;
+            xs[nx++] = rt_chart_X(ch, ai);
+            if (!hier || (m->ref_level && strcasecmp(m->levels[l].name, m->ref_level) == 0) ||
+                isnan(lx))
+                lx = xs[nx - 1];
+        }
+        if (nx == 0)
+            n_nobytes++;
+        if (hier && nx >= 2) {
+            rt_stroke s = {.color = RT_MUTED, .width = 0.8, .opacity = 0.7};
+            double x0 = xs[0], x1 = xs[0];
+            for (size_t j = 1; j < nx; j++)
+                x0 = fmin(x0, xs[j]), x1 = fmax(x1, xs[j]);
+            rt_draw_line(ch->d, x0, y, x1, y, &s);
+        }
+        nx = 0;
+        for (size_t l = 0; l < m->n_levels && nx < 16; l++) {
+            if (!level_shown(ch, l))
+                continue;
+            double ai = item_ai(ch, i, l);
+            if (!(ai > 0) || !isfinite(ai))
+                continue;
+            if (hier)
+                ms.color = rt_palette_level(l, m->n_levels);
+            double x = xs[nx++];
+            char *t = hier ? rt_asprintf("%s\nAI at %s: %.4g FLOP/B", title, m->levels[l].name, ai)
+                           : NULL;
+            rt_draw_marker(ch->d, x, y, &ms, t ? t : title);
+            free(t);
+            rt_chart_obstacle_point(ch, x, y, ms.size / 2);
+        }
+        free(title);
+        const char *name = a->items[i].kernel->name ? a->items[i].kernel->name : "";
+        /* One label per name: the same kernel in several configs is named at its longest. */
+        bool named = false;
+        for (size_t j = 0; j < k && !named && nx > 0 && labelled < max_labels; j++) {
+            size_t o = order[j];
+            named = ch->sel_item[o] && a->items[o].v.W > 0 && a->items[o].v.time > 0 &&
+                    a->items[o].kernel->name && strcmp(a->items[o].kernel->name, name) == 0;
+        }
+        if (nx > 0 && labelled < max_labels && !named) {
+            char buf[40];
+            if (strlen(name) > 32) {
+                memcpy(buf, name, 29);
+                strcpy(buf + 29, "...");
+            } else {
+                strcpy(buf, name);
+            }
+            rt_chart_label(ch, lx, y, ms.size / 2, buf, hier ? RT_INK : ms.color,
+                           (int)(max_labels - labelled));
+            labelled++;
+        }
+    }
+    rt_draw_group(ch->d, NULL);
+    free(order);
+    if (n_zero)
+        rt_chart_note(ch,
+                      "%zu zero-AI kernel%s (no FLOPs, %.1f%% of the time) cannot sit on a log "
+                      "axis: see the tables",
+                      n_zero, n_zero == 1 ? "" : "s", total_t > 0 ? 100 * zero_t / total_t : 0);
+    if (n_nobytes)
+        rt_chart_note(ch, "%zu kernel%s with FLOPs but no byte counts not shown", n_nobytes,
+                      n_nobytes == 1 ? "" : "s");
+    if (n_pts == 0 && ch->n_sel_items > 0)
+        rt_chart_note(ch, "no kernel has both FLOPs and bytes to place");
+    return 0;
+}

@@ -1,0 +1,501 @@
+/* Chart driver: what to draw (filters), how it looks (styles by tag), trajectories, output file. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "chart-internal.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/render/chart.h"
+#include "rooftime/render/draw.h"
+#include "rooftime/util/atomic-file.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+static const char *const view_names[RT_VIEW_N] = {"roofline", "complexity", "time", "4d"};
+
+const char *rt_view_name(rt_view v)
+{
+    return (unsigned)v < RT_VIEW_N ? view_names[v] : "?";
+}
+
+int rt_view_parse(const char *s, rt_view *out)
+{
+    for (int i = 0; i < RT_VIEW_N; i++)
+        if (s && strcasecmp(s, view_names[i]) == 0) {
+            *out = (rt_view)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *rt_chart_item_tag(const rt_analysis *a, size_t i, const char *key)
+{
+    return key ? rt_tags_get(&a->items[i].tags, key) : NULL;
+}
+
+/* A config's value of a tag: its grouping tags, else what its first member carries. */
+const char *rt_chart_cfg_tag(const rt_analysis *a, size_t c, const char *key)
+{
+    if (!key)
+        return NULL;
+    const rt_config *cf = &a->configs[c];
+    const char *v = rt_tags_get(&cf->tags, key);
+    if (!v && cf->n_items > 0)
+        v = rt_tags_get(&a->items[cf->items[0]].tags, key);
+    return v;
+}
+
+/* Numbers in numeric order ("16" before "128"), other strings alphabetically. */
+static int value_cmp(const char *x, const char *y)
+{
+    double a, b;
+    bool na = rt_parse_double(x, &a), nb = rt_parse_double(y, &b);
+    if (na && nb && a != b)
+        return a < b ? -1 : 1;
+    if (na != nb)
+        return na ? -1 : 1;
+    return strcmp(x, y);
+}
+
+static int value_qsort(const void *a, const void *b)
+{
+    return value_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void key_add(rt_key *k, const char *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < k->n; i++)
+        if (strcmp(k->values[i], v) == 0)
+            return;
+    k->values = rt_xrealloc(k->values, (k->n + 1) * sizeof *k->values);
+    k->values[k->n++] = rt_strdup(v);
+}
+
+static void key_release(rt_key *k)
+{
+    for (size_t i = 0; i < k->n; i++)
+        free(k->values[i]);
+    free(k->values);
+    memset(k, 0, sizeof *k);
+}
+
+int rt_key_index(const rt_key *k, const char *value)
+{
+    if (!k->tag || !value)
+        return -1;
+    for (size_t i = 0; i < k->n; i++)
+        if (strcmp(k->values[i], value) == 0)
+            return (int)i;
+    return -1;
+}
+
+static bool roofline_items(const rt_chart *ch)
+{
+    return ch->spec->view == RT_VIEW_ROOFLINE;
+}
+
+static void key_build(rt_chart *ch, rt_key *k, const char *tag)
+{
+    k->tag = tag;
+    if (!tag)
+        return;
+    if (roofline_items(ch)) {
+        for (size_t i = 0; i < ch->a->n_items; i++)
+            if (ch->sel_item[i])
+                key_add(k, rt_chart_item_tag(ch->a, i, tag));
+    } else {
+        for (size_t c = 0; c < ch->a->n_configs; c++)
+            if (ch->sel_cfg[c])
+                key_add(k, rt_chart_cfg_tag(ch->a, c, tag));
+    }
+    if (k->n > 1)
+        qsort(k->values, k->n, sizeof *k->values, value_qsort);
+}
+
+static const rt_marker_shape shape_order[] = {
+    RT_MARKER_CIRCLE,        RT_MARKER_SQUARE,   RT_MARKER_TRIANGLE, RT_MARKER_DIAMOND,
+    RT_MARKER_TRIANGLE_DOWN, RT_MARKER_PENTAGON, RT_MARKER_HEXAGON,  RT_MARKER_STAR,
+    RT_MARKER_PLUS,          RT_MARKER_CROSS};
+#define N_SHAPES (sizeof shape_order / sizeof shape_order[0])
+
+rt_marker_shape rt_chart_shape(size_t i)
+{
+    return shape_order[i % N_SHAPES];
+}
+
+bool rt_chart_fill_is_shape(const rt_chart *ch)
+{
+    return ch->spec->view == RT_VIEW_4D && ch->fill.tag && ch->fill.n > 1;
+}
+
+void rt_chart_style(const rt_chart *ch, size_t idx, bool is_item, rt_marker_style *m)
+{
+    const rt_analysis *a = ch->a;
+    const char *(*tag)(const rt_analysis *, size_t, const char *) =
+        is_item ? rt_chart_item_tag : rt_chart_cfg_tag;
+    int s = rt_key_index(&ch->series, tag(a, idx, ch->series.tag));
+    int mk = rt_key_index(&ch->marker, tag(a, idx, ch->marker.tag));
+    int f = rt_key_index(&ch->fill, tag(a, idx, ch->fill.tag));
+    memset(m, 0, sizeof *m);
+    m->size = 9;
+    m->width = 1.4;
+    m->color = rt_palette_color(s < 0 ? 0 : (size_t)s);
+    m->filled = f <= 0;
+    size_t shape = mk < 0 ? 0 : (size_t)mk;
+    if (rt_chart_fill_is_shape(ch)) {
+        /* Fill means closed/open here, so precision (or whatever fill_by is) takes the shape. */
+        shape = f < 0 ? 0 : (size_t)f;
+        m->filled = true;
+    }
+    m->shape = shape_order[shape % N_SHAPES];
+}
+
+void rt_chart_note(rt_chart *ch, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ch->notes = rt_xrealloc(ch->notes, (ch->n_notes + 1) * sizeof *ch->notes);
+    ch->notes[ch->n_notes++] = rt_strdup(buf);
+}
+
+static char *verdict_text(const rt_chart *ch, const rt_verdict *v)
+{
+    char t[48], oh[48], w[48], q[48], b[32];
+    rt_fmt_time(t, sizeof t, v->time);
+    rt_fmt_time(oh, sizeof oh, v->t_oh);
+    rt_fmt_si(w, sizeof w, v->W, "FLOP");
+    const char *lvl = ch->m->ref_level ? ch->m->ref_level : "ref";
+    if (isfinite(v->q_ref))
+        rt_fmt_si(q, sizeof q, v->q_ref, "B");
+    else
+        snprintf(q, sizeof q, "not recorded");
+    if (isfinite(v->ai_ref))
+        rt_fmt_num(b, sizeof b, v->ai_ref);
+    else
+        snprintf(b, sizeof b, "-");
+    char eff[32];
+    if (isfinite(v->efficiency))
+        snprintf(eff, sizeof eff, "%.0f%%", 100 * v->efficiency);
+    else
+        snprintf(eff, sizeof eff, "-");
+    return rt_asprintf("time %s, %.0f launches (overhead %s)\nW %s, Q(%s) %s, AI %s FLOP/B\n"
+                       "bound: %s%s, efficiency %s",
+                       t, v->n, oh, w, lvl, q, b, v->bound_label,
+                       v->overhead_bound ? " (inside the overhead box)" : "", eff);
+}
+
+char *rt_chart_cfg_title(const rt_chart *ch, size_t c)
+{
+    const rt_config *cf = &ch->a->configs[c];
+    char *v = verdict_text(ch, &cf->v);
+    char *s = rt_asprintf("%s\n%s", cf->label ? cf->label : "config", v);
+    free(v);
+    return s;
+}
+
+char *rt_chart_item_title(const rt_chart *ch, size_t i)
+{
+    const rt_item *it = &ch->a->items[i];
+    char *v = verdict_text(ch, &it->v);
+    const char *cl = it->config < ch->a->n_configs ? ch->a->configs[it->config].label : NULL;
+    char *s = rt_asprintf("%s\nconfig: %s\n%s", it->kernel->name ? it->kernel->name : "kernel",
+                          cl ? cl : "-", v);
+    free(v);
+    return s;
+}
+
+char *rt_chart_cfg_short(const rt_chart *ch, size_t c)
+{
+    const rt_analysis *a = ch->a;
+    const rt_config *cf = &a->configs[c];
+    size_t len = 0;
+    char *out = rt_xcalloc(1, 1);
+    for (size_t t = 0; t < cf->tags.n; t++) {
+        const char *key = cf->tags.v[t].key, *val = cf->tags.v[t].value;
+        bool varies = false;
+        for (size_t o = 0; o < a->n_configs && !varies; o++) {
+            if (!ch->sel_cfg[o] || o == c)
+                continue;
+            const char *ov = rt_tags_get(&a->configs[o].tags, key);
+            varies = !ov || strcmp(ov, val) != 0;
+        }
+        if (!varies)
+            continue;
+        size_t n = strlen(val);
+        out = rt_xrealloc(out, len + n + 2);
+        if (len)
+            out[len++] = ' ';
+        memcpy(out + len, val, n + 1);
+        len += n;
+    }
+    if (len == 0) {
+        free(out);
+        out = rt_strdup(cf->label ? cf->label : "");
+    }
+    return out;
+}
+
+static size_t family_members(const rt_chart *ch, size_t f)
+{
+    size_t n = 0;
+    const rt_family *fa = &ch->a->families[f];
+    for (size_t i = 0; i < fa->n; i++)
+        n += ch->sel_cfg[fa->configs[i]];
+    return n;
+}
+
+size_t rt_chart_families(const rt_chart *ch, size_t **idx)
+{
+    size_t n = 0;
+    *idx = NULL;
+    if (!ch->family)
+        return 0;
+    *idx = rt_xmalloc((ch->a->n_families + 1) * sizeof **idx);
+    for (size_t f = 0; f < ch->a->n_families; f++)
+        if (strcmp(ch->a->families[f].param, ch->family) == 0 && family_members(ch, f) >= 2)
+            (*idx)[n++] = f;
+    return n;
+}
+
+/* The parameter that most selected configs vary in (ties: alphabetical), or NULL. */
+static const char *auto_family(const rt_chart *ch)
+{
+    const char *best = NULL;
+    size_t best_n = 0;
+    for (size_t f = 0; f < ch->a->n_families; f++) {
+        const char *p = ch->a->families[f].param;
+        size_t n = 0;
+        for (size_t g = 0; g < ch->a->n_families; g++)
+            if (strcmp(ch->a->families[g].param, p) == 0 && family_members(ch, g) >= 2)
+                n += family_members(ch, g);
+        if (n > best_n || (n == best_n && n > 0 && strcmp(p, best) < 0)) {
+            best = p;
+            best_n = n;
+        }
+    }
+    return best;
+}
+
+static bool tag_known(const rt_analysis *a, const char *tag)
+{
+    for (size_t i = 0; i < a->n_items; i++)
+        if (rt_tags_get(&a->items[i].tags, tag))
+            return true;
+    return false;
+}
+
+int rt_chart_spec_check(const rt_chart_spec *spec, const rt_analysis *a, rt_error *err)
+{
+    if ((unsigned)spec->view >= RT_VIEW_N) {
+        rt_error_set(err, "unknown chart view %d", (int)spec->view);
+        return -1;
+    }
+    for (size_t i = 0; i < spec->n_where; i++) {
+        const char *w = spec->where[i], *eq = w ? strchr(w, '=') : NULL;
+        if (!eq || eq == w) {
+            rt_error_set(err, "filter '%s': expected TAG=VALUE", w ? w : "");
+            return -1;
+        }
+    }
+    const char *names[3] = {spec->series_by, spec->marker_by, spec->fill_by};
+    const char *what[3] = {"series", "marker", "fill"};
+    for (int i = 0; i < 3; i++)
+        if (names[i] && !tag_known(a, names[i])) {
+            rt_error_set(err, "%s tag '%s': no kernel carries it", what[i], names[i]);
+            return -1;
+        }
+    if (spec->family && strcmp(spec->family, "none") != 0) {
+        bool found = false;
+        for (size_t f = 0; f < a->n_families && !found; f++)
+            found = strcmp(a->families[f].param, spec->family) == 0;
+        if (!found) {
+            char list[512] = "";
+            size_t len = 0;
+            for (size_t f = 0; f < a->n_families && len < sizeof list - 64; f++) {
+                bool dup = false;
+                for (size_t g = 0; g < f && !dup; g++)
+                    dup = strcmp(a->families[g].param, a->families[f].param) == 0;
+                if (!dup)
+                    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                            a->families[f].param);
+            }
+            rt_error_set(err, "family '%s': no configs vary only in it (%s%s)", spec->family,
+                         len ? "families vary: " : "no families found", list);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static bool tags_match(const rt_chart_spec *spec, const rt_analysis *a, size_t idx, bool item)
+{
+    for (size_t k = 0; k < spec->n_where; k++) {
+        const char *w = spec->where[k], *eq = strchr(w, '=');
+        char *key = rt_strndup(w, (size_t)(eq - w));
+        const char *v = item ? rt_chart_item_tag(a, idx, key) : rt_chart_cfg_tag(a, idx, key);
+        free(key);
+        if (!v || strcmp(v, eq + 1) != 0)
+            return false;
+    }
+    return true;
+}
+
+static void chart_release(rt_chart *ch)
+{
+    free(ch->sel_item);
+    free(ch->sel_cfg);
+    key_release(&ch->series);
+    key_release(&ch->marker);
+    key_release(&ch->fill);
+    free(ch->obst);
+    for (size_t i = 0; i < ch->n_labels; i++)
+        free(ch->labels[i].text);
+    free(ch->labels);
+    for (size_t i = 0; i < ch->n_line_labels; i++)
+        free(ch->line_labels[i].text);
+    free(ch->line_labels);
+    for (size_t i = 0; i < ch->n_notes; i++)
+        free(ch->notes[i]);
+    free(ch->notes);
+}
+
+int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, rt_error *err)
+{
+    if (rt_chart_spec_check(spec, a, err) != 0)
+        return -1;
+    rt_chart ch = {.spec = spec, .a = a, .m = a->machine, .d = d, .W = d->width, .H = d->height};
+    ch.sel_item = rt_xcalloc(a->n_items + 1, sizeof *ch.sel_item);
+    ch.sel_cfg = rt_xcalloc(a->n_configs + 1, sizeof *ch.sel_cfg);
+    for (size_t i = 0; i < a->n_items; i++)
+        if ((ch.sel_item[i] = tags_match(spec, a, i, true)))
+            ch.n_sel_items++;
+    for (size_t c = 0; c < a->n_configs; c++)
+        if ((ch.sel_cfg[c] = tags_match(spec, a, c, false)))
+            ch.n_sel_cfgs++;
+    int rc = -1;
+    /* A roofline of the machine alone (no kernels, no filters) is a chart too. */
+    bool machine_only = roofline_items(&ch) && a->n_items == 0 && spec->n_where == 0;
+    if ((roofline_items(&ch) ? ch.n_sel_items : ch.n_sel_cfgs) == 0 && !machine_only) {
+        rt_error_set(err, "nothing to draw: %s",
+                     spec->n_where ? "no kernel matches the filters"
+                                   : "the profiles hold no kernels");
+        goto out;
+    }
+    key_build(&ch, &ch.series, spec->series_by);
+    key_build(&ch, &ch.marker, spec->marker_by);
+    key_build(&ch, &ch.fill, spec->fill_by);
+    if (!spec->family)
+        ch.family = auto_family(&ch);
+    else if (strcmp(spec->family, "none") != 0)
+        ch.family = spec->family;
+    if (ch.family && spec->family) {
+        /* A family asked for by name: draw just its sweeps (the paper's one-parameter charts). */
+        bool *in = rt_xcalloc(a->n_configs + 1, sizeof *in);
+        size_t *fam, nf = rt_chart_families(&ch, &fam);
+        for (size_t k = 0; k < nf; k++)
+            for (size_t i = 0; i < a->families[fam[k]].n; i++)
+                in[a->families[fam[k]].configs[i]] = true;
+        free(fam);
+        ch.n_sel_cfgs = ch.n_sel_items = 0;
+        for (size_t c = 0; c < a->n_configs; c++)
+            ch.n_sel_cfgs += (ch.sel_cfg[c] = ch.sel_cfg[c] && in[c]);
+        for (size_t i = 0; i < a->n_items; i++)
+            ch.n_sel_items += (ch.sel_item[i] = ch.sel_item[i] && in[a->items[i].config]);
+        free(in);
+        if ((roofline_items(&ch) ? ch.n_sel_items : ch.n_sel_cfgs) == 0) {
+            rt_error_set(err,
+                         "nothing to draw: no family varying '%s' has two configs that match "
+                         "the filters",
+                         ch.family);
+            goto out;
+        }
+        key_release(&ch.series);
+        key_release(&ch.marker);
+        key_release(&ch.fill);
+        key_build(&ch, &ch.series, spec->series_by);
+        key_build(&ch, &ch.marker, spec->marker_by);
+        key_build(&ch, &ch.fill, spec->fill_by);
+    }
+    ch.secondary = spec->view == RT_VIEW_4D;
+    ch.legend_w = rt_chart_legend_width(&ch);
+
+    static int (*const views[RT_VIEW_N])(rt_chart *, rt_error *) = {
+        rt_chart_roofline, rt_chart_complexity, rt_chart_timeplane, rt_chart_4d};
+    if (views[spec->view](&ch, err) != 0)
+        goto out;
+    rt_chart_line_labels_place(&ch);
+    rt_chart_labels_place(&ch);
+    rt_chart_frame_close(&ch);
+    rt_chart_legend(&ch);
+    rc = 0;
+out:
+    chart_release(&ch);
+    return rc;
+}
+
+#define DEFAULT_W 780
+#define DEFAULT_H 560
+
+static int draw_to(const rt_chart_spec *spec, const rt_analysis *a, rt_draw_format f, FILE *fp,
+                   rt_error *err)
+{
+    rt_draw *d = rt_draw_new(f, fp, spec->width > 0 ? spec->width : DEFAULT_W,
+                             spec->height > 0 ? spec->height : DEFAULT_H, err);
+    if (!d)
+        return -1;
+    if (rt_chart_draw(spec, a, d, err) != 0) {
+        rt_draw_free(d);
+        return -1;
+    }
+    return rt_draw_finish(d, err);
+}
+
+int rt_chart_render(const rt_chart_spec *spec, const rt_analysis *a, const char *path,
+                    rt_error *err)
+{
+    rt_draw_format f;
+    if (rt_draw_format_from_path(path, &f, err) != 0)
+        return -1;
+    if (!rt_draw_format_available(f)) {
+        rt_error_set(
+            err, "%s: %s output needs cairo (Debian libcairo2-dev), not found at configure time",
+            path, rt_draw_format_name(f));
+        return -1;
+    }
+    rt_atomic_file af;
+    if (rt_atomic_open(&af, path, err) != 0)
+        return -1;
+    if (draw_to(spec, a, f, af.fp, err) != 0) {
+        rt_atomic_abort(&af);
+        return -1;
+    }
+    return rt_atomic_commit(&af, err);
+}
+
+char *rt_chart_svg(const rt_chart_spec *spec, const rt_analysis *a, rt_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp) {
+        rt_error_set(err, "cannot allocate the SVG buffer");
+        return NULL;
+    }
+    int rc = draw_to(spec, a, RT_DRAW_SVG, fp, err);
+    fclose(fp);
+    if (rc != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}

@@ -1,0 +1,513 @@
+/* The self-contained HTML report: findings, the views per split as inline SVG, verdict tables. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "chart-internal.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/render/chart.h"
+#include "rooftime/render/report.h"
+#include "rooftime/util/atomic-file.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/html-escape.h"
+#include "rooftime/util/strings.h"
+
+#define MAX_KERNEL_ROWS 500
+#define MAX_CALLOUT_ROWS 25
+
+static const char css[] =
+    "body{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;margin:24px;color:#222;"
+    "max-width:1600px}\n"
+    "h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}"
+    "h3{font-size:15px}\n"
+    "table{border-collapse:collapse;font-size:12px;margin:8px 0}\n"
+    "th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;vertical-align:top}\n"
+    "th{background:#f3f3f3;position:sticky;top:0}\n"
+    "td.name{text-align:left;max-width:520px;overflow-wrap:anywhere;font-family:monospace}\n"
+    "td.warn{background:#fde2d2}tr.oh td{background:#fff7e0}\n"
+    ".charts{display:flex;flex-wrap:wrap;gap:12px}\n"
+    ".chart{border:1px solid #ddd;flex:1 1 560px;max-width:800px}"
+    ".chart svg{display:block;width:100%;height:auto}\n"
+    ".chart svg circle:hover,.chart svg polygon:hover{stroke-width:3}\n"
+    ".scroll{max-height:600px;overflow:auto}\n"
+    ".note{color:#555;font-size:13px}.callout{background:#fff7e0;border-left:4px solid #E69F00;"
+    "padding:6px 12px;margin:8px 0}\n"
+    "dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px;font-size:13px}"
+    "dt{font-weight:bold}dd{margin:0}\n";
+
+static void esc(FILE *fp, const char *s)
+{
+    rt_html_escape(fp, s ? s : "");
+}
+
+static void td_time(FILE *fp, double s)
+{
+    char b[48];
+    if (isnan(s))
+        snprintf(b, sizeof b, "-");
+    else
+        rt_fmt_time(b, sizeof b, s);
+    fprintf(fp, "<td>%s</td>", b);
+}
+
+static void td_num(FILE *fp, double v, double scale)
+{
+    if (!isfinite(v))
+        fputs("<td>-</td>", fp);
+    else
+        fprintf(fp, "<td>%.4g</td>", v / scale);
+}
+
+/* Distinct values of the split tags in first-seen order, as filter lists "TAG=VALUE". */
+typedef struct split {
+    char **where;
+    size_t n_where;
+    char *title, *slug;
+} split;
+
+static char *slugify(const char *s)
+{
+    char *o = rt_strdup(s);
+    size_t j = 0;
+    for (size_t i = 0; o[i]; i++) {
+        unsigned char c = (unsigned char)o[i];
+        if (isalnum(c))
+            o[j++] = (char)tolower(c);
+        else if (j && o[j - 1] != '-')
+            o[j++] = '-';
+    }
+    while (j && o[j - 1] == '-')
+        j--;
+    o[j] = '\0';
+    if (!j) {
+        free(o);
+        o = rt_strdup("all");
+    }
+    return o;
+}
+
+static size_t build_splits(const rt_analysis *a, const rt_report_opts *o, split **out)
+{
+    split *s = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_items; i++) {
+        char **w = rt_xcalloc(o->n_split_by + 1, sizeof *w);
+        size_t nw = 0;
+        for (size_t k = 0; k < o->n_split_by; k++) {
+            const char *v = rt_tags_get(&a->items[i].tags, o->split_by[k]);
+            if (v)
+                w[nw++] = rt_asprintf("%s=%s", o->split_by[k], v);
+        }
+        size_t j = 0;
+        for (; j < n; j++) {
+            bool same = s[j].n_where == nw;
+            for (size_t k = 0; k < nw && same; k++)
+                same = strcmp(s[j].where[k], w[k]) == 0;
+            if (same)
+                break;
+        }
+        if (j < n) {
+            for (size_t k = 0; k < nw; k++)
+                free(w[k]);
+            free(w);
+            continue;
+        }
+        s = rt_xrealloc(s, (n + 1) * sizeof *s);
+        size_t len = 1;
+        for (size_t k = 0; k < nw; k++)
+            len += strlen(w[k]) + 1;
+        char *title = rt_xcalloc(len, 1);
+        for (size_t k = 0; k < nw; k++) {
+            if (k)
+                strcat(title, " ");
+            strcat(title, w[k]);
+        }
+        s[n] = (split){.where = w, .n_where = nw, .title = title, .slug = slugify(title)};
+        /* Two titles can slug alike ("a b" and "a-b"): number the later ones. */
+        for (size_t k = 0; k < n; k++)
+            if (strcmp(s[k].slug, s[n].slug) == 0) {
+                char *t = rt_asprintf("%s-%zu", s[n].slug, n + 1);
+                free(s[n].slug);
+                s[n].slug = t;
+                break;
+            }
+        n++;
+    }
+    *out = s;
+    return n;
+}
+
+static void free_splits(split *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < s[i].n_where; k++)
+            free(s[i].where[k]);
+        free(s[i].where);
+        free(s[i].title);
+        free(s[i].slug);
+    }
+    free(s);
+}
+
+/* The tag as kernels spell it ("framework" finds "Framework"), or NULL when none carries it. */
+static const char *tag_find(const rt_analysis *a, const char *tag)
+{
+    if (!tag)
+        return NULL;
+    for (size_t i = 0; i < a->n_items; i++)
+        if (rt_tags_get(&a->items[i].tags, tag))
+            return tag;
+    for (size_t i = 0; i < a->n_items; i++)
+        for (size_t k = 0; k < a->items[i].tags.n; k++)
+            if (strcasecmp(a->items[i].tags.v[k].key, tag) == 0)
+                return a->items[i].tags.v[k].key;
+    return NULL;
+}
+
+/* Render one chart: write DIR/<slug>-<name>.svg and inline it into the page. */
+static int chart(FILE *html, const char *dir, const split *sp, const char *name,
+                 const rt_chart_spec *spec, const rt_analysis *a, rt_error *err)
+{
+    char *svg = rt_chart_svg(spec, a, err);
+    if (!svg) {
+        rt_error_prefix(err, "chart %s of '%s'", name, sp->title[0] ? sp->title : "all");
+        return -1;
+    }
+    char *path = rt_asprintf("%s/%s-%s.svg", dir, sp->slug, name);
+    int rc = rt_write_file_atomic(path, svg, strlen(svg), err);
+    free(path);
+    if (rc == 0) {
+        /* Inline SVG must not carry the XML declaration. */
+        const char *body = strstr(svg, "<svg");
+        fprintf(html, "<div class=\"chart\" id=\"%s-%s\">\n%s</div>\n", sp->slug, name,
+                body ? body : svg);
+    }
+    free(svg);
+    return rc;
+}
+
+static void machine_summary(FILE *fp, const rt_machine *m, const rt_analysis *a)
+{
+    char b[64];
+    fputs("<dl>\n<dt>machine</dt><dd>", fp);
+    esc(fp, m->name);
+    if (m->source) {
+        fputs(" (", fp);
+        esc(fp, m->source);
+        fputs(")", fp);
+    }
+    fprintf(fp, "</dd>\n<dt>mode</dt><dd>%s</dd>\n", rt_mode_name(a->mode));
+    fputs("<dt>compute units</dt><dd>", fp);
+    for (size_t u = 0; u < m->n_units; u++) {
+        rt_fmt_si(b, sizeof b, m->units[u].flops, "FLOP/s");
+        fputs(u ? ", " : "", fp);
+        esc(fp, m->units[u].name);
+        fprintf(fp, " %s", b);
+    }
+    fputs("</dd>\n<dt>memory levels</dt><dd>", fp);
+    for (size_t l = 0; l < m->n_levels; l++) {
+        rt_fmt_si(b, sizeof b, m->levels[l].bytes_per_s, "B/s");
+        fputs(l ? ", " : "", fp);
+        esc(fp, m->levels[l].name);
+        fprintf(fp, " %s", b);
+    }
+    fputs("</dd>\n<dt>reference</dt><dd>", fp);
+    esc(fp, m->ref_unit);
+    fputs(" / ", fp);
+    esc(fp, m->ref_level);
+    fprintf(fp, ", machine balance %.5g FLOP/byte</dd>\n", rt_machine_balance(m));
+    rt_fmt_time(b, sizeof b, m->tau);
+    fprintf(fp, "<dt>launch overhead</dt><dd>%s per invocation", b);
+    if (m->tau_method) {
+        fputs(" (", fp);
+        esc(fp, m->tau_method);
+        fputs(")", fp);
+    }
+    fputs("</dd>\n", fp);
+    rt_fmt_time(b, sizeof b, a->total_time);
+    fprintf(fp, "<dt>total</dt><dd>%s over %zu kernels, %.0f launches, %zu configs</dd>\n", b,
+            a->n_items, a->total_n, a->n_configs);
+    rt_fmt_si(b, sizeof b, a->overhead_ceiling, "FLOP/s");
+    fprintf(fp, "<dt>launch-overhead ceiling</dt><dd>%s (W total / (n total &#183; &#964;))</dd>\n",
+            b);
+    fputs("</dl>\n", fp);
+}
+
+static void verdict_cells(FILE *fp, const rt_analysis *a, const rt_verdict *v)
+{
+    td_time(fp, v->time);
+    fprintf(fp, "<td>%.1f%%</td>", a->total_time > 0 ? 100 * v->time / a->total_time : 0);
+    fprintf(fp, "<td>%.0f</td>", v->n);
+    td_num(fp, v->W, 1e9);
+    for (size_t l = 0; l < a->machine->n_levels; l++)
+        td_num(fp, l < v->n_levels ? v->q[l] : NAN, 1e9);
+    td_num(fp, v->ai_ref, 1);
+    fputs("<td>", fp);
+    esc(fp, v->bound_label);
+    fputs("</td>", fp);
+    if (isfinite(v->efficiency))
+        fprintf(fp, "<td%s>%.3g</td>", v->efficiency > 1 ? " class=\"warn\"" : "", v->efficiency);
+    else
+        fputs("<td>-</td>", fp);
+    td_time(fp, v->recoverable);
+}
+
+static void verdict_head(FILE *fp, const rt_analysis *a)
+{
+    fputs("<th>time</th><th>share</th><th>launches</th><th>W (GFLOP)</th>", fp);
+    for (size_t l = 0; l < a->machine->n_levels; l++) {
+        fputs("<th>Q ", fp);
+        esc(fp, a->machine->levels[l].name);
+        fputs(" (GB)</th>", fp);
+    }
+    fputs("<th>AI (FLOP/B)</th><th>bound</th><th>efficiency</th><th>recoverable</th>", fp);
+}
+
+static void tables(FILE *fp, const rt_analysis *a)
+{
+    size_t *co = rt_analysis_configs_by_time(a);
+    fputs("<h2 id=\"configs\">Configs</h2>\n<p class=\"note\">Kernels grouped by their tags; "
+          "highlighted rows are overhead-bound (inside the overhead box). Efficiency = attainable "
+          "bound / measured time; AI at the reference level.</p>\n",
+          fp);
+    fputs("<div class=\"scroll\"><table>\n<tr><th>config</th><th>kernels</th>", fp);
+    verdict_head(fp, a);
+    fputs("</tr>\n", fp);
+    for (size_t k = 0; k < a->n_configs; k++) {
+        const rt_config *c = &a->configs[co[k]];
+        fprintf(fp, "<tr%s><td class=\"name\">", c->v.overhead_bound ? " class=\"oh\"" : "");
+        esc(fp, c->label);
+        fprintf(fp, "</td><td>%zu</td>", c->n_items);
+        verdict_cells(fp, a, &c->v);
+        fputs("</tr>\n", fp);
+    }
+    fputs("</table></div>\n", fp);
+    free(co);
+
+    size_t *io = rt_analysis_items_by_time(a);
+    fputs("<h2 id=\"kernels\">Kernels</h2>\n", fp);
+    if (a->n_items > MAX_KERNEL_ROWS)
+        fprintf(fp,
+                "<p class=\"note\">The %d longest of %zu kernels; `rooftime analyze` lists "
+                "them all.</p>\n",
+                MAX_KERNEL_ROWS, a->n_items);
+    fputs("<div class=\"scroll\"><table>\n<tr><th>kernel</th><th>config</th>", fp);
+    verdict_head(fp, a);
+    fputs("</tr>\n", fp);
+    for (size_t k = 0; k < a->n_items && k < MAX_KERNEL_ROWS; k++) {
+        const rt_item *it = &a->items[io[k]];
+        fprintf(fp, "<tr%s><td class=\"name\">", it->v.overhead_bound ? " class=\"oh\"" : "");
+        esc(fp, it->kernel->name);
+        fputs("</td><td class=\"name\">", fp);
+        esc(fp, a->configs[it->config].label);
+        fputs("</td>", fp);
+        verdict_cells(fp, a, &it->v);
+        fputs("</tr>\n", fp);
+    }
+    fputs("</table></div>\n", fp);
+    free(io);
+}
+
+static void callouts(FILE *fp, const rt_analysis *a)
+{
+    size_t *io = rt_analysis_items_by_time(a);
+    double zt = 0;
+    size_t nz = 0;
+    for (size_t i = 0; i < a->n_items; i++)
+        if (a->items[i].v.zero_ai) {
+            nz++;
+            zt += a->items[i].v.time;
+        }
+    fputs("<h2 id=\"callouts\">Zero-AI kernels and overhead-bound configs</h2>\n", fp);
+    char b[48];
+    rt_fmt_time(b, sizeof b, zt);
+    fprintf(fp,
+            "<div class=\"callout\"><b>%zu zero-AI kernel%s</b> (no FLOPs: pure data "
+            "movement such as transposes, conversions, padding) take %s, %.1f%% of the "
+            "run time.",
+            nz, nz == 1 ? "" : "s", b, a->total_time > 0 ? 100 * zt / a->total_time : 0);
+    if (nz) {
+        fputs("<table><tr><th>kernel</th><th>time</th><th>share</th><th>launches</th></tr>\n", fp);
+        size_t shown = 0;
+        for (size_t k = 0; k < a->n_items && shown < MAX_CALLOUT_ROWS; k++) {
+            const rt_item *it = &a->items[io[k]];
+            if (!it->v.zero_ai)
+                continue;
+            fputs("<tr><td class=\"name\">", fp);
+            esc(fp, it->kernel->name);
+            fputs("</td>", fp);
+            td_time(fp, it->v.time);
+            fprintf(fp, "<td>%.1f%%</td><td>%.0f</td></tr>\n",
+                    a->total_time > 0 ? 100 * it->v.time / a->total_time : 0, it->v.n);
+            shown++;
+        }
+        fputs("</table>", fp);
+        if (nz > shown)
+            fprintf(fp, "<p class=\"note\">and %zu more</p>", nz - shown);
+    }
+    fputs("</div>\n", fp);
+    size_t no = 0;
+    for (size_t c = 0; c < a->n_configs; c++)
+        no += a->configs[c].v.overhead_bound;
+    fprintf(fp,
+            "<div class=\"callout\"><b>%zu of %zu config%s overhead-bound</b>: their "
+            "launches (n &#183; &#964;) cost more than their compute and data movement at peak.",
+            no, a->n_configs, a->n_configs == 1 ? " is" : "s are");
+    if (no) {
+        fputs("<table><tr><th>config</th><th>time</th><th>launches</th><th>n &#183; &#964;</th>"
+              "<th>roofline time</th></tr>\n",
+              fp);
+        size_t *co = rt_analysis_configs_by_time(a), shown = 0;
+        for (size_t k = 0; k < a->n_configs && shown < MAX_CALLOUT_ROWS; k++) {
+            const rt_config *c = &a->configs[co[k]];
+            if (!c->v.overhead_bound)
+                continue;
+            shown++;
+            fputs("<tr><td class=\"name\">", fp);
+            esc(fp, c->label);
+            fputs("</td>", fp);
+            td_time(fp, c->v.time);
+            fprintf(fp, "<td>%.0f</td>", c->v.n);
+            td_time(fp, c->v.t_oh);
+            td_time(fp, c->v.t_roof);
+            fputs("</tr>\n", fp);
+        }
+        free(co);
+        fputs("</table>", fp);
+        if (no > shown)
+            fprintf(fp, "<p class=\"note\">and %zu more (highlighted in the config table)</p>",
+                    no - shown);
+    }
+    fputs("</div>\n", fp);
+    free(io);
+    if (a->warnings.n) {
+        fputs("<h3>Warnings</h3>\n<ul>\n", fp);
+        for (size_t i = 0; i < a->warnings.n; i++) {
+            fputs("<li>", fp);
+            esc(fp, a->warnings.msg[i]);
+            fputs("</li>\n", fp);
+        }
+        fputs("</ul>\n", fp);
+    }
+}
+
+static int write_page(FILE *html, const rt_machine *m, rt_profile *const *profiles,
+                      size_t n_profiles, const rt_report_opts *o, const char *dir, rt_analysis *a,
+                      rt_analysis *hier, rt_error *err)
+{
+    const char *title = o->title ? o->title : "rooftime report";
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", html);
+    esc(html, title);
+    fprintf(html, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", css);
+    esc(html, title);
+    fputs("</h1>\n", html);
+    machine_summary(html, m, a);
+    fputs("<p class=\"note\">Profiles:", html);
+    for (size_t p = 0; p < n_profiles; p++) {
+        fputs(p ? "; " : " ", html);
+        esc(html, profiles[p]->tool ? profiles[p]->tool : "profile");
+        if (profiles[p]->command) {
+            fputs(" <code>", html);
+            esc(html, profiles[p]->command);
+            fputs("</code>", html);
+        }
+    }
+    fputs(". Hover a symbol to see its kernel or config.</p>\n", html);
+    for (size_t s = 0; s < o->n_sections; s++) {
+        fputs("<h2>", html);
+        esc(html, o->sections[s].title);
+        fprintf(html, "</h2>\n%s\n", o->sections[s].html ? o->sections[s].html : "");
+    }
+    callouts(html, a);
+
+    /* Styling tags nobody carries are dropped, so one report call fits every profile. */
+    const char *series = o->series_by ? tag_find(a, o->series_by) : tag_find(a, "framework");
+    if (!series && !o->series_by)
+        series = tag_find(a, "implementation");
+    const char *fill = tag_find(a, o->fill_by ? o->fill_by : "precision");
+    const char *marker = tag_find(a, o->marker_by);
+
+    split *sp;
+    size_t ns = build_splits(a, o, &sp);
+    int rc = 0;
+    for (size_t s = 0; s < ns && rc == 0; s++) {
+        fputs("<h2>Charts", html);
+        if (sp[s].title[0]) {
+            fputs(": ", html);
+            esc(html, sp[s].title);
+        }
+        fputs("</h2>\n<div class=\"charts\">\n", html);
+        rt_chart_spec spec = {.series_by = series,
+                              .marker_by = marker,
+                              .fill_by = fill,
+                              .where = (const char *const *)sp[s].where,
+                              .n_where = sp[s].n_where};
+        static const char *const names[RT_VIEW_N] = {"roofline", "complexity", "time", "4d"};
+        for (int v = 0; v < RT_VIEW_N && rc == 0; v++) {
+            spec.view = (rt_view)v;
+            rc = chart(html, dir, &sp[s], names[v], &spec, a, err);
+            if (rc == 0 && v == RT_VIEW_ROOFLINE && hier) {
+                rc = chart(html, dir, &sp[s], "roofline-hier", &spec, hier, err);
+            }
+        }
+        fputs("</div>\n", html);
+    }
+    free_splits(sp, ns);
+    if (rc != 0)
+        return -1;
+    tables(html, a);
+    fputs("<p class=\"note\">Written by rooftime. Method: the time-based hierarchical roofline "
+          "(Wang et al., Time-Based Roofline for Deep Learning Performance Analysis).</p>\n"
+          "</body>\n</html>\n",
+          html);
+    return 0;
+}
+
+int rt_report_write(const rt_machine *m, rt_profile *const *profiles, size_t n_profiles,
+                    const rt_report_opts *opts, const char *dir, rt_error *err)
+{
+    rt_report_opts o = opts ? *opts : (rt_report_opts){0};
+    if (rt_mkdir_p(dir, err) != 0)
+        return -1;
+    rt_analysis *a = rt_analysis_new(m, o.mode, profiles, n_profiles, o.group, err);
+    if (!a)
+        return -1;
+    /* The hierarchical roofline beside the paper's single-level one. */
+    rt_analysis *hier = NULL;
+    if (o.mode != RT_MODE_HIER) {
+        hier = rt_analysis_new(m, RT_MODE_HIER, profiles, n_profiles, o.group, err);
+        if (!hier) {
+            rt_analysis_free(a);
+            return -1;
+        }
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *html = open_memstream(&buf, &len);
+    int rc = -1;
+    if (!html) {
+        rt_error_set(err, "cannot allocate the report buffer");
+        goto out;
+    }
+    rc = write_page(html, m, profiles, n_profiles, &o, dir, a, hier, err);
+    if (fclose(html) != 0 && rc == 0) {
+        rt_error_set(err, "cannot build the report in memory");
+        rc = -1;
+    }
+    if (rc == 0) {
+        char *path = rt_asprintf("%s/report.html", dir);
+        rc = rt_write_file_atomic(path, buf, len, err);
+        free(path);
+    }
+out:
+    free(buf);
+    rt_analysis_free(a);
+    rt_analysis_free(hier);
+    return rc;
+}

@@ -1,0 +1,687 @@
+/* The study's findings, computed from the analysis of its profiles: overhead-bound configs,
+ * matrix-unit use, zero-AI time, jumps in AI within families, recoverable seconds. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/html-escape.h"
+#include "rooftime/util/strings.h"
+
+/* Findings are written once into two streams: HTML (escaped) and plain text. */
+typedef struct out2 {
+    FILE *html, *text;
+} out2;
+
+static void h_raw(out2 *o, const char *s)
+{
+    fputs(s, o->html);
+}
+
+static void esc(out2 *o, const char *s)
+{
+    rt_html_escape(o->html, s);
+    fputs(s, o->text);
+}
+
+static void heading(out2 *o, const char *s)
+{
+    h_raw(o, "<h3>");
+    rt_html_escape(o->html, s);
+    h_raw(o, "</h3>\n");
+    fprintf(o->text, "\n== %s ==\n", s);
+}
+
+/* One sentence as a list item / text line. */
+static void item(out2 *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void item(out2 *o, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    h_raw(o, "<li>");
+    rt_html_escape(o->html, buf);
+    h_raw(o, "</li>\n");
+    fprintf(o->text, "- %s\n", buf);
+}
+
+static void table_begin(out2 *o, const char *const *head, int n)
+{
+    h_raw(o, "<table class=\"findings\"><tr>");
+    for (int i = 0; i < n; i++) {
+        h_raw(o, "<th>");
+        rt_html_escape(o->html, head[i]);
+        h_raw(o, "</th>");
+        fprintf(o->text, "%s%s", i ? " | " : "", head[i]);
+    }
+    h_raw(o, "</tr>\n");
+    fputc('\n', o->text);
+}
+
+static void table_row(out2 *o, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    h_raw(o, "<tr>");
+    for (int i = 0; i < n; i++) {
+        const char *cell = va_arg(ap, const char *);
+        h_raw(o, "<td>");
+        rt_html_escape(o->html, cell);
+        h_raw(o, "</td>");
+        fprintf(o->text, "%s%s", i ? " | " : "", cell);
+    }
+    va_end(ap);
+    h_raw(o, "</tr>\n");
+    fputc('\n', o->text);
+}
+
+static void table_end(out2 *o)
+{
+    h_raw(o, "</table>\n");
+}
+
+static const char *tag(const rt_tags *t, const char *k)
+{
+    const char *v = rt_tags_get(t, k);
+    return v ? v : "";
+}
+
+/* "onednn bf16 conv2d forward": the profile a config belongs to. */
+static void series_of(const rt_tags *t, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s %s %s %s", tag(t, "implementation"), tag(t, "precision"),
+             tag(t, "operation"), tag(t, "pass"));
+}
+
+/* A small set of strings, insertion-ordered. */
+typedef struct strset {
+    char **v;
+    size_t n;
+} strset;
+
+static size_t strset_add(strset *s, const char *x)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], x) == 0)
+            return i;
+    s->v = rt_xrealloc(s->v, (s->n + 1) * sizeof *s->v);
+    s->v[s->n] = rt_strdup(x);
+    return s->n++;
+}
+
+static void strset_release(strset *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+/* An operator's name without the input shapes torch's traces append ("aten::mm [[2,3],[3,4]]"). */
+static void base_name(const char *name, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.*s", (int)strcspn(name, "["), name);
+    size_t l = strlen(buf);
+    while (l && buf[l - 1] == ' ')
+        buf[--l] = '\0';
+}
+
+/* Whether no kernel of implementation impl carries a byte count (pytorch: its traces have none):
+ * such kernels have no AI and no bandwidth bound. */
+static bool impl_without_bytes(const rt_analysis *a, const char *impl)
+{
+    bool seen = false;
+    for (size_t i = 0; i < a->n_items; i++) {
+        const rt_item *it = &a->items[i];
+        if (strcmp(tag(&it->tags, "implementation"), impl) != 0)
+            continue;
+        seen = true;
+        for (size_t l = 0; l < it->kernel->bytes.n; l++)
+            if (it->kernel->bytes.v[l].value > 0)
+                return false;
+    }
+    return seen;
+}
+
+/* The implementations without byte counts, joined ("pytorch"); "" when none. */
+static void impls_without_bytes(const rt_analysis *a, char *buf, size_t n)
+{
+    strset s = {0};
+    for (size_t i = 0; i < a->n_items; i++)
+        strset_add(&s, tag(&a->items[i].tags, "implementation"));
+    buf[0] = '\0';
+    for (size_t i = 0; i < s.n; i++)
+        if (impl_without_bytes(a, s.v[i]))
+            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? ", " : "", s.v[i]);
+    strset_release(&s);
+}
+
+static double dram_ai(const rt_kernel *k)
+{
+    double q = rt_values_get(&k->bytes, "DRAM", NAN);
+    return q > 0 ? rt_values_sum(&k->flops) / q : NAN;
+}
+
+/* The nominal AI of the operation at a config (its FLOPs over its compulsory bytes), from the
+ * sweep points of the run: what the parameter alone changes. NAN when the config is unknown. */
+static double nominal_ai(const rt_study_result *r, const rt_tags *t)
+{
+    rt_study_op op;
+    if (rt_study_op_parse(tag(t, "operation"), &op) < 0)
+        return NAN;
+    size_t n, np;
+    rt_study_point *pts = rt_study_points(op, r->quick, r->scale, &n);
+    const char *const *params = rt_study_params(op, &np);
+    double ai = NAN;
+    for (size_t i = 0; i < n && isnan(ai); i++) {
+        bool match = true;
+        for (size_t p = 0; p < np && match; p++) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%ld", rt_study_point_param(&pts[i], params[p]));
+            match = strcmp(buf, tag(t, params[p])) == 0;
+        }
+        if (!match)
+            continue;
+        if (op == RT_OP_CONV2D)
+            ai = 2 * rt_conv_macs_valid(&pts[i].conv) /
+                 rt_conv_pass_bytes(&pts[i].conv, RT_PASS_FWD, 1);
+        else
+            ai = rt_lstm_flops(&pts[i].lstm, RT_PASS_FWD) /
+                 rt_lstm_pass_bytes(&pts[i].lstm, RT_PASS_FWD, 1);
+    }
+    free(pts);
+    return ai;
+}
+
+/* The distinct "impl" tags of a config's kernels, joined; "" when none. */
+static char *config_impls(const rt_analysis *a, const rt_config *c, const char *skip_prefix)
+{
+    strset s = {0};
+    for (size_t i = 0; i < c->n_items; i++) {
+        const rt_item *it = &a->items[c->items[i]];
+        const char *v = rt_tags_get(&it->kernel->tags, "impl");
+        if (v && !(skip_prefix && strncmp(it->kernel->name, skip_prefix, strlen(skip_prefix)) == 0))
+            strset_add(&s, v);
+    }
+    size_t len = 1;
+    for (size_t i = 0; i < s.n; i++)
+        len += strlen(s.v[i]) + 2;
+    char *out = rt_xcalloc(len, 1);
+    for (size_t i = 0; i < s.n; i++) {
+        if (i)
+            strcat(out, ", ");
+        strcat(out, s.v[i]);
+    }
+    strset_release(&s);
+    return out;
+}
+
+static void fmt_s(char *buf, size_t n, double s)
+{
+    if (s >= 1)
+        snprintf(buf, n, "%.2f s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, n, "%.2f ms", s * 1e3);
+    else
+        snprintf(buf, n, "%.1f us", s * 1e6);
+}
+
+static void section_run(out2 *o, const rt_analysis *a, const rt_study_result *r)
+{
+    heading(o, "Run");
+    h_raw(o, "<ul>\n");
+    double kernels = 0;
+    for (size_t i = 0; i < a->n_items; i++)
+        kernels += a->items[i].kernel->invocations;
+    item(o,
+         "%zu profiles, %zu configs, %zu kernels, %.0f timed invocations; the study took %.1f s "
+         "(%s sweeps, %d warm-up + %d measured iterations%s).",
+         r->n_profiles, a->n_configs, a->n_items, kernels, r->seconds, r->quick ? "quick" : "full",
+         r->warmup, r->iters, r->scale < 1 ? ", shapes scaled down" : "");
+    item(o, "oneDNN dispatches to ISA %s on this CPU.", r->isa ? r->isa : "?");
+    item(o, "One clock read takes %.0f ns here; each timed invocation contains one.",
+         r->clock_cost * 1e9);
+    if (r->load_start > 0.5 * r->ncpu || r->load_end > 0.5 * r->ncpu)
+        item(o,
+             "The machine was busy: load average %.1f at the start and %.1f at the end on %ld "
+             "CPUs. Other processes shared the cores, so times are inflated, most for "
+             "multi-threaded kernels (a thread descheduled at an OpenMP barrier stalls its "
+             "team); rerun on an idle machine for the machine's own numbers.",
+             r->load_start, r->load_end, r->ncpu);
+    else
+        item(o, "Load average %.1f at the start and %.1f at the end on %ld CPUs.", r->load_start,
+             r->load_end, r->ncpu);
+    char nb[128];
+    impls_without_bytes(a, nb, sizeof nb);
+    if (nb[0])
+        item(o,
+             "%s: no byte counts (the kernels carry time and FLOPs only), so these kernels have "
+             "no AI and no bandwidth bound: they are left out of the AI comparisons below, a "
+             "kernel without FLOPs counts as overhead-bound, and their recoverable time is an "
+             "upper bound.",
+             nb);
+    for (size_t i = 0; i < a->n_items; i++)
+        if (strcmp(tag(&a->items[i].tags, "implementation"), "pytorch") == 0) {
+            item(o, "pytorch: torch's operators from the PyTorch profiler's traces (self time; "
+                    "FLOPs as torch records them: convolutions, matrix products, mul and add, "
+                    "none for sigmoid, tanh, in-place add or copies; the conv2d backward credited "
+                    "by rooftime "
+                    "with twice the forward count), not checked against the reference (torch "
+                    "draws its own inputs); its backward is one autograd pass, input and weight "
+                    "gradients together.");
+            break;
+        }
+    for (size_t i = 0; i < r->skipped.n; i++)
+        item(o, "Skipped: %s", r->skipped.msg[i]);
+    h_raw(o, "</ul>\n");
+}
+
+static void section_checks(out2 *o, const rt_study_result *r)
+{
+    heading(o, "Correctness against the reference (small shapes, fresh random inputs)");
+    if (!r->n_checks) {
+        h_raw(o, "<p>");
+        esc(o, "No checks ran.\n");
+        h_raw(o, "</p>\n");
+        return;
+    }
+    const char *head[] = {"implementation precision operation pass", "relative difference", "bound",
+                          "result"};
+    table_begin(o, head, 4);
+    for (size_t i = 0; i < r->n_checks; i++) {
+        char d[32], b[32];
+        snprintf(d, sizeof d, "%.3g", r->checks[i].rel_diff);
+        snprintf(b, sizeof b, "%.0e", r->checks[i].bound);
+        table_row(o, 4, r->checks[i].what, d, b, r->checks[i].ok ? "ok" : "FAILED");
+    }
+    table_end(o);
+}
+
+static void section_overhead(out2 *o, const rt_analysis *a)
+{
+    heading(o, "Overhead-bound configs (inside the overhead box: max(T_compute, T_bw) < n tau)");
+    strset series = {0};
+    for (size_t c = 0; c < a->n_configs; c++) {
+        char s[160];
+        series_of(&a->configs[c].tags, s, sizeof s);
+        strset_add(&series, s);
+    }
+    const char *head[] = {"series", "overhead-bound configs", "invocations per config",
+                          "share of time in overhead-bound kernels"};
+    table_begin(o, head, 4);
+    size_t total_ob = 0;
+    for (size_t si = 0; si < series.n; si++) {
+        size_t nc = 0, ob = 0;
+        double nmin = INFINITY, nmax = 0, t = 0, tob = 0;
+        for (size_t c = 0; c < a->n_configs; c++) {
+            char s[160];
+            series_of(&a->configs[c].tags, s, sizeof s);
+            if (strcmp(s, series.v[si]) != 0)
+                continue;
+            nc++;
+            ob += a->configs[c].v.overhead_bound;
+            nmin = fmin(nmin, a->configs[c].v.n);
+            nmax = fmax(nmax, a->configs[c].v.n);
+            for (size_t k = 0; k < a->configs[c].n_items; k++) {
+                const rt_item *it = &a->items[a->configs[c].items[k]];
+                t += it->v.time;
+                if (it->v.overhead_bound)
+                    tob += it->v.time;
+            }
+        }
+        total_ob += ob;
+        char a1[32], a2[48], a3[32];
+        snprintf(a1, sizeof a1, "%zu of %zu", ob, nc);
+        if (nmin == nmax)
+            snprintf(a2, sizeof a2, "%.0f", nmin);
+        else
+            snprintf(a2, sizeof a2, "%.0f to %.0f", nmin, nmax);
+        char impl[64];
+        snprintf(impl, sizeof impl, "%.*s", (int)strcspn(series.v[si], " "), series.v[si]);
+        snprintf(a3, sizeof a3, "%.1f%%%s", t > 0 ? 100 * tob / t : 0,
+                 impl_without_bytes(a, impl) ? " (no byte counts)" : "");
+        table_row(o, 4, series.v[si], a1, a2, a3);
+    }
+    table_end(o);
+    h_raw(o, "<ul>\n");
+    item(o, "%zu of %zu configs are overhead-bound (tau = %.3g us on this machine).", total_ob,
+         a->n_configs, a->machine->tau * 1e6);
+    char nb[128];
+    impls_without_bytes(a, nb, sizeof nb);
+    if (nb[0])
+        item(o,
+             "%s (no byte counts): a config is overhead-bound when n tau exceeds its compute time "
+             "alone, and every kernel without FLOPs is overhead-bound, since nothing else bounds "
+             "it.",
+             nb);
+    h_raw(o, "</ul>\n");
+    strset_release(&series);
+}
+
+static void section_matrix_unit(out2 *o, const rt_analysis *a, const rt_study_result *r)
+{
+    heading(o, "Matrix unit");
+    strset impls = {0}, units = {0};
+    bool amx = false;
+    for (size_t i = 0; i < a->n_items; i++) {
+        const rt_item *it = &a->items[i];
+        const char *impl = rt_tags_get(&it->kernel->tags, "impl");
+        if (impl && strcmp(tag(&it->tags, "implementation"), "onednn") == 0 &&
+            strncmp(it->kernel->name, "reorder", 7) != 0) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s %s %s: %s", tag(&it->tags, "precision"),
+                     tag(&it->tags, "operation"), tag(&it->tags, "pass"), impl);
+            strset_add(&impls, buf);
+            amx |= strstr(impl, "amx") != NULL;
+        }
+        for (size_t u = 0; u < it->kernel->flops.n; u++)
+            if (it->kernel->flops.v[u].value > 0)
+                strset_add(&units, it->kernel->flops.v[u].key);
+    }
+    h_raw(o, "<ul>\n");
+    char ulist[256] = "";
+    for (size_t i = 0; i < units.n; i++)
+        snprintf(ulist + strlen(ulist), sizeof ulist - strlen(ulist), "%s%s", i ? ", " : "",
+                 units.v[i]);
+    if (amx)
+        item(o, "oneDNN chose AMX kernels (a matrix unit) for some configs; FLOPs ran on: %s.",
+             ulist);
+    else
+        item(o,
+             "No kernel used a matrix unit: no oneDNN implementation name contains \"amx\" "
+             "(oneDNN's ISA here is %s). FLOPs ran on: %s.",
+             r->isa ? r->isa : "?", ulist[0] ? ulist : "none");
+    for (size_t i = 0; i < impls.n; i++)
+        item(o, "oneDNN %s", impls.v[i]);
+    h_raw(o, "</ul>\n");
+    strset_release(&impls);
+    strset_release(&units);
+}
+
+static void section_zero_ai(out2 *o, const rt_analysis *a)
+{
+    heading(o, "Time in zero-AI kernels (no FLOPs: reorders, im2col, zeroing)");
+    strset keys = {0};
+    for (size_t i = 0; i < a->n_items; i++) {
+        char k[96];
+        snprintf(k, sizeof k, "%s %s", tag(&a->items[i].tags, "implementation"),
+                 tag(&a->items[i].tags, "precision"));
+        strset_add(&keys, k);
+    }
+    const char *head[] = {"implementation precision", "zero-AI time", "total time", "share",
+                          "zero-AI kernels"};
+    table_begin(o, head, 5);
+    for (size_t ki = 0; ki < keys.n; ki++) {
+        double t = 0, tz = 0;
+        strset names = {0};
+        for (size_t i = 0; i < a->n_items; i++) {
+            char k[96];
+            snprintf(k, sizeof k, "%s %s", tag(&a->items[i].tags, "implementation"),
+                     tag(&a->items[i].tags, "precision"));
+            if (strcmp(k, keys.v[ki]) != 0)
+                continue;
+            t += a->items[i].v.time;
+            if (a->items[i].v.zero_ai) {
+                tz += a->items[i].v.time;
+                char bn[128];
+                base_name(a->items[i].kernel->name, bn, sizeof bn);
+                strset_add(&names, bn);
+            }
+        }
+        char impl[64];
+        snprintf(impl, sizeof impl, "%.*s", (int)strcspn(keys.v[ki], " "), keys.v[ki]);
+        char c1[32], c2[32], c3[96], c4[256] = "";
+        fmt_s(c1, sizeof c1, tz);
+        fmt_s(c2, sizeof c2, t);
+        /* without byte counts, "zero AI" means only that no FLOPs were recorded: torch records
+         * none for elementwise operators, which do compute */
+        snprintf(c3, sizeof c3, "%.1f%%%s", t > 0 ? 100 * tz / t : 0,
+                 impl_without_bytes(a, impl) ? " (no FLOPs recorded; no byte counts)" : "");
+        for (size_t i = 0; i < names.n; i++)
+            snprintf(c4 + strlen(c4), sizeof c4 - strlen(c4), "%s%s", i ? ", " : "", names.v[i]);
+        table_row(o, 5, keys.v[ki], c1, c2, c3, names.n ? c4 : "none");
+        strset_release(&names);
+    }
+    table_end(o);
+    strset_release(&keys);
+}
+
+static void section_jumps(out2 *o, const rt_analysis *a, const rt_study_result *r)
+{
+    heading(o, "Jumps in AI within a family (algorithm changes, staging buffers): the DRAM AI "
+               "moving more than 1.5x away from the operation's own AI");
+    h_raw(o, "<ul>\n");
+    size_t found = 0;
+    for (size_t f = 0; f < a->n_families; f++) {
+        const rt_family *fam = &a->families[f];
+        for (size_t j = 1; j < fam->n; j++) {
+            const rt_config *ca = &a->configs[fam->configs[j - 1]],
+                            *cb = &a->configs[fam->configs[j]];
+            double ra = dram_ai(&cb->sum) / dram_ai(&ca->sum);
+            double rn = nominal_ai(r, &cb->tags) / nominal_ai(r, &ca->tags);
+            double x = ra / rn;
+            if (!(x > 1.5 || x < 1 / 1.5))
+                continue;
+            char *ia = config_impls(a, ca, "reorder"), *ib = config_impls(a, cb, "reorder");
+            char s[160];
+            series_of(&ca->tags, s, sizeof s);
+            item(
+                o,
+                "%s, %s %s -> %s: DRAM AI x%.2f where the operation's own AI changes x%.2f%s%s%s%s",
+                s, fam->param, tag(&ca->tags, fam->param), tag(&cb->tags, fam->param), ra, rn,
+                strcmp(ia, ib) != 0 ? "; implementation " : "", strcmp(ia, ib) != 0 ? ia : "",
+                strcmp(ia, ib) != 0 ? " -> " : "", strcmp(ia, ib) != 0 ? ib : "");
+            free(ia);
+            free(ib);
+            found++;
+        }
+    }
+    if (!found)
+        item(o, "None: within every family the AI follows the operation's own AI within a factor "
+                "of 1.5.");
+    char nb[128];
+    impls_without_bytes(a, nb, sizeof nb);
+    if (nb[0])
+        item(o, "Not compared: %s (no byte counts, so no AI).", nb);
+    h_raw(o, "</ul>\n");
+    /* oneDNN may switch algorithms (direct, Winograd, gemm) between configs without the
+     * counted AI showing it, since the FLOPs follow the formula of the algorithm's family */
+    heading(o, "Implementation changes within a family");
+    h_raw(o, "<ul>\n");
+    size_t changes = 0;
+    for (size_t f = 0; f < a->n_families; f++) {
+        const rt_family *fam = &a->families[f];
+        for (size_t j = 1; j < fam->n; j++) {
+            const rt_config *ca = &a->configs[fam->configs[j - 1]];
+            const rt_config *cb = &a->configs[fam->configs[j]];
+            char *ia = config_impls(a, ca, "reorder"), *ib = config_impls(a, cb, "reorder");
+            if (strcmp(ia, ib) != 0) {
+                char s[160];
+                series_of(&ca->tags, s, sizeof s);
+                item(o, "%s, %s %s -> %s: %s -> %s (DRAM AI x%.2f, time x%.2f)", s, fam->param,
+                     tag(&ca->tags, fam->param), tag(&cb->tags, fam->param), ia, ib,
+                     dram_ai(&cb->sum) / dram_ai(&ca->sum), cb->v.time / ca->v.time);
+                changes++;
+            }
+            free(ia);
+            free(ib);
+        }
+    }
+    if (!changes)
+        item(o, "None: every family ran one implementation throughout.");
+    h_raw(o, "</ul>\n");
+}
+
+static void section_recoverable(out2 *o, const rt_analysis *a)
+{
+    heading(o, "Recoverable time (measured minus the attainable bound, summed over configs)");
+    strset keys = {0};
+    for (size_t c = 0; c < a->n_configs; c++) {
+        char k[96];
+        snprintf(k, sizeof k, "%s %s", tag(&a->configs[c].tags, "implementation"),
+                 tag(&a->configs[c].tags, "precision"));
+        strset_add(&keys, k);
+    }
+    const char *head[] = {"implementation precision", "time", "recoverable", "share",
+                          "most recoverable config"};
+    table_begin(o, head, 5);
+    for (size_t ki = 0; ki < keys.n; ki++) {
+        double t = 0, rec = 0, best = -1;
+        const char *best_label = "";
+        for (size_t c = 0; c < a->n_configs; c++) {
+            const rt_config *cf = &a->configs[c];
+            char k[96];
+            snprintf(k, sizeof k, "%s %s", tag(&cf->tags, "implementation"),
+                     tag(&cf->tags, "precision"));
+            if (strcmp(k, keys.v[ki]) != 0)
+                continue;
+            t += cf->v.time;
+            rec += cf->v.recoverable;
+            if (cf->v.recoverable > best) {
+                best = cf->v.recoverable;
+                best_label = cf->label;
+            }
+        }
+        char impl[64];
+        snprintf(impl, sizeof impl, "%.*s", (int)strcspn(keys.v[ki], " "), keys.v[ki]);
+        char c1[32], c2[32], c3[96];
+        fmt_s(c1, sizeof c1, t);
+        fmt_s(c2, sizeof c2, rec);
+        /* no bytes: the bandwidth bound is unknown (taken as 0), so the bound is low */
+        snprintf(c3, sizeof c3, "%.1f%%%s", t > 0 ? 100 * rec / t : 0,
+                 impl_without_bytes(a, impl) ? " (upper bound: no byte counts)" : "");
+        table_row(o, 5, keys.v[ki], c1, c2, c3, best_label);
+    }
+    table_end(o);
+    strset_release(&keys);
+}
+
+/* Families whose parameter is batch or seq: how time, launches and AI scale (the paper's
+ * LSTM findings: time flat in batch, launches growing with sequence length at constant AI). */
+static void section_scaling(out2 *o, const rt_analysis *a)
+{
+    heading(o, "Scaling along the batch and sequence families");
+    h_raw(o, "<ul>\n");
+    for (size_t f = 0; f < a->n_families; f++) {
+        const rt_family *fam = &a->families[f];
+        if (fam->n < 2 || (strcmp(fam->param, "batch") != 0 && strcmp(fam->param, "seq") != 0))
+            continue;
+        const rt_config *c0 = &a->configs[fam->configs[0]],
+                        *c1 = &a->configs[fam->configs[fam->n - 1]];
+        double p0 = atof(tag(&c0->tags, fam->param)), p1 = atof(tag(&c1->tags, fam->param));
+        char s[160], ai[64];
+        series_of(&c0->tags, s, sizeof s);
+        double rai = dram_ai(&c1->sum) / dram_ai(&c0->sum);
+        if (isnan(rai))
+            snprintf(ai, sizeof ai, "DRAM AI unknown (no byte counts)");
+        else
+            snprintf(ai, sizeof ai, "DRAM AI x%.2f", rai);
+        item(o, "%s: %s x%.0f (%s -> %s) gives time x%.2f, invocations x%.2f, %s", s, fam->param,
+             p1 / p0, tag(&c0->tags, fam->param), tag(&c1->tags, fam->param),
+             c1->v.time / c0->v.time, c1->v.n / c0->v.n, ai);
+    }
+    h_raw(o, "</ul>\n");
+}
+
+/* Kernels that ran faster than their bound, by the reason the data points to. */
+static void section_consistency(out2 *o, const rt_analysis *a)
+{
+    heading(o, "Kernels faster than their bound (efficiency above 1)");
+    size_t n_oh = 0, n_bw = 0, n_wino = 0, n_comp = 0;
+    strset oh = {0}, bw = {0}, comp = {0};
+    for (size_t i = 0; i < a->n_items; i++) {
+        const rt_item *it = &a->items[i];
+        if (!(it->v.efficiency > 1))
+            continue;
+        const char *impl = rt_tags_get(&it->kernel->tags, "impl");
+        char bn[128];
+        base_name(it->kernel->name, bn, sizeof bn);
+        if (it->v.bound == RT_BOUND_OVERHEAD) {
+            n_oh++;
+            strset_add(&oh, bn);
+        } else if (it->v.bound == RT_BOUND_BANDWIDTH) {
+            n_bw++;
+            strset_add(&bw, bn);
+        } else if (impl && strstr(impl, "wino")) {
+            n_wino++;
+        } else {
+            n_comp++;
+            strset_add(&comp, bn);
+        }
+    }
+    h_raw(o, "<ul>\n");
+    char names[512];
+#define JOIN(set)                                                                                  \
+    do {                                                                                           \
+        names[0] = '\0';                                                                           \
+        for (size_t j = 0; j < (set).n; j++)                                                       \
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "",   \
+                     (set).v[j]);                                                                  \
+    } while (0)
+    if (n_oh) {
+        JOIN(oh);
+        item(o,
+             "%zu kernels beat their overhead bound (%s): one fork/join (tau) per call "
+             "overstates their cost; single-threaded C loops, memset, small GEMMs and "
+             "reorders, and most framework operators open no parallel region.",
+             n_oh, names);
+    }
+    if (n_bw) {
+        JOIN(bw);
+        item(o,
+             "%zu kernels beat their DRAM bound (%s): their tensors likely stay in cache from "
+             "one iteration to the next, so the compulsory DRAM bytes overcount what they move.",
+             n_bw, names);
+    }
+    if (n_wino)
+        item(o,
+             "%zu oneDNN Winograd kernels beat their compute bound: Winograd does fewer "
+             "multiplications than the direct count they are credited with.",
+             n_wino);
+    if (n_comp) {
+        JOIN(comp);
+        item(o,
+             "%zu kernels beat their compute bound (%s): the machine's measured peak is below "
+             "what they reached (a busy machine measures low peaks).",
+             n_comp, names);
+    }
+#undef JOIN
+    if (!n_oh && !n_bw && !n_wino && !n_comp)
+        item(o, "None.");
+    h_raw(o, "</ul>\n");
+    strset_release(&oh);
+    strset_release(&bw);
+    strset_release(&comp);
+}
+
+char *rt_study_findings_html(const rt_analysis *a, const rt_study_result *r, char **text)
+{
+    char *hbuf = NULL, *tbuf = NULL;
+    size_t hlen = 0, tlen = 0;
+    out2 o = {open_memstream(&hbuf, &hlen), open_memstream(&tbuf, &tlen)};
+    if (!o.html || !o.text)
+        abort(); /* out of memory, the library's policy */
+    section_run(&o, a, r);
+    section_checks(&o, r);
+    section_overhead(&o, a);
+    section_matrix_unit(&o, a, r);
+    section_zero_ai(&o, a);
+    section_jumps(&o, a, r);
+    section_scaling(&o, a);
+    section_recoverable(&o, a);
+    section_consistency(&o, a);
+    fclose(o.html);
+    fclose(o.text);
+    if (text)
+        *text = tbuf;
+    else
+        free(tbuf);
+    return hbuf;
+}

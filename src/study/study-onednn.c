@@ -1,0 +1,226 @@
+/* Helpers shared by the oneDNN implementations of the study: memories, reorders, timed execution.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study-onednn.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+#ifdef RT_HAVE_DNNL
+#include <oneapi/dnnl/dnnl_debug.h>
+
+const char *dn_status(dnnl_status_t s)
+{
+    return dnnl_status2str(s);
+}
+
+dnnl_data_type_t dn_type(rt_precision p)
+{
+    return p == RT_PREC_BF16 ? dnnl_bf16 : p == RT_PREC_FP16 ? dnnl_f16 : dnnl_f32;
+}
+
+const char *dn_impl(const_dnnl_primitive_desc_t pd)
+{
+    const char *s = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &s) != dnnl_success || !s)
+        return "unknown";
+    return s;
+}
+
+static int run_reorder_once(dnnl_engine_t eng, dnnl_stream_t strm, dnnl_memory_t from,
+                            dnnl_memory_t to, rt_error *err)
+{
+    const dnnl_memory_desc_t *fmd, *tmd;
+    dnnl_memory_get_memory_desc(from, &fmd);
+    dnnl_memory_get_memory_desc(to, &tmd);
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_t prim = NULL;
+    dnnl_status_t st = dnnl_reorder_primitive_desc_create(&pd, fmd, eng, tmd, eng, NULL);
+    if (st == dnnl_success)
+        st = dnnl_primitive_create(&prim, pd);
+    if (st == dnnl_success) {
+        dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+        st = dnnl_primitive_execute(prim, strm, 2, args);
+        if (st == dnnl_success)
+            st = dnnl_stream_wait(strm);
+    }
+    dnnl_primitive_destroy(prim);
+    dnnl_primitive_desc_destroy(pd);
+    if (st != dnnl_success) {
+        rt_error_set(err, "onednn: reorder failed: %s", dn_status(st));
+        return -1;
+    }
+    return 0;
+}
+
+int dn_mem_from_f32(dnnl_engine_t eng, dnnl_stream_t strm, const dnnl_memory_desc_t *md,
+                    dnnl_format_tag_t tag, const float *values, dnnl_memory_t *out, rt_error *err)
+{
+    *out = NULL;
+    dnnl_memory_desc_t fmd;
+    dnnl_memory_t f32 = NULL;
+    dnnl_status_t st = dnnl_memory_desc_init_by_tag(&fmd, md->ndims, md->dims, dnnl_f32, tag);
+    if (st == dnnl_success)
+        st = dnnl_memory_create(&f32, &fmd, eng, DNNL_MEMORY_ALLOCATE);
+    if (st == dnnl_success)
+        st = dnnl_memory_create(out, md, eng, DNNL_MEMORY_ALLOCATE);
+    if (st != dnnl_success) {
+        rt_error_set(err, "onednn: cannot create a memory: %s", dn_status(st));
+        dnnl_memory_destroy(f32);
+        return -1;
+    }
+    void *h = NULL;
+    dnnl_memory_get_data_handle(f32, &h);
+    memcpy(h, values, dnnl_memory_desc_get_size(&fmd));
+    int rc = run_reorder_once(eng, strm, f32, *out, err);
+    dnnl_memory_destroy(f32);
+    if (rc < 0) {
+        dnnl_memory_destroy(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+float *dn_read_f32(dnnl_engine_t eng, dnnl_stream_t strm, dnnl_memory_t mem, dnnl_format_tag_t tag,
+                   size_t *n, rt_error *err)
+{
+    const dnnl_memory_desc_t *md;
+    dnnl_memory_get_memory_desc(mem, &md);
+    dnnl_memory_desc_t fmd;
+    dnnl_memory_t f32 = NULL;
+    if (dnnl_memory_desc_init_by_tag(&fmd, md->ndims, md->dims, dnnl_f32, tag) != dnnl_success ||
+        dnnl_memory_create(&f32, &fmd, eng, DNNL_MEMORY_ALLOCATE) != dnnl_success) {
+        rt_error_set(err, "onednn: cannot create a memory to read a result");
+        return NULL;
+    }
+    if (run_reorder_once(eng, strm, mem, f32, err) < 0) {
+        dnnl_memory_destroy(f32);
+        return NULL;
+    }
+    size_t bytes = dnnl_memory_desc_get_size(&fmd);
+    *n = bytes / sizeof(float);
+    float *out = rt_xmalloc(bytes ? bytes : 1);
+    void *h = NULL;
+    dnnl_memory_get_data_handle(f32, &h);
+    memcpy(out, h, bytes);
+    dnnl_memory_destroy(f32);
+    return out;
+}
+
+int dn_reorder_init(dn_reorder *r, dnnl_engine_t eng, dnnl_memory_t user,
+                    const dnnl_memory_desc_t *prim_md, bool to_prim, dnnl_memory_t *prim_mem,
+                    rt_error *err)
+{
+    memset(r, 0, sizeof *r);
+    const dnnl_memory_desc_t *umd;
+    dnnl_memory_get_memory_desc(user, &umd);
+    if (dnnl_memory_desc_equal(umd, prim_md)) {
+        *prim_mem = user;
+        return 0;
+    }
+    dnnl_memory_t pm = NULL;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_status_t st = dnnl_memory_create(&pm, prim_md, eng, DNNL_MEMORY_ALLOCATE);
+    if (st == dnnl_success)
+        st = to_prim ? dnnl_reorder_primitive_desc_create(&pd, umd, eng, prim_md, eng, NULL)
+                     : dnnl_reorder_primitive_desc_create(&pd, prim_md, eng, umd, eng, NULL);
+    if (st == dnnl_success)
+        st = dnnl_primitive_create(&r->prim, pd);
+    if (st != dnnl_success) {
+        rt_error_set(err, "onednn: cannot create a reorder: %s", dn_status(st));
+        dnnl_primitive_desc_destroy(pd);
+        dnnl_memory_destroy(pm);
+        return -1;
+    }
+    snprintf(r->impl, sizeof r->impl, "%s", dn_impl(pd));
+    dnnl_primitive_desc_destroy(pd);
+    r->from = to_prim ? user : pm;
+    r->to = to_prim ? pm : user;
+    r->own = pm;
+    r->bytes = (double)dnnl_memory_desc_get_size(umd) + (double)dnnl_memory_desc_get_size(prim_md);
+    *prim_mem = pm;
+    return 0;
+}
+
+void dn_reorder_release(dn_reorder *r)
+{
+    dnnl_primitive_destroy(r->prim);
+    dnnl_memory_destroy(r->own);
+    r->prim = NULL;
+    r->own = NULL;
+}
+
+int dn_reorder_run(dn_reorder *r, dnnl_stream_t strm, rt_study_timer *t, const char *name,
+                   rt_error *err)
+{
+    if (!r->prim)
+        return 0;
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, r->from}, {DNNL_ARG_TO, r->to}};
+    rt_kernel_cost cost = {.name = name,
+                           .unit = "fp32",
+                           .flops = 0,
+                           .dram_bytes = r->bytes,
+                           .l1_bytes = -1,
+                           .impl = r->impl};
+    return dn_exec(r->prim, strm, 2, args, t, &cost, err);
+}
+
+int dn_exec(dnnl_primitive_t p, dnnl_stream_t strm, int nargs, const dnnl_exec_arg_t *args,
+            rt_study_timer *t, const rt_kernel_cost *cost, rt_error *err)
+{
+    rt_timer_start(t);
+    dnnl_status_t st = dnnl_primitive_execute(p, strm, nargs, args);
+    if (st == dnnl_success)
+        st = dnnl_stream_wait(strm);
+    rt_timer_stop(t, cost);
+    if (st != dnnl_success) {
+        rt_error_set(err, "onednn: %s failed: %s", cost->name, dn_status(st));
+        return -1;
+    }
+    return 0;
+}
+
+const char *dn_unit(const char *impl, rt_precision prec)
+{
+    if (prec == RT_PREC_FP32)
+        return "fp32";
+    if (strstr(impl, "amx"))
+        return prec == RT_PREC_BF16 ? "amx_bf16" : "amx_fp16";
+    dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    if (prec == RT_PREC_BF16)
+        return (isa & dnnl_cpu_isa_avx512_core_bf16) == dnnl_cpu_isa_avx512_core_bf16 ? "bf16"
+                                                                                      : "fp32";
+    return "fp16";
+}
+#endif
+
+const char *rt_onednn_isa(void)
+{
+#ifdef RT_HAVE_DNNL
+    switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_sse41:
+        return "sse41";
+    case dnnl_cpu_isa_avx:
+        return "avx";
+    case dnnl_cpu_isa_avx2:
+        return "avx2";
+    case dnnl_cpu_isa_avx2_vnni:
+        return "avx2_vnni";
+    case dnnl_cpu_isa_avx512_core:
+        return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni:
+        return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16:
+        return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx:
+        return "avx512_core_amx";
+    default:
+        return "other";
+    }
+#else
+    return "none (oneDNN not found at configure time)";
+#endif
+}

@@ -1,0 +1,684 @@
+/* The study's orchestration: correctness checks, then every implementation x precision x op x pass
+ * over the sweeps, one profile each. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rooftime-config.h"
+#include "study-torch.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/clock.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+typedef int (*case_new_fn)(const void *shape, rt_precision, rt_pass, uint64_t, rt_study_case **,
+                           rt_error *);
+
+void rt_study_opts_init(rt_study_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < RT_OP_COUNT; i++)
+        o->ops[i] = true;
+    for (int i = 0; i < RT_PREC_COUNT; i++)
+        o->precisions[i] = true;
+    for (int i = 0; i < RT_IMPL_COUNT; i++)
+        o->impls[i] = true;
+    o->warmup = o->iters = -1;
+    o->scale = 1;
+    o->pytorch_optional = true;
+}
+
+static const char *const group_keys[] = {
+    "implementation", "precision", "operation", "pass",     "batch", "filters",
+    "kernel",         "stride",    "seq",       "features", "hidden"};
+static const char *const group_params[] = {"batch", "filters",  "kernel", "stride",
+                                           "seq",   "features", "hidden"};
+static const rt_group_opts group_opts = {.keys = group_keys,
+                                         .n_keys = sizeof group_keys / sizeof group_keys[0],
+                                         .params = group_params,
+                                         .n_params = sizeof group_params / sizeof group_params[0]};
+
+const rt_group_opts *rt_study_group_opts(void)
+{
+    return &group_opts;
+}
+
+static int n_warmup(const rt_study_opts *o)
+{
+    return o->warmup >= 0 ? o->warmup : o->quick ? 1 : 5;
+}
+
+static int n_iters(const rt_study_opts *o)
+{
+    return o->iters >= 0 ? o->iters : o->quick ? 3 : 20;
+}
+
+static const rt_pass conv_passes[] = {RT_PASS_FWD, RT_PASS_BWD_DATA, RT_PASS_BWD_WEIGHTS};
+static const rt_pass lstm_passes[] = {RT_PASS_FWD, RT_PASS_BWD};
+
+static const rt_pass *op_passes(rt_study_op op, size_t *n)
+{
+    *n = op == RT_OP_CONV2D ? 3 : 2;
+    return op == RT_OP_CONV2D ? conv_passes : lstm_passes;
+}
+
+/* The passes implementation i runs: torch's autograd runs one backward for both ops (the
+ * gradients of input and weights together), so pytorch has forward and backward. */
+static const rt_pass *impl_passes(rt_study_impl i, rt_study_op op, size_t *n)
+{
+    if (i == RT_IMPL_PYTORCH) {
+        *n = 2;
+        return lstm_passes;
+    }
+    return op_passes(op, n);
+}
+
+int rt_study_validate(const rt_study_opts *o, rt_error *err)
+{
+    if (!(o->scale > 0 && o->scale <= 1)) {
+        rt_error_set(err, "scale must be in (0, 1], got %g", o->scale);
+        return -1;
+    }
+    if (o->warmup > 1000 || o->iters > 100000 || o->iters == 0) {
+        rt_error_set(err,
+                     "iterations must be between 1 and 100000 and warm-up at most 1000 "
+                     "(got %d and %d)",
+                     o->iters, o->warmup);
+        return -1;
+    }
+    bool any_prec = false;
+    for (int p = 0; p < RT_PREC_COUNT; p++)
+        any_prec |= o->precisions[p];
+    if (!any_prec) {
+        rt_error_set(err, "no precision selected");
+        return -1;
+    }
+    bool any = false;
+    for (int op = 0; op < RT_OP_COUNT; op++) {
+        if (!o->ops[op])
+            continue;
+        bool runs = false;
+        for (int i = 0; i < RT_IMPL_COUNT; i++)
+            runs |= o->impls[i] && rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) &&
+                    !(o->quick && i == RT_IMPL_DIRECT); /* a quick run does not time it */
+        if (!runs) {
+            rt_error_set(
+                err, "no selected implementation runs %s (it has: %s%s)",
+                rt_study_op_name((rt_study_op)op),
+                op == RT_OP_CONV2D ? "direct, im2col, onednn, pytorch" : "unfused, onednn, pytorch",
+                o->quick && op == RT_OP_CONV2D ? "; direct is not timed with --quick" : "");
+            return -1;
+        }
+        size_t n;
+        rt_study_point *pts = rt_study_points((rt_study_op)op, o->quick, o->scale, &n);
+        for (size_t i = 0; i < n; i++) {
+            int rc = op == RT_OP_CONV2D ? rt_conv_shape_check(&pts[i].conv, err)
+                                        : rt_lstm_shape_check(&pts[i].lstm, err);
+            if (rc < 0) {
+                rt_error_prefix(err, "sweep point %zu (%s)", i, pts[i].varied);
+                free(pts);
+                return -1;
+            }
+        }
+        free(pts);
+        any = true;
+    }
+    if (!any) {
+        rt_error_set(err, "no operation selected");
+        return -1;
+    }
+    return 0;
+}
+
+static int case_new(rt_study_impl impl, const rt_study_point *pt, rt_precision prec, rt_pass pass,
+                    uint64_t seed, rt_study_case **c, rt_error *err)
+{
+    if (pt->op == RT_OP_CONV2D) {
+        switch (impl) {
+        case RT_IMPL_DIRECT:
+            return rt_conv_direct_new(&pt->conv, prec, pass, seed, c, err);
+        case RT_IMPL_IM2COL:
+            return rt_conv_im2col_new(&pt->conv, prec, pass, seed, c, err);
+        case RT_IMPL_ONEDNN:
+            return rt_conv_onednn_new(&pt->conv, prec, pass, seed, c, err);
+        default:
+            break;
+        }
+    } else {
+        switch (impl) {
+        case RT_IMPL_UNFUSED:
+            return rt_lstm_unfused_new(&pt->lstm, prec, pass, seed, c, err);
+        case RT_IMPL_ONEDNN:
+            return rt_lstm_onednn_new(&pt->lstm, prec, pass, seed, c, err);
+        default:
+            break;
+        }
+    }
+    rt_error_set(err, "%s has no %s", rt_study_impl_name(impl), rt_study_op_name(pt->op));
+    return -1;
+}
+
+/* The reference result of a small case: direct loops in fp32 (conv2d), the plain-C LSTM. */
+static float *reference_out(const rt_study_point *pt, rt_pass pass, uint64_t seed, size_t *n,
+                            rt_error *err)
+{
+    rt_study_case *c = NULL;
+    int rc = pt->op == RT_OP_CONV2D
+                 ? rt_conv_direct_new(&pt->conv, RT_PREC_FP32, pass, seed, &c, err)
+                 : rt_lstm_reference_new(&pt->lstm, RT_PREC_FP32, pass, seed, &c, err);
+    if (rc < 0)
+        return NULL;
+    rt_study_timer t;
+    rt_timer_init(&t, NULL, NULL);
+    float *out = c->run(c, &t, err) == 0 ? c->out(c, n) : NULL;
+    rt_study_case_free(c);
+    return out;
+}
+
+static void add_check(rt_study_result *r, char *what, double d, double bound)
+{
+    r->checks = rt_xrealloc(r->checks, (r->n_checks + 1) * sizeof *r->checks);
+    r->checks[r->n_checks++] =
+        (rt_study_check){.what = what, .rel_diff = d, .bound = bound, .ok = d <= bound};
+}
+
+/* Note a skipped case; the passes of one implementation x precision x op that fail for the
+ * same reason share one note. */
+static void add_skip(rt_study_result *r, rt_study_impl i, rt_precision pr, rt_study_op op,
+                     rt_pass pass, const char *msg)
+{
+    char *head =
+        rt_asprintf("%s %s %s", rt_study_impl_name(i), rt_precision_name(pr), rt_study_op_name(op));
+    size_t hl = strlen(head);
+    for (size_t k = 0; k < r->skipped.n; k++) {
+        char *m = r->skipped.msg[k];
+        const char *colon = strstr(m, ": ");
+        if (strncmp(m, head, hl) == 0 && m[hl] == ' ' && colon && strcmp(colon + 2, msg) == 0) {
+            char *merged =
+                rt_asprintf("%.*s, %s: %s", (int)(colon - m), m, rt_pass_name(pass), msg);
+            free(m);
+            r->skipped.msg[k] = merged;
+            free(head);
+            return;
+        }
+    }
+    rt_warnings_add(&r->skipped, "%s %s: %s", head, rt_pass_name(pass), msg);
+    free(head);
+}
+
+/* Check every selected implementation x precision x pass at a small shape; returns the number
+ * of failed checks. Cases that cannot be created are noted as skipped (once). */
+static size_t run_checks(const rt_study_opts *o, rt_study_result *r, bool **skip)
+{
+    size_t failed = 0;
+    rt_study_point small[RT_OP_COUNT] = {
+        {.op = RT_OP_CONV2D,
+         .conv = {.n = 2, .c = 8, .h = 15, .w = 13, .k = 8, .r = 3, .s = 3, .stride = 2, .pad = 1}},
+        {.op = RT_OP_LSTM, .lstm = {.batch = 4, .seq = 5, .features = 8, .hidden = 6}}};
+    for (int op = 0; op < RT_OP_COUNT; op++) {
+        if (!o->ops[op])
+            continue;
+        size_t np;
+        const rt_pass *passes = op_passes((rt_study_op)op, &np);
+        for (size_t p = 0; p < np; p++) {
+            uint64_t seed = 0x5eed + 31u * (uint64_t)op + p;
+            size_t nref = 0;
+            rt_error err;
+            float *ref = reference_out(&small[op], passes[p], seed, &nref, &err);
+            for (int i = 0; i < RT_IMPL_COUNT; i++)
+                for (int pr = 0; pr < RT_PREC_COUNT; pr++) {
+                    /* torch draws its own inputs: there is no result of it to compare */
+                    if (!o->impls[i] || !o->precisions[pr] || i == RT_IMPL_PYTORCH ||
+                        !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op))
+                        continue;
+                    size_t idx =
+                        ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT +
+                        passes[p];
+                    char *what =
+                        rt_asprintf("%s %s %s %s", rt_study_impl_name((rt_study_impl)i),
+                                    rt_precision_name((rt_precision)pr),
+                                    rt_study_op_name((rt_study_op)op), rt_pass_name(passes[p]));
+                    if (i == RT_IMPL_DIRECT && pr == RT_PREC_FP32) {
+                        free(what); /* the reference itself */
+                        continue;
+                    }
+                    rt_study_case *c = NULL;
+                    if (case_new((rt_study_impl)i, &small[op], (rt_precision)pr, passes[p], seed,
+                                 &c, &err) < 0) {
+                        add_skip(r, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
+                                 err.msg);
+                        (*skip)[idx] = true;
+                        free(what);
+                        continue;
+                    }
+                    rt_study_timer t;
+                    rt_timer_init(&t, NULL, NULL);
+                    size_t n = 0;
+                    float *got = NULL;
+                    if (ref && c->run(c, &t, &err) == 0)
+                        got = c->out(c, &n);
+                    double d = got && n == nref ? rt_rel_diff(got, ref, n) : NAN;
+                    /* fp32 sums in another order; 16-bit inputs round to 8 (bf16) or 11 bits */
+                    double bound = pr == RT_PREC_FP32 ? 1e-4 : 2e-2;
+                    add_check(r, what, d, bound);
+                    if (!(d <= bound))
+                        failed++;
+                    free(got);
+                    rt_study_case_free(c);
+                }
+            free(ref);
+        }
+    }
+    return failed;
+}
+
+static char *method_text(int warmup, int iters, bool direct)
+{
+    return rt_asprintf(
+        "rooftime study: every kernel invocation timed with the monotonic clock around the call "
+        "(oneDNN: execute + stream wait), %d warm-up and %d measured iterations per config, "
+        "times and counts summed over the measured ones. FLOPs: exact formulas for the "
+        "algorithm run (direct loops and oneDNN's direct kernels: multiply-adds over the kernel "
+        "taps inside the input; im2col GEMM and oneDNN gemm kernels: over the padded columns; "
+        "GEMM 2MNK plus MN when accumulating; elementwise kernels counted per element, each libm "
+        "call one FLOP). Bytes: DRAM = compulsory traffic of each kernel's tensors, each read or "
+        "written once (oneDNN: the sizes of its memory descriptors); L1 = loads and stores "
+        "counted per loop iteration, for the C kernels only (OpenBLAS and oneDNN kernels have "
+        "none).%s",
+        warmup, iters,
+        direct ? " The direct loops are the correctness reference: they run at the default "
+                 "config only, with at most 1 warm-up and 3 measured iterations."
+               : "");
+}
+
+/* Torch's threads: as many as the OpenMP team of the other implementations (one per CPU), unless
+ * OMP_NUM_THREADS sets both (torch reads it too). Torch's own default is the physical cores, one
+ * on a 2-vCPU VM. 0: torch's choice. */
+static int torch_threads(const rt_study_result *r)
+{
+    const char *omp = getenv("OMP_NUM_THREADS");
+    return omp && *omp ? 0 : (int)r->ncpu;
+}
+
+static char *torch_method_text(int warmup, int iters, int threads, const char *python,
+                               const char *script, size_t npts, size_t nall)
+{
+    char th[64] = "";
+    if (threads > 0)
+        snprintf(th, sizeof th, " with %d threads", threads);
+    else
+        snprintf(th, sizeof th, " with OMP_NUM_THREADS threads");
+    char pts[96] = "";
+    if (npts < nall)
+        snprintf(pts, sizeof pts, " (%zu of the %zu sweep points: a quick run)", npts, nall);
+    return rt_asprintf(
+        "rooftime study, pytorch: '%s %s' runs every sweep point%s in one process%s, %d warm-up "
+        "and %d measured iterations of the pass per point, the measured ones recorded by the "
+        "PyTorch profiler (record_shapes, with_flops) inside 'rooftime:measured' ranges and "
+        "imported as in 'rooftime import torch': operators by self time (duration minus their "
+        "children's), invocations per call. FLOPs: as torch records them (forward convolutions "
+        "2NKCRSPQ over the padded taps, matrix products 2MNK, mul and add one per element; "
+        "none for other operators such as sigmoid, tanh and copies), except that "
+        "aten::convolution_backward, for which torch records none, is credited with twice the "
+        "forward count (input and weight gradients; the bias gradient not counted). Bytes: "
+        "none (torch's traces have no byte counts). Backward is torch's one autograd backward "
+        "(input and weight gradients together).",
+        python, script, pts, th, warmup, iters);
+}
+
+static void tag_point(rt_tags *tags, const rt_study_point *pt)
+{
+    size_t np;
+    const char *const *params = rt_study_params(pt->op, &np);
+    for (size_t i = 0; i < np; i++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%ld", rt_study_point_param(pt, params[i]));
+        rt_tags_set(tags, params[i], buf);
+    }
+}
+
+/* "onednn bf16 conv2d forward filters=256": the progress line of a point. */
+static void point_what(char *what, size_t n, rt_study_impl i, rt_precision pr, rt_study_op op,
+                       rt_pass pass, const rt_study_point *pt)
+{
+    bool def = strcmp(pt->varied, "default") == 0;
+    snprintf(what, n, "%s %s %s %s %s", rt_study_impl_name(i), rt_precision_name(pr),
+             rt_study_op_name(op), rt_pass_name(pass), pt->varied);
+    if (!def)
+        snprintf(what + strlen(what), n - strlen(what), "=%ld",
+                 rt_study_point_param(pt, pt->varied));
+}
+
+/* A new profile of the study for one implementation x precision x op x pass. */
+static rt_profile *new_profile(rt_study_impl i, rt_precision pr, rt_study_op op, rt_pass pass,
+                               char *method)
+{
+    rt_profile *prof = rt_profile_new();
+    rt_machine_set_str(&prof->tool, "rooftime-study");
+    rt_machine_set_str(&prof->version, RT_VERSION);
+    char *cmd = rt_asprintf("rooftime study (%s %s %s %s)", rt_study_impl_name(i),
+                            rt_precision_name(pr), rt_study_op_name(op), rt_pass_name(pass));
+    rt_machine_set_str(&prof->command, cmd);
+    free(cmd);
+    rt_machine_set_str(&prof->method, method);
+    free(method);
+    rt_tags_set(&prof->tags, "implementation", rt_study_impl_name(i));
+    rt_tags_set(&prof->tags, "precision", rt_precision_name(pr));
+    rt_tags_set(&prof->tags, "operation", rt_study_op_name(op));
+    rt_tags_set(&prof->tags, "pass", rt_pass_name(pass));
+    return prof;
+}
+
+static void add_profile(rt_study_result *r, rt_profile *prof)
+{
+    r->profiles = rt_xrealloc(r->profiles, (r->n_profiles + 1) * sizeof *r->profiles);
+    r->profiles[r->n_profiles++] = prof;
+}
+
+/* The sweep points torch runs: all of them, except in a quick run, where conv2d runs the default
+ * and the batch and filters points only: torch's kernel-7 and stride-1 convolutions with the
+ * profiler on added 9 s to a quick run on the 2-core VM (load about 2), which must stay under 2
+ * minutes. */
+static rt_study_point *torch_points(const rt_study_opts *o, rt_study_op op,
+                                    const rt_study_point *pts, size_t n, size_t *out_n)
+{
+    rt_study_point *v = rt_xcalloc(n ? n : 1, sizeof *v);
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (o->quick && op == RT_OP_CONV2D &&
+            (strcmp(pts[k].varied, "kernel") == 0 || strcmp(pts[k].varied, "stride") == 0))
+            continue;
+        v[m++] = pts[k];
+    }
+    *out_n = m;
+    return v;
+}
+
+/* Progress of the torch client, point by point, in the study's terms. */
+typedef struct torch_progress {
+    const rt_study_opts *o;
+    const rt_study_point *pts;
+    size_t done, total;
+    double t0;
+    rt_precision pr;
+    rt_study_op op;
+    rt_pass pass;
+} torch_progress;
+
+static void on_torch_point(void *ud, size_t k)
+{
+    torch_progress *tp = ud;
+    char what[160];
+    point_what(what, sizeof what, RT_IMPL_PYTORCH, tp->pr, tp->op, tp->pass, &tp->pts[k]);
+    rt_study_progress pg = {tp->done + k, tp->total, what, rt_now() - tp->t0};
+    tp->o->progress(tp->o->progress_ud, &pg);
+}
+
+int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
+{
+    *out = NULL;
+    if (rt_study_validate(o, err) < 0)
+        return -1;
+    double t0 = rt_now();
+    rt_study_result *r = rt_xcalloc(1, sizeof *r);
+    r->isa = rt_strdup(rt_onednn_isa());
+    r->quick = o->quick;
+    r->scale = o->scale;
+    r->warmup = n_warmup(o);
+    r->iters = n_iters(o);
+    r->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    double load[1] = {NAN};
+    r->load_start = getloadavg(load, 1) == 1 ? load[0] : NAN;
+
+    /* pytorch needs a python with torch and the client script; asked for, it must run */
+    const char *python = o->python ? o->python : rt_torch_study_python();
+    char *script = NULL;
+    bool torch = o->impls[RT_IMPL_PYTORCH];
+    if (torch) {
+        rt_error terr;
+        if (rt_torch_study_probe(python, &terr) == 0)
+            script = rt_torch_study_script(&terr);
+        if (!script) {
+            if (!o->pytorch_optional) {
+                rt_error_set(err, "pytorch: %s", terr.msg);
+                rt_study_result_free(r);
+                return -1;
+            }
+            rt_warnings_add(&r->skipped, "pytorch: %s: skipped", terr.msg);
+            torch = false;
+        }
+    }
+
+    /* the cost of one clock read, the only overhead the timer adds to a kernel's time */
+    double c0 = rt_now();
+    for (int k = 0; k < 100000; k++)
+        (void)rt_now();
+    r->clock_cost = (rt_now() - c0) / 100000;
+    bool *skip = rt_xcalloc((size_t)RT_OP_COUNT * RT_IMPL_COUNT * RT_PREC_COUNT * RT_PASS_COUNT,
+                            sizeof *skip);
+    size_t failed = run_checks(o, r, &skip);
+    if (failed) {
+        rt_error_set(err,
+                     "%zu correctness check%s failed (see the checks): the study would "
+                     "measure wrong kernels",
+                     failed, failed == 1 ? "" : "s");
+        for (size_t i = 0; i < r->n_checks; i++)
+            if (!r->checks[i].ok) {
+                rt_error_prefix(err, "%s: relative difference %g > %g", r->checks[i].what,
+                                r->checks[i].rel_diff, r->checks[i].bound);
+                break;
+            }
+        free(skip);
+        free(script);
+        rt_study_result_free(r);
+        return -1;
+    }
+
+    /* the cases that run, and their points; counted first for the progress line */
+    size_t total = 0, done = 0;
+    rt_study_point *pts[RT_OP_COUNT] = {0}, *tpts[RT_OP_COUNT] = {0};
+    size_t npts[RT_OP_COUNT] = {0}, ntpts[RT_OP_COUNT] = {0};
+    for (int op = 0; op < RT_OP_COUNT; op++) {
+        if (!o->ops[op])
+            continue;
+        pts[op] = rt_study_points((rt_study_op)op, o->quick, o->scale, &npts[op]);
+        tpts[op] = torch_points(o, (rt_study_op)op, pts[op], npts[op], &ntpts[op]);
+        for (int i = 0; i < RT_IMPL_COUNT; i++) {
+            size_t np;
+            const rt_pass *passes = impl_passes((rt_study_impl)i, (rt_study_op)op, &np);
+            for (int pr = 0; pr < RT_PREC_COUNT; pr++)
+                for (size_t p = 0; p < np; p++) {
+                    size_t idx =
+                        ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT +
+                        passes[p];
+                    if (!o->impls[i] || !o->precisions[pr] ||
+                        !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || skip[idx] ||
+                        (i == RT_IMPL_DIRECT && o->quick))
+                        continue;
+                    if (i == RT_IMPL_PYTORCH) {
+                        if (!torch)
+                            continue;
+                        if (pr != RT_PREC_FP32 && pr != RT_PREC_BF16) {
+                            add_skip(r, RT_IMPL_PYTORCH, (rt_precision)pr, (rt_study_op)op,
+                                     passes[p], "torch runs fp32 and bf16 on the CPU");
+                            skip[idx] = true;
+                            continue;
+                        }
+                    }
+                    total += i == RT_IMPL_DIRECT ? 1 : i == RT_IMPL_PYTORCH ? ntpts[op] : npts[op];
+                }
+        }
+    }
+
+    int rc = 0;
+    for (int op = 0; op < RT_OP_COUNT && rc == 0; op++) {
+        if (!o->ops[op])
+            continue;
+        for (int i = 0; i < RT_IMPL_COUNT && rc == 0; i++) {
+            size_t np;
+            const rt_pass *passes = impl_passes((rt_study_impl)i, (rt_study_op)op, &np);
+            for (int pr = 0; pr < RT_PREC_COUNT && rc == 0; pr++)
+                for (size_t p = 0; p < np && rc == 0; p++) {
+                    size_t idx =
+                        ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT +
+                        passes[p];
+                    if (!o->impls[i] || !o->precisions[pr] ||
+                        !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || skip[idx])
+                        continue;
+                    if (i == RT_IMPL_PYTORCH) {
+                        if (!torch)
+                            continue;
+                        /* one client process runs every point; a failure skips the rest of
+                         * this case (noted), not the study */
+                        rt_profile *prof = new_profile(
+                            RT_IMPL_PYTORCH, (rt_precision)pr, (rt_study_op)op, passes[p],
+                            torch_method_text(n_warmup(o), n_iters(o), torch_threads(r), python,
+                                              script, ntpts[op], npts[op]));
+                        torch_progress tp = {
+                            o,        tpts[op], done, total, t0, (rt_precision)pr, (rt_study_op)op,
+                            passes[p]};
+                        rt_torch_study_opts to = {.op = (rt_study_op)op,
+                                                  .points = tpts[op],
+                                                  .n_points = ntpts[op],
+                                                  .precision = (rt_precision)pr,
+                                                  .pass = passes[p],
+                                                  .warmup = n_warmup(o),
+                                                  .iters = n_iters(o),
+                                                  .threads = torch_threads(r),
+                                                  .into = prof,
+                                                  .progress = o->progress ? on_torch_point : NULL,
+                                                  .progress_ud = &tp};
+                        rt_profile *got = NULL;
+                        rt_error terr;
+                        if (rt_torch_study_run(python, script, &to, &got, &terr) != 0)
+                            add_skip(r, RT_IMPL_PYTORCH, (rt_precision)pr, (rt_study_op)op,
+                                     passes[p], terr.msg);
+                        if (prof->n_kernels)
+                            add_profile(r, prof);
+                        else
+                            rt_profile_free(prof);
+                        done += ntpts[op];
+                        continue;
+                    }
+                    bool direct = i == RT_IMPL_DIRECT;
+                    if (direct && o->quick)
+                        continue; /* the reference is too slow for a quick run (noted) */
+                    int warmup = n_warmup(o), iters = n_iters(o);
+                    if (direct) {
+                        warmup = warmup < 1 ? warmup : 1;
+                        iters = iters < 3 ? iters : 3;
+                    }
+                    rt_profile *prof =
+                        new_profile((rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
+                                    method_text(warmup, iters, direct));
+                    add_profile(r, prof);
+                    json_t *notes = json_object();
+                    for (size_t k = 0; k < (direct ? 1 : npts[op]) && rc == 0; k++) {
+                        const rt_study_point *pt = &pts[op][k];
+                        rt_tags tags = {0};
+                        rt_tags_copy(&tags, &prof->tags);
+                        tag_point(&tags, pt);
+                        char what[160];
+                        point_what(what, sizeof what, (rt_study_impl)i, (rt_precision)pr,
+                                   (rt_study_op)op, passes[p], pt);
+                        if (o->progress) {
+                            rt_study_progress pg = {done, total, what, rt_now() - t0};
+                            o->progress(o->progress_ud, &pg);
+                        }
+                        rt_study_case *c = NULL;
+                        rt_error cerr;
+                        uint64_t seed = 0xc0ffee + 7919u * k + 104729u * (uint64_t)passes[p];
+                        if (case_new((rt_study_impl)i, pt, (rt_precision)pr, passes[p], seed, &c,
+                                     &cerr) < 0) {
+                            rt_warnings_add(&r->skipped, "%s: %s", what, cerr.msg);
+                        } else {
+                            rt_study_timer t;
+                            rt_timer_init(&t, prof, &tags);
+                            for (int it = 0; it < warmup + iters && rc == 0; it++) {
+                                t.recording = it >= warmup;
+                                rc = c->run(c, &t, err);
+                            }
+                            if (c->note) {
+                                char key[96];
+                                snprintf(key, sizeof key, "%s", what);
+                                json_object_set_new(notes, key, json_string(c->note));
+                            }
+                            rt_study_case_free(c);
+                        }
+                        rt_tags_release(&tags);
+                        done++;
+                    }
+                    if (json_object_size(notes)) {
+                        if (!prof->extra)
+                            prof->extra = json_object();
+                        json_object_set_new(prof->extra, "study_notes", notes);
+                    } else {
+                        json_decref(notes);
+                    }
+                }
+        }
+    }
+    if (o->impls[RT_IMPL_DIRECT] && o->ops[RT_OP_CONV2D]) {
+        if (o->quick)
+            rt_warnings_add(&r->skipped, "direct conv2d: not timed in a quick run (it is the "
+                                         "correctness reference; checked above at a small shape)");
+        else
+            rt_warnings_add(&r->skipped,
+                            "direct conv2d: timed at the default config only, %d warm-up and %d "
+                            "measured iterations, so its totals hold %d iterations where the "
+                            "others hold %d: compare its AI and efficiency, not its totals (it "
+                            "is the correctness reference; the largest sweep points would take "
+                            "minutes per iteration)",
+                            n_warmup(o) < 1 ? n_warmup(o) : 1, n_iters(o) < 3 ? n_iters(o) : 3,
+                            n_iters(o) < 3 ? n_iters(o) : 3, n_iters(o));
+    }
+    if (torch && o->quick && o->ops[RT_OP_CONV2D] && ntpts[RT_OP_CONV2D] < npts[RT_OP_CONV2D])
+        rt_warnings_add(&r->skipped,
+                        "pytorch conv2d: %zu of the quick run's %zu sweep points (the kernel and "
+                        "stride points are left out to keep a quick run quick)",
+                        ntpts[RT_OP_CONV2D], npts[RT_OP_CONV2D]);
+    for (int op = 0; op < RT_OP_COUNT; op++) {
+        free(pts[op]);
+        free(tpts[op]);
+    }
+    free(skip);
+    free(script);
+    r->seconds = rt_now() - t0;
+    if (rc == 0 && total == 0) {
+        rt_error_set(err, "nothing to run: every selected case is skipped (%s)",
+                     r->skipped.n ? r->skipped.msg[0] : "no case");
+        rc = -1;
+    }
+    load[0] = NAN;
+    r->load_end = getloadavg(load, 1) == 1 ? load[0] : NAN;
+    if (rc < 0) {
+        rt_study_result_free(r);
+        return -1;
+    }
+    if (o->progress) {
+        rt_study_progress pg = {done, total, "done", r->seconds};
+        o->progress(o->progress_ud, &pg);
+    }
+    *out = r;
+    return 0;
+}
+
+void rt_study_result_free(rt_study_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_profiles; i++)
+        rt_profile_free(r->profiles[i]);
+    free(r->profiles);
+    for (size_t i = 0; i < r->n_checks; i++)
+        free(r->checks[i].what);
+    free(r->checks);
+    rt_warnings_release(&r->skipped);
+    free(r->isa);
+    free(r);
+}

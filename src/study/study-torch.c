@@ -1,0 +1,392 @@
+/* PyTorch in the study: runs scripts/torch-client.py over the sweep points and imports its traces.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rooftime-config.h"
+#include "study-torch.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/import/torch.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+/* Start argv with stdout to /dev/null and stderr to errfile (NULL: /dev/null), keeping keep_fd
+ * open and closing close_fd in the child. The pid, or -1. No shell. */
+static pid_t start_quiet(char *const argv[], const char *errfile, int close_fd)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    if (close_fd >= 0)
+        close(close_fd);
+    int dn = open("/dev/null", O_WRONLY);
+    int ef = errfile ? open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600) : dn;
+    if (dn >= 0)
+        dup2(dn, STDOUT_FILENO);
+    if (ef >= 0)
+        dup2(ef, STDERR_FILENO);
+    execvp(argv[0], argv);
+    _exit(127);
+}
+
+/* The exit status of pid (128 + signal when killed), or -1. */
+static int wait_status(pid_t pid)
+{
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int run_quiet(char *const argv[], const char *errfile)
+{
+    pid_t pid = start_quiet(argv, errfile, -1);
+    return pid < 0 ? -1 : wait_status(pid);
+}
+
+int rt_torch_study_probe(const char *python, rt_error *err)
+{
+    char *argv[] = {(char *)python, "-c", "import torch", NULL};
+    int st = run_quiet(argv, NULL);
+    if (st == 0)
+        return 0;
+    if (st == 127 || st < 0)
+        rt_error_set(err, "cannot run '%s' (set ROOFTIME_PYTHON to a python3 that has torch)",
+                     python);
+    else
+        rt_error_set(err,
+                     "'%s' cannot import torch (Debian python3-torch; or set ROOFTIME_PYTHON to a "
+                     "python3 that has it)",
+                     python);
+    return -1;
+}
+
+int rt_torch_study_available(const char *python)
+{
+    rt_error err;
+    return rt_torch_study_probe(python, &err) == 0;
+}
+
+const char *rt_torch_study_python(void)
+{
+    const char *env = getenv("ROOFTIME_PYTHON");
+    return env && *env ? env : "/usr/bin/python3";
+}
+
+char *rt_torch_study_script(rt_error *err)
+{
+    /* RT_SOURCE_DATADIR is "<source>/data": the client is in "<source>/scripts" */
+    const char *src = RT_SOURCE_DATADIR;
+    size_t sl = strlen(src);
+    if (sl >= 5 && strcmp(src + sl - 5, "/data") == 0)
+        sl -= 5;
+    const char *env = getenv("ROOFTIME_SRC");
+    char *cand[3] = {env && *env ? rt_asprintf("%s/scripts/torch-client.py", env) : NULL,
+                     rt_asprintf("%.*s/scripts/torch-client.py", (int)sl, src),
+                     rt_asprintf("%s/scripts/torch-client.py", RT_INSTALL_DATADIR)};
+    char *found = NULL;
+    for (int i = 0; i < 3 && !found; i++)
+        if (cand[i] && access(cand[i], R_OK) == 0) {
+            found = cand[i];
+            cand[i] = NULL;
+        }
+    if (!found)
+        rt_error_set(err, "cannot find scripts/torch-client.py (looked in %s%s%s, %s)",
+                     cand[0] ? cand[0] : "", cand[0] ? ", " : "", cand[1], cand[2]);
+    for (int i = 0; i < 3; i++)
+        free(cand[i]);
+    return found;
+}
+
+int rt_study_torch_check(const rt_study_opts *o, rt_error *err)
+{
+    const char *python = o->python ? o->python : rt_torch_study_python();
+    if (rt_torch_study_probe(python, err) != 0)
+        return -1;
+    char *script = rt_torch_study_script(err);
+    int rc = script ? 0 : -1;
+    free(script);
+    return rc;
+}
+
+/* The last non-empty line of a file (the client's error), or "". */
+static void last_line(const char *path, char *out, size_t n)
+{
+    out[0] = '\0';
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return;
+    char line[1024];
+    while (fgets(line, sizeof line, fp))
+        if (line[0] != '\n') {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(out, n, "%s", line);
+        }
+    fclose(fp);
+}
+
+/* "batch=16,channels=64,...": the client's --point for pt; caller frees. */
+static char *point_spec(const rt_study_point *pt)
+{
+    if (pt->op == RT_OP_CONV2D) {
+        const rt_conv_shape *s = &pt->conv;
+        return rt_asprintf("batch=%ld,channels=%ld,input=%ld,filters=%ld,kernel=%ld,stride=%ld,"
+                           "padding=%ld",
+                           s->n, s->c, s->h, s->k, s->r, s->stride, s->pad);
+    }
+    const rt_lstm_shape *s = &pt->lstm;
+    return rt_asprintf("batch=%ld,seq=%ld,features=%ld,hidden=%ld", s->batch, s->seq, s->features,
+                       s->hidden);
+}
+
+/* Torch records FLOPs for the forward convolution (over the padded taps: 2 N K C R S P Q) but
+ * none for its backward, which computes the input and the weight gradients: credit each
+ * aten::convolution_backward call with twice the forward count, the same formula for each
+ * gradient (the bias gradient's N K P Q additions are not counted, as torch's forward does not
+ * count the bias). A torch that records them keeps its own. */
+static void credit_conv_backward(rt_profile *p, const rt_study_point *pt, rt_precision prec)
+{
+    for (size_t j = 0; j < p->n_kernels; j++) {
+        rt_kernel *k = &p->kernels[j];
+        if (strncmp(k->name, "aten::convolution_backward", 26) != 0 ||
+            (k->name[26] != '\0' && k->name[26] != ' ') || rt_values_sum(&k->flops) > 0)
+            continue;
+        rt_values_set(&k->flops, rt_precision_name(prec),
+                      k->invocations * 2 * 2 * rt_conv_macs_padded(&pt->conv));
+    }
+}
+
+/* Add the kernels of point i's trace to prof under the point's tags. */
+static int import_point(const char *trace, const rt_tags *base, const rt_study_point *pt,
+                        const rt_torch_study_opts *o, rt_profile *prof, rt_error *err)
+{
+    rt_warnings w = {0};
+    rt_profile *p = NULL;
+    int rc = rt_import_torch(trace, "rooftime:measured", &p, &w, err);
+    rt_warnings_release(&w);
+    if (rc != 0)
+        return -1;
+    if (o->op == RT_OP_CONV2D && o->pass == RT_PASS_BWD)
+        credit_conv_backward(p, pt, o->precision);
+    rt_tags tags = {0};
+    rt_tags_copy(&tags, base);
+    size_t np = 0;
+    const char *const *params = rt_study_params(pt->op, &np);
+    for (size_t j = 0; j < np; j++) {
+        char v[32];
+        snprintf(v, sizeof v, "%ld", rt_study_point_param(pt, params[j]));
+        rt_tags_set(&tags, params[j], v);
+    }
+    for (size_t j = 0; j < p->n_kernels; j++)
+        rt_kernel_accumulate(rt_profile_find_or_add(prof, p->kernels[j].name, &tags),
+                             &p->kernels[j]);
+    rt_tags_release(&tags);
+    rt_profile_free(p);
+    return 0;
+}
+
+int rt_torch_study_run(const char *python, const char *script, const rt_torch_study_opts *o,
+                       rt_profile **out, rt_error *err)
+{
+    *out = NULL;
+    if (o->precision != RT_PREC_FP32 && o->precision != RT_PREC_BF16) {
+        rt_error_set(err, "pytorch: precision %s is not run (fp32 and bf16 on the CPU)",
+                     rt_precision_name(o->precision));
+        return -1;
+    }
+    if (o->pass != RT_PASS_FWD && o->pass != RT_PASS_BWD) {
+        rt_error_set(err, "pytorch: pass %s is not separable (torch runs one backward)",
+                     rt_pass_name(o->pass));
+        return -1;
+    }
+    for (size_t i = 0; i < o->n_points; i++) {
+        const rt_conv_shape *s = &o->points[i].conv;
+        if (o->points[i].op != o->op) {
+            rt_error_set(err, "pytorch: point %zu is not a %s point", i, rt_study_op_name(o->op));
+            return -1;
+        }
+        if (o->op == RT_OP_CONV2D && (s->h != s->w || s->r != s->s)) {
+            rt_error_set(err,
+                         "pytorch: the client runs square inputs and kernels only (point %zu "
+                         "is %ldx%ld, kernel %ldx%ld)",
+                         i, s->h, s->w, s->r, s->s);
+            return -1;
+        }
+    }
+    int warmup = o->warmup >= 0 ? o->warmup : 5, iters = o->iters >= 1 ? o->iters : 20;
+    const char *tmp = o->tmpdir ? o->tmpdir : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char *dir = rt_asprintf("%s/rooftime-torch-XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        rt_error_set(err, "cannot create a directory under '%s': %s", tmp, strerror(errno));
+        free(dir);
+        return -1;
+    }
+    char *errf = rt_asprintf("%s/stderr.txt", dir);
+    rt_profile *prof = o->into;
+    if (!prof) {
+        prof = rt_profile_new();
+        prof->tool = rt_strdup("pytorch-profiler");
+        prof->version = rt_strdup("chrome-trace");
+        prof->command = rt_asprintf("%s %s", python, script);
+        prof->method = rt_asprintf(
+            "scripts/torch-client.py over the sweep points in one process, %d warm-up and %d "
+            "measured iterations per point recorded by the PyTorch profiler (record_shapes, "
+            "with_flops); operators by self time inside the measured ranges; FLOPs as torch "
+            "records them (conv2d backward: twice the forward count, by rooftime); no bytes",
+            warmup, iters);
+    }
+    rt_tags base = {0};
+    rt_tags_set(&base, "implementation", "pytorch");
+    rt_tags_set(&base, "precision", rt_precision_name(o->precision));
+    rt_tags_set(&base, "operation", rt_study_op_name(o->op));
+    rt_tags_set(&base, "pass", rt_pass_name(o->pass));
+    rt_tags_copy(&prof->tags, &base);
+
+    /* python script --op .. --precision .. --pass .. --warmup W --iters N --trace-dir DIR
+     * --progress-fd FD --point SPEC ... */
+    int fds[2] = {-1, -1};
+    size_t na = 0, nmax = 20 + 2 * o->n_points;
+    char **argv = rt_xcalloc(nmax, sizeof *argv);
+    char nums[4][32];
+    snprintf(nums[0], sizeof nums[0], "%d", warmup);
+    snprintf(nums[1], sizeof nums[1], "%d", iters);
+    snprintf(nums[3], sizeof nums[3], "%d", o->threads > 0 ? o->threads : 0);
+    argv[na++] = (char *)python;
+    argv[na++] = (char *)script;
+    argv[na++] = "--op";
+    argv[na++] = (char *)rt_study_op_name(o->op);
+    argv[na++] = "--precision";
+    argv[na++] = (char *)rt_precision_name(o->precision);
+    argv[na++] = "--pass";
+    argv[na++] = o->pass == RT_PASS_FWD ? "forward" : "backward";
+    argv[na++] = "--warmup";
+    argv[na++] = nums[0];
+    argv[na++] = "--iters";
+    argv[na++] = nums[1];
+    argv[na++] = "--trace-dir";
+    argv[na++] = dir;
+    argv[na++] = "--progress-fd";
+    argv[na++] = nums[2];
+    argv[na++] = "--threads";
+    argv[na++] = nums[3];
+    size_t first_spec = na;
+    for (size_t i = 0; i < o->n_points; i++) {
+        argv[na++] = "--point";
+        argv[na++] = point_spec(&o->points[i]);
+    }
+    argv[na] = NULL;
+
+    int rc = -1;
+    size_t done = 0;
+    pid_t pid = -1;
+    FILE *rd = NULL;
+    if (pipe(fds) != 0) {
+        rt_error_set(err, "pytorch: cannot create a pipe: %s", strerror(errno));
+        goto out;
+    }
+    snprintf(nums[2], sizeof nums[2], "%d", fds[1]);
+    if (o->progress && o->n_points)
+        o->progress(o->progress_ud, 0);
+    pid = start_quiet(argv, errf, fds[0]);
+    if (pid < 0) {
+        rt_error_set(err, "pytorch: cannot start '%s': %s", python, strerror(errno));
+        goto out;
+    }
+    close(fds[1]);
+    fds[1] = -1;
+    rd = fdopen(fds[0], "r");
+    if (!rd) {
+        rt_error_set(err, "pytorch: cannot read the client's progress: %s", strerror(errno));
+        goto out;
+    }
+    fds[0] = -1;
+    /* The client writes "<i>" once point i's trace is complete; import it while the next runs. */
+    char line[64];
+    bool import_failed = false;
+    while (done < o->n_points && fgets(line, sizeof line, rd)) {
+        char *end;
+        long i = strtol(line, &end, 10);
+        if (end == line || i != (long)done) {
+            rt_error_set(err, "pytorch: the client reported point '%.*s' where %zu was due",
+                         (int)strcspn(line, "\n"), line, done);
+            import_failed = true;
+            break;
+        }
+        char *trace = rt_asprintf("%s/trace-%zu.json", dir, done);
+        int irc = import_point(trace, &base, &o->points[done], o, prof, err);
+        remove(trace);
+        free(trace);
+        if (irc != 0) {
+            rt_error_prefix(err, "pytorch: point %zu (%s)", done, argv[first_spec + 2 * done + 1]);
+            import_failed = true;
+            break;
+        }
+        done++;
+        if (o->progress && done < o->n_points)
+            o->progress(o->progress_ud, done);
+    }
+    if (import_failed)
+        kill(pid, SIGTERM); /* our child: nothing more of it is wanted */
+    fclose(rd);
+    rd = NULL;
+    int st = wait_status(pid);
+    pid = -1;
+    if (import_failed)
+        goto out;
+    if (st != 0 || done < o->n_points) {
+        char why[1024];
+        last_line(errf, why, sizeof why);
+        if (done < o->n_points)
+            rt_error_set(err, "pytorch: '%s %s' %s at point %zu (%s)%s%s", python, script,
+                         st == 127   ? "could not start"
+                         : st == 0   ? "stopped early"
+                         : st >= 128 ? "was killed"
+                                     : "failed",
+                         done, argv[first_spec + 2 * done + 1], why[0] ? ": " : "", why);
+        else
+            rt_error_set(err, "pytorch: '%s %s' failed after its last point%s%s", python, script,
+                         why[0] ? ": " : "", why);
+        goto out;
+    }
+    *out = prof;
+    prof = NULL;
+    rc = 0;
+out:
+    if (rd)
+        fclose(rd);
+    for (int k = 0; k < 2; k++)
+        if (fds[k] >= 0)
+            close(fds[k]);
+    if (pid > 0) {
+        kill(pid, SIGTERM);
+        wait_status(pid);
+    }
+    if (prof && prof != o->into)
+        rt_profile_free(prof);
+    for (size_t i = first_spec + 1; i < na; i += 2)
+        free(argv[i]);
+    free(argv);
+    rt_tags_release(&base);
+    /* whatever the client left behind: remaining traces, a partial one, its stderr */
+    for (size_t i = done; i <= o->n_points; i++) {
+        char *t = rt_asprintf("%s/trace-%zu.json", dir, i);
+        remove(t);
+        char *tt = rt_asprintf("%s.tmp", t);
+        remove(tt);
+        free(t);
+        free(tt);
+    }
+    remove(errf);
+    rmdir(dir);
+    free(errf);
+    free(dir);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* PyTorch as a study implementation: scripts/torch-client.py over the sweep points, read from its
+ * traces. */
+#ifndef ROOFTIME_STUDY_TORCH_H
+#define ROOFTIME_STUDY_TORCH_H
+
+#include <stddef.h>
+
+#include "rooftime/core/profile.h"
+#include "rooftime/study/study.h"
+#include "rooftime/util/error.h"
+
+typedef struct rt_torch_study_opts {
+    rt_study_op op;
+    const rt_study_point *points; /* the sweep points (rt_study_points) */
+    size_t n_points;
+    rt_precision precision; /* RT_PREC_FP32 or RT_PREC_BF16 */
+    rt_pass pass;           /* RT_PASS_FWD or RT_PASS_BWD (torch runs one backward for both) */
+    int warmup;             /* < 0: the paper's 5 (0 is none) */
+    int iters;              /* < 1: the paper's 20 */
+    int threads;            /* torch's intra-op threads; 0: torch's choice */
+    const char *tmpdir;     /* where the traces go; NULL: $TMPDIR or /tmp */
+    rt_profile *into;       /* add the kernels here; NULL: a new profile */
+    /* Called as point i starts, for i = 0 .. n_points - 1 (the points run in one process, so this
+     * is the only sign of progress); NULL: none. */
+    void (*progress)(void *ud, size_t i);
+    void *progress_ud;
+} rt_torch_study_opts;
+
+/* Whether `python` can import torch (runs `python -c "import torch"`). */
+int rt_torch_study_available(const char *python);
+
+/* The same, with the reason when it cannot: 0, or -1 with "'python' cannot import torch" (or
+ * cannot be run) in err. */
+int rt_torch_study_probe(const char *python, rt_error *err);
+
+/* The python the study runs: $ROOFTIME_PYTHON when set, else /usr/bin/python3 (Debian's
+ * python3-torch lives there; a python3 earlier in PATH may lack torch). */
+const char *rt_torch_study_python(void);
+
+/* scripts/torch-client.py: under $ROOFTIME_SRC, the source tree this was built from, or the
+ * installed share directory, the first that exists. Caller frees; NULL with the places looked in
+ * when none has it. */
+char *rt_torch_study_script(rt_error *err);
+
+/*
+ * Run `python script` (scripts/torch-client.py) once for all the points (python and torch take a
+ * second or two to start) with --trace-dir, and import each point's measured range
+ * (rt_import_torch, within "rooftime:measured") as its trace arrives, the way study-run.c records
+ * its own implementations: one profile for this op x precision x pass, tagged
+ * implementation=pytorch, precision, operation and pass, whose kernels carry those tags plus one
+ * per parameter (batch, filters, kernel, stride; batch, seq, features, hidden). With o->into the
+ * kernels are added to that profile and *out is o->into; otherwise *out is a new profile, the
+ * caller's. The traces hold time and FLOPs, no bytes. On failure (-1, naming the point) o->into
+ * keeps the points that finished; *out is NULL.
+ */
+int rt_torch_study_run(const char *python, const char *script, const rt_torch_study_opts *o,
+                       rt_profile **out, rt_error *err);
+
+#endif

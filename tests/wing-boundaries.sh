@@ -1,0 +1,24 @@
+# The wings' one-way dependencies are enforced by the build: for every wing and every wing it
+# does not depend on, a file of the first that includes a header of the second must not compile
+# (the list comes from cmake/RooftimeWings.cmake); each wing's own header must compile.
+. "$(dirname "$0")/lib.sh"
+BUILD=${ROOFTIME_BUILD:?ROOFTIME_BUILD names the build tree}
+list="$BUILD/wing-boundaries.txt"
+check "the build wrote the list of forbidden includes" test -s "$list"
+check "core may not include render, import, probe, study or formats" \
+    sh -c "for o in render import probe study formats; do grep -q \"^core \$o \" '$list' || exit 1; done"
+while read -r wing other header; do
+    if cmake --build "$BUILD" --target "boundary_${wing}_${other}" >"$TMP/log" 2>&1; then
+        check "wing $wing including $header fails to build" false
+    else
+        check "wing $wing including $header fails because the header is out of its view" \
+            grep -q "No such file or directory" "$TMP/log"
+    fi
+done <"$list"
+for wing in $(cut -d' ' -f1 "$list" | sort -u); do
+    check "wing $wing includes its own header" cmake --build "$BUILD" --target "boundary_${wing}_${wing}"
+done
+# Nothing reaches around the views with a relative path into another folder.
+check "no source includes a path with .." sh -c "! grep -rn '#include \"\\.\\./' '$SRC/src' '$SRC/include'"
+echo "$PASSES passed, $FAILS failed"
+[ "$FAILS" -eq 0 ]
