@@ -46,7 +46,7 @@ static void show_text(const rt_machine *m)
             printf("  -- %s", l->note);
         printf("\n");
     }
-    printf("\nlaunch overhead: %.4g us", m->tau * 1e6);
+    printf("\nlaunch overhead: %.4g µs", m->tau * 1e6);
     if (m->tau_method)
         printf("  -- %s", m->tau_method);
     printf("\nreference: %s and %s\n", m->ref_unit, m->ref_level);

@@ -9,6 +9,8 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/format.h"
+#include "rooftime/util/strings.h"
 
 int rt_format_parse(const char *s, rt_format *out)
 {
@@ -23,53 +25,26 @@ int rt_format_parse(const char *s, rt_format *out)
     return 0;
 }
 
-/* "1.23 ms": three significant digits with an SI time unit. */
-static void fmt_time(char *buf, size_t n, double s)
-{
-    if (isnan(s))
-        snprintf(buf, n, "-");
-    else if (s == 0)
-        snprintf(buf, n, "0 s");
-    else if (s >= 1)
-        snprintf(buf, n, "%.3g s", s);
-    else if (s >= 1e-3)
-        snprintf(buf, n, "%.3g ms", s * 1e3);
-    else if (s >= 1e-6)
-        snprintf(buf, n, "%.3g us", s * 1e6);
-    else
-        snprintf(buf, n, "%.3g ns", s * 1e9);
-}
-
-static void fmt_num(char *buf, size_t n, double v)
-{
-    if (isnan(v))
-        snprintf(buf, n, "-");
-    else if (isinf(v))
-        snprintf(buf, n, "inf");
-    else
-        snprintf(buf, n, "%.4g", v);
-}
-
 static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verdict *v, double time,
                       const char *name)
 {
     char t[32], rec[32], gf[32], ai[32], eff[32], n[32];
-    fmt_time(t, sizeof t, time);
-    fmt_time(rec, sizeof rec, v->recoverable);
-    fmt_num(gf, sizeof gf, v->W / 1e9);
-    fmt_num(ai, sizeof ai, v->ai_ref);
-    fmt_num(eff, sizeof eff, v->efficiency);
+    rt_fmt_seconds(t, sizeof t, time);
+    rt_fmt_seconds(rec, sizeof rec, v->recoverable);
+    rt_fmt_value(gf, sizeof gf, v->W / 1e9);
+    rt_fmt_value(ai, sizeof ai, v->ai_ref);
+    rt_fmt_value(eff, sizeof eff, v->efficiency);
     snprintf(n, sizeof n, "%.0f", v->n);
     double share = a->total_time > 0 ? 100.0 * time / a->total_time : 0;
     /* Long C++ names go last so the columns stay aligned; cut very long ones. */
     char shown[84];
     size_t len = strlen(name);
     if (len > 80)
-        snprintf(shown, sizeof shown, "%.77s...", name);
+        snprintf(shown, sizeof shown, "%.*s...", (int)rt_utf8_prefix(name, len, 77), name);
     else
         snprintf(shown, sizeof shown, "%s", name);
-    fprintf(fp, "%4zu  %10s %6.1f%% %9s %10s %9s  %-18s %6s %10s  %s\n", rank, t, share, n, gf, ai,
-            v->bound_label, eff, rec, shown);
+    fprintf(fp, "%4zu  %*s %6.1f%% %9s %10s %9s  %-18s %6s %*s  %s\n", rank, rt_fmt_field(t, 10), t,
+            share, n, gf, ai, v->bound_label, eff, rt_fmt_field(rec, 10), rec, shown);
 }
 
 static void print_header(FILE *fp, const char *what)
@@ -82,8 +57,8 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
 {
     const rt_machine *m = a->machine;
     char tau[32], tt[32];
-    fmt_time(tau, sizeof tau, m->tau);
-    fmt_time(tt, sizeof tt, a->total_time);
+    rt_fmt_seconds(tau, sizeof tau, m->tau);
+    rt_fmt_seconds(tt, sizeof tt, a->total_time);
     fprintf(fp, "machine: %s (%s)\n", m->name, m->source ? m->source : "unknown source");
     fprintf(fp, "mode: %s (%s)\n", rt_mode_name(a->mode),
             a->mode == RT_MODE_SINGLE
@@ -95,7 +70,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
             m->ref_unit, rt_machine_ref_flops(m) / 1e9, m->ref_level, rt_machine_ref_bw(m) / 1e9,
             rt_machine_balance(m), tau);
     char oc[32];
-    fmt_num(oc, sizeof oc, a->overhead_ceiling / 1e9);
+    rt_fmt_value(oc, sizeof oc, a->overhead_ceiling / 1e9);
     fprintf(fp,
             "total: %zu kernels, %zu configs, %.0f launches, %s, %.6g GFLOP; launch-overhead "
             "ceiling %s GFLOP/s\n",
@@ -138,8 +113,8 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
             t_zero += a->items[i].kernel->time;
         }
     char rs[32], tz[32];
-    fmt_time(rs, sizeof rs, rec);
-    fmt_time(tz, sizeof tz, t_zero);
+    rt_fmt_seconds(rs, sizeof rs, rec);
+    rt_fmt_seconds(tz, sizeof tz, t_zero);
     fprintf(fp, "\nsummary\n");
     fprintf(fp, "  overhead-bound configs: %zu of %zu\n", n_oh, a->n_configs);
     fprintf(fp, "  zero-AI kernels: %zu of %zu, %s (%.1f%% of time)\n", n_zero, a->n_items, tz,

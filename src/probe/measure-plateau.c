@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "rooftime/probe/measure-plateau.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
 #include <math.h>
@@ -217,16 +218,6 @@ static int count_in(const double *x, segment s, double lo, double hi)
     return m;
 }
 
-static void fmt_bytes(char *buf, size_t len, double b)
-{
-    if (b >= 1024.0 * 1024 * 1024)
-        snprintf(buf, len, "%.3g GiB", b / (1024.0 * 1024 * 1024));
-    else if (b >= 1024.0 * 1024)
-        snprintf(buf, len, "%.3g MiB", b / (1024.0 * 1024));
-    else
-        snprintf(buf, len, "%.3g KiB", b / 1024.0);
-}
-
 int rt_plateau_detect(const double *x, const double *y, size_t n, const double *limits,
                       const char *const *names, size_t k, rt_plateau *out, rt_warnings *warnings,
                       rt_error *err)
@@ -306,9 +297,9 @@ int rt_plateau_detect(const double *x, const double *y, size_t n, const double *
             }
         }
         char a[32], b[32];
-        fmt_bytes(a, sizeof a, j == 0 ? 0 : lo);
+        rt_fmt_bytes(a, sizeof a, j == 0 ? 0 : lo);
         if (j < k)
-            fmt_bytes(b, sizeof b, hi);
+            rt_fmt_bytes(b, sizeof b, hi);
         if (best < 0 || level_from(&out[j], x, y, seg[best], lo, hi) != 0) {
             snprintf(out[j].note, sizeof out[j].note,
                      "no plateau of two or more points between %s and %s", a,
@@ -321,8 +312,8 @@ int rt_plateau_detect(const double *x, const double *y, size_t n, const double *
         if (j > 0 && count_in(x, seg[best], -INFINITY, lo) >= 2)
             shared = out[j - 1].name;
         char c1[32], c2[32];
-        fmt_bytes(c1, sizeof c1, out[j].from_bytes);
-        fmt_bytes(c2, sizeof c2, out[j].to_bytes);
+        rt_fmt_bytes(c1, sizeof c1, out[j].from_bytes);
+        rt_fmt_bytes(c2, sizeof c2, out[j].to_bytes);
         snprintf(out[j].note, sizeof out[j].note,
                  "median of %d points from %s to %s per thread%s%s%s", out[j].n_points, c1, c2,
                  shared ? " (one flat run with " : "", shared ? shared : "",

@@ -46,7 +46,7 @@ void rt_chart_overhead_boxes(rt_chart *ch)
         seen[n_seen++] = (struct seen_box){x1, y1, ms.color};
         char t[48];
         rt_fmt_time(t, sizeof t, n * tau);
-        char *title = rt_asprintf("overhead box: %.0f launches x %.3g us = %s\n(e.g. %s)", n,
+        char *title = rt_asprintf("overhead box: %.0f launches x %.3g µs = %s\n(e.g. %s)", n,
                                   tau * 1e6, t, a->configs[c].label ? a->configs[c].label : "");
         rt_stroke s = {.color = ms.color, .width = 1, .dash = 1, .opacity = 0.9};
         rt_draw_rect(ch->d, ch->px, y1, x1 - ch->px, ch->py + ch->ph - y1, ms.color, 0.035, &s,

@@ -9,6 +9,7 @@
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/render/chart.h"
+#include "rooftime/util/format.h"
 #include "rooftime/render/draw.h"
 #include "rooftime/util/error.h"
 
@@ -126,14 +127,6 @@ void rt_chart_data_line(rt_chart *ch, double x0, double y0, double x1, double y1
 /* A polyline through data points (x[i], y[i]), clipped; points <= 0 break it. */
 void rt_chart_data_polyline(rt_chart *ch, const double *x, const double *y, size_t n,
                             const rt_stroke *s);
-/* "107.5 T" style: value with an SI prefix and 4 significant digits, then unit. */
-void rt_fmt_si(char *buf, size_t n, double v, const char *unit);
-/* Seconds as "4.2 µs", "1.5 ms". */
-void rt_fmt_time(char *buf, size_t n, double s);
-/* Tick label of 10^k: "0.01".."1000", else "10⁻⁵". */
-void rt_fmt_decade(char *buf, size_t n, int k);
-/* Compact number for labels: up to 4 significant digits. */
-void rt_fmt_num(char *buf, size_t n, double v);
 
 /* chart-labels.c: obstacles and greedy label placement */
 void rt_chart_obstacle(rt_chart *ch, double x0, double y0, double x1, double y1);

@@ -42,7 +42,7 @@ static void overhead_regions(rt_chart *ch)
         seen[n_seen++] = (struct seen_box){x1, y1, ms.color};
         char ts[48];
         rt_fmt_time(ts, sizeof ts, t);
-        char *title = rt_asprintf("overhead region: %.0f launches x %.3g us = %s\n(e.g. %s)",
+        char *title = rt_asprintf("overhead region: %.0f launches x %.3g µs = %s\n(e.g. %s)",
                                   a->configs[c].v.n, tau * 1e6, ts,
                                   a->configs[c].label ? a->configs[c].label : "");
         rt_stroke s = {.color = ms.color, .width = 1, .dash = 1, .opacity = 0.9};

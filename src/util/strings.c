@@ -87,3 +87,13 @@ bool rt_parse_double(const char *s, double *out)
     *out = v;
     return true;
 }
+
+size_t rt_utf8_prefix(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    size_t n = max;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--; /* s[n] continues a character that starts before it: cut before that character */
+    return n;
+}

@@ -18,4 +18,8 @@ char *rt_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parse a whole string as a finite double; returns false on junk or overflow. */
 bool rt_parse_double(const char *s, double *out);
 
+/* Length in bytes of the longest prefix of s (len bytes) that is at most max bytes and does not
+ * end inside a UTF-8 character: cut there, text stays valid UTF-8. */
+size_t rt_utf8_prefix(const char *s, size_t len, size_t max);
+
 #endif

@@ -1,0 +1,27 @@
+/* Numbers for people (format.c): SI prefixes, times, bytes, decades, one spelling each.
+ * Microseconds are always "µs". NaN prints as "-", infinities as "inf". */
+#ifndef ROOFTIME_UTIL_FORMAT_H
+#define ROOFTIME_UTIL_FORMAT_H
+
+#include <stddef.h>
+
+/* "107.5 TFLOP/s" style: v with an SI prefix (y .. Y) and 4 significant digits, then unit. */
+void rt_fmt_si(char *buf, size_t n, double v, const char *unit);
+/* Seconds with an SI prefix and 4 significant digits: "4.2 µs", "1.5 ms", "12 s". */
+void rt_fmt_time(char *buf, size_t n, double s);
+/* Seconds for tables: 3 significant digits in s, ms, µs or ns ("1.23 ms"); "0 s" for zero. */
+void rt_fmt_seconds(char *buf, size_t n, double s);
+/* Tick label of 10^k: "0.01" .. "1000", else "10⁻⁵". */
+void rt_fmt_decade(char *buf, size_t n, int k);
+/* Compact number for chart labels: 4 significant digits (3 when very large or small). */
+void rt_fmt_num(char *buf, size_t n, double v);
+/* Number for tables: 4 significant digits. */
+void rt_fmt_value(char *buf, size_t n, double v);
+/* A size in binary units: "32 KiB", "1.5 MiB", "2 GiB" (3 significant digits). */
+void rt_fmt_bytes(char *buf, size_t n, double bytes);
+
+/* The printf field width that makes UTF-8 text s fill `width` columns ("%*s" counts bytes; "µ"
+ * is two bytes and one column). */
+int rt_fmt_field(const char *s, int width);
+
+#endif

@@ -1,0 +1,76 @@
+/* Tests of util's number formatting and UTF-8 cutting: one spelling of each unit, aligned columns.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "rooftime/util/format.h"
+#include "rooftime/util/strings.h"
+#include "testutil.h"
+
+static void test_seconds(void **state)
+{
+    (void)state;
+    char b[32];
+    rt_fmt_seconds(b, sizeof b, 4.2e-6);
+    assert_string_equal(b, "4.2 µs");
+    rt_fmt_seconds(b, sizeof b, 0.00125);
+    assert_string_equal(b, "1.25 ms");
+    rt_fmt_seconds(b, sizeof b, 0);
+    assert_string_equal(b, "0 s");
+    rt_fmt_seconds(b, sizeof b, 3e-10);
+    assert_string_equal(b, "0.3 ns");
+    rt_fmt_seconds(b, sizeof b, 0.0 / 0.0);
+    assert_string_equal(b, "-");
+    rt_fmt_time(b, sizeof b, 4.2e-6);
+    assert_string_equal(b, "4.2 µs");
+}
+
+static void test_si(void **state)
+{
+    (void)state;
+    char b[32];
+    rt_fmt_si(b, sizeof b, 107.479e12, "FLOP/s");
+    assert_string_equal(b, "107.5 TFLOP/s");
+    rt_fmt_si(b, sizeof b, 999.996e3, "B"); /* rounds up into the next prefix */
+    assert_string_equal(b, "1 MB");
+    rt_fmt_si(b, sizeof b, 0, "s");
+    assert_string_equal(b, "0 s");
+    rt_fmt_bytes(b, sizeof b, 48 * 1024.0);
+    assert_string_equal(b, "48 KiB");
+    rt_fmt_decade(b, sizeof b, -5);
+    assert_string_equal(b, "10⁻⁵");
+    rt_fmt_value(b, sizeof b, -1.0 / 0.0);
+    assert_string_equal(b, "-inf");
+}
+
+static void test_field_width(void **state)
+{
+    (void)state;
+    char line[64];
+    /* "µs" is 3 bytes, 2 columns: both rows must be 10 columns wide */
+    snprintf(line, sizeof line, "%*s|", rt_fmt_field("675 µs", 10), "675 µs");
+    assert_int_equal(strlen(line), 12);
+    snprintf(line, sizeof line, "%*s|", rt_fmt_field("1.18 ms", 10), "1.18 ms");
+    assert_int_equal(strlen(line), 11);
+}
+
+static void test_utf8_prefix(void **state)
+{
+    (void)state;
+    const char *s = "abµcd";                              /* µ is bytes 2 and 3 */
+    assert_int_equal(rt_utf8_prefix(s, strlen(s), 3), 2); /* would split µ: cut before it */
+    assert_int_equal(rt_utf8_prefix(s, strlen(s), 4), 4);
+    assert_int_equal(rt_utf8_prefix(s, strlen(s), 99), strlen(s));
+    assert_int_equal(rt_utf8_prefix(s, strlen(s), 0), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seconds),
+        cmocka_unit_test(test_si),
+        cmocka_unit_test(test_field_width),
+        cmocka_unit_test(test_utf8_prefix),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
