@@ -112,3 +112,20 @@ out:
     cli_analysis_release(&in);
     return rc;
 }
+
+/* `rooftime analyze`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_analyze = {
+    "analyze", cmd_analyze,
+    "verdict per kernel and per config: what bounds it, how far from the roof",
+    "rooftime analyze --machine NAME|FILE [options] PROFILE...\n"
+    "\n"
+    "  -m, --machine M      machine preset name or machine file (required)\n"
+    "      --mode MODE      single (the paper's: all FLOPs against the reference unit and level)\n"
+    "                       or hier (every unit and level at its own ceiling; default)\n"
+    "  -f, --format F       text (default), csv or json\n"
+    "  -g, --group-by TAGS  comma-separated tags that make a config (default: every tag)\n"
+    "      --ignore TAGS    tags that never make or split a family\n"
+    "      --top N          kernels shown in the text table (default 20, 0 = all)\n"
+    "  -o, --output FILE    write there instead of standard output\n"
+    "\n"
+    "Each PROFILE is a rooftime profile JSON file (see docs/profile-format.md)."};

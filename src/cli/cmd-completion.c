@@ -13,7 +13,7 @@ int cmd_completion(int argc, char **argv)
            "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
            "        COMPREPLY=($(compgen -W \"");
     for (size_t i = 0; i < rt_n_commands; i++)
-        printf("%s%s", i ? " " : "", rt_commands[i].name);
+        printf("%s%s", i ? " " : "", rt_commands[i]->name);
     printf("\" -- \"$cur\"))\n"
            "    else\n"
            "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
@@ -22,3 +22,7 @@ int cmd_completion(int argc, char **argv)
            "complete -o filenames -F _rooftime rooftime\n");
     return RT_EXIT_OK;
 }
+
+/* `rooftime completion`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_completion = {
+    "completion", cmd_completion, "print a shell completion script", "rooftime completion bash"};

@@ -224,3 +224,42 @@ int cmd_import(int argc, char **argv)
         fprintf(stderr, "  %-8s %s\n", importers[i].name, importers[i].summary);
     return RT_EXIT_USAGE;
 }
+
+/* `rooftime import`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_import = {
+    "import", cmd_import, "turn profiler output or a result table into a rooftime profile",
+    "rooftime import ncu FILE... -o PROFILE [options]\n"
+    "rooftime import table FILE [--ai-file FILE] [--map QUANTITY=COLUMN]... -o PROFILE\n"
+    "rooftime import onednn LOG -o PROFILE [--tag KEY=VALUE]...\n"
+    "rooftime import torch TRACE.json -o PROFILE [--within RANGE] [--tag KEY=VALUE]...\n"
+    "\n"
+    "import ncu: raw `ncu --csv` output (one metric per file or all in one; the program's own\n"
+    "output before the table is skipped), aggregated per kernel name\n"
+    "  -o, --output FILE      the profile to write (required)\n"
+    "      --metrics FILE     metric-to-quantity mapping (default: data/ncu/metrics.json)\n"
+    "      --tensor-factor K  FLOPs per tensor instruction (default per CC: 512 sm_70/75, 2048 "
+    "sm_80+)\n"
+    "      --arch sm_XX       architecture of files without a CC column (default sm_70)\n"
+    "      --allow-missing    a launch lacking a metric in one file: warning, counted as 0\n"
+    "      --per-launch       one kernel per launch (tags launch and process)\n"
+    "  -t, --tag KEY=VALUE    tag the profile (repeatable)\n"
+    "\n"
+    "import table: one kernel or config per row; defaults read the paper's V100 tables\n"
+    "  -o, --output FILE      the profile to write (required)\n"
+    "      --ai-file FILE     more AI columns (L2 AI, L1 AI), joined by the tag columns\n"
+    "  -m, --map Q=COLUMN     time, invocations, name, flops.UNIT, flops.total, bytes.LEVEL,\n"
+    "                         ai.LEVEL (bytes = FLOPs / AI), tag.NAME (repeatable)\n"
+    "      --no-defaults      only the --map columns (defaults: CUDA Time, Invocations,\n"
+    "                         FP32/FP16/TC FLOPs, FLOPs, DRAM AI -> HBM, L2 AI, L1 AI)\n"
+    "      --name-column COL  a tag column that goes into the kernel name instead of the tags\n"
+    "                         (repeatable; default: Input Shape, Kernel Shape)\n"
+    "  -t, --tag KEY=VALUE    tag the profile (repeatable)\n"
+    "\n"
+    "import onednn: ONEDNN_VERBOSE=1 / DNNL_VERBOSE=1 output of oneDNN 2.x or 3.x, other output\n"
+    "interleaved; one kernel per primitive, implementation and shape; FLOPs from the problem\n"
+    "descriptors, bytes = compulsory traffic; unreadable lines are reported by number\n"
+    "import torch: a PyTorch profiler chrome trace; operators by self time, GPU kernels by\n"
+    "launch; FLOPs from args.flops\n"
+    "      --within RANGE     only what runs inside ranges named RANGE (record_function)\n"
+    "\n"
+    "See docs/import-ncu.md and docs/import-frameworks.md."};

@@ -161,3 +161,13 @@ int cmd_machine(int argc, char **argv)
     }
     return cli_usage_error("machine", "unknown subcommand '%s'", argv[1]);
 }
+
+/* `rooftime machine`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_machine = {
+    "machine", cmd_machine, "list, show and check machine files and presets",
+    "rooftime machine list\n"
+    "rooftime machine show NAME|FILE [--format text|json]\n"
+    "rooftime machine check FILE...\n"
+    "rooftime machine measure [-o FILE] [--quick] [--threads N] [--max-isa sse|avx2|avx512|amx]\n"
+    "\n"
+    "NAME is a shipped preset (see `machine list`); FILE is a machine JSON file."};

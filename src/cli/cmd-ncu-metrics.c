@@ -71,3 +71,9 @@ int cmd_ncu_metrics(int argc, char **argv)
     rt_ncu_metric_list_release(&l);
     return RT_EXIT_OK;
 }
+
+/* `rooftime ncu-metrics`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_ncu_metrics = {
+    "ncu-metrics", cmd_ncu_metrics,
+    "the Nsight Compute metrics rooftime needs, and the ncu command",
+    "rooftime ncu-metrics [--arch sm_70|sm_80|sm_90] [--set throughput|sectors] [--metrics FILE]"};

@@ -175,3 +175,27 @@ out:
     cli_free_list(where, n_where);
     return rc;
 }
+
+/* `rooftime plot`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_plot = {
+    "plot", cmd_plot, "draw one time-based roofline view (SVG, PNG or PDF)",
+    "rooftime plot --machine NAME|FILE [options] -o FILE.svg|.png|.pdf PROFILE...\n"
+    "\n"
+    "  -m, --machine M       machine preset name or machine file (required)\n"
+    "  -v, --view V          roofline, complexity, time or 4d (default 4d)\n"
+    "      --mode MODE       single or hier (default: hier for roofline, single otherwise)\n"
+    "      --series-by TAG   color by this tag (e.g. framework)\n"
+    "      --marker-by TAG   marker shape by this tag (e.g. batch)\n"
+    "      --fill-by TAG     filled (first value) or hollow symbols by this tag (e.g. precision)\n"
+    "      --family PARAM    draw the configs that vary only in PARAM, joined in its order\n"
+    "                        (default: all configs, lines for the most common parameter;\n"
+    "                        none: no lines)\n"
+    "  -w, --where TAG=VAL   draw only kernels with this tag value (repeatable)\n"
+    "      --title T         chart title\n"
+    "  -g, --group-by TAGS   comma-separated tags that make a config (default: every tag)\n"
+    "      --ignore TAGS     tags that never make or split a family\n"
+    "      --width W, --height H  size in points (default 780 x 560; PNG has 2 pixels a point)\n"
+    "      --labels N        roofline: name the N longest kernels (default 8)\n"
+    "  -o, --output FILE     the chart; its extension picks the format (required)\n"
+    "\n"
+    "See docs/charts.md."};

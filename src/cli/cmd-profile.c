@@ -282,3 +282,17 @@ out:
     rt_warnings_release(&warnings);
     return rc;
 }
+
+/* `rooftime profile`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_profile = {
+    "profile", cmd_profile, "run a command with oneDNN verbose output on and profile what it ran",
+    "rooftime profile [--tag KEY=VALUE]... [--keep-log FILE] -o PROFILE -- COMMAND [ARGS...]\n"
+    "\n"
+    "Runs COMMAND (no shell) with ONEDNN_VERBOSE=1 and DNNL_VERBOSE=1; its standard output is\n"
+    "read line by line: oneDNN verbose records are imported (see `import onednn`), everything\n"
+    "else is passed through unchanged; its standard error is left alone.\n"
+    "  -o, --output FILE    the profile to write (required)\n"
+    "  -t, --tag KEY=VALUE  tag the profile (repeatable)\n"
+    "      --keep-log FILE  also keep the verbose records there\n"
+    "Exit code 0 when the command succeeded and oneDNN records were captured; 1 when the\n"
+    "command could not start, failed, or printed no records. See docs/import-frameworks.md."};

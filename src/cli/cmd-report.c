@@ -103,3 +103,21 @@ out:
     cli_free_list(split, n_split);
     return rc;
 }
+
+/* `rooftime report`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_report = {
+    "report", cmd_report, "write a self-contained HTML report with every view and the tables",
+    "rooftime report --machine NAME|FILE [options] -o DIR PROFILE...\n"
+    "\n"
+    "  -m, --machine M       machine preset name or machine file (required)\n"
+    "      --mode MODE       single (default, the paper's) or hier\n"
+    "      --split-by TAGS   one set of charts per distinct value of these tags (e.g. pass)\n"
+    "      --series-by TAG   color (default: framework or implementation when present)\n"
+    "      --marker-by TAG   marker shape\n"
+    "      --fill-by TAG     filled or hollow symbols (default: precision when present)\n"
+    "      --title T         report title\n"
+    "  -g, --group-by TAGS   comma-separated tags that make a config\n"
+    "      --ignore TAGS     tags that never make or split a family\n"
+    "  -o, --output DIR      writes DIR/report.html and the chart SVGs (required)\n"
+    "\n"
+    "See docs/charts.md."};

@@ -321,3 +321,25 @@ done:
     rt_machine_free(m);
     return rc;
 }
+
+/* `rooftime study`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_study = {
+    "study", cmd_study, "run the Conv2D and LSTM study on this machine and write its report",
+    "rooftime study [-o DIR] [--quick] [--machine NAME|FILE] [options]\n"
+    "\n"
+    "  -o, --output DIR     where to write (default rooftime-study): machine.json,\n"
+    "                       profiles/*.json, analysis.{txt,json}, findings.txt, report.html\n"
+    "      --quick          the default config and one more point per sweep, 1 warm-up and\n"
+    "                       3 measured iterations, a quick machine measurement\n"
+    "  -m, --machine M      reuse a machine file (or preset) instead of measuring\n"
+    "      --impl LIST      direct, im2col, onednn, unfused, pytorch (default: all; pytorch\n"
+    "                       when /usr/bin/python3 or $ROOFTIME_PYTHON can import torch)\n"
+    "      --op LIST        conv2d, lstm (default: both)\n"
+    "      --precision LIST fp32, bf16, fp16 (default: all; what an implementation lacks is\n"
+    "                       skipped and said so)\n"
+    "      --warmup N       warm-up iterations per config (default 5)\n"
+    "      --iters N        measured iterations per config (default 20)\n"
+    "      --mode MODE      hier (default: every unit at its own peak) or single\n"
+    "      --scale X        shrink the shapes by X in (0, 1] (tests; 1 = the paper's)\n"
+    "\n"
+    "See docs/study.md."};

@@ -14,8 +14,20 @@ typedef struct rt_command {
     const char *usage; /* printed by `rooftime help NAME` and on usage errors */
 } rt_command;
 
-extern const rt_command rt_commands[];
+extern const rt_command *const rt_commands[];
 extern const size_t rt_n_commands;
+
+/* Each defined in its own file (rt_cmd_help in main.c). */
+extern const rt_command rt_cmd_help;
+extern const rt_command rt_cmd_machine;
+extern const rt_command rt_cmd_analyze;
+extern const rt_command rt_cmd_import;
+extern const rt_command rt_cmd_profile;
+extern const rt_command rt_cmd_ncu_metrics;
+extern const rt_command rt_cmd_plot;
+extern const rt_command rt_cmd_report;
+extern const rt_command rt_cmd_completion;
+extern const rt_command rt_cmd_study;
 
 int cmd_help(int argc, char **argv);
 int cmd_machine(int argc, char **argv);
