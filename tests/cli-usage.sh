@@ -28,6 +28,22 @@ expect 2 "unknown format" -- machine show --format yaml v100
 expect 1 "no machine file or preset named 'v99' \(presets: .*v100" -- machine show v99
 expect 1 "no machine file or preset named 'v99'" -- analyze --machine v99 "$P"
 expect 2 "only shell supported is bash" -- completion zsh
+# An output never overwrites an input (usage error, input unchanged) and is checked before work.
+cp "$P" "$TMP/in.json"
+sum_before=$(cksum <"$TMP/in.json")
+expect 2 "output '.*in.json' is also an input" -- analyze --machine v100 -o "$TMP/in.json" "$TMP/in.json"
+expect 2 "is also an input" -- analyze --machine "$TMP/in.json" -o "$TMP/in.json" "$P"
+expect 2 "is also an input" -- import onednn -o "$TMP/in.json" "$TMP/in.json"
+expect 2 "is also an input" -- import torch -o "$TMP/in.json" "$TMP/in.json"
+expect 2 "is also an input" -- import table -o "$TMP/in.json" "$TMP/in.json"
+expect 2 "is also an input" -- import ncu -o "$TMP/in.json" "$TMP/in.json"
+cp "$P" "$TMP/in.svg"
+expect 2 "is also an input" -- plot --machine v100 -o "$TMP/in.svg" "$TMP/in.svg"
+check "inputs named as outputs are left unchanged" test "$(cksum <"$TMP/in.json")" = "$sum_before"
+expect 2 "--keep-log '.*x.json' is also the profile" -- profile -o "$TMP/x.json" --keep-log "$TMP/x.json" -- true
+expect 1 "cannot write '/nonexistent-dir/p.json'" -- profile -o /nonexistent-dir/p.json -- sh -c 'touch "$0"' "$TMP/ran"
+check "profile checks -o before running the command" test ! -e "$TMP/ran"
+expect 1 "cannot write '/nonexistent-dir/a.txt'" -- analyze --machine v100 -o /nonexistent-dir/a.txt "$P"
 "$BIN" completion bash >"$TMP/comp"
 check "completion lists the commands" grep -q "help machine analyze" "$TMP/comp"
 bash -n "$TMP/comp"

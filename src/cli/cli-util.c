@@ -79,17 +79,6 @@ int cli_tag_option(const char *cmd, const char *arg, rt_tags *tags)
     return 0;
 }
 
-int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output)
-{
-    rt_error err;
-    rt_tags_copy(&p->tags, tags);
-    if (rt_profile_save(p, output, &err) != 0) {
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
 int cli_parse_tag(const char *arg, rt_tags *tags)
 {
     const char *eq = strchr(arg, '=');

@@ -22,9 +22,6 @@ int cli_parse_tag(const char *arg, rt_tags *tags);
 int cli_tag_option(const char *cmd, const char *arg, rt_tags *tags);
 /* s as a whole number in [lo, hi]; -1 when it is not one (the caller words the usage error). */
 int cli_parse_long(const char *s, long lo, long hi, long *out);
-/* Put the command's --tag tags on an imported profile and save it atomically; prints the error
- * and returns -1 on failure. */
-int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output);
 /*
  * The options analyze, plot and report share: --machine (m), --mode (M), --group-by (g) and
  * --ignore (i). cli_analysis_option takes one parsed option and returns 1 when it was one of them.

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/analysis.h"
@@ -68,6 +69,10 @@ int cmd_analyze(int argc, char **argv)
         goto out;
     }
 
+    char *machine_path = (char *)in.machine;
+    if ((rc = cli_output_check("analyze", output, argv + optind, (size_t)(argc - optind))) != 0 ||
+        (rc = cli_output_check("analyze", output, &machine_path, 1)) != 0)
+        goto out;
     rc = RT_EXIT_FAIL;
     rt_error err;
     rt_machine *m = NULL;
@@ -80,29 +85,13 @@ int cmd_analyze(int argc, char **argv)
         cli_error("%s", err.msg);
     } else {
         cli_print_warnings(&a->warnings, 10);
-        rt_atomic_file af = {0};
-        FILE *fp = stdout;
-        if (output) {
-            if (rt_atomic_open(&af, output, &err) != 0) {
-                cli_error("%s", err.msg);
-                goto done;
-            }
-            fp = af.fp;
-        }
-        int wr = fmt == RT_FORMAT_TEXT ? rt_analysis_write_text(a, top, fp)
-                                       : rt_analysis_write(a, fmt, fp, &err);
-        if (output) {
-            if (wr != 0) {
-                rt_atomic_abort(&af);
-                cli_error("cannot write '%s'", output);
-            } else if (rt_atomic_commit(&af, &err) != 0) {
-                cli_error("%s", err.msg);
-            } else {
-                rc = RT_EXIT_OK;
-            }
-        } else {
-            rc = wr == 0 ? RT_EXIT_OK : RT_EXIT_FAIL;
-        }
+        cli_output o;
+        rc = cli_output_open(&o, "analyze", output, argv + optind, n_ps);
+        if (rc != 0)
+            goto done;
+        int wr = fmt == RT_FORMAT_TEXT ? rt_analysis_write_text(a, top, o.fp)
+                                       : rt_analysis_write(a, fmt, o.fp, &err);
+        rc = cli_output_close(&o, wr != 0);
     }
 done:
     rt_analysis_free(a);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
@@ -55,6 +56,8 @@ static int run_import(int argc, char **argv, int torch)
             torch ? "trace" : "log");
         goto out;
     }
+    if ((rc = cli_output_check("import", output, argv + optind, 1)) != 0)
+        goto out;
     rt_error err = {{0}};
     rc = RT_EXIT_FAIL;
     int r = torch ? rt_import_torch(argv[optind], within, &p, &warnings, &err)

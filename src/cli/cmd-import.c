@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
@@ -75,6 +76,8 @@ static int import_ncu(int argc, char **argv)
         rc = cli_usage_error("import", "no ncu output file given");
         goto out;
     }
+    if ((rc = cli_output_check("import", output, argv + optind, (size_t)(argc - optind))) != 0)
+        goto out;
     o.warnings = &warnings;
     rt_error err = {{0}};
     rc = RT_EXIT_FAIL;
@@ -164,6 +167,9 @@ static int import_table(int argc, char **argv)
                                                       : "import table reads one table at a time");
         goto out;
     }
+    if ((rc = cli_output_check("import", output, argv + optind, 1)) != 0 ||
+        (rc = cli_output_check("import", output, (char **)&o.ai_file, 1)) != 0)
+        goto out;
     o.map = map;
     o.n_map = n_map;
     o.name_columns = names;

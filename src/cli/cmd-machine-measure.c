@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/machine.h"
@@ -75,17 +76,11 @@ int cmd_machine_measure(int argc, char **argv)
                                "'machine measure' takes no file arguments (use -o FILE)");
 
     /* Open the output first: a path we cannot write must fail before minutes of measuring. */
-    rt_atomic_file af = {0};
+    cli_output out;
+    int orc = cli_output_open(&out, "machine", output, NULL, 0);
+    if (orc != 0)
+        return orc;
     rt_error err;
-    struct stat st;
-    if (output && stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
-        cli_error("cannot write '%s': is a directory", output);
-        return RT_EXIT_FAIL;
-    }
-    if (output && rt_atomic_open(&af, output, &err) != 0) {
-        cli_error("%s", err.msg);
-        return RT_EXIT_FAIL;
-    }
     int last = -1;
     if (isatty(STDERR_FILENO)) {
         mo.progress = show_progress;
@@ -101,27 +96,18 @@ int cmd_machine_measure(int argc, char **argv)
     rt_warnings_release(&skipped);
     if (rc != 0) {
         cli_error("measurement failed: %s", err.msg);
-        if (output)
-            rt_atomic_abort(&af);
+        cli_output_close(&out, 1);
         return RT_EXIT_FAIL;
     }
     json_t *j = rt_machine_to_json(m);
-    FILE *fp = output ? af.fp : stdout;
-    int werr =
-        json_dumpf(j, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 || fputc('\n', fp) == EOF;
+    int werr = json_dumpf(j, out.fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
+               fputc('\n', out.fp) == EOF;
     json_decref(j);
+    if (cli_output_close(&out, werr) != RT_EXIT_OK) {
+        rt_machine_free(m);
+        return RT_EXIT_FAIL;
+    }
     if (output) {
-        if (werr) {
-            rt_atomic_abort(&af);
-            cli_error("cannot write '%s'", output);
-            rt_machine_free(m);
-            return RT_EXIT_FAIL;
-        }
-        if (rt_atomic_commit(&af, &err) != 0) {
-            cli_error("%s", err.msg);
-            rt_machine_free(m);
-            return RT_EXIT_FAIL;
-        }
         /* A short summary; `rooftime machine show FILE` prints everything. */
         printf("wrote %s: %s\n", output, m->name);
         for (size_t i = 0; i < m->n_units; i++)
@@ -130,11 +116,7 @@ int cmd_machine_measure(int argc, char **argv)
         for (size_t i = 0; i < m->n_levels; i++)
             printf("  %-9s %10.4g GB/s     [%.4g .. %.4g]\n", m->levels[i].name,
                    m->levels[i].bytes_per_s / 1e9, m->levels[i].min / 1e9, m->levels[i].max / 1e9);
-        printf("  tau       %10.4g us\n", m->tau * 1e6);
-    } else if (werr) {
-        cli_error("cannot write the machine to standard output");
-        rt_machine_free(m);
-        return RT_EXIT_FAIL;
+        printf("  tau       %10.4g µs\n", m->tau * 1e6);
     }
     rt_machine_free(m);
     return RT_EXIT_OK;

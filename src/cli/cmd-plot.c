@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/analysis.h"
@@ -133,6 +134,9 @@ int cmd_plot(int argc, char **argv)
     }
     if (optind >= argc) {
         rc = cli_usage_error("plot", "no profile given");
+        goto out;
+    }
+    if ((rc = cli_output_check("plot", output, argv + optind, (size_t)(argc - optind))) != 0) {
         goto out;
     }
     rc = RT_EXIT_FAIL;

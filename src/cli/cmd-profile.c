@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
@@ -173,6 +174,14 @@ int cmd_profile(int argc, char **argv)
         rc = cli_usage_error("profile", "no command given (put it after --)");
         goto out;
     }
+    if (keep && cli_output_is_input(keep, (char **)&output, 1)) {
+        rc = cli_usage_error("profile", "--keep-log '%s' is also the profile (-o)", keep);
+        goto out;
+    }
+    /* Checked before the command runs: a bad path must not cost a whole run. */
+    if ((rc = cli_output_check("profile", output, NULL, 0)) != 0 ||
+        (rc = cli_output_check("profile", keep, NULL, 0)) != 0)
+        goto out;
     char **cmd = argv + optind;
     int n_cmd = argc - optind;
     rc = RT_EXIT_FAIL;

@@ -1,0 +1,104 @@
+/* Where a command writes: -o files opened atomically before the work, never over an input. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli-output.h"
+#include "commands.h"
+#include "rooftime/formats/profile-json.h"
+
+int cli_output_is_input(const char *path, char *const *inputs, size_t n_inputs)
+{
+    struct stat so;
+    int have = stat(path, &so) == 0;
+    for (size_t i = 0; i < n_inputs; i++) {
+        if (!inputs[i] || strcmp(inputs[i], "-") == 0)
+            continue;
+        struct stat si;
+        if (have && stat(inputs[i], &si) == 0) {
+            if (si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+                return 1;
+        } else if (strcmp(inputs[i], path) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int cli_output_check(const char *cmd, const char *path, char *const *inputs, size_t n_inputs)
+{
+    if (!path)
+        return 0;
+    if (cli_output_is_input(path, inputs, n_inputs))
+        return cli_usage_error(cmd, "output '%s' is also an input: it would be overwritten", path);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("cannot write '%s': is a directory", path);
+        return RT_EXIT_FAIL;
+    }
+    /* The directory must take a new file: the atomic writer creates one beside the output. */
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    int ok = dir && access(dir, W_OK | X_OK) == 0;
+    int e = errno;
+    if (!ok) {
+        cli_error("cannot write '%s': %s", path, dir ? strerror(e) : "out of memory");
+        free(dir);
+        return RT_EXIT_FAIL;
+    }
+    free(dir);
+    return 0;
+}
+
+int cli_output_open(cli_output *o, const char *cmd, const char *path, char *const *inputs,
+                    size_t n_inputs)
+{
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    o->fp = stdout;
+    int rc = cli_output_check(cmd, path, inputs, n_inputs);
+    if (rc != 0 || !path)
+        return rc;
+    rt_error err;
+    if (rt_atomic_open(&o->af, path, &err) != 0) {
+        cli_error("%s", err.msg);
+        return RT_EXIT_FAIL;
+    }
+    o->fp = o->af.fp;
+    return 0;
+}
+
+int cli_output_close(cli_output *o, int write_failed)
+{
+    if (!o->path) {
+        if (write_failed)
+            cli_error("cannot write to standard output");
+        return write_failed ? RT_EXIT_FAIL : RT_EXIT_OK;
+    }
+    if (!o->af.fp)
+        return RT_EXIT_FAIL;
+    if (write_failed) {
+        rt_atomic_abort(&o->af);
+        cli_error("cannot write '%s'", o->path);
+        return RT_EXIT_FAIL;
+    }
+    rt_error err;
+    if (rt_atomic_commit(&o->af, &err) != 0) {
+        cli_error("%s", err.msg);
+        return RT_EXIT_FAIL;
+    }
+    return RT_EXIT_OK;
+}
+
+int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output)
+{
+    rt_error err;
+    rt_tags_copy(&p->tags, tags);
+    if (rt_profile_save(p, output, &err) != 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    return 0;
+}

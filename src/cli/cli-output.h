@@ -1,0 +1,38 @@
+/* Where a command writes: -o files opened atomically before the work, never over an input. */
+#ifndef ROOFTIME_CLI_OUTPUT_H
+#define ROOFTIME_CLI_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "rooftime/core/profile.h"
+#include "rooftime/util/atomic-file.h"
+
+/* True when path names the same file as one of inputs (same device and inode, or the same
+ * name when it does not exist yet). */
+int cli_output_is_input(const char *path, char *const *inputs, size_t n_inputs);
+
+/*
+ * Check an output path before any work: a usage error (returns 2) when it names one of the inputs,
+ * an error (returns 1) when it is a directory or cannot be created; 0 when it is fine. Creates
+ * nothing.
+ */
+int cli_output_check(const char *cmd, const char *path, char *const *inputs, size_t n_inputs);
+
+/* A text output: an atomic file when path is set, else standard output. */
+typedef struct cli_output {
+    const char *path;
+    rt_atomic_file af;
+    FILE *fp;
+} cli_output;
+
+/* Check the path (as cli_output_check) and open it; returns 0 or the exit code to return. */
+int cli_output_open(cli_output *o, const char *cmd, const char *path, char *const *inputs,
+                    size_t n_inputs);
+/* Finish: commit the file when write_failed is 0, else remove it. Returns the exit code. */
+int cli_output_close(cli_output *o, int write_failed);
+
+/* Tag p with tags and save it to output (atomically); prints the error and returns -1. */
+int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output);
+
+#endif
