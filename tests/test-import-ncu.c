@@ -59,10 +59,10 @@ static void test_deepcam_matches_expected(void **state)
     for (int i = 0; i < 12; i++)
         paths[i] = rt_asprintf("%s/out.%s", base, metrics[i]);
     rt_warnings w = {0};
-    rt_ncu_options o = {.warnings = &w};
+    rt_ncu_options o = {0};
     rt_profile *p = NULL;
     rt_error err = {{0}};
-    int rc = rt_import_ncu((const char *const *)paths, 12, &o, &p, &err);
+    int rc = rt_import_ncu((const char *const *)paths, 12, &o, &p, &w, &err);
     if (rc != 0)
         fail_msg("import failed: %s", err.msg);
     assert_int_equal(p->n_kernels, 35);
@@ -122,7 +122,7 @@ static void test_gpp_thousands_and_hz(void **state)
     rt_profile *p = NULL;
     rt_error err = {{0}};
     const char *paths[] = {path};
-    if (rt_import_ncu(paths, 1, NULL, &p, &err) != 0)
+    if (rt_import_ncu(paths, 1, NULL, &p, NULL, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(p->n_kernels, 1);
     const rt_kernel *k = &p->kernels[0];
@@ -199,9 +199,9 @@ static void test_synthetic_one_file(void **state)
     rt_profile *p = NULL;
     rt_error err = {{0}};
     rt_warnings w = {0};
-    rt_ncu_options o = {.warnings = &w};
+    rt_ncu_options o = {0};
     const char *paths[] = {path};
-    if (rt_import_ncu(paths, 1, &o, &p, &err) != 0)
+    if (rt_import_ncu(paths, 1, &o, &p, &w, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(p->n_kernels, 2);
     const rt_kernel *g = find_kernel(p, "void gemm<float, 4>(Params<\"a,b\">)");
@@ -229,7 +229,7 @@ static void test_synthetic_one_file(void **state)
     /* Per launch, and a tensor factor given by the user. */
     o.per_launch = true;
     o.tensor_factor = 512;
-    if (rt_import_ncu(paths, 1, &o, &p, &err) != 0)
+    if (rt_import_ncu(paths, 1, &o, &p, &w, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(p->n_kernels, 4);
     assert_string_equal(rt_tags_get(&p->kernels[3].tags, "process"), "12");
@@ -266,7 +266,7 @@ static void test_synthetic_split_files(void **state)
     }
     rt_profile *p = NULL;
     rt_error err = {{0}};
-    if (rt_import_ncu((const char *const *)paths, 7, NULL, &p, &err) != 0)
+    if (rt_import_ncu((const char *const *)paths, 7, NULL, &p, NULL, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(p->n_kernels, 2);
     const rt_kernel *c = find_kernel(p, "copy_kernel");
@@ -285,14 +285,14 @@ static void test_synthetic_split_files(void **state)
     last[1] = '\0';
     assert_int_equal(tu_write_file(paths[6], text), 0);
     free(text);
-    assert_int_equal(rt_import_ncu((const char *const *)paths, 7, NULL, &p, &err), -1);
+    assert_int_equal(rt_import_ncu((const char *const *)paths, 7, NULL, &p, NULL, &err), -1);
     assert_null(p);
     assert_non_null(strstr(err.msg, "out.dram__bytes.sum"));
     assert_non_null(strstr(err.msg, "out.sm__cycles_elapsed.avg"));
     assert_non_null(strstr(err.msg, "launch 1 of process 12"));
     rt_warnings w = {0};
-    rt_ncu_options o = {.allow_missing = true, .warnings = &w};
-    if (rt_import_ncu((const char *const *)paths, 7, &o, &p, &err) != 0)
+    rt_ncu_options o = {.allow_missing = true};
+    if (rt_import_ncu((const char *const *)paths, 7, &o, &p, &w, &err) != 0)
         fail_msg("%s", err.msg);
     c = find_kernel(p, "copy_kernel");
     assert_int_equal((int)c->invocations, 2);
@@ -350,9 +350,9 @@ static void test_shuffled_order(void **state)
     rt_profile *p1 = NULL, *p2 = NULL;
     rt_error err = {{0}};
     const char *two[] = {pa, pb}, *one[] = {pall};
-    if (rt_import_ncu(two, 2, NULL, &p1, &err) != 0)
+    if (rt_import_ncu(two, 2, NULL, &p1, NULL, &err) != 0)
         fail_msg("%s", err.msg);
-    if (rt_import_ncu(one, 1, NULL, &p2, &err) != 0)
+    if (rt_import_ncu(one, 1, NULL, &p2, NULL, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(p1->n_kernels, 21);
     assert_int_equal(p2->n_kernels, 21);
@@ -404,7 +404,7 @@ static void test_custom_mapping(void **state)
     rt_profile *p = NULL;
     rt_error err = {{0}};
     const char *paths[] = {csv};
-    if (rt_import_ncu(paths, 1, &o, &p, &err) != 0)
+    if (rt_import_ncu(paths, 1, &o, &p, NULL, &err) != 0)
         fail_msg("%s", err.msg);
     assert_close(p->kernels[0].time, 0.5, 1e-15);
     assert_close(rt_values_get(&p->kernels[0].flops, "fp32", 0), 9, 1e-15);
@@ -417,7 +417,7 @@ static void test_custom_mapping(void **state)
                                         " \"quantities\": [{\"quantity\": \"flops.fp32\", "
                                         "\"formula\": \"2 * (a + \"}]}\n"),
                      0);
-    assert_int_equal(rt_import_ncu(paths, 1, &o, &p, &err), -1);
+    assert_int_equal(rt_import_ncu(paths, 1, &o, &p, NULL, &err), -1);
     assert_non_null(strstr(err.msg, map));
     assert_non_null(strstr(err.msg, "quantities[0]"));
     assert_non_null(strstr(err.msg, "character"));

@@ -27,7 +27,7 @@ static rt_profile *import_paper(const char *name, int with_ai)
     rt_table_options o = {.ai_file = with_ai ? ap : NULL};
     rt_profile *prof = NULL;
     rt_error err = {{0}};
-    if (rt_import_table(mp, &o, &prof, &err) != 0)
+    if (rt_import_table(mp, &o, &prof, NULL, &err) != 0)
         fail_msg("%s", err.msg);
     free(mp);
     free(ap);
@@ -168,10 +168,10 @@ static void test_plain_table_with_map(void **state)
                           {"bytes.HBM", "dram_bytes"}, {"ai.L2", "l2ai"},
                           {"tag.batch", "batch"}};
     rt_warnings w = {0};
-    rt_table_options o = {.map = map, .n_map = 7, .no_defaults = true, .warnings = &w};
+    rt_table_options o = {.map = map, .n_map = 7, .no_defaults = true};
     rt_profile *p = NULL;
     rt_error err = {{0}};
-    if (rt_import_table(path, &o, &p, &err) != 0)
+    if (rt_import_table(path, &o, &p, &w, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(p->n_kernels, 2);
     assert_non_null(strstr(p->kernels[0].name, "gemm<1,2>"));
@@ -188,7 +188,7 @@ static void test_plain_table_with_map(void **state)
 
     rt_table_map bad[] = {{"time", "no such column"}};
     rt_table_options o2 = {.map = bad, .n_map = 1};
-    assert_int_equal(rt_import_table(path, &o2, &p, &err), -1);
+    assert_int_equal(rt_import_table(path, &o2, &p, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "no such column"));
     tu_rmtree(dir);
     free(dir);

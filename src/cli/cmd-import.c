@@ -78,11 +78,10 @@ static int import_ncu(int argc, char **argv)
     }
     if ((rc = cli_output_check("import", output, argv + optind, (size_t)(argc - optind))) != 0)
         goto out;
-    o.warnings = &warnings;
     rt_error err = {{0}};
     rc = RT_EXIT_FAIL;
     if (rt_import_ncu((const char *const *)(argv + optind), (size_t)(argc - optind), &o, &p,
-                      &err) != 0) {
+                      &warnings, &err) != 0) {
         cli_print_warnings(&warnings, 10);
         cli_error("%s", err.msg);
         goto out;
@@ -174,10 +173,9 @@ static int import_table(int argc, char **argv)
     o.n_map = n_map;
     o.name_columns = names;
     o.n_name_columns = n_names;
-    o.warnings = &warnings;
     rt_error err = {{0}};
     rc = RT_EXIT_FAIL;
-    if (rt_import_table(argv[optind], &o, &p, &err) != 0) {
+    if (rt_import_table(argv[optind], &o, &p, &warnings, &err) != 0) {
         cli_print_warnings(&warnings, 10);
         cli_error("%s", err.msg);
         goto out;

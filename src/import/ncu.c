@@ -15,88 +15,13 @@
 #include "rooftime/import/ncu.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/name-index.h"
 #include "rooftime/util/strings.h"
 
 /* Launch state is keyed by file index bits: one launch may come from at most this many files. */
 #define NCU_MAX_FILES 64
 /* Warnings of one kind beyond this many are counted, not listed. */
 #define NCU_MAX_WARN 10
-
-/* ---- kernel names, interned: launch state holds a number, not a string ---- */
-
-typedef struct intern {
-    char **name;
-    size_t *len;
-    uint64_t *hash;
-    size_t n, cap;
-    uint32_t *slot; /* open addressing: id + 1, 0 = empty */
-    size_t nslot;
-} intern;
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a, 8 bytes a step for long names */
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 1099511628211ull;
-        h ^= h >> 29;
-    }
-    for (; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h ^ (h >> 32);
-}
-
-static void intern_grow(intern *t)
-{
-    size_t ns = t->nslot ? 2 * t->nslot : 1024;
-    uint32_t *s = rt_xcalloc(ns, sizeof *s);
-    for (size_t i = 0; i < t->n; i++) {
-        size_t j = t->hash[i] & (ns - 1);
-        while (s[j])
-            j = (j + 1) & (ns - 1);
-        s[j] = (uint32_t)(i + 1);
-    }
-    free(t->slot);
-    t->slot = s;
-    t->nslot = ns;
-}
-
-static uint32_t intern_get(intern *t, const char *s, size_t n)
-{
-    if (2 * (t->n + 1) > t->nslot)
-        intern_grow(t);
-    uint64_t h = hash_bytes(s, n);
-    size_t j = h & (t->nslot - 1);
-    while (t->slot[j]) {
-        uint32_t id = t->slot[j] - 1;
-        if (t->hash[id] == h && t->len[id] == n && memcmp(t->name[id], s, n) == 0)
-            return id;
-        j = (j + 1) & (t->nslot - 1);
-    }
-    if (t->n == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 256;
-        t->name = rt_xrealloc(t->name, t->cap * sizeof *t->name);
-        t->len = rt_xrealloc(t->len, t->cap * sizeof *t->len);
-        t->hash = rt_xrealloc(t->hash, t->cap * sizeof *t->hash);
-    }
-    t->name[t->n] = rt_strndup(s, n);
-    t->len[t->n] = n;
-    t->hash[t->n] = h;
-    t->slot[j] = (uint32_t)(t->n + 1);
-    return (uint32_t)t->n++;
-}
-
-static void intern_release(intern *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->name[i]);
-    free(t->name);
-    free(t->len);
-    free(t->hash);
-    free(t->slot);
-}
 
 /* ---- one input file ---- */
 
@@ -168,12 +93,13 @@ typedef struct ktotal {
 
 typedef struct ncu_import {
     const rt_ncu_options *opt;
+    rt_warnings *warnings; /* may be NULL */
     ncu_map map;
     ncu_file *f;
     size_t nf;
     uint64_t all_files;
-    intern names;
-    intern mnames; /* every metric name seen; mslot[id] is its slot in the mapping or -1 */
+    rt_name_index names;  /* kernel names, interned: launch state holds an id, not a string */
+    rt_name_index mnames; /* every metric name seen; mslot[id] is its slot in the mapping or -1 */
     int *mslot;
     size_t nmslot;
     /* pending launches: open addressing over indices into pool, backward-shift deletion */
@@ -199,8 +125,8 @@ typedef struct ncu_import {
 static int ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg)
 {
     (*count)++;
-    if (im->opt->warnings && *count <= NCU_MAX_WARN)
-        rt_warnings_add(im->opt->warnings, "%s", msg);
+    if (im->warnings && *count <= NCU_MAX_WARN)
+        rt_warnings_add(im->warnings, "%s", msg);
     return 0;
 }
 
@@ -356,10 +282,10 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
     size_t kl = row.len[f->col[COL_NAME]];
     uint32_t kname;
     if (f->have_last && im->names.len[f->last_kname] == kl &&
-        memcmp(im->names.name[f->last_kname], kn, kl) == 0) {
+        memcmp(im->names.key[f->last_kname], kn, kl) == 0) {
         kname = f->last_kname;
     } else {
-        kname = intern_get(&im->names, kn, kl);
+        kname = (uint32_t)rt_name_index_intern(&im->names, kn, kl);
         f->last_kname = kname;
         f->have_last = 1;
     }
@@ -395,11 +321,11 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
     rr->value = 0;
 
     const char *mname = row.field[f->col[COL_MNAME]];
-    uint32_t mid = intern_get(&im->mnames, mname, row.len[f->col[COL_MNAME]]);
+    uint32_t mid = (uint32_t)rt_name_index_intern(&im->mnames, mname, row.len[f->col[COL_MNAME]]);
     if (mid >= im->nmslot) {
         im->mslot = rt_xrealloc(im->mslot, (mid + 1) * sizeof *im->mslot);
         for (size_t i = im->nmslot; i <= mid; i++)
-            im->mslot[i] = ncu_map_slot(&im->map, im->mnames.name[i]);
+            im->mslot[i] = ncu_map_slot(&im->map, im->mnames.key[i]);
         im->nmslot = mid + 1;
     }
     int slot = im->mslot[mid];
@@ -479,8 +405,8 @@ static int ncu_next_group(ncu_import *im, ncu_file *f, group *g)
             rt_error_set(im->err,
                          "%s: line %lu: launch %ld of process %ld has kernel '%.200s' here "
                          "but '%.200s' on line %lu",
-                         f->path, rr->line, rr->id, rr->pid, im->names.name[rr->kname],
-                         im->names.name[g->kname], g->line);
+                         f->path, rr->line, rr->id, rr->pid, im->names.key[rr->kname],
+                         im->names.key[g->kname], g->line);
             return -1;
         }
     }
@@ -616,14 +542,14 @@ static int ncu_finish(ncu_import *im, pending *p)
             snprintf(msg, sizeof msg,
                      "launch %ld of process %ld (kernel '%s', %s line %lu): metric '%s' missing "
                      "from %s",
-                     p->id, p->pid, ncu_short(im->names.name[p->kname], sbuf, sizeof sbuf),
+                     p->id, p->pid, ncu_short(im->names.key[p->kname], sbuf, sizeof sbuf),
                      im->f[p->first_file].path, p->first_line, im->map.metric[slot],
                      im->f[fi].path);
         else
             snprintf(msg, sizeof msg,
                      "launch %ld of process %ld (kernel '%s') is in %s (line %lu) but missing "
                      "from %s (metric '%s')",
-                     p->id, p->pid, ncu_short(im->names.name[p->kname], sbuf, sizeof sbuf),
+                     p->id, p->pid, ncu_short(im->names.key[p->kname], sbuf, sizeof sbuf),
                      im->f[p->first_file].path, p->first_line, im->f[fi].path,
                      im->map.metric[slot]);
         if (!im->opt->allow_missing) {
@@ -641,7 +567,7 @@ static int ncu_finish(ncu_import *im, pending *p)
                 char msg[1200];
                 snprintf(msg, sizeof msg,
                          "launch %ld (kernel '%s'): metric '%s' is nan, counted as 0", p->id,
-                         ncu_short(im->names.name[p->kname], sbuf, sizeof sbuf), im->map.metric[s]);
+                         ncu_short(im->names.key[p->kname], sbuf, sizeof sbuf), im->map.metric[s]);
                 ncu_warn_limited(im, &im->nan_values, msg);
             }
             x = 0;
@@ -681,7 +607,7 @@ static int ncu_finish(ncu_import *im, pending *p)
         t->q[i] += x;
     }
     if (im->per_launch) {
-        rt_kernel *k = rt_profile_add_kernel(im->per_launch, im->names.name[p->kname]);
+        rt_kernel *k = rt_profile_add_kernel(im->per_launch, im->names.key[p->kname]);
         k->invocations = 1;
         k->time = lt;
         for (size_t i = 0; i < im->nchosen; i++) {
@@ -715,9 +641,9 @@ static int ncu_merge(ncu_import *im, size_t fi, const group *g)
     } else if (p->kname != g->kname) {
         char a[160], b[160];
         rt_error_set(err, "launch %ld: kernel '%s' in %s (line %lu) but '%s' in %s (line %lu)",
-                     g->id, ncu_short(im->names.name[p->kname], a, sizeof a),
+                     g->id, ncu_short(im->names.key[p->kname], a, sizeof a),
                      im->f[p->first_file].path, p->first_line,
-                     ncu_short(im->names.name[g->kname], b, sizeof b), im->f[fi].path, g->line);
+                     ncu_short(im->names.key[g->kname], b, sizeof b), im->f[fi].path, g->line);
         return -1;
     } else if ((p->files >> fi) & 1) {
         rt_error_set(err,
@@ -774,8 +700,8 @@ static int ncu_choose(ncu_import *im, uint64_t avail)
         }
         if (pick < 0) {
             uint64_t miss = im->map.q[i].f.metrics & ~avail;
-            if (im->opt->warnings)
-                rt_warnings_add(im->opt->warnings,
+            if (im->warnings)
+                rt_warnings_add(im->warnings,
                                 "%s not imported: metric '%s' is in none of the "
                                 "inputs",
                                 qn, im->map.metric[__builtin_ctzll(miss)]);
@@ -797,8 +723,8 @@ static void ncu_import_release(ncu_import *im)
     for (size_t i = 0; i < im->nk; i++)
         free(im->k[i].q);
     free(im->k);
-    intern_release(&im->names);
-    intern_release(&im->mnames);
+    rt_name_index_release(&im->names);
+    rt_name_index_release(&im->mnames);
     free(im->mslot);
     free(im->pool);
     free(im->free_list);
@@ -809,7 +735,7 @@ static void ncu_import_release(ncu_import *im)
 }
 
 int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt, rt_profile **out,
-                  rt_error *err)
+                  rt_warnings *w, rt_error *err)
 {
     rt_ncu_options dflt = {0};
     if (!opt)
@@ -823,7 +749,7 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
         rt_error_set(err, "at most %d input files (one per metric is about 15)", NCU_MAX_FILES);
         return -1;
     }
-    ncu_import im = {.opt = opt, .err = err, .per_launch = NULL};
+    ncu_import im = {.opt = opt, .warnings = w, .err = err, .per_launch = NULL};
     int rc = -1;
     rt_profile *prof = NULL;
     group *g = rt_xmalloc(sizeof *g);
@@ -859,28 +785,23 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
     /* First launch of each file: which metrics it holds decides the formulas. */
     uint64_t avail = 0;
     group *first = rt_xcalloc(n, sizeof *first);
-    int *has_first = rt_xcalloc(n, sizeof *has_first);
     for (size_t i = 0; i < n; i++) {
         int r = ncu_next_group(&im, &im.f[i], &first[i]);
         if (r < 0) {
             free(first);
-            free(has_first);
             goto done;
         }
         if (r == 0) {
             rt_error_set(err, "%s: line %lu: no data rows after the header", im.f[i].path,
                          rt_csv_line(im.f[i].csv));
             free(first);
-            free(has_first);
             goto done;
         }
-        has_first[i] = 1;
         im.f[i].metrics = first[i].present;
         avail |= first[i].present;
     }
     if (ncu_choose(&im, avail) != 0) {
         free(first);
-        free(has_first);
         goto done;
     }
     im.launch_q = rt_xcalloc(im.nchosen + 1, sizeof *im.launch_q);
@@ -892,12 +813,12 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
     for (size_t i = 0; i < n; i++)
         if (im.f[i].col[COL_CC] < 0 && no_cc < 0)
             no_cc = (int)i;
-    if (no_cc >= 0 && !opt->arch && opt->tensor_factor <= 0 && opt->warnings &&
+    if (no_cc >= 0 && !opt->arch && opt->tensor_factor <= 0 && im.warnings &&
         im.map.tensor_factor_const >= 0)
         for (size_t i = 0; i < im.nchosen; i++)
             if (strcmp(im.map.q[im.chosen[i]].quantity, "flops.tensor") == 0) {
                 const double *cst = ncu_map_constants(&im.map, im.default_sm);
-                rt_warnings_add(opt->warnings,
+                rt_warnings_add(im.warnings,
                                 "%s: no CC column: sm_%d assumed, %g FLOPs per tensor instruction "
                                 "(--arch or --tensor-factor to change)",
                                 im.f[no_cc].path, im.default_sm,
@@ -907,11 +828,9 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
     for (size_t i = 0; i < n; i++)
         if (ncu_merge(&im, i, &first[i]) != 0) {
             free(first);
-            free(has_first);
             goto done;
         }
     free(first);
-    free(has_first);
     /* One launch from each file in turn: launches in the same order in every file join at once. */
     for (;;) {
         int progress = 0;
@@ -956,7 +875,7 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
             ktotal *t = &im.k[id];
             if (id >= im.nk || t->n == 0)
                 continue;
-            rt_kernel *k = rt_profile_add_kernel(prof, im.names.name[id]);
+            rt_kernel *k = rt_profile_add_kernel(prof, im.names.key[id]);
             k->invocations = t->n;
             /* The authors' aggregation: total cycles at the mean clock rate. */
             k->time = t->rate > 0 ? t->cycles / (t->rate / t->n) : 0;
@@ -964,7 +883,7 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
                 const char *q = im.map.q[im.chosen[i]].quantity;
                 rt_values_set(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
             }
-            json_object_set_new(tsum, im.names.name[id], json_real(t->time_sum));
+            json_object_set_new(tsum, im.names.key[id], json_real(t->time_sum));
         }
     }
     prof->method = rt_strdup(
@@ -991,12 +910,12 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
     if (!prof->extra)
         prof->extra = json_object();
     json_object_set_new(prof->extra, "ncu", x);
-    if (opt->warnings) {
+    if (im.warnings) {
         if (im.missing > NCU_MAX_WARN)
-            rt_warnings_add(opt->warnings, "%lu launches lacked a metric in all (counted as 0)",
+            rt_warnings_add(im.warnings, "%lu launches lacked a metric in all (counted as 0)",
                             im.missing);
         if (im.nan_values > NCU_MAX_WARN)
-            rt_warnings_add(opt->warnings, "%lu metric values were nan in all (counted as 0)",
+            rt_warnings_add(im.warnings, "%lu metric values were nan in all (counted as 0)",
                             im.nan_values);
     }
     *out = prof;

@@ -206,7 +206,8 @@ static void kernel_shape_tags(rt_tags *tags, const char *shape)
     rt_tags_set(tags, "Filters", buf);
 }
 
-int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **out, rt_error *err)
+int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **out, rt_warnings *w,
+                    rt_error *err)
 {
     rt_table_options dflt = {0};
     if (!opt)
@@ -279,8 +280,8 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
                      path);
         goto done;
     }
-    if (!have_inv && opt->warnings)
-        rt_warnings_add(opt->warnings, "%s: no invocations column: 1 per row assumed", path);
+    if (!have_inv && w)
+        rt_warnings_add(w, "%s: no invocations column: 1 per row assumed", path);
 
     /* Tag columns: the header's tag part and text columns, not mapped to a quantity, not "...". */
     is_tag = rt_xcalloc(t[0].ncol, 1);
@@ -460,8 +461,8 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
             }
         }
     }
-    if (zero_ai && opt->warnings)
-        rt_warnings_add(opt->warnings,
+    if (zero_ai && w)
+        rt_warnings_add(w,
                         "%s: %lu AI values of rows without FLOPs: their bytes at that "
                         "level are unknown and left out",
                         path, zero_ai);

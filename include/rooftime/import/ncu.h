@@ -11,9 +11,8 @@ typedef struct rt_ncu_options {
     const char *metrics_file; /* metric-to-quantity mapping; NULL: <datadir>/ncu/metrics.json */
     double tensor_factor;     /* FLOPs per tensor instruction; 0: from the mapping, per CC */
     const char *arch; /* "sm_70" ...: for files without a CC column; NULL: the mapping's default */
-    bool allow_missing;    /* a launch lacking a metric: warning (and counted as 0), not error */
-    bool per_launch;       /* one kernel per launch (tags launch, process) instead of per name */
-    rt_warnings *warnings; /* where warnings go; may be NULL */
+    bool allow_missing; /* a launch lacking a metric: warning (and counted as 0), not error */
+    bool per_launch;    /* one kernel per launch (tags launch, process) instead of per name */
 } rt_ncu_options;
 
 /*
@@ -25,6 +24,6 @@ typedef struct rt_ncu_options {
  * their size. *out is a new profile owned by the caller.
  */
 int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt, rt_profile **out,
-                  rt_error *err);
+                  rt_warnings *w, rt_error *err);
 
 #endif

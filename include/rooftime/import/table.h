@@ -23,7 +23,6 @@ typedef struct rt_table_options {
     const char *const *name_columns; /* tag columns that go into the kernel name, not the tags;
                                         NULL: "Input Shape" and "Kernel Shape" */
     size_t n_name_columns;
-    rt_warnings *warnings;
 } rt_table_options;
 
 /*
@@ -35,6 +34,8 @@ typedef struct rt_table_options {
  * "Kernel Shape" of HxWxCxF also gives the tags "Kernel Size" (H, or HxW) and
  * "Filters" (F) so that the filter and kernel-size sweeps form two families.
  */
-int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **out, rt_error *err);
+/* Warnings go to w (may be NULL), as for every importer. */
+int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **out, rt_warnings *w,
+                    rt_error *err);
 
 #endif
