@@ -1,0 +1,127 @@
+/* Private to the Nsight Compute importer: the state shared by reading (ncu-read.c) and joining
+ * launches across files (ncu.c). */
+#ifndef ROOFTIME_IMPORT_NCU_INTERNAL_H
+#define ROOFTIME_IMPORT_NCU_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rooftime/core/profile.h"
+#include "rooftime/import/csv-reader.h"
+#include "rooftime/import/ncu-metrics.h"
+#include "rooftime/import/ncu.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/name-index.h"
+
+/* Launch state is keyed by file index bits: one launch may come from at most this many files. */
+#define NCU_MAX_FILES 64
+/* Warnings of one kind beyond this many are counted, not listed. */
+#define NCU_MAX_WARN 10
+
+/* ---- one input file ---- */
+
+enum { COL_ID, COL_PID, COL_NAME, COL_MNAME, COL_MUNIT, COL_MVALUE, COL_CC, COL_N };
+
+/* One launch as one file sees it. */
+typedef struct group {
+    uint64_t key; /* process ordinal << 40 | launch ID */
+    long pid, id;
+    uint32_t kname;
+    int sm;
+    unsigned long line;
+    uint64_t present;
+    double value[NCU_MAX_METRICS];
+} group;
+
+/* One parsed row: a metric value of a launch (slot -1: a metric the mapping does not use). */
+typedef struct rowrec {
+    uint64_t key;
+    long pid, id;
+    uint32_t kname;
+    int sm;
+    unsigned long line;
+    int slot;
+    double value;
+} rowrec;
+
+typedef struct ncu_file {
+    const char *path;
+    rt_csv *csv;
+    int col[COL_N];
+    size_t ncols;
+    const char *layout;
+    long *pid; /* process IDs in order of appearance: a launch's process is its ordinal */
+    size_t npid;
+    int done;
+    int have_next; /* the first row of the next launch, read ahead */
+    rowrec next;
+    uint64_t metrics; /* slots in the file's first launch */
+    uint32_t last_kname;
+    int have_last;
+    char last_unit[NCU_MAX_METRICS][24];
+    double last_scale[NCU_MAX_METRICS];
+    char last_cc[8];
+    int last_sm;
+    unsigned long rows;
+} ncu_file;
+
+/* ---- launches being joined across files ---- */
+
+typedef struct pending {
+    uint64_t key;
+    long pid, id;
+    uint32_t kname;
+    int sm;
+    int first_file;
+    unsigned long first_line;
+    uint64_t files;
+    uint64_t present;
+    double value[NCU_MAX_METRICS];
+} pending;
+
+typedef struct ktotal {
+    double n, cycles, rate, time_sum;
+    double *q;
+} ktotal;
+
+typedef struct ncu_import {
+    const rt_ncu_options *opt;
+    rt_warnings *warnings; /* may be NULL */
+    ncu_map map;
+    ncu_file *f;
+    size_t nf;
+    uint64_t all_files;
+    rt_name_index names;  /* kernel names, interned: launch state holds an id, not a string */
+    rt_name_index mnames; /* every metric name seen; mslot[id] is its slot in the mapping or -1 */
+    int *mslot;
+    size_t nmslot;
+    /* pending launches: open addressing over indices into pool, backward-shift deletion */
+    pending *pool;
+    size_t npool, cappool;
+    size_t *free_list;
+    size_t nfree;
+    int64_t *table; /* pool index, -1 empty */
+    size_t ntable, nlive;
+    /* chosen formulas: index into map.q per quantity, -1 when not computable */
+    int *chosen;
+    size_t nchosen;
+    double *launch_q; /* --per-launch: one launch's quantities */
+    uint64_t needed;
+    ktotal *k;
+    size_t nk;
+    rt_profile *per_launch; /* with --per-launch: kernels added as launches complete */
+    unsigned long launches, nan_values, missing;
+    int default_sm;
+    rt_error *err;
+} ncu_import;
+
+/* ---- ncu-read.c: one file's rows, grouped by launch ---- */
+
+/* Count a warning of one kind; list it only while the count is small. */
+int ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg);
+/* Find the table header ("ID","Process ID",...) after the program's own output. */
+int ncu_find_header(ncu_import *im, ncu_file *f);
+/* The next launch of file f (all its metric rows) into g: 1, 0 at the end, -1 on error. */
+int ncu_next_group(ncu_import *im, ncu_file *f, group *g);
+
+#endif
