@@ -293,4 +293,3 @@ void rt_chart_data_polyline(rt_chart *ch, const double *x, const double *y, size
     }
     free(xy);
 }
-

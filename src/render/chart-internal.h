@@ -93,9 +93,20 @@ typedef struct rt_chart {
     double legend_w;
 } rt_chart;
 
-/* chart.c: selection, styles, families, layout driver */
+/* chart.c: selection, families, layout driver */
 const char *rt_chart_cfg_tag(const rt_analysis *a, size_t c, const char *key);
 const char *rt_chart_item_tag(const rt_analysis *a, size_t i, const char *key);
+/* True when the chart draws kernels (items), false when it draws configs: the roofline view
+ * places each kernel, the complexity, time and 4D views place configs. */
+static inline bool rt_chart_draws_items(const rt_chart *ch)
+{
+    return ch->spec->view == RT_VIEW_ROOFLINE;
+}
+
+/* chart-style.c: keys from tags, and the style they give a point */
+/* The distinct values of tag among the drawn points, in natural order. */
+void rt_key_build(rt_chart *ch, rt_key *k, const char *tag);
+void rt_key_release(rt_key *k);
 int rt_key_index(const rt_key *k, const char *value); /* -1 when absent or unused */
 /* The i-th marker shape of the chart order (circle, square, triangle, diamond, ...). */
 rt_marker_shape rt_chart_shape(size_t i);

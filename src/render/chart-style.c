@@ -1,0 +1,128 @@
+/* How a point looks: series, marker and fill keys from the tags, and the style they give. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart-internal.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/util/strings.h"
+
+const char *rt_chart_item_tag(const rt_analysis *a, size_t i, const char *key)
+{
+    return key ? rt_tags_get(&a->items[i].tags, key) : NULL;
+}
+
+/* A config's value of a tag: its grouping tags, else what its first member carries. */
+const char *rt_chart_cfg_tag(const rt_analysis *a, size_t c, const char *key)
+{
+    if (!key)
+        return NULL;
+    const rt_config *cf = &a->configs[c];
+    const char *v = rt_tags_get(&cf->tags, key);
+    if (!v && cf->n_items > 0)
+        v = rt_tags_get(&a->items[cf->items[0]].tags, key);
+    return v;
+}
+
+/* Numbers in numeric order ("16" before "128"), other strings alphabetically. */
+static int value_cmp(const char *x, const char *y)
+{
+    double a, b;
+    bool na = rt_parse_double(x, &a), nb = rt_parse_double(y, &b);
+    if (na && nb && a != b)
+        return a < b ? -1 : 1;
+    if (na != nb)
+        return na ? -1 : 1;
+    return strcmp(x, y);
+}
+
+static int value_qsort(const void *a, const void *b)
+{
+    return value_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void key_add(rt_key *k, const char *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < k->n; i++)
+        if (strcmp(k->values[i], v) == 0)
+            return;
+    k->values = rt_xrealloc(k->values, (k->n + 1) * sizeof *k->values);
+    k->values[k->n++] = rt_strdup(v);
+}
+
+void rt_key_release(rt_key *k)
+{
+    for (size_t i = 0; i < k->n; i++)
+        free(k->values[i]);
+    free(k->values);
+    memset(k, 0, sizeof *k);
+}
+
+int rt_key_index(const rt_key *k, const char *value)
+{
+    if (!k->tag || !value)
+        return -1;
+    for (size_t i = 0; i < k->n; i++)
+        if (strcmp(k->values[i], value) == 0)
+            return (int)i;
+    return -1;
+}
+
+void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
+{
+    k->tag = tag;
+    if (!tag)
+        return;
+    if (rt_chart_draws_items(ch)) {
+        for (size_t i = 0; i < ch->a->n_items; i++)
+            if (ch->sel_item[i])
+                key_add(k, rt_chart_item_tag(ch->a, i, tag));
+    } else {
+        for (size_t c = 0; c < ch->a->n_configs; c++)
+            if (ch->sel_cfg[c])
+                key_add(k, rt_chart_cfg_tag(ch->a, c, tag));
+    }
+    if (k->n > 1)
+        qsort(k->values, k->n, sizeof *k->values, value_qsort);
+}
+
+static const rt_marker_shape shape_order[] = {
+    RT_MARKER_CIRCLE,        RT_MARKER_SQUARE,   RT_MARKER_TRIANGLE, RT_MARKER_DIAMOND,
+    RT_MARKER_TRIANGLE_DOWN, RT_MARKER_PENTAGON, RT_MARKER_HEXAGON,  RT_MARKER_STAR,
+    RT_MARKER_PLUS,          RT_MARKER_CROSS};
+#define N_SHAPES (sizeof shape_order / sizeof shape_order[0])
+
+rt_marker_shape rt_chart_shape(size_t i)
+{
+    return shape_order[i % N_SHAPES];
+}
+
+bool rt_chart_fill_is_shape(const rt_chart *ch)
+{
+    return ch->spec->view == RT_VIEW_4D && ch->fill.tag && ch->fill.n > 1;
+}
+
+void rt_chart_style(const rt_chart *ch, size_t idx, bool is_item, rt_marker_style *m)
+{
+    const rt_analysis *a = ch->a;
+    const char *(*tag)(const rt_analysis *, size_t, const char *) =
+        is_item ? rt_chart_item_tag : rt_chart_cfg_tag;
+    int s = rt_key_index(&ch->series, tag(a, idx, ch->series.tag));
+    int mk = rt_key_index(&ch->marker, tag(a, idx, ch->marker.tag));
+    int f = rt_key_index(&ch->fill, tag(a, idx, ch->fill.tag));
+    memset(m, 0, sizeof *m);
+    m->size = 9;
+    m->width = 1.4;
+    m->color = rt_palette_color(s < 0 ? 0 : (size_t)s);
+    m->filled = f <= 0;
+    size_t shape = mk < 0 ? 0 : (size_t)mk;
+    if (rt_chart_fill_is_shape(ch)) {
+        /* Fill means closed/open here, so precision (or whatever fill_by is) takes the shape. */
+        shape = f < 0 ? 0 : (size_t)f;
+        m->filled = true;
+    }
+    m->shape = shape_order[shape % N_SHAPES];
+}
