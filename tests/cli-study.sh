@@ -24,7 +24,7 @@ expect 2 "--scale: expected a number in \(0, 1\], got '2'" -- study -o "$O" --sc
 expect 2 "no selected implementation runs lstm" -- study -o "$O" --impl direct --op lstm
 expect 2 "unexpected argument 'extra'" -- study -o "$O" extra
 expect 2 "unknown option '--bogus'" -- study --bogus
-expect 2 "--mode: expected single or hier" -- study -o "$O" --mode fast
+expect 2 "--mode: unknown mode .fast. [(]single or hier[)]" -- study -o "$O" --mode fast
 expect 1 "cannot read 'nope.json'" -- study -o "$O" --machine nope.json
 expect 2 "direct is not timed with --quick" -- study -o "$O" --quick --impl direct --op conv2d
 # pytorch asked for by name, with a python that is not there: an error before any work

@@ -307,9 +307,9 @@ static void test_filters(void **state)
     assert_null(rt_chart_svg(&spec, f->single, &err));
     assert_non_null(strstr(err.msg, "series tag 'Framework'"));
     rt_view v;
-    assert_int_equal(rt_view_parse("4D", &v), 0);
+    assert_int_equal(rt_view_parse("4D", &v, NULL), 0);
     assert_int_equal(v, RT_VIEW_4D);
-    assert_int_equal(rt_view_parse("pie", &v), -1);
+    assert_int_equal(rt_view_parse("pie", &v, NULL), -1);
 }
 
 static void test_machine_only(void **state)

@@ -143,8 +143,9 @@ int cli_analysis_finish(const cli_analysis_opts *o, const char *cmd, const char 
     if (!o->machine)
         return cli_usage_error(cmd, "--machine is required");
     const char *m = o->mode ? o->mode : default_mode;
-    if (rt_mode_parse(m, mode) != 0)
-        return cli_usage_error(cmd, "unknown mode '%s' (single or hier)", m);
+    rt_error err;
+    if (rt_mode_parse(m, mode, &err) != 0)
+        return cli_usage_error(cmd, "%s", err.msg);
     *g = (rt_group_opts){.keys = (const char *const *)o->group,
                          .n_keys = o->n_group,
                          .ignore = (const char *const *)o->ignore,

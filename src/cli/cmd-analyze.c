@@ -60,8 +60,9 @@ int cmd_analyze(int argc, char **argv)
     rt_group_opts g;
     if ((rc = cli_analysis_finish(&in, "analyze", "hier", &mode, &g)) != 0)
         goto out;
-    if (rt_format_parse(format, &fmt) != 0) {
-        rc = cli_usage_error("analyze", "unknown format '%s' (text, csv or json)", format);
+    rt_error perr;
+    if (rt_format_parse(format, &fmt, &perr) != 0) {
+        rc = cli_usage_error("analyze", "%s", perr.msg);
         goto out;
     }
     if (optind >= argc) {

@@ -114,9 +114,8 @@ int cmd_plot(int argc, char **argv)
         rc = cli_usage_error("plot", "--machine is required");
         goto out;
     }
-    if (rt_view_parse(view_s, &view) != 0) {
-        rc =
-            cli_usage_error("plot", "unknown view '%s' (roofline, complexity, time or 4d)", view_s);
+    if (rt_view_parse(view_s, &view, &err) != 0) {
+        rc = cli_usage_error("plot", "%s", err.msg);
         goto out;
     }
     /* The roofline shows every level by default; the other views are the paper's single mode. */

@@ -191,8 +191,9 @@ int cmd_study(int argc, char **argv)
     if (optind != argc)
         return cli_usage_error("study", "unexpected argument '%s'", argv[optind]);
     rt_mode mode;
-    if (rt_mode_parse(mode_s, &mode) != 0)
-        return cli_usage_error("study", "--mode: expected single or hier, got '%s'", mode_s);
+    rt_error merr;
+    if (rt_mode_parse(mode_s, &mode, &merr) != 0)
+        return cli_usage_error("study", "--mode: %s", merr.msg);
 
     /* Everything that can be wrong with the request fails here, before minutes of work. */
     rt_error err;

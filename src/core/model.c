@@ -16,14 +16,16 @@ const char *rt_mode_name(rt_mode mode)
     return mode == RT_MODE_SINGLE ? "single" : "hier";
 }
 
-int rt_mode_parse(const char *s, rt_mode *out)
+int rt_mode_parse(const char *s, rt_mode *out, rt_error *err)
 {
-    if (strcmp(s, "single") == 0 || strcmp(s, "paper") == 0)
+    if (s && (strcmp(s, "single") == 0 || strcmp(s, "paper") == 0)) {
         *out = RT_MODE_SINGLE;
-    else if (strcmp(s, "hier") == 0 || strcmp(s, "hierarchical") == 0)
+    } else if (s && (strcmp(s, "hier") == 0 || strcmp(s, "hierarchical") == 0)) {
         *out = RT_MODE_HIER;
-    else
+    } else {
+        rt_error_set(err, "unknown mode '%s' (single or hier)", s ? s : "");
         return -1;
+    }
     return 0;
 }
 

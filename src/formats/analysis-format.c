@@ -12,16 +12,18 @@
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
-int rt_format_parse(const char *s, rt_format *out)
+int rt_format_parse(const char *s, rt_format *out, rt_error *err)
 {
-    if (strcmp(s, "text") == 0)
+    if (s && strcmp(s, "text") == 0) {
         *out = RT_FORMAT_TEXT;
-    else if (strcmp(s, "csv") == 0)
+    } else if (s && strcmp(s, "csv") == 0) {
         *out = RT_FORMAT_CSV;
-    else if (strcmp(s, "json") == 0)
+    } else if (s && strcmp(s, "json") == 0) {
         *out = RT_FORMAT_JSON;
-    else
+    } else {
+        rt_error_set(err, "unknown format '%s' (text, csv or json)", s ? s : "");
         return -1;
+    }
     return 0;
 }
 

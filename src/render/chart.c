@@ -23,13 +23,14 @@ const char *rt_view_name(rt_view v)
     return (unsigned)v < RT_VIEW_N ? view_names[v] : "?";
 }
 
-int rt_view_parse(const char *s, rt_view *out)
+int rt_view_parse(const char *s, rt_view *out, rt_error *err)
 {
     for (int i = 0; i < RT_VIEW_N; i++)
         if (s && strcasecmp(s, view_names[i]) == 0) {
             *out = (rt_view)i;
             return 0;
         }
+    rt_error_set(err, "unknown view '%s' (roofline, complexity, time or 4d)", s ? s : "");
     return -1;
 }
 

@@ -19,7 +19,9 @@ typedef enum rt_mode {
 } rt_mode;
 
 const char *rt_mode_name(rt_mode mode);
-int rt_mode_parse(const char *s, rt_mode *out);
+/* Like every *_parse of the library: 0, or -1 with "unknown mode ... (single or hier)" in err
+ * (which may be NULL). */
+int rt_mode_parse(const char *s, rt_mode *out, rt_error *err);
 
 typedef enum rt_bound {
     RT_BOUND_NONE = 0, /* nothing to bound: no work, no bytes, no launches */

@@ -11,7 +11,7 @@
 /* Verdict tables. Text is for people, CSV one row per kernel and config, JSON the whole analysis.
  */
 typedef enum rt_format { RT_FORMAT_TEXT, RT_FORMAT_CSV, RT_FORMAT_JSON } rt_format;
-int rt_format_parse(const char *s, rt_format *out);
+int rt_format_parse(const char *s, rt_format *out, rt_error *err);
 int rt_analysis_write(const rt_analysis *a, rt_format fmt, FILE *fp, rt_error *err);
 /* The text table with the `top` longest kernels (0: all). */
 int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp);

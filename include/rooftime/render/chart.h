@@ -18,7 +18,7 @@ typedef enum rt_view {
 
 /* "roofline", "complexity", "time", "4d". */
 const char *rt_view_name(rt_view v);
-int rt_view_parse(const char *s, rt_view *out);
+int rt_view_parse(const char *s, rt_view *out, rt_error *err);
 
 typedef struct rt_chart_spec {
     rt_view view;
