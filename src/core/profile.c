@@ -1,8 +1,10 @@
 /* Profiles, kernels and their small maps of values and tags. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rooftime/core/profile.h"
+#include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
 static rt_value *values_find(const rt_values *vs, const char *key)
@@ -23,7 +25,7 @@ static rt_value *values_slot(rt_values *vs, const char *key)
         vs->v = rt_xrealloc(vs->v, vs->cap * sizeof *vs->v);
     }
     v = &vs->v[vs->n++];
-    v->key = rt_strdup(key);
+    v->key = rt_strdup_utf8(key);
     v->value = 0;
     return v;
 }
@@ -84,7 +86,7 @@ void rt_tags_set(rt_tags *ts, const char *key, const char *value)
     rt_tag *t = tags_find(ts, key);
     if (t) {
         free(t->value);
-        t->value = rt_strdup(value);
+        t->value = rt_strdup_utf8(value);
         return;
     }
     if (ts->n == ts->cap) {
@@ -92,8 +94,8 @@ void rt_tags_set(rt_tags *ts, const char *key, const char *value)
         ts->v = rt_xrealloc(ts->v, ts->cap * sizeof *ts->v);
     }
     t = &ts->v[ts->n++];
-    t->key = rt_strdup(key);
-    t->value = rt_strdup(value);
+    t->key = rt_strdup_utf8(key);
+    t->value = rt_strdup_utf8(value);
 }
 
 const char *rt_tags_get(const rt_tags *ts, const char *key)
@@ -121,7 +123,7 @@ void rt_tags_release(rt_tags *ts)
 void rt_kernel_init(rt_kernel *k, const char *name)
 {
     memset(k, 0, sizeof *k);
-    k->name = rt_strdup(name ? name : "");
+    k->name = rt_strdup_utf8(name ? name : "");
 }
 
 void rt_kernel_release(rt_kernel *k)
@@ -199,4 +201,31 @@ rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags
     rt_kernel *k = rt_profile_add_kernel(p, name);
     rt_tags_copy(&k->tags, tags);
     return k;
+}
+
+static int check_number(const rt_kernel *k, size_t i, const char *field, const char *key, double v,
+                        rt_error *err)
+{
+    if (isfinite(v) && v >= 0)
+        return 0;
+    rt_error_set(err, "kernel %zu '%.80s': %s%s%s is %g (a profile holds finite numbers >= 0)", i,
+                 k->name, field, key ? "." : "", key ? key : "", v);
+    return -1;
+}
+
+int rt_profile_check(const rt_profile *p, rt_error *err)
+{
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const rt_kernel *k = &p->kernels[i];
+        if (check_number(k, i, "time", NULL, k->time, err) != 0 ||
+            check_number(k, i, "invocations", NULL, k->invocations, err) != 0)
+            return -1;
+        for (size_t j = 0; j < k->flops.n; j++)
+            if (check_number(k, i, "flops", k->flops.v[j].key, k->flops.v[j].value, err) != 0)
+                return -1;
+        for (size_t j = 0; j < k->bytes.n; j++)
+            if (check_number(k, i, "bytes", k->bytes.v[j].key, k->bytes.v[j].value, err) != 0)
+                return -1;
+    }
+    return 0;
 }

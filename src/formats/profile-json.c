@@ -193,6 +193,11 @@ int rt_profile_load(const char *path, rt_profile **out, rt_error *err)
 
 int rt_profile_save(const rt_profile *p, const char *path, rt_error *err)
 {
+    /* Never write a file that rooftime would refuse to load. */
+    if (rt_profile_check(p, err) != 0) {
+        rt_error_prefix(err, "cannot write '%s'", path);
+        return -1;
+    }
     json_t *j = rt_profile_to_json(p);
     int rc = rt_json_save_file(j, path, err);
     json_decref(j);

@@ -250,6 +250,11 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
                      f->path, row.line, vs, mname);
         return -1;
     }
+    if (!isnan(v) && (v < 0 || !isfinite(v * scale))) { /* nan: counted as missing later */
+        rt_error_set(err, "%s: line %lu: field 'Metric Value': %.40s is %s (metric '%s')", f->path,
+                     row.line, vs, v < 0 ? "negative" : "out of range", mname);
+        return -1;
+    }
     rr->slot = slot;
     rr->value = v * scale;
     return 1;

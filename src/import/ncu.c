@@ -184,6 +184,12 @@ static int ncu_finish(ncu_import *im, pending *p)
     double cycles = ncu_formula_eval(&im->map.cycles, v, cst, 0);
     double rate = ncu_formula_eval(&im->map.rate, v, cst, 0);
     double lt = rate > 0 ? cycles / rate : 0;
+    if (!isfinite(lt)) {
+        rt_error_set(im->err,
+                     "%s: line %lu: launch %ld: time = cycles / rate = %g / %g is not finite",
+                     im->f[p->first_file].path, p->first_line, p->id, cycles, rate);
+        return -1;
+    }
     ktotal *t;
     ktotal one = {0};
     if (im->per_launch) {
@@ -208,6 +214,12 @@ static int ncu_finish(ncu_import *im, pending *p)
                      im->map.q[im->chosen[i]].quantity, p->id, p->sm);
             ncu_warn_limited(im, &im->nan_values, msg);
             x = 0;
+        }
+        if (!isfinite(x) || x < 0) {
+            rt_error_set(im->err, "%s: line %lu: launch %ld: %s = %g (%s) is not a finite count",
+                         im->f[p->first_file].path, p->first_line, p->id,
+                         im->map.q[im->chosen[i]].quantity, x, im->map.q[im->chosen[i]].f.text);
+            return -1;
         }
         t->q[i] += x;
     }

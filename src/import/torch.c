@@ -1,6 +1,7 @@
 /* Import PyTorch profiler chrome traces: operators by self time, GPU kernels, FLOPs from args. */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,11 +177,16 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
                      r->origin, line, col, r->n_events, name ? name : "?", missing);
         return -1;
     }
-    if (f->dur < 0) {
+    const char *bad = !isfinite(f->ts)                                 ? "'ts' is not finite"
+                      : !isfinite(f->dur) || !isfinite(f->ts + f->dur) ? "'dur' is not finite"
+                      : f->dur < 0                                     ? "'dur' is negative"
+                      : f->flops_ok && !(isfinite(f->flops) && f->flops >= 0)
+                          ? "'args.flops' is not a finite count"
+                          : NULL;
+    if (bad) {
         rt_error_set(r->err,
-                     "cannot read '%s': line %zu, column %zu: trace event %zu ('%s'): "
-                     "field 'dur' is negative",
-                     r->origin, line, col, r->n_events, name);
+                     "cannot read '%s': line %zu, column %zu: trace event %zu ('%s'): field %s",
+                     r->origin, line, col, r->n_events, name, bad);
         return -1;
     }
     ev e = {0};

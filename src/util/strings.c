@@ -97,3 +97,68 @@ size_t rt_utf8_prefix(const char *s, size_t len, size_t max)
         n--; /* s[n] continues a character that starts before it: cut before that character */
     return n;
 }
+
+/* Length of the valid UTF-8 character at p (1 to 4), or 0 when p does not start one. */
+static size_t utf8_char(const unsigned char *p)
+{
+    unsigned c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned min;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2, min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3, min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4, min = 0x10000;
+    } else {
+        return 0;
+    }
+    unsigned cp = c & (0x7F >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+bool rt_utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t n = utf8_char(p);
+        if (n == 0)
+            return false;
+        p += n;
+    }
+    return true;
+}
+
+char *rt_strdup_utf8(const char *s)
+{
+    if (!s)
+        return NULL;
+    if (rt_utf8_valid(s))
+        return rt_strdup(s);
+    size_t len = strlen(s);
+    char *out = rt_xmalloc(3 * len + 1), *o = out; /* each bad byte grows to 3 */
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t n = utf8_char(p);
+        if (n == 0) {
+            memcpy(o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            p++;
+        } else {
+            memcpy(o, p, n);
+            o += n;
+            p += n;
+        }
+    }
+    *o = '\0';
+    return out;
+}

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "rooftime/util/error.h"
 
 #define RT_PROFILE_SCHEMA "rooftime.profile/1"
 
@@ -74,5 +75,10 @@ void rt_profile_free(rt_profile *p);
 rt_kernel *rt_profile_add_kernel(rt_profile *p, const char *name);
 /* Find a kernel with this name and these tags, or add it. */
 rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags *tags);
+
+/* What a profile file can hold: every time, count, FLOP and byte figure finite and >= 0 (names and
+ * tags are valid UTF-8 by construction: the setters replace bad bytes with U+FFFD). -1 names the
+ * kernel and the field. Every importer's result and every saved profile passes it. */
+int rt_profile_check(const rt_profile *p, rt_error *err);
 
 #endif

@@ -1,4 +1,5 @@
-/* Strings and allocation: allocators that abort on out-of-memory, formatted strings, number parsing (strings.c). */
+/* Strings and allocation: allocators that abort on out-of-memory, formatted strings, number parsing
+ * (strings.c). */
 #ifndef ROOFTIME_UTIL_STRIN_H
 #define ROOFTIME_UTIL_STRIN_H
 
@@ -21,5 +22,12 @@ bool rt_parse_double(const char *s, double *out);
 /* Length in bytes of the longest prefix of s (len bytes) that is at most max bytes and does not
  * end inside a UTF-8 character: cut there, text stays valid UTF-8. */
 size_t rt_utf8_prefix(const char *s, size_t len, size_t max);
+
+/* True when s is valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points above
+ * U+10FFFF). */
+bool rt_utf8_valid(const char *s);
+/* A heap copy of s where every byte that does not start a valid UTF-8 character becomes U+FFFD
+ * (the replacement character): the one rule every importer follows, so whatever is saved loads. */
+char *rt_strdup_utf8(const char *s);
 
 #endif
