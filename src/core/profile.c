@@ -229,3 +229,66 @@ int rt_profile_check(const rt_profile *p, rt_error *err)
     }
     return 0;
 }
+
+static bool str_eq(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool values_equal(const rt_values *a, const rt_values *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->v[i].key, b->v[i].key) != 0 || a->v[i].value != b->v[i].value)
+            return false;
+    return true;
+}
+
+static bool tags_equal(const rt_tags *a, const rt_tags *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->v[i].key, b->v[i].key) != 0 || strcmp(a->v[i].value, b->v[i].value) != 0)
+            return false;
+    return true;
+}
+
+bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why)
+{
+    const char *what = NULL;
+    if (!str_eq(a->tool, b->tool))
+        what = "tool";
+    else if (!str_eq(a->version, b->version))
+        what = "version";
+    else if (!str_eq(a->command, b->command))
+        what = "command";
+    else if (!str_eq(a->machine, b->machine))
+        what = "machine";
+    else if (!str_eq(a->method, b->method))
+        what = "method";
+    else if (!tags_equal(&a->tags, &b->tags))
+        what = "tags";
+    else if (a->n_kernels != b->n_kernels)
+        what = "number of kernels";
+    if (what) {
+        rt_error_set(why, "profiles differ in %s", what);
+        return false;
+    }
+    for (size_t i = 0; i < a->n_kernels; i++) {
+        const rt_kernel *x = &a->kernels[i], *y = &b->kernels[i];
+        what = strcmp(x->name, y->name) != 0         ? "name"
+               : x->invocations != y->invocations    ? "invocations"
+               : x->time != y->time                  ? "time"
+               : !values_equal(&x->flops, &y->flops) ? "flops"
+               : !values_equal(&x->bytes, &y->bytes) ? "bytes"
+               : !tags_equal(&x->tags, &y->tags)     ? "tags"
+                                                     : NULL;
+        if (what) {
+            rt_error_set(why, "kernel %zu '%.80s': %s differ", i, x->name, what);
+            return false;
+        }
+    }
+    return true;
+}

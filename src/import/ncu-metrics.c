@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* ---- formulas: recursive descent into postfix ---- */
 
 typedef struct fparse {
@@ -219,8 +218,9 @@ int ncu_parse_arch(const char *s)
     /* "7.0", "8.9": major.minor */
     if (isdigit((unsigned char)s[0])) {
         char *end;
-        long major = strtol(s, &end, 10);
-        if (*end == '.' && isdigit((unsigned char)end[1]) && end[2] == '\0')
+        long major = strtol(s, &end, 10); /* LONG_MAX on overflow: refused below */
+        if (*end == '.' && isdigit((unsigned char)end[1]) && end[2] == '\0' && major > 0 &&
+            major < 100)
             return (int)(major * 10 + (end[1] - '0'));
     }
     return -1;
@@ -265,6 +265,7 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
     json_t *root = json_load_file(path, 0, &je);
     if (!root) {
         rt_error_set(err, "%s: line %d: %s", path, je.line, je.text);
+        ncu_map_release(m);
         return -1;
     }
     int rc = -1;

@@ -11,6 +11,7 @@
 #include "rooftime/import/onednn.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/name-index.h"
+#include "rooftime/util/sliding-window.h"
 #include "rooftime/util/strings.h"
 
 /* How many unreadable lines are described one by one, and how many line numbers are listed. */
@@ -288,20 +289,19 @@ static const char *base_arg(const char *arg, int *is_diff)
 /*
  * Multiply-adds of a sliding window along one spatial dimension: for each of `out` output
  * positions o, the taps k in [0, kern) whose input index o*s - p + k*(d+1) lies in [0, in).
- * oneDNN's dilation is 0-based (d = 0: dense). Taps that fall into padding do no work.
+ * oneDNN's dilation is 0-based (d = 0: dense). Taps that fall into padding do no work. NAN when a
+ * size is not a whole number within RT_WINDOW_MAX_DIM (checked before any conversion).
  */
 static double valid_taps(double out, double in, double kern, double s, double d, double p)
 {
-    double total = 0;
-    long long O = (long long)out, K = (long long)kern, S = (long long)s, D = (long long)d,
-              P = (long long)p, I = (long long)in;
-    for (long long o = 0; o < O; o++)
-        for (long long k = 0; k < K; k++) {
-            long long i = o * S - P + k * (D + 1);
-            if (i >= 0 && i < I)
-                total += 1;
-        }
-    return total;
+    const double lim = (double)RT_WINDOW_MAX_DIM;
+    const double v[6] = {out, in, kern, s, d, p};
+    for (int i = 0; i < 6; i++)
+        if (!(v[i] >= -lim && v[i] <= lim) || v[i] != floor(v[i]))
+            return NAN;
+    int64_t t = rt_window_taps((int64_t)out, (int64_t)in, (int64_t)kern, (int64_t)s, (int64_t)d + 1,
+                               (int64_t)p);
+    return t < 0 ? NAN : (double)t;
 }
 
 static int is_forward(const char *prop)
@@ -1144,7 +1144,11 @@ static void read_exec(rt_onednn_reader *r, char **f, int nf, int i)
         rt_error e = {{0}};
         cost c;
         if (mds_parse(mds, &ml, &e) != 0 ||
-            compute_cost(r, kind, prop, &ml, aux, problem, &c, &e) != 0) {
+            compute_cost(r, kind, prop, &ml, aux, problem, &c, &e) != 0 ||
+            (c.flops_known && !(isfinite(c.flops) && c.flops >= 0) &&
+             (rt_error_set(&e, "FLOPs per call %g: a size is out of range", c.flops), 1)) ||
+            (c.bytes_known && !(isfinite(c.bytes) && c.bytes >= 0) &&
+             (rt_error_set(&e, "bytes per call %g: a size is out of range", c.bytes), 1))) {
             bad_line(r, "%s %s: field 'problem_desc' or 'memory_descriptors': %s", kind, problem,
                      e.msg);
             return;

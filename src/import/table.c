@@ -439,6 +439,11 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         }
         if (isnan(total))
             total = fsum;
+        if (!isfinite(total)) {
+            rt_error_set(err, "%s: line %lu: the FLOPs add up to %g", t[0].path, t[0].line[r],
+                         total);
+            goto done;
+        }
         /* Bytes per level from the arithmetic intensity: Q_l = W / AI_l. */
         for (size_t j = 0; j < nq; j++) {
             const char *qn = q[j].quantity;
@@ -449,7 +454,11 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
             double ai;
             if (cell_number(tt, rr, q[j].col, &ai, err) != 0)
                 goto done;
-            if (ai > 0) {
+            if (ai > 0 && !isfinite(total / ai)) {
+                rt_error_set(err, "%s: line %lu: column '%s': %g FLOPs / AI %g is out of range",
+                             tt->path, tt->line[rr], tt->col[q[j].col], total, ai);
+                goto done;
+            } else if (ai > 0) {
                 rt_values_set(&k->bytes, qn + 3, total / ai);
             } else if (total > 0) {
                 rt_error_set(err,

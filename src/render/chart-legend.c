@@ -34,8 +34,9 @@ static void text_copy(char *dst, const char *src)
 {
     size_t len = strlen(src);
     if (len > 30) {
-        memcpy(dst, src, 27);
-        strcpy(dst + 27, "...");
+        size_t cut = rt_utf8_prefix(src, len, 27);
+        memcpy(dst, src, cut);
+        strcpy(dst + cut, "...");
     } else {
         memcpy(dst, src, len + 1);
     }

@@ -95,7 +95,7 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
         } else if (nf == 0 && nlab <= 12) {
             char *s = rt_chart_cfg_short(ch, c);
             if (strlen(s) > 40)
-                strcpy(s + 37, "...");
+                strcpy(s + rt_utf8_prefix(s, strlen(s), 37), "...");
             rt_chart_label(ch, px, py, ms.size / 2, s, ms.color, 5);
             free(s);
         }

@@ -221,8 +221,9 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
         if (nx > 0 && labelled < max_labels && !named) {
             char buf[40];
             if (strlen(name) > 32) {
-                memcpy(buf, name, 29);
-                strcpy(buf + 29, "...");
+                size_t cut = rt_utf8_prefix(name, strlen(name), 29);
+                memcpy(buf, name, cut);
+                strcpy(buf + cut, "...");
             } else {
                 strcpy(buf, name);
             }

@@ -1,20 +1,11 @@
 /* Exact FLOP and byte counts of the study's kernels, for the loops as they are written. */
 #include "rooftime/study/study.h"
+#include "rooftime/util/sliding-window.h"
 
 long rt_conv_valid_taps(long in, long ksize, long stride, long pad, long out)
 {
-    long total = 0;
-    for (long p = 0; p < out; p++) {
-        long lo = pad - p * stride;      /* first tap r with p*stride - pad + r >= 0 */
-        long hi = in + pad - p * stride; /* taps r < hi stay inside */
-        if (lo < 0)
-            lo = 0;
-        if (hi > ksize)
-            hi = ksize;
-        if (hi > lo)
-            total += hi - lo;
-    }
-    return total;
+    int64_t t = rt_window_taps(out, in, ksize, stride, 1, pad);
+    return t < 0 ? 0 : (long)t;
 }
 
 static double taps_h(const rt_conv_shape *s)

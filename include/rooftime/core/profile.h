@@ -4,6 +4,7 @@
 #define ROOFTIME_CORE_PROFILE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rooftime/util/error.h"
@@ -80,5 +81,10 @@ rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags
  * tags are valid UTF-8 by construction: the setters replace bad bytes with U+FFFD). -1 names the
  * kernel and the field. Every importer's result and every saved profile passes it. */
 int rt_profile_check(const rt_profile *p, rt_error *err);
+
+/* True when a and b hold the same kernels (names, counts, times, FLOPs, bytes, tags, in order)
+ * and the same tool, version, command, machine, method and profile tags; otherwise false, with
+ * the first difference in why (may be NULL). Round-trip checks use it. */
+bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why);
 
 #endif

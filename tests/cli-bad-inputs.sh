@@ -1,0 +1,57 @@
+# Every reproducer in ../shared/fixtures/bad-inputs through the command: exit 0 or 1 (never a
+# crash, a sanitizer report or a hang), a message naming the input on failure, and whatever was
+# imported loads back; charts and the report of the UTF-8 case are well-formed.
+. "$(dirname "$0")/lib.sh"
+BAD=${ROOFTIME_FIXTURES:-$SRC/../shared/fixtures}/bad-inputs
+if [ ! -d "$BAD" ]; then
+    echo "skipped: no $BAD"
+    exit 77
+fi
+clean() { # FILE: no sanitizer report in it
+    ! grep -qE "AddressSanitizer|LeakSanitizer|runtime error" "$1"
+}
+n=0
+for f in "$BAD"/*; do
+    name=$(basename "$f")
+    case $name in
+    *ncumap*) kind=ncu-metrics ;; *ncu*) kind=ncu ;; *onednn*) kind=onednn ;;
+    *table*) kind=table ;; *torch*) kind=torch ;; *) continue ;;
+    esac
+    in=$f
+    case $name in *.bin) tail -c +2 "$f" >"$TMP/input" && in=$TMP/input ;; esac
+    rm -f "$TMP/p.json"
+    if [ "$kind" = ncu-metrics ]; then
+        printf '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n' >"$TMP/one.csv"
+        timeout 60 "$BIN" import ncu --metrics "$in" -o "$TMP/p.json" "$TMP/one.csv" >"$TMP/out" 2>"$TMP/err"
+    else
+        timeout 60 "$BIN" import "$kind" -o "$TMP/p.json" "$in" >"$TMP/out" 2>"$TMP/err"
+    fi
+    code=$?
+    n=$((n + 1))
+    check "$name: import $kind exits 0 or 1 (got $code)" test "$code" -le 1
+    check "$name: no sanitizer report" clean "$TMP/err"
+    if [ "$code" -eq 1 ]; then
+        check "$name: the error names the input" grep -qE "rooftime: error: .*($name|input|one.csv)" "$TMP/err"
+        check "$name: no profile left behind" test ! -e "$TMP/p.json"
+    elif [ "$code" -eq 0 ]; then
+        "$BIN" analyze --machine v100 "$TMP/p.json" >/dev/null 2>"$TMP/err2"
+        check "$name: the imported profile loads back ($(head -1 "$TMP/err2"))" test $? -eq 0
+    fi
+done
+check "every reproducer was tried ($n)" test "$n" -ge 15
+
+# Labels cut inside a multi-byte character made SVG that is not XML and HTML that is not UTF-8.
+U=$BAD/svg-utf8-truncation-profile.json
+wellformed() {
+    python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" "$1" 2>/dev/null
+}
+for view in roofline complexity time 4d; do
+    "$BIN" plot --machine v100 --view "$view" -o "$TMP/u-$view.svg" "$U" >/dev/null 2>"$TMP/err"
+    check "utf8 labels: plot $view exits 0" test $? -eq 0
+    check "utf8 labels: $view SVG is well-formed XML" wellformed "$TMP/u-$view.svg"
+done
+"$BIN" report --machine v100 -o "$TMP/rep" "$U" >/dev/null 2>&1
+check "utf8 labels: report written" test -s "$TMP/rep/report.html"
+check "utf8 labels: report is valid UTF-8" python3 -c \
+    "import sys; open(sys.argv[1], 'rb').read().decode('utf-8')" "$TMP/rep/report.html"
+finish
