@@ -2,6 +2,22 @@
 # crash, a sanitizer report or a hang), a message naming the input on failure, and whatever was
 # imported loads back; charts and the report of the UTF-8 case are well-formed.
 . "$(dirname "$0")/lib.sh"
+
+# Streams: /dev/zero fails at once (a NUL is not text), FIFOs and standard input are read.
+expect 1 "cannot read '/dev/zero': line 1: byte 0 is a NUL" -- import onednn /dev/zero -o "$TMP/z.json"
+expect 1 "cannot read '/dev/zero': byte 0 is a NUL" -- import torch /dev/zero -o "$TMP/z.json"
+expect 1 "cannot read '/dev/zero': byte 0 is a NUL" -- analyze --machine v100 /dev/zero
+expect 1 "cannot read '/dev/zero': byte 0 is a NUL" -- analyze --machine /dev/zero "$SRC/data/examples/conv2d-pt-fp16.json"
+"$BIN" import onednn - -o "$TMP/stdin.json" <"$SRC/tests/data/onednn-2.6-primitives.log" >/dev/null 2>&1
+check "import onednn - reads standard input" test -s "$TMP/stdin.json"
+mkfifo "$TMP/fifo"
+cat "$SRC/data/examples/conv2d-pt-fp16.json" >"$TMP/fifo" &
+"$BIN" analyze --machine v100 "$TMP/fifo" >"$TMP/fifo.txt" 2>&1
+check "analyze reads a FIFO" grep -q "^total: 6 kernels" "$TMP/fifo.txt"
+wait
+# A newline-less 64 MB output passes through `profile` whole, in bounded memory.
+"$BIN" profile -o "$TMP/nl.json" -- sh -c 'head -c 64000000 /dev/zero | tr "\\0" x' 2>/dev/null | wc -c >"$TMP/nl.count"
+check "profile passes a newline-less output through whole ($(cat "$TMP/nl.count") bytes)" test "$(cat "$TMP/nl.count")" -eq 64000000
 BAD=${ROOFTIME_FIXTURES:-$SRC/../shared/fixtures}/bad-inputs
 if [ ! -d "$BAD" ]; then
     echo "skipped: no $BAD"

@@ -16,6 +16,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/line-reader.h"
 #include "rooftime/util/strings.h"
 
 /* Write all of buf, or return -1. */
@@ -144,7 +145,7 @@ int cmd_profile(int argc, char **argv)
     rt_profile *p = NULL;
     rt_onednn_reader *r = NULL;
     FILE *log = NULL;
-    char *buf = NULL, *tmp_log = NULL;
+    char *tmp_log = NULL;
     int rc = RT_EXIT_USAGE, c, fd = -1;
     optind = 1;
     opterr = 0;
@@ -206,34 +207,25 @@ int cmd_profile(int argc, char **argv)
         goto out;
     }
     r = rt_onednn_reader_new("the command's output");
-    /* Read the pipe in blocks and cut lines; a line may span blocks. */
-    size_t cap = 1 << 16, len = 0;
-    buf = rt_xmalloc(cap);
-    for (;;) {
-        if (cap - len < 4096) {
-            cap *= 2;
-            buf = rt_xrealloc(buf, cap);
+    /* Lines in bounded memory: a line longer than RT_MAX_LINE cannot be a verbose record, so
+     * its pieces go straight through (constant memory, linear time, however long it is). */
+    rt_line_reader lr;
+    rt_line_reader_init(&lr, fd, "the command's output", RT_MAX_LINE, false);
+    const char *piece;
+    size_t plen;
+    bool ends, in_long = false;
+    rt_error rerr;
+    while (rt_line_reader_next(&lr, &piece, &plen, &ends, &rerr) == 1) {
+        if (in_long || !ends) {
+            write_all(STDOUT_FILENO, piece, plen);
+            if (ends && lr.newline)
+                write_all(STDOUT_FILENO, "\n", 1);
+        } else {
+            route_line(r, log, piece, plen, lr.newline);
         }
-        ssize_t got = read(fd, buf + len, cap - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        len += (size_t)got;
-        size_t start_of_line = 0;
-        for (;;) {
-            char *nl = memchr(buf + start_of_line, '\n', len - start_of_line);
-            if (!nl)
-                break;
-            size_t e = (size_t)(nl - buf);
-            route_line(r, log, buf + start_of_line, e - start_of_line, 1);
-            start_of_line = e + 1;
-        }
-        memmove(buf, buf + start_of_line, len - start_of_line);
-        len -= start_of_line;
+        in_long = !ends;
     }
-    if (len > 0)
-        route_line(r, log, buf, len, 0);
+    rt_line_reader_release(&lr);
     close(fd);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -284,7 +276,6 @@ out:
         unlink(tmp_log);
         free(tmp_log);
     }
-    free(buf);
     rt_onednn_reader_free(r);
     rt_profile_free(p);
     rt_tags_release(&tags);

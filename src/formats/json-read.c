@@ -10,6 +10,7 @@
 #include "json-read.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
 static const char *type_name(const json_t *j)
@@ -35,23 +36,19 @@ static const char *type_name(const json_t *j)
 
 int rt_json_load_file(const char *path, json_t **out, rt_error *err)
 {
-    struct stat st;
     *out = NULL;
-    if (stat(path, &st) != 0) {
-        rt_error_set(err, "cannot read '%s': %s", path,
-                     errno == ENOENT ? "no such file" : strerror(errno));
+    char *buf;
+    size_t len;
+    if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
         return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        rt_error_set(err, "cannot read '%s': is a directory", path);
-        return -1;
-    }
-    if (st.st_size == 0) {
+    if (len == 0) {
         rt_error_set(err, "cannot read '%s': the file is empty", path);
+        free(buf);
         return -1;
     }
     json_error_t je;
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    free(buf);
     if (!j) {
         if (je.line > 0)
             rt_error_set(err, "cannot read '%s': line %d, column %d: %s", path, je.line, je.column,

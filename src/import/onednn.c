@@ -1,15 +1,18 @@
 /* Import oneDNN verbose logs: kernels, FLOPs and bytes per primitive execution. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rooftime/core/profile.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/line-reader.h"
 #include "rooftime/util/name-index.h"
 #include "rooftime/util/sliding-window.h"
 #include "rooftime/util/strings.h"
@@ -1329,29 +1332,35 @@ int rt_import_onednn_text(const char *text, size_t len, const char *origin, rt_p
 int rt_import_onednn(const char *path, rt_profile **out, rt_warnings *w, rt_error *err)
 {
     *out = NULL;
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *shown = is_stdin ? "standard input" : path;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+    if (fd < 0) {
         rt_error_set(err, "cannot read '%s': %s", path, strerror(errno));
         return -1;
     }
-    rt_onednn_reader *r = rt_onednn_reader_new(path);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, fp)) >= 0) {
-        if (n > 0 && line[n - 1] == '\n')
-            n--;
-        rt_onednn_reader_line(r, line, (size_t)n);
+    rt_onednn_reader *r = rt_onednn_reader_new(shown);
+    rt_line_reader lr;
+    rt_line_reader_init(&lr, fd, shown, RT_MAX_LINE, true);
+    const char *s;
+    size_t n;
+    bool ends, in_long = false;
+    int got;
+    while ((got = rt_line_reader_next(&lr, &s, &n, &ends, err)) == 1) {
+        /* A line longer than RT_MAX_LINE reaches the reader as its first piece only (no record
+         * is that long: the reader reports it by number); the rest is skipped. */
+        if (!in_long)
+            rt_onednn_reader_line(r, s, n);
+        in_long = !ends;
     }
-    free(line);
-    int failed = ferror(fp);
-    fclose(fp);
-    if (failed) {
-        rt_error_set(err, "cannot read '%s': read error", path);
-        rt_onednn_reader_free(r);
-        return -1;
-    }
-    int rc = rt_onednn_reader_finish(r, out, w, err);
+    rt_line_reader_release(&lr);
+    if (!is_stdin)
+        close(fd);
+    int rc = -1;
+    if (got < 0)
+        rt_error_prefix(err, "cannot read '%s'", shown);
+    else
+        rc = rt_onednn_reader_finish(r, out, w, err);
     rt_onednn_reader_free(r);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include "rooftime/import/torch.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/name-index.h"
+#include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
 enum { EV_CPU = 0, EV_GPU = 1, EV_WITHIN = 2 };
@@ -523,30 +524,10 @@ int rt_import_torch(const char *path, const char *within, rt_profile **out, rt_w
                     rt_error *err)
 {
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        rt_error_set(err, "cannot read '%s': %s", path, strerror(errno));
+    char *buf;
+    size_t len;
+    if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
         return -1;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (cap - len < 65536) {
-            cap = cap ? 2 * cap : 1 << 20;
-            buf = rt_xrealloc(buf, cap);
-        }
-        size_t got = fread(buf + len, 1, cap - len, fp);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        free(buf);
-        rt_error_set(err, "cannot read '%s': read error", path);
-        return -1;
-    }
     int rc = rt_import_torch_text(buf, len, path, within, out, w, err);
     free(buf);
     return rc;

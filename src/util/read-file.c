@@ -1,0 +1,78 @@
+/* Whole inputs into memory: files, FIFOs and standard input, bounded, NUL bytes refused. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rooftime/util/read-file.h"
+#include "rooftime/util/strings.h"
+
+int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *shown = is_stdin ? "standard input" : path;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+    if (fd < 0) {
+        rt_error_set(err, "cannot read '%s': %s", shown,
+                     errno == ENOENT ? "no such file" : strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        rt_error_set(err, "cannot read '%s': is a directory", shown);
+        if (!is_stdin)
+            close(fd);
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    if (S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size < max)
+        cap = (size_t)st.st_size + 1;
+    char *b = rt_xmalloc(cap);
+    int rc = -1;
+    for (;;) {
+        if (cap - n < 2) {
+            if (cap > max) {
+                rt_error_set(err, "cannot read '%s': larger than the limit of %zu MiB", shown,
+                             max >> 20);
+                goto done;
+            }
+            cap *= 2;
+            b = rt_xrealloc(b, cap);
+        }
+        ssize_t r = read(fd, b + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rt_error_set(err, "cannot read '%s': %s", shown, strerror(errno));
+            goto done;
+        }
+        if (r == 0)
+            break;
+        const char *nul = memchr(b + n, '\0', (size_t)r);
+        if (nul) {
+            rt_error_set(err, "cannot read '%s': byte %zu is a NUL: not a text file", shown,
+                         (size_t)(nul - b));
+            goto done;
+        }
+        n += (size_t)r;
+        if (n > max) {
+            rt_error_set(err, "cannot read '%s': larger than the limit of %zu MiB", shown,
+                         max >> 20);
+            goto done;
+        }
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    b = NULL;
+    rc = 0;
+done:
+    free(b);
+    if (!is_stdin)
+        close(fd);
+    return rc;
+}
