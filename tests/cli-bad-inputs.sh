@@ -18,6 +18,34 @@ wait
 # A newline-less 64 MB output passes through `profile` whole, in bounded memory.
 "$BIN" profile -o "$TMP/nl.json" -- sh -c 'head -c 64000000 /dev/zero | tr "\\0" x' 2>/dev/null | wc -c >"$TMP/nl.count"
 check "profile passes a newline-less output through whole ($(cat "$TMP/nl.count") bytes)" test "$(cat "$TMP/nl.count")" -eq 64000000
+# Limits (docs/limits.md): each a clear error, in linear time.
+python3 - "$SRC/data/ncu/metrics.json" "$TMP" <<'PY'
+import json, sys
+src, tmp = sys.argv[1], sys.argv[2]
+for name, formula in [("deep", "(" * 200000 + "1" + ")" * 200000), ("minus", "-" * 1000000 + "1")]:
+    m = json.load(open(src))
+    m["quantities"][0]["formula"] = formula
+    json.dump(m, open(f"{tmp}/{name}.json", "w"))
+k = {"name": "k", "invocations": 1, "time": 1e-3, "tags": {f"t{i}": "v" for i in range(200000)}}
+json.dump({"schema": "rooftime.profile/1", "kernels": [k]}, open(f"{tmp}/tags.json", "w"))
+with open(f"{tmp}/wide.csv", "w") as f:
+    f.write(",".join(["CUDA Time"] + [f"c{i}" for i in range(100000)]) + "\n")
+    f.write(",".join(["1"] + ["x"] * 100000) + "\n")
+PY
+printf '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n' >"$TMP/one.csv"
+expect 1 "deep.json: quantities\[0\]: formula: nested deeper than the limit of 64" -- import ncu --metrics "$TMP/deep.json" -o "$TMP/x.json" "$TMP/one.csv"
+expect 1 "minus.json: quantities\[0\]: formula: nested deeper than the limit of 64" -- import ncu --metrics "$TMP/minus.json" -o "$TMP/x.json" "$TMP/one.csv"
+expect 1 "field 'kernels\[0\].tags': 200000 tags, more than the limit of 1024" -- analyze --machine v100 "$TMP/tags.json"
+expect 1 "wide.csv: line 1: 100001 columns, more than the limit of 1024" -- import table -o "$TMP/x.json" "$TMP/wide.csv"
+# 20,000 oneDNN keys that differ only in layout share a name: numbered in linear time.
+for i in $(seq 1 20000); do
+    echo "onednn_verbose,exec,cpu,reorder,simple:any,undef,src_f32::blocked:abcd:f0 dst_f32::blocked:tag$i:f0,,,1x1x1x$i,0.001"
+done >"$TMP/same.log"
+start=$(date +%s)
+"$BIN" import onednn -o "$TMP/same.json" "$TMP/same.log" >/dev/null 2>&1
+check "20,000 oneDNN keys import" test -s "$TMP/same.json"
+check "and in well under a minute" test $(($(date +%s) - start)) -lt 60
+
 BAD=${ROOFTIME_FIXTURES:-$SRC/../shared/fixtures}/bad-inputs
 if [ ! -d "$BAD" ]; then
     echo "skipped: no $BAD"

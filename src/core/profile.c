@@ -217,6 +217,12 @@ int rt_profile_check(const rt_profile *p, rt_error *err)
 {
     for (size_t i = 0; i < p->n_kernels; i++) {
         const rt_kernel *k = &p->kernels[i];
+        if (strlen(k->name) > RT_MAX_NAME || k->tags.n > RT_MAX_TAGS) {
+            rt_error_set(err, "kernel %zu '%.80s': %s over the limit (%zu bytes, %d tags)", i,
+                         k->name, k->tags.n > RT_MAX_TAGS ? "tags" : "name", RT_MAX_NAME,
+                         RT_MAX_TAGS);
+            return -1;
+        }
         if (check_number(k, i, "time", NULL, k->time, err) != 0 ||
             check_number(k, i, "invocations", NULL, k->invocations, err) != 0)
             return -1;

@@ -44,6 +44,11 @@ static int read_tags(rt_jr *r, const json_t *obj, const char *path, rt_tags *out
         return 0;
     char sub[128];
     snprintf(sub, sizeof sub, "%s%stags", path, *path ? "." : "");
+    if (json_object_size(o) > RT_MAX_TAGS) {
+        rt_jr_fail(r, path, "tags", "%zu tags, more than the limit of %d", json_object_size(o),
+                   RT_MAX_TAGS);
+        return -1;
+    }
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)o, k, v)
@@ -71,6 +76,11 @@ static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
     char *name = NULL;
     if (rt_jr_string(r, j, path, "name", true, &name) != 0)
         return -1;
+    if (strlen(name) > RT_MAX_NAME) {
+        free(name);
+        rt_jr_fail(r, path, "name", "longer than the limit of %zu bytes", RT_MAX_NAME);
+        return -1;
+    }
     rt_kernel *k = rt_profile_add_kernel(p, name);
     free(name);
     if (rt_jr_number(r, j, path, "invocations", true, 0, &k->invocations) != 0 ||

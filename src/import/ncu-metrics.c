@@ -20,7 +20,12 @@ typedef struct fparse {
     size_t cap;
     rt_error *err;
     const char *where;
+    int depth; /* parentheses and unary minus open around the current factor */
 } fparse;
+
+/* Formulas nest at most this deep, and their evaluation stack holds NCU_MAX_STACK values. */
+#define NCU_MAX_DEPTH 64
+#define NCU_MAX_STACK 64
 
 static void f_emit(fparse *fp, int kind, int index, double num)
 {
@@ -40,8 +45,10 @@ static void f_space(fparse *fp)
 
 static int f_fail(fparse *fp, const char *what)
 {
-    rt_error_set(fp->err, "%s: %s: formula '%s': %s at character %zu", fp->m->path, fp->where,
-                 fp->s, what, (size_t)(fp->p - fp->s) + 1);
+    size_t len = strlen(fp->s), shown = rt_utf8_prefix(fp->s, len, 80);
+    rt_error_set(fp->err, "%s: %s: formula: %s at character %zu (formula '%.*s%s')", fp->m->path,
+                 fp->where, what, (size_t)(fp->p - fp->s) + 1, (int)shown, fp->s,
+                 shown < len ? "..." : "");
     return -1;
 }
 
@@ -62,9 +69,14 @@ static int f_factor(fparse *fp)
 {
     f_space(fp);
     char c = *fp->p;
+    if ((c == '(' || c == '-') && fp->depth >= NCU_MAX_DEPTH)
+        return f_fail(fp, "nested deeper than the limit of 64");
     if (c == '(') {
         fp->p++;
-        if (f_expr(fp) != 0)
+        fp->depth++;
+        int rc = f_expr(fp);
+        fp->depth--;
+        if (rc != 0)
             return -1;
         f_space(fp);
         if (*fp->p != ')')
@@ -74,7 +86,10 @@ static int f_factor(fparse *fp)
     }
     if (c == '-') {
         fp->p++;
-        if (f_factor(fp) != 0)
+        fp->depth++;
+        int rc = f_factor(fp);
+        fp->depth--;
+        if (rc != 0)
             return -1;
         f_emit(fp, NCU_NEG, 0, 0);
         return 0;
@@ -155,13 +170,25 @@ static int f_compile(ncu_map *m, const char *text, const char *where, ncu_formul
     f_space(&fp);
     if (*fp.p)
         return f_fail(&fp, "unexpected character");
+    /* The evaluation stack must hold every intermediate value. */
+    int sp = 0, most = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        int k = f->op[i].kind;
+        sp += (k == NCU_NUM || k == NCU_METRIC || k == NCU_CONST || k == NCU_LAUNCH_TIME) ? 1
+              : k == NCU_NEG                                                              ? 0
+                                                                                          : -1;
+        if (sp > most)
+            most = sp;
+    }
+    if (most > NCU_MAX_STACK)
+        return f_fail(&fp, "needs more than 64 intermediate values");
     return 0;
 }
 
 double ncu_formula_eval(const ncu_formula *f, const double *metric, const double *constants,
                         double launch_time)
 {
-    double st[64];
+    double st[NCU_MAX_STACK + 1];
     size_t sp = 0;
     for (size_t i = 0; i < f->n; i++) {
         const ncu_op *o = &f->op[i];
@@ -198,8 +225,8 @@ double ncu_formula_eval(const ncu_formula *f, const double *metric, const double
             st[sp - 1] = st[sp] != 0 ? st[sp - 1] / st[sp] : 0;
             break;
         }
-        if (sp == 64)
-            return NAN; /* deeper than any sane formula; compile keeps them shallow */
+        if (sp > NCU_MAX_STACK)
+            return NAN; /* compile refuses such formulas; a hand-built one stops here */
     }
     return sp == 1 ? st[0] : NAN;
 }

@@ -39,7 +39,8 @@ struct rt_onednn_reader {
     rt_name_index ix; /* key -> index into e */
     entry *e;
     size_t n_e, cap_e;
-    rt_name_index names; /* kernel names in use, so two keys never share a name */
+    rt_name_index names;       /* kernel names in use, so two keys never share a name */
+    rt_name_index next_number; /* name -> the next "#k" suffix to try for it */
     size_t n_bad;
     size_t bad_lines[MAX_BAD_LINES];
     char *bad_msgs[MAX_BAD_DETAILS];
@@ -944,6 +945,7 @@ void rt_onednn_reader_free(rt_onednn_reader *r)
     free(r->e);
     rt_name_index_release(&r->ix);
     rt_name_index_release(&r->names);
+    rt_name_index_release(&r->next_number);
     rt_name_index_release(&r->noted);
     for (size_t i = 0; i < MAX_BAD_DETAILS; i++)
         free(r->bad_msgs[i]);
@@ -1165,9 +1167,15 @@ static void read_exec(rt_onednn_reader *r, char **f, int nf, int i)
         char *name = make_name(kind, impl, prop, aux, &ml, problem);
         /* Two keys differing only in layouts would share a name: number the later ones. */
         if (rt_name_index_get(&r->names, name, strlen(name)) != (size_t)-1) {
-            for (int k = 2;; k++) {
-                char *alt = rt_asprintf("%s #%d", name, k);
+            /* the next number to try is remembered per name: 20,000 keys sharing a name cost
+             * linear time, not quadratic */
+            size_t k = rt_name_index_get(&r->next_number, name, strlen(name));
+            if (k == (size_t)-1)
+                k = 2;
+            for (;; k++) {
+                char *alt = rt_asprintf("%s #%zu", name, k);
                 if (rt_name_index_get(&r->names, alt, strlen(alt)) == (size_t)-1) {
+                    rt_name_index_put(&r->next_number, name, strlen(name), k + 1);
                     free(name);
                     name = alt;
                     break;

@@ -97,6 +97,11 @@ static int table_read(const char *path, table *t, rt_error *err)
                      path, row.line);
         goto done;
     }
+    if (row.n > RT_TABLE_MAX_COLUMNS) {
+        rt_error_set(err, "%s: line %lu: %zu columns, more than the limit of %d", path, row.line,
+                     row.n, RT_TABLE_MAX_COLUMNS);
+        goto done;
+    }
     t->ncol = row.n;
     t->col = row_copy(&row);
     t->tagpart = rt_xcalloc(t->ncol, 1);

@@ -11,6 +11,10 @@
 
 #define RT_PROFILE_SCHEMA "rooftime.profile/1"
 
+/* Limits of what a profile holds (docs/limits.md): tags per kernel or profile, bytes of a name. */
+#define RT_MAX_TAGS 1024
+#define RT_MAX_NAME ((size_t)1 << 20)
+
 /* A small ordered map from names to numbers (FLOPs per unit, bytes per level). */
 typedef struct rt_value {
     char *key;

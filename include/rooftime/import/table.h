@@ -7,6 +7,9 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
 
+/* The widest table read (docs/limits.md): every unmapped column becomes a tag. */
+#define RT_TABLE_MAX_COLUMNS 1024
+
 /* One "quantity=column" mapping: time, invocations, name, flops.<unit>, bytes.<level>, ai.<level>,
  * flops.total (the FLOPs that AI divides; default: the sum of flops.*), tag.<name> (a tag column).
  */
