@@ -5,7 +5,10 @@ JOBS ?= $(shell nproc)
 DEMO_OUT ?= rooftime-study
 STUDY_FLAGS ?=
 
-.PHONY: all deps build demo test test-plain clean
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 20
+
+.PHONY: all deps build demo test test-plain fuzz clean
 
 all: build
 
@@ -28,10 +31,16 @@ test: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS)
+	@# Every parser's libFuzzer target: the bad inputs replayed, then a short run on the corpus.
+	bash scripts/fuzz.sh $(FUZZ_SMOKE_SECONDS) build-fuzz
+
+# Fuzz every parser for FUZZ_SECONDS each (clang, libFuzzer; see scripts/fuzz.sh).
+fuzz: deps
+	bash scripts/fuzz.sh $(FUZZ_SECONDS) build-fuzz
 
 # The suite without sanitizers (faster, for development).
 test-plain: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

@@ -5,10 +5,11 @@ set -euo pipefail
 # Build and test: compiler, CMake, pkg-config, JSON (jansson), tests (cmocka).
 # Features: cairo (PNG/PDF charts), hwloc (cache sizes), OpenBLAS and oneDNN (study kernels),
 # OpenCL + PoCL (launch-overhead benchmark), likwid (peer benchmark), chromium (report check),
-# python3-torch (the PyTorch client of the study and of `rooftime profile`).
+# python3-torch (the PyTorch client of the study and of `rooftime profile`), clang and its
+# libFuzzer runtime (the parsers' fuzz targets, tests/fuzz).
 PACKAGES="build-essential cmake pkg-config libjansson-dev libcmocka-dev libcairo2-dev libhwloc-dev
 libopenblas-dev libdnnl-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd likwid chromium
-python3 python3-torch"
+python3 python3-torch clang libclang-rt-14-dev"
 
 missing=()
 for p in $PACKAGES; do

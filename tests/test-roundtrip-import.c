@@ -132,6 +132,25 @@ static void test_real_inputs(void **state)
     assert_int_equal(n_refused, 0);
 }
 
+/* Found by fuzz-onednn: a version with invalid UTF-8 went into the profile as it was, and the saved
+ * file lost it. */
+static void test_onednn_version_not_utf8(void **state)
+{
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/v.log", tmp);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("onednn_verbose,info,oneDNN v2.\xff\xfe (commit x)\n", f);
+    fputs("onednn_verbose,exec,cpu,reorder,simple:any,undef,src_f32::blocked:abcd:f0 "
+          "dst_f32::blocked:acdb:f0,,,2x3x4x5,0.01\n",
+          f);
+    fclose(f);
+    int before = n_imported;
+    import_one("onednn", path, "version not UTF-8");
+    assert_int_equal(n_imported, before + 1);
+}
+
 static void test_bad_inputs(void **state)
 {
     (void)state;
@@ -193,6 +212,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_inputs),
+        cmocka_unit_test(test_onednn_version_not_utf8),
         cmocka_unit_test(test_bad_inputs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -251,7 +251,8 @@ int cmd_profile(int argc, char **argv)
     }
     cli_print_warnings(&warnings, 20);
     free(p->command);
-    p->command = command;
+    p->command = rt_strdup_utf8(command);
+    free(command);
     if (cli_save_profile(p, &tags, output) != 0)
         goto out;
     if (log) {

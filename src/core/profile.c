@@ -215,6 +215,13 @@ static int check_number(const rt_kernel *k, size_t i, const char *field, const c
 
 int rt_profile_check(const rt_profile *p, rt_error *err)
 {
+    const char *const source[] = {p->tool, p->version, p->command, p->machine, p->method};
+    static const char *const field[] = {"tool", "version", "command", "machine", "method"};
+    for (size_t i = 0; i < 5; i++)
+        if (source[i] && !rt_utf8_valid(source[i])) {
+            rt_error_set(err, "source.%s is not valid UTF-8", field[i]);
+            return -1;
+        }
     for (size_t i = 0; i < p->n_kernels; i++) {
         const rt_kernel *k = &p->kernels[i];
         if (strlen(k->name) > RT_MAX_NAME || k->tags.n > RT_MAX_TAGS) {

@@ -1294,7 +1294,7 @@ int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *
     }
     rt_profile *p = rt_profile_new();
     p->tool = rt_strdup("onednn-verbose");
-    p->version = rt_strdup(r->version ? r->version : "unknown");
+    p->version = rt_strdup_utf8(r->version ? r->version : "unknown");
     p->method = rt_asprintf(
         "oneDNN verbose exec records (%zu calls); time = the sum of exec_time; FLOPs from the "
         "problem descriptors (multiply-add = 2, taps in padding not counted); bytes (DRAM) = the "

@@ -489,12 +489,14 @@ int rt_import_torch_text(const char *text, size_t len, const char *origin, const
     rt_profile *p = rt_profile_new();
     p->tool = rt_strdup("pytorch-profiler");
     p->version = rt_strdup("chrome-trace");
-    p->method = rt_asprintf(
+    char *method = rt_asprintf(
         "PyTorch profiler chrome trace (%zu events): CPU operators by self time (duration minus "
         "children on the same thread), grouped by name and input shapes; GPU kernels by "
         "duration, one invocation per launch; FLOPs from args.flops%s%s%s",
         r.n_events, within ? "; only inside ranges named '" : "", within ? within : "",
         within ? "'" : "");
+    p->method = rt_strdup_utf8(method); /* --within is the user's text */
+    free(method);
     int any_flops = 0;
     for (size_t i = 0; i < r.n_k; i++) {
         const kern *k = &r.k[i];

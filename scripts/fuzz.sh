@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Build the libFuzzer targets (clang, tests/fuzz) and run each for SECONDS on a corpus seeded from
+# the fixtures, after replaying every reproducer of ../shared/fixtures/bad-inputs as a regression.
+# Usage: scripts/fuzz.sh [SECONDS] [BUILD_DIR]   (make fuzz; make test runs it for 20 s each)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_EACH=${1:-60}
+B=${2:-build-fuzz}
+FIX=${ROOFTIME_FIXTURES:-$PWD/../shared/fixtures}
+export ROOFTIME_DATADIR=$PWD/data
+if ! command -v clang >/dev/null; then
+    echo "rooftime: fuzz: clang not found (Debian clang, libclang-rt-14-dev)" >&2
+    exit 1
+fi
+CC=clang cmake -S . -B "$B" -DROOFTIME_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$B" -j "$(nproc)" >/dev/null
+
+# Seed corpora: importer targets read a flag byte first (0: default options).
+seed() { # TARGET FILE [RAW]
+    local dir=$B/corpus/$1
+    mkdir -p "$dir"
+    local out=$dir/$(basename "$2")
+    if [ "${3:-}" = raw ]; then cp "$2" "$out"; else { printf '\0'; cat "$2"; } >"$out"; fi
+}
+rm -rf "$B/corpus" "$B/regress"
+for f in tests/data/*.log; do seed onednn "$f"; done
+for f in tests/data/*.json; do seed torch "$f"; done
+for f in data/examples/*.json; do seed profile "$f" raw; seed render "$f" raw; done
+for f in data/machines/*.json; do seed machine "$f" raw; done
+seed metrics data/ncu/metrics.json raw
+if [ -d "$FIX" ]; then
+    for f in "$FIX"/ncu/deepcam-pytorch-fp32-fw/out.* "$FIX"/ncu/gpp-ncu2021/raw.csv; do
+        [ -f "$f" ] && head -c 200000 "$f" >"$B/seedtmp" && seed ncu "$B/seedtmp" && mv "$B/corpus/ncu/seedtmp" "$B/corpus/ncu/$(basename "$(dirname "$f")")-$(basename "$f")"
+    done
+    for f in "$FIX"/paper-tables/*.csv; do seed table "$f"; done
+else
+    echo "rooftime: fuzz: no fixtures at $FIX: ncu and table start from tiny seeds" >&2
+    printf '\0"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n' >"$B/corpus/ncu.seed" 2>/dev/null || true
+fi
+for t in ncu table; do
+    mkdir -p "$B/corpus/$t"
+    [ -n "$(ls "$B/corpus/$t")" ] || printf '\0a,b\n1,2\n' >"$B/corpus/$t/tiny"
+done
+
+# Regression: every bad input through its target (run once, no fuzzing).
+if [ -d "$FIX/bad-inputs" ]; then
+    mkdir -p "$B/regress"
+    for f in "$FIX"/bad-inputs/*; do
+        name=$(basename "$f")
+        case $name in
+        *.md) continue ;;
+        svg-*) t=render ;; *ncumap*) t=metrics ;; *ncu*) t=ncu ;; *onednn*) t=onednn ;;
+        *table*) t=table ;; *torch*) t=torch ;; *) continue ;;
+        esac
+        case $name in
+        *.bin | svg-* | leak-*) cp "$f" "$B/regress/$t.$name" ;;
+        *) { printf '\0'; cat "$f"; } >"$B/regress/$t.$name" ;;
+        esac
+        echo "regress: $name -> fuzz-$t"
+        "$B/fuzz-$t" "$B/regress/$t.$name" >"$B/regress/$t.$name.log" 2>&1 || {
+            tail -20 "$B/regress/$t.$name.log"
+            echo "rooftime: fuzz: fuzz-$t fails on bad input $name" >&2
+            exit 1
+        }
+    done
+fi
+
+# Fuzz each target for SECONDS_EACH; a crash, leak, timeout or out-of-memory fails the run.
+for t in ncu table onednn torch profile machine metrics render; do
+    mkdir -p "$B/corpus/$t" "$B/artifacts/$t"
+    echo "fuzz-$t: ${SECONDS_EACH} s"
+    "$B/fuzz-$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        -print_final_stats=1 -artifact_prefix="$B/artifacts/$t/" "$B/corpus/$t" \
+        >"$B/fuzz-$t.log" 2>&1 || {
+        tail -40 "$B/fuzz-$t.log"
+        echo "rooftime: fuzz: fuzz-$t found a failure (see $B/artifacts/$t)" >&2
+        exit 1
+    }
+    grep -E "stat::number_of_executed_units|cov:" "$B/fuzz-$t.log" | tail -2 | tr '\n' ' '
+    echo
+done
+echo "fuzz: every target ran ${SECONDS_EACH} s with no finding"
+echo "fuzz: 8 passed, 0 failed"
