@@ -1,10 +1,14 @@
 /* The self-contained HTML report: findings, the views per split as inline SVG, verdict tables. */
 #include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "chart-internal.h"
 #include "rooftime/core/analysis.h"
@@ -469,28 +473,68 @@ static int write_page(FILE *html, const rt_machine *m, rt_profile *const *profil
     return 0;
 }
 
+/* Move every file of tmp into dir (or, when keep is 0, delete them), then remove tmp. */
+static int settle(const char *tmp, const char *dir, int keep, rt_error *err)
+{
+    DIR *d = opendir(tmp);
+    int rc = 0;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char *from = rt_asprintf("%s/%s", tmp, e->d_name);
+            char *to = rt_asprintf("%s/%s", dir, e->d_name);
+            if (!keep) {
+                unlink(from);
+            } else if (rename(from, to) != 0 && rc == 0) {
+                rt_error_set(err, "cannot write '%s': %s", to, strerror(errno));
+                rc = -1;
+                keep = 0; /* take the rest out */
+            }
+            free(from);
+            free(to);
+        }
+        closedir(d);
+    }
+    rmdir(tmp);
+    return rc;
+}
+
 int rt_report_write(const rt_machine *m, rt_profile *const *profiles, size_t n_profiles,
                     const rt_report_opts *opts, const char *dir, rt_error *err)
 {
     rt_report_opts o = opts ? *opts : (rt_report_opts){0};
+    struct stat st;
+    int existed = stat(dir, &st) == 0;
     if (rt_mkdir_p(dir, err) != 0)
         return -1;
-    rt_analysis *a = rt_analysis_new(m, o.mode, profiles, n_profiles, o.group, err);
-    if (!a)
+    /* Everything is written into a folder of its own inside dir and moved out at the end, so a
+     * report that fails leaves nothing behind (and no half-updated report). */
+    char *tmp = rt_asprintf("%s/.report.tmp.XXXXXX", dir);
+    if (!mkdtemp(tmp)) {
+        rt_error_set(err, "cannot write in '%s': %s", dir, strerror(errno));
+        free(tmp);
+        if (!existed)
+            rmdir(dir);
         return -1;
-    /* The hierarchical roofline beside the paper's single-level one. */
-    rt_analysis *hier = NULL;
-    if (o.mode != RT_MODE_HIER) {
-        hier = rt_analysis_new(m, RT_MODE_HIER, profiles, n_profiles, o.group, err);
-        if (!hier) {
-            rt_analysis_free(a);
-            return -1;
-        }
     }
+    const char *final_dir = dir;
+    dir = tmp;
+    rt_analysis *a = NULL, *hier = NULL;
     char *buf = NULL;
     size_t len = 0;
-    FILE *html = open_memstream(&buf, &len);
     int rc = -1;
+    a = rt_analysis_new(m, o.mode, profiles, n_profiles, o.group, err);
+    if (!a)
+        goto out;
+    /* The hierarchical roofline beside the paper's single-level one. */
+    if (o.mode != RT_MODE_HIER) {
+        hier = rt_analysis_new(m, RT_MODE_HIER, profiles, n_profiles, o.group, err);
+        if (!hier)
+            goto out;
+    }
+    FILE *html = open_memstream(&buf, &len);
     if (!html) {
         rt_error_set(err, "cannot allocate the report buffer");
         goto out;
@@ -506,6 +550,11 @@ int rt_report_write(const rt_machine *m, rt_profile *const *profiles, size_t n_p
         free(path);
     }
 out:
+    if (settle(tmp, final_dir, rc == 0, err) != 0)
+        rc = -1;
+    if (rc != 0 && !existed)
+        rmdir(final_dir);
+    free(tmp);
     free(buf);
     rt_analysis_free(a);
     rt_analysis_free(hier);
