@@ -1,0 +1,290 @@
+/* oneDNN cost model, the memory-bound primitives: normalizations, eltwise and softmax, pooling,
+ * and the list kinds (binary, sum, concat, reorder, shuffle, prelu, reduction, resampling). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onednn-internal.h"
+#include "rooftime/util/strings.h"
+
+/*
+ * Per-element models of the normalizations, elementwise and reduction-like kinds. Arguments named
+ * "data" (2.x prints one descriptor for source and destination) count twice forward (read and
+ * write) and once backward; "diff" twice (diff_dst read, diff_src written).
+ */
+typedef struct elem_ctx {
+    double elems;    /* elements of src/dst */
+    double stats;    /* elements of mean/variance (layer normalization) */
+    double channels; /* batch normalization: scale/shift/mean/variance */
+} elem_ctx;
+
+static double elem_elems(const void *c_, const char *arg, const char *prop, double *mult)
+{
+    const elem_ctx *c = c_;
+    if (strcmp(arg, "data") == 0) {
+        *mult = dn_is_forward(prop) ? 2 : 1;
+        return c->elems;
+    }
+    if (strcmp(arg, "diff") == 0) {
+        *mult = 2;
+        return c->elems;
+    }
+    if (strcmp(arg, "stats") == 0) {
+        *mult = 2; /* mean and variance */
+        return c->stats;
+    }
+    int d;
+    const char *a = dn_base_arg(arg, &d);
+    if (strcmp(a, "src") == 0 || strcmp(a, "dst") == 0)
+        return c->elems;
+    if (strcmp(a, "scale") == 0 || strcmp(a, "shift") == 0 || strcmp(a, "mean") == 0 ||
+        strcmp(a, "var") == 0 || strcmp(a, "variance") == 0)
+        return c->channels;
+    if (strcmp(a, "ws") == 0 || strcmp(a, "workspace") == 0)
+        return c->elems;
+    return -1;
+}
+
+/* FLOPs per element of batch and layer normalization, from the flags (G: global statistics given,
+ * S/C/H: scale and shift, R/A: fused ReLU). Forward with statistics: mean 1 (add) + variance 3
+ * (sub, mul, add) + normalize 2 (sub, mul); scale and shift 1 each; ReLU 1. Backward: 9 (diff_beta
+ * 1, diff_gamma 4, diff_src 4). */
+static double norm_flops_per_elem(const char *prop, const char *flags)
+{
+    if (!dn_is_forward(prop))
+        return 9;
+    double f = strchr(flags, 'G') ? 2 : 6;
+    if (strchr(flags, 'S'))
+        f += 2;
+    else {
+        if (strchr(flags, 'C'))
+            f += 1;
+        if (strchr(flags, 'H'))
+            f += 1;
+    }
+    if (strchr(flags, 'R') || strchr(flags, 'A'))
+        f += 1;
+    return f;
+}
+
+int dn_cost_bnorm(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
+                  rt_error *err)
+{
+    if (!dn_shape_has(sh, "mb") || !dn_shape_has(sh, "ic")) {
+        rt_error_set(err, "batch normalization problem descriptor needs mb and ic");
+        return -1;
+    }
+    char flags[32];
+    dn_aux_get(aux, "flags", flags, sizeof flags);
+    elem_ctx x = {.channels = dn_shape_get(sh, "ic", 1)};
+    x.elems = dn_shape_get(sh, "mb", 1) * x.channels * dn_shape_get(sh, "id", 1) *
+              dn_shape_get(sh, "ih", 1) * dn_shape_get(sh, "iw", 1);
+    x.stats = x.channels;
+    c->flops = x.elems * norm_flops_per_elem(prop, flags);
+    c->flops_known = 1;
+    if (dn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
+        return -1;
+    c->bytes_known = 1;
+    return 0;
+}
+
+int dn_cost_lnorm(const char *problem, const mdlist *ml, const char *prop, const char *aux, cost *c,
+                  rt_error *err)
+{
+    dimlists dl;
+    if (dn_dims_parse(problem, &dl) != 0 || dl.nd[0] < 2) {
+        rt_error_set(err, "layer normalization problem '%s' is not dims", problem);
+        return -1;
+    }
+    char flags[32];
+    dn_aux_get(aux, "flags", flags, sizeof flags);
+    elem_ctx x = {.elems = dn_dims_prod(&dl, 0)};
+    x.channels = dl.d[0][dl.nd[0] - 1];
+    x.stats = x.elems / x.channels;
+    c->flops = x.elems * norm_flops_per_elem(prop, flags);
+    c->flops_known = 1;
+    if (dn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
+        return -1;
+    c->bytes_known = 1;
+    return 0;
+}
+
+/* Eltwise FLOPs per element: 1 for one-operation functions (relu, abs, square, exp, tanh ...,
+ * transcendental functions count as one), 2 for those with a multiply and an add (linear,
+ * clip, bounded_relu, leaky relu with alpha != 0, pow); backward adds the multiply by diff_dst. */
+static double eltwise_flops_per_elem(const char *prop, const char *aux)
+{
+    char alg[64], alpha[32];
+    dn_aux_get(aux, "alg", alg, sizeof alg);
+    dn_aux_get(aux, "alpha", alpha, sizeof alpha);
+    const char *a = strncmp(alg, "eltwise_", 8) == 0 ? alg + 8 : alg;
+    double f = 1;
+    if (strncmp(a, "linear", 6) == 0 || strncmp(a, "clip", 4) == 0 ||
+        strncmp(a, "bounded_relu", 12) == 0 || strncmp(a, "pow", 3) == 0)
+        f = 2;
+    else if (strncmp(a, "relu", 4) == 0 && alpha[0] && strtod(alpha, NULL) != 0)
+        f = 2;
+    return dn_is_forward(prop) ? f : f + 1;
+}
+
+int dn_cost_dims_elementwise(const char *kind, const char *problem, const mdlist *ml,
+                             const char *prop, const char *aux, cost *c, rt_error *err)
+{
+    dimlists dl;
+    if (dn_dims_parse(problem, &dl) != 0) {
+        rt_error_set(err, "%s problem '%s' is not dims", kind, problem);
+        return -1;
+    }
+    elem_ctx x = {.elems = dn_dims_prod(&dl, 0)};
+    x.stats = x.channels = x.elems;
+    if (strcmp(kind, "eltwise") == 0)
+        c->flops = x.elems * eltwise_flops_per_elem(prop, aux);
+    else /* softmax, softmax_v2, logsoftmax: max 1, sub+exp 2, sum 1, divide 1; backward 4 */
+        c->flops = x.elems * (dn_is_forward(prop) ? 5 : 4);
+    c->flops_known = 1;
+    if (dn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
+        return -1;
+    c->bytes_known = 1;
+    return 0;
+}
+
+/* Pooling (and pooling_v2). */
+typedef struct pool_ctx {
+    double src, dst;
+} pool_ctx;
+
+static double pool_elems(const void *c_, const char *arg, const char *prop, double *mult)
+{
+    (void)prop;
+    (void)mult;
+    const pool_ctx *c = c_;
+    int d;
+    const char *a = dn_base_arg(arg, &d);
+    if (strcmp(a, "src") == 0)
+        return c->src;
+    if (strcmp(a, "dst") == 0 || strcmp(a, "ws") == 0)
+        return c->dst;
+    return -1;
+}
+
+int dn_cost_pool(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
+                 rt_error *err)
+{
+    if (!dn_shape_has(sh, "mb") || !dn_shape_has(sh, "ic")) {
+        rt_error_set(err, "pooling problem descriptor needs mb and ic");
+        return -1;
+    }
+    char alg[64];
+    dn_aux_get(aux, "alg", alg, sizeof alg);
+    int include_pad = strstr(alg, "include_padding") != NULL;
+    int avg = strstr(alg, "avg") != NULL;
+    double mbc = dn_shape_get(sh, "mb", 1) * dn_shape_get(sh, "ic", 1);
+    double taps = 1, src = mbc, dst = mbc;
+    const char dims[3] = {'d', 'h', 'w'};
+    for (int i = 0; i < 3; i++) {
+        char ki[4], ko[4], kk[4], ks[4], kd[4], kp[4];
+        snprintf(ki, 4, "i%c", dims[i]);
+        snprintf(ko, 4, "o%c", dims[i]);
+        snprintf(kk, 4, "k%c", dims[i]);
+        snprintf(ks, 4, "s%c", dims[i]);
+        snprintf(kd, 4, "d%c", dims[i]);
+        snprintf(kp, 4, "p%c", dims[i]);
+        double in = dn_shape_get(sh, ki, 1), out = dn_shape_get(sh, ko, 1),
+               k = dn_shape_get(sh, kk, 1);
+        double s = dn_shape_get(sh, ks, 1);
+        if (s < 1) {
+            rt_error_set(err, "stride %s is %g", ks, s);
+            return -1;
+        }
+        src *= in;
+        dst *= out;
+        /* Average including padding divides by the whole window but still adds only real inputs. */
+        taps *= include_pad ? out * k
+                            : dn_valid_taps(out, in, k, s, dn_shape_get(sh, kd, 0),
+                                            dn_shape_get(sh, kp, 0));
+    }
+    /* One compare (max) or add (avg) per tap, plus one divide per output for avg. */
+    c->flops = mbc * taps + (avg ? dst : 0);
+    c->flops_known = 1;
+    pool_ctx x = {src, dst};
+    if (dn_sum_bytes(ml, &x, pool_elems, prop, &c->bytes, err) != 0)
+        return -1;
+    c->bytes_known = 1;
+    return 0;
+}
+
+/* Kinds whose problem is a list of dims, one per source: binary, sum, concat, reorder, shuffle,
+ * prelu, reduction, resampling. Sources take the lists in order; the destination is the
+ * broadcast (binary), the sum of the concatenated lists (concat) or the last list. */
+int dn_cost_lists(const char *kind, const char *problem, const mdlist *ml, const char *aux, cost *c,
+                  rt_error *err)
+{
+    dimlists dl;
+    if (dn_dims_parse(problem, &dl) != 0) {
+        rt_error_set(err, "%s problem '%s' is not dims", kind, problem);
+        return -1;
+    }
+    double dst;
+    if (strcmp(kind, "binary") == 0) {
+        int nd = 0;
+        for (int l = 0; l < dl.n; l++)
+            if (dl.nd[l] > nd)
+                nd = dl.nd[l];
+        dst = 1;
+        for (int i = 0; i < nd; i++) {
+            double m = 1;
+            for (int l = 0; l < dl.n; l++) {
+                int j = i - (nd - dl.nd[l]);
+                if (j >= 0 && dl.d[l][j] > m)
+                    m = dl.d[l][j];
+            }
+            dst *= m;
+        }
+    } else if (strcmp(kind, "concat") == 0) {
+        dst = 0;
+        for (int l = 0; l < dl.n; l++)
+            dst += dn_dims_prod(&dl, l);
+    } else {
+        dst = dn_dims_prod(&dl, dl.n - 1);
+    }
+    int n_src = 0;
+    double b = 0;
+    for (int i = 0; i < ml->n; i++) {
+        const mdesc *m = &ml->m[i];
+        double sz = dn_dt_size(m->dt);
+        if (sz <= 0)
+            continue;
+        int d;
+        const char *a = dn_base_arg(m->arg, &d);
+        if (strncmp(a, "src", 3) == 0 || strcmp(a, "wei") == 0) {
+            int l = n_src < dl.n ? n_src : dl.n - 1;
+            /* sum and reorder: every source has the one shape. */
+            b += dn_dims_prod(&dl, l) * sz;
+            n_src++;
+        } else if (strcmp(a, "dst") == 0) {
+            b += dst * sz;
+        } else {
+            rt_error_set(err, "memory descriptor '%s' is not one %s has", m->arg, kind);
+            return -1;
+        }
+    }
+    c->bytes = b;
+    c->bytes_known = 1;
+    c->flops_known = 1;
+    if (strcmp(kind, "binary") == 0)
+        c->flops = dst;
+    else if (strcmp(kind, "sum") == 0)
+        c->flops = (n_src > 1 ? n_src - 1 : 0) * dst;
+    else if (strcmp(kind, "prelu") == 0)
+        c->flops = 2 * dn_dims_prod(&dl, 0);
+    else if (strcmp(kind, "reduction") == 0)
+        c->flops = dn_dims_prod(&dl, 0);
+    else if (strcmp(kind, "reorder") == 0 || strcmp(kind, "concat") == 0 ||
+             strcmp(kind, "shuffle") == 0)
+        c->flops = 0; /* data movement: zero arithmetic intensity */
+    else
+        c->flops_known = 0;
+    (void)aux;
+    return 0;
+}

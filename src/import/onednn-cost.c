@@ -1,0 +1,183 @@
+/* oneDNN verbose logs, the cost model: FLOPs and bytes per call of each primitive kind, from its
+ * problem and memory descriptors, dispatched from a table by kind. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onednn-internal.h"
+#include "rooftime/util/sliding-window.h"
+#include "rooftime/util/strings.h"
+
+/*
+ * Multiply-adds of a sliding window along one spatial dimension: for each of `out` output
+ * positions o, the taps k in [0, kern) whose input index o*s - p + k*(d+1) lies in [0, in).
+ * oneDNN's dilation is 0-based (d = 0: dense). Taps that fall into padding do no work. NAN when a
+ * size is not a whole number within RT_WINDOW_MAX_DIM (checked before any conversion).
+ */
+double dn_valid_taps(double out, double in, double kern, double s, double d, double p)
+{
+    const double lim = (double)RT_WINDOW_MAX_DIM;
+    const double v[6] = {out, in, kern, s, d, p};
+    for (int i = 0; i < 6; i++)
+        if (!(v[i] >= -lim && v[i] <= lim) || v[i] != floor(v[i]))
+            return NAN;
+    int64_t t = rt_window_taps((int64_t)out, (int64_t)in, (int64_t)kern, (int64_t)s, (int64_t)d + 1,
+                               (int64_t)p);
+    return t < 0 ? NAN : (double)t;
+}
+
+int dn_is_forward(const char *prop)
+{
+    return strncmp(prop, "forward", 7) == 0;
+}
+
+/* Elements of a memory descriptor whose size follows from `elems(arg)`; -1 when the argument is
+ * not one this kind has. */
+
+int dn_sum_bytes(const mdlist *ml, const void *ctx, elems_fn f, const char *prop, double *bytes,
+                 rt_error *err)
+{
+    double b = 0;
+    for (int i = 0; i < ml->n; i++) {
+        const mdesc *m = &ml->m[i];
+        double sz = dn_dt_size(m->dt);
+        if (sz <= 0)
+            continue; /* undef: the argument is not used */
+        double mult = 1;
+        double e = f(ctx, m->arg, prop, &mult);
+        if (e < 0) {
+            rt_error_set(err, "memory descriptor '%s' is not one this primitive kind has", m->arg);
+            return -1;
+        }
+        b += e * sz * mult;
+    }
+    *bytes = b;
+    return 0;
+}
+
+const char *dn_flops_unit(const mdlist *ml, const char *impl)
+{
+    const char *dt = NULL;
+    static const char *src_args[] = {"src", "src_layer", "data", "src_0", "src_1", "diff_src"};
+    for (size_t a = 0; a < sizeof src_args / sizeof src_args[0] && !dt; a++)
+        for (int i = 0; i < ml->n; i++)
+            if (strcmp(ml->m[i].arg, src_args[a]) == 0 && strcmp(ml->m[i].dt, "undef") != 0) {
+                dt = ml->m[i].dt;
+                break;
+            }
+    for (int i = 0; i < ml->n && !dt; i++)
+        if (strcmp(ml->m[i].dt, "undef") != 0)
+            dt = ml->m[i].dt;
+    if (!dt)
+        return "fp32";
+    int amx = strstr(impl, "amx") != NULL || strstr(impl, "AMX") != NULL;
+    if (strcmp(dt, "bf16") == 0)
+        return amx ? "amx_bf16" : "bf16";
+    if (strcmp(dt, "f16") == 0)
+        return "fp16";
+    if (strcmp(dt, "s8") == 0 || strcmp(dt, "u8") == 0)
+        return amx ? "amx_int8" : "int8";
+    if (strcmp(dt, "f64") == 0)
+        return "fp64";
+    return "fp32";
+}
+
+/* ---- dispatch by kind ---- */
+
+/* Adapters to one signature: the kind, its problem descriptor parsed or as text. */
+typedef struct dn_call {
+    const char *kind, *problem, *prop, *aux;
+    const mdlist *ml;
+    const shape *sh;
+} dn_call;
+
+static int k_conv(const dn_call *x, cost *c, rt_error *err)
+{
+    return dn_cost_conv(x->kind[0] == 'd', x->sh, x->ml, x->prop, c, err);
+}
+static int k_ip(const dn_call *x, cost *c, rt_error *err)
+{
+    return dn_cost_ip(x->sh, x->ml, x->prop, c, err);
+}
+static int k_rnn(const dn_call *x, cost *c, rt_error *err)
+{
+    return dn_cost_rnn(x->sh, x->ml, x->prop, x->aux, c, err);
+}
+static int k_bnorm(const dn_call *x, cost *c, rt_error *err)
+{
+    return dn_cost_bnorm(x->sh, x->ml, x->prop, x->aux, c, err);
+}
+static int k_pool(const dn_call *x, cost *c, rt_error *err)
+{
+    return dn_cost_pool(x->sh, x->ml, x->prop, x->aux, c, err);
+}
+static int k_matmul(const dn_call *x, cost *c, rt_error *err)
+{
+    return dn_cost_matmul(x->problem, x->ml, x->prop, c, err);
+}
+static int k_lnorm(const dn_call *x, cost *c, rt_error *err)
+{
+    return dn_cost_lnorm(x->problem, x->ml, x->prop, x->aux, c, err);
+}
+static int k_elementwise(const dn_call *x, cost *c, rt_error *err)
+{
+    return dn_cost_dims_elementwise(x->kind, x->problem, x->ml, x->prop, x->aux, c, err);
+}
+static int k_lists(const dn_call *x, cost *c, rt_error *err)
+{
+    return dn_cost_lists(x->kind, x->problem, x->ml, x->aux, c, err);
+}
+
+/* The cost model of every primitive kind this importer knows; a kind not here (lrn, kinds newer
+ * than the importer) keeps its time and is named in a note. */
+static const struct {
+    const char *kind;
+    int prefix;      /* match "softmax", "softmax_v2" ... */
+    int shape_first; /* the problem descriptor is a shape ("mb16_ic64...") to parse first */
+    int (*fn)(const dn_call *, cost *, rt_error *);
+} kinds[] = {
+    {"convolution", 0, 1, k_conv},
+    {"deconvolution", 0, 1, k_conv},
+    {"inner_product", 0, 1, k_ip},
+    {"rnn", 0, 1, k_rnn},
+    {"batch_normalization", 0, 1, k_bnorm},
+    {"pooling", 1, 1, k_pool},
+    {"matmul", 0, 0, k_matmul},
+    {"layer_normalization", 0, 0, k_lnorm},
+    {"eltwise", 0, 0, k_elementwise},
+    {"softmax", 1, 0, k_elementwise},
+    {"logsoftmax", 0, 0, k_elementwise},
+    {"binary", 0, 0, k_lists},
+    {"sum", 0, 0, k_lists},
+    {"concat", 0, 0, k_lists},
+    {"reorder", 0, 0, k_lists},
+    {"shuffle", 0, 0, k_lists},
+    {"prelu", 0, 0, k_lists},
+    {"reduction", 0, 0, k_lists},
+    {"resampling", 0, 0, k_lists},
+};
+
+int dn_cost(const char *kind, const char *prop, const mdlist *ml, const char *aux,
+            const char *problem, cost *c, dn_coverage *coverage, rt_error *err)
+{
+    memset(c, 0, sizeof *c);
+    *coverage = DN_UNMODELLED;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        size_t n = strlen(kinds[i].kind);
+        if (kinds[i].prefix ? strncmp(kind, kinds[i].kind, n) != 0
+                            : strcmp(kind, kinds[i].kind) != 0)
+            continue;
+        shape sh;
+        if (kinds[i].shape_first && dn_shape_parse(problem, &sh) != 0) {
+            rt_error_set(err, "cannot read problem descriptor '%s'", problem);
+            return -1;
+        }
+        dn_call x = {kind, problem, prop, aux, ml, kinds[i].shape_first ? &sh : NULL};
+        if (kinds[i].fn(&x, c, err) != 0)
+            return -1;
+        *coverage = c->flops_known ? DN_MODELLED : DN_NO_FLOPS;
+        return 0;
+    }
+    return 0;
+}
