@@ -312,6 +312,65 @@ static void test_grouping_and_families(void **state)
     rt_machine_free(m);
 }
 
+/* Configs by tag set, not by label text; untagged kernels stay per profile; every item is in
+ * exactly one config's members, ascending; thousands of configs group into their families. */
+static void test_grouping_at_scale(void **state)
+{
+    (void)state;
+    rt_machine *m = toy();
+    rt_profile *p[2] = {rt_profile_new(), rt_profile_new()};
+    /* "a=1 b=2" as one value and as two tags print alike but are different configs. */
+    rt_kernel *k = add(p[0], "x", 1, 1e-3, 1e6, 1e6, "forward", "1 b=2");
+    k = add(p[0], "y", 1, 1e-3, 1e6, 1e6, "forward", "1");
+    rt_tags_set(&k->tags, "b", "2");
+    char name[32], layer[32], batch[32];
+    for (int i = 0; i < 4000; i++) {
+        snprintf(name, sizeof name, "k%d", i);
+        snprintf(layer, sizeof layer, "L%d", i / 4);
+        snprintf(batch, sizeof batch, "%d", 64 >> (i % 4)); /* 64, 32, 16, 8 */
+        k = add(p[1], name, 1, 1e-3, 1e6, 1e6, layer, batch);
+    }
+    rt_profile_add_kernel(p[0], "untagged")->time = 1e-3;
+    rt_profile_add_kernel(p[1], "untagged")->time = 1e-3;
+    rt_profile_add_kernel(p[1], "untagged too")->time = 1e-3;
+    rt_error err;
+    rt_analysis *a = rt_analysis_new(m, RT_MODE_HIER, p, 2, NULL, &err);
+    assert_non_null(a);
+    assert_int_equal(a->n_items, 4005);
+    /* 2 + 4000 tagged, one untagged per profile */
+    assert_int_equal(a->n_configs, 4004);
+    assert_int_equal(a->configs[0].n_items, 1);
+    assert_int_equal(a->configs[1].n_items, 1);
+    const rt_config *u0 = &a->configs[a->items[4002].config];
+    const rt_config *u1 = &a->configs[a->items[4003].config];
+    assert_ptr_not_equal(u0, u1);
+    assert_int_equal(u1->n_items, 2);
+    assert_string_equal(u1->label, "profile 2");
+    size_t *seen = calloc(a->n_items, sizeof *seen);
+    for (size_t c = 0; c < a->n_configs; c++)
+        for (size_t i = 0; i < a->configs[c].n_items; i++) {
+            size_t it = a->configs[c].items[i];
+            assert_true(i == 0 || it > a->configs[c].items[i - 1]);
+            assert_int_equal(a->items[it].config, c);
+            seen[it]++;
+        }
+    for (size_t i = 0; i < a->n_items; i++)
+        assert_int_equal(seen[i], 1);
+    free(seen);
+    /* One batch family per layer, ordered 8, 16, 32, 64; no family of "pass" (not numeric). */
+    assert_int_equal(a->n_families, 1000);
+    for (size_t f = 0; f < a->n_families; f++) {
+        assert_string_equal(a->families[f].param, "batch");
+        assert_int_equal(a->families[f].n, 4);
+        assert_string_equal(rt_tags_get(&a->configs[a->families[f].configs[0]].tags, "batch"), "8");
+    }
+    assert_string_equal(a->families[999].label, "pass=L999");
+    rt_analysis_free(a);
+    rt_profile_free(p[0]);
+    rt_profile_free(p[1]);
+    rt_machine_free(m);
+}
+
 static void test_unknown_unit_and_level_warned_once(void **state)
 {
     (void)state;
@@ -349,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_bound_classes_hier),
         cmocka_unit_test(test_consistency_warnings),
         cmocka_unit_test(test_grouping_and_families),
+        cmocka_unit_test(test_grouping_at_scale),
         cmocka_unit_test(test_unknown_unit_and_level_warned_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,8 @@
 /* An analysis: kernels of several profiles with verdicts, grouped into configs and families. */
 #include <ctype.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,6 +100,25 @@ static void warn_unknown(rt_analysis *a, const rt_values *seen, const rt_tags *f
     }
 }
 
+/* dst = a's tags, then b's (a key in both keeps a's place and b's value); the strings are the
+ * profiles', not copies. */
+static void merge_tags(rt_tags *dst, const rt_tags *a, const rt_tags *b)
+{
+    dst->cap = a->n + b->n;
+    dst->v = rt_xmalloc((dst->cap ? dst->cap : 1) * sizeof *dst->v);
+    memcpy(dst->v, a->v, a->n * sizeof *a->v);
+    dst->n = a->n;
+    for (size_t i = 0; i < b->n; i++) {
+        size_t j = 0;
+        while (j < a->n && strcmp(dst->v[j].key, b->v[i].key) != 0)
+            j++;
+        if (j < a->n)
+            dst->v[j].value = b->v[i].value;
+        else
+            dst->v[dst->n++] = b->v[i];
+    }
+}
+
 static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_profiles)
 {
     rt_values bad_units = {0}, bad_levels = {0};
@@ -112,8 +133,7 @@ static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_pr
             it->profile = profiles[p];
             it->kernel = &profiles[p]->kernels[k];
             it->profile_index = p;
-            rt_tags_copy(&it->tags, &profiles[p]->tags);
-            rt_tags_copy(&it->tags, &it->kernel->tags);
+            merge_tags(&it->tags, &profiles[p]->tags, &it->kernel->tags);
             for (size_t i = 0; i < it->kernel->flops.n; i++)
                 if (it->kernel->flops.v[i].value > 0 &&
                     rt_machine_unit_index(a->machine, it->kernel->flops.v[i].key) < 0)
@@ -142,58 +162,6 @@ static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_pr
     rt_tags_release(&first_level);
 }
 
-static void build_configs(rt_analysis *a, const rt_group_opts *o)
-{
-    char **keys = rt_xcalloc(a->n_items ? a->n_items : 1, sizeof *keys);
-    a->configs = rt_xcalloc(a->n_items ? a->n_items : 1, sizeof *a->configs);
-    for (size_t i = 0; i < a->n_items; i++) {
-        rt_item *it = &a->items[i];
-        rt_tags g = {0};
-        if (o && o->n_keys) {
-            for (size_t k = 0; k < o->n_keys; k++) {
-                const char *v = rt_tags_get(&it->tags, o->keys[k]);
-                if (v)
-                    rt_tags_set(&g, o->keys[k], v);
-            }
-        } else {
-            rt_tags_copy(&g, &it->tags);
-        }
-        char *label = g.n ? tags_label(&g)
-                          : rt_asprintf("profile %zu%s%s", it->profile_index + 1,
-                                        it->profile->tool ? " " : "",
-                                        it->profile->tool ? it->profile->tool : "");
-        /* Untagged kernels of different profiles stay apart. */
-        char *key = rt_asprintf("%zu\x1f%s", g.n ? (size_t)0 : it->profile_index, label);
-        size_t c = 0;
-        while (c < a->n_configs && strcmp(keys[c], key) != 0)
-            c++;
-        if (c == a->n_configs) {
-            rt_config *cf = &a->configs[a->n_configs];
-            keys[a->n_configs++] = key;
-            cf->label = label;
-            cf->tags = g;
-            rt_kernel_init(&cf->sum, label);
-            cf->items = rt_xcalloc(a->n_items, sizeof *cf->items);
-        } else {
-            free(key);
-            free(label);
-            rt_tags_release(&g);
-        }
-        rt_config *cf = &a->configs[c];
-        cf->items[cf->n_items++] = i;
-        rt_kernel_accumulate(&cf->sum, it->kernel);
-        it->config = c;
-    }
-    for (size_t c = 0; c < a->n_configs; c++) {
-        free(keys[c]);
-        char *what = rt_asprintf("config '%s'", a->configs[c].label);
-        /* Per-kernel warnings already name the causes; config warnings would repeat them. */
-        rt_verdict_compute(a->machine, a->mode, &a->configs[c].sum, what, &a->configs[c].v, NULL);
-        free(what);
-    }
-    free(keys);
-}
-
 /* A value can be a family parameter when it starts like a number ("16", "3x3x64x64"). */
 static int numeric_like(const char *s)
 {
@@ -201,7 +169,202 @@ static int numeric_like(const char *s)
                  (s[0] == '.' && isdigit((unsigned char)s[1])));
 }
 
-/* The configs' tags other than param and the ignored ones, as one comparable string. */
+static int family_tag(const char *k, const char *param, const rt_group_opts *o)
+{
+    return strcmp(k, param) != 0 && !(o && in_list(o->ignore, o->n_ignore, k));
+}
+
+/* A tag set hashes as its keys and values in order, except the one tag skip names (or none) and
+ * the ignored ones; FNV-1a over the bytes with the NULs as separators. */
+static uint64_t tags_hash(const rt_tags *t, const char *skip, const rt_group_opts *o)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < t->n; i++) {
+        if (skip && !family_tag(t->v[i].key, skip, o))
+            continue;
+        for (int part = 0; part < 2; part++) {
+            const unsigned char *c = (const unsigned char *)(part ? t->v[i].value : t->v[i].key);
+            for (;; c++) {
+                h = (h ^ *c) * 1099511628211ull;
+                if (!*c)
+                    break;
+            }
+        }
+    }
+    return h ^ (h >> 32);
+}
+
+static bool tags_same(const rt_tags *a, const rt_tags *b, const char *skip, const rt_group_opts *o)
+{
+    size_t i = 0, j = 0;
+    for (;;) {
+        while (skip && i < a->n && !family_tag(a->v[i].key, skip, o))
+            i++;
+        while (skip && j < b->n && !family_tag(b->v[j].key, skip, o))
+            j++;
+        if (i == a->n || j == b->n)
+            return i == a->n && j == b->n;
+        if (strcmp(a->v[i].key, b->v[j].key) != 0 || strcmp(a->v[i].value, b->v[j].value) != 0)
+            return false;
+        i++, j++;
+    }
+}
+
+/* Open addressing over record numbers (configs or groups), keyed by their tag sets' hashes. */
+typedef struct tagset_table {
+    size_t *slot; /* record + 1, 0 = empty */
+    uint64_t *hash;
+    size_t mask;
+} tagset_table;
+
+static void table_init(tagset_table *tt, size_t n)
+{
+    size_t ns = 64;
+    while (ns < 2 * n)
+        ns *= 2;
+    tt->slot = rt_xcalloc(ns, sizeof *tt->slot);
+    tt->hash = rt_xcalloc(n ? n : 1, sizeof *tt->hash);
+    tt->mask = ns - 1;
+}
+
+static void table_release(tagset_table *tt)
+{
+    free(tt->slot);
+    free(tt->hash);
+}
+
+/* Does record rec hold the tag set being looked up (ctx says which)? */
+typedef bool (*same_fn)(const void *ctx, size_t rec);
+
+/* The slot of the record with hash h that same() accepts, or the empty slot where it goes. */
+static size_t table_find(const tagset_table *tt, uint64_t h, same_fn same, const void *ctx)
+{
+    size_t j = (size_t)h & tt->mask;
+    while (tt->slot[j] && !(tt->hash[tt->slot[j] - 1] == h && same(ctx, tt->slot[j] - 1)))
+        j = (j + 1) & tt->mask;
+    return j;
+}
+
+/* The grouping tags of an item: the keys asked for (a new array), or all its tags (its own array,
+ * shared). The strings are the profiles'. */
+static void group_tags(const rt_item *it, const rt_group_opts *o, rt_tags *g)
+{
+    if (!(o && o->n_keys)) {
+        *g = it->tags;
+        return;
+    }
+    g->cap = o->n_keys;
+    g->v = rt_xmalloc(g->cap * sizeof *g->v);
+    g->n = 0;
+    for (size_t k = 0; k < o->n_keys; k++)
+        for (size_t i = 0; i < it->tags.n; i++)
+            if (strcmp(it->tags.v[i].key, o->keys[k]) == 0) {
+                size_t d = 0;
+                while (d < g->n && strcmp(g->v[d].key, o->keys[k]) != 0)
+                    d++;
+                if (d == g->n)
+                    g->v[g->n++] = it->tags.v[i];
+                break;
+            }
+}
+
+/* Add a kernel's figures into a config's sum; the value names are the kernel's strings. */
+static void values_sum(rt_values *dst, const rt_values *src)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        size_t j = 0;
+        while (j < dst->n && strcmp(dst->v[j].key, src->v[i].key) != 0)
+            j++;
+        if (j == dst->n) {
+            if (dst->n == dst->cap) {
+                dst->cap = dst->cap ? 2 * dst->cap : src->n;
+                dst->v = rt_xrealloc(dst->v, dst->cap * sizeof *dst->v);
+            }
+            dst->v[dst->n++] = (rt_value){.key = src->v[i].key, .value = 0};
+        }
+        dst->v[j].value += src->v[i].value;
+    }
+}
+
+typedef struct config_probe {
+    const rt_analysis *a;
+    const rt_tags *g;
+    size_t profile_index;
+    const size_t *first; /* each config's first item */
+} config_probe;
+
+static bool config_same(const void *ctx, size_t c)
+{
+    const config_probe *p = ctx;
+    /* Untagged kernels of different profiles stay apart. */
+    return tags_same(p->g, &p->a->configs[c].tags, NULL, NULL) &&
+           (p->g->n || p->a->items[p->first[c]].profile_index == p->profile_index);
+}
+
+/* Configs are found through a hash of their tag sets; members go into one array. */
+static void build_configs(rt_analysis *a, const rt_group_opts *o)
+{
+    size_t n = a->n_items ? a->n_items : 1;
+    tagset_table tt;
+    table_init(&tt, n);
+    size_t *first = rt_xcalloc(n, sizeof *first);
+    a->configs = rt_xcalloc(n, sizeof *a->configs);
+    for (size_t i = 0; i < a->n_items; i++) {
+        rt_item *it = &a->items[i];
+        rt_tags g;
+        group_tags(it, o, &g);
+        uint64_t h = g.n ? tags_hash(&g, NULL, o) : (uint64_t)it->profile_index;
+        config_probe probe = {a, &g, it->profile_index, first};
+        size_t j = table_find(&tt, h, config_same, &probe), c;
+        if (tt.slot[j]) {
+            c = tt.slot[j] - 1;
+            if (g.v != it->tags.v)
+                free(g.v);
+        } else {
+            c = a->n_configs++;
+            tt.slot[j] = c + 1;
+            tt.hash[c] = h;
+            first[c] = i;
+            rt_config *cf = &a->configs[c];
+            cf->label = g.n ? tags_label(&g)
+                            : rt_asprintf("profile %zu%s%s", it->profile_index + 1,
+                                          it->profile->tool ? " " : "",
+                                          it->profile->tool ? it->profile->tool : "");
+            cf->tags = g;
+            cf->sum.name = cf->label;
+        }
+        rt_config *cf = &a->configs[c];
+        cf->n_items++;
+        cf->sum.invocations += it->kernel->invocations;
+        cf->sum.time += it->kernel->time;
+        values_sum(&cf->sum.flops, &it->kernel->flops);
+        values_sum(&cf->sum.bytes, &it->kernel->bytes);
+        it->config = c;
+    }
+    free(first);
+    table_release(&tt);
+    a->configs = rt_xrealloc(a->configs, (a->n_configs ? a->n_configs : 1) * sizeof *a->configs);
+    /* Each item is held once: the configs' member lists are slices of one array. */
+    a->members = rt_xcalloc(n, sizeof *a->members);
+    size_t off = 0;
+    for (size_t c = 0; c < a->n_configs; c++) {
+        a->configs[c].items = a->members + off;
+        off += a->configs[c].n_items;
+        a->configs[c].n_items = 0;
+    }
+    for (size_t i = 0; i < a->n_items; i++) {
+        rt_config *cf = &a->configs[a->items[i].config];
+        cf->items[cf->n_items++] = i;
+    }
+    for (size_t c = 0; c < a->n_configs; c++) {
+        char *what = rt_asprintf("config '%s'", a->configs[c].label);
+        /* Per-kernel warnings already name the causes; config warnings would repeat them. */
+        rt_verdict_compute(a->machine, a->mode, &a->configs[c].sum, what, &a->configs[c].v, NULL);
+        free(what);
+    }
+}
+
+/* The configs' tags other than param and the ignored ones, as text: the family's label. */
 static char *signature(const rt_config *c, const char *param, const rt_group_opts *o)
 {
     size_t len = 1;
@@ -211,7 +374,7 @@ static char *signature(const rt_config *c, const char *param, const rt_group_opt
     s[0] = '\0';
     for (size_t i = 0; i < c->tags.n; i++) {
         const char *k = c->tags.v[i].key;
-        if (strcmp(k, param) == 0 || (o && in_list(o->ignore, o->n_ignore, k)))
+        if (!family_tag(k, param, o))
             continue;
         strcat(s, k);
         strcat(s, "=");
@@ -232,13 +395,102 @@ static int cmp_by_param(const void *x, const void *y)
     return natural_cmp(a, b);
 }
 
+static void add_family(rt_analysis *a, size_t *cap, const char *param, char *label, size_t *members,
+                       size_t n)
+{
+    if (a->n_families == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        a->families = rt_xrealloc(a->families, *cap * sizeof *a->families);
+    }
+    a->families[a->n_families++] =
+        (rt_family){.param = rt_strdup(param), .label = label, .configs = members, .n = n};
+}
+
+typedef struct family_probe {
+    const rt_analysis *a;
+    const char *param;
+    const rt_group_opts *o;
+    size_t config;
+    const size_t *first; /* each group's first config */
+} family_probe;
+
+static bool family_same(const void *ctx, size_t g)
+{
+    const family_probe *p = ctx;
+    return tags_same(&p->a->configs[p->config].tags, &p->a->configs[p->first[g]].tags, p->param,
+                     p->o);
+}
+
+/* The families of one parameter: configs that carry it, grouped by a hash of their other tags,
+ * in order of each group's first config, each ordered by the parameter's value. */
+static void families_of(rt_analysis *a, const char *param, const rt_group_opts *o, size_t *cap)
+{
+    size_t nc = a->n_configs, ng = 0;
+    size_t *group = rt_xcalloc(nc ? nc : 1, sizeof *group);
+    size_t *first = rt_xcalloc(nc ? nc : 1, sizeof *first);
+    tagset_table tt;
+    table_init(&tt, nc);
+    for (size_t c = 0; c < nc; c++) {
+        const rt_tags *t = &a->configs[c].tags;
+        group[c] = (size_t)-1;
+        if (!rt_tags_get(t, param))
+            continue;
+        uint64_t h = tags_hash(t, param, o);
+        family_probe probe = {a, param, o, c, first};
+        size_t j = table_find(&tt, h, family_same, &probe);
+        if (!tt.slot[j]) {
+            tt.slot[j] = ng + 1;
+            tt.hash[ng] = h;
+            first[ng++] = c;
+        }
+        group[c] = tt.slot[j] - 1;
+    }
+    table_release(&tt);
+    free(first);
+    /* Counting sort by group keeps each group's configs in ascending order. */
+    size_t *start = rt_xcalloc(ng + 1, sizeof *start);
+    for (size_t c = 0; c < nc; c++)
+        if (group[c] != (size_t)-1)
+            start[group[c] + 1]++;
+    for (size_t g = 0; g < ng; g++)
+        start[g + 1] += start[g];
+    size_t *order = rt_xcalloc(start[ng] ? start[ng] : 1, sizeof *order);
+    size_t *fill = rt_xcalloc(ng ? ng : 1, sizeof *fill);
+    for (size_t c = 0; c < nc; c++)
+        if (group[c] != (size_t)-1)
+            order[start[group[c]] + fill[group[c]]++] = c;
+    for (size_t g = 0; g < ng; g++) {
+        size_t n = start[g + 1] - start[g];
+        const size_t *m = order + start[g];
+        /* A family needs at least two distinct values of the parameter. */
+        const char *v0 = rt_tags_get(&a->configs[m[0]].tags, param);
+        int distinct = 0;
+        for (size_t i = 1; i < n && !distinct; i++)
+            distinct = strcmp(rt_tags_get(&a->configs[m[i]].tags, param), v0) != 0;
+        if (!distinct)
+            continue;
+        size_t *members = rt_xmalloc(n * sizeof *members);
+        memcpy(members, m, n * sizeof *members);
+        sort_param = param;
+        sort_a = a;
+        qsort(members, n, sizeof *members, cmp_by_param);
+        add_family(a, cap, param, signature(&a->configs[m[0]], param, o), members, n);
+    }
+    free(group);
+    free(start);
+    free(order);
+    free(fill);
+}
+
 static void build_families(rt_analysis *a, const rt_group_opts *o)
 {
     /* Candidate parameters: the tags configs carry, in first-seen order. */
     rt_tags params = {0};
     for (size_t c = 0; c < a->n_configs; c++)
         for (size_t i = 0; i < a->configs[c].tags.n; i++)
-            rt_tags_set(&params, a->configs[c].tags.v[i].key, "");
+            if (!rt_tags_get(&params, a->configs[c].tags.v[i].key))
+                rt_tags_set(&params, a->configs[c].tags.v[i].key, "");
+    size_t cap = 0;
     for (size_t p = 0; p < params.n; p++) {
         const char *param = params.v[p].key;
         if (o && o->n_params && !in_list(o->params, o->n_params, param))
@@ -251,47 +503,8 @@ static void build_families(rt_analysis *a, const rt_group_opts *o)
             if (v && !numeric_like(v) && !(o && o->n_params))
                 ok = 0;
         }
-        if (!ok)
-            continue;
-        char **sig = rt_xcalloc(a->n_configs, sizeof *sig);
-        int *done = rt_xcalloc(a->n_configs, sizeof *done);
-        for (size_t c = 0; c < a->n_configs; c++)
-            if (rt_tags_get(&a->configs[c].tags, param))
-                sig[c] = signature(&a->configs[c], param, o);
-        for (size_t c = 0; c < a->n_configs; c++) {
-            if (!sig[c] || done[c])
-                continue;
-            size_t *members = rt_xcalloc(a->n_configs, sizeof *members);
-            size_t n = 0;
-            for (size_t d = c; d < a->n_configs; d++)
-                if (sig[d] && !done[d] && strcmp(sig[c], sig[d]) == 0) {
-                    members[n++] = d;
-                    done[d] = 1;
-                }
-            /* A family needs at least two distinct values of the parameter. */
-            int distinct = 0;
-            for (size_t i = 1; i < n; i++)
-                if (strcmp(rt_tags_get(&a->configs[members[i]].tags, param),
-                           rt_tags_get(&a->configs[members[0]].tags, param)) != 0)
-                    distinct = 1;
-            if (!distinct) {
-                free(members);
-                continue;
-            }
-            sort_param = param;
-            sort_a = a;
-            qsort(members, n, sizeof *members, cmp_by_param);
-            a->families = rt_xrealloc(a->families, (a->n_families + 1) * sizeof *a->families);
-            rt_family *f = &a->families[a->n_families++];
-            f->param = rt_strdup(param);
-            f->label = rt_strdup(sig[c]);
-            f->configs = members;
-            f->n = n;
-        }
-        for (size_t c = 0; c < a->n_configs; c++)
-            free(sig[c]);
-        free(sig);
-        free(done);
+        if (ok)
+            families_of(a, param, o, &cap);
     }
     rt_tags_release(&params);
 }
@@ -315,16 +528,19 @@ void rt_analysis_free(rt_analysis *a)
 {
     if (!a)
         return;
+    /* Tags and value names point into the profiles: only the arrays are the analysis's. */
     for (size_t i = 0; i < a->n_items; i++) {
-        rt_tags_release(&a->items[i].tags);
+        free(a->items[i].tags.v);
         rt_verdict_release(&a->items[i].v);
     }
     for (size_t c = 0; c < a->n_configs; c++) {
         rt_config *cf = &a->configs[c];
         free(cf->label);
-        rt_tags_release(&cf->tags);
-        rt_kernel_release(&cf->sum);
-        free(cf->items);
+        /* By default a config's tags are its first member's (see group_tags). */
+        if (!(cf->n_items && cf->tags.v == a->items[cf->items[0]].tags.v))
+            free(cf->tags.v);
+        free(cf->sum.flops.v);
+        free(cf->sum.bytes.v);
         rt_verdict_release(&cf->v);
     }
     for (size_t f = 0; f < a->n_families; f++) {
@@ -333,6 +549,7 @@ void rt_analysis_free(rt_analysis *a)
         free(a->families[f].configs);
     }
     free(a->items);
+    free(a->members);
     free(a->configs);
     free(a->families);
     rt_warnings_release(&a->warnings);

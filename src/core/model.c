@@ -58,9 +58,10 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
     v->time = k->time;
     v->W = rt_values_sum(&k->flops);
     v->n_levels = m->n_levels;
-    v->q = rt_xcalloc(m->n_levels, sizeof *v->q);
-    v->ai = rt_xcalloc(m->n_levels, sizeof *v->ai);
-    v->t_bw = rt_xcalloc(m->n_levels, sizeof *v->t_bw);
+    /* One block for the three per-level arrays: analyses hold millions of verdicts. */
+    v->q = rt_xcalloc(3 * m->n_levels + 1, sizeof *v->q);
+    v->ai = v->q + m->n_levels;
+    v->t_bw = v->ai + m->n_levels;
     v->bound_level = v->bound_unit = -1;
     for (size_t l = 0; l < m->n_levels; l++)
         v->q[l] = v->ai[l] = v->t_bw[l] = NAN;
@@ -163,8 +164,6 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
 
 void rt_verdict_release(rt_verdict *v)
 {
-    free(v->q);
-    free(v->ai);
-    free(v->t_bw);
+    free(v->q); /* ai and t_bw share its block */
     v->q = v->ai = v->t_bw = NULL;
 }

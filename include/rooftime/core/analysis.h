@@ -29,16 +29,17 @@ typedef struct rt_item {
     const rt_profile *profile;
     const rt_kernel *kernel;
     size_t profile_index;
-    rt_tags tags; /* owned: profile tags, then kernel tags */
+    rt_tags tags; /* profile tags, then kernel tags: the profiles' strings, read-only */
     size_t config;
     rt_verdict v;
 } rt_item;
 
 typedef struct rt_config {
     char *label;   /* "framework=pt pass=fw batch=16", or the profile name when untagged */
-    rt_tags tags;  /* the grouping tags and their values */
-    rt_kernel sum; /* invocations, time, FLOPs and bytes summed over the members */
-    size_t *items; /* member item indices */
+    rt_tags tags;  /* the grouping tags and their values (the profiles' strings, read-only) */
+    rt_kernel sum; /* invocations, time, FLOPs and bytes over the members; read-only, its name
+                    * is the label and its value names the profiles' strings */
+    size_t *items; /* member item indices, ascending: a slice of the analysis's members */
     size_t n_items;
     rt_verdict v;
 } rt_config;
@@ -58,6 +59,7 @@ typedef struct rt_analysis {
     size_t n_items;
     rt_config *configs;
     size_t n_configs;
+    size_t *members; /* every item index once, grouped by config; configs[c].items point here */
     rt_family *families;
     size_t n_families;
     double total_time, total_W, total_n;
