@@ -106,7 +106,8 @@ static void merge_tags(rt_tags *dst, const rt_tags *a, const rt_tags *b)
 {
     dst->cap = a->n + b->n;
     dst->v = rt_xmalloc((dst->cap ? dst->cap : 1) * sizeof *dst->v);
-    memcpy(dst->v, a->v, a->n * sizeof *a->v);
+    if (a->n)
+        memcpy(dst->v, a->v, a->n * sizeof *a->v);
     dst->n = a->n;
     for (size_t i = 0; i < b->n; i++) {
         size_t j = 0;
