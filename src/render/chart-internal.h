@@ -25,6 +25,10 @@ uint32_t rt_palette_color(size_t i);
 /* Color of memory level i of n in the hierarchical roofline (outermost level darkest). */
 uint32_t rt_palette_level(size_t i, size_t n);
 
+/* Points with a hover text: the longest ones (the rest would make a chart of 100,000 points
+ * several times larger than its drawing). */
+#define RT_CHART_MAX_TITLES 2000
+
 typedef struct rt_axis {
     double lo, hi;     /* log10 of the range shown */
     int scale_exp;     /* tick labels show value / 10^scale_exp (GFLOP: 9) */
@@ -84,6 +88,13 @@ typedef struct rt_chart {
     const char *family; /* resolved trajectory parameter, NULL: none */
     rt_box *obst;       /* boxes labels must avoid */
     size_t n_obst, cap_obst;
+    /* A grid of GRID_CELL-point cells over the canvas, each listing the obstacles that touch it,
+     * so a label looks only at its neighbours among a hundred thousand points. */
+    struct rt_obst_cell {
+        size_t *v;
+        size_t n, cap;
+    } * grid;
+    size_t grid_w, grid_h;
     rt_label_req *labels;
     size_t n_labels, cap_labels;
     rt_line_label *line_labels;
@@ -146,6 +157,7 @@ bool rt_chart_box_free(const rt_chart *ch, const rt_box *b);
 void rt_chart_label(rt_chart *ch, double x, double y, double r, const char *text, uint32_t color,
                     int priority);
 void rt_chart_labels_place(rt_chart *ch);
+void rt_chart_obstacles_release(rt_chart *ch);
 /* A label along a data-space line from (x0,y0) to (x1,y1), placed after every symbol is down
  * (rt_chart_line_labels_place): tries positions along the visible part from `prefer`, rotated
  * with the line, above it (below when `below`), and keeps the first that is clear. */

@@ -10,13 +10,55 @@
 
 #define LABEL_SIZE 10.0
 
+#define GRID_CELL 24.0
+
+/* The cells a box touches, clamped to the grid (boxes beyond the canvas land on its edge). */
+static void grid_span(const rt_chart *ch, const rt_box *b, size_t *x0, size_t *y0, size_t *x1,
+                      size_t *y1)
+{
+    double c[4] = {b->x0 / GRID_CELL, b->y0 / GRID_CELL, b->x1 / GRID_CELL, b->y1 / GRID_CELL};
+    size_t lim[4] = {ch->grid_w - 1, ch->grid_h - 1, ch->grid_w - 1, ch->grid_h - 1};
+    size_t *out[4] = {x0, y0, x1, y1};
+    for (int i = 0; i < 4; i++)
+        *out[i] = !(c[i] > 0) ? 0 : c[i] >= (double)lim[i] ? lim[i] : (size_t)c[i];
+}
+
 void rt_chart_obstacle(rt_chart *ch, double x0, double y0, double x1, double y1)
 {
     if (ch->n_obst == ch->cap_obst) {
         ch->cap_obst = ch->cap_obst ? 2 * ch->cap_obst : 64;
         ch->obst = rt_xrealloc(ch->obst, ch->cap_obst * sizeof *ch->obst);
     }
-    ch->obst[ch->n_obst++] = (rt_box){fmin(x0, x1), fmin(y0, y1), fmax(x0, x1), fmax(y0, y1)};
+    if (!ch->grid) {
+        ch->grid_w = (size_t)(fmax(ch->W, 1) / GRID_CELL) + 1;
+        ch->grid_h = (size_t)(fmax(ch->H, 1) / GRID_CELL) + 1;
+        ch->grid = rt_xcalloc(ch->grid_w * ch->grid_h, sizeof *ch->grid);
+    }
+    rt_box b = {fmin(x0, x1), fmin(y0, y1), fmax(x0, x1), fmax(y0, y1)};
+    ch->obst[ch->n_obst] = b;
+    size_t gx0, gy0, gx1, gy1;
+    grid_span(ch, &b, &gx0, &gy0, &gx1, &gy1);
+    for (size_t gy = gy0; gy <= gy1; gy++)
+        for (size_t gx = gx0; gx <= gx1; gx++) {
+            struct rt_obst_cell *c = &ch->grid[gy * ch->grid_w + gx];
+            if (c->n == c->cap) {
+                c->cap = c->cap ? 2 * c->cap : 8;
+                c->v = rt_xrealloc(c->v, c->cap * sizeof *c->v);
+            }
+            c->v[c->n++] = ch->n_obst;
+        }
+    ch->n_obst++;
+}
+
+void rt_chart_obstacles_release(rt_chart *ch)
+{
+    for (size_t i = 0; ch->grid && i < ch->grid_w * ch->grid_h; i++)
+        free(ch->grid[i].v);
+    free(ch->grid);
+    free(ch->obst);
+    ch->grid = NULL;
+    ch->obst = NULL;
+    ch->n_obst = ch->cap_obst = 0;
 }
 
 void rt_chart_obstacle_point(rt_chart *ch, double x, double y, double r)
@@ -35,9 +77,17 @@ bool rt_chart_box_free(const rt_chart *ch, const rt_box *b)
     if (b->x0 < ch->px + 1 || b->x1 > ch->px + ch->pw - 1 || b->y0 < ch->py + 1 ||
         b->y1 > ch->py + ch->ph - 1)
         return false;
-    for (size_t i = 0; i < ch->n_obst; i++)
-        if (overlaps(b, &ch->obst[i]))
-            return false;
+    if (!ch->grid)
+        return true;
+    size_t gx0, gy0, gx1, gy1;
+    grid_span(ch, b, &gx0, &gy0, &gx1, &gy1);
+    for (size_t gy = gy0; gy <= gy1; gy++)
+        for (size_t gx = gx0; gx <= gx1; gx++) {
+            const struct rt_obst_cell *c = &ch->grid[gy * ch->grid_w + gx];
+            for (size_t i = 0; i < c->n; i++)
+                if (overlaps(b, &ch->obst[c->v[i]]))
+                    return false;
+        }
     return true;
 }
 

@@ -23,22 +23,76 @@ void rt_chart_config_range(const rt_chart *ch, const double *x, const double *y,
         }
 }
 
-/* Whether config c belongs to a drawn family (its label is then the parameter value). */
-static const char *family_value(const rt_chart *ch, const size_t *fam, size_t nf, size_t c)
+/* Charts of more configs than this label only the longest, by ID, and draw the trajectories of
+ * only the longest families; smaller charts label every config as before. */
+#define LABEL_ALL_MAX 64
+#define DEFAULT_LABELS 16
+#define MAX_TRAJECTORIES 24
+
+static const double *fam_time;
+static int by_family_time(const void *x, const void *y)
 {
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    if (fam_time[i] != fam_time[j])
+        return fam_time[i] > fam_time[j] ? -1 : 1;
+    return i < j ? -1 : (i > j);
+}
+
+/* Keep the MAX_TRAJECTORIES longest of the nf families (in their first order); say so. */
+static size_t longest_families(rt_chart *ch, size_t *fam, size_t nf, bool note)
+{
+    if (nf <= MAX_TRAJECTORIES)
+        return nf;
+    const rt_analysis *a = ch->a;
+    double *t = rt_xcalloc(nf, sizeof *t), total = 0, kept = 0;
+    size_t *idx = rt_xmalloc(nf * sizeof *idx);
     for (size_t k = 0; k < nf; k++) {
-        const rt_family *f = &ch->a->families[fam[k]];
+        const rt_family *f = &a->families[fam[k]];
         for (size_t i = 0; i < f->n; i++)
-            if (f->configs[i] == c)
-                return rt_chart_cfg_tag(ch->a, c, f->param);
+            if (ch->sel_cfg[f->configs[i]])
+                t[k] += a->configs[f->configs[i]].sum.time;
+        total += t[k];
+        idx[k] = k;
     }
-    return NULL;
+    fam_time = t;
+    qsort(idx, nf, sizeof *idx, by_family_time);
+    bool *keep = rt_xcalloc(nf, sizeof *keep);
+    for (size_t k = 0; k < MAX_TRAJECTORIES; k++) {
+        keep[idx[k]] = true;
+        kept += t[idx[k]];
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < nf; k++)
+        if (keep[k])
+            fam[n++] = fam[k];
+    if (note)
+        rt_chart_note(ch,
+                      "lines join the %d longest of %zu families; the other %zu (%.1f%% of the "
+                      "time) are points only",
+                      MAX_TRAJECTORIES, nf, nf - n, total > 0 ? 100 * (total - kept) / total : 0);
+    free(t);
+    free(idx);
+    free(keep);
+    return n;
 }
 
 size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bool open, bool label)
 {
     const rt_analysis *a = ch->a;
     size_t *fam, nf = rt_chart_families(ch, &fam), skipped = 0;
+    size_t nsel = 0;
+    for (size_t c = 0; c < a->n_configs; c++)
+        nsel += ch->sel_cfg[c];
+    bool many = nsel > LABEL_ALL_MAX;
+    nf = longest_families(ch, fam, nf, label);
+    /* The family parameter's value of each config in a drawn family: its label. */
+    const char **fv = rt_xcalloc(a->n_configs + 1, sizeof *fv);
+    for (size_t k = 0; k < nf; k++) {
+        const rt_family *f = &a->families[fam[k]];
+        for (size_t i = 0; i < f->n; i++)
+            if (!fv[f->configs[i]])
+                fv[f->configs[i]] = rt_chart_cfg_tag(a, f->configs[i], f->param);
+    }
     rt_draw_group(ch->d, open ? "time-symbols" : "points");
     /* Trajectories first, under the symbols. */
     for (size_t k = 0; k < nf; k++) {
@@ -64,9 +118,7 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
     }
     /* Symbols: longest configs first so short ones stay on top and visible. */
     size_t *order = rt_analysis_configs_by_time(a);
-    size_t nlab = 0;
-    for (size_t c = 0; c < a->n_configs; c++)
-        nlab += ch->sel_cfg[c];
+    size_t max_labels = ch->spec->max_labels ? ch->spec->max_labels : DEFAULT_LABELS, labelled = 0;
     for (size_t k = 0; k < a->n_configs; k++) {
         size_t c = order[k];
         if (!ch->sel_cfg[c])
@@ -80,19 +132,28 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
         if (open)
             ms.filled = false;
         double px = rt_chart_X(ch, x[c]), py = rt_chart_Y(ch, y[c]);
-        char *title = rt_chart_cfg_title(ch, c);
-        char *t2 =
-            open ? rt_asprintf("%s\n(open symbol: run time scaled by the peaks)", title) : NULL;
+        /* Hover texts are most of a point's bytes: the longest configs carry them. */
+        char *title = !many || k < RT_CHART_MAX_TITLES ? rt_chart_cfg_title(ch, c) : NULL;
+        char *t2 = open && title
+                       ? rt_asprintf("%s\n(open symbol: run time scaled by the peaks)", title)
+                       : NULL;
         rt_draw_marker(ch->d, px, py, &ms, t2 ? t2 : title);
         free(title);
         free(t2);
         rt_chart_obstacle_point(ch, px, py, ms.size / 2 + 0.5);
         if (!label)
             continue;
-        const char *fv = family_value(ch, fam, nf, c);
-        if (fv) {
-            rt_chart_label(ch, px, py, ms.size / 2, fv, ms.color, 10);
-        } else if (nf == 0 && nlab <= 12) {
+        if (many) {
+            /* The config's rank by time, as the report's config table numbers it. */
+            if (labelled < max_labels) {
+                char id[32];
+                snprintf(id, sizeof id, "C%zu", k + 1);
+                rt_chart_label(ch, px, py, ms.size / 2, id, ms.color, (int)(max_labels - labelled));
+                labelled++;
+            }
+        } else if (fv[c]) {
+            rt_chart_label(ch, px, py, ms.size / 2, fv[c], ms.color, 10);
+        } else if (nf == 0 && nsel <= 12) {
             char *s = rt_chart_cfg_short(ch, c);
             if (strlen(s) > 40)
                 strcpy(s + rt_utf8_prefix(s, strlen(s), 37), "...");
@@ -100,8 +161,14 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
             free(s);
         }
     }
+    if (label && many)
+        rt_chart_note(ch,
+                      "labels C1, C2 ...: the %zu longest of %zu configs, numbered as in the "
+                      "report's config table",
+                      labelled, nsel);
     free(order);
     free(fam);
+    free(fv);
     rt_draw_group(ch->d, NULL);
     return skipped;
 }

@@ -172,7 +172,7 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
         double y = rt_chart_Y(ch, v->perf);
         double xs[16], lx = NAN;
         size_t nx = 0;
-        char *title = rt_chart_item_title(ch, i);
+        char *title = k < RT_CHART_MAX_TITLES ? rt_chart_item_title(ch, i) : NULL;
         for (size_t l = 0; l < m->n_levels && nx < 16; l++) {
             if (!level_shown(ch, l))
                 continue;
@@ -203,8 +203,9 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
             if (hier)
                 ms.color = rt_palette_level(l, m->n_levels);
             double x = xs[nx++];
-            char *t = hier ? rt_asprintf("%s\nAI at %s: %.4g FLOP/B", title, m->levels[l].name, ai)
-                           : NULL;
+            char *t = hier && title
+                          ? rt_asprintf("%s\nAI at %s: %.4g FLOP/B", title, m->levels[l].name, ai)
+                          : NULL;
             rt_draw_marker(ch->d, x, y, &ms, t ? t : title);
             free(t);
             rt_chart_obstacle_point(ch, x, y, ms.size / 2);

@@ -147,19 +147,34 @@ size_t rt_chart_families(const rt_chart *ch, size_t **idx)
 /* The parameter that most selected configs vary in (ties: alphabetical), or NULL. */
 static const char *auto_family(const rt_chart *ch)
 {
-    const char *best = NULL;
-    size_t best_n = 0;
+    /* Members per distinct parameter: few parameters, possibly very many families. */
+    const char **param = NULL;
+    size_t *count = NULL, np = 0;
     for (size_t f = 0; f < ch->a->n_families; f++) {
         const char *p = ch->a->families[f].param;
-        size_t n = 0;
-        for (size_t g = 0; g < ch->a->n_families; g++)
-            if (strcmp(ch->a->families[g].param, p) == 0 && family_members(ch, g) >= 2)
-                n += family_members(ch, g);
-        if (n > best_n || (n == best_n && n > 0 && strcmp(p, best) < 0)) {
-            best = p;
-            best_n = n;
+        size_t j = 0;
+        while (j < np && strcmp(param[j], p) != 0)
+            j++;
+        if (j == np) {
+            param = rt_xrealloc(param, (np + 1) * sizeof *param);
+            count = rt_xrealloc(count, (np + 1) * sizeof *count);
+            param[np] = p;
+            count[np++] = 0;
         }
+        size_t n = family_members(ch, f);
+        if (n >= 2)
+            count[j] += n;
     }
+    const char *best = NULL;
+    size_t best_n = 0;
+    for (size_t j = 0; j < np; j++)
+        if (count[j] > best_n ||
+            (count[j] == best_n && count[j] > 0 && strcmp(param[j], best) < 0)) {
+            best = param[j];
+            best_n = count[j];
+        }
+    free(param);
+    free(count);
     return best;
 }
 
@@ -234,7 +249,7 @@ static void chart_release(rt_chart *ch)
     rt_key_release(&ch->series);
     rt_key_release(&ch->marker);
     rt_key_release(&ch->fill);
-    free(ch->obst);
+    rt_chart_obstacles_release(ch);
     for (size_t i = 0; i < ch->n_labels; i++)
         free(ch->labels[i].text);
     free(ch->labels);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,10 @@
 #include "rooftime/util/strings.h"
 
 #define MAX_KERNEL_ROWS 500
+#define MAX_CONFIG_ROWS 500
+/* A chart larger than this is linked from the page instead of inlined: the page stays a few
+ * megabytes at any number of kernels (tests/cli-report-size.sh holds it to its budget). */
+#define MAX_INLINE_SVG ((size_t)1500000)
 #define MAX_CALLOUT_ROWS 25
 
 static const char css[] =
@@ -34,7 +39,7 @@ static const char css[] =
     "th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;vertical-align:top}\n"
     "th{background:#f3f3f3;position:sticky;top:0}\n"
     "td.name{text-align:left;max-width:520px;overflow-wrap:anywhere;font-family:monospace}\n"
-    "td.warn{background:#fde2d2}tr.oh td{background:#fff7e0}\n"
+    "td.warn{background:#fde2d2}tr.oh td{background:#fff7e0}tr.rest td{font-style:italic}\n"
     ".charts{display:flex;flex-wrap:wrap;gap:12px}\n"
     ".chart{border:1px solid #ddd;flex:1 1 560px;max-width:800px}"
     ".chart svg{display:block;width:100%;height:auto}\n"
@@ -186,7 +191,14 @@ static int chart(FILE *html, const char *dir, const split *sp, const char *name,
     char *path = rt_asprintf("%s/%s-%s.svg", dir, sp->slug, name);
     int rc = rt_write_file_atomic(path, svg, strlen(svg), err);
     free(path);
-    if (rc == 0) {
+    if (rc == 0 && strlen(svg) > MAX_INLINE_SVG) {
+        /* Past the page's budget the chart is the file beside it, shown as an image. */
+        fprintf(html,
+                "<div class=\"chart\" id=\"%s-%s\"><a href=\"%s-%s.svg\"><img src=\"%s-%s.svg\" "
+                "alt=\"%s\" style=\"width:100%%\"></a>\n<p class=\"note\">%.1f MB of SVG: "
+                "linked, not inlined; hover texts in the file</p></div>\n",
+                sp->slug, name, sp->slug, name, sp->slug, name, name, (double)strlen(svg) / 1e6);
+    } else if (rc == 0) {
         /* Inline SVG must not carry the XML declaration. */
         const char *body = strstr(svg, "<svg");
         fprintf(html, "<div class=\"chart\" id=\"%s-%s\">\n%s</div>\n", sp->slug, name,
@@ -273,40 +285,105 @@ static void verdict_head(FILE *fp, const rt_analysis *a)
     fputs("<th>AI (FLOP/B)</th><th>bound</th><th>efficiency</th><th>recoverable</th>", fp);
 }
 
+/* The rows past the table's top ones, summed into one row: what they take together. */
+typedef struct rest_sum {
+    size_t n, kernels;
+    double time, launches, W, recoverable;
+    double *q; /* per machine level; NAN until a finite figure is added */
+} rest_sum;
+
+static void rest_add(rest_sum *r, const rt_analysis *a, const rt_verdict *v, size_t kernels)
+{
+    r->n++;
+    r->kernels += kernels;
+    r->time += v->time;
+    r->launches += v->n;
+    r->W += isfinite(v->W) ? v->W : 0;
+    r->recoverable += v->recoverable;
+    for (size_t l = 0; l < a->machine->n_levels && l < v->n_levels; l++)
+        if (isfinite(v->q[l]))
+            r->q[l] = (isnan(r->q[l]) ? 0 : r->q[l]) + v->q[l];
+}
+
+static void rest_row(FILE *fp, const rt_analysis *a, const rest_sum *r, const char *what,
+                     bool config_table)
+{
+    fprintf(fp, "<tr class=\"rest\"><td></td><td class=\"name\">the other %zu %s</td>", r->n, what);
+    if (config_table)
+        fprintf(fp, "<td>%zu</td>", r->kernels);
+    else
+        fputs("<td></td>", fp);
+    td_time(fp, r->time);
+    fprintf(fp, "<td>%.1f%%</td><td>%.0f</td>",
+            a->total_time > 0 ? 100 * r->time / a->total_time : 0, r->launches);
+    td_num(fp, r->W, 1e9);
+    for (size_t l = 0; l < a->machine->n_levels; l++)
+        td_num(fp, r->q[l], 1e9);
+    fputs("<td>-</td><td>-</td><td>-</td>", fp);
+    td_time(fp, r->recoverable);
+    fputs("</tr>\n", fp);
+}
+
+/* The configs (IDs C1, C2 ... by time, as the charts label them) and the kernels (K1, K2 ...):
+ * the longest rows, then one row summing the rest, so the page stays small at any size. */
 static void tables(FILE *fp, const rt_analysis *a)
 {
+    size_t nl = a->machine->n_levels;
+    rest_sum rest = {.q = rt_xmalloc((nl + 1) * sizeof(double))};
+    for (size_t l = 0; l < nl; l++)
+        rest.q[l] = NAN;
     size_t *co = rt_analysis_configs_by_time(a);
     fputs("<h2 id=\"configs\">Configs</h2>\n<p class=\"note\">Kernels grouped by their tags; "
           "highlighted rows are overhead-bound (inside the overhead box). Efficiency = attainable "
-          "bound / measured time; AI at the reference level.</p>\n",
+          "bound / measured time; AI at the reference level.",
           fp);
-    fputs("<div class=\"scroll\"><table>\n<tr><th>config</th><th>kernels</th>", fp);
+    if (a->n_configs > MAX_CONFIG_ROWS)
+        fprintf(fp, " The %d longest of %zu configs, then the others summed.", MAX_CONFIG_ROWS,
+                a->n_configs);
+    fputs("</p>\n<div class=\"scroll\"><table>\n<tr><th>ID</th><th>config</th><th>kernels</th>",
+          fp);
     verdict_head(fp, a);
     fputs("</tr>\n", fp);
     for (size_t k = 0; k < a->n_configs; k++) {
         const rt_config *c = &a->configs[co[k]];
-        fprintf(fp, "<tr%s><td class=\"name\">", c->v.overhead_bound ? " class=\"oh\"" : "");
+        if (k >= MAX_CONFIG_ROWS) {
+            rest_add(&rest, a, &c->v, c->n_items);
+            continue;
+        }
+        fprintf(fp, "<tr%s><td>C%zu</td><td class=\"name\">",
+                c->v.overhead_bound ? " class=\"oh\"" : "", k + 1);
         esc(fp, c->label);
         fprintf(fp, "</td><td>%zu</td>", c->n_items);
         verdict_cells(fp, a, &c->v);
         fputs("</tr>\n", fp);
     }
+    if (rest.n) {
+        rest_row(fp, a, &rest, "configs", true);
+    }
     fputs("</table></div>\n", fp);
     free(co);
 
+    memset(&rest, 0, offsetof(rest_sum, q));
+    for (size_t l = 0; l < nl; l++)
+        rest.q[l] = NAN;
     size_t *io = rt_analysis_items_by_time(a);
     fputs("<h2 id=\"kernels\">Kernels</h2>\n", fp);
     if (a->n_items > MAX_KERNEL_ROWS)
         fprintf(fp,
-                "<p class=\"note\">The %d longest of %zu kernels; `rooftime analyze` lists "
-                "them all.</p>\n",
+                "<p class=\"note\">The %d longest of %zu kernels, then the others summed; "
+                "`rooftime analyze` lists them all.</p>\n",
                 MAX_KERNEL_ROWS, a->n_items);
-    fputs("<div class=\"scroll\"><table>\n<tr><th>kernel</th><th>config</th>", fp);
+    fputs("<div class=\"scroll\"><table>\n<tr><th>ID</th><th>kernel</th><th>config</th>", fp);
     verdict_head(fp, a);
     fputs("</tr>\n", fp);
-    for (size_t k = 0; k < a->n_items && k < MAX_KERNEL_ROWS; k++) {
+    for (size_t k = 0; k < a->n_items; k++) {
         const rt_item *it = &a->items[io[k]];
-        fprintf(fp, "<tr%s><td class=\"name\">", it->v.overhead_bound ? " class=\"oh\"" : "");
+        if (k >= MAX_KERNEL_ROWS) {
+            rest_add(&rest, a, &it->v, 1);
+            continue;
+        }
+        fprintf(fp, "<tr%s><td>K%zu</td><td class=\"name\">",
+                it->v.overhead_bound ? " class=\"oh\"" : "", k + 1);
         esc(fp, it->kernel->name);
         fputs("</td><td class=\"name\">", fp);
         esc(fp, a->configs[it->config].label);
@@ -314,8 +391,12 @@ static void tables(FILE *fp, const rt_analysis *a)
         verdict_cells(fp, a, &it->v);
         fputs("</tr>\n", fp);
     }
+    if (rest.n) {
+        rest_row(fp, a, &rest, "kernels", false);
+    }
     fputs("</table></div>\n", fp);
     free(io);
+    free(rest.q);
 }
 
 static void callouts(FILE *fp, const rt_analysis *a)
