@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "rooftime/core/profile.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/clock.h"

@@ -221,8 +221,9 @@ static void test_synthetic_one_file(void **state)
     for (size_t i = 0; i < w.n; i++)
         nan_said |= strstr(w.msg[i], "nan") != NULL;
     assert_true(nan_said);
-    json_t *ts = json_object_get(json_object_get(p->extra, "ncu"), "time_sum_of_launches");
-    assert_close(json_real_value(json_object_get(ts, "copy_kernel")), 1e-3 + 0.8e-3, 1e-12);
+    assert_close(rt_values_get(&p->provenance.kernel_time_sum, "copy_kernel", 0), 1e-3 + 0.8e-3,
+                 1e-12);
+    assert_int_equal(p->provenance.n_inputs, 1);
     rt_profile_free(p);
     p = NULL;
 

@@ -53,7 +53,7 @@ static void test_derivation_mismatch_is_an_error(void **state)
     rt_machine *m;
     rt_error err;
     assert_int_equal(rt_machine_resolve("v100", &m, &err), 0);
-    json_object_set_new(m->units[0].derivation, "sms", json_integer(84));
+    rt_values_set(&m->units[0].derivation, "sms", 84);
     assert_int_equal(rt_machine_check(m, &err), -1);
     assert_non_null(strstr(err.msg, "derivation"));
     rt_machine_free(m);

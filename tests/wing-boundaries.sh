@@ -18,6 +18,9 @@ done <"$list"
 for wing in $(cut -d' ' -f1 "$list" | sort -u); do
     check "wing $wing includes its own header" cmake --build "$BUILD" --target "boundary_${wing}_${wing}"
 done
+# The core knows no file format: no JSON library in its sources or headers, none linked.
+check "no core file includes jansson.h" sh -c "! grep -rln 'jansson' '$SRC/src/core' '$SRC/include/rooftime/core'"
+check "the core links no JSON library" sh -c "! grep -q -i jansson '$BUILD/src/core/CMakeFiles/rt_core.dir/link.txt' 2>/dev/null && ! grep -rq 'jansson' '$SRC/src/core/CMakeLists.txt'"
 # Nothing reaches around the views with a relative path into another folder.
 check "no source includes a path with .." sh -c "! grep -rn '#include \"\\.\\./' '$SRC/src' '$SRC/include'"
 echo "$PASSES passed, $FAILS failed"

@@ -89,9 +89,8 @@ static int import_ncu(int argc, char **argv)
     cli_print_warnings(&warnings, 20);
     if (cli_save_profile(p, &tags, output) != 0)
         goto out;
-    json_t *launches = json_object_get(json_object_get(p->extra, "ncu"), "launches");
-    printf("%s: %zu kernels, %lld launches from %d file%s\n", output, p->n_kernels,
-           (long long)json_integer_value(launches), argc - optind, argc - optind == 1 ? "" : "s");
+    printf("%s: %zu kernels, %.0f launches from %d file%s\n", output, p->n_kernels,
+           p->provenance.launches, argc - optind, argc - optind == 1 ? "" : "s");
     rc = RT_EXIT_OK;
 out:
     rt_profile_free(p);

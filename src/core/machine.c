@@ -22,7 +22,8 @@ void rt_machine_free(rt_machine *m)
     for (size_t i = 0; i < m->n_units; i++) {
         free(m->units[i].name);
         free(m->units[i].note);
-        json_decref(m->units[i].derivation);
+        rt_values_release(&m->units[i].derivation);
+        rt_tags_release(&m->units[i].derivation_notes);
     }
     for (size_t i = 0; i < m->n_levels; i++) {
         free(m->levels[i].name);
@@ -36,7 +37,13 @@ void rt_machine_free(rt_machine *m)
     free(m->tau_method);
     free(m->ref_unit);
     free(m->ref_level);
-    json_decref(m->extra);
+    for (size_t i = 0; i < m->n_overheads; i++) {
+        free(m->overheads[i].name);
+        free(m->overheads[i].method);
+    }
+    free(m->overheads);
+    rt_measurement_free(m->measurement);
+    free(m->unknown_json);
     free(m);
 }
 
@@ -54,6 +61,19 @@ rt_unit *rt_machine_add_unit(rt_machine *m, const char *name, double flops)
     u->name = rt_strdup(name);
     u->flops = flops;
     return u;
+}
+
+rt_overhead *rt_machine_add_overhead(rt_machine *m, const char *name, int threads,
+                                     rt_spread seconds, const char *method)
+{
+    m->overheads = rt_xrealloc(m->overheads, (m->n_overheads + 1) * sizeof *m->overheads);
+    rt_overhead *o = &m->overheads[m->n_overheads++];
+    memset(o, 0, sizeof *o);
+    o->name = rt_strdup(name);
+    o->threads = threads;
+    o->seconds = seconds;
+    o->method = method ? rt_strdup(method) : NULL;
+    return o;
 }
 
 rt_level *rt_machine_add_level(rt_machine *m, const char *name, double bytes_per_s)
@@ -121,23 +141,6 @@ double rt_machine_overhead_flops(const rt_machine *m, const char *unit)
     return u ? u->flops * m->tau : NAN;
 }
 
-/* The product of a derivation's factors; NAN when one is not a number. */
-static double derivation_product(const json_t *d)
-{
-    double p = 1.0;
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)d, key, v)
-    {
-        if (key[0] == '_') /* "_note" and the like document the derivation */
-            continue;
-        if (!json_is_number(v))
-            return NAN;
-        p *= json_number_value(v);
-    }
-    return p;
-}
-
 int rt_machine_check(const rt_machine *m, rt_error *err)
 {
     if (m->n_units == 0) {
@@ -160,8 +163,10 @@ int rt_machine_check(const rt_machine *m, rt_error *err)
                              m->units[i].name);
                 return -1;
             }
-        if (m->units[i].derivation) {
-            double p = derivation_product(m->units[i].derivation);
+        if (m->units[i].derivation.n) {
+            double p = 1.0;
+            for (size_t f = 0; f < m->units[i].derivation.n; f++)
+                p *= m->units[i].derivation.v[f].value;
             if (!(fabs(p - m->units[i].flops) <= 1e-6 * m->units[i].flops)) {
                 rt_error_set(err,
                              "machine '%s': unit '%s': derivation gives %.6g FLOP/s but the file "

@@ -1,5 +1,6 @@
 /* The time-based roofline of one kernel or config: bounds, class, efficiency, time-plane
  * coordinates. */
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

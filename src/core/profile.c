@@ -7,119 +7,6 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
-static rt_value *values_find(const rt_values *vs, const char *key)
-{
-    for (size_t i = 0; i < vs->n; i++)
-        if (strcmp(vs->v[i].key, key) == 0)
-            return &vs->v[i];
-    return NULL;
-}
-
-static rt_value *values_slot(rt_values *vs, const char *key)
-{
-    rt_value *v = values_find(vs, key);
-    if (v)
-        return v;
-    if (vs->n == vs->cap) {
-        vs->cap = vs->cap ? 2 * vs->cap : 4;
-        vs->v = rt_xrealloc(vs->v, vs->cap * sizeof *vs->v);
-    }
-    v = &vs->v[vs->n++];
-    v->key = rt_strdup_utf8(key);
-    v->value = 0;
-    return v;
-}
-
-void rt_values_set(rt_values *vs, const char *key, double value)
-{
-    values_slot(vs, key)->value = value;
-}
-
-void rt_values_add(rt_values *vs, const char *key, double value)
-{
-    values_slot(vs, key)->value += value;
-}
-
-int rt_values_has(const rt_values *vs, const char *key)
-{
-    return values_find(vs, key) != NULL;
-}
-
-double rt_values_get(const rt_values *vs, const char *key, double dflt)
-{
-    const rt_value *v = values_find(vs, key);
-    return v ? v->value : dflt;
-}
-
-double rt_values_sum(const rt_values *vs)
-{
-    double s = 0;
-    for (size_t i = 0; i < vs->n; i++)
-        s += vs->v[i].value;
-    return s;
-}
-
-void rt_values_copy(rt_values *dst, const rt_values *src)
-{
-    for (size_t i = 0; i < src->n; i++)
-        rt_values_set(dst, src->v[i].key, src->v[i].value);
-}
-
-void rt_values_release(rt_values *vs)
-{
-    for (size_t i = 0; i < vs->n; i++)
-        free(vs->v[i].key);
-    free(vs->v);
-    memset(vs, 0, sizeof *vs);
-}
-
-static rt_tag *tags_find(const rt_tags *ts, const char *key)
-{
-    for (size_t i = 0; i < ts->n; i++)
-        if (strcmp(ts->v[i].key, key) == 0)
-            return &ts->v[i];
-    return NULL;
-}
-
-void rt_tags_set(rt_tags *ts, const char *key, const char *value)
-{
-    rt_tag *t = tags_find(ts, key);
-    if (t) {
-        free(t->value);
-        t->value = rt_strdup_utf8(value);
-        return;
-    }
-    if (ts->n == ts->cap) {
-        ts->cap = ts->cap ? 2 * ts->cap : 4;
-        ts->v = rt_xrealloc(ts->v, ts->cap * sizeof *ts->v);
-    }
-    t = &ts->v[ts->n++];
-    t->key = rt_strdup_utf8(key);
-    t->value = rt_strdup_utf8(value);
-}
-
-const char *rt_tags_get(const rt_tags *ts, const char *key)
-{
-    const rt_tag *t = tags_find(ts, key);
-    return t ? t->value : NULL;
-}
-
-void rt_tags_copy(rt_tags *dst, const rt_tags *src)
-{
-    for (size_t i = 0; i < src->n; i++)
-        rt_tags_set(dst, src->v[i].key, src->v[i].value);
-}
-
-void rt_tags_release(rt_tags *ts)
-{
-    for (size_t i = 0; i < ts->n; i++) {
-        free(ts->v[i].key);
-        free(ts->v[i].value);
-    }
-    free(ts->v);
-    memset(ts, 0, sizeof *ts);
-}
-
 void rt_kernel_init(rt_kernel *k, const char *name)
 {
     memset(k, 0, sizeof *k);
@@ -163,7 +50,8 @@ void rt_profile_free(rt_profile *p)
     free(p->machine);
     free(p->method);
     rt_tags_release(&p->tags);
-    json_decref(p->extra);
+    rt_provenance_release(&p->provenance);
+    free(p->unknown_json);
     free(p);
 }
 
@@ -243,6 +131,23 @@ int rt_profile_check(const rt_profile *p, rt_error *err)
     return 0;
 }
 
+void rt_provenance_add_input(rt_provenance *pv, const char *path)
+{
+    pv->inputs = rt_xrealloc(pv->inputs, (pv->n_inputs + 1) * sizeof *pv->inputs);
+    pv->inputs[pv->n_inputs++] = rt_strdup_utf8(path);
+}
+
+void rt_provenance_release(rt_provenance *pv)
+{
+    for (size_t i = 0; i < pv->n_inputs; i++)
+        free(pv->inputs[i]);
+    free(pv->inputs);
+    rt_tags_release(&pv->formulas);
+    rt_tags_release(&pv->notes);
+    rt_values_release(&pv->kernel_time_sum);
+    memset(pv, 0, sizeof *pv);
+}
+
 static bool str_eq(const char *a, const char *b)
 {
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
@@ -268,6 +173,18 @@ static bool tags_equal(const rt_tags *a, const rt_tags *b)
     return true;
 }
 
+static bool provenance_equal(const rt_provenance *a, const rt_provenance *b)
+{
+    if (a->n_inputs != b->n_inputs || a->launches != b->launches ||
+        !tags_equal(&a->formulas, &b->formulas) || !tags_equal(&a->notes, &b->notes) ||
+        !values_equal(&a->kernel_time_sum, &b->kernel_time_sum))
+        return false;
+    for (size_t i = 0; i < a->n_inputs; i++)
+        if (strcmp(a->inputs[i], b->inputs[i]) != 0)
+            return false;
+    return true;
+}
+
 bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why)
 {
     const char *what = NULL;
@@ -285,6 +202,10 @@ bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why)
         what = "tags";
     else if (a->n_kernels != b->n_kernels)
         what = "number of kernels";
+    else if (!provenance_equal(&a->provenance, &b->provenance))
+        what = "provenance";
+    else if (!str_eq(a->unknown_json, b->unknown_json))
+        what = "unknown members";
     if (what) {
         rt_error_set(why, "profiles differ in %s", what);
         return false;

@@ -223,6 +223,20 @@ json_t *rt_json_extra(const json_t *obj, const char *const *known)
     return extra;
 }
 
+char *rt_json_opaque_text(json_t *extra)
+{
+    if (!extra)
+        return NULL;
+    char *s = json_dumps(extra, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(extra);
+    return s;
+}
+
+json_t *rt_json_opaque_parse(const char *text)
+{
+    return text ? json_loads(text, 0, NULL) : NULL;
+}
+
 void rt_json_merge_extra(json_t *obj, const json_t *extra)
 {
     if (!extra)

@@ -39,6 +39,10 @@ int rt_jr_schema(rt_jr *r, const json_t *obj, const char *want);
 void rt_jr_fail(rt_jr *r, const char *path, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Unknown members kept as opaque JSON text in the core objects: the text of extra (stolen; NULL
+ * stays NULL), and that text parsed back (a new reference, or NULL). */
+char *rt_json_opaque_text(json_t *extra);
+json_t *rt_json_opaque_parse(const char *text);
 /* Members of obj not named in known[] (NULL-terminated), copied into a new object (NULL if none).
  */
 json_t *rt_json_extra(const json_t *obj, const char *const *known);

@@ -6,14 +6,72 @@
 #include <sys/stat.h>
 
 #include "json-read.h"
+#include "measurement-json.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
-static const char *const top_known[] = {
-    "schema", "name", "source", "method", "units", "levels", "launch_overhead", "reference", NULL};
+static const char *const top_known[] = {"schema",    "name",   "source",    "method",
+                                        "units",     "levels", "overheads", "launch_overhead",
+                                        "reference", NULL};
+
+/* "derivation": {"factor": number, ..., "_note": "text"}: numbers multiply to the unit's figure,
+ * members starting with '_' document them. */
+static int read_derivation(rt_jr *r, const json_t *d, const char *path, rt_unit *u)
+{
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.derivation", path);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)d, key, v)
+    {
+        if (key[0] == '_' && json_is_string(v)) {
+            rt_tags_set(&u->derivation_notes, key, json_string_value(v));
+        } else if (key[0] != '_' && json_is_number(v) && isfinite(json_number_value(v))) {
+            rt_values_set(&u->derivation, key, json_number_value(v));
+        } else {
+            rt_jr_fail(r, sub, key, key[0] == '_' ? "expected a string" : "expected a number");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* "overheads": [{"name", "threads", "seconds", "min", "max", "method"}] */
+static int read_overheads(rt_jr *r, rt_machine *m, const json_t *j)
+{
+    const json_t *arr;
+    if (rt_jr_array(r, j, "", "overheads", false, &arr) != 0)
+        return -1;
+    for (size_t i = 0; arr && i < json_array_size(arr); i++) {
+        const json_t *o = json_array_get(arr, i);
+        char path[64];
+        snprintf(path, sizeof path, "overheads[%zu]", i);
+        char *name = NULL, *method = NULL;
+        double threads = 0;
+        rt_spread sec = {0, 0, 0};
+        int bad = rt_jr_object(r, o, path) != 0 ||
+                  rt_jr_string(r, o, path, "name", true, &name) != 0 ||
+                  rt_jr_number(r, o, path, "threads", false, 0, &threads) != 0 ||
+                  rt_jr_number(r, o, path, "seconds", true, 0, &sec.median) != 0 ||
+                  rt_jr_number(r, o, path, "min", false, 0, &sec.min) != 0 ||
+                  rt_jr_number(r, o, path, "max", false, 0, &sec.max) != 0 ||
+                  rt_jr_string(r, o, path, "method", false, &method) != 0;
+        if (!bad && threads > 1e6) {
+            rt_jr_fail(r, path, "threads", "%g is not a thread count", threads);
+            bad = 1;
+        }
+        if (!bad)
+            rt_machine_add_overhead(m, name, (int)threads, sec, method);
+        free(name);
+        free(method);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
 
 static int read_unit(rt_jr *r, rt_machine *m, const json_t *j, size_t i)
 {
@@ -38,8 +96,8 @@ static int read_unit(rt_jr *r, rt_machine *m, const json_t *j, size_t i)
         rt_jr_string(r, j, path, "note", false, &u->note) != 0 ||
         rt_jr_member_object(r, j, path, "derivation", false, &d) != 0)
         return -1;
-    if (d)
-        u->derivation = json_deep_copy(d);
+    if (d && read_derivation(r, d, path, u) != 0)
+        return -1;
     return 0;
 }
 
@@ -94,7 +152,10 @@ int rt_machine_from_json(const json_t *j, const char *origin, rt_machine **out, 
         rt_jr_string(&r, ref, "reference", "unit", true, &m->ref_unit) != 0 ||
         rt_jr_string(&r, ref, "reference", "level", true, &m->ref_level) != 0)
         goto fail;
-    m->extra = rt_json_extra(j, top_known);
+    if (read_overheads(&r, m, j) != 0)
+        goto fail;
+    /* A measurement record read back, and what other tools add, go through untouched. */
+    m->unknown_json = rt_json_opaque_text(rt_json_extra(j, top_known));
     if (rt_machine_check(m, err) != 0) {
         rt_error_prefix(err, "cannot read '%s'", origin);
         goto fail;
@@ -135,8 +196,16 @@ json_t *rt_machine_to_json(const rt_machine *m)
         set_pos(o, "max", u->max);
         set_pos(o, "theoretical", u->theoretical);
         set_str(o, "note", u->note);
-        if (u->derivation)
-            json_object_set(o, "derivation", u->derivation);
+        if (u->derivation.n || u->derivation_notes.n) {
+            json_t *d = json_object();
+            for (size_t f = 0; f < u->derivation.n; f++)
+                json_object_set_new(d, u->derivation.v[f].key,
+                                    rt_json_num(u->derivation.v[f].value));
+            for (size_t f = 0; f < u->derivation_notes.n; f++)
+                json_object_set_new(d, u->derivation_notes.v[f].key,
+                                    json_string(u->derivation_notes.v[f].value));
+            json_object_set_new(o, "derivation", d);
+        }
         json_array_append_new(units, o);
     }
     json_object_set_new(j, "units", units);
@@ -153,6 +222,22 @@ json_t *rt_machine_to_json(const rt_machine *m)
         json_array_append_new(levels, o);
     }
     json_object_set_new(j, "levels", levels);
+    if (m->n_overheads) {
+        json_t *arr = json_array();
+        for (size_t i = 0; i < m->n_overheads; i++) {
+            const rt_overhead *x = &m->overheads[i];
+            json_t *o = json_object();
+            set_str(o, "name", x->name);
+            if (x->threads > 0)
+                json_object_set_new(o, "threads", json_integer(x->threads));
+            json_object_set_new(o, "seconds", json_real(x->seconds.median));
+            set_pos(o, "min", x->seconds.min);
+            set_pos(o, "max", x->seconds.max);
+            set_str(o, "method", x->method);
+            json_array_append_new(arr, o);
+        }
+        json_object_set_new(j, "overheads", arr);
+    }
     json_t *oh = json_object();
     json_object_set_new(oh, "seconds", json_real(m->tau));
     set_str(oh, "method", m->tau_method);
@@ -161,7 +246,11 @@ json_t *rt_machine_to_json(const rt_machine *m)
     set_str(ref, "unit", m->ref_unit);
     set_str(ref, "level", m->ref_level);
     json_object_set_new(j, "reference", ref);
-    rt_json_merge_extra(j, m->extra);
+    if (m->measurement)
+        json_object_set_new(j, "measurement", rt_measurement_to_json(m->measurement));
+    json_t *unknown = rt_json_opaque_parse(m->unknown_json);
+    rt_json_merge_extra(j, unknown);
+    json_decref(unknown);
     return j;
 }
 

@@ -8,7 +8,7 @@
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/util/error.h"
 
-static const char *const top_known[] = {"schema", "source", "tags", "kernels", NULL};
+static const char *const top_known[] = {"schema", "source", "tags", "kernels", "provenance", NULL};
 static const char *const source_known[] = {"tool", "version", "command", "machine", "method", NULL};
 
 /* {"name": number >= 0, ...} */
@@ -35,17 +35,18 @@ static int read_values(rt_jr *r, const json_t *obj, const char *path, const char
 }
 
 /* {"name": "string" | number, ...}: numbers become their shortest text. */
-static int read_tags(rt_jr *r, const json_t *obj, const char *path, rt_tags *out)
+static int read_tags_member(rt_jr *r, const json_t *obj, const char *path, const char *member,
+                            rt_tags *out)
 {
     const json_t *o;
-    if (rt_jr_member_object(r, obj, path, "tags", false, &o) != 0)
+    if (rt_jr_member_object(r, obj, path, member, false, &o) != 0)
         return -1;
     if (!o)
         return 0;
     char sub[128];
-    snprintf(sub, sizeof sub, "%s%stags", path, *path ? "." : "");
+    snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", member);
     if (json_object_size(o) > RT_MAX_TAGS) {
-        rt_jr_fail(r, path, "tags", "%zu tags, more than the limit of %d", json_object_size(o),
+        rt_jr_fail(r, path, member, "%zu tags, more than the limit of %d", json_object_size(o),
                    RT_MAX_TAGS);
         return -1;
     }
@@ -64,6 +65,38 @@ static int read_tags(rt_jr *r, const json_t *obj, const char *path, rt_tags *out
             return -1;
         }
     }
+    return 0;
+}
+
+static int read_tags(rt_jr *r, const json_t *obj, const char *path, rt_tags *out)
+{
+    return read_tags_member(r, obj, path, "tags", out);
+}
+
+/* "provenance": {"inputs": [...], "launches": n, "formulas": {...}, "notes": {...},
+ * "kernel_time_sum": {...}}, every member optional. */
+static int read_provenance(rt_jr *r, const json_t *j, rt_provenance *pv)
+{
+    const json_t *o, *inputs;
+    if (rt_jr_member_object(r, j, "", "provenance", false, &o) != 0)
+        return -1;
+    if (!o)
+        return 0;
+    if (rt_jr_array(r, o, "provenance", "inputs", false, &inputs) != 0)
+        return -1;
+    for (size_t i = 0; inputs && i < json_array_size(inputs); i++) {
+        const json_t *v = json_array_get(inputs, i);
+        if (!json_is_string(v)) {
+            rt_jr_fail(r, "provenance", "inputs", "expected strings");
+            return -1;
+        }
+        rt_provenance_add_input(pv, json_string_value(v));
+    }
+    if (rt_jr_number(r, o, "provenance", "launches", false, 0, &pv->launches) != 0 ||
+        read_tags_member(r, o, "provenance", "formulas", &pv->formulas) != 0 ||
+        read_tags_member(r, o, "provenance", "notes", &pv->notes) != 0 ||
+        read_values(r, o, "provenance", "kernel_time_sum", &pv->kernel_time_sum) != 0)
+        return -1;
     return 0;
 }
 
@@ -110,22 +143,21 @@ int rt_profile_from_json(const json_t *j, const char *origin, rt_profile **out, 
             rt_jr_string(&r, src, "source", "machine", false, &p->machine) != 0 ||
             rt_jr_string(&r, src, "source", "method", false, &p->method) != 0)
             goto fail;
-        json_t *sx = rt_json_extra(src, source_known);
-        if (sx) {
-            p->extra = json_object();
-            json_object_set_new(p->extra, "source", sx);
-        }
     }
     for (size_t i = 0; i < json_array_size(kernels); i++)
         if (read_kernel(&r, p, json_array_get(kernels, i), i) != 0)
             goto fail;
+    if (read_provenance(&r, j, &p->provenance) != 0)
+        goto fail;
+    /* What this version does not know goes through untouched (opaque to the core). */
     json_t *x = rt_json_extra(j, top_known);
-    if (x) {
-        if (!p->extra)
-            p->extra = json_object();
-        json_object_update(p->extra, x);
-        json_decref(x);
+    json_t *sx = src ? rt_json_extra(src, source_known) : NULL;
+    if (sx) {
+        if (!x)
+            x = json_object();
+        json_object_set_new(x, "source", sx);
     }
+    p->unknown_json = rt_json_opaque_text(x);
     *out = p;
     return 0;
 fail:
@@ -149,6 +181,28 @@ static json_t *tags_json(const rt_tags *ts)
     return o;
 }
 
+static json_t *provenance_json(const rt_provenance *pv)
+{
+    if (!pv->n_inputs && !pv->launches && !pv->formulas.n && !pv->notes.n && !pv->kernel_time_sum.n)
+        return NULL;
+    json_t *o = json_object();
+    if (pv->n_inputs) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < pv->n_inputs; i++)
+            json_array_append_new(a, json_string(pv->inputs[i]));
+        json_object_set_new(o, "inputs", a);
+    }
+    if (pv->launches)
+        json_object_set_new(o, "launches", rt_json_num(pv->launches));
+    if (pv->formulas.n)
+        json_object_set_new(o, "formulas", tags_json(&pv->formulas));
+    if (pv->notes.n)
+        json_object_set_new(o, "notes", tags_json(&pv->notes));
+    if (pv->kernel_time_sum.n)
+        json_object_set_new(o, "kernel_time_sum", values_json(&pv->kernel_time_sum));
+    return o;
+}
+
 json_t *rt_profile_to_json(const rt_profile *p)
 {
     json_t *j = json_object();
@@ -159,8 +213,8 @@ json_t *rt_profile_to_json(const rt_profile *p)
     for (int i = 0; i < 5; i++)
         if (vals[i])
             json_object_set_new(src, fields[i], json_string(vals[i]));
-    const json_t *sx = p->extra ? json_object_get(p->extra, "source") : NULL;
-    rt_json_merge_extra(src, sx);
+    json_t *unknown = rt_json_opaque_parse(p->unknown_json);
+    rt_json_merge_extra(src, json_object_get(unknown, "source"));
     json_object_set_new(j, "source", src);
     if (p->tags.n)
         json_object_set_new(j, "tags", tags_json(&p->tags));
@@ -178,14 +232,18 @@ json_t *rt_profile_to_json(const rt_profile *p)
         json_array_append_new(ks, o);
     }
     json_object_set_new(j, "kernels", ks);
-    if (p->extra) {
+    json_t *pv = provenance_json(&p->provenance);
+    if (pv)
+        json_object_set_new(j, "provenance", pv);
+    if (unknown) {
         const char *key;
         json_t *v;
-        json_object_foreach(p->extra, key, v)
+        json_object_foreach(unknown, key, v)
         {
             if (strcmp(key, "source") != 0 && !json_object_get(j, key))
                 json_object_set(j, key, v);
         }
+        json_decref(unknown);
     }
     return j;
 }

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 /* 1 MiB blocks: large enough that read() and the memmove of a partial row cost nothing per byte. */
 #define CSV_BLOCK ((size_t)1 << 20)
 

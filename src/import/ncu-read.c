@@ -1,5 +1,6 @@
 /* Nsight Compute import, reading: find the table, parse rows, group them by launch. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>

@@ -1,5 +1,6 @@
 /* Import raw `ncu --csv` output: stream rows, join launches across files, aggregate per kernel. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -477,16 +478,15 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
 
     /* The profile. */
     prof->tool = rt_strdup("ncu");
-    json_t *files = json_array(), *layouts = json_array();
+    rt_provenance *pv = &prof->provenance;
     for (size_t i = 0; i < n; i++) {
-        json_array_append_new(files, json_string(paths[i]));
-        json_array_append_new(layouts, json_string(im.f[i].layout));
+        rt_provenance_add_input(pv, paths[i]);
+        char key[32];
+        snprintf(key, sizeof key, "layout.%zu", i + 1);
+        rt_tags_set(&pv->notes, key, im.f[i].layout);
     }
-    json_t *chosen = json_object();
     for (size_t i = 0; i < im.nchosen; i++)
-        json_object_set_new(chosen, im.map.q[im.chosen[i]].quantity,
-                            json_string(im.map.q[im.chosen[i]].f.text));
-    json_t *tsum = json_object();
+        rt_tags_set(&pv->formulas, im.map.q[im.chosen[i]].quantity, im.map.q[im.chosen[i]].f.text);
     if (!opt->per_launch) {
         for (size_t id = 0; id < im.names.n; id++) {
             ktotal *t = &im.k[id];
@@ -500,7 +500,7 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
                 const char *q = im.map.q[im.chosen[i]].quantity;
                 rt_values_set(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
             }
-            json_object_set_new(tsum, im.names.key[id], json_real(t->time_sum));
+            rt_values_set(&pv->kernel_time_sum, k->name, t->time_sum);
         }
     }
     prof->method = rt_strdup(
@@ -508,25 +508,16 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
             ? "Nsight Compute metrics, one kernel per launch; time = cycles / rate of the launch"
             : "Nsight Compute metrics aggregated per kernel name; time = sum of cycles / (sum of "
               "rates / launches), the authors' aggregation (the sum of per-launch cycles / rate is "
-              "in extra.ncu.time_sum_of_launches)");
-    json_t *x = json_object();
-    json_object_set_new(x, "files", files);
-    json_object_set_new(x, "layouts", layouts);
-    json_object_set_new(x, "mapping", json_string(mpath));
-    json_object_set_new(x, "formulas", chosen);
-    json_object_set_new(
-        x, "time",
-        json_string(opt->per_launch ? "cycles / rate per launch" : "sum of cycles / mean rate"));
-    json_object_set_new(x, "launches", json_integer((json_int_t)im.launches));
-    if (opt->tensor_factor > 0)
-        json_object_set_new(x, "tensor_factor", json_real(opt->tensor_factor));
-    if (opt->per_launch)
-        json_decref(tsum);
-    else
-        json_object_set_new(x, "time_sum_of_launches", tsum);
-    if (!prof->extra)
-        prof->extra = json_object();
-    json_object_set_new(prof->extra, "ncu", x);
+              "in provenance.kernel_time_sum)");
+    rt_tags_set(&pv->notes, "mapping", mpath);
+    rt_tags_set(&pv->notes, "time",
+                opt->per_launch ? "cycles / rate per launch" : "sum of cycles / mean rate");
+    pv->launches = (double)im.launches;
+    if (opt->tensor_factor > 0) {
+        char tf[32];
+        snprintf(tf, sizeof tf, "%.17g", opt->tensor_factor);
+        rt_tags_set(&pv->notes, "tensor_factor", tf);
+    }
     if (im.warnings) {
         if (im.missing > NCU_MAX_WARN)
             rt_warnings_add(im.warnings, "%lu launches lacked a metric in all (counted as 0)",

@@ -386,13 +386,12 @@ int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *
         "problem descriptors (multiply-add = 2, taps in padding not counted); bytes (DRAM) = the "
         "compulsory traffic of the memory descriptors, once per call",
         r->n_exec);
-    if (r->isa) {
-        json_t *extra = json_object();
-        json_object_set_new(extra, "onednn_isa", json_string(r->isa));
-        if (r->engine)
-            json_object_set_new(extra, "onednn_engine", json_string(r->engine));
-        p->extra = extra;
-    }
+    rt_provenance_add_input(&p->provenance, r->origin);
+    p->provenance.launches = (double)r->n_exec;
+    if (r->isa)
+        rt_tags_set(&p->provenance.notes, "onednn_isa", r->isa);
+    if (r->engine)
+        rt_tags_set(&p->provenance.notes, "onednn_engine", r->engine);
     for (size_t i = 0; i < r->n_e; i++) {
         entry *en = &r->e[i];
         rt_kernel *k = rt_profile_add_kernel(p, en->name);

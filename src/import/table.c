@@ -1,6 +1,7 @@
 /* Import a processed result table (one kernel or config per row), such as the paper's notebook
  * tables. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -480,16 +481,11 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
                         "%s: %lu AI values of rows without FLOPs: their bytes at that "
                         "level are unknown and left out",
                         path, zero_ai);
-    json_t *x = json_object(), *m = json_object();
-    json_object_set_new(x, "file", json_string(path));
+    rt_provenance_add_input(&p->provenance, path);
     if (opt->ai_file)
-        json_object_set_new(x, "ai_file", json_string(opt->ai_file));
+        rt_provenance_add_input(&p->provenance, opt->ai_file);
     for (size_t j = 0; j < nq; j++)
-        json_object_set_new(m, q[j].quantity, json_string(q[j].column));
-    json_object_set_new(x, "map", m);
-    if (!p->extra)
-        p->extra = json_object();
-    json_object_set_new(p->extra, "table", x);
+        rt_tags_set(&p->provenance.formulas, q[j].quantity, q[j].column);
     p->method = rt_strdup("processed table, one config per row; where only AI is given, bytes per "
                           "level = FLOPs / AI at that level (the printed precision of both carries "
                           "into the bytes)");

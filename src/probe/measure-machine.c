@@ -71,12 +71,15 @@ static void stage(progress *p, const char *name, double lo, double hi)
     report(p, 0);
 }
 
-static json_t *stat_json(json_t *o, const char *key, rt_stat s)
+/* One OpenMP fork/join figure, kept until the machine exists. */
+typedef struct rt_overhead_rec {
+    int threads;
+    rt_spread seconds;
+} rt_overhead_rec;
+
+static rt_spread spread_of(rt_stat s)
 {
-    json_object_set_new(o, key, json_real(s.median));
-    json_object_set_new(o, "min", json_real(s.min));
-    json_object_set_new(o, "max", json_real(s.max));
-    return o;
+    return (rt_spread){s.median, s.min, s.max};
 }
 
 /* Nearest power of two to r (>= 1/2): instructions of one kind a core starts per cycle. */
@@ -167,9 +170,9 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     }
 
     progress pr = {o.progress, o.progress_ctx, "", 0, 0};
-    json_t *meas = json_object();
-    json_t *flops_arr = json_array(), *curves = json_array(), *bwlevels = json_array();
-    json_t *omp_arr = json_array();
+    rt_measurement *meas = rt_measurement_new();
+    rt_overhead_rec omp[8];
+    int n_omp = 0;
     rt_machine *m = NULL;
     rt_bw_point *pts = NULL;
     double *xs = NULL, *ys = NULL;
@@ -181,14 +184,11 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     stage(&pr, "core clock", 0.0, 0.03);
     rt_stat imul;
     rt_stat clk = rt_measure_clock(pl->clock_trials, pl->clock_seconds, &imul);
-    json_t *jc = json_object();
-    stat_json(jc, "hz", clk);
-    json_object_set_new(jc, "imul_hz", json_real(imul.median));
-    json_object_set_new(jc, "method",
-                        json_string("chains of 100 dependent `add reg, reg` (1 cycle each) timed "
-                                    "by the monotonic clock on one thread; imul_hz: the same with "
-                                    "`imul reg, reg` (3 cycles), a cross-check"));
-    json_object_set_new(meas, "clock", jc);
+    meas->clock_hz = spread_of(clk);
+    meas->imul_hz = imul.median;
+    meas->clock_method = rt_strdup("chains of 100 dependent `add reg, reg` (1 cycle each) timed "
+                                   "by the monotonic clock on one thread; imul_hz: the same with "
+                                   "`imul reg, reg` (3 cycles), a cross-check");
 
     /* ---- compute ---- */
     size_t nk;
@@ -223,17 +223,10 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             if (t == 0)
                 one = s;
             all = s;
-            json_t *e = json_object();
-            json_object_set_new(e, "unit", json_string(k->unit));
-            json_object_set_new(e, "isa", json_string(rt_isa_name(k->isa)));
-            json_object_set_new(e, "instruction", json_string(k->instr));
-            json_object_set_new(e, "threads", json_integer(tcounts[t]));
-            stat_json(e, "flops", s);
-            json_object_set_new(e, "clock_hz", json_real(kclk.median));
-            json_object_set_new(
-                e, "flops_per_cycle_per_thread",
-                json_real(kclk.median > 0 ? s.median / tcounts[t] / kclk.median : 0));
-            json_array_append_new(flops_arr, e);
+            rt_peak_trial *e =
+                rt_measurement_add_peak(meas, k->unit, rt_isa_name(k->isa), k->instr, tcounts[t]);
+            e->flops = spread_of(s);
+            e->clock_hz = kclk.median;
             report(&pr, (done + (double)(t + 1) / nt) / (double)nrun);
         }
         done++;
@@ -247,14 +240,9 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                 best[u].have = 1;
             }
     }
-    json_object_set_new(meas, "flops", flops_arr);
-    flops_arr = NULL;
     if (n_clock_samples > 0) {
-        rt_stat cs = rt_stat_of(clock_samples, n_clock_samples);
-        json_t *jk = json_object();
-        stat_json(jk, "hz", cs);
-        json_object_set_new(jk, "samples", json_integer((json_int_t)n_clock_samples));
-        json_object_set_new(jc, "before_each_compute_kernel", jk);
+        meas->clock_before_kernels = spread_of(rt_stat_of(clock_samples, n_clock_samples));
+        meas->clock_samples = n_clock_samples;
     }
 
     /* ---- bandwidth ---- */
@@ -263,16 +251,9 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     int ncache = rt_cache_detect(caches, 8, &csrc);
     if (ncache == 0)
         rt_warnings_add(sk, "cache sizes: neither hwloc nor sysfs reported any; only DRAM named");
-    json_t *jcaches = json_array();
-    for (int i = 0; i < ncache; i++) {
-        json_t *c = json_object();
-        json_object_set_new(c, "level", json_integer(caches[i].level));
-        json_object_set_new(c, "size_bytes", json_real(caches[i].size));
-        json_object_set_new(c, "shared_by_cpus", json_integer(caches[i].shared_by));
-        json_array_append_new(jcaches, c);
-    }
-    json_object_set_new(meas, "caches", jcaches);
-    json_object_set_new(meas, "cache_source", json_string(csrc));
+    for (int i = 0; i < ncache; i++)
+        rt_measurement_add_cache(meas, caches[i].level, caches[i].size, caches[i].shared_by);
+    meas->cache_source = rt_strdup(csrc);
     double llc = ncache ? caches[ncache - 1].size : 32.0 * 1024 * 1024;
     double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     rt_plateau machine_levels[9];
@@ -303,23 +284,16 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             if (rt_bw_sweep(kind, isa, th, 2 * RT_BW_GRAIN, maxb, pl->bw_step, pl->bw_trials,
                             pl->bw_seconds, &pts, &np, bw_progress, &pr, err) != 0)
                 goto fail;
-            json_t *c = json_object(), *jp = json_array();
-            json_object_set_new(c, "kernel", json_string(rt_bw_kind_name(kind)));
-            json_object_set_new(c, "isa", json_string(rt_isa_name(isa)));
-            json_object_set_new(c, "threads", json_integer(th));
-            json_object_set_new(c, "columns",
-                                json_string("working set per thread (bytes), bytes/s all threads "
-                                            "(median, min, max)"));
-            xs = rt_xcalloc(np, sizeof *xs);
-            ys = rt_xcalloc(np, sizeof *ys);
+            rt_bw_curve *c =
+                rt_measurement_add_curve(meas, rt_bw_kind_name(kind), rt_isa_name(isa), th, np);
+            xs = rt_xcalloc(np ? np : 1, sizeof *xs);
+            ys = rt_xcalloc(np ? np : 1, sizeof *ys);
             for (size_t i = 0; i < np; i++) {
-                json_array_append_new(jp, json_pack("[f,f,f,f]", pts[i].bytes, pts[i].bw.median,
-                                                    pts[i].bw.min, pts[i].bw.max));
+                c->bytes[i] = pts[i].bytes;
+                c->bw[i] = spread_of(pts[i].bw);
                 xs[i] = pts[i].bytes;
                 ys[i] = pts[i].bw.median;
             }
-            json_object_set_new(c, "points", jp);
-            json_array_append_new(curves, c);
             /* Capacity per thread: a shared cache is split among the threads using it. */
             double lim[8];
             char names[8][8];
@@ -340,20 +314,14 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                     rt_warnings_add(sk, "memory level %s", pw.msg[i]);
             rt_warnings_release(&pw);
             for (int i = 0; i <= ncache; i++) {
-                json_t *l = json_object();
-                json_object_set_new(l, "kernel", json_string(rt_bw_kind_name(kind)));
-                json_object_set_new(l, "threads", json_integer(th));
-                json_object_set_new(l, "name", json_string(pls[i].name));
-                json_object_set_new(l, "found", json_boolean(pls[i].found));
+                rt_bw_plateau *l = rt_measurement_add_plateau(meas, rt_bw_kind_name(kind), th,
+                                                              pls[i].name, pls[i].note);
+                l->found = pls[i].found;
                 if (pls[i].found) {
-                    json_object_set_new(l, "bytes_per_s", json_real(pls[i].bw));
-                    json_object_set_new(l, "min", json_real(pls[i].min));
-                    json_object_set_new(l, "max", json_real(pls[i].max));
-                    json_object_set_new(l, "from_bytes", json_real(pls[i].from_bytes));
-                    json_object_set_new(l, "to_bytes", json_real(pls[i].to_bytes));
+                    l->bw = (rt_spread){pls[i].bw, pls[i].min, pls[i].max};
+                    l->from_bytes = pls[i].from_bytes;
+                    l->to_bytes = pls[i].to_bytes;
                 }
-                json_object_set_new(l, "note", json_string(pls[i].note));
-                json_array_append_new(bwlevels, l);
                 if (is_ref) {
                     machine_levels[i] = pls[i];
                     n_machine_levels = (size_t)i + 1;
@@ -365,20 +333,14 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             xs = ys = NULL;
             pts = NULL;
         }
-    json_t *jbw = json_object();
-    json_object_set_new(jbw, "isa", json_string(rt_isa_name(isa)));
-    json_object_set_new(jbw, "curves", curves);
-    json_object_set_new(jbw, "levels", bwlevels);
-    json_object_set_new(jbw, "method",
-                        json_string("read (64-bit integer sums), copy and triad (x = y + s z) "
-                                    "with aligned vector loads, each thread over its own buffer; "
-                                    "working sets in geometric steps; bytes per pass = the working "
-                                    "set (STREAM counting, no write-allocate traffic); a level = "
-                                    "the median of the run of near-equal points (3-point median, "
-                                    "within 30%) with the most points between its cache size and "
-                                    "the one below, per thread"));
-    curves = bwlevels = NULL;
-    json_object_set_new(meas, "bandwidth", jbw);
+    meas->bw_isa = rt_strdup(rt_isa_name(isa));
+    meas->bw_method = rt_strdup("read (64-bit integer sums), copy and triad (x = y + s z) "
+                                "with aligned vector loads, each thread over its own buffer; "
+                                "working sets in geometric steps; bytes per pass = the working "
+                                "set (STREAM counting, no write-allocate traffic); a level = "
+                                "the median of the run of near-equal points (3-point median, "
+                                "within 30%) with the most points between its cache size and "
+                                "the one below, per thread");
 
     /* ---- launch overhead ---- */
     stage(&pr, "launch overhead", 0.93, 1.0);
@@ -393,35 +355,17 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             break;
 #endif
         }
-        json_t *e = json_object();
-        json_object_set_new(e, "threads", json_integer(tcounts[t]));
-        stat_json(e, "seconds", s);
-        json_object_set_new(e, "regions_per_trial", json_integer(pl->omp_regions));
-        json_array_append_new(omp_arr, e);
+        if (n_omp < 8)
+            omp[n_omp++] = (rt_overhead_rec){tcounts[t], spread_of(s)};
         tau_s = s;
         report(&pr, 0.5 * (t + 1) / nt);
     }
-    json_t *joh = json_object();
-    json_object_set_new(joh, "openmp", omp_arr);
-    omp_arr = NULL;
     rt_stat cl;
     char dev[256];
     rt_error clerr;
     int clrc = rt_overhead_opencl(pl->oh_trials, pl->cl_launches, &cl, dev, sizeof dev, &clerr);
-    json_t *jcl = json_object();
-    if (clrc == 0) {
-        stat_json(jcl, "seconds", cl);
-        json_object_set_new(jcl, "device", json_string(dev));
-        json_object_set_new(jcl, "launches_per_trial", json_integer(pl->cl_launches));
-        json_object_set_new(jcl, "method",
-                            json_string("clEnqueueNDRangeKernel of an empty "
-                                        "kernel (global size 1) + clFinish"));
-    } else {
-        json_object_set_new(jcl, "skipped", json_string(clerr.msg));
+    if (clrc != 0)
         rt_warnings_add(sk, "OpenCL launch overhead: %s", clerr.msg);
-    }
-    json_object_set_new(joh, "opencl", jcl);
-    json_object_set_new(meas, "overhead", joh);
     report(&pr, 1.0);
 
     /* ---- the machine ---- */
@@ -486,6 +430,24 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                      !ref_unit ? "floating-point unit" : "memory level");
         goto fail;
     }
+    /* Every overhead measured, each by its own definition; the model's tau is the fork/join of
+     * all threads. */
+    for (int i = 0; i < n_omp; i++) {
+        char how[200];
+        snprintf(how, sizeof how,
+                 "OpenMP parallel region fork+join, %d thread%s, median of %d trials of %ld "
+                 "regions",
+                 omp[i].threads, omp[i].threads > 1 ? "s" : "", pl->oh_trials, pl->omp_regions);
+        rt_machine_add_overhead(m, "openmp_fork_join", omp[i].threads, omp[i].seconds, how);
+    }
+    if (clrc == 0) {
+        char how[400];
+        snprintf(how, sizeof how,
+                 "clEnqueueNDRangeKernel of an empty kernel (global size 1) + clFinish on %s, "
+                 "median of %d trials of %ld launches",
+                 dev, pl->oh_trials, pl->cl_launches);
+        rt_machine_add_overhead(m, "opencl_enqueue", 0, spread_of(cl), how);
+    }
     rt_machine_set_str(&m->ref_unit, ref_unit);
     rt_machine_set_str(&m->ref_level, ref_level);
     m->tau = tau_s.median;
@@ -493,7 +455,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     snprintf(taum, sizeof taum,
              "OpenMP parallel region fork+join on %d thread%s, median of %d trials of %ld regions "
              "(min %.3g s, max %.3g s); the default because CPU frameworks run each primitive as "
-             "one parallel region; OpenCL enqueue+finish is in measurement.overhead",
+             "one parallel region; every overhead measured is in `overheads`",
              maxt, maxt > 1 ? "s" : "", pl->oh_trials, pl->omp_regions, tau_s.min, tau_s.max);
     rt_machine_set_str(&m->tau_method, taum);
     char method[1024];
@@ -507,40 +469,32 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
              o.quick ? " --quick" : "", maxt, maxt > 1 ? "s" : "", rt_isa_name(isa), csrc);
     rt_machine_set_str(&m->method, method);
 
-    json_t *jcpu = json_object();
-    json_object_set_new(jcpu, "vendor", json_string(cpu.vendor));
-    json_object_set_new(jcpu, "model", json_string(cpu.model));
-    json_object_set_new(jcpu, "family", json_integer(cpu.family));
-    json_object_set_new(jcpu, "model_id", json_integer(cpu.model_id));
-    char *flags = rt_cpu_flags_string(&cpu);
-    json_object_set_new(jcpu, "isa_used", json_string(flags));
-    free(flags);
-    json_object_set_new(jcpu, "cpus", json_integer(ncpu));
-    json_object_set_new(meas, "cpu", jcpu);
-    json_t *jt = json_array();
+    meas->cpu_vendor = rt_strdup(cpu.vendor);
+    meas->cpu_model = rt_strdup(cpu.model);
+    meas->cpu_family = cpu.family;
+    meas->cpu_model_id = cpu.model_id;
+    meas->isa_used = rt_cpu_flags_string(&cpu);
+    meas->cpus = ncpu;
+    meas->thread_counts = rt_xcalloc((size_t)nt, sizeof *meas->thread_counts);
     for (int t = 0; t < nt; t++)
-        json_array_append_new(jt, json_integer(tcounts[t]));
-    json_object_set_new(meas, "thread_counts", jt);
-    json_object_set_new(meas, "quick", json_boolean(o.quick));
-    json_object_set_new(meas, "max_isa", json_string(rt_isa_name(limit)));
-    json_object_set_new(meas, "seconds", json_real(rt_now() - t_start));
+        meas->thread_counts[t] = tcounts[t];
+    meas->n_thread_counts = (size_t)nt;
+    meas->quick = o.quick;
+    meas->max_isa = rt_strdup(rt_isa_name(limit));
+    meas->seconds = rt_now() - t_start;
     long runs, disturbed;
     rt_team_stats(&runs, &disturbed);
-    json_object_set_new(meas, "timed_runs", json_integer(runs));
-    json_object_set_new(meas, "disturbed_runs", json_integer(disturbed));
+    meas->timed_runs = runs;
+    meas->disturbed_runs = disturbed;
     if (runs > 0 && disturbed * 10 > runs)
         rt_warnings_add(
             sk,
             "accuracy: %ld of %ld timed runs were disturbed by other processes (a thread "
             "descheduled or late) in all their attempts: figures may be low",
             disturbed, runs);
-    json_t *jsk = json_array();
     for (size_t i = 0; i < sk->n; i++)
-        json_array_append_new(jsk, json_string(sk->msg[i]));
-    json_object_set_new(meas, "skipped", jsk);
-    if (!m->extra)
-        m->extra = json_object();
-    json_object_set_new(m->extra, "measurement", meas);
+        rt_measurement_add_skipped(meas, sk->msg[i]);
+    m->measurement = meas;
     meas = NULL;
     if (rt_machine_check(m, err) != 0)
         goto fail;
@@ -548,11 +502,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     m = NULL;
     rc = 0;
 fail:
-    json_decref(meas);
-    json_decref(flops_arr);
-    json_decref(curves);
-    json_decref(bwlevels);
-    json_decref(omp_arr);
+    rt_measurement_free(meas);
     free(xs);
     free(ys);
     free(pts);

@@ -577,7 +577,6 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                         new_profile((rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
                                     method_text(warmup, iters, direct));
                     add_profile(r, prof);
-                    json_t *notes = json_object();
                     for (size_t k = 0; k < (direct ? 1 : npts[op]) && rc == 0; k++) {
                         const rt_study_point *pt = &pts[op][k];
                         rt_tags tags = {0};
@@ -603,22 +602,12 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                                 t.recording = it >= warmup;
                                 rc = c->run(c, &t, err);
                             }
-                            if (c->note) {
-                                char key[96];
-                                snprintf(key, sizeof key, "%s", what);
-                                json_object_set_new(notes, key, json_string(c->note));
-                            }
+                            if (c->note)
+                                rt_tags_set(&prof->provenance.notes, what, c->note);
                             rt_study_case_free(c);
                         }
                         rt_tags_release(&tags);
                         done++;
-                    }
-                    if (json_object_size(notes)) {
-                        if (!prof->extra)
-                            prof->extra = json_object();
-                        json_object_set_new(prof->extra, "study_notes", notes);
-                    } else {
-                        json_decref(notes);
                     }
                 }
         }

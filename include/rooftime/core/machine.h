@@ -2,9 +2,10 @@
 #ifndef ROOFTIME_CORE_MACHINE_H
 #define ROOFTIME_CORE_MACHINE_H
 
-#include <jansson.h>
 #include <stddef.h>
 
+#include "rooftime/core/measurement.h"
+#include "rooftime/core/values.h"
 #include "rooftime/util/error.h"
 
 #define RT_MACHINE_SCHEMA "rooftime.machine/1"
@@ -12,12 +13,12 @@
 /* One compute ceiling: a unit such as fp64, fp32, fp16, bf16, tensor, amx_bf16, int8. */
 typedef struct rt_unit {
     char *name;
-    double flops;       /* FLOP/s the model uses */
-    double min, max;    /* spread of repeated measurements; 0 when unknown */
-    double theoretical; /* clock x FLOPs/cycle peak; 0 when unknown */
-    char *note;         /* how the figure was obtained; may be NULL */
-    json_t
-        *derivation; /* {"factor name": number, ...} whose product is flops; NULL if none; owned */
+    double flops;             /* FLOP/s the model uses */
+    double min, max;          /* spread of repeated measurements; 0 when unknown */
+    double theoretical;       /* clock x FLOPs/cycle peak; 0 when unknown */
+    char *note;               /* how the figure was obtained; may be NULL */
+    rt_values derivation;     /* factors whose product is flops (sms, clock_hz ...); may be empty */
+    rt_tags derivation_notes; /* what the factors mean ("_note" in the file) */
 } rt_unit;
 
 /* One memory level: L1, L2, L3, DRAM, HBM ... */
@@ -28,6 +29,15 @@ typedef struct rt_level {
     double size_bytes; /* capacity, 0 when unknown */
     char *note;
 } rt_level;
+
+/* One definition of launch overhead (the paper's empty kernel between events, OpenMP fork/join,
+ * an OpenCL enqueue, a framework's dispatch ...). The model's tau is one of them. */
+typedef struct rt_overhead {
+    char *name;  /* "openmp_fork_join", "opencl_enqueue", "cuda_event_sync" ... */
+    int threads; /* 0 when it does not apply */
+    rt_spread seconds;
+    char *method; /* how it was timed; may be NULL */
+} rt_overhead;
 
 typedef struct rt_machine {
     char *name;
@@ -41,7 +51,13 @@ typedef struct rt_machine {
     char *tau_method; /* how tau was measured */
     char *ref_unit;   /* unit and level that define the machine balance */
     char *ref_level;
-    json_t *extra; /* other members (derivation, curves, cpu ...), kept for round trips; owned */
+    rt_overhead *overheads; /* every launch overhead measured, each by its own definition */
+    size_t n_overheads;
+    rt_measurement *measurement; /* how the figures were measured; NULL for presets and files */
+    /* Members of a machine file that rooftime does not know (a measurement record read back,
+     * another tool's), kept for round trips as JSON text: formats/ parses and writes it, the core
+     * never looks inside. NULL when there are none. */
+    char *unknown_json;
 } rt_machine;
 
 rt_machine *rt_machine_new(const char *name);
@@ -50,6 +66,8 @@ void rt_machine_free(rt_machine *m);
 /* Append a unit or level (copies the name); returns the new element, owned by m. */
 rt_unit *rt_machine_add_unit(rt_machine *m, const char *name, double flops);
 rt_level *rt_machine_add_level(rt_machine *m, const char *name, double bytes_per_s);
+rt_overhead *rt_machine_add_overhead(rt_machine *m, const char *name, int threads,
+                                     rt_spread seconds, const char *method);
 void rt_machine_set_str(char **field, const char *value);
 
 /* Lookup by name (case-insensitive); NULL or -1 when absent. */
@@ -66,8 +84,8 @@ double rt_machine_balance(const rt_machine *m);
 double rt_machine_overhead_flops(const rt_machine *m, const char *unit);
 
 /*
- * Consistency: reference unit and level exist, ceilings are positive, and every
- * "derivation" in extra (count x count x ... = value) matches its unit within 1e-6.
+ * Consistency: reference unit and level exist, ceilings are positive, and every unit's
+ * derivation (count x count x ... = value) matches its figure within 1e-6.
  */
 int rt_machine_check(const rt_machine *m, rt_error *err);
 

@@ -3,10 +3,10 @@
 #ifndef ROOFTIME_CORE_PROFILE_H
 #define ROOFTIME_CORE_PROFILE_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rooftime/core/values.h"
 #include "rooftime/util/error.h"
 
 #define RT_PROFILE_SCHEMA "rooftime.profile/1"
@@ -14,39 +14,6 @@
 /* Limits of what a profile holds (docs/limits.md): tags per kernel or profile, bytes of a name. */
 #define RT_MAX_TAGS 1024
 #define RT_MAX_NAME ((size_t)1 << 20)
-
-/* A small ordered map from names to numbers (FLOPs per unit, bytes per level). */
-typedef struct rt_value {
-    char *key;
-    double value;
-} rt_value;
-typedef struct rt_values {
-    rt_value *v;
-    size_t n, cap;
-} rt_values;
-
-/* A small ordered map from names to strings (tags). */
-typedef struct rt_tag {
-    char *key;
-    char *value;
-} rt_tag;
-typedef struct rt_tags {
-    rt_tag *v;
-    size_t n, cap;
-} rt_tags;
-
-void rt_values_set(rt_values *vs, const char *key, double value);
-void rt_values_add(rt_values *vs, const char *key, double value); /* accumulate */
-int rt_values_has(const rt_values *vs, const char *key);
-double rt_values_get(const rt_values *vs, const char *key, double dflt);
-double rt_values_sum(const rt_values *vs);
-void rt_values_copy(rt_values *dst, const rt_values *src);
-void rt_values_release(rt_values *vs);
-
-void rt_tags_set(rt_tags *ts, const char *key, const char *value);
-const char *rt_tags_get(const rt_tags *ts, const char *key);
-void rt_tags_copy(rt_tags *dst, const rt_tags *src);
-void rt_tags_release(rt_tags *ts);
 
 typedef struct rt_kernel {
     char *name;
@@ -62,6 +29,21 @@ void rt_kernel_release(rt_kernel *k);
 /* Add b's invocations, time, FLOPs and bytes into a (tags untouched). */
 void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b);
 
+/* How an importer read its inputs, written beside the kernels (formats/ serializes it). */
+typedef struct rt_provenance {
+    char **inputs; /* the files read, in order */
+    size_t n_inputs;
+    double launches;           /* launches or calls seen in the inputs; 0 when unknown */
+    rt_tags formulas;          /* quantity -> the formula or column it came from */
+    rt_tags notes;             /* other facts: mapping file, ISA, engine, per-config notes ... */
+    rt_values kernel_time_sum; /* kernel name -> another reading of its time (ncu: the sum of
+                                  per-launch cycles / rate), for comparison */
+} rt_provenance;
+
+/* Add a file to the inputs (copied). */
+void rt_provenance_add_input(rt_provenance *pv, const char *path);
+void rt_provenance_release(rt_provenance *pv);
+
 typedef struct rt_profile {
     char *tool; /* profiler or generator: "ncu", "onednn-verbose", "rooftime-study" ... */
     char *version;
@@ -71,7 +53,11 @@ typedef struct rt_profile {
     rt_tags tags;  /* apply to every kernel */
     rt_kernel *kernels;
     size_t n_kernels, cap;
-    json_t *extra; /* other members, kept for round trips; owned */
+    rt_provenance provenance;
+    /* Members of a profile file that rooftime does not know (written by another tool or a later
+     * version), kept for round trips as JSON text: formats/ parses and writes it, the core never
+     * looks inside. NULL when there are none. */
+    char *unknown_json;
 } rt_profile;
 
 rt_profile *rt_profile_new(void);

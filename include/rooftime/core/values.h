@@ -1,0 +1,41 @@
+/* Small ordered maps (values.c): names to numbers (FLOPs per unit, bytes per level, a
+ * derivation's factors) and names to strings (tags). Setters keep names valid UTF-8. */
+#ifndef ROOFTIME_CORE_VALUES_H
+#define ROOFTIME_CORE_VALUES_H
+
+#include <stddef.h>
+
+/* A small ordered map from names to numbers (FLOPs per unit, bytes per level). */
+typedef struct rt_value {
+    char *key;
+    double value;
+} rt_value;
+typedef struct rt_values {
+    rt_value *v;
+    size_t n, cap;
+} rt_values;
+
+/* A small ordered map from names to strings (tags). */
+typedef struct rt_tag {
+    char *key;
+    char *value;
+} rt_tag;
+typedef struct rt_tags {
+    rt_tag *v;
+    size_t n, cap;
+} rt_tags;
+
+void rt_values_set(rt_values *vs, const char *key, double value);
+void rt_values_add(rt_values *vs, const char *key, double value); /* accumulate */
+int rt_values_has(const rt_values *vs, const char *key);
+double rt_values_get(const rt_values *vs, const char *key, double dflt);
+double rt_values_sum(const rt_values *vs);
+void rt_values_copy(rt_values *dst, const rt_values *src);
+void rt_values_release(rt_values *vs);
+
+void rt_tags_set(rt_tags *ts, const char *key, const char *value);
+const char *rt_tags_get(const rt_tags *ts, const char *key);
+void rt_tags_copy(rt_tags *dst, const rt_tags *src);
+void rt_tags_release(rt_tags *ts);
+
+#endif

@@ -1,0 +1,119 @@
+/* Small ordered maps: names to numbers and names to strings, names kept valid UTF-8. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/core/values.h"
+#include "rooftime/util/strings.h"
+
+static rt_value *values_find(const rt_values *vs, const char *key)
+{
+    for (size_t i = 0; i < vs->n; i++)
+        if (strcmp(vs->v[i].key, key) == 0)
+            return &vs->v[i];
+    return NULL;
+}
+
+static rt_value *values_slot(rt_values *vs, const char *key)
+{
+    rt_value *v = values_find(vs, key);
+    if (v)
+        return v;
+    if (vs->n == vs->cap) {
+        vs->cap = vs->cap ? 2 * vs->cap : 4;
+        vs->v = rt_xrealloc(vs->v, vs->cap * sizeof *vs->v);
+    }
+    v = &vs->v[vs->n++];
+    v->key = rt_strdup_utf8(key);
+    v->value = 0;
+    return v;
+}
+
+void rt_values_set(rt_values *vs, const char *key, double value)
+{
+    values_slot(vs, key)->value = value;
+}
+
+void rt_values_add(rt_values *vs, const char *key, double value)
+{
+    values_slot(vs, key)->value += value;
+}
+
+int rt_values_has(const rt_values *vs, const char *key)
+{
+    return values_find(vs, key) != NULL;
+}
+
+double rt_values_get(const rt_values *vs, const char *key, double dflt)
+{
+    const rt_value *v = values_find(vs, key);
+    return v ? v->value : dflt;
+}
+
+double rt_values_sum(const rt_values *vs)
+{
+    double s = 0;
+    for (size_t i = 0; i < vs->n; i++)
+        s += vs->v[i].value;
+    return s;
+}
+
+void rt_values_copy(rt_values *dst, const rt_values *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        rt_values_set(dst, src->v[i].key, src->v[i].value);
+}
+
+void rt_values_release(rt_values *vs)
+{
+    for (size_t i = 0; i < vs->n; i++)
+        free(vs->v[i].key);
+    free(vs->v);
+    memset(vs, 0, sizeof *vs);
+}
+
+static rt_tag *tags_find(const rt_tags *ts, const char *key)
+{
+    for (size_t i = 0; i < ts->n; i++)
+        if (strcmp(ts->v[i].key, key) == 0)
+            return &ts->v[i];
+    return NULL;
+}
+
+void rt_tags_set(rt_tags *ts, const char *key, const char *value)
+{
+    rt_tag *t = tags_find(ts, key);
+    if (t) {
+        free(t->value);
+        t->value = rt_strdup_utf8(value);
+        return;
+    }
+    if (ts->n == ts->cap) {
+        ts->cap = ts->cap ? 2 * ts->cap : 4;
+        ts->v = rt_xrealloc(ts->v, ts->cap * sizeof *ts->v);
+    }
+    t = &ts->v[ts->n++];
+    t->key = rt_strdup_utf8(key);
+    t->value = rt_strdup_utf8(value);
+}
+
+const char *rt_tags_get(const rt_tags *ts, const char *key)
+{
+    const rt_tag *t = tags_find(ts, key);
+    return t ? t->value : NULL;
+}
+
+void rt_tags_copy(rt_tags *dst, const rt_tags *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        rt_tags_set(dst, src->v[i].key, src->v[i].value);
+}
+
+void rt_tags_release(rt_tags *ts)
+{
+    for (size_t i = 0; i < ts->n; i++) {
+        free(ts->v[i].key);
+        free(ts->v[i].value);
+    }
+    free(ts->v);
+    memset(ts, 0, sizeof *ts);
+}
