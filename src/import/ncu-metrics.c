@@ -3,54 +3,22 @@
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/formula.h"
 #include "rooftime/util/strings.h"
 
-#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- formulas: recursive descent into postfix ---- */
+/* ---- formulas: util/formula.c over three banks: metric slots, constants, launch time ---- */
 
-typedef struct fparse {
-    const char *s, *p;
+enum { BANK_METRIC, BANK_CONST, BANK_TIME };
+
+typedef struct fctx {
     ncu_map *m;
     ncu_formula *f;
-    size_t cap;
-    rt_error *err;
-    const char *where;
-    int depth; /* parentheses and unary minus open around the current factor */
-} fparse;
-
-/* Formulas nest at most this deep, and their evaluation stack holds NCU_MAX_STACK values. */
-#define NCU_MAX_DEPTH 64
-#define NCU_MAX_STACK 64
-
-static void f_emit(fparse *fp, int kind, int index, double num)
-{
-    ncu_formula *f = fp->f;
-    if (f->n == fp->cap) {
-        fp->cap = fp->cap ? 2 * fp->cap : 16;
-        f->op = rt_xrealloc(f->op, fp->cap * sizeof *f->op);
-    }
-    f->op[f->n++] = (ncu_op){.kind = kind, .index = index, .num = num};
-}
-
-static void f_space(fparse *fp)
-{
-    while (isspace((unsigned char)*fp->p))
-        fp->p++;
-}
-
-static int f_fail(fparse *fp, const char *what)
-{
-    size_t len = strlen(fp->s), shown = rt_utf8_prefix(fp->s, len, 80);
-    rt_error_set(fp->err, "%s: %s: formula: %s at character %zu (formula '%.*s%s')", fp->m->path,
-                 fp->where, what, (size_t)(fp->p - fp->s) + 1, (int)shown, fp->s,
-                 shown < len ? "..." : "");
-    return -1;
-}
+} fctx;
 
 static int f_slot(ncu_map *m, const char *name, size_t n)
 {
@@ -63,172 +31,49 @@ static int f_slot(ncu_map *m, const char *name, size_t n)
     return (int)m->n_metric++;
 }
 
-static int f_expr(fparse *fp);
-
-static int f_factor(fparse *fp)
+/* launch_time, a constant of the mapping, or else a metric (a new slot). */
+static int f_resolve(void *ctx, const char *b, size_t n, int *bank, int *index, const char **why)
 {
-    f_space(fp);
-    char c = *fp->p;
-    if ((c == '(' || c == '-') && fp->depth >= NCU_MAX_DEPTH)
-        return f_fail(fp, "nested deeper than the limit of 64");
-    if (c == '(') {
-        fp->p++;
-        fp->depth++;
-        int rc = f_expr(fp);
-        fp->depth--;
-        if (rc != 0)
-            return -1;
-        f_space(fp);
-        if (*fp->p != ')')
-            return f_fail(fp, "expected ')'");
-        fp->p++;
+    fctx *c = ctx;
+    if (n == 11 && memcmp(b, "launch_time", 11) == 0) {
+        c->f->uses_time = 1;
+        *bank = BANK_TIME;
+        *index = 0;
         return 0;
     }
-    if (c == '-') {
-        fp->p++;
-        fp->depth++;
-        int rc = f_factor(fp);
-        fp->depth--;
-        if (rc != 0)
-            return -1;
-        f_emit(fp, NCU_NEG, 0, 0);
-        return 0;
-    }
-    if (isdigit((unsigned char)c) || c == '.') {
-        char *end;
-        double v = strtod(fp->p, &end);
-        if (end == fp->p)
-            return f_fail(fp, "bad number");
-        fp->p = end;
-        f_emit(fp, NCU_NUM, 0, v);
-        return 0;
-    }
-    if (isalpha((unsigned char)c) || c == '_') {
-        const char *b = fp->p;
-        while (isalnum((unsigned char)*fp->p) || *fp->p == '_' || *fp->p == '.')
-            fp->p++;
-        size_t n = (size_t)(fp->p - b);
-        if (n == 11 && memcmp(b, "launch_time", 11) == 0) {
-            fp->f->uses_time = 1;
-            f_emit(fp, NCU_LAUNCH_TIME, 0, 0);
+    for (size_t i = 0; i < c->m->n_const; i++)
+        if (strlen(c->m->const_name[i]) == n && memcmp(c->m->const_name[i], b, n) == 0) {
+            *bank = BANK_CONST;
+            *index = (int)i;
             return 0;
         }
-        for (size_t i = 0; i < fp->m->n_const; i++)
-            if (strlen(fp->m->const_name[i]) == n && memcmp(fp->m->const_name[i], b, n) == 0) {
-                f_emit(fp, NCU_CONST, (int)i, 0);
-                return 0;
-            }
-        int slot = f_slot(fp->m, b, n);
-        if (slot < 0)
-            return f_fail(fp, "more than 64 distinct metrics in the mapping");
-        fp->f->metrics |= (uint64_t)1 << slot;
-        f_emit(fp, NCU_METRIC, slot, 0);
-        return 0;
-    }
-    return f_fail(fp, c ? "expected a number, a metric name or '('" : "unexpected end");
-}
-
-static int f_term(fparse *fp)
-{
-    if (f_factor(fp) != 0)
+    int slot = f_slot(c->m, b, n);
+    if (slot < 0) {
+        *why = "more than 64 distinct metrics in the mapping";
         return -1;
-    for (;;) {
-        f_space(fp);
-        char c = *fp->p;
-        if (c != '*' && c != '/')
-            return 0;
-        fp->p++;
-        if (f_factor(fp) != 0)
-            return -1;
-        f_emit(fp, c == '*' ? NCU_MUL : NCU_DIV, 0, 0);
     }
-}
-
-static int f_expr(fparse *fp)
-{
-    if (f_term(fp) != 0)
-        return -1;
-    for (;;) {
-        f_space(fp);
-        char c = *fp->p;
-        if (c != '+' && c != '-')
-            return 0;
-        fp->p++;
-        if (f_term(fp) != 0)
-            return -1;
-        f_emit(fp, c == '+' ? NCU_ADD : NCU_SUB, 0, 0);
-    }
+    c->f->metrics |= (uint64_t)1 << slot;
+    *bank = BANK_METRIC;
+    *index = slot;
+    return 0;
 }
 
 static int f_compile(ncu_map *m, const char *text, const char *where, ncu_formula *f, rt_error *err)
 {
     memset(f, 0, sizeof *f);
-    f->text = rt_strdup(text);
-    fparse fp = {.s = text, .p = text, .m = m, .f = f, .err = err, .where = where};
-    if (f_expr(&fp) != 0)
+    fctx c = {.m = m, .f = f};
+    if (rt_formula_compile(&f->e, text, f_resolve, &c, err) != 0) {
+        rt_error_prefix(err, "%s: %s", m->path, where);
         return -1;
-    f_space(&fp);
-    if (*fp.p)
-        return f_fail(&fp, "unexpected character");
-    /* The evaluation stack must hold every intermediate value. */
-    int sp = 0, most = 0;
-    for (size_t i = 0; i < f->n; i++) {
-        int k = f->op[i].kind;
-        sp += (k == NCU_NUM || k == NCU_METRIC || k == NCU_CONST || k == NCU_LAUNCH_TIME) ? 1
-              : k == NCU_NEG                                                              ? 0
-                                                                                          : -1;
-        if (sp > most)
-            most = sp;
     }
-    if (most > NCU_MAX_STACK)
-        return f_fail(&fp, "needs more than 64 intermediate values");
     return 0;
 }
 
 double ncu_formula_eval(const ncu_formula *f, const double *metric, const double *constants,
                         double launch_time)
 {
-    double st[NCU_MAX_STACK + 1];
-    size_t sp = 0;
-    for (size_t i = 0; i < f->n; i++) {
-        const ncu_op *o = &f->op[i];
-        switch (o->kind) {
-        case NCU_NUM:
-            st[sp++] = o->num;
-            break;
-        case NCU_METRIC:
-            st[sp++] = metric[o->index];
-            break;
-        case NCU_CONST:
-            st[sp++] = constants[o->index];
-            break;
-        case NCU_LAUNCH_TIME:
-            st[sp++] = launch_time;
-            break;
-        case NCU_NEG:
-            st[sp - 1] = -st[sp - 1];
-            break;
-        case NCU_ADD:
-            sp--;
-            st[sp - 1] += st[sp];
-            break;
-        case NCU_SUB:
-            sp--;
-            st[sp - 1] -= st[sp];
-            break;
-        case NCU_MUL:
-            sp--;
-            st[sp - 1] *= st[sp];
-            break;
-        case NCU_DIV:
-            sp--;
-            st[sp - 1] = st[sp] != 0 ? st[sp - 1] / st[sp] : 0;
-            break;
-        }
-        if (sp > NCU_MAX_STACK)
-            return NAN; /* compile refuses such formulas; a hand-built one stops here */
-    }
-    return sp == 1 ? st[0] : NAN;
+    const double *bank[] = {metric, constants, &launch_time};
+    return rt_formula_eval(&f->e, bank);
 }
 
 /* ---- architectures ---- */
@@ -402,8 +247,7 @@ done:
 
 static void f_release(ncu_formula *f)
 {
-    free(f->text);
-    free(f->op);
+    rt_formula_release(&f->e);
 }
 
 void ncu_map_release(ncu_map *m)

@@ -219,7 +219,7 @@ static int ncu_finish(ncu_import *im, pending *p)
         if (!isfinite(x) || x < 0) {
             rt_error_set(im->err, "%s: line %lu: launch %ld: %s = %g (%s) is not a finite count",
                          im->f[p->first_file].path, p->first_line, p->id,
-                         im->map.q[im->chosen[i]].quantity, x, im->map.q[im->chosen[i]].f.text);
+                         im->map.q[im->chosen[i]].quantity, x, im->map.q[im->chosen[i]].f.e.text);
             return -1;
         }
         t->q[i] += x;
@@ -486,7 +486,7 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
         rt_tags_set(&pv->notes, key, im.f[i].layout);
     }
     for (size_t i = 0; i < im.nchosen; i++)
-        rt_tags_set(&pv->formulas, im.map.q[im.chosen[i]].quantity, im.map.q[im.chosen[i]].f.text);
+        rt_tags_set(&pv->formulas, im.map.q[im.chosen[i]].quantity, im.map.q[im.chosen[i]].f.e.text);
     if (!opt->per_launch) {
         for (size_t id = 0; id < im.names.n; id++) {
             ktotal *t = &im.k[id];

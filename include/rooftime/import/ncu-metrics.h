@@ -7,31 +7,14 @@
 #include <stdint.h>
 
 #include "rooftime/util/error.h"
+#include "rooftime/util/formula.h"
 
 /* At most this many distinct metrics per mapping: launch state keeps a 64-bit presence mask. */
 #define NCU_MAX_METRICS 64
 
-/* A compiled formula: postfix operations over metric slots, constants and numbers. */
-typedef struct ncu_op {
-    enum {
-        NCU_NUM,
-        NCU_METRIC,
-        NCU_CONST,
-        NCU_LAUNCH_TIME,
-        NCU_ADD,
-        NCU_SUB,
-        NCU_MUL,
-        NCU_DIV,
-        NCU_NEG
-    } kind;
-    int index; /* metric slot or constant index */
-    double num;
-} ncu_op;
-
+/* A compiled formula (util/formula.c) and what it reads. */
 typedef struct ncu_formula {
-    char *text;
-    ncu_op *op;
-    size_t n;
+    rt_formula e;
     uint64_t metrics; /* slots it reads */
     int uses_time;    /* reads launch_time */
 } ncu_formula;
