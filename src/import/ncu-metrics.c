@@ -6,6 +6,7 @@
 #include "rooftime/util/formula.h"
 #include "rooftime/util/strings.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
