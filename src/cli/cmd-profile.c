@@ -1,13 +1,10 @@
 /* `rooftime profile -- COMMAND`: run a command with oneDNN verbose on and profile what it ran. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli-output.h"
@@ -17,6 +14,7 @@
 #include "rooftime/import/onednn.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/line-reader.h"
+#include "rooftime/util/spawn.h"
 #include "rooftime/util/strings.h"
 
 /* Write all of buf, or return -1. */
@@ -51,86 +49,6 @@ static void route_line(rt_onednn_reader *r, FILE *log, const char *line, size_t 
         fwrite(line + at, 1, n - (size_t)at, log);
         fputc('\n', log);
     }
-}
-
-/* Run argv with stdout into a pipe; returns the child's pid or -1 (err_msg filled) when it could
- * not start. A close-on-exec pipe carries exec's errno back so "not found" is told apart from a
- * command that fails. */
-static pid_t start(char **argv, int *out_fd, char *err_msg, size_t n)
-{
-    int out[2], ep[2];
-    if (pipe(out) != 0 || pipe(ep) != 0) {
-        snprintf(err_msg, n, "cannot create a pipe: %s", strerror(errno));
-        return -1;
-    }
-    fcntl(ep[1], F_SETFD, FD_CLOEXEC);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err_msg, n, "cannot fork: %s", strerror(errno));
-        close(out[0]);
-        close(out[1]);
-        close(ep[0]);
-        close(ep[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        close(out[0]);
-        close(ep[0]);
-        dup2(out[1], STDOUT_FILENO);
-        close(out[1]);
-        setenv("ONEDNN_VERBOSE", "1", 1);
-        setenv("DNNL_VERBOSE", "1", 1);
-        execvp(argv[0], argv);
-        int e = errno;
-        write_all(ep[1], (const char *)&e, sizeof e);
-        _exit(127);
-    }
-    close(out[1]);
-    close(ep[1]);
-    int e = 0;
-    ssize_t got;
-    do
-        got = read(ep[0], &e, sizeof e);
-    while (got < 0 && errno == EINTR);
-    close(ep[0]);
-    if (got == (ssize_t)sizeof e) {
-        snprintf(err_msg, n, "cannot run '%s': %s", argv[0], strerror(e));
-        close(out[0]);
-        waitpid(pid, NULL, 0);
-        return -1;
-    }
-    *out_fd = out[0];
-    return pid;
-}
-
-/* "a b 'c d'": the command as a reader would retype it. */
-static char *join_command(int argc, char **argv)
-{
-    size_t n = 1;
-    for (int i = 0; i < argc; i++)
-        n += strlen(argv[i]) * 4 + 3;
-    char *s = rt_xmalloc(n), *p = s;
-    for (int i = 0; i < argc; i++) {
-        int quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'\\$*?") != NULL;
-        if (i)
-            *p++ = ' ';
-        if (quote)
-            *p++ = '\'';
-        for (const char *c = argv[i]; *c; c++) {
-            if (quote && *c == '\'') {
-                memcpy(p, "'\\''", 4);
-                p += 4;
-            } else {
-                *p++ = *c;
-            }
-        }
-        if (quote)
-            *p++ = '\'';
-    }
-    *p = '\0';
-    return s;
 }
 
 int cmd_profile(int argc, char **argv)
@@ -200,12 +118,14 @@ int cmd_profile(int argc, char **argv)
             goto out;
         }
     }
-    char msg[1024];
-    pid_t pid = start(cmd, &fd, msg, sizeof msg);
-    if (pid < 0) {
-        cli_error("%s", msg);
+    static const char *const verbose_env[] = {"ONEDNN_VERBOSE=1", "DNNL_VERBOSE=1", NULL};
+    rt_spawn_opts so = {.env = verbose_env, .capture_stdout = true, .close_fd = -1};
+    rt_child child;
+    if (rt_spawn(cmd, &so, &child, &err) != 0) {
+        cli_error("%s", err.msg);
         goto out;
     }
+    fd = child.out_fd;
     r = rt_onednn_reader_new("the command's output");
     /* Lines in bounded memory: a line longer than RT_MAX_LINE cannot be a verbose record, so
      * its pieces go straight through (constant memory, linear time, however long it is). */
@@ -226,21 +146,15 @@ int cmd_profile(int argc, char **argv)
         in_long = !ends;
     }
     rt_line_reader_release(&lr);
-    close(fd);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    char *command = join_command(n_cmd, cmd);
-    int cmd_failed = 0;
-    if (WIFEXITED(status)) {
-        cmd_failed = WEXITSTATUS(status) != 0;
-        fprintf(stderr, "rooftime: profile: '%s' exited with code %d\n", command,
-                WEXITSTATUS(status));
-    } else if (WIFSIGNALED(status)) {
-        cmd_failed = 1;
+    int status = rt_spawn_wait(&child);
+    fd = -1;
+    char *command = rt_spawn_command_text(n_cmd, cmd);
+    int cmd_failed = status != 0;
+    if (child.signal)
         fprintf(stderr, "rooftime: profile: '%s' was killed by signal %d (%s)\n", command,
-                WTERMSIG(status), strsignal(WTERMSIG(status)));
-    }
+                child.signal, strsignal(child.signal));
+    else if (status >= 0)
+        fprintf(stderr, "rooftime: profile: '%s' exited with code %d\n", command, status);
     if (rt_onednn_reader_finish(r, &p, &warnings, &err) != 0) {
         cli_print_warnings(&warnings, 20);
         cli_error("nothing to profile: '%s' printed no oneDNN verbose execution records (it may "

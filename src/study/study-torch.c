@@ -1,12 +1,10 @@
 /* PyTorch in the study: runs scripts/torch-client.py over the sweep points and imports its traces.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rooftime-config.h"
@@ -15,41 +13,19 @@
 #include "rooftime/import/torch.h"
 #include "rooftime/study/study.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/spawn.h"
 #include "rooftime/util/strings.h"
 
-/* Start argv with stdout to /dev/null and stderr to errfile (NULL: /dev/null), keeping keep_fd
- * open and closing close_fd in the child. The pid, or -1. No shell. */
-static pid_t start_quiet(char *const argv[], const char *errfile, int close_fd)
-{
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
-    if (close_fd >= 0)
-        close(close_fd);
-    int dn = open("/dev/null", O_WRONLY);
-    int ef = errfile ? open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600) : dn;
-    if (dn >= 0)
-        dup2(dn, STDOUT_FILENO);
-    if (ef >= 0)
-        dup2(ef, STDERR_FILENO);
-    execvp(argv[0], argv);
-    _exit(127);
-}
-
-/* The exit status of pid (128 + signal when killed), or -1. */
-static int wait_status(pid_t pid)
-{
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
+/* Run argv with stdout to /dev/null and stderr to errfile (NULL: /dev/null); its exit code,
+ * 128 + signal, 127 when it could not start. */
 static int run_quiet(char *const argv[], const char *errfile)
 {
-    pid_t pid = start_quiet(argv, errfile, -1);
-    return pid < 0 ? -1 : wait_status(pid);
+    rt_spawn_opts so = {
+        .stdout_path = "/dev/null", .stderr_path = errfile ? errfile : "/dev/null", .close_fd = -1};
+    rt_child c;
+    if (rt_spawn(argv, &so, &c, NULL) != 0)
+        return 127;
+    return rt_spawn_wait(&c);
 }
 
 int rt_torch_study_probe(const char *python, rt_error *err)
@@ -286,7 +262,7 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
 
     int rc = -1;
     size_t done = 0;
-    pid_t pid = -1;
+    rt_child child = {.pid = -1, .out_fd = -1};
     FILE *rd = NULL;
     if (pipe(fds) != 0) {
         rt_error_set(err, "pytorch: cannot create a pipe: %s", strerror(errno));
@@ -295,9 +271,9 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
     snprintf(nums[2], sizeof nums[2], "%d", fds[1]);
     if (o->progress && o->n_points)
         o->progress(o->progress_ud, 0);
-    pid = start_quiet(argv, errf, fds[0]);
-    if (pid < 0) {
-        rt_error_set(err, "pytorch: cannot start '%s': %s", python, strerror(errno));
+    rt_spawn_opts so = {.stdout_path = "/dev/null", .stderr_path = errf, .close_fd = fds[0]};
+    if (rt_spawn(argv, &so, &child, err) != 0) {
+        rt_error_prefix(err, "pytorch");
         goto out;
     }
     close(fds[1]);
@@ -334,11 +310,10 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
             o->progress(o->progress_ud, done);
     }
     if (import_failed)
-        kill(pid, SIGTERM); /* our child: nothing more of it is wanted */
+        kill(child.pid, SIGTERM); /* our child: nothing more of it is wanted */
     fclose(rd);
     rd = NULL;
-    int st = wait_status(pid);
-    pid = -1;
+    int st = rt_spawn_wait(&child);
     if (import_failed)
         goto out;
     if (st != 0 || done < o->n_points) {
@@ -365,9 +340,9 @@ out:
     for (int k = 0; k < 2; k++)
         if (fds[k] >= 0)
             close(fds[k]);
-    if (pid > 0) {
-        kill(pid, SIGTERM);
-        wait_status(pid);
+    if (child.pid > 0) {
+        kill(child.pid, SIGTERM);
+        rt_spawn_wait(&child);
     }
     if (prof && prof != o->into)
         rt_profile_free(prof);
