@@ -8,6 +8,8 @@
 #include "cli-output.h"
 #include "commands.h"
 #include "rooftime/formats/profile-json.h"
+#include "rooftime/util/rank-identity.h"
+#include "rooftime/util/strings.h"
 
 int cli_output_is_input(const char *path, char *const *inputs, size_t n_inputs)
 {
@@ -92,9 +94,90 @@ int cli_output_close(cli_output *o, int write_failed)
     return RT_EXIT_OK;
 }
 
+int cli_identity(const rt_rank_identity **out)
+{
+    static rt_rank_identity id;
+    static int state; /* 0 unread, 1 read, -1 failed */
+    static rt_error err;
+    if (state == 0) {
+        state = rt_rank_identity_read(&id, &err) == 0 ? 1 : -1;
+        if (state < 0)
+            rt_rank_identity_release(&id);
+    }
+    *out = &id;
+    if (state < 0) {
+        cli_error("%s", err.msg);
+        return RT_EXIT_FAIL;
+    }
+    return 0;
+}
+
+int cli_output_expand(const char *cmd, const char *pattern, char **out)
+{
+    *out = NULL;
+    if (!pattern)
+        return 0;
+    const rt_rank_identity *id;
+    int rc = cli_identity(&id);
+    if (rc != 0)
+        return rc;
+    size_t cap = strlen(pattern) + 1, n = 0;
+    char *s = rt_xmalloc(cap);
+    for (const char *c = pattern; *c; c++) {
+        char piece[300];
+        const char *add = piece;
+        long v = -2;
+        if (*c != '%') {
+            piece[0] = *c;
+            piece[1] = '\0';
+        } else if (c[1] == '%') {
+            add = "%";
+        } else if (c[1] == 'h') {
+            add = id->host ? id->host : "unknown-host";
+        } else if (c[1] == 'r' || c[1] == 'l' || c[1] == 's') {
+            v = c[1] == 'r' ? id->rank : c[1] == 'l' ? id->local_rank : id->size;
+            if (v < 0) {
+                free(s);
+                return cli_usage_error(
+                    cmd,
+                    "-o '%s': %%%c needs the %s from a launcher (OMPI_COMM_WORLD_*, PMI_*, "
+                    "SLURM_* or torchrun's RANK/LOCAL_RANK/WORLD_SIZE), and none is set",
+                    pattern, c[1],
+                    c[1] == 'r'   ? "rank"
+                    : c[1] == 'l' ? "local rank"
+                                  : "job size");
+            }
+            snprintf(piece, sizeof piece, "%ld", v);
+        } else {
+            free(s);
+            return cli_usage_error(cmd,
+                                   "-o '%s': unknown placeholder '%%%.1s' (%%r rank, %%l local "
+                                   "rank, %%s size, %%h host, %%%% a '%%')",
+                                   pattern, c[1] ? c + 1 : "");
+        }
+        if (*c == '%')
+            c++;
+        size_t k = strlen(add);
+        if (n + k + 1 > cap) {
+            cap = 2 * (n + k + 1);
+            s = rt_xrealloc(s, cap);
+        }
+        memcpy(s + n, add, k + 1);
+        n += k;
+    }
+    s[n] = '\0';
+    *out = s;
+    return 0;
+}
+
 int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output)
 {
     rt_error err;
+    const rt_rank_identity *id;
+    if (cli_identity(&id) != 0)
+        return -1;
+    rt_rank_identity_free(p->identity);
+    p->identity = rt_rank_identity_dup(id);
     rt_tags_copy(&p->tags, tags);
     if (rt_profile_save(p, output, &err) != 0) {
         cli_error("%s", err.msg);

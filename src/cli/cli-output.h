@@ -7,6 +7,7 @@
 
 #include "rooftime/core/profile.h"
 #include "rooftime/util/atomic-file.h"
+#include "rooftime/util/rank-identity.h"
 
 /* True when path names the same file as one of inputs (same device and inode, or the same
  * name when it does not exist yet). */
@@ -32,7 +33,19 @@ int cli_output_open(cli_output *o, const char *cmd, const char *path, char *cons
 /* Finish: commit the file when write_failed is 0, else remove it. Returns the exit code. */
 int cli_output_close(cli_output *o, int write_failed);
 
-/* Tag p with tags and save it to output (atomically); prints the error and returns -1. */
+/* This process's rank identity (rooftime/util/rank-identity.h), read from the environment once; 0
+ * or the exit code to return (a launcher variable that is not a number: 1, with the message). */
+int cli_identity(const rt_rank_identity **out);
+
+/*
+ * The -o path with its placeholders replaced: %r the rank, %l the local rank, %s the job size,
+ * %h the host name, %% a '%'. *out is a heap string (the pattern itself when it has no '%').
+ * Returns 0, 2 (usage: an unknown placeholder, or %r/%l/%s when no launcher set them) or 1.
+ */
+int cli_output_expand(const char *cmd, const char *pattern, char **out);
+
+/* Tag p with tags and this process's identity and save it to output (atomically); prints the error
+ * and returns -1. */
 int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output);
 
 #endif

@@ -1,6 +1,7 @@
 /* `rooftime import onednn LOG` and `import torch TRACE`: the framework rows of `import`. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli-output.h"
@@ -19,6 +20,7 @@ static int run_import(int argc, char **argv, int torch)
                                          {"within", required_argument, NULL, 'w'},
                                          {0}};
     const char *output = NULL, *within = NULL;
+    char *out_path = NULL; /* -o with its placeholders expanded */
     rt_tags tags = {0};
     rt_warnings warnings = {0};
     rt_profile *p = NULL;
@@ -50,6 +52,9 @@ static int run_import(int argc, char **argv, int torch)
         rc = cli_usage_error("import", "-o FILE is required");
         goto out;
     }
+    if ((rc = cli_output_expand("import", output, &out_path)) != 0)
+        goto out;
+    output = out_path;
     if (optind != argc - 1) {
         rc = cli_usage_error(
             "import", optind >= argc ? "no %s file given" : "import %s reads one file at a time",
@@ -77,6 +82,7 @@ static int run_import(int argc, char **argv, int torch)
     printf("%s: %zu kernels, %.0f invocations, %.6g s\n", output, p->n_kernels, calls, t);
     rc = RT_EXIT_OK;
 out:
+    free(out_path);
     rt_profile_free(p);
     rt_tags_release(&tags);
     rt_warnings_release(&warnings);

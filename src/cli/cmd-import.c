@@ -24,6 +24,7 @@ static int import_ncu(int argc, char **argv)
         {"allow-missing", no_argument, NULL, 'A'},       {"per-launch", no_argument, NULL, 'P'},
         {"tag", required_argument, NULL, 't'},           {0}};
     const char *output = NULL;
+    char *out_path = NULL; /* -o with its placeholders expanded */
     rt_ncu_options o = {0};
     rt_warnings warnings = {0};
     rt_tags tags = {0};
@@ -72,6 +73,9 @@ static int import_ncu(int argc, char **argv)
         rc = cli_usage_error("import", "-o FILE is required");
         goto out;
     }
+    if ((rc = cli_output_expand("import", output, &out_path)) != 0)
+        goto out;
+    output = out_path;
     if (optind >= argc) {
         rc = cli_usage_error("import", "no ncu output file given");
         goto out;
@@ -93,6 +97,7 @@ static int import_ncu(int argc, char **argv)
            p->provenance.launches, argc - optind, argc - optind == 1 ? "" : "s");
     rc = RT_EXIT_OK;
 out:
+    free(out_path);
     rt_profile_free(p);
     rt_tags_release(&tags);
     rt_warnings_release(&warnings);
@@ -111,6 +116,7 @@ static int import_table(int argc, char **argv)
                                          {"tag", required_argument, NULL, 't'},
                                          {0}};
     const char *output = NULL;
+    char *out_path = NULL; /* -o with its placeholders expanded */
     rt_table_options o = {0};
     rt_table_map *map = NULL;
     const char **names = NULL;
@@ -160,6 +166,9 @@ static int import_table(int argc, char **argv)
         rc = cli_usage_error("import", "-o FILE is required");
         goto out;
     }
+    if ((rc = cli_output_expand("import", output, &out_path)) != 0)
+        goto out;
+    output = out_path;
     if (optind != argc - 1) {
         rc = cli_usage_error("import", optind >= argc ? "no table file given"
                                                       : "import table reads one table at a time");
@@ -185,6 +194,7 @@ static int import_table(int argc, char **argv)
     printf("%s: %zu kernels from %s\n", output, p->n_kernels, argv[optind]);
     rc = RT_EXIT_OK;
 out:
+    free(out_path);
     free(map);
     free(names);
     rt_profile_free(p);
@@ -265,4 +275,7 @@ const rt_command rt_cmd_import = {
     "launch; FLOPs from args.flops\n"
     "      --within RANGE     only what runs inside ranges named RANGE (record_function)\n"
     "\n"
+    "Every profile records the launcher's rank, the host and the device (\"identity\"); in -o,\n"
+    "%r is the rank, %l the local rank, %s the job size, %h the host, %% a '%' (one file per "
+    "rank).\n"
     "See docs/import-ncu.md and docs/import-frameworks.md."};

@@ -76,10 +76,17 @@ int cmd_machine_measure(int argc, char **argv)
                                "'machine measure' takes no file arguments (use -o FILE)");
 
     /* Open the output first: a path we cannot write must fail before minutes of measuring. */
-    cli_output out;
-    int orc = cli_output_open(&out, "machine", output, NULL, 0);
-    if (orc != 0)
+    char *out_path = NULL; /* -o with its placeholders expanded */
+    const rt_rank_identity *id;
+    int orc = cli_output_expand("machine", output, &out_path);
+    if (orc != 0 || (orc = cli_identity(&id)) != 0)
         return orc;
+    output = out_path;
+    cli_output out;
+    if ((orc = cli_output_open(&out, "machine", output, NULL, 0)) != 0) {
+        free(out_path);
+        return orc;
+    }
     rt_error err;
     int last = -1;
     if (isatty(STDERR_FILENO)) {
@@ -97,14 +104,17 @@ int cmd_machine_measure(int argc, char **argv)
     if (rc != 0) {
         cli_error("measurement failed: %s", err.msg);
         cli_output_close(&out, 1);
+        free(out_path);
         return RT_EXIT_FAIL;
     }
+    m->identity = rt_rank_identity_dup(id);
     json_t *j = rt_machine_to_json(m);
     int werr = json_dumpf(j, out.fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
                fputc('\n', out.fp) == EOF;
     json_decref(j);
     if (cli_output_close(&out, werr) != RT_EXIT_OK) {
         rt_machine_free(m);
+        free(out_path);
         return RT_EXIT_FAIL;
     }
     if (output) {
@@ -119,5 +129,6 @@ int cmd_machine_measure(int argc, char **argv)
         printf("  tau       %10.4g µs\n", m->tau * 1e6);
     }
     rt_machine_free(m);
+    free(out_path);
     return RT_EXIT_OK;
 }

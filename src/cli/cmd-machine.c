@@ -170,4 +170,6 @@ const rt_command rt_cmd_machine = {
     "rooftime machine check FILE...\n"
     "rooftime machine measure [-o FILE] [--quick] [--threads N] [--max-isa sse|avx2|avx512|amx]\n"
     "\n"
-    "NAME is a shipped preset (see `machine list`); FILE is a machine JSON file."};
+    "NAME is a shipped preset (see `machine list`); FILE is a machine JSON file.\n"
+    "`machine measure` records the launcher's rank, the host and the device (\"identity\");\n"
+    "in -o FILE, %r is the rank, %l the local rank, %s the job size, %h the host, %% a '%'."};

@@ -58,6 +58,7 @@ int cmd_profile(int argc, char **argv)
                                          {"keep-log", required_argument, NULL, 'k'},
                                          {0}};
     const char *output = NULL, *keep = NULL;
+    char *out_path = NULL, *keep_path = NULL; /* -o and --keep-log with placeholders expanded */
     rt_tags tags = {0};
     rt_warnings warnings = {0};
     rt_profile *p = NULL;
@@ -89,6 +90,12 @@ int cmd_profile(int argc, char **argv)
         rc = cli_usage_error("profile", "-o FILE is required");
         goto out;
     }
+    if ((rc = cli_output_expand("profile", output, &out_path)) != 0)
+        goto out;
+    output = out_path;
+    if ((rc = cli_output_expand("profile", keep, &keep_path)) != 0)
+        goto out;
+    keep = keep_path;
     if (optind >= argc) {
         rc = cli_usage_error("profile", "no command given (put it after --)");
         goto out;
@@ -185,6 +192,8 @@ int cmd_profile(int argc, char **argv)
         cli_error("the command failed; the profile holds what it ran before");
     rc = cmd_failed ? RT_EXIT_FAIL : RT_EXIT_OK;
 out:
+    free(out_path);
+    free(keep_path);
     if (log)
         fclose(log);
     if (tmp_log) {
@@ -209,5 +218,8 @@ const rt_command rt_cmd_profile = {
     "  -o, --output FILE    the profile to write (required)\n"
     "  -t, --tag KEY=VALUE  tag the profile (repeatable)\n"
     "      --keep-log FILE  also keep the verbose records there\n"
+    "The profile records the launcher's rank, the host and the device; in -o and --keep-log, %r "
+    "is\n"
+    "the rank, %l the local rank, %s the job size, %h the host, %% a '%' (one file per rank).\n"
     "Exit code 0 when the command succeeded and oneDNN records were captured; 1 when the\n"
     "command could not start, failed, or printed no records. See docs/import-frameworks.md."};

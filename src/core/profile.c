@@ -50,6 +50,7 @@ void rt_profile_free(rt_profile *p)
     free(p->machine);
     free(p->method);
     rt_tags_release(&p->tags);
+    rt_rank_identity_free(p->identity);
     rt_provenance_release(&p->provenance);
     free(p->unknown_json);
     free(p);
@@ -200,6 +201,8 @@ bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why)
         what = "method";
     else if (!tags_equal(&a->tags, &b->tags))
         what = "tags";
+    else if (!rt_rank_identity_equal(a->identity, b->identity))
+        what = "identity";
     else if (a->n_kernels != b->n_kernels)
         what = "number of kernels";
     else if (!provenance_equal(&a->provenance, &b->provenance))

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "identity-json.h"
 #include "json-read.h"
 #include "measurement-json.h"
 #include "rooftime/core/machine.h"
@@ -13,9 +14,9 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
-static const char *const top_known[] = {"schema",    "name",   "source",    "method",
-                                        "units",     "levels", "overheads", "launch_overhead",
-                                        "reference", NULL};
+static const char *const top_known[] = {"schema",    "name",     "source",    "method",
+                                        "units",     "levels",   "overheads", "launch_overhead",
+                                        "reference", "identity", NULL};
 
 /* "derivation": {"factor": number, ..., "_note": "text"}: numbers multiply to the unit's figure,
  * members starting with '_' document them. */
@@ -152,7 +153,7 @@ int rt_machine_from_json(const json_t *j, const char *origin, rt_machine **out, 
         rt_jr_string(&r, ref, "reference", "unit", true, &m->ref_unit) != 0 ||
         rt_jr_string(&r, ref, "reference", "level", true, &m->ref_level) != 0)
         goto fail;
-    if (read_overheads(&r, m, j) != 0)
+    if (read_overheads(&r, m, j) != 0 || rt_identity_read(&r, j, &m->identity) != 0)
         goto fail;
     /* A measurement record read back, and what other tools add, go through untouched. */
     m->unknown_json = rt_json_opaque_text(rt_json_extra(j, top_known));
@@ -246,6 +247,8 @@ json_t *rt_machine_to_json(const rt_machine *m)
     set_str(ref, "unit", m->ref_unit);
     set_str(ref, "level", m->ref_level);
     json_object_set_new(j, "reference", ref);
+    if (m->identity)
+        json_object_set_new(j, "identity", rt_identity_to_json(m->identity));
     if (m->measurement)
         json_object_set_new(j, "measurement", rt_measurement_to_json(m->measurement));
     json_t *unknown = rt_json_opaque_parse(m->unknown_json);

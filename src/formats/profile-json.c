@@ -3,12 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "identity-json.h"
 #include "json-read.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/util/error.h"
 
-static const char *const top_known[] = {"schema", "source", "tags", "kernels", "provenance", NULL};
+static const char *const top_known[] = {"schema",     "source",   "tags", "kernels",
+                                        "provenance", "identity", NULL};
 static const char *const source_known[] = {"tool", "version", "command", "machine", "method", NULL};
 
 /* {"name": number >= 0, ...} */
@@ -134,7 +136,7 @@ int rt_profile_from_json(const json_t *j, const char *origin, rt_profile **out, 
     const json_t *src, *kernels;
     if (rt_jr_member_object(&r, j, "", "source", false, &src) != 0 ||
         rt_jr_array(&r, j, "", "kernels", true, &kernels) != 0 ||
-        read_tags(&r, j, "", &p->tags) != 0)
+        read_tags(&r, j, "", &p->tags) != 0 || rt_identity_read(&r, j, &p->identity) != 0)
         goto fail;
     if (src) {
         if (rt_jr_string(&r, src, "source", "tool", false, &p->tool) != 0 ||
@@ -216,6 +218,8 @@ json_t *rt_profile_to_json(const rt_profile *p)
     json_t *unknown = rt_json_opaque_parse(p->unknown_json);
     rt_json_merge_extra(src, json_object_get(unknown, "source"));
     json_object_set_new(j, "source", src);
+    if (p->identity)
+        json_object_set_new(j, "identity", rt_identity_to_json(p->identity));
     if (p->tags.n)
         json_object_set_new(j, "tags", tags_json(&p->tags));
     json_t *ks = json_array();

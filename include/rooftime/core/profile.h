@@ -8,6 +8,7 @@
 
 #include "rooftime/core/values.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/rank-identity.h"
 
 #define RT_PROFILE_SCHEMA "rooftime.profile/1"
 
@@ -47,10 +48,11 @@ void rt_provenance_release(rt_provenance *pv);
 typedef struct rt_profile {
     char *tool; /* profiler or generator: "ncu", "onednn-verbose", "rooftime-study" ... */
     char *version;
-    char *command; /* the command that was profiled */
-    char *machine; /* the machine it ran on */
-    char *method;  /* how the numbers were obtained (free text) */
-    rt_tags tags;  /* apply to every kernel */
+    char *command;              /* the command that was profiled */
+    char *machine;              /* the machine it ran on */
+    char *method;               /* how the numbers were obtained (free text) */
+    rt_tags tags;               /* apply to every kernel */
+    rt_rank_identity *identity; /* the rank, host and device that wrote it; NULL when unknown */
     rt_kernel *kernels;
     size_t n_kernels, cap;
     rt_provenance provenance;
@@ -73,8 +75,8 @@ rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags
 int rt_profile_check(const rt_profile *p, rt_error *err);
 
 /* True when a and b hold the same kernels (names, counts, times, FLOPs, bytes, tags, in order)
- * and the same tool, version, command, machine, method and profile tags; otherwise false, with
- * the first difference in why (may be NULL). Round-trip checks use it. */
+ * and the same tool, version, command, machine, method, identity and profile tags; otherwise false,
+ * with the first difference in why (may be NULL). Round-trip checks use it. */
 bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why);
 
 #endif
