@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "testutil.h"
 #include "rooftime/core/profile.h"
@@ -388,6 +389,75 @@ static void test_nul_byte(void **state)
     rt_warnings_release(&w);
 }
 
+/* The cost model is data: a changed formula changes the FLOPs, a kind left out keeps bytes with a
+ * note, and a formula naming a count its kind lacks is an error naming the file, kind and place. */
+static void with_model(const char *kinds_json)
+{
+    static char dir[] = "/tmp/rt-onednn-model-XXXXXX";
+    static int made = 0;
+    char path[4096];
+    if (!made) {
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/onednn", dir);
+        assert_int_equal(mkdir(path, 0700), 0);
+        made = 1;
+    }
+    snprintf(path, sizeof path, "%s/onednn/cost.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"schema\": \"rooftime.onednn-cost/1\", \"kinds\": {%s}}", kinds_json);
+    fclose(f);
+    setenv("ROOFTIME_DATADIR", dir, 1);
+}
+
+static const char softmax_line[] =
+    "onednn_verbose,exec,cpu,softmax_v2,jit:avx2,forward_training,src_f32::blocked:ab:f0 "
+    "dst_f32::blocked:ab:f0,,alg:softmax_accurate axis:1,100x640,0.1\n";
+
+static void test_cost_model_is_data(void **state)
+{
+    (void)state;
+    const char *saved = getenv("ROOFTIME_DATADIR");
+    char *keep = saved ? strdup(saved) : NULL;
+
+    with_model("\"softmax\": {\"flops\": {\"forward\": \"elems * 7\", \"backward\": \"0\"}}");
+    check_one(softmax_line, "fp32", 7 * 64000.0, 2 * 64000.0 * 4);
+
+    with_model("\"binary\": {\"flops\": \"dst\"}");
+    rt_profile *p = NULL;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    assert_int_equal(rt_import_onednn_text(softmax_line, strlen(softmax_line), "t", &p, &w, &err),
+                     0);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "FLOPs of 'softmax_v2' primitives are not modelled"));
+    assert_close(rt_values_get(&p->kernels[0].bytes, "DRAM", -1), 2 * 64000.0 * 4, 1e-12);
+    assert_true(rt_values_get(&p->kernels[0].flops, "fp32", -1) < 0);
+    rt_profile_free(p);
+    rt_warnings_release(&w);
+
+    with_model("\"convolution\": {\"flops\": \"2 * macs + elems\"}");
+    p = NULL;
+    assert_int_equal(rt_import_onednn_text(softmax_line, strlen(softmax_line), "t", &p, &w, &err),
+                     -1);
+    assert_null(p);
+    assert_non_null(strstr(err.msg, "onednn/cost.json: kinds.convolution.flops (counts: macs "
+                                    "bias_adds): formula: not a count this kind provides at "
+                                    "character 12 (formula"));
+
+    with_model("\"lrn\": {\"flops\": \"1\"}");
+    assert_int_equal(rt_import_onednn_text(softmax_line, strlen(softmax_line), "t", &p, &w, &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "kinds.lrn: not a primitive kind the importer reads"));
+    rt_warnings_release(&w);
+
+    if (keep)
+        setenv("ROOFTIME_DATADIR", keep, 1);
+    else
+        unsetenv("ROOFTIME_DATADIR");
+    free(keep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -400,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_malformed_lines),
         cmocka_unit_test(test_nothing_captured),
         cmocka_unit_test(test_nul_byte),
+        cmocka_unit_test(test_cost_model_is_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

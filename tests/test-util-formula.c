@@ -66,7 +66,7 @@ static void test_errors(void **state)
     fails_with("x +", "unexpected end at character 4");
     fails_with("(x", "expected ')'");
     fails_with("x y", "unexpected character at character 3");
-    fails_with("q + 1", "unknown name at character 2");
+    fails_with("x + qq", "unknown name at character 5");
     fails_with("x # y", "unexpected character");
     char deep[200];
     memset(deep, '(', 100);

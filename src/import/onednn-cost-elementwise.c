@@ -46,26 +46,17 @@ static double elem_elems(const void *c_, const char *arg, const char *prop, doub
     return -1;
 }
 
-/* FLOPs per element of batch and layer normalization, from the flags (G: global statistics given,
- * S/C/H: scale and shift, R/A: fused ReLU). Forward with statistics: mean 1 (add) + variance 3
- * (sub, mul, add) + normalize 2 (sub, mul); scale and shift 1 each; ReLU 1. Backward: 9 (diff_beta
- * 1, diff_gamma 4, diff_src 4). */
-static double norm_flops_per_elem(const char *prop, const char *flags)
+/* The normalization flags the cost model's formula reads: G (global statistics given), S (scale
+ * and shift), C (scale), H (shift), R/A (fused ReLU). */
+static void norm_flags(const char *aux, dn_counts *n)
 {
-    if (!dn_is_forward(prop))
-        return 9;
-    double f = strchr(flags, 'G') ? 2 : 6;
-    if (strchr(flags, 'S'))
-        f += 2;
-    else {
-        if (strchr(flags, 'C'))
-            f += 1;
-        if (strchr(flags, 'H'))
-            f += 1;
-    }
-    if (strchr(flags, 'R') || strchr(flags, 'A'))
-        f += 1;
-    return f;
+    char flags[32];
+    dn_aux_get(aux, "flags", flags, sizeof flags);
+    n->global_stats = strchr(flags, 'G') != NULL;
+    n->scale_shift = strchr(flags, 'S') != NULL;
+    n->scale = strchr(flags, 'C') != NULL;
+    n->shift = strchr(flags, 'H') != NULL;
+    n->relu = strchr(flags, 'R') != NULL || strchr(flags, 'A') != NULL;
 }
 
 int dn_cost_bnorm(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
@@ -75,14 +66,12 @@ int dn_cost_bnorm(const shape *sh, const mdlist *ml, const char *prop, const cha
         rt_error_set(err, "batch normalization problem descriptor needs mb and ic");
         return -1;
     }
-    char flags[32];
-    dn_aux_get(aux, "flags", flags, sizeof flags);
     elem_ctx x = {.channels = dn_shape_get(sh, "ic", 1)};
     x.elems = dn_shape_get(sh, "mb", 1) * x.channels * dn_shape_get(sh, "id", 1) *
               dn_shape_get(sh, "ih", 1) * dn_shape_get(sh, "iw", 1);
     x.stats = x.channels;
-    c->flops = x.elems * norm_flops_per_elem(prop, flags);
-    c->flops_known = 1;
+    c->n.elems = x.elems;
+    norm_flags(aux, &c->n);
     if (dn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
@@ -97,39 +86,34 @@ int dn_cost_lnorm(const char *problem, const mdlist *ml, const char *prop, const
         rt_error_set(err, "layer normalization problem '%s' is not dims", problem);
         return -1;
     }
-    char flags[32];
-    dn_aux_get(aux, "flags", flags, sizeof flags);
     elem_ctx x = {.elems = dn_dims_prod(&dl, 0)};
     x.channels = dl.d[0][dl.nd[0] - 1];
     x.stats = x.elems / x.channels;
-    c->flops = x.elems * norm_flops_per_elem(prop, flags);
-    c->flops_known = 1;
+    c->n.elems = x.elems;
+    norm_flags(aux, &c->n);
     if (dn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
     return 0;
 }
 
-/* Eltwise FLOPs per element: 1 for one-operation functions (relu, abs, square, exp, tanh ...,
- * transcendental functions count as one), 2 for those with a multiply and an add (linear,
- * clip, bounded_relu, leaky relu with alpha != 0, pow); backward adds the multiply by diff_dst. */
-static double eltwise_flops_per_elem(const char *prop, const char *aux)
+/* Eltwise: 1 for a function with a multiply and an add (the model's two_op_algs, matched as a
+ * prefix of the algorithm; and leaky ReLU, a relu with a non-zero alpha), else 0. */
+static double eltwise_two_op(const dn_kind_model *model, const char *aux)
 {
     char alg[64], alpha[32];
     dn_aux_get(aux, "alg", alg, sizeof alg);
     dn_aux_get(aux, "alpha", alpha, sizeof alpha);
     const char *a = strncmp(alg, "eltwise_", 8) == 0 ? alg + 8 : alg;
-    double f = 1;
-    if (strncmp(a, "linear", 6) == 0 || strncmp(a, "clip", 4) == 0 ||
-        strncmp(a, "bounded_relu", 12) == 0 || strncmp(a, "pow", 3) == 0)
-        f = 2;
-    else if (strncmp(a, "relu", 4) == 0 && alpha[0] && strtod(alpha, NULL) != 0)
-        f = 2;
-    return dn_is_forward(prop) ? f : f + 1;
+    for (size_t i = 0; model && i < model->n_two_op; i++)
+        if (strncmp(a, model->two_op_algs[i], strlen(model->two_op_algs[i])) == 0)
+            return 1;
+    return strncmp(a, "relu", 4) == 0 && alpha[0] && strtod(alpha, NULL) != 0;
 }
 
-int dn_cost_dims_elementwise(const char *kind, const char *problem, const mdlist *ml,
-                             const char *prop, const char *aux, cost *c, rt_error *err)
+int dn_cost_dims_elementwise(const char *kind, const dn_kind_model *model, const char *problem,
+                             const mdlist *ml, const char *prop, const char *aux, cost *c,
+                             rt_error *err)
 {
     dimlists dl;
     if (dn_dims_parse(problem, &dl) != 0) {
@@ -138,11 +122,9 @@ int dn_cost_dims_elementwise(const char *kind, const char *problem, const mdlist
     }
     elem_ctx x = {.elems = dn_dims_prod(&dl, 0)};
     x.stats = x.channels = x.elems;
+    c->n.elems = x.elems;
     if (strcmp(kind, "eltwise") == 0)
-        c->flops = x.elems * eltwise_flops_per_elem(prop, aux);
-    else /* softmax, softmax_v2, logsoftmax: max 1, sub+exp 2, sum 1, divide 1; backward 4 */
-        c->flops = x.elems * (dn_is_forward(prop) ? 5 : 4);
-    c->flops_known = 1;
+        c->n.two_op = eltwise_two_op(model, aux);
     if (dn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
@@ -205,8 +187,9 @@ int dn_cost_pool(const shape *sh, const mdlist *ml, const char *prop, const char
                                             dn_shape_get(sh, kp, 0));
     }
     /* One compare (max) or add (avg) per tap, plus one divide per output for avg. */
-    c->flops = mbc * taps + (avg ? dst : 0);
-    c->flops_known = 1;
+    c->n.window_taps = mbc * taps;
+    c->n.avg = avg;
+    c->n.dst = dst;
     pool_ctx x = {src, dst};
     if (dn_sum_bytes(ml, &x, pool_elems, prop, &c->bytes, err) != 0)
         return -1;
@@ -271,20 +254,9 @@ int dn_cost_lists(const char *kind, const char *problem, const mdlist *ml, const
     }
     c->bytes = b;
     c->bytes_known = 1;
-    c->flops_known = 1;
-    if (strcmp(kind, "binary") == 0)
-        c->flops = dst;
-    else if (strcmp(kind, "sum") == 0)
-        c->flops = (n_src > 1 ? n_src - 1 : 0) * dst;
-    else if (strcmp(kind, "prelu") == 0)
-        c->flops = 2 * dn_dims_prod(&dl, 0);
-    else if (strcmp(kind, "reduction") == 0)
-        c->flops = dn_dims_prod(&dl, 0);
-    else if (strcmp(kind, "reorder") == 0 || strcmp(kind, "concat") == 0 ||
-             strcmp(kind, "shuffle") == 0)
-        c->flops = 0; /* data movement: zero arithmetic intensity */
-    else
-        c->flops_known = 0;
+    c->n.dst = dst;
+    c->n.src = dn_dims_prod(&dl, 0);
+    c->n.sources = n_src > 1 ? n_src : 1;
     (void)aux;
     return 0;
 }

@@ -80,7 +80,7 @@ int dn_cost_conv(int deconv, const shape *sh, const mdlist *ml, const char *prop
         return -1;
     }
     double macs = x.mb * x.oc * (x.ic / x.g) * taps;
-    c->flops = 2 * macs;
+    c->n.macs = macs;
     int has_bias = 0;
     for (int i = 0; i < ml->n; i++)
         if ((strcmp(ml->m[i].arg, "bia") == 0 || strcmp(ml->m[i].arg, "bias") == 0) &&
@@ -88,8 +88,7 @@ int dn_cost_conv(int deconv, const shape *sh, const mdlist *ml, const char *prop
             has_bias = 1;
     /* The bias is one add per output element forward, and one reduction add backward. */
     if (has_bias && (dn_is_forward(prop) || strcmp(prop, "backward_weights") == 0))
-        c->flops += x.mb * x.oc * x.od * x.oh * x.ow;
-    c->flops_known = 1;
+        c->n.bias_adds = x.mb * x.oc * x.od * x.oh * x.ow;
     if (dn_sum_bytes(ml, &x, conv_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
@@ -127,12 +126,11 @@ int dn_cost_ip(const shape *sh, const mdlist *ml, const char *prop, cost *c, rt_
     }
     ip_ctx x = {dn_shape_get(sh, "mb", 1), dn_shape_get(sh, "ic", 1), dn_shape_get(sh, "oc", 1),
                 dn_shape_get(sh, "id", 1) * dn_shape_get(sh, "ih", 1) * dn_shape_get(sh, "iw", 1)};
-    c->flops = 2 * x.mb * x.oc * x.ic * x.sp;
+    c->n.macs = x.mb * x.oc * x.ic * x.sp;
     for (int i = 0; i < ml->n; i++)
         if (strcmp(ml->m[i].arg, "bia") == 0 && strcmp(ml->m[i].dt, "undef") != 0 &&
             (dn_is_forward(prop) || strcmp(prop, "backward_weights") == 0))
-            c->flops += x.mb * x.oc;
-    c->flops_known = 1;
+            c->n.bias_adds += x.mb * x.oc;
     if (dn_sum_bytes(ml, &x, ip_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
@@ -172,11 +170,10 @@ int dn_cost_matmul(const char *problem, const mdlist *ml, const char *prop, cost
     double batch = 1;
     for (int i = 0; i < dl.nd[2] - 2; i++)
         batch *= dl.d[2][i];
-    c->flops = 2 * batch * m * n * k;
+    c->n.macs = batch * m * n * k;
     for (int i = 0; i < ml->n; i++)
         if (strcmp(ml->m[i].arg, "bia") == 0 && strcmp(ml->m[i].dt, "undef") != 0)
-            c->flops += batch * m * n;
-    c->flops_known = 1;
+            c->n.bias_adds += batch * m * n;
     mm_ctx x = {dn_dims_prod(&dl, 0), dn_dims_prod(&dl, 1), dn_dims_prod(&dl, 2), n};
     if (dn_sum_bytes(ml, &x, mm_elems, prop, &c->bytes, err) != 0)
         return -1;
@@ -267,13 +264,13 @@ int dn_cost_rnn(const shape *sh, const mdlist *ml, const char *prop, const char 
     double cells = x.l * x.dirs * x.t;
     /* Per cell: the layer and the iteration GEMMs, the LSTM projection when dic != dhc, and the
      * bias adds; activations and gate products are left out (elementwise, a few per element). */
-    double gemm = 2 * x.mb * x.gates * x.dhc * (x.slc + x.sic);
+    c->n.cells = cells;
+    c->n.gemm_macs = x.mb * x.gates * x.dhc * (x.slc + x.sic);
     if (x.gates == 4 && x.dic != x.dhc)
-        gemm += 2 * x.mb * x.dhc * x.dic;
-    double bias = x.bias_gates * x.mb * x.dhc;
-    /* Backward: the data gradient and the weights gradient GEMMs, each as large as forward's. */
-    c->flops = cells * ((dn_is_forward(prop) ? 1 : 2) * gemm + bias);
-    c->flops_known = 1;
+        c->n.gemm_macs += x.mb * x.dhc * x.dic;
+    c->n.bias_adds = x.bias_gates * x.mb * x.dhc;
+    /* Backward (data/onednn/cost.json): the data gradient and the weights gradient GEMMs, each
+     * as large as forward's. */
     if (dn_sum_bytes(ml, &x, rnn_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;

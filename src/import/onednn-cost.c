@@ -90,6 +90,7 @@ typedef struct dn_call {
     const char *kind, *problem, *prop, *aux;
     const mdlist *ml;
     const shape *sh;
+    const dn_kind_model *model; /* NULL: the model has no formula for the kind */
 } dn_call;
 
 static int k_conv(const dn_call *x, cost *c, rt_error *err)
@@ -122,44 +123,54 @@ static int k_lnorm(const dn_call *x, cost *c, rt_error *err)
 }
 static int k_elementwise(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_dims_elementwise(x->kind, x->problem, x->ml, x->prop, x->aux, c, err);
+    return dn_cost_dims_elementwise(x->kind, x->model, x->problem, x->ml, x->prop, x->aux, c, err);
 }
 static int k_lists(const dn_call *x, cost *c, rt_error *err)
 {
     return dn_cost_lists(x->kind, x->problem, x->ml, x->aux, c, err);
 }
 
-/* The cost model of every primitive kind this importer knows; a kind not here (lrn, kinds newer
- * than the importer) keeps its time and is named in a note. */
+/* Every primitive kind this importer reads, with the counts its function provides to the cost
+ * model's formulas; a kind not here (lrn, kinds newer than the importer) keeps its time and is
+ * named in a note. */
 static const struct {
     const char *kind;
     int prefix;      /* match "softmax", "softmax_v2" ... */
     int shape_first; /* the problem descriptor is a shape ("mb16_ic64...") to parse first */
     int (*fn)(const dn_call *, cost *, rt_error *);
+    const char *counts;
 } kinds[] = {
-    {"convolution", 0, 1, k_conv},
-    {"deconvolution", 0, 1, k_conv},
-    {"inner_product", 0, 1, k_ip},
-    {"rnn", 0, 1, k_rnn},
-    {"batch_normalization", 0, 1, k_bnorm},
-    {"pooling", 1, 1, k_pool},
-    {"matmul", 0, 0, k_matmul},
-    {"layer_normalization", 0, 0, k_lnorm},
-    {"eltwise", 0, 0, k_elementwise},
-    {"softmax", 1, 0, k_elementwise},
-    {"logsoftmax", 0, 0, k_elementwise},
-    {"binary", 0, 0, k_lists},
-    {"sum", 0, 0, k_lists},
-    {"concat", 0, 0, k_lists},
-    {"reorder", 0, 0, k_lists},
-    {"shuffle", 0, 0, k_lists},
-    {"prelu", 0, 0, k_lists},
-    {"reduction", 0, 0, k_lists},
-    {"resampling", 0, 0, k_lists},
+    {"convolution", 0, 1, k_conv, "macs bias_adds"},
+    {"deconvolution", 0, 1, k_conv, "macs bias_adds"},
+    {"inner_product", 0, 1, k_ip, "macs bias_adds"},
+    {"rnn", 0, 1, k_rnn, "cells gemm_macs bias_adds"},
+    {"batch_normalization", 0, 1, k_bnorm, "elems global_stats scale_shift scale shift relu"},
+    {"pooling", 1, 1, k_pool, "window_taps avg dst"},
+    {"matmul", 0, 0, k_matmul, "macs bias_adds"},
+    {"layer_normalization", 0, 0, k_lnorm, "elems global_stats scale_shift scale shift relu"},
+    {"eltwise", 0, 0, k_elementwise, "elems two_op"},
+    {"softmax", 1, 0, k_elementwise, "elems"},
+    {"logsoftmax", 0, 0, k_elementwise, "elems"},
+    {"binary", 0, 0, k_lists, "dst src sources"},
+    {"sum", 0, 0, k_lists, "dst src sources"},
+    {"concat", 0, 0, k_lists, "dst src sources"},
+    {"reorder", 0, 0, k_lists, "dst src sources"},
+    {"shuffle", 0, 0, k_lists, "dst src sources"},
+    {"prelu", 0, 0, k_lists, "dst src sources"},
+    {"reduction", 0, 0, k_lists, "dst src sources"},
+    {"resampling", 0, 0, k_lists, "dst src sources"},
 };
 
-int dn_cost(const char *kind, const char *prop, const mdlist *ml, const char *aux,
-            const char *problem, cost *c, dn_coverage *coverage, rt_error *err)
+const char *dn_kind_counts(const char *kind)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kinds[i].kind, kind) == 0)
+            return kinds[i].counts;
+    return NULL;
+}
+
+int dn_cost(const dn_model *model, const char *kind, const char *prop, const mdlist *ml,
+            const char *aux, const char *problem, cost *c, dn_coverage *coverage, rt_error *err)
 {
     memset(c, 0, sizeof *c);
     *coverage = DN_UNMODELLED;
@@ -173,9 +184,14 @@ int dn_cost(const char *kind, const char *prop, const mdlist *ml, const char *au
             rt_error_set(err, "cannot read problem descriptor '%s'", problem);
             return -1;
         }
-        dn_call x = {kind, problem, prop, aux, ml, kinds[i].shape_first ? &sh : NULL};
+        const dn_kind_model *km = dn_model_kind(model, kinds[i].kind);
+        dn_call x = {kind, problem, prop, aux, ml, kinds[i].shape_first ? &sh : NULL, km};
         if (kinds[i].fn(&x, c, err) != 0)
             return -1;
+        if (km) {
+            c->flops = dn_model_flops(km, prop, &c->n);
+            c->flops_known = 1;
+        }
         *coverage = c->flops_known ? DN_MODELLED : DN_NO_FLOPS;
         return 0;
     }

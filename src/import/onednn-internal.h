@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "rooftime/util/error.h"
+#include "rooftime/util/formula.h"
 
 /* Bounds of what one line may describe: more is an unreadable line. */
 #define MAX_LISTS 16 /* dimension lists ("2x3:4x5") */
@@ -56,12 +57,58 @@ const char *dn_base_arg(const char *arg, int *is_diff);
 
 /* ---- onednn-cost.c: FLOPs and bytes per call of one primitive ---- */
 
+/* The counts a kind's cost function reads off a descriptor; the cost model's formulas
+ * (data/onednn/cost.json) turn them into FLOPs. Which counts a kind provides: the dispatch table
+ * in onednn-cost.c. */
+typedef struct dn_counts {
+    double macs;               /* multiply-adds: convolution, inner product, matmul */
+    double bias_adds;          /* one add per output with a bias (forward, backward_weights) */
+    double cells, gemm_macs;   /* rnn: cells, and the multiply-adds of one cell's GEMMs */
+    double elems;              /* elements of src/dst */
+    double global_stats;       /* normalization flags, 1 or 0: G (statistics given) */
+    double scale_shift, scale; /* S (scale and shift together), C (scale) */
+    double shift, relu;        /* H (shift), R/A (fused ReLU) */
+    double two_op;             /* eltwise: 1 for a multiply-and-add function */
+    double window_taps, avg;   /* pooling: taps inside the input, 1 for average pooling */
+    double dst, src, sources;  /* list kinds: elements of dst and of the first source; sources */
+} dn_counts;
+
 typedef struct cost {
     double flops;    /* per call */
     double bytes;    /* per call */
     int flops_known; /* 0: the kind is not modelled, FLOPs left out */
     int bytes_known;
+    dn_counts n; /* what the kind function counted, for the model's formula */
 } cost;
+
+/* ---- onednn-cost-model.c: data/onednn/cost.json ---- */
+
+typedef struct dn_kind_model {
+    char *kind;
+    rt_formula forward, backward; /* the same text when the file gives one formula */
+    char **two_op_algs;           /* eltwise: algorithms with a multiply and an add */
+    size_t n_two_op;
+} dn_kind_model;
+
+typedef struct dn_model {
+    char *path;
+    dn_kind_model *k;
+    size_t n;
+} dn_model;
+
+/* Read and check the model (every name a count its kind provides); path NULL: the shipped one. */
+int dn_model_load(const char *path, dn_model *m, rt_error *err);
+void dn_model_release(dn_model *m);
+/* The model of a kind (the dispatch table's name), or NULL. */
+const dn_kind_model *dn_model_kind(const dn_model *m, const char *kind);
+/* FLOPs of one call from the counts. */
+double dn_model_flops(const dn_kind_model *k, const char *prop, const dn_counts *n);
+
+/* The counts a kind provides ("macs bias_adds"), or NULL for a kind the importer does not read
+ * (onednn-cost.c). */
+const char *dn_kind_counts(const char *kind);
+/* The byte offset of a count in dn_counts, or -1 (onednn-cost-model.c). */
+int dn_count_offset(const char *name, size_t len);
 
 /* Elements (and a multiplier) an argument of a primitive moves; helpers of every cost function. */
 typedef double (*elems_fn)(const void *ctx, const char *arg, const char *prop, double *mult);
@@ -79,8 +126,9 @@ int dn_cost_bnorm(const shape *sh, const mdlist *ml, const char *prop, const cha
                   rt_error *err);
 int dn_cost_lnorm(const char *problem, const mdlist *ml, const char *prop, const char *aux, cost *c,
                   rt_error *err);
-int dn_cost_dims_elementwise(const char *kind, const char *problem, const mdlist *ml,
-                             const char *prop, const char *aux, cost *c, rt_error *err);
+int dn_cost_dims_elementwise(const char *kind, const dn_kind_model *model, const char *problem,
+                             const mdlist *ml, const char *prop, const char *aux, cost *c,
+                             rt_error *err);
 int dn_cost_pool(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
                  rt_error *err);
 int dn_cost_lists(const char *kind, const char *problem, const mdlist *ml, const char *aux, cost *c,
@@ -95,8 +143,8 @@ typedef enum dn_coverage {
 
 /* FLOPs and bytes per call of a primitive of this kind (dispatched from a table by kind);
  * -1 with err on a descriptor that cannot be read. *coverage says what was modelled. */
-int dn_cost(const char *kind, const char *prop, const mdlist *ml, const char *aux,
-            const char *problem, cost *c, dn_coverage *coverage, rt_error *err);
+int dn_cost(const dn_model *model, const char *kind, const char *prop, const mdlist *ml,
+            const char *aux, const char *problem, cost *c, dn_coverage *coverage, rt_error *err);
 /* FLOPs unit of a primitive: its source data type; AMX implementations get the AMX units. */
 const char *dn_flops_unit(const mdlist *ml, const char *impl);
 

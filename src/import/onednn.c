@@ -49,6 +49,8 @@ struct rt_onednn_reader {
     char *version;
     char *isa;
     char *engine;
+    dn_model model;    /* data/onednn/cost.json */
+    char *model_error; /* why it could not be read: every line is then skipped */
 };
 
 /* ---- the reader ---- */
@@ -57,6 +59,9 @@ rt_onednn_reader *rt_onednn_reader_new(const char *origin)
 {
     rt_onednn_reader *r = rt_xcalloc(1, sizeof *r);
     r->origin = rt_strdup(origin ? origin : "oneDNN verbose output");
+    rt_error err = {{0}};
+    if (dn_model_load(NULL, &r->model, &err) != 0)
+        r->model_error = rt_strdup(err.msg);
     return r;
 }
 
@@ -65,6 +70,8 @@ void rt_onednn_reader_free(rt_onednn_reader *r)
     if (!r)
         return;
     free(r->origin);
+    dn_model_release(&r->model);
+    free(r->model_error);
     for (size_t i = 0; i < r->n_e; i++) {
         free(r->e[i].name);
         rt_values_release(&r->e[i].flops);
@@ -183,7 +190,7 @@ static int compute_cost(rt_onednn_reader *r, const char *kind, const char *prop,
                         const char *aux, const char *problem, cost *c, rt_error *err)
 {
     dn_coverage cov;
-    if (dn_cost(kind, prop, ml, aux, problem, c, &cov, err) != 0)
+    if (dn_cost(&r->model, kind, prop, ml, aux, problem, c, &cov, err) != 0)
         return -1;
     if (cov == DN_NO_FLOPS)
         note_once(r, kind,
@@ -289,7 +296,7 @@ void rt_onednn_reader_line(rt_onednn_reader *r, const char *line, size_t len)
 {
     r->lineno++;
     ssize_t at = rt_onednn_marker(line, len);
-    if (at < 0)
+    if (at < 0 || r->model_error)
         return;
     size_t n = len - (size_t)at;
     char *buf = rt_strndup(line + at, n);
@@ -357,6 +364,10 @@ out:
 int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *w, rt_error *err)
 {
     *out = NULL;
+    if (r->model_error) {
+        rt_error_set(err, "the oneDNN cost model cannot be read: %s", r->model_error);
+        return -1;
+    }
     for (size_t i = 0; i < r->notes.n; i++)
         rt_warnings_add(w, "%s", r->notes.msg[i]);
     for (size_t i = 0; i < r->n_bad && i < MAX_BAD_DETAILS; i++)

@@ -89,6 +89,7 @@ static int factor(fparse *fp)
         int bank = 0, index = 0;
         const char *why = "unknown name";
         if (fp->resolve(fp->ctx, b, (size_t)(fp->p - b), &bank, &index, &why) != 0) {
+            fp->p = b; /* the error points at the name */
             return fail(fp, why);
         }
         if (bank < 0 || bank >= RT_FORMULA_MAX_BANKS || index < 0)

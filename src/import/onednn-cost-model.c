@@ -1,0 +1,183 @@
+/* The oneDNN cost model's knowledge: data/onednn/cost.json read, checked and evaluated (its
+ * formulas through util/formula.c over the counts of dn_counts). */
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onednn-internal.h"
+#include "rooftime/util/datadir.h"
+#include "rooftime/util/strings.h"
+
+static const struct {
+    const char *name;
+    size_t offset;
+} counts[] = {
+#define C(f)                                                                                       \
+    {                                                                                              \
+#f, offsetof(dn_counts, f)                                                                 \
+    }
+    C(macs),        C(bias_adds), C(cells), C(gemm_macs), C(elems),  C(global_stats),
+    C(scale_shift), C(scale),     C(shift), C(relu),      C(two_op), C(window_taps),
+    C(avg),         C(dst),       C(src),   C(sources),
+#undef C
+};
+
+int dn_count_offset(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (strlen(counts[i].name) == len && memcmp(counts[i].name, name, len) == 0)
+            return (int)counts[i].offset;
+    return -1;
+}
+
+/* A name in a formula: one of the counts its kind provides (a word of `allowed`). */
+static int resolve(void *ctx, const char *name, size_t len, int *bank, int *index, const char **why)
+{
+    const char *allowed = ctx;
+    for (const char *p = allowed; *p;) {
+        size_t n = strcspn(p, " ");
+        if (n == len && memcmp(p, name, len) == 0) {
+            *bank = 0;
+            *index = dn_count_offset(name, len) / (int)sizeof(double);
+            return 0;
+        }
+        p += n;
+        p += strspn(p, " ");
+    }
+    *why = "not a count this kind provides";
+    return -1;
+}
+
+static int compile(const dn_model *m, const char *kind, const char *dir, json_t *v, rt_formula *f,
+                   rt_error *err)
+{
+    if (!json_is_string(v)) {
+        rt_error_set(err, "%s: kinds.%s.flops%s%s: a formula (a string) expected", m->path, kind,
+                     dir ? "." : "", dir ? dir : "");
+        return -1;
+    }
+    if (rt_formula_compile(f, json_string_value(v), resolve, (void *)dn_kind_counts(kind), err) !=
+        0) {
+        rt_error_prefix(err, "%s: kinds.%s.flops%s%s (counts: %s)", m->path, kind, dir ? "." : "",
+                        dir ? dir : "", dn_kind_counts(kind));
+        return -1;
+    }
+    return 0;
+}
+
+static int load_kind(dn_model *m, const char *kind, json_t *o, rt_error *err)
+{
+    if (!dn_kind_counts(kind)) {
+        rt_error_set(err, "%s: kinds.%s: not a primitive kind the importer reads", m->path, kind);
+        return -1;
+    }
+    json_t *flops = json_object_get(o, "flops");
+    if (!json_is_object(o) || !flops) {
+        rt_error_set(err, "%s: kinds.%s: needs \"flops\"", m->path, kind);
+        return -1;
+    }
+    dn_kind_model *k = &m->k[m->n++];
+    k->kind = rt_strdup(kind);
+    if (json_is_object(flops)) {
+        if (compile(m, kind, "forward", json_object_get(flops, "forward"), &k->forward, err) != 0 ||
+            compile(m, kind, "backward", json_object_get(flops, "backward"), &k->backward, err) !=
+                0)
+            return -1;
+    } else if (compile(m, kind, NULL, flops, &k->forward, err) != 0 ||
+               compile(m, kind, NULL, flops, &k->backward, err) != 0) {
+        return -1;
+    }
+    json_t *algs = json_object_get(o, "two_op_algs");
+    if (algs) {
+        if (!json_is_array(algs)) {
+            rt_error_set(err, "%s: kinds.%s.two_op_algs: an array of names expected", m->path,
+                         kind);
+            return -1;
+        }
+        k->two_op_algs = rt_xcalloc(json_array_size(algs) + 1, sizeof(char *));
+        size_t i;
+        json_t *a;
+        json_array_foreach(algs, i, a)
+        {
+            if (!json_is_string(a)) {
+                rt_error_set(err, "%s: kinds.%s.two_op_algs[%zu]: a name expected", m->path, kind,
+                             i);
+                return -1;
+            }
+            k->two_op_algs[k->n_two_op++] = rt_strdup(json_string_value(a));
+        }
+    }
+    return 0;
+}
+
+int dn_model_load(const char *path, dn_model *m, rt_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->path = path ? rt_strdup(path) : rt_asprintf("%s/onednn/cost.json", rt_datadir());
+    json_error_t je;
+    json_t *root = json_load_file(m->path, 0, &je);
+    if (!root) {
+        rt_error_set(err, "%s: line %d: %s", m->path, je.line, je.text);
+        dn_model_release(m);
+        return -1;
+    }
+    int rc = -1;
+    json_t *schema = json_object_get(root, "schema"), *kinds = json_object_get(root, "kinds");
+    if (!json_is_string(schema) ||
+        strcmp(json_string_value(schema), "rooftime.onednn-cost/1") != 0 ||
+        !json_is_object(kinds)) {
+        rt_error_set(err,
+                     "%s: not a oneDNN cost model (\"schema\": \"rooftime.onednn-cost/1\" and "
+                     "\"kinds\" expected)",
+                     m->path);
+        goto done;
+    }
+    m->k = rt_xcalloc(json_object_size(kinds) + 1, sizeof *m->k);
+    const char *kind;
+    json_t *o;
+    json_object_foreach(kinds, kind, o)
+    {
+        if (load_kind(m, kind, o, err) != 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    json_decref(root);
+    if (rc != 0)
+        dn_model_release(m);
+    return rc;
+}
+
+void dn_model_release(dn_model *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n; i++) {
+        dn_kind_model *k = &m->k[i];
+        free(k->kind);
+        rt_formula_release(&k->forward);
+        rt_formula_release(&k->backward);
+        for (size_t j = 0; j < k->n_two_op; j++)
+            free(k->two_op_algs[j]);
+        free(k->two_op_algs);
+    }
+    free(m->k);
+    free(m->path);
+    memset(m, 0, sizeof *m);
+}
+
+const dn_kind_model *dn_model_kind(const dn_model *m, const char *kind)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strcmp(m->k[i].kind, kind) == 0)
+            return &m->k[i];
+    return NULL;
+}
+
+double dn_model_flops(const dn_kind_model *k, const char *prop, const dn_counts *n)
+{
+    const double *bank[] = {(const double *)n};
+    return rt_formula_eval(dn_is_forward(prop) ? &k->forward : &k->backward, bank);
+}
