@@ -15,9 +15,9 @@ cat >"$TMP/m.json" <<'JSON'
 }
 JSON
 O=$TMP/study
-expect 2 "--impl: unknown name 'cudnn' \(known: direct, im2col, onednn, unfused, pytorch\)" -- study -o "$O" --impl cudnn
-expect 2 "--op: unknown name 'gemm'" -- study -o "$O" --op gemm
-expect 2 "--precision: unknown name 'fp8'" -- study -o "$O" --precision fp8
+expect 2 "--impl: unknown implementation 'cudnn' \(known: direct, im2col, onednn, unfused, pytorch\)" -- study -o "$O" --impl cudnn
+expect 2 "--op: unknown operation 'gemm'" -- study -o "$O" --op gemm
+expect 2 "--precision: unknown precision 'fp8'" -- study -o "$O" --precision fp8
 expect 2 "--iters: expected a whole number from 1 to 100000, got '0'" -- study -o "$O" --iters 0
 expect 2 "--warmup: expected a whole number" -- study -o "$O" --warmup -1
 expect 2 "--scale: expected a number in \(0, 1\], got '2'" -- study -o "$O" --scale 2

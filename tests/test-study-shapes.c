@@ -67,15 +67,19 @@ static void test_names(void **state)
     rt_study_impl i;
     rt_precision p;
     rt_study_op op;
-    assert_int_equal(rt_study_impl_parse("onednn", &i), 0);
+    rt_error err = {{0}};
+    assert_int_equal(rt_study_impl_parse("onednn", &i, NULL), 0);
     assert_int_equal(i, RT_IMPL_ONEDNN);
-    assert_int_equal(rt_study_impl_parse("cudnn", &i), -1);
-    assert_int_equal(rt_study_impl_parse(NULL, &i), -1);
-    assert_int_equal(rt_precision_parse("BF16", &p), 0);
+    assert_int_equal(rt_study_impl_parse("cudnn", &i, &err), -1);
+    assert_string_equal(err.msg, "unknown implementation 'cudnn' (known: direct, im2col, onednn, "
+                                 "unfused, pytorch)");
+    assert_int_equal(rt_study_impl_parse(NULL, &i, NULL), -1);
+    assert_int_equal(rt_precision_parse("BF16", &p, NULL), 0);
     assert_int_equal(p, RT_PREC_BF16);
-    assert_int_equal(rt_precision_parse("fp8", &p), -1);
-    assert_int_equal(rt_study_op_parse("lstm", &op), 0);
-    assert_int_equal(rt_study_op_parse("gemm", &op), -1);
+    assert_int_equal(rt_precision_parse("fp8", &p, &err), -1);
+    assert_string_equal(err.msg, "unknown precision 'fp8' (known: fp32, bf16, fp16)");
+    assert_int_equal(rt_study_op_parse("lstm", &op, NULL), 0);
+    assert_int_equal(rt_study_op_parse("gemm", &op, NULL), -1);
     assert_true(rt_study_impl_has_op(RT_IMPL_IM2COL, RT_OP_CONV2D));
     assert_false(rt_study_impl_has_op(RT_IMPL_IM2COL, RT_OP_LSTM));
     assert_false(rt_study_impl_has_op(RT_IMPL_UNFUSED, RT_OP_CONV2D));

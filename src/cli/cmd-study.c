@@ -40,19 +40,23 @@ static void show_study(void *ud, const rt_study_progress *p)
 
 /* Parse a comma list of names into flags with the given parser; -1 naming the bad one. */
 static int parse_flags(const char *opt, const char *list, bool *flags, int n,
-                       int (*parse)(const char *, int *), const char *known)
+                       int (*parse)(const char *, int *, rt_error *))
 {
     size_t m;
     char **names = cli_split_list(list, &m);
     for (int i = 0; i < n; i++)
         flags[i] = false;
     int rc = m ? 0 : -1;
-    if (!m)
-        cli_usage_error("study", "%s: expected a comma-separated list (%s)", opt, known);
+    rt_error err = {{0}};
+    if (!m) {
+        parse("", &(int){0}, &err); /* its message lists the known names */
+        const char *known = strstr(err.msg, "(known:");
+        cli_usage_error("study", "%s: expected a comma-separated list %s", opt, known ? known : "");
+    }
     for (size_t i = 0; i < m && rc == 0; i++) {
         int v;
-        if (parse(names[i], &v) < 0) {
-            cli_usage_error("study", "%s: unknown name '%s' (known: %s)", opt, names[i], known);
+        if (parse(names[i], &v, &err) < 0) {
+            cli_usage_error("study", "%s: %s", opt, err.msg);
             rc = -1;
         } else {
             flags[v] = true;
@@ -62,24 +66,24 @@ static int parse_flags(const char *opt, const char *list, bool *flags, int n,
     return rc;
 }
 
-static int p_impl(const char *s, int *v)
+static int p_impl(const char *s, int *v, rt_error *err)
 {
-    rt_study_impl x;
-    int rc = rt_study_impl_parse(s, &x);
+    rt_study_impl x = 0;
+    int rc = rt_study_impl_parse(s, &x, err);
     *v = (int)x;
     return rc;
 }
-static int p_op(const char *s, int *v)
+static int p_op(const char *s, int *v, rt_error *err)
 {
-    rt_study_op x;
-    int rc = rt_study_op_parse(s, &x);
+    rt_study_op x = 0;
+    int rc = rt_study_op_parse(s, &x, err);
     *v = (int)x;
     return rc;
 }
-static int p_prec(const char *s, int *v)
+static int p_prec(const char *s, int *v, rt_error *err)
 {
-    rt_precision x;
-    int rc = rt_precision_parse(s, &x);
+    rt_precision x = 0;
+    int rc = rt_precision_parse(s, &x, err);
     *v = (int)x;
     return rc;
 }
@@ -151,19 +155,18 @@ int cmd_study(int argc, char **argv)
         case 'M':
             mode_s = optarg;
             break;
-        case 'I':
-            if (parse_flags("--impl", optarg, so.impls, RT_IMPL_COUNT, p_impl,
-                            "direct, im2col, onednn, unfused, pytorch") < 0)
+        case 'I': {
+            if (parse_flags("--impl", optarg, so.impls, RT_IMPL_COUNT, p_impl) < 0)
                 return RT_EXIT_USAGE;
             so.pytorch_optional = false; /* asked for by name: it must run */
             break;
+        }
         case 'O':
-            if (parse_flags("--op", optarg, so.ops, RT_OP_COUNT, p_op, "conv2d, lstm") < 0)
+            if (parse_flags("--op", optarg, so.ops, RT_OP_COUNT, p_op) < 0)
                 return RT_EXIT_USAGE;
             break;
         case 'P':
-            if (parse_flags("--precision", optarg, so.precisions, RT_PREC_COUNT, p_prec,
-                            "fp32, bf16, fp16") < 0)
+            if (parse_flags("--precision", optarg, so.precisions, RT_PREC_COUNT, p_prec) < 0)
                 return RT_EXIT_USAGE;
             break;
         case 'n':

@@ -174,7 +174,7 @@ static double dram_ai(const rt_kernel *k)
 static double nominal_ai(const rt_study_result *r, const rt_tags *t)
 {
     rt_study_op op;
-    if (rt_study_op_parse(tag(t, "operation"), &op) < 0)
+    if (rt_study_op_parse(tag(t, "operation"), &op, NULL) < 0)
         return NAN;
     size_t n, np;
     rt_study_point *pts = rt_study_points(op, r->quick, r->scale, &n);

@@ -16,9 +16,6 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
-typedef int (*case_new_fn)(const void *shape, rt_precision, rt_pass, uint64_t, rt_study_case **,
-                           rt_error *);
-
 void rt_study_opts_init(rt_study_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -58,24 +55,9 @@ static int n_iters(const rt_study_opts *o)
     return o->iters >= 0 ? o->iters : o->quick ? 3 : 20;
 }
 
-static const rt_pass conv_passes[] = {RT_PASS_FWD, RT_PASS_BWD_DATA, RT_PASS_BWD_WEIGHTS};
-static const rt_pass lstm_passes[] = {RT_PASS_FWD, RT_PASS_BWD};
-
 static const rt_pass *op_passes(rt_study_op op, size_t *n)
 {
-    *n = op == RT_OP_CONV2D ? 3 : 2;
-    return op == RT_OP_CONV2D ? conv_passes : lstm_passes;
-}
-
-/* The passes implementation i runs: torch's autograd runs one backward for both ops (the
- * gradients of input and weights together), so pytorch has forward and backward. */
-static const rt_pass *impl_passes(rt_study_impl i, rt_study_op op, size_t *n)
-{
-    if (i == RT_IMPL_PYTORCH) {
-        *n = 2;
-        return lstm_passes;
-    }
-    return op_passes(op, n);
+    return rt_study_impl_passes(RT_IMPL_COUNT, op, n);
 }
 
 int rt_study_validate(const rt_study_opts *o, rt_error *err)
@@ -105,13 +87,17 @@ int rt_study_validate(const rt_study_opts *o, rt_error *err)
         bool runs = false;
         for (int i = 0; i < RT_IMPL_COUNT; i++)
             runs |= o->impls[i] && rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) &&
-                    !(o->quick && i == RT_IMPL_DIRECT); /* a quick run does not time it */
+                    (!o->quick || rt_study_impl_get((rt_study_impl)i)->timed_quick);
         if (!runs) {
-            rt_error_set(
-                err, "no selected implementation runs %s (it has: %s%s)",
-                rt_study_op_name((rt_study_op)op),
-                op == RT_OP_CONV2D ? "direct, im2col, onednn, pytorch" : "unfused, onednn, pytorch",
-                o->quick && op == RT_OP_CONV2D ? "; direct is not timed with --quick" : "");
+            char has[256], untimed[256] = "";
+            rt_study_impls_of((rt_study_op)op, has, sizeof has);
+            for (int i = 0; o->quick && i < RT_IMPL_COUNT; i++)
+                if (rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) &&
+                    !rt_study_impl_get((rt_study_impl)i)->timed_quick)
+                    snprintf(untimed, sizeof untimed, "; %s is not timed with --quick",
+                             rt_study_impl_name((rt_study_impl)i));
+            rt_error_set(err, "no selected implementation runs %s (it has: %s%s)",
+                         rt_study_op_name((rt_study_op)op), has, untimed);
             return -1;
         }
         size_t n;
@@ -138,27 +124,11 @@ int rt_study_validate(const rt_study_opts *o, rt_error *err)
 static int case_new(rt_study_impl impl, const rt_study_point *pt, rt_precision prec, rt_pass pass,
                     uint64_t seed, rt_study_case **c, rt_error *err)
 {
-    if (pt->op == RT_OP_CONV2D) {
-        switch (impl) {
-        case RT_IMPL_DIRECT:
-            return rt_conv_direct_new(&pt->conv, prec, pass, seed, c, err);
-        case RT_IMPL_IM2COL:
-            return rt_conv_im2col_new(&pt->conv, prec, pass, seed, c, err);
-        case RT_IMPL_ONEDNN:
-            return rt_conv_onednn_new(&pt->conv, prec, pass, seed, c, err);
-        default:
-            break;
-        }
-    } else {
-        switch (impl) {
-        case RT_IMPL_UNFUSED:
-            return rt_lstm_unfused_new(&pt->lstm, prec, pass, seed, c, err);
-        case RT_IMPL_ONEDNN:
-            return rt_lstm_onednn_new(&pt->lstm, prec, pass, seed, c, err);
-        default:
-            break;
-        }
-    }
+    const rt_study_impl_info *info = rt_study_impl_get(impl);
+    if (info && pt->op == RT_OP_CONV2D && info->conv)
+        return info->conv(&pt->conv, prec, pass, seed, c, err);
+    if (info && pt->op == RT_OP_LSTM && info->lstm)
+        return info->lstm(&pt->lstm, prec, pass, seed, c, err);
     rt_error_set(err, "%s has no %s", rt_study_impl_name(impl), rt_study_op_name(pt->op));
     return -1;
 }
@@ -232,8 +202,9 @@ static size_t run_checks(const rt_study_opts *o, rt_study_result *r, bool **skip
             float *ref = reference_out(&small[op], passes[p], seed, &nref, &err);
             for (int i = 0; i < RT_IMPL_COUNT; i++)
                 for (int pr = 0; pr < RT_PREC_COUNT; pr++) {
-                    /* torch draws its own inputs: there is no result of it to compare */
-                    if (!o->impls[i] || !o->precisions[pr] || i == RT_IMPL_PYTORCH ||
+                    /* an external client draws its own inputs: there is no result to compare */
+                    if (!o->impls[i] || !o->precisions[pr] ||
+                        rt_study_impl_get((rt_study_impl)i)->external ||
                         !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op))
                         continue;
                     size_t idx =
@@ -243,7 +214,7 @@ static size_t run_checks(const rt_study_opts *o, rt_study_result *r, bool **skip
                         rt_asprintf("%s %s %s %s", rt_study_impl_name((rt_study_impl)i),
                                     rt_precision_name((rt_precision)pr),
                                     rt_study_op_name((rt_study_op)op), rt_pass_name(passes[p]));
-                    if (i == RT_IMPL_DIRECT && pr == RT_PREC_FP32) {
+                    if (rt_study_impl_get((rt_study_impl)i)->reference && pr == RT_PREC_FP32) {
                         free(what); /* the reference itself */
                         continue;
                     }
@@ -489,8 +460,9 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
         pts[op] = rt_study_points((rt_study_op)op, o->quick, o->scale, &npts[op]);
         tpts[op] = torch_points(o, (rt_study_op)op, pts[op], npts[op], &ntpts[op]);
         for (int i = 0; i < RT_IMPL_COUNT; i++) {
+            const rt_study_impl_info *info = rt_study_impl_get((rt_study_impl)i);
             size_t np;
-            const rt_pass *passes = impl_passes((rt_study_impl)i, (rt_study_op)op, &np);
+            const rt_pass *passes = rt_study_impl_passes((rt_study_impl)i, (rt_study_op)op, &np);
             for (int pr = 0; pr < RT_PREC_COUNT; pr++)
                 for (size_t p = 0; p < np; p++) {
                     size_t idx =
@@ -498,19 +470,15 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                         passes[p];
                     if (!o->impls[i] || !o->precisions[pr] ||
                         !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || skip[idx] ||
-                        (i == RT_IMPL_DIRECT && o->quick))
+                        (o->quick && !info->timed_quick) || (info->external && !torch))
                         continue;
-                    if (i == RT_IMPL_PYTORCH) {
-                        if (!torch)
-                            continue;
-                        if (pr != RT_PREC_FP32 && pr != RT_PREC_BF16) {
-                            add_skip(r, RT_IMPL_PYTORCH, (rt_precision)pr, (rt_study_op)op,
-                                     passes[p], "torch runs fp32 and bf16 on the CPU");
-                            skip[idx] = true;
-                            continue;
-                        }
+                    if (!info->precisions[pr]) {
+                        add_skip(r, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
+                                 info->precision_note);
+                        skip[idx] = true;
+                        continue;
                     }
-                    total += i == RT_IMPL_DIRECT ? 1 : i == RT_IMPL_PYTORCH ? ntpts[op] : npts[op];
+                    total += info->reference ? 1 : info->external ? ntpts[op] : npts[op];
                 }
         }
     }
@@ -520,8 +488,9 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
         if (!o->ops[op])
             continue;
         for (int i = 0; i < RT_IMPL_COUNT && rc == 0; i++) {
+            const rt_study_impl_info *info = rt_study_impl_get((rt_study_impl)i);
             size_t np;
-            const rt_pass *passes = impl_passes((rt_study_impl)i, (rt_study_op)op, &np);
+            const rt_pass *passes = rt_study_impl_passes((rt_study_impl)i, (rt_study_op)op, &np);
             for (int pr = 0; pr < RT_PREC_COUNT && rc == 0; pr++)
                 for (size_t p = 0; p < np && rc == 0; p++) {
                     size_t idx =
@@ -530,13 +499,13 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                     if (!o->impls[i] || !o->precisions[pr] ||
                         !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || skip[idx])
                         continue;
-                    if (i == RT_IMPL_PYTORCH) {
+                    if (info->external) {
                         if (!torch)
                             continue;
                         /* one client process runs every point; a failure skips the rest of
                          * this case (noted), not the study */
                         rt_profile *prof = new_profile(
-                            RT_IMPL_PYTORCH, (rt_precision)pr, (rt_study_op)op, passes[p],
+                            (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
                             torch_method_text(n_warmup(o), n_iters(o), torch_threads(r), python,
                                               script, ntpts[op], npts[op]));
                         torch_progress tp = {
@@ -556,7 +525,7 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                         rt_profile *got = NULL;
                         rt_error terr;
                         if (rt_torch_study_run(python, script, &to, &got, &terr) != 0)
-                            add_skip(r, RT_IMPL_PYTORCH, (rt_precision)pr, (rt_study_op)op,
+                            add_skip(r, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op,
                                      passes[p], terr.msg);
                         if (prof->n_kernels)
                             add_profile(r, prof);
@@ -565,9 +534,11 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                         done += ntpts[op];
                         continue;
                     }
-                    bool direct = i == RT_IMPL_DIRECT;
-                    if (direct && o->quick)
-                        continue; /* the reference is too slow for a quick run (noted) */
+                    /* The reference is timed at the default config only, and not in a quick run
+                     * (too slow; noted). */
+                    bool direct = info->reference;
+                    if (o->quick && !info->timed_quick)
+                        continue;
                     int warmup = n_warmup(o), iters = n_iters(o);
                     if (direct) {
                         warmup = warmup < 1 ? warmup : 1;

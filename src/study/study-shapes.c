@@ -1,6 +1,7 @@
 /* The study's sweeps (the paper's defaults and values) and the validation of shapes and names. */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -12,8 +13,6 @@ static const char *const op_names[RT_OP_COUNT] = {"conv2d", "lstm"};
 static const char *const prec_names[RT_PREC_COUNT] = {"fp32", "bf16", "fp16"};
 static const char *const pass_names[RT_PASS_COUNT] = {"forward", "backward-data",
                                                       "backward-weights", "backward"};
-static const char *const impl_names[RT_IMPL_COUNT] = {"direct", "im2col", "onednn", "unfused",
-                                                      "pytorch"};
 
 const char *rt_study_op_name(rt_study_op op)
 {
@@ -30,60 +29,39 @@ const char *rt_pass_name(rt_pass p)
     return (unsigned)p < RT_PASS_COUNT ? pass_names[p] : "?";
 }
 
-const char *rt_study_impl_name(rt_study_impl i)
+/* The index of s among names (any case), or -1 with "unknown WHAT 'S' (known: ...)". */
+static int parse_name(const char *s, const char *const *names, int n, const char *what,
+                      rt_error *err)
 {
-    return (unsigned)i < RT_IMPL_COUNT ? impl_names[i] : "?";
-}
-
-static int parse_name(const char *s, const char *const *names, int n)
-{
-    for (int i = 0; i < n; i++)
+    char known[256];
+    size_t k = 0;
+    known[0] = '\0';
+    for (int i = 0; i < n; i++) {
         if (s && strcasecmp(s, names[i]) == 0)
             return i;
+        if (k < sizeof known)
+            k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "", names[i]);
+    }
+    rt_error_set(err, "unknown %s '%s' (known: %s)", what, s ? s : "", known);
     return -1;
 }
 
-int rt_precision_parse(const char *s, rt_precision *out)
+int rt_precision_parse(const char *s, rt_precision *out, rt_error *err)
 {
-    int i = parse_name(s, prec_names, RT_PREC_COUNT);
+    int i = parse_name(s, prec_names, RT_PREC_COUNT, "precision", err);
     if (i < 0)
         return -1;
     *out = (rt_precision)i;
     return 0;
 }
 
-int rt_study_op_parse(const char *s, rt_study_op *out)
+int rt_study_op_parse(const char *s, rt_study_op *out, rt_error *err)
 {
-    int i = parse_name(s, op_names, RT_OP_COUNT);
+    int i = parse_name(s, op_names, RT_OP_COUNT, "operation", err);
     if (i < 0)
         return -1;
     *out = (rt_study_op)i;
     return 0;
-}
-
-int rt_study_impl_parse(const char *s, rt_study_impl *out)
-{
-    int i = parse_name(s, impl_names, RT_IMPL_COUNT);
-    if (i < 0)
-        return -1;
-    *out = (rt_study_impl)i;
-    return 0;
-}
-
-bool rt_study_impl_has_op(rt_study_impl i, rt_study_op op)
-{
-    switch (i) {
-    case RT_IMPL_DIRECT:
-    case RT_IMPL_IM2COL:
-        return op == RT_OP_CONV2D;
-    case RT_IMPL_ONEDNN:
-    case RT_IMPL_PYTORCH:
-        return op == RT_OP_CONV2D || op == RT_OP_LSTM;
-    case RT_IMPL_UNFUSED:
-        return op == RT_OP_LSTM;
-    default:
-        return false;
-    }
 }
 
 long rt_conv_out_h(const rt_conv_shape *s)

@@ -53,8 +53,8 @@ typedef enum rt_pass {
 const char *rt_study_op_name(rt_study_op op);
 const char *rt_precision_name(rt_precision p);
 const char *rt_pass_name(rt_pass p);
-int rt_precision_parse(const char *s, rt_precision *out);
-int rt_study_op_parse(const char *s, rt_study_op *out);
+int rt_precision_parse(const char *s, rt_precision *out, rt_error *err);
+int rt_study_op_parse(const char *s, rt_study_op *out, rt_error *err);
 
 /* The implementations, by the name a user passes to --impl. */
 typedef enum rt_study_impl {
@@ -66,11 +66,39 @@ typedef enum rt_study_impl {
     RT_IMPL_COUNT
 } rt_study_impl;
 
+/* ---- the implementations, one table (study-impls.c) ---- */
+
+typedef struct rt_study_case rt_study_case;
+typedef int (*rt_conv_case_new)(const rt_conv_shape *s, rt_precision prec, rt_pass pass,
+                                uint64_t seed, rt_study_case **out, rt_error *err);
+typedef int (*rt_lstm_case_new)(const rt_lstm_shape *s, rt_precision prec, rt_pass pass,
+                                uint64_t seed, rt_study_case **out, rt_error *err);
+
+typedef struct rt_study_impl_info {
+    const char *name;  /* as --impl takes it */
+    const char *about; /* one line for --help */
+    bool ops[RT_OP_COUNT];
+    /* The passes it runs per op (NULL: the op's own passes). */
+    const rt_pass *passes[RT_OP_COUNT];
+    size_t n_passes[RT_OP_COUNT];
+    bool precisions[RT_PREC_COUNT]; /* those it can run at all (others are skipped, noted) */
+    const char *precision_note;     /* why the others are not run */
+    rt_conv_case_new conv;          /* NULL: not run in process (an external client) or no conv2d */
+    rt_lstm_case_new lstm;
+    bool external;    /* runs in its own process (the PyTorch client), not as cases */
+    bool reference;   /* its fp32 results are the correctness reference */
+    bool timed_quick; /* timed by --quick too (the direct loops are not: too slow) */
+} rt_study_impl_info;
+
+const rt_study_impl_info *rt_study_impl_get(rt_study_impl i);
 const char *rt_study_impl_name(rt_study_impl i);
-int rt_study_impl_parse(const char *s, rt_study_impl *out);
-/* Whether implementation i exists for op (direct/im2col: conv2d; unfused: lstm; onednn and
- * pytorch: both). */
+int rt_study_impl_parse(const char *s, rt_study_impl *out, rt_error *err);
 bool rt_study_impl_has_op(rt_study_impl i, rt_study_op op);
+/* The passes implementation i runs for op. */
+const rt_pass *rt_study_impl_passes(rt_study_impl i, rt_study_op op, size_t *n);
+/* "direct, im2col, onednn, pytorch": the implementations that have op (RT_OP_COUNT: all of
+ * them), joined into buf. */
+void rt_study_impls_of(rt_study_op op, char *buf, size_t size);
 
 /* The paper's defaults and sweeps (method.md section 4). */
 rt_conv_shape rt_conv_default(void);
@@ -184,7 +212,6 @@ double rt_rel_diff(const float *a, const float *b, size_t n);
  * out() exposes the pass's result as fp32 (converted copy for bf16) for correctness checks;
  * caller frees it.
  */
-typedef struct rt_study_case rt_study_case;
 struct rt_study_case {
     int (*run)(rt_study_case *c, rt_study_timer *t, rt_error *err);
     float *(*out)(rt_study_case *c, size_t *n);

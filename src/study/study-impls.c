@@ -1,0 +1,97 @@
+/* The study's implementations, one table: names, what each runs, and how its cases are made. */
+#include <stdio.h>
+#include <strings.h>
+
+#include "rooftime/study/study.h"
+
+static const rt_pass fwd_bwd[] = {RT_PASS_FWD, RT_PASS_BWD};
+
+static const rt_study_impl_info impls[RT_IMPL_COUNT] = {
+    [RT_IMPL_DIRECT] = {.name = "direct",
+                        .about = "conv2d: direct loops in C, the correctness reference",
+                        .ops = {[RT_OP_CONV2D] = true},
+                        .precisions = {true, true, true},
+                        .conv = rt_conv_direct_new,
+                        .reference = true},
+    [RT_IMPL_IM2COL] = {.name = "im2col",
+                        .about = "conv2d: im2col/col2im + OpenBLAS sgemm",
+                        .ops = {[RT_OP_CONV2D] = true},
+                        .precisions = {true, true, true},
+                        .conv = rt_conv_im2col_new,
+                        .timed_quick = true},
+    [RT_IMPL_ONEDNN] = {.name = "onednn",
+                        .about = "conv2d and lstm: oneDNN primitives",
+                        .ops = {[RT_OP_CONV2D] = true, [RT_OP_LSTM] = true},
+                        .precisions = {true, true, true},
+                        .conv = rt_conv_onednn_new,
+                        .lstm = rt_lstm_onednn_new,
+                        .timed_quick = true},
+    [RT_IMPL_UNFUSED] = {.name = "unfused",
+                         .about = "lstm: per step GEMMs + elementwise kernels",
+                         .ops = {[RT_OP_LSTM] = true},
+                         .precisions = {true, true, true},
+                         .lstm = rt_lstm_unfused_new,
+                         .timed_quick = true},
+    /* torch's autograd runs one backward for both ops (the gradients of input and weights
+     * together), so pytorch has forward and backward. */
+    [RT_IMPL_PYTORCH] = {.name = "pytorch",
+                         .about =
+                             "conv2d and lstm: torch (scripts/torch-client.py), from its traces",
+                         .ops = {[RT_OP_CONV2D] = true, [RT_OP_LSTM] = true},
+                         .passes = {[RT_OP_CONV2D] = fwd_bwd, [RT_OP_LSTM] = fwd_bwd},
+                         .n_passes = {[RT_OP_CONV2D] = 2, [RT_OP_LSTM] = 2},
+                         .precisions = {[RT_PREC_FP32] = true, [RT_PREC_BF16] = true},
+                         .precision_note = "torch runs fp32 and bf16 on the CPU",
+                         .external = true,
+                         .timed_quick = true},
+};
+
+static const rt_pass conv_passes[] = {RT_PASS_FWD, RT_PASS_BWD_DATA, RT_PASS_BWD_WEIGHTS};
+
+const rt_study_impl_info *rt_study_impl_get(rt_study_impl i)
+{
+    return (unsigned)i < RT_IMPL_COUNT ? &impls[i] : NULL;
+}
+
+const char *rt_study_impl_name(rt_study_impl i)
+{
+    return (unsigned)i < RT_IMPL_COUNT ? impls[i].name : "?";
+}
+
+int rt_study_impl_parse(const char *s, rt_study_impl *out, rt_error *err)
+{
+    for (int i = 0; s && i < RT_IMPL_COUNT; i++)
+        if (strcasecmp(s, impls[i].name) == 0) {
+            *out = (rt_study_impl)i;
+            return 0;
+        }
+    char known[256];
+    rt_study_impls_of(RT_OP_COUNT, known, sizeof known);
+    rt_error_set(err, "unknown implementation '%s' (known: %s)", s ? s : "", known);
+    return -1;
+}
+
+bool rt_study_impl_has_op(rt_study_impl i, rt_study_op op)
+{
+    return (unsigned)i < RT_IMPL_COUNT && (unsigned)op < RT_OP_COUNT && impls[i].ops[op];
+}
+
+const rt_pass *rt_study_impl_passes(rt_study_impl i, rt_study_op op, size_t *n)
+{
+    if ((unsigned)i < RT_IMPL_COUNT && (unsigned)op < RT_OP_COUNT && impls[i].passes[op]) {
+        *n = impls[i].n_passes[op];
+        return impls[i].passes[op];
+    }
+    *n = op == RT_OP_CONV2D ? 3 : 2;
+    return op == RT_OP_CONV2D ? conv_passes : fwd_bwd;
+}
+
+void rt_study_impls_of(rt_study_op op, char *buf, size_t size)
+{
+    size_t n = 0;
+    if (size)
+        buf[0] = '\0';
+    for (int i = 0; i < RT_IMPL_COUNT; i++)
+        if ((op == RT_OP_COUNT || rt_study_impl_has_op((rt_study_impl)i, op)) && n < size)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", impls[i].name);
+}
