@@ -93,6 +93,45 @@ void rt_jr_fail(rt_jr *r, const char *path, const char *key, const char *fmt, ..
                      msg);
 }
 
+/* The member key of obj, checked against a type: 1 found (*out set), 0 absent and optional (or
+ * null, where null_absent), -1 missing or of another type (r's error set). */
+static int member(rt_jr *r, const json_t *obj, const char *path, const char *key, bool required,
+                  bool null_absent, int (*is)(const json_t *), const char *want, const json_t **out)
+{
+    const json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v || (null_absent && json_is_null(v))) {
+        if (required) {
+            rt_jr_fail(r, path, key, "missing");
+            return -1;
+        }
+        return 0;
+    }
+    if (!is(v)) {
+        rt_jr_fail(r, path, key, "expected %s, got %s", want, type_name(v));
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
+static int is_string(const json_t *v)
+{
+    return json_is_string(v);
+}
+static int is_number(const json_t *v)
+{
+    return json_is_number(v);
+}
+static int is_array(const json_t *v)
+{
+    return json_is_array(v);
+}
+static int is_object(const json_t *v)
+{
+    return json_is_object(v);
+}
+
 int rt_jr_object(rt_jr *r, const json_t *j, const char *path)
 {
     if (!json_is_object(j)) {
@@ -105,38 +144,22 @@ int rt_jr_object(rt_jr *r, const json_t *j, const char *path)
 int rt_jr_string(rt_jr *r, const json_t *obj, const char *path, const char *key, bool required,
                  char **out)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v)) {
-        if (required) {
-            rt_jr_fail(r, path, key, "missing");
-            return -1;
-        }
-        return 0;
+    const json_t *v;
+    int got = member(r, obj, path, key, required, true, is_string, "a string", &v);
+    if (got > 0) {
+        free(*out);
+        *out = rt_strdup(json_string_value(v));
     }
-    if (!json_is_string(v)) {
-        rt_jr_fail(r, path, key, "expected a string, got %s", type_name(v));
-        return -1;
-    }
-    free(*out);
-    *out = rt_strdup(json_string_value(v));
-    return 0;
+    return got < 0 ? -1 : 0;
 }
 
 int rt_jr_number(rt_jr *r, const json_t *obj, const char *path, const char *key, bool required,
                  double min, double *out)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (!v) {
-        if (required) {
-            rt_jr_fail(r, path, key, "missing");
-            return -1;
-        }
-        return 0;
-    }
-    if (!json_is_number(v)) {
-        rt_jr_fail(r, path, key, "expected a number, got %s", type_name(v));
-        return -1;
-    }
+    const json_t *v;
+    int got = member(r, obj, path, key, required, false, is_number, "a number", &v);
+    if (got <= 0)
+        return got;
     double d = json_number_value(v);
     if (!isfinite(d)) {
         rt_jr_fail(r, path, key, "not a finite number");
@@ -153,41 +176,13 @@ int rt_jr_number(rt_jr *r, const json_t *obj, const char *path, const char *key,
 int rt_jr_array(rt_jr *r, const json_t *obj, const char *path, const char *key, bool required,
                 const json_t **out)
 {
-    const json_t *v = json_object_get(obj, key);
-    *out = NULL;
-    if (!v) {
-        if (required) {
-            rt_jr_fail(r, path, key, "missing");
-            return -1;
-        }
-        return 0;
-    }
-    if (!json_is_array(v)) {
-        rt_jr_fail(r, path, key, "expected an array, got %s", type_name(v));
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return member(r, obj, path, key, required, false, is_array, "an array", out) < 0 ? -1 : 0;
 }
 
 int rt_jr_member_object(rt_jr *r, const json_t *obj, const char *path, const char *key,
                         bool required, const json_t **out)
 {
-    const json_t *v = json_object_get(obj, key);
-    *out = NULL;
-    if (!v) {
-        if (required) {
-            rt_jr_fail(r, path, key, "missing");
-            return -1;
-        }
-        return 0;
-    }
-    if (!json_is_object(v)) {
-        rt_jr_fail(r, path, key, "expected an object, got %s", type_name(v));
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return member(r, obj, path, key, required, false, is_object, "an object", out) < 0 ? -1 : 0;
 }
 
 int rt_jr_schema(rt_jr *r, const json_t *obj, const char *want)
