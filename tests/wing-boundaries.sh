@@ -23,5 +23,10 @@ check "no core file includes jansson.h" sh -c "! grep -rln 'jansson' '$SRC/src/c
 check "the core links no JSON library" sh -c "! grep -q -i jansson '$BUILD/src/core/CMakeFiles/rt_core.dir/link.txt' 2>/dev/null && ! grep -rq 'jansson' '$SRC/src/core/CMakeLists.txt'"
 # Nothing reaches around the views with a relative path into another folder.
 check "no source includes a path with .." sh -c "! grep -rn '#include \"\\.\\./' '$SRC/src' '$SRC/include'"
+# One responsibility per file: none grows past 700 lines (split it by what it does).
+long=$(find "$SRC/src" "$SRC/include" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cpp' \) \
+    -exec awk 'END { if (NR > 700) print FILENAME " (" NR " lines)" }' {} \;)
+[ -z "$long" ] || echo "files over 700 lines: $long"
+check "no source file is over 700 lines" test -z "$long"
 echo "$PASSES passed, $FAILS failed"
 [ "$FAILS" -eq 0 ]
