@@ -40,6 +40,12 @@ int cli_output_check(const char *cmd, const char *path, char *const *inputs, siz
         cli_error("cannot write '%s': is a directory", path);
         return RT_EXIT_FAIL;
     }
+    /* The atomic writer renames a new file over the path: over a device such as /dev/null it
+     * would replace the device itself. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        cli_error("cannot write '%s': not a regular file (leave out -o for standard output)", path);
+        return RT_EXIT_FAIL;
+    }
     /* The directory must take a new file: the atomic writer creates one beside the output. */
     const char *slash = strrchr(path, '/');
     char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");

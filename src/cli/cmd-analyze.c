@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "cli-across.h"
 #include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
@@ -18,6 +19,10 @@
 
 int cmd_analyze(int argc, char **argv)
 {
+    /* Across ranks: its own options and fold (cmd-analyze-across.c). */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--across") == 0 || strncmp(argv[i], "--across=", 9) == 0)
+            return cli_analyze_across(argc, argv);
     const char *format = "text", *output = NULL;
     cli_analysis_opts in = {0};
     size_t top = 20;
@@ -108,6 +113,7 @@ const rt_command rt_cmd_analyze = {
     "analyze", cmd_analyze,
     "verdict per kernel and per config: what bounds it, how far from the roof",
     "rooftime analyze --machine NAME|FILE [options] PROFILE...\n"
+    "rooftime analyze --across rank [options] PROFILE...|DIR... [--mpi]\n"
     "\n"
     "  -m, --machine M      machine preset name or machine file (required)\n"
     "      --mode MODE      single (the paper's: all FLOPs against the reference unit and level)\n"
@@ -118,4 +124,16 @@ const rt_command rt_cmd_analyze = {
     "      --top N          kernels shown in the text table (default 20, 0 = all)\n"
     "  -o, --output FILE    write there instead of standard output\n"
     "\n"
-    "Each PROFILE is a rooftime profile JSON file (see docs/profile-format.md)."};
+    "Each PROFILE is a rooftime profile JSON file (see docs/profile-format.md).\n"
+    "\n"
+    "--across rank: the profiles of one job's ranks (a DIR gives its *.json), read one at a\n"
+    "time; per kernel and config the median, quartiles, min, max and slowest ranks over ranks,\n"
+    "and the stragglers named (see docs/across-ranks.md)\n"
+    "  -m, --machine M      optional: draws the compute roof in --chart\n"
+    "  -f, --format F       text (default) or json\n"
+    "      --straggler F    a rank more than F above the median is a straggler (default 0.2)\n"
+    "      --slowest K      slowest ranks named per kernel and config (default 3)\n"
+    "      --top N          rows per table in text (default 20, 0 = all)\n"
+    "      --chart FILE     a box per config in the time-based roofline (.svg, .png, .pdf)\n"
+    "      --mpi            under mpirun: split the files between ranks, reduce on rank 0\n"
+    "  -o, --output FILE    write there instead of standard output"};

@@ -2,7 +2,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cli-across.h"
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/analysis.h"
@@ -19,18 +21,16 @@ int cmd_report(int argc, char **argv)
     cli_analysis_opts in = {0};
     char **split = NULL;
     size_t n_split = 0;
+    int across = 0;
+    char *across_html = NULL;
     int rc = RT_EXIT_USAGE;
-    static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
-                                         {"mode", required_argument, NULL, 'M'},
-                                         {"series-by", required_argument, NULL, 's'},
-                                         {"marker-by", required_argument, NULL, 'k'},
-                                         {"fill-by", required_argument, NULL, 'F'},
-                                         {"split-by", required_argument, NULL, 'S'},
-                                         {"title", required_argument, NULL, 't'},
-                                         {"group-by", required_argument, NULL, 'g'},
-                                         {"ignore", required_argument, NULL, 'i'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {0}};
+    static const struct option opts[] = {
+        {"machine", required_argument, NULL, 'm'},   {"mode", required_argument, NULL, 'M'},
+        {"series-by", required_argument, NULL, 's'}, {"marker-by", required_argument, NULL, 'k'},
+        {"fill-by", required_argument, NULL, 'F'},   {"split-by", required_argument, NULL, 'S'},
+        {"title", required_argument, NULL, 't'},     {"group-by", required_argument, NULL, 'g'},
+        {"ignore", required_argument, NULL, 'i'},    {"output", required_argument, NULL, 'o'},
+        {"across", required_argument, NULL, 'A'},    {0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -56,6 +56,13 @@ int cmd_report(int argc, char **argv)
             break;
         case 'o':
             output = optarg;
+            break;
+        case 'A':
+            if (strcmp(optarg, "rank") != 0) {
+                rc = cli_usage_error("report", "--across takes 'rank', not '%s'", optarg);
+                goto out;
+            }
+            across = 1;
             break;
         default:
             rc = cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
@@ -90,6 +97,16 @@ int cmd_report(int argc, char **argv)
                          .series_by = series,
                          .marker_by = marker,
                          .fill_by = fill};
+    rt_report_section sec = {"Stragglers across ranks", NULL};
+    if (across && !(sec.html = across_html = cli_across_section(ps, argv + optind, n_ps, m))) {
+        cli_free_profiles(ps, n_ps);
+        rt_machine_free(m);
+        goto out;
+    }
+    if (across) {
+        ro.sections = &sec;
+        ro.n_sections = 1;
+    }
     if (rt_report_write(m, ps, n_ps, &ro, output, &err) != 0) {
         cli_error("%s", err.msg);
     } else {
@@ -99,6 +116,7 @@ int cmd_report(int argc, char **argv)
     cli_free_profiles(ps, n_ps);
     rt_machine_free(m);
 out:
+    free(across_html);
     cli_analysis_release(&in);
     cli_free_list(split, n_split);
     return rc;
@@ -119,5 +137,7 @@ const rt_command rt_cmd_report = {
     "  -g, --group-by TAGS   comma-separated tags that make a config\n"
     "      --ignore TAGS     tags that never make or split a family\n"
     "  -o, --output DIR      writes DIR/report.html and the chart SVGs (required)\n"
+    "      --across rank     the profiles are a job's ranks: adds a stragglers section with a\n"
+    "                        box per config (see docs/across-ranks.md)\n"
     "\n"
     "See docs/charts.md."};
