@@ -358,7 +358,8 @@ void rt_across_finish(rt_across *a)
         if (n > 1 && x > a->total_median * f)
             add_straggler(a, &cap, (rt_straggler){2, 0, (long)r, x, a->total_median});
     }
-    qsort(a->stragglers, a->n_stragglers, sizeof *a->stragglers, cmp_straggler);
+    if (a->n_stragglers)
+        qsort(a->stragglers, a->n_stragglers, sizeof *a->stragglers, cmp_straggler);
 }
 
 static size_t entry_bytes(const rt_across_entry *e, size_t keep)
