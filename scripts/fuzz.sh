@@ -29,6 +29,11 @@ for f in tests/data/*.json; do seed torch "$f"; done
 for f in data/examples/*.json; do seed profile "$f" raw; seed render "$f" raw; done
 for f in data/machines/*.json; do seed machine "$f" raw; done
 seed metrics data/ncu/metrics.json raw
+seed torchops data/torch/ops.json raw
+for f in tests/data/torch-*.json; do # the same traces through the cost model
+    mkdir -p "$B/corpus/torch"
+    { printf '\2'; cat "$f"; } >"$B/corpus/torch/model-$(basename "$f")"
+done
 if [ -d "$FIX" ]; then
     for f in "$FIX"/ncu/deepcam-pytorch-fp32-fw/out.* "$FIX"/ncu/gpp-ncu2021/raw.csv; do
         [ -f "$f" ] && head -c 200000 "$f" >"$B/seedtmp" && seed ncu "$B/seedtmp" && mv "$B/corpus/ncu/seedtmp" "$B/corpus/ncu/$(basename "$(dirname "$f")")-$(basename "$f")"
@@ -50,7 +55,7 @@ if [ -d "$FIX/bad-inputs" ]; then
         name=$(basename "$f")
         case $name in
         *.md) continue ;;
-        svg-*) t=render ;; *ncumap*) t=metrics ;; *ncu*) t=ncu ;; *onednn*) t=onednn ;;
+        svg-*) t=render ;; *ncumap*) t=metrics ;; *torchops*) t=torchops ;; *ncu*) t=ncu ;; *onednn*) t=onednn ;;
         *table*) t=table ;; *torch*) t=torch ;; *) continue ;;
         esac
         case $name in
@@ -67,7 +72,7 @@ if [ -d "$FIX/bad-inputs" ]; then
 fi
 
 # Fuzz each target for SECONDS_EACH; a crash, leak, timeout or out-of-memory fails the run.
-TARGETS=${FUZZ_TARGETS:-ncu table onednn torch profile machine metrics render}
+TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops profile machine metrics render}
 for t in $TARGETS; do
     mkdir -p "$B/corpus/$t" "$B/artifacts/$t"
     echo "fuzz-$t: ${SECONDS_EACH} s"

@@ -12,15 +12,23 @@
 #include "rooftime/import/torch.h"
 #include "rooftime/util/error.h"
 
-/* Options both share: -o FILE, --tag key=value; torch adds --within NAME. */
+/* Options both share: -o FILE, --tag key=value, --conv-flops; torch adds --within NAME, --ops FILE,
+ * --no-cost-model. */
 static int run_import(int argc, char **argv, int torch)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"tag", required_argument, NULL, 't'},
                                          {"within", required_argument, NULL, 'w'},
+                                         {"conv-flops", required_argument, NULL, 'c'},
+                                         {"ops", required_argument, NULL, 'O'},
+                                         {"no-cost-model", no_argument, NULL, 'N'},
                                          {0}};
     const char *output = NULL, *within = NULL;
     char *out_path = NULL; /* -o with its placeholders expanded */
+    const char *ops_file = NULL;
+    rt_conv_flops conv = RT_CONV_TAPS;
+    int no_model = 0;
+    rt_torch_ops *ops = NULL;
     rt_tags tags = {0};
     rt_warnings warnings = {0};
     rt_profile *p = NULL;
@@ -42,6 +50,25 @@ static int run_import(int argc, char **argv, int torch)
                 goto out;
             }
             within = optarg;
+            break;
+        case 'c':
+            if (rt_conv_flops_parse(optarg, &conv) != 0) {
+                rc = cli_usage_error("import", "--conv-flops: expected taps or window, got '%s'",
+                                     optarg);
+                goto out;
+            }
+            break;
+        case 'O':
+        case 'N':
+            if (!torch) {
+                rc = cli_usage_error("import", "--%s is for `import torch`",
+                                     c == 'O' ? "ops" : "no-cost-model");
+                goto out;
+            }
+            if (c == 'O')
+                ops_file = optarg;
+            else
+                no_model = 1;
             break;
         default:
             rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
@@ -65,8 +92,13 @@ static int run_import(int argc, char **argv, int torch)
         goto out;
     rt_error err = {{0}};
     rc = RT_EXIT_FAIL;
-    int r = torch ? rt_import_torch(argv[optind], within, &p, &warnings, &err)
-                  : rt_import_onednn(argv[optind], &p, &warnings, &err);
+    if (torch && !no_model && rt_torch_ops_load(ops_file, &ops, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    rt_torch_options to = {.within = within, .ops = ops, .conv = conv, .by_source = 1};
+    int r = torch ? rt_import_torch_opts(argv[optind], &to, &p, &warnings, &err)
+                  : rt_import_onednn_conv(argv[optind], conv, &p, &warnings, &err);
     cli_print_warnings(&warnings, 20);
     if (r != 0) {
         cli_error("%s", err.msg);
@@ -83,6 +115,7 @@ static int run_import(int argc, char **argv, int torch)
     rc = RT_EXIT_OK;
 out:
     free(out_path);
+    rt_torch_ops_free(ops);
     rt_profile_free(p);
     rt_tags_release(&tags);
     rt_warnings_release(&warnings);

@@ -51,14 +51,52 @@ static void route_line(rt_onednn_reader *r, FILE *log, const char *line, size_t 
     }
 }
 
+/* The command's standard output, line by line: verbose records to the reader (and the kept log),
+ * everything else through to our standard output. */
+void cli_profile_route(int fd, rt_onednn_reader *r, FILE *log)
+{
+    /* Lines in bounded memory: a line longer than RT_MAX_LINE cannot be a verbose record, so
+     * its pieces go straight through (constant memory, linear time, however long it is). */
+    rt_line_reader lr;
+    rt_line_reader_init(&lr, fd, "the command's output", RT_MAX_LINE, false);
+    const char *piece;
+    size_t plen;
+    bool ends, in_long = false;
+    rt_error rerr;
+    while (rt_line_reader_next(&lr, &piece, &plen, &ends, &rerr) == 1) {
+        if (in_long || !ends) {
+            write_all(STDOUT_FILENO, piece, plen);
+            if (ends && lr.newline)
+                write_all(STDOUT_FILENO, "\n", 1);
+        } else {
+            route_line(r, log, piece, plen, lr.newline);
+        }
+        in_long = !ends;
+    }
+    rt_line_reader_release(&lr);
+}
+
+/* cmd-profile-torch.c: the --torch mode. */
+int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps,
+                      const char *conv_name, const char *keep_trace, const char *onednn_out,
+                      int argc, char **argv);
+
 int cmd_profile(int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"tag", required_argument, NULL, 't'},
                                          {"keep-log", required_argument, NULL, 'k'},
+                                         {"torch", no_argument, NULL, 'T'},
+                                         {"steps", required_argument, NULL, 'S'},
+                                         {"conv-flops", required_argument, NULL, 'c'},
+                                         {"keep-trace", required_argument, NULL, 'K'},
+                                         {"onednn-output", required_argument, NULL, 'D'},
                                          {0}};
     const char *output = NULL, *keep = NULL;
     char *out_path = NULL, *keep_path = NULL; /* -o and --keep-log with placeholders expanded */
+    const char *steps = NULL, *conv = NULL, *keep_trace = NULL, *onednn_out = NULL;
+    char *trace_path = NULL, *dn_path = NULL; /* --keep-trace and --onednn-output expanded */
+    int torch = 0;
     rt_tags tags = {0};
     rt_warnings warnings = {0};
     rt_profile *p = NULL;
@@ -81,6 +119,21 @@ int cmd_profile(int argc, char **argv)
         case 'k':
             keep = optarg;
             break;
+        case 'T':
+            torch = 1;
+            break;
+        case 'S':
+            steps = optarg;
+            break;
+        case 'c':
+            conv = optarg;
+            break;
+        case 'K':
+            keep_trace = optarg;
+            break;
+        case 'D':
+            onednn_out = optarg;
+            break;
         default:
             rc = cli_usage_error("profile", "unknown option '%s'", argv[optind - 1]);
             goto out;
@@ -96,8 +149,31 @@ int cmd_profile(int argc, char **argv)
     if ((rc = cli_output_expand("profile", keep, &keep_path)) != 0)
         goto out;
     keep = keep_path;
+    if ((rc = cli_output_expand("profile", keep_trace, &trace_path)) != 0 ||
+        (rc = cli_output_expand("profile", onednn_out, &dn_path)) != 0)
+        goto out;
+    keep_trace = trace_path;
+    onednn_out = dn_path;
     if (optind >= argc) {
         rc = cli_usage_error("profile", "no command given (put it after --)");
+        goto out;
+    }
+    if (!torch && (steps || conv || keep_trace || onednn_out)) {
+        rc = cli_usage_error(
+            "profile", "--steps, --conv-flops, --keep-trace and --onednn-output are for --torch");
+        goto out;
+    }
+    if (torch && keep) {
+        rc = cli_usage_error("profile", "--keep-log is for oneDNN mode (without --torch)");
+        goto out;
+    }
+    if (onednn_out && cli_output_is_input(onednn_out, (char **)&output, 1)) {
+        rc =
+            cli_usage_error("profile", "--onednn-output '%s' is also the profile (-o)", onednn_out);
+        goto out;
+    }
+    if (keep_trace && cli_output_is_input(keep_trace, (char **)&output, 1)) {
+        rc = cli_usage_error("profile", "--keep-trace '%s' is also the profile (-o)", keep_trace);
         goto out;
     }
     if (keep && cli_output_is_input(keep, (char **)&output, 1)) {
@@ -110,6 +186,10 @@ int cmd_profile(int argc, char **argv)
         goto out;
     char **cmd = argv + optind;
     int n_cmd = argc - optind;
+    if (torch) {
+        rc = cli_profile_torch(output, &tags, steps, conv, keep_trace, onednn_out, n_cmd, cmd);
+        goto out;
+    }
     rc = RT_EXIT_FAIL;
     rt_error err = {{0}};
     if (keep) {
@@ -134,25 +214,7 @@ int cmd_profile(int argc, char **argv)
     }
     fd = child.out_fd;
     r = rt_onednn_reader_new("the command's output");
-    /* Lines in bounded memory: a line longer than RT_MAX_LINE cannot be a verbose record, so
-     * its pieces go straight through (constant memory, linear time, however long it is). */
-    rt_line_reader lr;
-    rt_line_reader_init(&lr, fd, "the command's output", RT_MAX_LINE, false);
-    const char *piece;
-    size_t plen;
-    bool ends, in_long = false;
-    rt_error rerr;
-    while (rt_line_reader_next(&lr, &piece, &plen, &ends, &rerr) == 1) {
-        if (in_long || !ends) {
-            write_all(STDOUT_FILENO, piece, plen);
-            if (ends && lr.newline)
-                write_all(STDOUT_FILENO, "\n", 1);
-        } else {
-            route_line(r, log, piece, plen, lr.newline);
-        }
-        in_long = !ends;
-    }
-    rt_line_reader_release(&lr);
+    cli_profile_route(fd, r, log);
     int status = rt_spawn_wait(&child);
     fd = -1;
     char *command = rt_spawn_command_text(n_cmd, cmd);
@@ -194,6 +256,8 @@ int cmd_profile(int argc, char **argv)
 out:
     free(out_path);
     free(keep_path);
+    free(trace_path);
+    free(dn_path);
     if (log)
         fclose(log);
     if (tmp_log) {
@@ -211,6 +275,8 @@ out:
 const rt_command rt_cmd_profile = {
     "profile", cmd_profile, "run a command with oneDNN verbose output on and profile what it ran",
     "rooftime profile [--tag KEY=VALUE]... [--keep-log FILE] -o PROFILE -- COMMAND [ARGS...]\n"
+    "rooftime profile --torch [--steps FIRST:LAST] [--conv-flops taps|window] [--keep-trace FILE]\n"
+    "                 [--tag KEY=VALUE]... -o PROFILE -- python3 SCRIPT.py [ARGS...]\n"
     "\n"
     "Runs COMMAND (no shell) with ONEDNN_VERBOSE=1 and DNNL_VERBOSE=1; its standard output is\n"
     "read line by line: oneDNN verbose records are imported (see `import onednn`), everything\n"
@@ -221,5 +287,18 @@ const rt_command rt_cmd_profile = {
     "The profile records the launcher's rank, the host and the device; in -o and --keep-log, %r "
     "is\n"
     "the rank, %l the local rank, %s the job size, %h the host, %% a '%' (one file per rank).\n"
+    "\n"
+    "--torch: profiles an unmodified PyTorch script from the outside: rooftime's runner\n"
+    "(data/torch/runner, first on PYTHONPATH) starts torch's profiler (shapes, stacks, modules)\n"
+    "before the script and writes its trace at exit; the trace is imported with the cost model\n"
+    "(see `import torch`), operators tagged with the user's source line and nn.Module, and the\n"
+    "command's wall time recorded with the share the operators explain.\n"
+    "      --steps FIRST:LAST  only what runs after optimizer step FIRST ends up to the end of\n"
+    "                       step LAST (steady state; FIRST 0: from the start)\n"
+    "      --conv-flops taps|window  convolution and pooling FLOPs (default taps)\n"
+    "      --keep-trace FILE  also keep the trace\n"
+    "      --onednn-output FILE  also run with oneDNN verbose on and write the oneDNN profile of\n"
+    "                       the same run there (its whole run; `diff` compares two of them)\n"
+    "                       (--keep-trace and --onednn-output take the placeholders of -o)\n"
     "Exit code 0 when the command succeeded and oneDNN records were captured; 1 when the\n"
     "command could not start, failed, or printed no records. See docs/import-frameworks.md."};

@@ -23,6 +23,7 @@ extern const rt_command rt_cmd_machine;
 extern const rt_command rt_cmd_analyze;
 extern const rt_command rt_cmd_import;
 extern const rt_command rt_cmd_profile;
+extern const rt_command rt_cmd_diff;
 extern const rt_command rt_cmd_ncu_metrics;
 extern const rt_command rt_cmd_plot;
 extern const rt_command rt_cmd_report;
@@ -40,6 +41,7 @@ int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_study(int argc, char **argv); /* cmd-study.c */
 int cmd_profile(int argc, char **argv);
+int cmd_diff(int argc, char **argv); /* cmd-diff.c */
 
 /* Messages in the house form: "rooftime: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -20,6 +20,7 @@ const rt_command *const rt_commands[] = {
     &rt_cmd_analyze,
     &rt_cmd_import,
     &rt_cmd_profile,
+    &rt_cmd_diff,
     &rt_cmd_ncu_metrics,
     &rt_cmd_plot,
     &rt_cmd_report,

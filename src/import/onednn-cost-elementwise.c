@@ -150,8 +150,8 @@ static double pool_elems(const void *c_, const char *arg, const char *prop, doub
     return -1;
 }
 
-int dn_cost_pool(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
-                 rt_error *err)
+int dn_cost_pool(int window, const shape *sh, const mdlist *ml, const char *prop, const char *aux,
+                 cost *c, rt_error *err)
 {
     if (!dn_shape_has(sh, "mb") || !dn_shape_has(sh, "ic")) {
         rt_error_set(err, "pooling problem descriptor needs mb and ic");
@@ -182,9 +182,9 @@ int dn_cost_pool(const shape *sh, const mdlist *ml, const char *prop, const char
         src *= in;
         dst *= out;
         /* Average including padding divides by the whole window but still adds only real inputs. */
-        taps *= include_pad ? out * k
-                            : dn_valid_taps(out, in, k, s, dn_shape_get(sh, kd, 0),
-                                            dn_shape_get(sh, kp, 0));
+        taps *= include_pad || window ? out * k
+                                      : dn_valid_taps(out, in, k, s, dn_shape_get(sh, kd, 0),
+                                                      dn_shape_get(sh, kp, 0));
     }
     /* One compare (max) or add (avg) per tap, plus one divide per output for avg. */
     c->n.window_taps = mbc * taps;

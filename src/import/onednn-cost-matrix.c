@@ -31,8 +31,8 @@ static double conv_elems(const void *c_, const char *arg, const char *prop, doub
     return -1;
 }
 
-int dn_cost_conv(int deconv, const shape *sh, const mdlist *ml, const char *prop, cost *c,
-                 rt_error *err)
+int dn_cost_conv(int deconv, int window, const shape *sh, const mdlist *ml, const char *prop,
+                 cost *c, rt_error *err)
 {
     static const char *need[] = {"mb", "ic", "oc"};
     for (size_t i = 0; i < 3; i++)
@@ -72,8 +72,11 @@ int dn_cost_conv(int deconv, const shape *sh, const mdlist *ml, const char *prop
         }
         /* Deconvolution runs the window over its source: each source position scatters into
          * the destination taps that land inside it. */
-        taps *= deconv ? dn_valid_taps(*in[i], *out[i], *ker[i], s, d, p)
-                       : dn_valid_taps(*out[i], *in[i], *ker[i], s, d, p);
+        if (window)
+            taps *= (deconv ? *in[i] : *out[i]) * *ker[i];
+        else
+            taps *= deconv ? dn_valid_taps(*in[i], *out[i], *ker[i], s, d, p)
+                           : dn_valid_taps(*out[i], *in[i], *ker[i], s, d, p);
     }
     if (x.g < 1 || fmod(x.ic, x.g) != 0 || fmod(x.oc, x.g) != 0) {
         rt_error_set(err, "channels ic%g oc%g not divisible by groups g%g", x.ic, x.oc, x.g);

@@ -91,11 +91,12 @@ typedef struct dn_call {
     const mdlist *ml;
     const shape *sh;
     const dn_kind_model *model; /* NULL: the model has no formula for the kind */
+    int window;                 /* RT_CONV_WINDOW: whole windows for convolution and pooling */
 } dn_call;
 
 static int k_conv(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_conv(x->kind[0] == 'd', x->sh, x->ml, x->prop, c, err);
+    return dn_cost_conv(x->kind[0] == 'd', x->window, x->sh, x->ml, x->prop, c, err);
 }
 static int k_ip(const dn_call *x, cost *c, rt_error *err)
 {
@@ -111,7 +112,7 @@ static int k_bnorm(const dn_call *x, cost *c, rt_error *err)
 }
 static int k_pool(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_pool(x->sh, x->ml, x->prop, x->aux, c, err);
+    return dn_cost_pool(x->window, x->sh, x->ml, x->prop, x->aux, c, err);
 }
 static int k_matmul(const dn_call *x, cost *c, rt_error *err)
 {
@@ -170,7 +171,8 @@ const char *dn_kind_counts(const char *kind)
 }
 
 int dn_cost(const dn_model *model, const char *kind, const char *prop, const mdlist *ml,
-            const char *aux, const char *problem, cost *c, dn_coverage *coverage, rt_error *err)
+            const char *aux, const char *problem, int window, cost *c, dn_coverage *coverage,
+            rt_error *err)
 {
     memset(c, 0, sizeof *c);
     *coverage = DN_UNMODELLED;
@@ -185,7 +187,7 @@ int dn_cost(const dn_model *model, const char *kind, const char *prop, const mdl
             return -1;
         }
         const dn_kind_model *km = dn_model_kind(model, kinds[i].kind);
-        dn_call x = {kind, problem, prop, aux, ml, kinds[i].shape_first ? &sh : NULL, km};
+        dn_call x = {kind, problem, prop, aux, ml, kinds[i].shape_first ? &sh : NULL, km, window};
         if (kinds[i].fn(&x, c, err) != 0)
             return -1;
         if (km) {

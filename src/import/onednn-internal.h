@@ -116,8 +116,10 @@ double dn_valid_taps(double out, double in, double kern, double s, double d, dou
 int dn_is_forward(const char *prop);
 int dn_sum_bytes(const mdlist *ml, const void *ctx, elems_fn f, const char *prop, double *bytes,
                  rt_error *err);
-int dn_cost_conv(int deconv, const shape *sh, const mdlist *ml, const char *prop, cost *c,
-                 rt_error *err);
+/* window: count every output position times the whole kernel (torch's convention) rather than the
+ * taps inside the input (benchdnn's); rt_conv_flops of import/conv-flops.h. */
+int dn_cost_conv(int deconv, int window, const shape *sh, const mdlist *ml, const char *prop,
+                 cost *c, rt_error *err);
 int dn_cost_ip(const shape *sh, const mdlist *ml, const char *prop, cost *c, rt_error *err);
 int dn_cost_matmul(const char *problem, const mdlist *ml, const char *prop, cost *c, rt_error *err);
 int dn_cost_rnn(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
@@ -129,8 +131,8 @@ int dn_cost_lnorm(const char *problem, const mdlist *ml, const char *prop, const
 int dn_cost_dims_elementwise(const char *kind, const dn_kind_model *model, const char *problem,
                              const mdlist *ml, const char *prop, const char *aux, cost *c,
                              rt_error *err);
-int dn_cost_pool(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
-                 rt_error *err);
+int dn_cost_pool(int window, const shape *sh, const mdlist *ml, const char *prop, const char *aux,
+                 cost *c, rt_error *err);
 int dn_cost_lists(const char *kind, const char *problem, const mdlist *ml, const char *aux, cost *c,
                   rt_error *err);
 
@@ -144,7 +146,8 @@ typedef enum dn_coverage {
 /* FLOPs and bytes per call of a primitive of this kind (dispatched from a table by kind);
  * -1 with err on a descriptor that cannot be read. *coverage says what was modelled. */
 int dn_cost(const dn_model *model, const char *kind, const char *prop, const mdlist *ml,
-            const char *aux, const char *problem, cost *c, dn_coverage *coverage, rt_error *err);
+            const char *aux, const char *problem, int window, cost *c, dn_coverage *coverage,
+            rt_error *err);
 /* FLOPs unit of a primitive: its source data type; AMX implementations get the AMX units. */
 const char *dn_flops_unit(const mdlist *ml, const char *impl);
 

@@ -51,6 +51,7 @@ struct rt_onednn_reader {
     char *engine;
     dn_model model;    /* data/onednn/cost.json */
     char *model_error; /* why it could not be read: every line is then skipped */
+    int window;        /* RT_CONV_WINDOW */
 };
 
 /* ---- the reader ---- */
@@ -63,6 +64,11 @@ rt_onednn_reader *rt_onednn_reader_new(const char *origin)
     if (dn_model_load(NULL, &r->model, &err) != 0)
         r->model_error = rt_strdup(err.msg);
     return r;
+}
+
+void rt_onednn_reader_set_conv_flops(rt_onednn_reader *r, rt_conv_flops conv)
+{
+    r->window = conv == RT_CONV_WINDOW;
 }
 
 void rt_onednn_reader_free(rt_onednn_reader *r)
@@ -190,7 +196,7 @@ static int compute_cost(rt_onednn_reader *r, const char *kind, const char *prop,
                         const char *aux, const char *problem, cost *c, rt_error *err)
 {
     dn_coverage cov;
-    if (dn_cost(&r->model, kind, prop, ml, aux, problem, c, &cov, err) != 0)
+    if (dn_cost(&r->model, kind, prop, ml, aux, problem, r->window, c, &cov, err) != 0)
         return -1;
     if (cov == DN_NO_FLOPS)
         note_once(r, kind,
@@ -394,9 +400,11 @@ int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *
     p->version = rt_strdup_utf8(r->version ? r->version : "unknown");
     p->method = rt_asprintf(
         "oneDNN verbose exec records (%zu calls); time = the sum of exec_time; FLOPs from the "
-        "problem descriptors (multiply-add = 2, taps in padding not counted); bytes (DRAM) = the "
-        "compulsory traffic of the memory descriptors, once per call",
-        r->n_exec);
+        "problem descriptors (multiply-add = 2, %s); bytes (DRAM) = the compulsory traffic of the "
+        "memory descriptors, once per call",
+        r->n_exec,
+        r->window ? "convolution and pooling FLOPs over the whole window, taps in padding included"
+                  : "taps in padding not counted");
     rt_provenance_add_input(&p->provenance, r->origin);
     p->provenance.launches = (double)r->n_exec;
     if (r->isa)
@@ -435,6 +443,12 @@ int rt_import_onednn_text(const char *text, size_t len, const char *origin, rt_p
 
 int rt_import_onednn(const char *path, rt_profile **out, rt_warnings *w, rt_error *err)
 {
+    return rt_import_onednn_conv(path, RT_CONV_TAPS, out, w, err);
+}
+
+int rt_import_onednn_conv(const char *path, rt_conv_flops conv, rt_profile **out, rt_warnings *w,
+                          rt_error *err)
+{
     *out = NULL;
     int is_stdin = strcmp(path, "-") == 0;
     const char *shown = is_stdin ? "standard input" : path;
@@ -444,6 +458,7 @@ int rt_import_onednn(const char *path, rt_profile **out, rt_warnings *w, rt_erro
         return -1;
     }
     rt_onednn_reader *r = rt_onednn_reader_new(shown);
+    rt_onednn_reader_set_conv_flops(r, conv);
     rt_line_reader lr;
     rt_line_reader_init(&lr, fd, shown, RT_MAX_LINE, true);
     const char *s;

@@ -23,6 +23,15 @@ static const char *unit_of_type(const char *s, size_t n)
     return NULL;
 }
 
+void torch_evf_release(evf *f)
+{
+    free(f->dims);
+    free(f->types);
+    free(f->concrete);
+    free(f->stack);
+    f->dims = f->types = f->concrete = f->stack = NULL;
+}
+
 void torch_event_from_json(const json_t *j, evf *f)
 {
     memset(f, 0, sizeof *f);
@@ -54,6 +63,15 @@ void torch_event_from_json(const json_t *j, evf *f)
     const json_t *dims = json_object_get(args, "Input Dims");
     if (dims && json_is_array(dims) && json_array_size(dims) > 0)
         f->dims = json_dumps(dims, JSON_COMPACT);
+    const json_t *types = json_object_get(args, "Input type");
+    if (types && json_is_array(types))
+        f->types = json_dumps(types, JSON_COMPACT);
+    const json_t *conc = json_object_get(args, "Concrete Inputs");
+    if (conc && json_is_array(conc))
+        f->concrete = json_dumps(conc, JSON_COMPACT);
+    const char *stack = json_string_value(json_object_get(args, "Call stack"));
+    if (stack)
+        f->stack = rt_strdup(stack);
     if ((v = json_object_get(args, "flops")) && json_is_number(v)) {
         f->flops_ok = 1;
         f->flops = json_number_value(v);
@@ -226,6 +244,31 @@ static int key_is(const char *k, size_t kl, const char *want)
     return strlen(want) == kl && memcmp(k, want, kl) == 0;
 }
 
+/* A JSON array [v, ve) compacted as json_dumps(JSON_COMPACT) writes it (no blanks outside
+ * strings); only plain arrays come here (escapes send the event to jansson). */
+static char *compact(const char *v, const char *ve)
+{
+    char *d = rt_xmalloc((size_t)(ve - v) + 1), *o = d;
+    int in_str = 0;
+    for (const char *p = v; p < ve; p++) {
+        if (*p == '"')
+            in_str = !in_str;
+        if (in_str || !(*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+            *o++ = *p;
+    }
+    *o = '\0';
+    return d;
+}
+
+/* No escapes and ASCII only inside [v, ve): -1 otherwise (jansson decodes those). */
+static int plain_text(const char *v, const char *ve)
+{
+    for (const char *p = v; p < ve; p++)
+        if (*p == '\\' || (unsigned char)*p >= 0x80)
+            return -1;
+    return 0;
+}
+
 static int args_member(void *ctx_, const char *k, size_t kl, const char *v, const char *ve)
 {
     fast_ctx *c = ctx_;
@@ -233,23 +276,35 @@ static int args_member(void *ctx_, const char *k, size_t kl, const char *v, cons
         free(c->f->dims);
         c->f->dims = NULL;
         if (*v == '[' && ve - v > 2) {
-            /* compact, as json_dumps(JSON_COMPACT) writes it: no blanks outside strings */
-            char *d = rt_xmalloc((size_t)(ve - v) + 1), *o = d;
-            int in_str = 0;
-            for (const char *p = v; p < ve; p++) {
-                if (*p == '"' && (p == v || p[-1] != '\\'))
-                    in_str = !in_str;
-                if (in_str || !(*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-                    *o++ = *p;
-            }
-            *o = '\0';
-            c->f->dims = d;
+            if (plain_text(v, ve) != 0)
+                return -1;
+            c->f->dims = compact(v, ve);
+        }
+    } else if (key_is(k, kl, "Concrete Inputs")) {
+        free(c->f->concrete);
+        c->f->concrete = NULL;
+        if (*v == '[') {
+            if (plain_text(v, ve) != 0)
+                return -1;
+            c->f->concrete = compact(v, ve);
+        }
+    } else if (key_is(k, kl, "Call stack")) {
+        free(c->f->stack);
+        c->f->stack = NULL;
+        if (*v == '"') {
+            if (plain_text(v, ve) != 0)
+                return -1;
+            c->f->stack = rt_strndup(v + 1, (size_t)(ve - v) - 2);
         }
     } else if (key_is(k, kl, "flops")) {
         c->f->flops_ok = *v == '-' || (*v >= '0' && *v <= '9');
         if (c->f->flops_ok)
             c->f->flops = strtod(v, NULL);
     } else if (key_is(k, kl, "Input type") && *v == '[') {
+        if (plain_text(v, ve) != 0)
+            return -1;
+        free(c->f->types);
+        c->f->types = compact(v, ve);
         c->f->unit = NULL;
         for (const char *p = v + 1; p < ve && !c->f->unit; p++)
             if (*p == '"') {
@@ -319,8 +374,7 @@ int torch_event_scan(const char *p, const char *e, evf *f, char *scratch, size_t
     fast_ctx c = {f, scratch, scratch + SCRATCH_SIZE};
     const char *q = sc_object(p, e, event_member, &c);
     if (!q) {
-        free(f->dims);
-        f->dims = NULL;
+        torch_evf_release(f);
         return -1;
     }
     char tid[128];

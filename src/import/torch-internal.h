@@ -7,6 +7,11 @@
 
 #include <jansson.h>
 
+#include "rooftime/import/torch-cost.h"
+#include "rooftime/import/torch.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/name-index.h"
+
 /* The fields of one event that matter, whichever parser read it. Strings are NUL-terminated
  * copies in `scratch` (fast path) or point into the json_t (jansson path). */
 typedef struct evf {
@@ -16,8 +21,14 @@ typedef struct evf {
     double ts, dur, flops;
     char thread[256]; /* pid and tid as written ("1/1", "\"CPU functions\"/1") */
     char *dims;       /* compact "Input Dims", heap, or NULL */
+    char *types;      /* compact "Input type", heap, or NULL */
+    char *concrete;   /* compact "Concrete Inputs", heap, or NULL */
+    char *stack;      /* "Call stack" (frames, innermost first, ';' between), heap, or NULL */
     const char *unit;
 } evf;
+
+/* Free the heap strings of f. */
+void torch_evf_release(evf *f);
 
 /* Scratch space torch_event_scan copies strings into. */
 #define SCRATCH_SIZE 65536
@@ -27,5 +38,72 @@ typedef struct evf {
 int torch_event_scan(const char *p, const char *e, evf *f, char *scratch, size_t *used);
 /* The fields of an event jansson parsed (strings point into j). */
 void torch_event_from_json(const json_t *j, evf *f);
+
+/* ---- the reader torch.c fills and torch-attribute.c completes ---- */
+
+enum { EV_CPU = 0, EV_GPU = 1, EV_WITHIN = 2 };
+
+/* One complete ("ph": "X") event, reduced to what the profile needs. */
+typedef struct ev {
+    double ts, end; /* microseconds */
+    double flops;
+    uint32_t key;    /* kernel index (EV_CPU, EV_GPU) */
+    uint32_t thread; /* interned pid/tid */
+    uint8_t kind;
+} ev;
+
+typedef struct kern {
+    double calls, us, flops;
+    const char *unit;
+    int gpu;
+    /* with the cost model or sources: what one call recorded, and where it came from */
+    char *dims, *types, *concrete, *source, *module;
+    char *display;      /* "name [dims]" */
+    rt_torch_cost cost; /* of one call, for cost_flops_arg */
+    double cost_flops_arg;
+    int cost_done;
+    double cflops, cbytes; /* summed over the calls the model costs */
+    int has_cflops, has_cbytes;
+    const char *cunit;
+} kern;
+
+typedef struct reader {
+    const char *origin;
+    const char *within;
+    const char *buf;
+    size_t len, pos;
+    size_t line, col; /* of pos, 1-based */
+    size_t n_events;  /* trace events seen, of every kind */
+    ev *evs;
+    size_t n_evs, cap_evs;
+    rt_name_index keys, threads;
+    char **names; /* kernel index -> name */
+    kern *k;
+    size_t n_k, cap_k;
+    size_t n_launch;  /* runtime launch events (cudaLaunchKernel ...) */
+    size_t n_partial; /* children overlapping their parent's end */
+    rt_error *err;
+    char *scratch; /* room for the strings of one event (fast path): the input's size */
+    const rt_torch_options *opt;
+    double window_us;        /* the longest "rooftime:window" event (the runner's --steps) */
+    const rt_torch_ops *ops; /* the cost model, or NULL */
+    struct {
+        double busy, work, zero, composite; /* self time (us) by what the model says */
+        double aten_busy, aten_work;        /* the same for aten:: operators */
+        rt_name_index why;                  /* uncovered operator + reason -> slot */
+        double *why_us;
+        size_t cap_why;
+    } cov;
+} reader;
+
+/* Source line ("file.py:12") and nn.Module ("Linear_0") of the user's code in a "Call stack"
+ * (frames innermost first, ';' between them); either may be NULL. */
+void torch_source_of(const char *stack, char **source, char **module);
+/* FLOPs and bytes of every operator call from the cost model, the innermost working operator of
+ * each subtree keeping them; coverage of the self time. */
+void torch_apply_costs(reader *r, const size_t *parent, const double *self,
+                       const unsigned char *inside, rt_warnings *w);
+/* The notes of the cost model and its coverage into the profile's provenance. */
+void torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
 
 #endif

@@ -17,42 +17,6 @@
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
-enum { EV_CPU = 0, EV_GPU = 1, EV_WITHIN = 2 };
-
-/* One complete ("ph": "X") event, reduced to what the profile needs. */
-typedef struct ev {
-    double ts, end; /* microseconds */
-    double flops;
-    uint32_t key;    /* kernel index (EV_CPU, EV_GPU) */
-    uint32_t thread; /* interned pid/tid */
-    uint8_t kind;
-} ev;
-
-typedef struct kern {
-    double calls, us, flops;
-    const char *unit;
-    int gpu;
-} kern;
-
-typedef struct reader {
-    const char *origin;
-    const char *within;
-    const char *buf;
-    size_t len, pos;
-    size_t line, col; /* of pos, 1-based */
-    size_t n_events;  /* trace events seen, of every kind */
-    ev *evs;
-    size_t n_evs, cap_evs;
-    rt_name_index keys, threads;
-    char **names; /* kernel index -> name */
-    kern *k;
-    size_t n_k, cap_k;
-    size_t n_launch;  /* runtime launch events (cudaLaunchKernel ...) */
-    size_t n_partial; /* children overlapping their parent's end */
-    rt_error *err;
-    char *scratch; /* room for the strings of one event (fast path): the input's size */
-} reader;
-
 /* Advance pos to p, keeping line and column. */
 static void advance(reader *r, size_t p)
 {
@@ -166,6 +130,8 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
         r->n_launch++;
     if (!ph || strcmp(ph, "X") != 0)
         return 0; /* metadata, instants, flows, counters */
+    if (name && strcmp(name, "rooftime:window") == 0 && f->dur_ok && f->dur > r->window_us)
+        r->window_us = f->dur; /* the runner's --steps window */
     int within = r->within && name && strcmp(name, r->within) == 0;
     int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
     if (kind < 0)
@@ -196,7 +162,32 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     e.kind = (uint8_t)kind;
     e.thread = intern_thread(r, f->thread);
     if (kind != EV_WITHIN) {
-        if (kind == EV_CPU && f->dims) {
+        if (kind == EV_CPU && (r->opt->ops || r->opt->by_source)) {
+            char *source = NULL, *module = NULL;
+            if (r->opt->by_source && f->stack)
+                torch_source_of(f->stack, &source, &module);
+            /* one kernel per distinct call: what the cost model reads, and where it came from */
+            char *key =
+                rt_asprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", name, f->dims ? f->dims : "",
+                            f->types ? f->types : "", f->concrete ? f->concrete : "",
+                            source ? source : "", module ? module : "");
+            size_t before = r->n_k;
+            e.key = intern_kernel(r, key, strlen(key), 0);
+            free(key);
+            if (r->n_k > before) {
+                kern *k = &r->k[e.key];
+                k->display = f->dims ? rt_asprintf("%s %s", name, f->dims) : rt_strdup(name);
+                k->dims = f->dims ? rt_strdup(f->dims) : NULL;
+                k->types = f->types ? rt_strdup(f->types) : NULL;
+                k->concrete = f->concrete ? rt_strdup(f->concrete) : NULL;
+                k->source = source;
+                k->module = module;
+                k->cost_flops_arg = -2;
+            } else {
+                free(source);
+                free(module);
+            }
+        } else if (kind == EV_CPU && f->dims) {
             char *key = rt_asprintf("%s %s", name, f->dims);
             e.key = intern_kernel(r, key, strlen(key), 0);
             free(key);
@@ -238,7 +229,7 @@ static int read_events(reader *r)
             rc = take_event(r, &f, line, col);
             json_decref(j);
         }
-        free(f.dims);
+        torch_evf_release(&f);
         if (rc != 0)
             return -1;
         skip_ws(r);
@@ -392,7 +383,9 @@ static void aggregate(reader *r, rt_warnings *w)
         subtree_end[stack[--sp]] = n;
 
     double *flops = rt_xcalloc(n ? n : 1, sizeof *flops);
-    for (size_t i = 0; i < n; i++) {
+    if (r->ops)
+        torch_apply_costs(r, parent, self, inside, w);
+    for (size_t i = 0; i < n && !r->ops; i++) {
         if (r->evs[i].kind != EV_CPU || r->evs[i].flops <= 0)
             continue;
         int covered = 0;
@@ -435,8 +428,17 @@ static void aggregate(reader *r, rt_warnings *w)
 
 static void reader_release(reader *r)
 {
-    for (size_t i = 0; i < r->n_k; i++)
+    for (size_t i = 0; i < r->n_k; i++) {
         free(r->names[i]);
+        free(r->k[i].dims);
+        free(r->k[i].types);
+        free(r->k[i].concrete);
+        free(r->k[i].source);
+        free(r->k[i].module);
+        free(r->k[i].display);
+    }
+    rt_name_index_release(&r->cov.why);
+    free(r->cov.why_us);
     free(r->names);
     free(r->k);
     free(r->evs);
@@ -448,8 +450,19 @@ static void reader_release(reader *r)
 int rt_import_torch_text(const char *text, size_t len, const char *origin, const char *within,
                          rt_profile **out, rt_warnings *w, rt_error *err)
 {
+    rt_torch_options o = {.within = within};
+    return rt_import_torch_text_opts(text, len, origin, &o, out, w, err);
+}
+
+int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
+                              const rt_torch_options *o, rt_profile **out, rt_warnings *w,
+                              rt_error *err)
+{
     *out = NULL;
-    reader r = {.origin = origin ? origin : "trace",
+    const char *within = o->within;
+    reader r = {.opt = o,
+                .ops = o->ops,
+                .origin = origin ? origin : "trace",
                 .within = within,
                 .buf = text,
                 .len = len,
@@ -492,9 +505,13 @@ int rt_import_torch_text(const char *text, size_t len, const char *origin, const
     char *method = rt_asprintf(
         "PyTorch profiler chrome trace (%zu events): CPU operators by self time (duration minus "
         "children on the same thread), grouped by name and input shapes; GPU kernels by "
-        "duration, one invocation per launch; FLOPs from args.flops%s%s%s",
-        r.n_events, within ? "; only inside ranges named '" : "", within ? within : "",
-        within ? "'" : "");
+        "duration, one invocation per launch; %s%s%s%s",
+        r.n_events,
+        r.ops ? "FLOPs and bytes (DRAM, compulsory traffic) of each call from its recorded "
+                "shapes, types and arguments by the cost model of data/torch/ops.json, kept by "
+                "the innermost working operator of each subtree"
+              : "FLOPs from args.flops",
+        within ? "; only inside ranges named '" : "", within ? within : "", within ? "'" : "");
     p->method = rt_strdup_utf8(method); /* --within is the user's text */
     free(method);
     int any_flops = 0;
@@ -502,6 +519,29 @@ int rt_import_torch_text(const char *text, size_t len, const char *origin, const
         const kern *k = &r.k[i];
         if (k->calls == 0)
             continue;
+        if (k->display) {
+            /* calls differing only in what the model read merge under one name and source */
+            rt_tags tags = {0};
+            if (k->source)
+                rt_tags_set(&tags, "source", k->source);
+            if (k->module)
+                rt_tags_set(&tags, "module", k->module);
+            if (k->cunit && k->has_cflops)
+                rt_tags_set(&tags, "precision", k->cunit);
+            rt_kernel *kk = rt_profile_find_or_add(p, k->display, &tags);
+            if (kk->tags.n == 0)
+                rt_tags_copy(&kk->tags, &tags);
+            rt_tags_release(&tags);
+            kk->invocations += k->calls;
+            kk->time += k->us * 1e-6;
+            if (k->has_cflops && k->cflops > 0) {
+                rt_values_add(&kk->flops, k->cunit ? k->cunit : "fp32", k->cflops);
+                any_flops = 1;
+            }
+            if (k->has_cbytes && k->cbytes > 0)
+                rt_values_add(&kk->bytes, "DRAM", k->cbytes);
+            continue;
+        }
         rt_kernel *kk = rt_profile_add_kernel(p, r.names[i]);
         kk->invocations = k->calls;
         kk->time = k->us * 1e-6;
@@ -510,13 +550,21 @@ int rt_import_torch_text(const char *text, size_t len, const char *origin, const
             any_flops = 1;
         }
     }
-    if (!any_flops)
+    if (r.ops)
+        torch_cost_notes(&r, p, w);
+    if (r.window_us > 0) {
+        char win[64];
+        snprintf(win, sizeof win, "%.6f", r.window_us * 1e-6);
+        rt_tags_set(&p->provenance.notes, "torch_window", win);
+    } else if (!any_flops)
         rt_warnings_add(w,
                         "'%s': no FLOPs recorded (profile with with_flops=True to get them); the "
                         "kernels have time and invocations only",
                         r.origin);
-    rt_warnings_add(w, "'%s': a chrome trace carries no memory traffic; the kernels have no bytes",
-                    r.origin);
+    if (!r.ops)
+        rt_warnings_add(w,
+                        "'%s': a chrome trace carries no memory traffic; the kernels have no bytes",
+                        r.origin);
     reader_release(&r);
     *out = p;
     return 0;
@@ -525,12 +573,19 @@ int rt_import_torch_text(const char *text, size_t len, const char *origin, const
 int rt_import_torch(const char *path, const char *within, rt_profile **out, rt_warnings *w,
                     rt_error *err)
 {
+    rt_torch_options o = {.within = within};
+    return rt_import_torch_opts(path, &o, out, w, err);
+}
+
+int rt_import_torch_opts(const char *path, const rt_torch_options *o, rt_profile **out,
+                         rt_warnings *w, rt_error *err)
+{
     *out = NULL;
     char *buf;
     size_t len;
     if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
         return -1;
-    int rc = rt_import_torch_text(buf, len, path, within, out, w, err);
+    int rc = rt_import_torch_text_opts(buf, len, path, o, out, w, err);
     free(buf);
     return rc;
 }

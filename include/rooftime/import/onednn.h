@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "rooftime/core/profile.h"
+#include "rooftime/import/conv-flops.h"
 #include "rooftime/util/error.h"
 
 /* ---- oneDNN verbose logs (ONEDNN_VERBOSE=1 / DNNL_VERBOSE=1), oneDNN 2.x and 3.x ---- */
@@ -19,6 +20,8 @@ typedef struct rt_onednn_reader rt_onednn_reader;
 
 /* origin names the input in messages (a file name, or "the command's output"). */
 rt_onednn_reader *rt_onednn_reader_new(const char *origin);
+/* Convolution and pooling FLOPs: taps inside the input (the default) or the whole window. */
+void rt_onednn_reader_set_conv_flops(rt_onednn_reader *r, rt_conv_flops conv);
 void rt_onednn_reader_free(rt_onednn_reader *r);
 /* Offset of the verbose marker (onednn_verbose, dnnl_verbose, mkldnn_verbose) in the line, or -1.
  * Text before the marker is the program's own output that shared the line. */
@@ -33,6 +36,8 @@ int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *
 
 /* Whole-file and in-memory forms. */
 int rt_import_onednn(const char *path, rt_profile **out, rt_warnings *w, rt_error *err);
+int rt_import_onednn_conv(const char *path, rt_conv_flops conv, rt_profile **out, rt_warnings *w,
+                          rt_error *err);
 int rt_import_onednn_text(const char *text, size_t len, const char *origin, rt_profile **out,
                           rt_warnings *w, rt_error *err);
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "rooftime/core/profile.h"
+#include "rooftime/import/torch-cost.h"
 #include "rooftime/util/error.h"
 
 /* ---- PyTorch profiler chrome traces (torch.profiler ... export_chrome_trace) ---- */
@@ -21,5 +22,27 @@ int rt_import_torch(const char *path, const char *within, rt_profile **out, rt_w
                     rt_error *err);
 int rt_import_torch_text(const char *text, size_t len, const char *origin, const char *within,
                          rt_profile **out, rt_warnings *w, rt_error *err);
+
+/* What the cost-model import does beyond rt_import_torch. */
+typedef struct rt_torch_options {
+    const char *within;      /* as rt_import_torch's */
+    const rt_torch_ops *ops; /* cost model: FLOPs and bytes from shapes; NULL: args.flops only */
+    rt_conv_flops conv;      /* convolution and pooling FLOP convention */
+    int by_source;           /* kernels per source line and nn.Module ("Call stack"), as tags */
+} rt_torch_options;
+
+/*
+ * With a cost model, each operator call gets FLOPs and bytes (level DRAM) from its recorded
+ * shapes, types and concrete arguments; the innermost working operator of a subtree keeps them (a
+ * composite such as aten::linear hands them to the aten::addmm it calls). args.flops is not
+ * added (it serves only to size a convolution's output under the window convention). The
+ * provenance notes say what share of the operators' self time has FLOPs or bytes, what is views,
+ * allocations and dispatch, and which operators are uncovered with their share.
+ */
+int rt_import_torch_opts(const char *path, const rt_torch_options *o, rt_profile **out,
+                         rt_warnings *w, rt_error *err);
+int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
+                              const rt_torch_options *o, rt_profile **out, rt_warnings *w,
+                              rt_error *err);
 
 #endif

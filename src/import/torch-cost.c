@@ -1,0 +1,589 @@
+/* The cost model of PyTorch operators: the table of data/torch/ops.json, the recorded arguments of
+ * a call, and the matrix, streaming and embedding models (the window models: torch-cost-window.c).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "torch-cost-internal.h"
+#include "rooftime/util/datadir.h"
+#include "rooftime/util/name-index.h"
+#include "rooftime/util/read-file.h"
+#include "rooftime/util/strings.h"
+
+struct rt_torch_ops {
+    char *path;
+    tc_entry *e;
+    size_t n_e;
+    rt_name_index names; /* operator -> entry */
+    char **glob;         /* "prefix*" or "*suffix" patterns */
+    size_t *glob_entry, n_glob;
+};
+
+/* ---- the table ---- */
+
+static const struct {
+    const char *name;
+    tc_model model;
+} models[] = {{"none", TC_NONE},          {"matmul", TC_MATMUL},
+              {"conv", TC_CONV},          {"conv_backward", TC_CONV_BACKWARD},
+              {"pool", TC_POOL},          {"stream", TC_STREAM},
+              {"embedding", TC_EMBEDDING}};
+
+static const char *const classes[] = {"view", "allocation", "dispatch"};
+
+static const char *const pos_names[TCP_N] = {"stride",      "padding", "dilation",  "groups",
+                                             "output_mask", "kernel",  "ceil_mode", "output_size"};
+
+static int stream_resolve(void *ctx, const char *name, size_t len, int *bank, int *index,
+                          const char **why)
+{
+    (void)ctx;
+    *bank = 0;
+    if (len == 3 && memcmp(name, "out", 3) == 0) {
+        *index = 0;
+        return 0;
+    }
+    if (len >= 3 && len <= 4 && name[0] == 'i' && name[1] == 'n') {
+        int v = 0;
+        for (size_t i = 2; i < len; i++) {
+            if (name[i] < '0' || name[i] > '9')
+                goto bad;
+            v = v * 10 + (name[i] - '0');
+        }
+        if (v < TC_MAX_ARGS) {
+            *index = 1 + v;
+            return 0;
+        }
+    }
+bad:
+    *why = "unknown name (out, in0 .. in31)";
+    return -1;
+}
+
+/* An optional small non-negative integer member; -1 when absent. */
+static int int_member(const json_t *o, const char *key, int max, int *out, const char *where,
+                      rt_error *err)
+{
+    const json_t *v = json_object_get(o, key);
+    *out = -1;
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) >= max) {
+        rt_error_set(err, "%s: field '%s' is not a whole number from 0 to %d", where, key, max - 1);
+        return -1;
+    }
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+static int load_entry(rt_torch_ops *o, const json_t *j, size_t idx, const char *path, rt_error *err)
+{
+    char where[600];
+    snprintf(where, sizeof where, "'%s': ops[%zu]", path, idx);
+    tc_entry *e = &o->e[idx];
+    memset(e, 0, sizeof *e);
+    for (int i = 0; i < TCP_N; i++)
+        e->pos[i] = -1;
+    e->reads_all = 1;
+    if (!json_is_object(j)) {
+        rt_error_set(err, "%s: not an object", where);
+        return -1;
+    }
+    const char *model = json_string_value(json_object_get(j, "model"));
+    size_t m = 0;
+    while (model && m < sizeof models / sizeof models[0] && strcmp(models[m].name, model) != 0)
+        m++;
+    if (!model || m == sizeof models / sizeof models[0]) {
+        rt_error_set(err,
+                     "%s: field 'model' missing or not one of none, matmul, conv, conv_backward, "
+                     "pool, stream, embedding",
+                     where);
+        return -1;
+    }
+    e->model = models[m].model;
+    e->klass = models[m].name;
+    if (e->model == TC_NONE) {
+        const char *k = json_string_value(json_object_get(j, "class"));
+        e->klass = NULL;
+        for (size_t i = 0; k && i < sizeof classes / sizeof classes[0]; i++)
+            if (strcmp(k, classes[i]) == 0)
+                e->klass = classes[i];
+        if (!e->klass) {
+            rt_error_set(err, "%s: field 'class' missing or not view, allocation or dispatch",
+                         where);
+            return -1;
+        }
+    }
+    const char *ak[3] = {"a", "b", "c"};
+    if (e->model == TC_CONV) {
+        ak[0] = "input", ak[1] = "weight", ak[2] = "bias";
+    } else if (e->model == TC_CONV_BACKWARD) {
+        ak[0] = "grad_output", ak[1] = "input", ak[2] = "weight";
+    } else if (e->model == TC_EMBEDDING) {
+        ak[0] = json_object_get(j, "backward") ? "grad_output" : "weight", ak[1] = "indices",
+        ak[2] = "-";
+    }
+    int *av[3] = {&e->a, &e->b, &e->c};
+    for (int i = 0; i < 3; i++)
+        if (int_member(j, ak[i], TC_MAX_ARGS, av[i], where, err) != 0)
+            return -1;
+    if (e->model == TC_MATMUL && (e->a < 0 || e->b < 0)) {
+        rt_error_set(err, "%s: a matmul needs 'a' and 'b'", where);
+        return -1;
+    }
+    if ((e->model == TC_CONV || e->model == TC_CONV_BACKWARD) && (e->a < 0 || e->b < 0)) {
+        rt_error_set(err, "%s: a convolution needs '%s' and '%s'", where, ak[0], ak[1]);
+        return -1;
+    }
+    if (e->model == TC_CONV_BACKWARD && e->c < 0) {
+        rt_error_set(err, "%s: a convolution backward needs 'weight'", where);
+        return -1;
+    }
+    if (e->model == TC_EMBEDDING && (e->a < 0 || e->b < 0)) {
+        rt_error_set(err, "%s: an embedding needs '%s' and 'indices'", where, ak[0]);
+        return -1;
+    }
+    e->transpose_b = json_is_true(json_object_get(j, "transpose_b"));
+    e->indices = json_is_true(json_object_get(j, "indices"));
+    e->adaptive = json_is_true(json_object_get(j, "adaptive"));
+    e->backward = json_is_true(json_object_get(j, "backward"));
+    const json_t *cst = json_object_get(j, "concrete");
+    if (cst) {
+        if (!json_is_object(cst)) {
+            rt_error_set(err, "%s: field 'concrete' is not an object", where);
+            return -1;
+        }
+        const char *k;
+        const json_t *v;
+        json_object_foreach((json_t *)cst, k, v)
+        {
+            int p = 0;
+            while (p < TCP_N && strcmp(pos_names[p], k) != 0)
+                p++;
+            if (p == TCP_N) {
+                rt_error_set(err, "%s: concrete argument '%s' is not one the models read", where,
+                             k);
+                return -1;
+            }
+            if (int_member(cst, k, TC_MAX_ARGS, &e->pos[p], where, err) != 0)
+                return -1;
+        }
+    }
+    if (e->model == TC_POOL && e->pos[e->adaptive ? TCP_OUTSIZE : TCP_KERNEL] < 0) {
+        rt_error_set(err, "%s: a pooling needs the position of its %s in 'concrete'", where,
+                     e->adaptive ? "output_size" : "kernel");
+        return -1;
+    }
+    if (e->model != TC_STREAM)
+        return 0;
+    const json_t *f = json_object_get(j, "flops");
+    if (!json_is_string(f)) {
+        rt_error_set(err, "%s: a stream needs 'flops', a formula over out and inN", where);
+        return -1;
+    }
+    rt_error ferr;
+    if (rt_formula_compile(&e->flops, json_string_value(f), stream_resolve, NULL, &ferr) != 0) {
+        rt_error_set(err, "%s: field 'flops': %s", where, ferr.msg);
+        rt_formula_release(&e->flops);
+        return -1;
+    }
+    e->has_flops = 1;
+    const json_t *out = json_object_get(j, "out"), *v;
+    size_t i;
+    if (!out) {
+        e->n_out = 1;
+        e->out[0] = -1;
+    } else if (!json_is_array(out) || json_array_size(out) > TC_MAX_OUT) {
+        rt_error_set(err, "%s: field 'out' is not a list of at most %d outputs", where, TC_MAX_OUT);
+        return -1;
+    } else {
+        json_array_foreach(out, i, v)
+        {
+            if (json_is_string(v) && strcmp(json_string_value(v), "broadcast") == 0)
+                e->out[i] = -1;
+            else if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+                     json_integer_value(v) < TC_MAX_ARGS)
+                e->out[i] = (int)json_integer_value(v);
+            else {
+                rt_error_set(err, "%s: out[%zu] is neither 'broadcast' nor an input index", where,
+                             i);
+                return -1;
+            }
+            e->n_out++;
+        }
+    }
+    const json_t *reads = json_object_get(j, "reads");
+    if (reads && !(json_is_string(reads) && strcmp(json_string_value(reads), "all") == 0)) {
+        if (!json_is_array(reads)) {
+            rt_error_set(err, "%s: field 'reads' is neither 'all' nor a list of input indices",
+                         where);
+            return -1;
+        }
+        e->reads_all = 0;
+        json_array_foreach(reads, i, v)
+        {
+            if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+                json_integer_value(v) >= TC_MAX_ARGS) {
+                rt_error_set(err, "%s: reads[%zu] is not an input index", where, i);
+                return -1;
+            }
+            e->reads |= 1u << json_integer_value(v);
+        }
+    }
+    const char *ot = json_string_value(json_object_get(j, "out_type"));
+    e->out_bool = ot && strcmp(ot, "bool") == 0;
+    return 0;
+}
+
+static int add_name(rt_torch_ops *o, const char *name, size_t idx, const char *path, size_t ei,
+                    rt_error *err)
+{
+    size_t n = strlen(name);
+    if (n == 0) {
+        rt_error_set(err, "'%s': ops[%zu]: an empty operator name", path, ei);
+        return -1;
+    }
+    const char *star = strchr(name, '*');
+    if (star) {
+        if (strchr(star + 1, '*') || (star != name && star != name + n - 1)) {
+            rt_error_set(err, "'%s': ops[%zu]: '%s': '*' only at the start or the end", path, ei,
+                         name);
+            return -1;
+        }
+        o->glob = rt_xrealloc(o->glob, (o->n_glob + 1) * sizeof *o->glob);
+        o->glob_entry = rt_xrealloc(o->glob_entry, (o->n_glob + 1) * sizeof *o->glob_entry);
+        o->glob[o->n_glob] = rt_strdup(name);
+        o->glob_entry[o->n_glob++] = idx;
+        return 0;
+    }
+    if (rt_name_index_get(&o->names, name, n) != (size_t)-1) {
+        rt_error_set(err, "'%s': ops[%zu]: operator '%s' is listed twice", path, ei, name);
+        return -1;
+    }
+    rt_name_index_put(&o->names, name, n, idx);
+    return 0;
+}
+
+int rt_torch_ops_load(const char *path, rt_torch_ops **out, rt_error *err)
+{
+    *out = NULL;
+    char *dflt = path ? NULL : rt_asprintf("%s/torch/ops.json", rt_datadir());
+    const char *p = path ? path : dflt;
+    char *buf;
+    size_t len;
+    if (rt_read_text_file(p, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0) {
+        free(dflt);
+        return -1;
+    }
+    json_error_t je;
+    json_t *root = json_loadb(buf, len, 0, &je);
+    free(buf);
+    rt_torch_ops *o = rt_xcalloc(1, sizeof *o);
+    o->path = rt_strdup(p);
+    free(dflt);
+    if (!root) {
+        rt_error_set(err, "cannot read '%s': line %d, column %d: %s", o->path, je.line, je.column,
+                     je.text);
+        goto fail;
+    }
+    const char *schema = json_string_value(json_object_get(root, "schema"));
+    if (!schema || strcmp(schema, "rooftime.torch-ops/1") != 0) {
+        rt_error_set(err, "'%s': field 'schema' is not \"rooftime.torch-ops/1\"", o->path);
+        goto fail;
+    }
+    const json_t *ops = json_object_get(root, "ops");
+    if (!json_is_array(ops) || json_array_size(ops) == 0) {
+        rt_error_set(err, "'%s': field 'ops' missing or not a non-empty list", o->path);
+        goto fail;
+    }
+    o->n_e = json_array_size(ops);
+    o->e = rt_xcalloc(o->n_e, sizeof *o->e);
+    for (size_t i = 0; i < o->n_e; i++) {
+        const json_t *j = json_array_get(ops, i);
+        if (load_entry(o, j, i, o->path, err) != 0) {
+            o->n_e = i + 1; /* release what this one compiled */
+            goto fail;
+        }
+        const json_t *names = json_object_get(j, "ops"), *v;
+        size_t k;
+        if (!json_is_array(names) || json_array_size(names) == 0) {
+            rt_error_set(err, "'%s': ops[%zu]: field 'ops' missing or not a list of names", o->path,
+                         i);
+            o->n_e = i + 1;
+            goto fail;
+        }
+        json_array_foreach(names, k, v)
+        {
+            if (!json_is_string(v)) {
+                rt_error_set(err, "'%s': ops[%zu]: ops[%zu] is not a string", o->path, i, k);
+                o->n_e = i + 1;
+                goto fail;
+            }
+            if (add_name(o, json_string_value(v), i, o->path, i, err) != 0) {
+                o->n_e = i + 1;
+                goto fail;
+            }
+        }
+    }
+    json_decref(root);
+    *out = o;
+    return 0;
+fail:
+    json_decref(root);
+    rt_torch_ops_free(o);
+    return -1;
+}
+
+void rt_torch_ops_free(rt_torch_ops *o)
+{
+    if (!o)
+        return;
+    for (size_t i = 0; i < o->n_e; i++)
+        if (o->e[i].has_flops)
+            rt_formula_release(&o->e[i].flops);
+    for (size_t i = 0; i < o->n_glob; i++)
+        free(o->glob[i]);
+    free(o->glob);
+    free(o->glob_entry);
+    free(o->e);
+    rt_name_index_release(&o->names);
+    free(o->path);
+    free(o);
+}
+
+const char *rt_torch_ops_path(const rt_torch_ops *o)
+{
+    return o->path;
+}
+
+static const tc_entry *find(const rt_torch_ops *o, const char *name)
+{
+    size_t n = strlen(name);
+    size_t i = rt_name_index_get(&o->names, name, n);
+    if (i != (size_t)-1)
+        return &o->e[i];
+    for (size_t g = 0; g < o->n_glob; g++) {
+        const char *p = o->glob[g];
+        size_t pl = strlen(p) - 1;
+        if (p[0] == '*' ? n >= pl && memcmp(name + n - pl, p + 1, pl) == 0
+                        : n >= pl && memcmp(name, p, pl) == 0)
+            return &o->e[o->glob_entry[g]];
+    }
+    return NULL;
+}
+
+void tc_incomplete(rt_torch_cost *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->why, sizeof out->why, fmt, ap);
+    va_end(ap);
+    out->status = RT_TC_INCOMPLETE;
+    out->flops_known = out->bytes_known = 0;
+    out->flops = out->bytes = 0;
+}
+
+/* ---- matrix products, streams, embeddings ---- */
+
+static const tc_arg *tensor(const tc_call *c, int i)
+{
+    return i >= 0 && i < c->n && c->arg[i].is_tensor ? &c->arg[i] : NULL;
+}
+
+static void cost_matmul(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
+{
+    const tc_arg *a = tensor(c, e->a), *b = tensor(c, e->b), *bias = tensor(c, e->c);
+    if (!a || !b || a->nd < 1 || b->nd < 1) {
+        tc_incomplete(out, "the matrices (inputs %d and %d) are not recorded tensors", e->a, e->b);
+        return;
+    }
+    double m = a->nd >= 2 ? a->d[a->nd - 2] : 1, k = a->d[a->nd - 1];
+    double kb, n;
+    if (e->transpose_b) {
+        n = b->nd >= 2 ? b->d[b->nd - 2] : 1;
+        kb = b->d[b->nd - 1];
+    } else {
+        kb = b->nd >= 2 ? b->d[b->nd - 2] : b->d[0];
+        n = b->nd >= 2 ? b->d[b->nd - 1] : 1;
+    }
+    if (kb != k) {
+        tc_incomplete(out, "inner sizes %g and %g differ", k, kb);
+        return;
+    }
+    /* batch: the broadcast of the leading dimensions */
+    double batch = 1;
+    int la = a->nd > 2 ? a->nd - 2 : 0, lb = b->nd > 2 ? b->nd - 2 : 0;
+    for (int i = 0; i < (la > lb ? la : lb); i++) {
+        double x = i < la ? a->d[la - 1 - i] : 1, y = i < lb ? b->d[lb - 1 - i] : 1;
+        batch *= x > y ? x : y;
+    }
+    double outn = batch * m * n;
+    out->flops = 2 * batch * m * n * k + (bias ? outn : 0);
+    out->flops_known = a->unit != NULL;
+    if (!a->unit)
+        out->flops = 0, out->flops_known = 1;
+    out->unit = a->unit;
+    if (a->esize > 0 && b->esize > 0 && (!bias || bias->esize > 0)) {
+        out->bytes = a->numel * a->esize + b->numel * b->esize +
+                     (bias ? bias->numel * bias->esize : 0) + outn * a->esize;
+        out->bytes_known = 1;
+    }
+}
+
+static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
+{
+    const tc_arg *first = NULL;
+    for (int i = 0; i < c->n && !first; i++)
+        if (c->arg[i].is_tensor)
+            first = &c->arg[i];
+    if (!first) {
+        tc_incomplete(out, "no tensor input recorded");
+        return;
+    }
+    double bytes = 0;
+    int bytes_ok = 1;
+    for (int i = 0; i < c->n; i++) {
+        const tc_arg *a = &c->arg[i];
+        if (!a->is_tensor || !(e->reads_all || (e->reads >> i & 1)))
+            continue;
+        bytes += a->numel * a->esize;
+        bytes_ok &= a->esize > 0;
+    }
+    double out0 = -1;
+    for (int o = 0; o < e->n_out; o++) {
+        double n, es;
+        if (e->out[o] >= 0) {
+            const tc_arg *a = tensor(c, e->out[o]);
+            if (!a) {
+                tc_incomplete(out, "output shaped like input %d, which is not a recorded tensor",
+                              e->out[o]);
+                return;
+            }
+            n = a->numel;
+            es = a->esize;
+        } else {
+            /* broadcast of the tensor inputs, right-aligned */
+            double d[TC_MAX_DIMS];
+            int nd = 0;
+            n = 1;
+            for (int i = 0; i < c->n; i++) {
+                const tc_arg *a = &c->arg[i];
+                if (!a->is_tensor || a->nd < 0)
+                    continue;
+                for (int k = 0; k < a->nd; k++) {
+                    int at = a->nd - 1 - k;
+                    if (k >= nd)
+                        d[nd++] = 1;
+                    if (a->d[at] != 1)
+                        d[k] = a->d[at];
+                }
+            }
+            for (int k = 0; k < nd; k++)
+                n *= d[k];
+            es = first->esize;
+        }
+        if (e->out_bool)
+            es = 1;
+        if (o == 0)
+            out0 = n;
+        bytes += n * es;
+        bytes_ok &= es > 0;
+    }
+    double var[1 + TC_MAX_ARGS] = {0};
+    var[0] = out0 >= 0 ? out0 : first->numel;
+    for (int i = 0; i < c->n; i++)
+        var[1 + i] = c->arg[i].numel;
+    const double *bank[1] = {var};
+    double f = rt_formula_eval(&e->flops, bank);
+    out->unit = first->unit;
+    out->flops = first->unit && isfinite(f) && f > 0 ? f : 0;
+    out->flops_known = isfinite(f) || !first->unit;
+    if (bytes_ok) {
+        out->bytes = bytes;
+        out->bytes_known = 1;
+    }
+}
+
+static void cost_embedding(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
+{
+    const tc_arg *w = tensor(c, e->a), *ix = tensor(c, e->b);
+    if (!w || !ix || w->nd < 1) {
+        tc_incomplete(out, "the %s and the indices are not recorded tensors",
+                      e->backward ? "gradient" : "weight");
+        return;
+    }
+    double row = w->d[w->nd - 1];
+    out->unit = w->unit;
+    if (e->backward) {
+        /* grad_output [..., D]: read, and as many rows accumulated into the weight gradient */
+        out->flops = w->unit ? w->numel : 0;
+        out->flops_known = 1;
+        out->bytes = 2 * w->numel * w->esize + ix->numel * ix->esize;
+    } else {
+        out->flops = 0;
+        out->flops_known = 1;
+        out->bytes = 2 * ix->numel * row * w->esize + ix->numel * ix->esize;
+    }
+    out->bytes_known = w->esize > 0 && ix->esize > 0;
+    if (!out->bytes_known)
+        out->bytes = 0;
+}
+
+void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_flops conv,
+                       rt_torch_cost *out)
+{
+    memset(out, 0, sizeof *out);
+    const tc_entry *e = find(o, rc->name);
+    if (!e) {
+        out->status = RT_TC_UNKNOWN;
+        out->klass = "unknown";
+        return;
+    }
+    out->klass = e->klass;
+    if (e->model == TC_NONE) {
+        out->status = RT_TC_NONE;
+        out->flops_known = out->bytes_known = 1;
+        return;
+    }
+    out->status = RT_TC_COSTED;
+    tc_call *c = rt_xmalloc(sizeof *c);
+    if (tc_read_call(rc, c, out->why, sizeof out->why) != 0) {
+        out->status = RT_TC_INCOMPLETE;
+        free(c);
+        return;
+    }
+    switch (e->model) {
+    case TC_MATMUL:
+        cost_matmul(e, c, out);
+        break;
+    case TC_CONV:
+        tc_cost_conv(e, c, conv, out);
+        break;
+    case TC_CONV_BACKWARD:
+        tc_cost_conv_backward(e, c, conv, out);
+        break;
+    case TC_POOL:
+        tc_cost_pool(e, c, conv, out);
+        break;
+    case TC_STREAM:
+        cost_stream(e, c, out);
+        break;
+    case TC_EMBEDDING:
+        cost_embedding(e, c, out);
+        break;
+    case TC_NONE:
+        break;
+    }
+    if (out->status == RT_TC_COSTED && !out->flops_known && !out->bytes_known)
+        tc_incomplete(out, "%s",
+                      c->typed ? "the inputs' types are not tensor types"
+                               : "no input types recorded ('Input type')");
+    if (out->status == RT_TC_COSTED && !out->bytes_known && !out->why[0])
+        snprintf(out->why, sizeof out->why, "no input types recorded: no bytes");
+    free(c);
+}

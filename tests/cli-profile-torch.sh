@@ -1,0 +1,114 @@
+# `rooftime profile --torch` and `import torch` with the cost model: a real training script with no
+# profiler code (skipped with a message when /usr/bin/python3 cannot import torch), and traces
+# written here.
+. "${ROOFTIME_SRC:-..}/tests/lib.sh"
+
+# json FILE PYTHON-EXPRESSION: evaluate with p = the loaded profile; exit status from its truth.
+json() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+ks = p["kernels"]
+def op(k): return k["name"].split(" ")[0]
+def has(k, what): return sum(k.get(what, {}).values()) > 0
+notes = p.get("provenance", {}).get("notes", {})
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+}
+
+# ---- without torch: a trace with shapes, types, concrete arguments and a call stack ----
+cat >"$TMP/t.json" <<'T'
+{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::conv2d", "pid": 1, "tid": 1, "ts": 0, "dur": 100,
+  "args": {"Input Dims": [[2,3,8,8],[4,3,3,3],[4],[],[],[],[]], "Call stack": "<built-in method conv2d>;torch/nn/modules/conv.py(454): _conv_forward;nn.Module: Conv2d_0;model.py(12): forward"}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mkldnn_convolution", "pid": 1, "tid": 1, "ts": 5, "dur": 90,
+  "args": {"Input Dims": [[2,3,8,8],[4,3,3,3],[4],[],[],[],[]], "Input type": ["float","float","float","","","","Scalar"],
+           "Concrete Inputs": ["","","","[1, 1]","[2, 2]","[1, 1]","1"],
+           "Call stack": "<built-in method conv2d>;torch/nn/modules/conv.py(454): _conv_forward;nn.Module: Conv2d_0;model.py(12): forward"}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::add_", "pid": 1, "tid": 1, "ts": 110, "dur": 10,
+  "args": {"Input Dims": [[4,5],[4,5],[]], "Input type": ["float","float","Scalar"], "Call stack": "train.py(30): step"}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::view", "pid": 1, "tid": 1, "ts": 125, "dur": 2,
+  "args": {"Input Dims": [[4,5],[]], "Input type": ["float",""]}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mystery", "pid": 1, "tid": 1, "ts": 130, "dur": 3,
+  "args": {"Input Dims": [[4]], "Input type": ["float"]}}
+]}
+T
+expect 0 "aten::mystery \(not in the cost model\)" -- import torch "$TMP/t.json" -o "$TMP/taps.json"
+check "the convolution has FLOPs counted over taps inside the input (5808 + 128 bias)" \
+    json "$TMP/taps.json" 'any(op(k) == "aten::mkldnn_convolution" and k["flops"]["fp32"] == 5936 for k in ks)'
+check "the convolution has bytes (624 elements of 4 bytes)" \
+    json "$TMP/taps.json" 'any(op(k) == "aten::mkldnn_convolution" and k["bytes"]["DRAM"] == 2496 for k in ks)'
+check "the dispatcher around it has none" json "$TMP/taps.json" 'not any(op(k) == "aten::conv2d" and (has(k, "flops") or has(k, "bytes")) for k in ks)'
+check "the in-place add has bytes" json "$TMP/taps.json" 'any(op(k) == "aten::add_" and k["bytes"]["DRAM"] == 240 for k in ks)'
+check "source line and module from the call stack" \
+    json "$TMP/taps.json" 'any(k.get("tags", {}).get("source") == "model.py:12" and k["tags"].get("module") == "Conv2d_0" for k in ks)'
+check "coverage and the uncovered operator in the notes" \
+    json "$TMP/taps.json" '"uncovered" in notes["torch_coverage"] and "aten::mystery" in notes["torch_uncovered"]'
+expect 0 "" -- import torch "$TMP/t.json" --conv-flops window -o "$TMP/window.json"
+check "--conv-flops window counts the whole window (6912 + 128)" \
+    json "$TMP/window.json" 'any(op(k) == "aten::mkldnn_convolution" and k["flops"]["fp32"] == 7040 for k in ks)'
+expect 0 "" -- import torch "$TMP/t.json" --no-cost-model -o "$TMP/legacy.json"
+check "--no-cost-model: no bytes" json "$TMP/legacy.json" 'not any(has(k, "bytes") for k in ks)'
+expect 0 "" -- import onednn "$SRC/tests/data/onednn-2.6-torch-conv2d-forward.log" -o "$TMP/dn-taps.json"
+expect 0 "" -- import onednn "$SRC/tests/data/onednn-2.6-torch-conv2d-forward.log" --conv-flops window -o "$TMP/dn-window.json"
+check "oneDNN: the whole window counts more than the taps" \
+    python3 -c "import json,sys; f=lambda p: sum(sum(k.get('flops',{}).values()) for k in json.load(open(p))['kernels']); sys.exit(0 if f('$TMP/dn-window.json') > f('$TMP/dn-taps.json') > 0 else 1)"
+"$BIN" diff --by op "$TMP/dn-taps.json" "$TMP/dn-window.json" >"$TMP/diff.txt" 2>"$TMP/err"
+check "diff exits 0" [ $? -eq 0 ]
+check "diff lists the convolution" grep -q '^convolution ' "$TMP/diff.txt"
+check "diff lists the total" grep -q '^total ' "$TMP/diff.txt"
+check "diff says what matched" grep -q "matched by op; 0 only before, 0 only after" "$TMP/diff.txt"
+"$BIN" diff -m a100 --format csv "$TMP/dn-taps.json" "$TMP/dn-window.json" >"$TMP/diff.csv" 2>"$TMP/err"
+check "diff CSV with verdicts" grep -qE '^"?total"?,.*,(bandwidth|compute|overhead)' "$TMP/diff.csv"
+expect 2 "expected two profiles" -- diff "$TMP/dn-taps.json"
+expect 1 "cannot read" -- diff "$TMP/dn-taps.json" "$TMP/nope.json"
+expect 2 "expected taps or window" -- import torch "$TMP/t.json" --conv-flops all -o "$TMP/x.json"
+expect 2 "--ops is for .import torch." -- import onednn "$SRC/tests/data/onednn-2.6-primitives.log" --ops x -o "$TMP/x.json"
+printf '{"schema": "rooftime.torch-ops/1", "ops": [{"model": "stream", "flops": "2 *", "ops": ["a"]}]}' >"$TMP/ops.json"
+expect 1 "ops.json': ops\[0\]: field 'flops'" -- import torch "$TMP/t.json" --ops "$TMP/ops.json" -o "$TMP/x.json"
+check "no profile from a bad cost model" [ ! -e "$TMP/x.json" ]
+expect 2 "--steps: expected FIRST:LAST" -- profile --torch --steps 3:1 -o "$TMP/x.json" -- true
+expect 2 "are for --torch" -- profile --steps 1:2 -o "$TMP/x.json" -- true
+expect 1 "nothing to profile" -- profile --torch -o "$TMP/x.json" -- true
+check "no profile when the command left no trace" [ ! -e "$TMP/x.json" ]
+
+# ---- with torch: an unmodified training script profiled from the outside ----
+if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+    echo "SKIP (part): /usr/bin/python3 cannot import torch (apt-get install python3-torch); the profile --torch runs are not tested"
+    finish
+    exit $?
+fi
+TRAIN="$SRC/examples/torch/train.py"
+for prec in fp32 bf16; do
+    flag=""
+    [ "$prec" = bf16 ] && flag=--bf16
+    "$BIN" profile --torch --steps 1:3 --keep-trace "$TMP/$prec.trace.json" -o "$TMP/$prec.json" -- \
+        /usr/bin/python3 "$TRAIN" --steps 4 --batch 32 --size 64 $flag >"$TMP/out" 2>"$TMP/err"
+    check "$prec: profile --torch exits 0" [ $? -eq 0 ]
+    check "$prec: the script's own output passes through" grep -q "train.py: 4 steps" "$TMP/out"
+    check "$prec: the trace is kept" [ -s "$TMP/$prec.trace.json" ]
+    check "$prec: operators carry source lines of the script" \
+        json "$TMP/$prec.json" 'any("examples/torch/train.py:" in k.get("tags", {}).get("source", "") for k in ks)'
+    check "$prec: nn.Module names" json "$TMP/$prec.json" 'any(k.get("tags", {}).get("module", "").startswith("Conv2d_") for k in ks)'
+    check "$prec: the convolution backward carries FLOPs" \
+        json "$TMP/$prec.json" 'any(op(k) == "aten::convolution_backward" and has(k, "flops") for k in ks)'
+    check "$prec: elementwise operators carry bytes" \
+        json "$TMP/$prec.json" 'all(has(k, "bytes") for k in ks if op(k) in ("aten::add_", "aten::clamp_min", "aten::threshold_backward", "aten::mul"))'
+    check "$prec: at least 90% of the operator self time carries FLOPs or bytes" \
+        json "$TMP/$prec.json" 'sum(k["time"] for k in ks if has(k, "flops") or has(k, "bytes")) >= 0.9 * sum(k["time"] for k in ks)'
+    check "$prec: the wall time is recorded" json "$TMP/$prec.json" 'float(notes["command_wall_time"]) > 0 and "profiled steps" in notes["torch_wall_coverage"]'
+done
+check "bf16: bf16 FLOPs" json "$TMP/bf16.json" 'any("bf16" in k.get("flops", {}) for k in ks)'
+
+# NCHW against channels_last, the oneDNN view of the same runs: the reorders disappear.
+for fmt in nchw cl; do
+    flag=""
+    [ "$fmt" = cl ] && flag=--channels-last
+    "$BIN" profile --torch --onednn-output "$TMP/$fmt-dnn.json" -o "$TMP/$fmt.json" -- \
+        /usr/bin/python3 "$TRAIN" --steps 2 --batch 32 --size 64 --no-lstm $flag >"$TMP/out" 2>"$TMP/err"
+    check "$fmt: profile --torch --onednn-output exits 0" [ $? -eq 0 ]
+done
+"$BIN" diff --by op --format csv "$TMP/nchw-dnn.json" "$TMP/cl-dnn.json" >"$TMP/cl.csv"
+check "diff: reorder time falls to under a tenth with channels_last" \
+    awk -F, '$1 == "\"reorder\"" { found = 1; ok = $3 < $2 / 10 } END { exit !(found && ok) }' "$TMP/cl.csv"
+finish
