@@ -7,7 +7,9 @@
 #include "cli-across.h"
 #include "cli-util.h"
 #include "commands.h"
+#include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/findings.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
@@ -89,30 +91,39 @@ int cmd_report(int argc, char **argv)
     size_t n_ps = (size_t)(argc - optind);
     if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
-    rt_report_opts ro = {.title = title,
-                         .mode = mode,
-                         .group = &g,
-                         .split_by = (const char *const *)split,
-                         .n_split_by = n_split,
-                         .series_by = series,
-                         .marker_by = marker,
-                         .fill_by = fill};
-    rt_report_section sec = {"Stragglers across ranks", NULL};
-    if (across && !(sec.html = across_html = cli_across_section(ps, argv + optind, n_ps, m))) {
-        cli_free_profiles(ps, n_ps);
-        rt_machine_free(m);
-        goto out;
-    }
-    if (across) {
-        ro.sections = &sec;
-        ro.n_sections = 1;
-    }
-    if (rt_report_write(m, ps, n_ps, &ro, output, &err) != 0) {
+    /* The analysis, computed once: in the report's mode, and in hier mode beside a single-mode
+     * one (the hierarchical roofline); the callouts come from it. */
+    rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err), *hier = NULL;
+    if (a && mode != RT_MODE_HIER)
+        hier = rt_analysis_new(m, RT_MODE_HIER, ps, n_ps, &g, &err);
+    if (!a || (mode != RT_MODE_HIER && !hier)) {
         cli_error("%s", err.msg);
     } else {
-        printf("%s/report.html\n", output);
-        rc = RT_EXIT_OK;
+        rt_findings *callouts = rt_analysis_findings(a);
+        rt_report_section sec = {"Stragglers across ranks", NULL};
+        if (across)
+            sec.html = across_html = cli_across_section(ps, argv + optind, n_ps, m);
+        rt_report_opts ro = {.title = title,
+                             .split_by = (const char *const *)split,
+                             .n_split_by = n_split,
+                             .series_by = series,
+                             .marker_by = marker,
+                             .fill_by = fill,
+                             .callouts = callouts,
+                             .sections = across ? &sec : NULL,
+                             .n_sections = across ? 1 : 0};
+        if (across && !across_html) {
+            /* cli_across_section said why */
+        } else if (rt_report_write(a, hier, ps, n_ps, &ro, output, &err) != 0) {
+            cli_error("%s", err.msg);
+        } else {
+            printf("%s/report.html\n", output);
+            rc = RT_EXIT_OK;
+        }
+        rt_findings_free(callouts);
     }
+    rt_analysis_free(a);
+    rt_analysis_free(hier);
     cli_free_profiles(ps, n_ps);
     rt_machine_free(m);
 out:

@@ -9,11 +9,14 @@
 
 #include "cli-util.h"
 #include "commands.h"
+#include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/findings.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
+#include "rooftime/formats/findings-text.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/probe/measure-machine.h"
@@ -224,8 +227,9 @@ int cmd_study(int argc, char **argv)
     bool tty = isatty(STDERR_FILENO);
     int rc = RT_EXIT_FAIL;
     rt_study_result *res = NULL;
-    rt_analysis *a = NULL;
-    char *findings = NULL, *text = NULL, *path = NULL;
+    rt_analysis *a = NULL, *hier = NULL;
+    rt_findings *findings = NULL, *callouts = NULL;
+    char *text = NULL, *path = NULL;
     double t0 = rt_now();
 
     if (!m) {
@@ -284,7 +288,8 @@ int cmd_study(int argc, char **argv)
     if (write_analysis(a, RT_FORMAT_JSON, path) != 0)
         goto done;
     free(path);
-    findings = rt_study_findings_html(a, res, &text);
+    findings = rt_study_findings(a, res);
+    text = rt_findings_text(findings);
     path = rt_asprintf("%s/findings.txt", dir);
     if (rt_write_file_atomic(path, text, strlen(text), &err) != 0) {
         cli_error("%s", err.msg);
@@ -293,19 +298,27 @@ int cmd_study(int argc, char **argv)
     free(path);
     path = NULL;
 
+    /* The report reads the analysis computed above (and, beside a single-mode one, the same
+     * profiles in hier mode for the hierarchical roofline): nothing is analysed twice. */
+    if (mode != RT_MODE_HIER) {
+        hier = rt_analysis_new(m, RT_MODE_HIER, res->profiles, res->n_profiles,
+                               rt_study_group_opts(), &err);
+        if (!hier) {
+            cli_error("analysis failed: %s", err.msg);
+            goto done;
+        }
+    }
+    callouts = rt_analysis_findings(a);
     static const char *const split[] = {"operation", "pass"};
-    rt_report_section sec = {.title = "Findings", .html = findings};
     rt_report_opts ro = {.title = "rooftime study: Conv2D and LSTM on this machine",
-                         .mode = mode,
-                         .group = rt_study_group_opts(),
                          .split_by = split,
                          .n_split_by = 2,
                          .series_by = "implementation",
                          .marker_by = NULL,
                          .fill_by = "precision",
-                         .sections = &sec,
-                         .n_sections = 1};
-    if (rt_report_write(m, res->profiles, res->n_profiles, &ro, dir, &err) != 0) {
+                         .findings = findings,
+                         .callouts = callouts};
+    if (rt_report_write(a, hier, res->profiles, res->n_profiles, &ro, dir, &err) != 0) {
         cli_error("cannot write the report: %s", err.msg);
         goto done;
     }
@@ -318,9 +331,11 @@ int cmd_study(int argc, char **argv)
     rc = RT_EXIT_OK;
 done:
     free(path);
-    free(findings);
+    rt_findings_free(findings);
+    rt_findings_free(callouts);
     free(text);
     rt_analysis_free(a);
+    rt_analysis_free(hier);
     rt_study_result_free(res);
     rt_machine_free(m);
     return rc;

@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include "chart-internal.h"
+#include "report-internal.h"
+#include "rooftime/core/analysis-findings.h"
+#include "rooftime/core/findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
@@ -28,7 +31,6 @@
 /* A chart larger than this is linked from the page instead of inlined: the page stays a few
  * megabytes at any number of kernels (tests/cli-report-size.sh holds it to its budget). */
 #define MAX_INLINE_SVG ((size_t)1500000)
-#define MAX_CALLOUT_ROWS 25
 
 static const char css[] =
     "body{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;margin:24px;color:#222;"
@@ -52,7 +54,7 @@ static const char css[] =
 
 static void esc(FILE *fp, const char *s)
 {
-    rt_html_escape(fp, s ? s : "");
+    rt_report_esc(fp, s);
 }
 
 static void td_time(FILE *fp, double s)
@@ -399,78 +401,9 @@ static void tables(FILE *fp, const rt_analysis *a)
     free(rest.q);
 }
 
-static void callouts(FILE *fp, const rt_analysis *a)
+/* The analysis's warnings, one per line. */
+static void warnings(FILE *fp, const rt_analysis *a)
 {
-    size_t *io = rt_analysis_items_by_time(a);
-    double zt = 0;
-    size_t nz = 0;
-    for (size_t i = 0; i < a->n_items; i++)
-        if (a->items[i].v.zero_ai) {
-            nz++;
-            zt += a->items[i].v.time;
-        }
-    fputs("<h2 id=\"callouts\">Zero-AI kernels and overhead-bound configs</h2>\n", fp);
-    char b[48];
-    rt_fmt_time(b, sizeof b, zt);
-    fprintf(fp,
-            "<div class=\"callout\"><b>%zu zero-AI kernel%s</b> (no FLOPs: pure data "
-            "movement such as transposes, conversions, padding) take %s, %.1f%% of the "
-            "run time.",
-            nz, nz == 1 ? "" : "s", b, a->total_time > 0 ? 100 * zt / a->total_time : 0);
-    if (nz) {
-        fputs("<table><tr><th>kernel</th><th>time</th><th>share</th><th>launches</th></tr>\n", fp);
-        size_t shown = 0;
-        for (size_t k = 0; k < a->n_items && shown < MAX_CALLOUT_ROWS; k++) {
-            const rt_item *it = &a->items[io[k]];
-            if (!it->v.zero_ai)
-                continue;
-            fputs("<tr><td class=\"name\">", fp);
-            esc(fp, it->kernel->name);
-            fputs("</td>", fp);
-            td_time(fp, it->v.time);
-            fprintf(fp, "<td>%.1f%%</td><td>%.0f</td></tr>\n",
-                    a->total_time > 0 ? 100 * it->v.time / a->total_time : 0, it->v.n);
-            shown++;
-        }
-        fputs("</table>", fp);
-        if (nz > shown)
-            fprintf(fp, "<p class=\"note\">and %zu more</p>", nz - shown);
-    }
-    fputs("</div>\n", fp);
-    size_t no = 0;
-    for (size_t c = 0; c < a->n_configs; c++)
-        no += a->configs[c].v.overhead_bound;
-    fprintf(fp,
-            "<div class=\"callout\"><b>%zu of %zu config%s overhead-bound</b>: their "
-            "launches (n &#183; &#964;) cost more than their compute and data movement at peak.",
-            no, a->n_configs, a->n_configs == 1 ? " is" : "s are");
-    if (no) {
-        fputs("<table><tr><th>config</th><th>time</th><th>launches</th><th>n &#183; &#964;</th>"
-              "<th>roofline time</th></tr>\n",
-              fp);
-        size_t *co = rt_analysis_configs_by_time(a), shown = 0;
-        for (size_t k = 0; k < a->n_configs && shown < MAX_CALLOUT_ROWS; k++) {
-            const rt_config *c = &a->configs[co[k]];
-            if (!c->v.overhead_bound)
-                continue;
-            shown++;
-            fputs("<tr><td class=\"name\">", fp);
-            esc(fp, c->label);
-            fputs("</td>", fp);
-            td_time(fp, c->v.time);
-            fprintf(fp, "<td>%.0f</td>", c->v.n);
-            td_time(fp, c->v.t_oh);
-            td_time(fp, c->v.t_roof);
-            fputs("</tr>\n", fp);
-        }
-        free(co);
-        fputs("</table>", fp);
-        if (no > shown)
-            fprintf(fp, "<p class=\"note\">and %zu more (highlighted in the config table)</p>",
-                    no - shown);
-    }
-    fputs("</div>\n", fp);
-    free(io);
     if (a->warnings.n) {
         fputs("<h3>Warnings</h3>\n<ul>\n", fp);
         for (size_t i = 0; i < a->warnings.n; i++) {
@@ -482,10 +415,11 @@ static void callouts(FILE *fp, const rt_analysis *a)
     }
 }
 
-static int write_page(FILE *html, const rt_machine *m, rt_profile *const *profiles,
-                      size_t n_profiles, const rt_report_opts *o, const char *dir, rt_analysis *a,
-                      rt_analysis *hier, rt_error *err)
+static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles,
+                      const rt_report_opts *o, const char *dir, const rt_analysis *a,
+                      const rt_analysis *hier, rt_error *err)
 {
+    const rt_machine *m = a->machine;
     const char *title = o->title ? o->title : "rooftime report";
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", html);
     esc(html, title);
@@ -504,12 +438,20 @@ static int write_page(FILE *html, const rt_machine *m, rt_profile *const *profil
         }
     }
     fputs(". Hover a symbol to see its kernel or config.</p>\n", html);
+    rt_report_findings(html, o->findings, true);
     for (size_t s = 0; s < o->n_sections; s++) {
         fputs("<h2>", html);
         esc(html, o->sections[s].title);
         fprintf(html, "</h2>\n%s\n", o->sections[s].html ? o->sections[s].html : "");
     }
-    callouts(html, a);
+    if (o->callouts) {
+        rt_report_findings(html, o->callouts, false);
+    } else {
+        rt_findings *c = rt_analysis_findings(a);
+        rt_report_findings(html, c, false);
+        rt_findings_free(c);
+    }
+    warnings(html, a);
 
     /* Styling tags nobody carries are dropped, so one report call fits every profile. */
     const char *series = o->series_by ? tag_find(a, o->series_by) : tag_find(a, "framework");
@@ -582,8 +524,8 @@ static int settle(const char *tmp, const char *dir, int keep, rt_error *err)
     return rc;
 }
 
-int rt_report_write(const rt_machine *m, rt_profile *const *profiles, size_t n_profiles,
-                    const rt_report_opts *opts, const char *dir, rt_error *err)
+int rt_report_write(const rt_analysis *a, const rt_analysis *hier, rt_profile *const *profiles,
+                    size_t n_profiles, const rt_report_opts *opts, const char *dir, rt_error *err)
 {
     rt_report_opts o = opts ? *opts : (rt_report_opts){0};
     struct stat st;
@@ -602,25 +544,15 @@ int rt_report_write(const rt_machine *m, rt_profile *const *profiles, size_t n_p
     }
     const char *final_dir = dir;
     dir = tmp;
-    rt_analysis *a = NULL, *hier = NULL;
     char *buf = NULL;
     size_t len = 0;
     int rc = -1;
-    a = rt_analysis_new(m, o.mode, profiles, n_profiles, o.group, err);
-    if (!a)
-        goto out;
-    /* The hierarchical roofline beside the paper's single-level one. */
-    if (o.mode != RT_MODE_HIER) {
-        hier = rt_analysis_new(m, RT_MODE_HIER, profiles, n_profiles, o.group, err);
-        if (!hier)
-            goto out;
-    }
     FILE *html = open_memstream(&buf, &len);
     if (!html) {
         rt_error_set(err, "cannot allocate the report buffer");
         goto out;
     }
-    rc = write_page(html, m, profiles, n_profiles, &o, dir, a, hier, err);
+    rc = write_page(html, profiles, n_profiles, &o, dir, a, hier, err);
     if (fclose(html) != 0 && rc == 0) {
         rt_error_set(err, "cannot build the report in memory");
         rc = -1;
@@ -637,7 +569,5 @@ out:
         rmdir(final_dir);
     free(tmp);
     free(buf);
-    rt_analysis_free(a);
-    rt_analysis_free(hier);
     return rc;
 }

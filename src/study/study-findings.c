@@ -7,85 +7,11 @@
 #include <string.h>
 
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/findings.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/study/study.h"
-#include "rooftime/util/html-escape.h"
 #include "rooftime/util/strings.h"
-
-/* Findings are written once into two streams: HTML (escaped) and plain text. */
-typedef struct out2 {
-    FILE *html, *text;
-} out2;
-
-static void h_raw(out2 *o, const char *s)
-{
-    fputs(s, o->html);
-}
-
-static void esc(out2 *o, const char *s)
-{
-    rt_html_escape(o->html, s);
-    fputs(s, o->text);
-}
-
-static void heading(out2 *o, const char *s)
-{
-    h_raw(o, "<h3>");
-    rt_html_escape(o->html, s);
-    h_raw(o, "</h3>\n");
-    fprintf(o->text, "\n== %s ==\n", s);
-}
-
-/* One sentence as a list item / text line. */
-static void item(out2 *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void item(out2 *o, const char *fmt, ...)
-{
-    char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    h_raw(o, "<li>");
-    rt_html_escape(o->html, buf);
-    h_raw(o, "</li>\n");
-    fprintf(o->text, "- %s\n", buf);
-}
-
-static void table_begin(out2 *o, const char *const *head, int n)
-{
-    h_raw(o, "<table class=\"findings\"><tr>");
-    for (int i = 0; i < n; i++) {
-        h_raw(o, "<th>");
-        rt_html_escape(o->html, head[i]);
-        h_raw(o, "</th>");
-        fprintf(o->text, "%s%s", i ? " | " : "", head[i]);
-    }
-    h_raw(o, "</tr>\n");
-    fputc('\n', o->text);
-}
-
-static void table_row(out2 *o, int n, ...)
-{
-    va_list ap;
-    va_start(ap, n);
-    h_raw(o, "<tr>");
-    for (int i = 0; i < n; i++) {
-        const char *cell = va_arg(ap, const char *);
-        h_raw(o, "<td>");
-        rt_html_escape(o->html, cell);
-        h_raw(o, "</td>");
-        fprintf(o->text, "%s%s", i ? " | " : "", cell);
-    }
-    va_end(ap);
-    h_raw(o, "</tr>\n");
-    fputc('\n', o->text);
-}
-
-static void table_end(out2 *o)
-{
-    h_raw(o, "</table>\n");
-}
 
 static const char *tag(const rt_tags *t, const char *k)
 {
@@ -233,80 +159,83 @@ static void fmt_s(char *buf, size_t n, double s)
         snprintf(buf, n, "%.1f us", s * 1e6);
 }
 
-static void section_run(out2 *o, const rt_analysis *a, const rt_study_result *r)
+static void section_run(rt_findings *o, const rt_analysis *a, const rt_study_result *r)
 {
-    heading(o, "Run");
-    h_raw(o, "<ul>\n");
+    rt_findings_section_add(o, "Run");
+    rt_findings_list(o);
     double kernels = 0;
     for (size_t i = 0; i < a->n_items; i++)
         kernels += a->items[i].kernel->invocations;
-    item(o,
-         "%zu profiles, %zu configs, %zu kernels, %.0f timed invocations; the study took %.1f s "
-         "(%s sweeps, %d warm-up + %d measured iterations%s).",
-         r->n_profiles, a->n_configs, a->n_items, kernels, r->seconds, r->quick ? "quick" : "full",
-         r->warmup, r->iters, r->scale < 1 ? ", shapes scaled down" : "");
-    item(o, "oneDNN dispatches to ISA %s on this CPU.", r->isa ? r->isa : "?");
-    item(o, "One clock read takes %.0f ns here; each timed invocation contains one.",
-         r->clock_cost * 1e9);
+    rt_findings_item(
+        o,
+        "%zu profiles, %zu configs, %zu kernels, %.0f timed invocations; the study took %.1f s "
+        "(%s sweeps, %d warm-up + %d measured iterations%s).",
+        r->n_profiles, a->n_configs, a->n_items, kernels, r->seconds, r->quick ? "quick" : "full",
+        r->warmup, r->iters, r->scale < 1 ? ", shapes scaled down" : "");
+    rt_findings_item(o, "oneDNN dispatches to ISA %s on this CPU.", r->isa ? r->isa : "?");
+    rt_findings_item(o, "One clock read takes %.0f ns here; each timed invocation contains one.",
+                     r->clock_cost * 1e9);
     if (r->load_start > 0.5 * r->ncpu || r->load_end > 0.5 * r->ncpu)
-        item(o,
-             "The machine was busy: load average %.1f at the start and %.1f at the end on %ld "
-             "CPUs. Other processes shared the cores, so times are inflated, most for "
-             "multi-threaded kernels (a thread descheduled at an OpenMP barrier stalls its "
-             "team); rerun on an idle machine for the machine's own numbers.",
-             r->load_start, r->load_end, r->ncpu);
+        rt_findings_item(
+            o,
+            "The machine was busy: load average %.1f at the start and %.1f at the end on %ld "
+            "CPUs. Other processes shared the cores, so times are inflated, most for "
+            "multi-threaded kernels (a thread descheduled at an OpenMP barrier stalls its "
+            "team); rerun on an idle machine for the machine's own numbers.",
+            r->load_start, r->load_end, r->ncpu);
     else
-        item(o, "Load average %.1f at the start and %.1f at the end on %ld CPUs.", r->load_start,
-             r->load_end, r->ncpu);
+        rt_findings_item(o, "Load average %.1f at the start and %.1f at the end on %ld CPUs.",
+                         r->load_start, r->load_end, r->ncpu);
     char nb[128];
     impls_without_bytes(a, nb, sizeof nb);
     if (nb[0])
-        item(o,
-             "%s: no byte counts (the kernels carry time and FLOPs only), so these kernels have "
-             "no AI and no bandwidth bound: they are left out of the AI comparisons below, a "
-             "kernel without FLOPs counts as overhead-bound, and their recoverable time is an "
-             "upper bound.",
-             nb);
+        rt_findings_item(
+            o,
+            "%s: no byte counts (the kernels carry time and FLOPs only), so these kernels have "
+            "no AI and no bandwidth bound: they are left out of the AI comparisons below, a "
+            "kernel without FLOPs counts as overhead-bound, and their recoverable time is an "
+            "upper bound.",
+            nb);
     for (size_t i = 0; i < a->n_items; i++)
         if (strcmp(tag(&a->items[i].tags, "implementation"), "pytorch") == 0) {
-            item(o, "pytorch: torch's operators from the PyTorch profiler's traces (self time; "
-                    "FLOPs as torch records them: convolutions, matrix products, mul and add, "
-                    "none for sigmoid, tanh, in-place add or copies; the conv2d backward credited "
-                    "by rooftime "
-                    "with twice the forward count), not checked against the reference (torch "
-                    "draws its own inputs); its backward is one autograd pass, input and weight "
-                    "gradients together.");
+            rt_findings_item(
+                o, "pytorch: torch's operators from the PyTorch profiler's traces (self time; "
+                   "FLOPs as torch records them: convolutions, matrix products, mul and add, "
+                   "none for sigmoid, tanh, in-place add or copies; the conv2d backward credited "
+                   "by rooftime "
+                   "with twice the forward count), not checked against the reference (torch "
+                   "draws its own inputs); its backward is one autograd pass, input and weight "
+                   "gradients together.");
             break;
         }
     for (size_t i = 0; i < r->skipped.n; i++)
-        item(o, "Skipped: %s", r->skipped.msg[i]);
-    h_raw(o, "</ul>\n");
+        rt_findings_item(o, "Skipped: %s", r->skipped.msg[i]);
 }
 
-static void section_checks(out2 *o, const rt_study_result *r)
+static void section_checks(rt_findings *o, const rt_study_result *r)
 {
-    heading(o, "Correctness against the reference (small shapes, fresh random inputs)");
+    rt_findings_section_add(
+        o, "Correctness against the reference (small shapes, fresh random inputs)");
     if (!r->n_checks) {
-        h_raw(o, "<p>");
-        esc(o, "No checks ran.\n");
-        h_raw(o, "</p>\n");
+        rt_findings_paragraph(o, "No checks ran.");
         return;
     }
     const char *head[] = {"implementation precision operation pass", "relative difference", "bound",
                           "result"};
-    table_begin(o, head, 4);
+    rt_findings_table(o, 4, head);
     for (size_t i = 0; i < r->n_checks; i++) {
         char d[32], b[32];
         snprintf(d, sizeof d, "%.3g", r->checks[i].rel_diff);
         snprintf(b, sizeof b, "%.0e", r->checks[i].bound);
-        table_row(o, 4, r->checks[i].what, d, b, r->checks[i].ok ? "ok" : "FAILED");
+        rt_findings_row(
+            o, (const char *const[]){r->checks[i].what, d, b, r->checks[i].ok ? "ok" : "FAILED"});
     }
-    table_end(o);
 }
 
-static void section_overhead(out2 *o, const rt_analysis *a)
+static void section_overhead(rt_findings *o, const rt_analysis *a)
 {
-    heading(o, "Overhead-bound configs (inside the overhead box: max(T_compute, T_bw) < n tau)");
+    rt_findings_section_add(
+        o, "Overhead-bound configs (inside the overhead box: max(T_compute, T_bw) < n tau)");
     strset series = {0};
     for (size_t c = 0; c < a->n_configs; c++) {
         char s[160];
@@ -315,7 +244,7 @@ static void section_overhead(out2 *o, const rt_analysis *a)
     }
     const char *head[] = {"series", "overhead-bound configs", "invocations per config",
                           "share of time in overhead-bound kernels"};
-    table_begin(o, head, 4);
+    rt_findings_table(o, 4, head);
     size_t total_ob = 0;
     for (size_t si = 0; si < series.n; si++) {
         size_t nc = 0, ob = 0;
@@ -347,27 +276,26 @@ static void section_overhead(out2 *o, const rt_analysis *a)
         snprintf(impl, sizeof impl, "%.*s", (int)strcspn(series.v[si], " "), series.v[si]);
         snprintf(a3, sizeof a3, "%.1f%%%s", t > 0 ? 100 * tob / t : 0,
                  impl_without_bytes(a, impl) ? " (no byte counts)" : "");
-        table_row(o, 4, series.v[si], a1, a2, a3);
+        rt_findings_row(o, (const char *const[]){series.v[si], a1, a2, a3});
     }
-    table_end(o);
-    h_raw(o, "<ul>\n");
-    item(o, "%zu of %zu configs are overhead-bound (tau = %.3g us on this machine).", total_ob,
-         a->n_configs, a->machine->tau * 1e6);
+    rt_findings_list(o);
+    rt_findings_item(o, "%zu of %zu configs are overhead-bound (tau = %.3g us on this machine).",
+                     total_ob, a->n_configs, a->machine->tau * 1e6);
     char nb[128];
     impls_without_bytes(a, nb, sizeof nb);
     if (nb[0])
-        item(o,
-             "%s (no byte counts): a config is overhead-bound when n tau exceeds its compute time "
-             "alone, and every kernel without FLOPs is overhead-bound, since nothing else bounds "
-             "it.",
-             nb);
-    h_raw(o, "</ul>\n");
+        rt_findings_item(
+            o,
+            "%s (no byte counts): a config is overhead-bound when n tau exceeds its compute time "
+            "alone, and every kernel without FLOPs is overhead-bound, since nothing else bounds "
+            "it.",
+            nb);
     strset_release(&series);
 }
 
-static void section_matrix_unit(out2 *o, const rt_analysis *a, const rt_study_result *r)
+static void section_matrix_unit(rt_findings *o, const rt_analysis *a, const rt_study_result *r)
 {
-    heading(o, "Matrix unit");
+    rt_findings_section_add(o, "Matrix unit");
     strset impls = {0}, units = {0};
     bool amx = false;
     for (size_t i = 0; i < a->n_items; i++) {
@@ -385,29 +313,30 @@ static void section_matrix_unit(out2 *o, const rt_analysis *a, const rt_study_re
             if (it->kernel->flops.v[u].value > 0)
                 strset_add(&units, it->kernel->flops.v[u].key);
     }
-    h_raw(o, "<ul>\n");
+    rt_findings_list(o);
     char ulist[256] = "";
     for (size_t i = 0; i < units.n; i++)
         snprintf(ulist + strlen(ulist), sizeof ulist - strlen(ulist), "%s%s", i ? ", " : "",
                  units.v[i]);
     if (amx)
-        item(o, "oneDNN chose AMX kernels (a matrix unit) for some configs; FLOPs ran on: %s.",
-             ulist);
+        rt_findings_item(
+            o, "oneDNN chose AMX kernels (a matrix unit) for some configs; FLOPs ran on: %s.",
+            ulist);
     else
-        item(o,
-             "No kernel used a matrix unit: no oneDNN implementation name contains \"amx\" "
-             "(oneDNN's ISA here is %s). FLOPs ran on: %s.",
-             r->isa ? r->isa : "?", ulist[0] ? ulist : "none");
+        rt_findings_item(
+            o,
+            "No kernel used a matrix unit: no oneDNN implementation name contains \"amx\" "
+            "(oneDNN's ISA here is %s). FLOPs ran on: %s.",
+            r->isa ? r->isa : "?", ulist[0] ? ulist : "none");
     for (size_t i = 0; i < impls.n; i++)
-        item(o, "oneDNN %s", impls.v[i]);
-    h_raw(o, "</ul>\n");
+        rt_findings_item(o, "oneDNN %s", impls.v[i]);
     strset_release(&impls);
     strset_release(&units);
 }
 
-static void section_zero_ai(out2 *o, const rt_analysis *a)
+static void section_zero_ai(rt_findings *o, const rt_analysis *a)
 {
-    heading(o, "Time in zero-AI kernels (no FLOPs: reorders, im2col, zeroing)");
+    rt_findings_section_add(o, "Time in zero-AI kernels (no FLOPs: reorders, im2col, zeroing)");
     strset keys = {0};
     for (size_t i = 0; i < a->n_items; i++) {
         char k[96];
@@ -417,7 +346,7 @@ static void section_zero_ai(out2 *o, const rt_analysis *a)
     }
     const char *head[] = {"implementation precision", "zero-AI time", "total time", "share",
                           "zero-AI kernels"};
-    table_begin(o, head, 5);
+    rt_findings_table(o, 5, head);
     for (size_t ki = 0; ki < keys.n; ki++) {
         double t = 0, tz = 0;
         strset names = {0};
@@ -446,18 +375,18 @@ static void section_zero_ai(out2 *o, const rt_analysis *a)
                  impl_without_bytes(a, impl) ? " (no FLOPs recorded; no byte counts)" : "");
         for (size_t i = 0; i < names.n; i++)
             snprintf(c4 + strlen(c4), sizeof c4 - strlen(c4), "%s%s", i ? ", " : "", names.v[i]);
-        table_row(o, 5, keys.v[ki], c1, c2, c3, names.n ? c4 : "none");
+        rt_findings_row(o, (const char *const[]){keys.v[ki], c1, c2, c3, names.n ? c4 : "none"});
         strset_release(&names);
     }
-    table_end(o);
     strset_release(&keys);
 }
 
-static void section_jumps(out2 *o, const rt_analysis *a, const rt_study_result *r)
+static void section_jumps(rt_findings *o, const rt_analysis *a, const rt_study_result *r)
 {
-    heading(o, "Jumps in AI within a family (algorithm changes, staging buffers): the DRAM AI "
-               "moving more than 1.5x away from the operation's own AI");
-    h_raw(o, "<ul>\n");
+    rt_findings_section_add(
+        o, "Jumps in AI within a family (algorithm changes, staging buffers): the DRAM AI "
+           "moving more than 1.5x away from the operation's own AI");
+    rt_findings_list(o);
     size_t found = 0;
     for (size_t f = 0; f < a->n_families; f++) {
         const rt_family *fam = &a->families[f];
@@ -472,7 +401,7 @@ static void section_jumps(out2 *o, const rt_analysis *a, const rt_study_result *
             char *ia = config_impls(a, ca, "reorder"), *ib = config_impls(a, cb, "reorder");
             char s[160];
             series_of(&ca->tags, s, sizeof s);
-            item(
+            rt_findings_item(
                 o,
                 "%s, %s %s -> %s: DRAM AI x%.2f where the operation's own AI changes x%.2f%s%s%s%s",
                 s, fam->param, tag(&ca->tags, fam->param), tag(&cb->tags, fam->param), ra, rn,
@@ -484,17 +413,17 @@ static void section_jumps(out2 *o, const rt_analysis *a, const rt_study_result *
         }
     }
     if (!found)
-        item(o, "None: within every family the AI follows the operation's own AI within a factor "
-                "of 1.5.");
+        rt_findings_item(
+            o, "None: within every family the AI follows the operation's own AI within a factor "
+               "of 1.5.");
     char nb[128];
     impls_without_bytes(a, nb, sizeof nb);
     if (nb[0])
-        item(o, "Not compared: %s (no byte counts, so no AI).", nb);
-    h_raw(o, "</ul>\n");
+        rt_findings_item(o, "Not compared: %s (no byte counts, so no AI).", nb);
     /* oneDNN may switch algorithms (direct, Winograd, gemm) between configs without the
      * counted AI showing it, since the FLOPs follow the formula of the algorithm's family */
-    heading(o, "Implementation changes within a family");
-    h_raw(o, "<ul>\n");
+    rt_findings_section_add(o, "Implementation changes within a family");
+    rt_findings_list(o);
     size_t changes = 0;
     for (size_t f = 0; f < a->n_families; f++) {
         const rt_family *fam = &a->families[f];
@@ -505,9 +434,10 @@ static void section_jumps(out2 *o, const rt_analysis *a, const rt_study_result *
             if (strcmp(ia, ib) != 0) {
                 char s[160];
                 series_of(&ca->tags, s, sizeof s);
-                item(o, "%s, %s %s -> %s: %s -> %s (DRAM AI x%.2f, time x%.2f)", s, fam->param,
-                     tag(&ca->tags, fam->param), tag(&cb->tags, fam->param), ia, ib,
-                     dram_ai(&cb->sum) / dram_ai(&ca->sum), cb->v.time / ca->v.time);
+                rt_findings_item(o, "%s, %s %s -> %s: %s -> %s (DRAM AI x%.2f, time x%.2f)", s,
+                                 fam->param, tag(&ca->tags, fam->param), tag(&cb->tags, fam->param),
+                                 ia, ib, dram_ai(&cb->sum) / dram_ai(&ca->sum),
+                                 cb->v.time / ca->v.time);
                 changes++;
             }
             free(ia);
@@ -515,13 +445,13 @@ static void section_jumps(out2 *o, const rt_analysis *a, const rt_study_result *
         }
     }
     if (!changes)
-        item(o, "None: every family ran one implementation throughout.");
-    h_raw(o, "</ul>\n");
+        rt_findings_item(o, "None: every family ran one implementation throughout.");
 }
 
-static void section_recoverable(out2 *o, const rt_analysis *a)
+static void section_recoverable(rt_findings *o, const rt_analysis *a)
 {
-    heading(o, "Recoverable time (measured minus the attainable bound, summed over configs)");
+    rt_findings_section_add(
+        o, "Recoverable time (measured minus the attainable bound, summed over configs)");
     strset keys = {0};
     for (size_t c = 0; c < a->n_configs; c++) {
         char k[96];
@@ -531,7 +461,7 @@ static void section_recoverable(out2 *o, const rt_analysis *a)
     }
     const char *head[] = {"implementation precision", "time", "recoverable", "share",
                           "most recoverable config"};
-    table_begin(o, head, 5);
+    rt_findings_table(o, 5, head);
     for (size_t ki = 0; ki < keys.n; ki++) {
         double t = 0, rec = 0, best = -1;
         const char *best_label = "";
@@ -557,18 +487,17 @@ static void section_recoverable(out2 *o, const rt_analysis *a)
         /* no bytes: the bandwidth bound is unknown (taken as 0), so the bound is low */
         snprintf(c3, sizeof c3, "%.1f%%%s", t > 0 ? 100 * rec / t : 0,
                  impl_without_bytes(a, impl) ? " (upper bound: no byte counts)" : "");
-        table_row(o, 5, keys.v[ki], c1, c2, c3, best_label);
+        rt_findings_row(o, (const char *const[]){keys.v[ki], c1, c2, c3, best_label});
     }
-    table_end(o);
     strset_release(&keys);
 }
 
 /* Families whose parameter is batch or seq: how time, launches and AI scale (the paper's
  * LSTM findings: time flat in batch, launches growing with sequence length at constant AI). */
-static void section_scaling(out2 *o, const rt_analysis *a)
+static void section_scaling(rt_findings *o, const rt_analysis *a)
 {
-    heading(o, "Scaling along the batch and sequence families");
-    h_raw(o, "<ul>\n");
+    rt_findings_section_add(o, "Scaling along the batch and sequence families");
+    rt_findings_list(o);
     for (size_t f = 0; f < a->n_families; f++) {
         const rt_family *fam = &a->families[f];
         if (fam->n < 2 || (strcmp(fam->param, "batch") != 0 && strcmp(fam->param, "seq") != 0))
@@ -583,17 +512,17 @@ static void section_scaling(out2 *o, const rt_analysis *a)
             snprintf(ai, sizeof ai, "DRAM AI unknown (no byte counts)");
         else
             snprintf(ai, sizeof ai, "DRAM AI x%.2f", rai);
-        item(o, "%s: %s x%.0f (%s -> %s) gives time x%.2f, invocations x%.2f, %s", s, fam->param,
-             p1 / p0, tag(&c0->tags, fam->param), tag(&c1->tags, fam->param),
-             c1->v.time / c0->v.time, c1->v.n / c0->v.n, ai);
+        rt_findings_item(o, "%s: %s x%.0f (%s -> %s) gives time x%.2f, invocations x%.2f, %s", s,
+                         fam->param, p1 / p0, tag(&c0->tags, fam->param),
+                         tag(&c1->tags, fam->param), c1->v.time / c0->v.time, c1->v.n / c0->v.n,
+                         ai);
     }
-    h_raw(o, "</ul>\n");
 }
 
 /* Kernels that ran faster than their bound, by the reason the data points to. */
-static void section_consistency(out2 *o, const rt_analysis *a)
+static void section_consistency(rt_findings *o, const rt_analysis *a)
 {
-    heading(o, "Kernels faster than their bound (efficiency above 1)");
+    rt_findings_section_add(o, "Kernels faster than their bound (efficiency above 1)");
     size_t n_oh = 0, n_bw = 0, n_wino = 0, n_comp = 0;
     strset oh = {0}, bw = {0}, comp = {0};
     for (size_t i = 0; i < a->n_items; i++) {
@@ -616,7 +545,7 @@ static void section_consistency(out2 *o, const rt_analysis *a)
             strset_add(&comp, bn);
         }
     }
-    h_raw(o, "<ul>\n");
+    rt_findings_list(o);
     char names[512];
 #define JOIN(set)                                                                                  \
     do {                                                                                           \
@@ -627,61 +556,53 @@ static void section_consistency(out2 *o, const rt_analysis *a)
     } while (0)
     if (n_oh) {
         JOIN(oh);
-        item(o,
-             "%zu kernels beat their overhead bound (%s): one fork/join (tau) per call "
-             "overstates their cost; single-threaded C loops, memset, small GEMMs and "
-             "reorders, and most framework operators open no parallel region.",
-             n_oh, names);
+        rt_findings_item(o,
+                         "%zu kernels beat their overhead bound (%s): one fork/join (tau) per call "
+                         "overstates their cost; single-threaded C loops, memset, small GEMMs and "
+                         "reorders, and most framework operators open no parallel region.",
+                         n_oh, names);
     }
     if (n_bw) {
         JOIN(bw);
-        item(o,
-             "%zu kernels beat their DRAM bound (%s): their tensors likely stay in cache from "
-             "one iteration to the next, so the compulsory DRAM bytes overcount what they move.",
-             n_bw, names);
+        rt_findings_item(
+            o,
+            "%zu kernels beat their DRAM bound (%s): their tensors likely stay in cache from "
+            "one iteration to the next, so the compulsory DRAM bytes overcount what they move.",
+            n_bw, names);
     }
     if (n_wino)
-        item(o,
-             "%zu oneDNN Winograd kernels beat their compute bound: Winograd does fewer "
-             "multiplications than the direct count they are credited with.",
-             n_wino);
+        rt_findings_item(
+            o,
+            "%zu oneDNN Winograd kernels beat their compute bound: Winograd does fewer "
+            "multiplications than the direct count they are credited with.",
+            n_wino);
     if (n_comp) {
         JOIN(comp);
-        item(o,
-             "%zu kernels beat their compute bound (%s): the machine's measured peak is below "
-             "what they reached (a busy machine measures low peaks).",
-             n_comp, names);
+        rt_findings_item(
+            o,
+            "%zu kernels beat their compute bound (%s): the machine's measured peak is below "
+            "what they reached (a busy machine measures low peaks).",
+            n_comp, names);
     }
 #undef JOIN
     if (!n_oh && !n_bw && !n_wino && !n_comp)
-        item(o, "None.");
-    h_raw(o, "</ul>\n");
+        rt_findings_item(o, "None.");
     strset_release(&oh);
     strset_release(&bw);
     strset_release(&comp);
 }
 
-char *rt_study_findings_html(const rt_analysis *a, const rt_study_result *r, char **text)
+rt_findings *rt_study_findings(const rt_analysis *a, const rt_study_result *r)
 {
-    char *hbuf = NULL, *tbuf = NULL;
-    size_t hlen = 0, tlen = 0;
-    out2 o = {open_memstream(&hbuf, &hlen), open_memstream(&tbuf, &tlen)};
-    if (!o.html || !o.text)
-        abort(); /* out of memory, the library's policy */
-    section_run(&o, a, r);
-    section_checks(&o, r);
-    section_overhead(&o, a);
-    section_matrix_unit(&o, a, r);
-    section_zero_ai(&o, a);
-    section_jumps(&o, a, r);
-    section_scaling(&o, a);
-    section_recoverable(&o, a);
-    section_consistency(&o, a);
-    fclose(o.html);
-    fclose(o.text);
-    if (text)
-        *text = tbuf;
-    else
-        free(tbuf);
-    return hbuf;
+    rt_findings *f = rt_findings_new("Findings");
+    section_run(f, a, r);
+    section_checks(f, r);
+    section_overhead(f, a);
+    section_matrix_unit(f, a, r);
+    section_zero_ai(f, a);
+    section_jumps(f, a, r);
+    section_scaling(f, a);
+    section_recoverable(f, a);
+    section_consistency(f, a);
+    return f;
 }

@@ -6,37 +6,44 @@
 #include <stdio.h>
 
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/findings.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
 
+/* A section drawn by render itself (a chart with its table, e.g. the stragglers across ranks):
+ * trusted HTML, placed after the charts. Findings (text) go through rt_findings instead. */
 typedef struct rt_report_section {
     const char *title;
-    const char *html; /* trusted HTML, already escaped */
+    const char *html;
 } rt_report_section;
 
 typedef struct rt_report_opts {
     const char *title;
-    rt_mode mode;
-    const rt_group_opts *group; /* how kernels group into configs/families (NULL: defaults) */
     /* One set of four views per distinct value of these tags (e.g. operation, pass). */
     const char *const *split_by;
     size_t n_split_by;
     const char *series_by; /* tag that picks the color (e.g. "framework" or "implementation") */
     const char *marker_by; /* tag that picks the marker shape (e.g. the swept parameter) */
     const char *fill_by;   /* tag whose values map to filled/hollow (e.g. "precision") */
-    /* Extra sections (findings) placed before the charts. */
+    /* Findings placed before the charts (the study's); NULL: none. */
+    const rt_findings *findings;
+    /* The callouts (zero-AI kernels, overhead-bound configs); NULL: rt_analysis_findings(a). */
+    const rt_findings *callouts;
     const rt_report_section *sections;
     size_t n_sections;
 } rt_report_opts;
 
 /*
  * Write DIR/report.html (self-contained: inline SVG and CSS, nothing from the network) and the
- * chart SVGs beside it; atomic per file. DIR is created when missing. A styling tag that no
- * kernel carries is ignored (the report is for every profile; `rooftime plot` is strict).
+ * chart SVGs beside it; atomic per file. DIR is created when missing. a is the analysis in the
+ * report's mode (its machine is the report's); hier, when not NULL, the same profiles in hier
+ * mode, drawn as a hierarchical roofline beside a's. The analyses are computed once by the
+ * caller and only read here. A styling tag that no kernel carries is ignored (the report is for
+ * every profile; `rooftime plot` is strict).
  */
-int rt_report_write(const rt_machine *m, rt_profile *const *profiles, size_t n_profiles,
-                    const rt_report_opts *opts, const char *dir, rt_error *err);
+int rt_report_write(const rt_analysis *a, const rt_analysis *hier, rt_profile *const *profiles,
+                    size_t n_profiles, const rt_report_opts *opts, const char *dir, rt_error *err);
 
 #endif

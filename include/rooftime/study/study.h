@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/findings.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
@@ -309,11 +310,12 @@ const rt_group_opts *rt_study_group_opts(void);
 /* ---- findings (study-findings.c) ---- */
 
 /*
- * The findings section computed from an analysis of the study's profiles: overhead-bound
- * configs, matrix-unit use, zero-AI time share, jumps in AI within families, recoverable
- * seconds. HTML (escaped), caller frees. text: the same as plain text when non-NULL.
+ * The findings computed from the analysis of the study's profiles: the run, the correctness
+ * checks, overhead-bound configs, matrix-unit use, zero-AI time share, jumps in AI within
+ * families, scaling, recoverable seconds. A structure (core/findings.h) that the text writer
+ * (formats) and the report render; rt_findings_free frees it.
  */
-char *rt_study_findings_html(const rt_analysis *a, const rt_study_result *r, char **text);
+rt_findings *rt_study_findings(const rt_analysis *a, const rt_study_result *r);
 
 /* ---- inline ---- */
 static inline uint16_t rt_f32_to_bf16(float f)
