@@ -31,9 +31,11 @@ int cmd_machine_measure(int argc, char **argv)
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'},  {"quick", no_argument, NULL, 'q'},
         {"threads", required_argument, NULL, 't'}, {"max-isa", required_argument, NULL, 'i'},
+        {"gpu", optional_argument, NULL, 'g'},     {"tau", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},          {0}};
     rt_measure_opts mo = {0};
-    const char *output = NULL;
+    const char *output = NULL, *tau = NULL;
+    long gpu = -1;
     int c;
     optind = 1;
     opterr = 0;
@@ -61,6 +63,20 @@ int cmd_machine_measure(int argc, char **argv)
             mo.max_isa = optarg;
             break;
         }
+        case 'g': {
+            /* --gpu, --gpu=N or --gpu N: the device index is optional */
+            const char *idx = optarg;
+            if (!idx && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
+                idx = argv[optind++];
+            if (!idx)
+                gpu = 0;
+            else if (cli_parse_long(idx, 0, 1023, &gpu) != 0)
+                return cli_usage_error("machine", "--gpu: expected a device index, got '%s'", idx);
+            break;
+        }
+        case 'T':
+            tau = optarg;
+            break;
         case 'h':
             cli_print_usage("machine", stdout);
             return RT_EXIT_OK;
@@ -74,6 +90,13 @@ int cmd_machine_measure(int argc, char **argv)
     if (optind != argc)
         return cli_usage_error("machine",
                                "'machine measure' takes no file arguments (use -o FILE)");
+
+    if (gpu < 0 && tau)
+        return cli_usage_error("machine", "--tau applies to --gpu only");
+    if (gpu >= 0 && (mo.max_threads || mo.max_isa))
+        return cli_usage_error("machine", "--threads and --max-isa apply to the CPU, not --gpu");
+    if (gpu >= 0)
+        return cmd_machine_measure_gpu((int)gpu, mo.quick, tau, output);
 
     /* Open the output first: a path we cannot write must fail before minutes of measuring. */
     char *out_path = NULL; /* -o with its placeholders expanded */

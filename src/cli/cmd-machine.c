@@ -169,6 +169,7 @@ const rt_command rt_cmd_machine = {
     "rooftime machine show NAME|FILE [--format text|json]\n"
     "rooftime machine check FILE...\n"
     "rooftime machine measure [-o FILE] [--quick] [--threads N] [--max-isa sse|avx2|avx512|amx]\n"
+    "rooftime machine measure --gpu [INDEX] [-o FILE] [--quick] [--tau paper|async|cpu|graph]\n"
     "\n"
     "NAME is a shipped preset (see `machine list`); FILE is a machine JSON file.\n"
     "`machine measure` records the launcher's rank, the host and the device (\"identity\");\n"

@@ -33,6 +33,8 @@ extern const rt_command rt_cmd_study;
 int cmd_help(int argc, char **argv);
 int cmd_machine(int argc, char **argv);
 int cmd_machine_measure(int argc, char **argv); /* cmd-machine-measure.c */
+/* cmd-machine-measure-gpu.c: `machine measure --gpu`; tau NULL: the paper's */
+int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *output);
 int cmd_analyze(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 int cmd_import(int argc, char **argv);
