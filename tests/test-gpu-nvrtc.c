@@ -1,0 +1,176 @@
+/* Tests of the GPU probe without a GPU: every kernel source compiles with NVRTC for sm_70, sm_80
+ * and sm_90 (as far as the NVRTC here supports them), and a missing or stub driver is refused. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/probe/gpu-driver.h"
+#include "rooftime/probe/gpu-measure.h"
+#include "rooftime/util/error.h"
+#include "testutil.h"
+
+/* NVRTC and its builtins keep allocations for the life of the process. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libnvrtc\nleak:<unknown module>\n";
+}
+
+static rt_nvrtc nv;
+
+/* The kernels each source must define (extern "C" names appear verbatim in the cubin). */
+static const char *const kernels[][8] = {
+    {"fma.cu", "fma_fp64", "fma_fp32", "fma_fp16", "fma_bf16", NULL},
+    {"mma.cu", "mma_fp16", "mma_bf16", "mma_tf32", "mma_int8", "mma_fp8", "mma_fp64", NULL},
+    {"memory.cu", "bw_read", "bw_read_l2", "bw_rmw", "bw_l1", "bw_shared", NULL},
+    {"launch.cu", "empty_kernel", NULL},
+};
+
+static int contains(const char *buf, size_t n, const char *s)
+{
+    size_t k = strlen(s);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(buf + i, s, k) == 0 && (i + k == n || buf[i + k] == 0))
+            return 1;
+    return 0;
+}
+
+static void test_sources_compile(void **state)
+{
+    (void)state;
+    static const int sms[] = {70, 80, 90};
+    int compiled = 0;
+    size_t n_sources = 0;
+    while (rt_gpu_kernel_sources[n_sources])
+        n_sources++;
+    assert_int_equal(n_sources, sizeof kernels / sizeof *kernels);
+    for (size_t s = 0; s < n_sources; s++) {
+        assert_string_equal(rt_gpu_kernel_sources[s], kernels[s][0]);
+        rt_error err;
+        char *src = rt_gpu_kernel_source(rt_gpu_kernel_sources[s], &err);
+        if (!src)
+            fail_msg("%s", err.msg);
+        for (size_t a = 0; a < sizeof sms / sizeof *sms; a++) {
+            if (!rt_nvrtc_supports(&nv, sms[a])) {
+                if (s == 0)
+                    fprintf(stderr,
+                            "note: NVRTC %d.%d (%s) cannot compile for sm_%d (it supports "
+                            "sm_%d and up): not checked here; NVRTC 12 or older checks it\n",
+                            nv.major, nv.minor, nv.path, sms[a], nv.archs[0]);
+                continue;
+            }
+            char *cubin = NULL;
+            size_t size = 0;
+            if (rt_nvrtc_compile(&nv, src, rt_gpu_kernel_sources[s], sms[a], &cubin, &size, &err) !=
+                0)
+                fail_msg("%s", err.msg);
+            assert_true(size > 0);
+            for (size_t k = 1; kernels[s][k]; k++)
+                if (!contains(cubin, size, kernels[s][k]))
+                    fail_msg("%s for sm_%d lacks kernel %s", rt_gpu_kernel_sources[s], sms[a],
+                             kernels[s][k]);
+            free(cubin);
+            compiled++;
+        }
+        free(src);
+    }
+    /* sm_80 and sm_90 at least: every NVRTC from 11.8 to 13 supports both */
+    assert_true(compiled >= 2 * (int)n_sources);
+}
+
+static void test_compile_error(void **state)
+{
+    (void)state;
+    char *cubin = (char *)1;
+    size_t size = 1;
+    rt_error err;
+    assert_int_equal(rt_nvrtc_compile(&nv, "extern \"C\" __global__ void k() { nonsense; }",
+                                      "broken.cu", 80, &cubin, &size, &err),
+                     -1);
+    assert_null(cubin);
+    assert_non_null(strstr(err.msg, "broken.cu: NVRTC cannot compile it for sm_80"));
+    assert_non_null(strstr(err.msg, "nonsense"));
+    assert_int_equal(rt_nvrtc_compile(&nv, "", "empty.cu", 12, &cubin, &size, &err), -1);
+    assert_non_null(strstr(err.msg, "cannot compile for sm_12"));
+}
+
+static void test_missing_driver(void **state)
+{
+    (void)state;
+    rt_cuda cu;
+    rt_error err;
+    setenv("ROOFTIME_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    assert_int_equal(rt_cuda_open(&cu, &err), -1);
+    assert_non_null(strstr(err.msg, "no NVIDIA driver: cannot load /nonexistent/libcuda.so.1"));
+    assert_null(cu.lib);
+    /* the toolkit's link-time stub is not a driver */
+    const char *stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+    if (tu_exists(stub)) {
+        setenv("ROOFTIME_LIBCUDA", stub, 1);
+        assert_int_equal(rt_cuda_open(&cu, &err), -1);
+        assert_non_null(strstr(err.msg, "link-time stub, not a driver"));
+        assert_null(cu.lib);
+    } else {
+        fprintf(stderr, "note: %s absent: the stub check is not run\n", stub);
+    }
+    /* a library that is no driver at all lacks the entry points */
+    setenv("ROOFTIME_LIBCUDA", "libm.so.6", 1);
+    assert_int_equal(rt_cuda_open(&cu, &err), -1);
+    assert_non_null(strstr(err.msg, "lacks cuInit"));
+    unsetenv("ROOFTIME_LIBCUDA");
+
+    rt_gpu_opts o = {0};
+    rt_machine *m = (rt_machine *)1;
+    rt_gpu_report r;
+    setenv("ROOFTIME_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    assert_int_equal(rt_gpu_measure(&o, &m, &r, NULL, &err), -1);
+    assert_null(m);
+    assert_non_null(strstr(err.msg, "no NVIDIA driver"));
+    unsetenv("ROOFTIME_LIBCUDA");
+}
+
+static void test_missing_nvrtc(void **state)
+{
+    (void)state;
+    rt_nvrtc other;
+    rt_error err;
+    setenv("ROOFTIME_NVRTC", "/nonexistent/libnvrtc.so", 1);
+    assert_int_equal(rt_nvrtc_open(&other, 0, &err), -1);
+    assert_non_null(strstr(err.msg, "no NVRTC: cannot load /nonexistent/libnvrtc.so"));
+    unsetenv("ROOFTIME_NVRTC");
+    /* an architecture no NVRTC compiles for */
+    assert_int_equal(rt_nvrtc_open(&other, 12, &err), -1);
+    assert_non_null(strstr(err.msg, "compiles for sm_12"));
+}
+
+static void test_tau_names(void **state)
+{
+    (void)state;
+    rt_gpu_tau t;
+    rt_error err;
+    const char *names[] = {"paper", "async", "cpu", "graph"};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(rt_gpu_tau_parse(names[i], &t, &err), 0);
+        assert_int_equal(t, i);
+        assert_string_equal(rt_gpu_tau_name(t), names[i]);
+    }
+    assert_int_equal(rt_gpu_tau_parse("wall", &t, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown launch-overhead definition 'wall'"));
+}
+
+int main(void)
+{
+    rt_error err;
+    if (rt_nvrtc_open(&nv, 0, &err) != 0) {
+        printf("skipped: %s\n", err.msg);
+        return 77;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sources_compile), cmocka_unit_test(test_compile_error),
+        cmocka_unit_test(test_missing_driver),  cmocka_unit_test(test_missing_nvrtc),
+        cmocka_unit_test(test_tau_names),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rt_nvrtc_close(&nv);
+    return rc;
+}
