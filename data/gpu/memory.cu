@@ -74,8 +74,8 @@ extern "C" __global__ void bw_rmw(double *meta, rt_f4 *x, u64 slice, int reps, f
     rt_clock_stop(clk, meta);
 }
 
-/* L1 hits: each thread re-reads its 4 float4 of the block's 16 KB slice (ld.global.ca, volatile so
- * the loads stay inside the loop). */
+/* L1 hits: each thread re-reads its 4 float4 of the block's 16 KB slice (ld.global.ca), at addresses
+ * that depend on the data read before, so that no compiler hoists or merges loads across reps. */
 extern "C" __global__ void bw_l1(double *meta, const rt_f4 *x, int reps, float *out)
 {
     rt_clock clk;
@@ -83,12 +83,14 @@ extern "C" __global__ void bw_l1(double *meta, const rt_f4 *x, int reps, float *
     const rt_f4 *p = x + (u64)blockIdx.x * blockDim.x * 4 + threadIdx.x;
     float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     for (int r = 0; r < reps; r++) {
+        /* depends on the sums so far: no compiler can merge the loads of two reps */
+        int j = r + (s0 == 1.2345e-30f ? 1 : 0);
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             rt_f4 v;
             asm volatile("ld.global.ca.v4.f32 {%0,%1,%2,%3}, [%4];"
                          : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                         : "l"(p + k * blockDim.x));
+                         : "l"(p + ((k + j) & 3) * blockDim.x));
             s0 += v.x;
             s1 += v.y;
             s2 += v.z;
