@@ -9,13 +9,6 @@
 #include "rooftime/util/error.h"
 #include "testutil.h"
 
-/* NVRTC and its builtins keep allocations for the life of the process. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-    return "leak:libnvrtc\nleak:<unknown module>\n";
-}
-
 static rt_nvrtc nv;
 
 /* The kernels each source must define (extern "C" names appear verbatim in the cubin). */

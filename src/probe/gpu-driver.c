@@ -54,13 +54,15 @@ const char *rt_cuda_strerror(const rt_cuda *cu, rt_cu_result rc, char *buf, size
         }                                                                                          \
     } while (0)
 
+/* Both libraries are opened RTLD_NODELETE: dlclose leaves them mapped, as drivers expect, and what
+ * they allocated for the process stays reachable. */
 int rt_cuda_open(rt_cuda *cu, rt_error *err)
 {
     memset(cu, 0, sizeof *cu);
     const char *want = getenv("ROOFTIME_LIBCUDA");
     if (!want || !*want)
         want = "libcuda.so.1";
-    cu->lib = dlopen(want, RTLD_NOW | RTLD_LOCAL);
+    cu->lib = dlopen(want, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!cu->lib) {
         const char *why = dlerror();
         rt_error_set(err,
@@ -174,7 +176,7 @@ int rt_nvrtc_open(rt_nvrtc *nv, int sm, rt_error *err)
     char seen[512] = "";
     for (size_t i = 0; i < n; i++) {
         memset(nv, 0, sizeof *nv);
-        nv->lib = dlopen(list[i], RTLD_NOW | RTLD_LOCAL);
+        nv->lib = dlopen(list[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (!nv->lib)
             continue;
         lib_path(nv->lib, list[i], nv->path, sizeof nv->path);
