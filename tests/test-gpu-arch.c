@@ -6,7 +6,8 @@
 
 #include "rooftime/core/machine.h"
 #include "rooftime/formats/machine-json.h"
-#include "rooftime/probe/gpu-arch.h"
+#include "rooftime/core/gpu-arch.h"
+#include "rooftime/formats/gpu-arch-json.h"
 #include "rooftime/util/error.h"
 #include "testutil.h"
 
@@ -83,17 +84,15 @@ static void test_presets(void **state)
         assert_non_null(a);
         for (size_t u = 0; u < m->n_units; u++) {
             const rt_unit *unit = &m->units[u];
-            /* the presets call the FP8 Tensor Core unit "fp8" */
-            const char *name = strcmp(unit->name, "fp8") == 0 ? "tensor_fp8" : unit->name;
-            double th = rt_gpu_theoretical(a, name, p->sms, p->clock_hz, p->tensor_clock_hz);
+            double th = rt_gpu_theoretical(a, unit->name, p->sms, p->clock_hz, p->tensor_clock_hz);
             if (th <= 0)
                 fail_msg("%s: sm_%d has no rate for unit %s", p->preset, p->sm, unit->name);
-            int measured = strcmp(m->source, "paper") == 0 && !unit->derivation;
+            int measured = strcmp(m->source, "paper") == 0 && unit->derivation.n == 0;
             if (measured) {
                 if (unit->flops > th)
                     fail_msg("%s %s: %.6g above theoretical %.6g", p->preset, unit->name,
                              unit->flops, th);
-            } else if (!tu_close(unit->flops, th, unit->derivation ? 1e-6 : 0.02)) {
+            } else if (!tu_close(unit->flops, th, unit->derivation.n ? 1e-6 : 0.02)) {
                 fail_msg("%s %s: preset %.6g, architectures.json gives %.6g", p->preset, unit->name,
                          unit->flops, th);
             }
@@ -144,7 +143,65 @@ static void test_bad_file(void **state)
     assert_non_null(strstr(err.msg, "parts[0].sm"));
     tu_write_file(path, "{\"architectures\": [");
     assert_int_equal(rt_gpu_archs_load(path, &a, &err), -1);
-    assert_non_null(strstr(err.msg, "a.json:1:"));
+    assert_non_null(strstr(err.msg, "a.json': line 1"));
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* A measured GPU machine: the typed record is written as "gpu", the four launch overheads are
+ * typed `overheads`, and a file read back keeps both through another save. */
+static void test_gpu_record(void **state)
+{
+    (void)state;
+    rt_machine *m = rt_machine_new("g");
+    rt_machine_set_str(&m->source, "measured");
+    rt_machine_add_unit(m, "tensor_fp8", 2e15);
+    rt_machine_add_level(m, "HBM", 3e12);
+    rt_machine_set_str(&m->ref_unit, "tensor_fp8");
+    rt_machine_set_str(&m->ref_level, "HBM");
+    m->gpu = rt_gpu_measurement_new();
+    snprintf(m->gpu->device, sizeof m->gpu->device, "NVIDIA X");
+    m->gpu->n_compute = 1;
+    snprintf(m->gpu->compute[0].unit, sizeof m->gpu->compute[0].unit, "tensor_fp8");
+    m->gpu->compute[0].flops = (rt_spread){2e15, 1.9e15, 2.1e15};
+    m->gpu->tau = RT_GPU_TAU_GRAPH;
+    for (int i = 0; i < RT_GPU_TAU_COUNT; i++) {
+        rt_gpu_overhead *o = &m->gpu->overhead[i];
+        snprintf(o->label, sizeof o->label, "%s", rt_gpu_tau_name((rt_gpu_tau)i));
+        o->seconds = (rt_spread){(i + 1) * 1e-6, (i + 1) * 1e-6, (i + 1) * 1e-6};
+        o->launches = 10;
+        rt_machine_add_overhead(m, rt_gpu_tau_overhead_name((rt_gpu_tau)i), 0, o->seconds, "x");
+    }
+    m->tau = 4e-6;
+    json_t *j = rt_machine_to_json(m);
+    json_t *g = json_object_get(j, "gpu");
+    assert_non_null(g);
+    json_t *lo = json_object_get(g, "launch_overheads");
+    assert_string_equal(json_string_value(json_object_get(lo, "tau")), "graph");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(lo, "paper"), "overhead_name")),
+        "cuda_empty_kernel_event");
+    json_decref(j);
+
+    char *dir = tu_tmpdir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/g.json", dir);
+    rt_error err;
+    if (rt_machine_save(m, path, &err) != 0)
+        fail_msg("%s", err.msg);
+    rt_machine *back = NULL;
+    if (rt_machine_load(path, &back, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(back->n_overheads, RT_GPU_TAU_COUNT);
+    assert_string_equal(back->overheads[0].name, "cuda_empty_kernel_event");
+    assert_close(back->overheads[3].seconds.median, 4e-6, 1e-12);
+    assert_close(back->tau, 4e-6, 1e-12);
+    assert_null(back->gpu); /* read back as an opaque member */
+    json_t *again = rt_machine_to_json(back);
+    assert_non_null(json_object_get(json_object_get(again, "gpu"), "compute"));
+    json_decref(again);
+    rt_machine_free(back);
+    rt_machine_free(m);
     tu_rmtree(dir);
     free(dir);
 }
@@ -152,10 +209,9 @@ static void test_bad_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tensor_peaks),
-        cmocka_unit_test(test_presets),
-        cmocka_unit_test(test_lookup),
-        cmocka_unit_test(test_bad_file),
+        cmocka_unit_test(test_tensor_peaks), cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_lookup),       cmocka_unit_test(test_bad_file),
+        cmocka_unit_test(test_gpu_record),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -114,9 +114,8 @@ static void test_missing_driver(void **state)
 
     rt_gpu_opts o = {0};
     rt_machine *m = (rt_machine *)1;
-    rt_gpu_report r;
     setenv("ROOFTIME_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
-    assert_int_equal(rt_gpu_measure(&o, &m, &r, NULL, &err), -1);
+    assert_int_equal(rt_gpu_measure(&o, &m, NULL, &err), -1);
     assert_null(m);
     assert_non_null(strstr(err.msg, "no NVIDIA driver"));
     unsetenv("ROOFTIME_LIBCUDA");
@@ -146,6 +145,7 @@ static void test_tau_names(void **state)
         assert_int_equal(rt_gpu_tau_parse(names[i], &t, &err), 0);
         assert_int_equal(t, i);
         assert_string_equal(rt_gpu_tau_name(t), names[i]);
+        assert_true(strncmp(rt_gpu_tau_overhead_name(t), "cuda_", 5) == 0);
     }
     assert_int_equal(rt_gpu_tau_parse("wall", &t, &err), -1);
     assert_non_null(strstr(err.msg, "unknown launch-overhead definition 'wall'"));

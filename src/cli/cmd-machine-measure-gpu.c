@@ -1,5 +1,6 @@
 /* `rooftime machine measure --gpu [INDEX]`: measure an NVIDIA GPU and write its machine file. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -7,10 +8,11 @@
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/machine.h"
+#include "rooftime/formats/gpu-arch-json.h"
 #include "rooftime/formats/machine-json.h"
-#include "rooftime/probe/gpu-json.h"
 #include "rooftime/probe/gpu-measure.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/format.h"
 
 static void show_progress(void *ctx, const char *stage, double fraction)
 {
@@ -21,43 +23,69 @@ static void show_progress(void *ctx, const char *stage, double fraction)
     *last = pct;
 }
 
-static void summary(FILE *fp, const rt_gpu_report *r)
+/* " [min .. max]  P% of T theoretical" after a figure in `unit`. */
+static void spread_line(FILE *fp, rt_spread s, double theoretical, const char *unit)
 {
+    char lo[32], hi[32], th[32];
+    rt_fmt_si(lo, sizeof lo, s.min, unit);
+    rt_fmt_si(hi, sizeof hi, s.max, unit);
+    fprintf(fp, "  [%s .. %s]", lo, hi);
+    if (theoretical > 0) {
+        rt_fmt_si(th, sizeof th, theoretical, unit);
+        fprintf(fp, "  %.1f%% of %s theoretical", 100 * s.median / theoretical, th);
+    }
+}
+
+/* Nothing written: remove the -o file (standard output has nothing to undo, and no second message
+ * about it). */
+static void output_abort(cli_output *out)
+{
+    if (out->path && out->af.fp)
+        rt_atomic_abort(&out->af);
+}
+
+static void summary(FILE *fp, const rt_gpu_measurement *r)
+{
+    char a[32], b[32], c[32];
     fprintf(fp, "%s: sm_%d%d (%s), %d SMs, %.4g GHz rated, NVRTC %s\n", r->device, r->cc_major,
             r->cc_minor, r->arch[0] ? r->arch : "no peak data", r->sms, r->clock_hz / 1e9,
             r->nvrtc);
     for (size_t i = 0; i < r->n_compute; i++) {
-        const rt_gpu_compute *c = &r->compute[i];
-        fprintf(fp, "  %-12s %10.4g TFLOP/s [%.4g .. %.4g]", c->unit, c->flops.median / 1e12,
-                c->flops.min / 1e12, c->flops.max / 1e12);
-        if (c->theoretical > 0)
-            fprintf(fp, "  %5.1f%% of %.4g theoretical", 100 * c->flops.median / c->theoretical,
-                    c->theoretical / 1e12);
-        fprintf(fp, "  (clock %.4g GHz)\n", c->clock_hz / 1e9);
+        const rt_gpu_compute *u = &r->compute[i];
+        rt_fmt_si(a, sizeof a, u->flops.median, "FLOP/s");
+        fprintf(fp, "  %-12s %16s", u->unit, a);
+        spread_line(fp, u->flops, u->theoretical, "FLOP/s");
+        fprintf(fp, "  (clock %.4g GHz)\n", u->clock_hz / 1e9);
     }
     for (size_t i = 0; i < r->n_bw; i++) {
-        const rt_gpu_bw *b = &r->bw[i];
-        fprintf(fp, "  %-12s %10.4g GB/s    [%.4g .. %.4g]", b->name, b->bw.median / 1e9,
-                b->bw.min / 1e9, b->bw.max / 1e9);
-        if (b->theoretical > 0)
-            fprintf(fp, "  %5.1f%% of %.4g theoretical", 100 * b->bw.median / b->theoretical,
-                    b->theoretical / 1e9);
-        fprintf(fp, "  (%.3g MB)\n", b->working_set / 1e6);
+        const rt_gpu_bw *w = &r->bw[i];
+        rt_fmt_si(a, sizeof a, w->bw.median, "B/s");
+        rt_fmt_bytes(b, sizeof b, w->working_set);
+        fprintf(fp, "  %-12s %16s", w->name, a);
+        spread_line(fp, w->bw, w->theoretical, "B/s");
+        fprintf(fp, "  (%s)\n", b);
     }
-    for (int c = 0; c < 2; c++)
+    for (int k = 0; k < 2; k++)
         for (int p = 0; p < 2; p++) {
-            const rt_plateau *q = &r->curve[c].plateau[p];
-            if (q->found)
-                fprintf(fp, "  sweep %-4s %-4s plateau %8.4g GB/s over %.3g..%.3g MB (%d points)\n",
-                        r->curve[c].kind, q->name, q->bw / 1e9, q->from_bytes / 1e6,
-                        q->to_bytes / 1e6, q->n_points);
+            const rt_gpu_plateau *q = &r->curve[k].plateau[p];
+            if (!q->found)
+                continue;
+            rt_fmt_si(a, sizeof a, q->bw.median, "B/s");
+            rt_fmt_bytes(b, sizeof b, q->from_bytes);
+            rt_fmt_bytes(c, sizeof c, q->to_bytes);
+            fprintf(fp, "  sweep %-4s %-4s plateau %s over %s .. %s (%d points)\n",
+                    r->curve[k].kind, q->name, a, b, c, q->points);
         }
     for (int i = 0; i < RT_GPU_TAU_COUNT; i++) {
         const rt_gpu_overhead *o = &r->overhead[i];
-        fprintf(fp, "  launch %-6s %8.4g µs [%.4g .. %.4g]%s\n", o->label, o->seconds.median * 1e6,
-                o->seconds.min * 1e6, o->seconds.max * 1e6, (int)r->tau == i ? "  <- tau" : "");
+        rt_fmt_time(a, sizeof a, o->seconds.median);
+        rt_fmt_time(b, sizeof b, o->seconds.min);
+        rt_fmt_time(c, sizeof c, o->seconds.max);
+        fprintf(fp, "  launch %-6s %10s [%s .. %s]  %s%s\n", o->label, a, b, c,
+                rt_gpu_tau_overhead_name((rt_gpu_tau)i), (int)r->tau == i ? "  <- tau" : "");
     }
-    fprintf(fp, "  measured in %.1f s\n", r->seconds);
+    rt_fmt_time(a, sizeof a, r->seconds);
+    fprintf(fp, "  measured in %s\n", a);
 }
 
 int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *output)
@@ -68,19 +96,35 @@ int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *
     go.quick = quick;
     if (tau && rt_gpu_tau_parse(tau, &go.tau, &err) != 0)
         return cli_usage_error("machine", "--tau: %s", err.msg);
-    cli_output out;
-    int orc = cli_output_open(&out, "machine", output, NULL, 0);
-    if (orc != 0)
+    /* Open the output first: a path we cannot write must fail before the measuring. */
+    char *out_path = NULL; /* -o with its placeholders expanded */
+    const rt_rank_identity *id;
+    int orc = cli_output_expand("machine", output, &out_path);
+    if (orc != 0 || (orc = cli_identity(&id)) != 0)
         return orc;
+    output = out_path;
+    cli_output out;
+    if ((orc = cli_output_open(&out, "machine", output, NULL, 0)) != 0) {
+        free(out_path);
+        return orc;
+    }
+    rt_gpu_archs archs;
+    if (rt_gpu_archs_load(NULL, &archs, &err) != 0) {
+        cli_error("%s", err.msg);
+        output_abort(&out);
+        free(out_path);
+        return RT_EXIT_FAIL;
+    }
+    go.archs = &archs;
     int last = -1;
     if (isatty(STDERR_FILENO)) {
         go.progress = show_progress;
         go.progress_ctx = &last;
     }
     rt_machine *m = NULL;
-    rt_gpu_report rep;
     rt_warnings skipped = {0};
-    int rc = rt_gpu_measure(&go, &m, &rep, &skipped, &err);
+    int rc = rt_gpu_measure(&go, &m, &skipped, &err);
+    rt_gpu_archs_release(&archs);
     if (last >= 0)
         fputc('\n', stderr);
     for (size_t i = 0; i < skipped.n; i++)
@@ -88,21 +132,21 @@ int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *
     rt_warnings_release(&skipped);
     if (rc != 0) {
         cli_error("GPU measurement failed: %s", err.msg);
-        if (out.path && out.af.fp)
-            rt_atomic_abort(&out.af); /* nothing written: no second message */
+        output_abort(&out);
+        free(out_path);
         return RT_EXIT_FAIL;
     }
+    m->identity = rt_rank_identity_dup(id);
     json_t *j = rt_machine_to_json(m);
-    json_object_set_new(j, "gpu", rt_gpu_report_to_json(&rep));
     int werr = json_dumpf(j, out.fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
                fputc('\n', out.fp) == EOF;
     json_decref(j);
     rc = cli_output_close(&out, werr);
     if (rc == RT_EXIT_OK && output) {
         printf("wrote %s: %s\n", output, m->name);
-        summary(stdout, &rep);
+        summary(stdout, m->gpu);
     }
-    rt_gpu_report_release(&rep);
     rt_machine_free(m);
+    free(out_path);
     return rc == RT_EXIT_OK ? RT_EXIT_OK : RT_EXIT_FAIL;
 }

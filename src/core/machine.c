@@ -43,6 +43,7 @@ void rt_machine_free(rt_machine *m)
     }
     free(m->overheads);
     rt_measurement_free(m->measurement);
+    rt_gpu_measurement_free(m->gpu);
     rt_rank_identity_free(m->identity);
     free(m->unknown_json);
     free(m);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gpu-measurement-json.h"
 #include "identity-json.h"
 #include "json-read.h"
 #include "measurement-json.h"
@@ -251,6 +252,8 @@ json_t *rt_machine_to_json(const rt_machine *m)
         json_object_set_new(j, "identity", rt_identity_to_json(m->identity));
     if (m->measurement)
         json_object_set_new(j, "measurement", rt_measurement_to_json(m->measurement));
+    if (m->gpu)
+        json_object_set_new(j, "gpu", rt_gpu_measurement_to_json(m->gpu));
     json_t *unknown = rt_json_opaque_parse(m->unknown_json);
     rt_json_merge_extra(j, unknown);
     json_decref(unknown);

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "rooftime/core/gpu-measurement.h"
 #include "rooftime/core/measurement.h"
 #include "rooftime/core/values.h"
 #include "rooftime/util/error.h"
@@ -55,6 +56,7 @@ typedef struct rt_machine {
     rt_overhead *overheads; /* every launch overhead measured, each by its own definition */
     size_t n_overheads;
     rt_measurement *measurement; /* how the figures were measured; NULL for presets and files */
+    rt_gpu_measurement *gpu;     /* how a GPU was measured (machine measure --gpu); else NULL */
     rt_rank_identity *identity;  /* the rank, host and device that measured it; NULL when unknown */
     /* Members of a machine file that rooftime does not know (a measurement record read back,
      * another tool's), kept for round trips as JSON text: formats/ parses and writes it, the core

@@ -1,11 +1,12 @@
 /* Reads data/gpu/architectures.json: the per-SM peak rates of each GPU architecture. */
-#include "rooftime/probe/gpu-arch.h"
+#include "rooftime/formats/gpu-arch-json.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json-read.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/strings.h"
 
@@ -38,13 +39,10 @@ int rt_gpu_archs_load(const char *path, rt_gpu_archs *out, rt_error *err)
 {
     memset(out, 0, sizeof *out);
     char *file = path ? rt_strdup(path) : rt_asprintf("%s/gpu/architectures.json", rt_datadir());
-    json_error_t je;
-    json_t *root = json_load_file(file, 0, &je);
+    json_t *root = NULL;
     int rc = -1;
-    if (!root) {
-        rt_error_set(err, "%s:%d:%d: %s", file, je.line, je.column, je.text);
+    if (rt_json_load_file(file, &root, err) != 0)
         goto done;
-    }
     json_t *archs = json_object_get(root, "architectures");
     json_t *parts = json_object_get(root, "parts");
     if (!json_is_array(archs) || !json_is_array(parts)) {
@@ -112,36 +110,4 @@ done:
     if (rc != 0)
         rt_gpu_archs_release(out);
     return rc;
-}
-
-void rt_gpu_archs_release(rt_gpu_archs *a)
-{
-    free(a->arch);
-    free(a->part);
-    memset(a, 0, sizeof *a);
-}
-
-const rt_gpu_arch *rt_gpu_arch_find(const rt_gpu_archs *a, int sm)
-{
-    for (size_t i = 0; i < a->n; i++)
-        if (a->arch[i].sm == sm)
-            return &a->arch[i];
-    return NULL;
-}
-
-double rt_gpu_arch_rate(const rt_gpu_arch *arch, const char *unit)
-{
-    if (!arch)
-        return 0;
-    for (size_t i = 0; i < arch->n_units; i++)
-        if (strcmp(arch->units[i].name, unit) == 0)
-            return arch->units[i].flops_per_sm_clock;
-    return 0;
-}
-
-double rt_gpu_theoretical(const rt_gpu_arch *arch, const char *unit, int sms, double clock_hz,
-                          double tensor_clock_hz)
-{
-    double clock = strncmp(unit, "tensor", 6) == 0 ? tensor_clock_hz : clock_hz;
-    return sms * clock * rt_gpu_arch_rate(arch, unit);
 }

@@ -1,7 +1,9 @@
-/* Serializes an rt_gpu_report with jansson (kept apart so it can move to the formats wing). */
-#include "rooftime/probe/gpu-json.h"
+/* A machine's GPU measurement record as JSON: the "gpu" member `machine measure --gpu` writes. */
+#include <stdio.h>
 
-static json_t *stat_json(rt_gpu_stat s)
+#include "gpu-measurement-json.h"
+
+static json_t *stat_json(rt_spread s)
 {
     return json_pack("{s:f,s:f,s:f}", "median", s.median, "min", s.min, "max", s.max);
 }
@@ -14,7 +16,7 @@ static json_t *array_of(const double *v, size_t n)
     return a;
 }
 
-json_t *rt_gpu_report_to_json(const rt_gpu_report *r)
+json_t *rt_gpu_measurement_to_json(const rt_gpu_measurement *r)
 {
     json_t *j = json_object();
     char cc[16];
@@ -49,8 +51,9 @@ json_t *rt_gpu_report_to_json(const rt_gpu_report *r)
     for (int i = 0; i < RT_GPU_TAU_COUNT; i++) {
         const rt_gpu_overhead *h = &r->overhead[i];
         json_object_set_new(o, h->label[0] ? h->label : rt_gpu_tau_name((rt_gpu_tau)i),
-                            json_pack("{s:o,s:s,s:I}", "seconds", stat_json(h->seconds), "method",
-                                      h->method, "launches", (json_int_t)h->launches));
+                            json_pack("{s:o,s:s,s:s,s:I}", "seconds", stat_json(h->seconds),
+                                      "overhead_name", rt_gpu_tau_overhead_name((rt_gpu_tau)i),
+                                      "method", h->method, "launches", (json_int_t)h->launches));
     }
     json_object_set_new(o, "tau", json_string(rt_gpu_tau_name(r->tau)));
     json_object_set_new(j, "launch_overheads", o);
@@ -61,12 +64,12 @@ json_t *rt_gpu_report_to_json(const rt_gpu_report *r)
             continue;
         json_t *pl = json_array();
         for (int p = 0; p < 2; p++) {
-            const rt_plateau *q = &k->plateau[p];
+            const rt_gpu_plateau *q = &k->plateau[p];
             json_array_append_new(pl, json_pack("{s:s,s:b,s:f,s:f,s:f,s:f,s:f,s:i,s:s}", "level",
-                                                q->name, "found", q->found, "bytes_per_s", q->bw,
-                                                "min", q->min, "max", q->max, "from_bytes",
-                                                q->from_bytes, "to_bytes", q->to_bytes, "points",
-                                                q->n_points, "note", q->note));
+                                                q->name, "found", q->found, "bytes_per_s",
+                                                q->bw.median, "min", q->bw.min, "max", q->bw.max,
+                                                "from_bytes", q->from_bytes, "to_bytes",
+                                                q->to_bytes, "points", q->points, "note", q->note));
         }
         json_array_append_new(cv, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o}", "kind", k->kind,
                                             "kernel", k->kernel, "working_set_bytes",

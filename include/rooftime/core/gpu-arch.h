@@ -1,11 +1,9 @@
-/* Per-architecture GPU peak rates (data/gpu/architectures.json): theoretical = SMs x clock x rate.
- */
-#ifndef ROOFTIME_PROBE_GPU_ARCH_H
-#define ROOFTIME_PROBE_GPU_ARCH_H
+/* Per-architecture GPU peak rates (gpu-arch.c; read from data/gpu/architectures.json by
+ * formats/gpu-arch-json.c): theoretical = SMs x clock x rate. */
+#ifndef ROOFTIME_CORE_GPU_ARCH_H
+#define ROOFTIME_CORE_GPU_ARCH_H
 
 #include <stddef.h>
-
-#include "rooftime/util/error.h"
 
 #define RT_GPU_MAX_UNITS 16
 
@@ -37,9 +35,6 @@ typedef struct rt_gpu_archs {
     size_t n_parts;
 } rt_gpu_archs;
 
-/* Load the file (path NULL: <datadir>/gpu/architectures.json). -1 with err naming the file and
- * field on anything malformed. */
-int rt_gpu_archs_load(const char *path, rt_gpu_archs *out, rt_error *err);
 void rt_gpu_archs_release(rt_gpu_archs *a);
 
 /* The entry for sm_<sm> exactly; NULL when the file has none. */

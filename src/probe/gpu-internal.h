@@ -1,0 +1,91 @@
+/* Private to the GPU probe: one opened GPU and the pieces of the measurement that use it
+ * (gpu-context.c, gpu-kernels.c, gpu-overhead.c; driven by gpu-measure.c). */
+#ifndef ROOFTIME_PROBE_GPU_INTERNAL_H
+#define ROOFTIME_PROBE_GPU_INTERNAL_H
+
+#include <stddef.h>
+
+#include "rooftime/core/gpu-arch.h"
+#include "rooftime/core/gpu-measurement.h"
+#include "rooftime/probe/gpu-driver.h"
+#include "rooftime/probe/gpu-measure.h"
+
+#define BLOCK 256
+#define MAX_TRIALS 9
+
+enum { MOD_FMA, MOD_MMA, MOD_MEM, MOD_LAUNCH, N_MODS };
+
+typedef struct gpu {
+    rt_cuda cu;
+    rt_nvrtc nv;
+    rt_cu_device dev;
+    rt_cu_context ctx;
+    int have_ctx;
+    rt_cu_stream s;
+    rt_cu_event e0, e1;
+    rt_cu_module mod[N_MODS];
+    rt_cu_ptr meta, out, buf;
+    size_t buf_bytes, out_floats;
+    int sm, sms;
+    double clock_hz;
+    rt_error *err;
+} gpu;
+
+/* gpu-context.c: open (driver, device figures into r, NVRTC, context, kernels) and close. */
+int gpu_open(gpu *g, int index, rt_gpu_measurement *r, rt_error *err);
+void gpu_close(gpu *g);
+/* 0 on success, else -1 with g->err naming `what` and the driver's message. */
+int gpu_ck(gpu *g, rt_cu_result rc, const char *what);
+int gpu_get_fn(gpu *g, int mod, const char *name, rt_cu_function *f);
+/* Blocks of BLOCK threads that fill every SM once (one wave). */
+int gpu_one_wave(gpu *g, rt_cu_function f, size_t smem, unsigned *grid);
+/* Launch once between the two events and wait; seconds of device time; meta copied to host. */
+int gpu_timed(gpu *g, rt_cu_function f, unsigned grid, unsigned smem, void **params, double *sec,
+              double meta[4]);
+/* Median, min and max of v (sorted in place). */
+rt_spread gpu_stat_of(double *v, int n);
+/* The SM clock a kernel saw: clock64 ticks over globaltimer nanoseconds in meta[2], meta[3]. */
+double gpu_clock_of(const double meta[4]);
+
+typedef struct gpu_progress_t {
+    const rt_gpu_opts *o;
+    const char *stage;
+    double lo, hi;
+} gpu_progress_t;
+void gpu_progress(gpu_progress_t *p, double f);
+void gpu_stage(gpu_progress_t *p, const char *name, double lo, double hi);
+
+/* gpu-kernels.c */
+typedef struct gpu_compute_kernel {
+    const char *unit, *kernel, *instr;
+    int mod;
+} gpu_compute_kernel;
+extern const gpu_compute_kernel gpu_compute_kernels[];
+extern const size_t gpu_n_compute;
+
+typedef enum { BW_READ, BW_READ_L2, BW_RMW } gpu_bw_kind;
+extern const char *const gpu_bw_kernels[];
+
+/* One unit's FLOP/s over `trials` runs of about `target` seconds; *absent when the instruction
+ * does not exist on this GPU. -1 on a wrong result or a figure above the theoretical peak. */
+int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch, int trials,
+                    double target, rt_gpu_compute *res, int *absent);
+/* Stream `ws` bytes per rep; bytes/s over the trials (RMW counts both ways). */
+int gpu_run_bw(gpu *g, gpu_bw_kind kind, double ws, int trials, double target, rt_spread *st,
+               double *clock, double *ws_used);
+/* L1 hits: 16 KB per block, at most max_per_sm blocks per SM. */
+int gpu_run_l1(gpu *g, int max_per_sm, int trials, double target, rt_spread *st, double *clock,
+               double *ws);
+int gpu_run_shared(gpu *g, int trials, double target, rt_spread *st, double *clock);
+/* A bandwidth curve from lo to hi bytes in steps of `step`; progress from f0 to f1. */
+int gpu_run_sweep(gpu *g, rt_gpu_curve *c, gpu_bw_kind kind, double lo, double hi, double step,
+                  int trials, double target, gpu_progress_t *p, double f0, double f1);
+
+/* gpu-overhead.c: the four definitions, `n` launches over `trials` trials. */
+int gpu_overhead_paper(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o);
+int gpu_overhead_async(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o);
+int gpu_overhead_cpu(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o);
+int gpu_overhead_graph(gpu *g, rt_cu_function f, int small, int big, int trials,
+                       rt_gpu_overhead *o);
+
+#endif

@@ -1,0 +1,233 @@
+/* The probe's kernels: FLOP/s of one compute unit (checked against what the kernel computes and
+ * the architecture's peak), bandwidth of one level, and the working-set sweep. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu-internal.h"
+#include "rooftime/util/strings.h"
+
+/* ---- compute ---- */
+
+const gpu_compute_kernel gpu_compute_kernels[] = {
+    {"fp64", "fma_fp64", "fma.rn.f64", MOD_FMA},
+    {"fp32", "fma_fp32", "fma.rn.f32", MOD_FMA},
+    {"fp16", "fma_fp16", "fma.rn.f16x2", MOD_FMA},
+    {"bf16", "fma_bf16", "fma.rn.bf16x2", MOD_FMA},
+    {"tensor", "mma_fp16", "mma.sync f16 x f16 + f32", MOD_MMA},
+    {"tensor_bf16", "mma_bf16", "mma.sync bf16 x bf16 + f32", MOD_MMA},
+    {"tensor_tf32", "mma_tf32", "mma.sync tf32 x tf32 + f32", MOD_MMA},
+    {"tensor_int8", "mma_int8", "mma.sync s8 x s8 + s32", MOD_MMA},
+    {"tensor_fp8", "mma_fp8", "mma.sync e4m3 x e4m3 + f32", MOD_MMA},
+    {"tensor_fp64", "mma_fp64", "mma.sync f64 m8n8k4", MOD_MMA},
+};
+const size_t gpu_n_compute = sizeof gpu_compute_kernels / sizeof *gpu_compute_kernels;
+
+/* FMA chains converge to c / (1 - b). */
+#define FMA_B 0.75f
+#define FMA_C 0.25f
+
+int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch, int trials,
+                    double target, rt_gpu_compute *res, int *absent)
+{
+    rt_cu_function f;
+    unsigned grid;
+    *absent = 0;
+    if (gpu_get_fn(g, k->mod, k->kernel, &f) || gpu_one_wave(g, f, 0, &grid))
+        return -1;
+    int iters = 8;
+    float b = FMA_B, c = FMA_C;
+    void *pf[] = {&g->meta, &g->out, &iters, &b, &c};
+    void *pm[] = {&g->meta, &g->out, &iters};
+    void **params = k->mod == MOD_FMA ? pf : pm;
+    double sec, meta[4];
+    /* two calibration runs: the second at the scaled count, to settle clocks too */
+    for (int cal = 0; cal < 2; cal++) {
+        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+            return -1;
+        if (meta[0] <= 0) {
+            *absent = 1;
+            return 0;
+        }
+        double want = iters * target / (sec > 1e-6 ? sec : 1e-6);
+        iters = want > 1 << 22 ? 1 << 22 : want < 8 ? 8 : (int)want;
+    }
+    double v[MAX_TRIALS], clk[MAX_TRIALS];
+    double warps = (double)grid * BLOCK / 32;
+    for (int t = 0; t < trials; t++) {
+        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+            return -1;
+        v[t] = meta[0] * warps * iters / sec;
+        clk[t] = gpu_clock_of(meta);
+    }
+    /* the result must be what the kernel computes: the work was done */
+    float out0 = 0;
+    if (gpu_ck(g, g->cu.MemcpyDtoH(&out0, g->out, sizeof out0), "cuMemcpyDtoH"))
+        return -1;
+    if (k->mod == MOD_FMA) {
+        double want = FMA_C / (1.0 - FMA_B);
+        if (!(fabs(out0 - want) <= 0.01 * want)) {
+            rt_error_set(g->err, "%s: kernel %s computed %g, expected %g: wrong result", k->unit,
+                         k->kernel, out0, want);
+            return -1;
+        }
+    } else {
+        double want = iters * meta[1];
+        if (!(fabs(out0 - want) <= 1e-6 * want)) {
+            rt_error_set(g->err, "%s: kernel %s computed %g, expected %g: wrong result", k->unit,
+                         k->kernel, out0, want);
+            return -1;
+        }
+    }
+    memset(res, 0, sizeof *res);
+    snprintf(res->unit, sizeof res->unit, "%s", k->unit);
+    snprintf(res->kernel, sizeof res->kernel, "%s", k->kernel);
+    snprintf(res->instr, sizeof res->instr, "%s", k->instr);
+    double top = v[0];
+    for (int t = 1; t < trials; t++)
+        top = v[t] > top ? v[t] : top;
+    res->flops = gpu_stat_of(v, trials);
+    rt_spread cs = gpu_stat_of(clk, trials);
+    res->clock_hz = cs.median;
+    res->trials = trials;
+    double clock = cs.max > g->clock_hz ? cs.max : g->clock_hz;
+    res->theoretical = arch ? rt_gpu_theoretical(arch, k->unit, g->sms, clock, clock) : 0;
+    if (res->theoretical > 0 && top > res->theoretical * 1.001) {
+        rt_error_set(g->err,
+                     "%s: measured %.4g FLOP/s, above the theoretical %.4g (%d SMs x %.4g GHz x "
+                     "%g FLOPs per SM per cycle): the kernel's FLOP count or "
+                     "architectures.json is wrong",
+                     k->unit, top, res->theoretical, g->sms, clock / 1e9,
+                     rt_gpu_arch_rate(arch, k->unit));
+        return -1;
+    }
+    return 0;
+}
+/* ---- bandwidth ---- */
+
+const char *const gpu_bw_kernels[] = {"bw_read", "bw_read_l2", "bw_rmw"};
+
+/* Stream `ws` bytes per rep with kernel `kind`; bytes/s over the trials (RMW counts both ways). */
+int gpu_run_bw(gpu *g, gpu_bw_kind kind, double ws, int trials, double target, rt_spread *st,
+               double *clock, double *ws_used)
+{
+    rt_cu_function f;
+    unsigned grid;
+    if (gpu_get_fn(g, MOD_MEM, gpu_bw_kernels[kind], &f) || gpu_one_wave(g, f, 0, &grid))
+        return -1;
+    unsigned long long slice = (unsigned long long)(ws / 16 / grid);
+    if (slice < 1)
+        slice = 1;
+    if ((double)slice * 16 * grid > (double)g->buf_bytes)
+        slice = g->buf_bytes / 16 / grid;
+    int reps = 1;
+    void *params[] = {&g->meta, &g->buf, &slice, &reps, &g->out};
+    double sec, meta[4];
+    for (int cal = 0; cal < 2; cal++) {
+        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+            return -1;
+        double want = reps * target / (sec > 1e-6 ? sec : 1e-6);
+        reps = want > 1e6 ? 1000000 : want < 1 ? 1 : (int)want;
+    }
+    double bytes = (double)slice * 16 * grid * reps * (kind == BW_RMW ? 2 : 1);
+    double v[MAX_TRIALS], clk[MAX_TRIALS];
+    for (int t = 0; t < trials; t++) {
+        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+            return -1;
+        v[t] = bytes / sec;
+        clk[t] = gpu_clock_of(meta);
+    }
+    *st = gpu_stat_of(v, trials);
+    *clock = gpu_stat_of(clk, trials).median;
+    *ws_used = (double)slice * 16 * grid;
+    return 0;
+}
+
+/* L1 hits: 16 KB per block, at most half the L1 per SM in all (max_per_sm blocks, 0: no limit). */
+int gpu_run_l1(gpu *g, int max_per_sm, int trials, double target, rt_spread *st, double *clock,
+               double *ws)
+{
+    rt_cu_function f;
+    unsigned grid;
+    if (gpu_get_fn(g, MOD_MEM, "bw_l1", &f) ||
+        gpu_ck(g, g->cu.FuncSetAttribute(f, RT_CU_FUNC_CARVEOUT, 0), "cuFuncSetAttribute") ||
+        gpu_one_wave(g, f, 0, &grid))
+        return -1;
+    if (max_per_sm > 0 && grid > (unsigned)(g->sms * max_per_sm))
+        grid = (unsigned)(g->sms * max_per_sm);
+    int reps = 16;
+    void *params[] = {&g->meta, &g->buf, &reps, &g->out};
+    double sec, meta[4];
+    for (int cal = 0; cal < 2; cal++) {
+        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+            return -1;
+        double want = reps * target / (sec > 1e-6 ? sec : 1e-6);
+        reps = want > 1e7 ? 10000000 : want < 16 ? 16 : (int)want;
+    }
+    double bytes = (double)grid * BLOCK * 4 * 16 * reps;
+    double v[MAX_TRIALS], clk[MAX_TRIALS];
+    for (int t = 0; t < trials; t++) {
+        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+            return -1;
+        v[t] = bytes / sec;
+        clk[t] = gpu_clock_of(meta);
+    }
+    *st = gpu_stat_of(v, trials);
+    *clock = gpu_stat_of(clk, trials).median;
+    *ws = (double)grid * BLOCK * 4 * 16;
+    return 0;
+}
+
+int gpu_run_shared(gpu *g, int trials, double target, rt_spread *st, double *clock)
+{
+    rt_cu_function f;
+    unsigned grid, smem = BLOCK * 16 * sizeof(float);
+    if (gpu_get_fn(g, MOD_MEM, "bw_shared", &f) || gpu_one_wave(g, f, smem, &grid))
+        return -1;
+    int reps = 16;
+    void *params[] = {&g->meta, &reps, &g->out};
+    double sec, meta[4];
+    for (int cal = 0; cal < 2; cal++) {
+        if (gpu_timed(g, f, grid, smem, params, &sec, meta))
+            return -1;
+        double want = reps * target / (sec > 1e-6 ? sec : 1e-6);
+        reps = want > 1e7 ? 10000000 : want < 16 ? 16 : (int)want;
+    }
+    double bytes = (double)grid * BLOCK * reps * 16 * sizeof(float);
+    double v[MAX_TRIALS], clk[MAX_TRIALS];
+    for (int t = 0; t < trials; t++) {
+        if (gpu_timed(g, f, grid, smem, params, &sec, meta))
+            return -1;
+        v[t] = bytes / sec;
+        clk[t] = gpu_clock_of(meta);
+    }
+    *st = gpu_stat_of(v, trials);
+    *clock = gpu_stat_of(clk, trials).median;
+    return 0;
+}
+int gpu_run_sweep(gpu *g, rt_gpu_curve *c, gpu_bw_kind kind, double lo, double hi, double step,
+                  int trials, double target, gpu_progress_t *p, double f0, double f1)
+{
+    size_t cap = (size_t)(log(hi / lo) / log(step)) + 2;
+    c->bytes = rt_xcalloc(cap, sizeof(double));
+    c->bw = rt_xcalloc(cap, sizeof(double));
+    c->min = rt_xcalloc(cap, sizeof(double));
+    c->max = rt_xcalloc(cap, sizeof(double));
+    snprintf(c->kind, sizeof c->kind, "%s", kind == BW_RMW ? "rmw" : "read");
+    snprintf(c->kernel, sizeof c->kernel, "%s", gpu_bw_kernels[kind]);
+    for (double ws = lo; ws <= hi * 1.0001 && c->n < cap; ws *= step) {
+        rt_spread st;
+        double clock, used;
+        if (gpu_run_bw(g, kind, ws, trials, target, &st, &clock, &used))
+            return -1;
+        if (c->n > 0 && used <= c->bytes[c->n - 1])
+            continue;
+        c->bytes[c->n] = used;
+        c->bw[c->n] = st.median;
+        c->min[c->n] = st.min;
+        c->max[c->n] = st.max;
+        c->n++;
+        gpu_progress(p, f0 + (f1 - f0) * log(ws / lo) / log(hi / lo));
+    }
+    return 0;
+}
