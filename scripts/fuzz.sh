@@ -30,6 +30,7 @@ for f in data/examples/*.json; do seed profile "$f" raw; seed render "$f" raw; d
 for f in data/machines/*.json; do seed machine "$f" raw; done
 seed metrics data/ncu/metrics.json raw
 seed torchops data/torch/ops.json raw
+seed hints data/torch/hints.json raw
 for f in tests/data/torch-*.json; do # the same traces through the cost model
     mkdir -p "$B/corpus/torch"
     { printf '\2'; cat "$f"; } >"$B/corpus/torch/model-$(basename "$f")"
@@ -55,7 +56,7 @@ if [ -d "$FIX/bad-inputs" ]; then
         name=$(basename "$f")
         case $name in
         *.md) continue ;;
-        svg-*) t=render ;; *ncumap*) t=metrics ;; *torchops*) t=torchops ;; *ncu*) t=ncu ;; *onednn*) t=onednn ;;
+        svg-*) t=render ;; *ncumap*) t=metrics ;; *torchops*) t=torchops ;; *hints*) t=hints ;; *ncu*) t=ncu ;; *onednn*) t=onednn ;;
         *table*) t=table ;; *torch*) t=torch ;; *) continue ;;
         esac
         case $name in
@@ -72,7 +73,7 @@ if [ -d "$FIX/bad-inputs" ]; then
 fi
 
 # Fuzz each target for SECONDS_EACH; a crash, leak, timeout or out-of-memory fails the run.
-TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops profile machine metrics render}
+TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render}
 for t in $TARGETS; do
     mkdir -p "$B/corpus/$t" "$B/artifacts/$t"
     echo "fuzz-$t: ${SECONDS_EACH} s"

@@ -61,6 +61,11 @@ check "diff says what matched" grep -q "matched by op; 0 only before, 0 only aft
 "$BIN" diff -m a100 --format csv "$TMP/dn-taps.json" "$TMP/dn-window.json" >"$TMP/diff.csv" 2>"$TMP/err"
 check "diff CSV with verdicts" grep -qE '^"?total"?,.*,(bandwidth|compute|overhead)' "$TMP/diff.csv"
 expect 2 "expected two profiles" -- diff "$TMP/dn-taps.json"
+"$BIN" analyze -m a100 --hints "$TMP/dn-taps.json" >"$TMP/hints.txt" 2>"$TMP/err"
+check "analyze --hints exits 0" [ $? -eq 0 ]
+check "the reorder hint fires with its figure" grep -qE "^hint: reorders: [0-9.]+% of the time \(.* in [0-9]+ kernels, the longest 'reorder " "$TMP/hints.txt"
+printf '{"schema": "rooftime.hints/1", "rules": [{"id": "x", "advice": "y", "min_share": 2, "bound": "overhead"}]}' >"$TMP/hints.json"
+expect 1 "hints.json': rules\[0\]: field 'min_share'" -- analyze -m a100 --hints-file "$TMP/hints.json" "$TMP/dn-taps.json"
 expect 1 "cannot read" -- diff "$TMP/dn-taps.json" "$TMP/nope.json"
 expect 2 "expected taps or window" -- import torch "$TMP/t.json" --conv-flops all -o "$TMP/x.json"
 expect 2 "--ops is for .import torch." -- import onednn "$SRC/tests/data/onednn-2.6-primitives.log" --ops x -o "$TMP/x.json"
@@ -99,6 +104,13 @@ for prec in fp32 bf16; do
     check "$prec: the wall time is recorded" json "$TMP/$prec.json" 'float(notes["command_wall_time"]) > 0 and "profiled steps" in notes["torch_wall_coverage"]'
 done
 check "bf16: bf16 FLOPs" json "$TMP/bf16.json" 'any("bf16" in k.get("flops", {}) for k in ks)'
+check "bf16: autocast's conversions are tagged" json "$TMP/bf16.json" 'any(k.get("tags", {}).get("convert") == "float->c10::BFloat16" for k in ks)'
+"$BIN" analyze -m a100 -g source --hints "$TMP/fp32.json" >"$TMP/a.txt" 2>"$TMP/err"
+check "analyze -g source exits 0" [ $? -eq 0 ]
+check "analyze says what share of the steps the operators explain" grep -qE "^coverage: profile 1: operator self time .* is [0-9.]+% of the profiled steps'" "$TMP/a.txt"
+check "analyze says what the cost model covered" grep -qE "^coverage: profile 1: .*% with FLOPs or bytes" "$TMP/a.txt"
+"$BIN" analyze -m a100 -g source --format csv "$TMP/fp32.json" >"$TMP/a.csv" 2>"$TMP/err"
+check "configs by source line" grep -q "examples/torch/train.py:" "$TMP/a.csv"
 
 # NCHW against channels_last, the oneDNN view of the same runs: the reorders disappear.
 for fmt in nchw cl; do

@@ -14,8 +14,23 @@
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
+#include "rooftime/import/hints.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
+
+/* What share of the wall time the operators explain, for profiles that recorded it (`profile
+ * --torch`), and what the cost model covered. */
+static void print_coverage(FILE *fp, rt_profile **ps, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *wall = rt_tags_get(&ps[i]->provenance.notes, "torch_wall_coverage");
+        const char *cov = rt_tags_get(&ps[i]->provenance.notes, "torch_coverage");
+        if (wall)
+            fprintf(fp, "coverage: profile %zu: %s\n", i + 1, wall);
+        if (cov)
+            fprintf(fp, "coverage: profile %zu: %s\n", i + 1, cov);
+    }
+}
 
 int cmd_analyze(int argc, char **argv)
 {
@@ -28,10 +43,13 @@ int cmd_analyze(int argc, char **argv)
     size_t top = 20;
     int rc = RT_EXIT_USAGE;
     static const struct option opts[] = {
-        {"machine", required_argument, NULL, 'm'}, {"mode", required_argument, NULL, 'M'},
-        {"format", required_argument, NULL, 'f'},  {"group-by", required_argument, NULL, 'g'},
-        {"ignore", required_argument, NULL, 'i'},  {"top", required_argument, NULL, 't'},
-        {"output", required_argument, NULL, 'o'},  {0}};
+        {"machine", required_argument, NULL, 'm'},    {"mode", required_argument, NULL, 'M'},
+        {"format", required_argument, NULL, 'f'},     {"group-by", required_argument, NULL, 'g'},
+        {"ignore", required_argument, NULL, 'i'},     {"top", required_argument, NULL, 't'},
+        {"output", required_argument, NULL, 'o'},     {"hints", no_argument, NULL, 'H'},
+        {"hints-file", required_argument, NULL, 'F'}, {0}};
+    int hints = 0;
+    const char *hints_file = NULL;
     int c;
     optind = 1;
     opterr = 0;
@@ -54,6 +72,13 @@ int cmd_analyze(int argc, char **argv)
         }
         case 'o':
             output = optarg;
+            break;
+        case 'H':
+            hints = 1;
+            break;
+        case 'F':
+            hints = 1;
+            hints_file = optarg;
             break;
         default:
             rc = cli_usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
@@ -97,6 +122,27 @@ int cmd_analyze(int argc, char **argv)
             goto done;
         int wr = fmt == RT_FORMAT_TEXT ? rt_analysis_write_text(a, top, o.fp)
                                        : rt_analysis_write(a, fmt, o.fp, &err);
+        if (wr == 0 && fmt == RT_FORMAT_TEXT)
+            print_coverage(o.fp, ps, n_ps);
+        if (wr == 0 && hints) {
+            rt_hints *h = NULL;
+            if (rt_hints_load(hints_file, &h, &err) != 0) {
+                cli_error("%s", err.msg);
+                wr = -1;
+            } else {
+                rt_warnings adv = {0};
+                rt_hints_eval(h, m, mode, ps, n_ps, &adv);
+                /* text: after the table; csv and json stay machine-readable, hints on stderr */
+                FILE *hf = fmt == RT_FORMAT_TEXT ? o.fp : stderr;
+                for (size_t i = 0; i < adv.n; i++)
+                    fprintf(hf, "hint: %s\n", adv.msg[i]);
+                if (adv.n == 0)
+                    fprintf(hf, "hint: none of the %s rules fired\n",
+                            hints_file ? hints_file : "data/torch/hints.json");
+                rt_warnings_release(&adv);
+                rt_hints_free(h);
+            }
+        }
         rc = cli_output_close(&o, wr != 0);
     }
 done:
@@ -122,9 +168,13 @@ const rt_command rt_cmd_analyze = {
     "  -g, --group-by TAGS  comma-separated tags that make a config (default: every tag)\n"
     "      --ignore TAGS    tags that never make or split a family\n"
     "      --top N          kernels shown in the text table (default 20, 0 = all)\n"
+    "      --hints          advice from the rules of data/torch/hints.json, each with the\n"
+    "                       figure that triggered it (--hints-file FILE: another table)\n"
     "  -o, --output FILE    write there instead of standard output\n"
     "\n"
-    "Each PROFILE is a rooftime profile JSON file (see docs/profile-format.md).\n"
+    "Each PROFILE is a rooftime profile JSON file (see docs/profile-format.md). The text output\n"
+    "ends with the coverage of PyTorch profiles: the share of the wall time the operators\n"
+    "explain (`profile --torch`) and the share the cost model gave FLOPs or bytes.\n"
     "\n"
     "--across rank: the profiles of one job's ranks (a DIR gives its *.json), read one at a\n"
     "time; per kernel and config the median, quartiles, min, max and slowest ranks over ranks,\n"

@@ -57,6 +57,30 @@ void torch_source_of(const char *stack, char **source, char **module)
     }
 }
 
+/* "float->c10::BFloat16" when a copy's two recorded tensor types differ (a dtype conversion), else
+ * NULL. */
+char *torch_conversion(const char *name, const char *types)
+{
+    if (!types || strcmp(name, "aten::copy_") != 0)
+        return NULL;
+    const char *t[2] = {NULL, NULL};
+    size_t n[2] = {0, 0};
+    const char *p = types;
+    for (int i = 0; i < 2; i++) {
+        const char *q = strchr(p, '"');
+        const char *e = q ? strchr(q + 1, '"') : NULL;
+        if (!e)
+            return NULL;
+        t[i] = q + 1;
+        n[i] = (size_t)(e - q - 1);
+        p = e + 1;
+    }
+    if (n[0] == 0 || n[1] == 0 || (n[0] == n[1] && memcmp(t[0], t[1], n[0]) == 0))
+        return NULL;
+    /* copy_(self, src): src is converted into self's type */
+    return rt_asprintf("%.*s->%.*s", (int)n[1], t[1], (int)n[0], t[0]);
+}
+
 /* The cost of one call of kernel k (cached per recorded FLOPs count, which only a convolution's
  * window convention reads). */
 static const rt_torch_cost *cost_of(reader *r, uint32_t key, double flops_arg)

@@ -99,6 +99,8 @@ typedef struct reader {
 /* Source line ("file.py:12") and nn.Module ("Linear_0") of the user's code in a "Call stack"
  * (frames innermost first, ';' between them); either may be NULL. */
 void torch_source_of(const char *stack, char **source, char **module);
+/* "float->c10::BFloat16" when an aten::copy_ converts between its recorded types, else NULL. */
+char *torch_conversion(const char *name, const char *types);
 /* FLOPs and bytes of every operator call from the cost model, the innermost working operator of
  * each subtree keeping them; coverage of the self time. */
 void torch_apply_costs(reader *r, const size_t *parent, const double *self,

@@ -528,6 +528,13 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "module", k->module);
             if (k->cunit && k->has_cflops)
                 rt_tags_set(&tags, "precision", k->cunit);
+            const char *full = r.names[i], *sep = strchr(full, '\x1f');
+            char *op = sep ? rt_strndup(full, (size_t)(sep - full)) : rt_strdup(full);
+            char *conv = torch_conversion(op, k->types);
+            if (conv)
+                rt_tags_set(&tags, "convert", conv);
+            free(conv);
+            free(op);
             rt_kernel *kk = rt_profile_find_or_add(p, k->display, &tags);
             if (kk->tags.n == 0)
                 rt_tags_copy(&kk->tags, &tags);
