@@ -99,6 +99,7 @@ for prec in fp32 bf16; do
         json "$TMP/$prec.json" 'any(op(k) == "aten::convolution_backward" and has(k, "flops") for k in ks)'
     check "$prec: elementwise operators carry bytes" \
         json "$TMP/$prec.json" 'all(has(k, "bytes") for k in ks if op(k) in ("aten::add_", "aten::clamp_min", "aten::threshold_backward", "aten::mul"))'
+    json "$TMP/$prec.json" 'print("%s: operator self time with FLOPs or bytes: %.3f" % (sys.argv[1], sum(k["time"] for k in ks if has(k, "flops") or has(k, "bytes")) / sum(k["time"] for k in ks))) or True'
     check "$prec: at least 90% of the operator self time carries FLOPs or bytes" \
         json "$TMP/$prec.json" 'sum(k["time"] for k in ks if has(k, "flops") or has(k, "bytes")) >= 0.9 * sum(k["time"] for k in ks)'
     check "$prec: the wall time is recorded" json "$TMP/$prec.json" 'float(notes["command_wall_time"]) > 0 and "profiled steps" in notes["torch_wall_coverage"]'
@@ -120,6 +121,12 @@ for fmt in nchw cl; do
         /usr/bin/python3 "$TRAIN" --steps 2 --batch 32 --size 64 --no-lstm $flag >"$TMP/out" 2>"$TMP/err"
     check "$fmt: profile --torch --onednn-output exits 0" [ $? -eq 0 ]
 done
+check "join: the oneDNN convolutions know the aten operator and source line that called them" \
+    json "$TMP/nchw-dnn.json" 'all(k.get("tags", {}).get("caller", "").startswith(("aten::mkldnn_convolution @ ", "aten::convolution_backward @ ")) and "examples/torch/train.py:" in k["tags"]["caller"] for k in ks if k["name"].startswith("convolution "))'
+check "join: the reorders are attributed to the convolutions" \
+    json "$TMP/nchw-dnn.json" 'sum(k["time"] for k in ks if k["name"].startswith("reorder ") and "caller" in k.get("tags", {})) >= 0.9 * sum(k["time"] for k in ks if k["name"].startswith("reorder "))'
+check "join: the aten convolution knows oneDNN's implementation" \
+    json "$TMP/nchw.json" 'any(op(k) == "aten::mkldnn_convolution" and "onednn" in k.get("tags", {}) for k in ks)'
 "$BIN" diff --by op --format csv "$TMP/nchw-dnn.json" "$TMP/cl-dnn.json" >"$TMP/cl.csv"
 check "diff: reorder time falls to under a tenth with channels_last" \
     awk -F, '$1 == "\"reorder\"" { found = 1; ok = $3 < $2 / 10 } END { exit !(found && ok) }' "$TMP/cl.csv"

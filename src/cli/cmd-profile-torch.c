@@ -149,6 +149,7 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
         free(dp->command);
         dp->command = rt_strdup_utf8(command);
         cli_print_warnings(&warnings, 20);
+        rt_torch_join_onednn(p, dp);
     }
     if (cli_save_profile(p, tags, output) != 0)
         goto out;

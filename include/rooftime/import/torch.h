@@ -45,4 +45,12 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                               const rt_torch_options *o, rt_profile **out, rt_warnings *w,
                               rt_error *err);
 
+/* Join the oneDNN profile of the same run (`profile --torch --onednn-output`) to the PyTorch one
+ * by shapes: each oneDNN convolution gets the tag 'caller' (the aten operator, its source line and
+ * module) and the operator the tag 'onednn' (the implementation); each reorder whose dimensions
+ * are a joined convolution's source, destination or weights gets that convolution's caller. A
+ * note in both profiles says how much was joined. Shapes alone cannot tell apart two
+ * convolutions of equal shapes and different strides: the one with the most time is named. */
+void rt_torch_join_onednn(rt_profile *torch, rt_profile *dnn);
+
 #endif
