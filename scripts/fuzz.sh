@@ -31,6 +31,7 @@ for f in data/machines/*.json; do seed machine "$f" raw; done
 seed metrics data/ncu/metrics.json raw
 seed torchops data/torch/ops.json raw
 seed hints data/torch/hints.json raw
+seed verdict-hints data/verdict-hints.json raw
 for f in tests/data/torch-*.json; do # the same traces through the cost model
     mkdir -p "$B/corpus/torch"
     { printf '\2'; cat "$f"; } >"$B/corpus/torch/model-$(basename "$f")"
@@ -73,7 +74,7 @@ if [ -d "$FIX/bad-inputs" ]; then
 fi
 
 # Fuzz each target for SECONDS_EACH; a crash, leak, timeout or out-of-memory fails the run.
-TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render}
+TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints}
 for t in $TARGETS; do
     mkdir -p "$B/corpus/$t" "$B/artifacts/$t"
     echo "fuzz-$t: ${SECONDS_EACH} s"

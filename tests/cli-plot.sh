@@ -52,7 +52,17 @@ check "--where keeps one framework" test "$(grep -c 'framework=pt' "$TMP/tf.svg"
 check "--title is escaped" grep -q "tf &lt;only&gt;" "$TMP/tf.svg"
 
 # Bad command lines: exit 2, a message, nothing written.
+# Kernels as points, labelled by the IDs of the report's kernel table; only the roofs used.
+expect 0 "" -- plot -m v100 --view 4d --points kernels -o "$TMP/k4d.svg" "$P"
+check "kernels labelled K1.." grep -q ">K1</text>" "$TMP/k4d.svg"
+check "the title says kernels" grep -q "single mode, kernels" "$TMP/k4d.svg"
+expect 0 "" -- plot -m v100 --view roofline --mode hier -o "$TMP/rh.svg" "$P"
+expect 0 "" -- plot -m v100 --view roofline --mode hier --all-roofs -o "$TMP/rh-all.svg" "$P"
+check "only the units the kernels use" bash -c "! grep -q '>fp64 ' '$TMP/rh.svg'"
+check "--all-roofs draws every unit" grep -q ">fp64 " "$TMP/rh-all.svg"
+check "the legend names the channel" grep -q "colour: memory level" "$TMP/rh.svg"
 expect 2 "--machine is required" -- plot --view 4d -o "$TMP/x.svg" "$P"
+expect 2 "--points: unknown points 'dots' \\(kernels or configs\\)" -- plot -m v100 --points dots -o "$TMP/x.svg" "$P"
 expect 2 "unknown view 'pie'" -- plot -m v100 --view pie -o "$TMP/x.svg" "$P"
 expect 2 "unknown mode 'fast'" -- plot -m v100 --mode fast -o "$TMP/x.svg" "$P"
 expect 2 "-o FILE is required" -- plot -m v100 "$P"

@@ -29,6 +29,11 @@ check "kernel names are escaped" grep -q "void gemm&lt;half, 128&gt;(A&amp;, B&a
 check "no raw kernel name" test "$(grep -c 'gemm<half' "$R/report.html")" = 0
 check "zero-AI kernels are called out" grep -q "1 zero-AI kernel" "$R/report.html"
 check "overhead-bound configs are called out" grep -q "overhead-bound" "$R/report.html"
+check "the page opens with the summary" python3 -c "import sys; h=open(sys.argv[1]).read(); assert h.index('id=\"summary\"') < h.index('<svg ') < h.index('id=\"configs\"')" "$R/report.html"
+check "the summary gives the share with a real verdict" grep -q "of the time has a real verdict" "$R/report.html"
+check "the summary ranks recoverable kernels with a hint" grep -q "<th>what to try</th>" "$R/report.html"
+check "warnings grouped by cause, each expandable with a count" grep -q '<details class="warn"><summary><b>[0-9]*</b> &#215; ' "$R/report.html"
+check "warnings after the charts" python3 -c "import sys; h=open(sys.argv[1]).read(); assert h.index('<svg ') < h.index('id=\"warnings\"')" "$R/report.html"
 check "nothing from the network" test "$(grep -cE '(src|href)="(https?:)?//' "$R/report.html")" = 0
 check "ten inline charts (two passes)" test "$(grep -c '<svg ' "$R/report.html")" = 10
 n=0
@@ -44,6 +49,14 @@ html = open(sys.argv[1], encoding="utf-8").read()
 for svg in re.findall(r"<svg .*?</svg>", html, re.S):
     xml.dom.minidom.parseString(svg)
 PY
+expect 0 "" -- report -m v100 --points kernels -o "$TMP/res/kern" "$P"
+check "--points kernels: the complexity view places kernels" grep -q ">K1</text>" "$TMP/res/kern/all-complexity.svg"
+# Profiles of one command (a study's) are named once, with their count.
+for i in 1 2; do
+    printf '{"schema": "rooftime.profile/1", "source": {"tool": "t", "command": "run it"}, "kernels": [{"name": "k%s", "invocations": 1, "time": 1e-3, "flops": {"tensor": 1e9}, "bytes": {"HBM": 1e6}}]}' "$i" >"$TMP/q$i.json"
+done
+expect 0 "" -- report -m v100 -o "$TMP/res/q" "$TMP/q1.json" "$TMP/q2.json"
+check "one command named once with its count" grep -q 'Profiles: t <code>run it</code> (2 profiles)\.' "$TMP/res/q/report.html"
 expect 2 "-o DIR is required" -- report -m v100 "$P"
 expect 2 "--machine is required" -- report -o "$R" "$P"
 expect 2 "unknown mode 'x'" -- report -m v100 --mode x -o "$R" "$P"
@@ -60,6 +73,41 @@ fi
 timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0 \
     --window-size=1400,3000 --screenshot="$TMP/shot.png" "file://$R/report.html" >"$TMP/chrome.out" 2>"$TMP/chrome.err"
 check "chromium wrote a screenshot" test -s "$TMP/shot.png"
+# The first screen at 1400x900 holds the summary and the first chart, and no chart text is below
+# 12 px: the page's own layout, measured by Chromium (a copy of the page with a script that
+# writes the element positions into the DOM, dumped with --dump-dom).
+timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,900 \
+    --screenshot="$TMP/first.png" "file://$R/report.html" >/dev/null 2>&1
+check "chromium wrote the 1400x900 screenshot" test -s "$TMP/first.png"
+layout_check() { # REPORT_DIR
+    local probe=$1/probe.html
+    sed 's|</body>|<script>\
+var q=function(s){return document.querySelector(s)};\
+var s=q(".summary").getBoundingClientRect(),c=q(".chart").getBoundingClientRect();\
+var min=1e9,n=0;document.querySelectorAll(".chart svg").forEach(function(g){\
+var k=g.getBoundingClientRect().width/g.viewBox.baseVal.width;\
+g.querySelectorAll("text").forEach(function(t){n++;min=Math.min(min,parseFloat(getComputedStyle(t).fontSize)*k)})});\
+var w=q("#warnings"),wt=w?w.getBoundingClientRect().top:1e9;\
+var o=document.createElement("pre");o.id="layout";\
+o.textContent="L summary "+s.top+" "+s.bottom+" chart "+c.top+" "+c.bottom+" "+c.width+" text "+min+" "+n+" warnings "+wt+" L";\
+document.body.appendChild(o);</script></body>|' "$1/report.html" >"$probe"
+    timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,900 \
+        --dump-dom "file://$probe" 2>/dev/null |
+        grep -oE 'L summary [-0-9.e]+ [-0-9.e]+ chart [-0-9.e]+ [-0-9.e]+ [-0-9.e]+ text [-0-9.e]+ [0-9]+ warnings [-0-9.e]+ L' >"$TMP/layout"
+    rm -f "$probe"
+    cat "$TMP/layout"
+    python3 - "$TMP/layout" <<'PY'
+import sys
+f = open(sys.argv[1]).read().split()
+st, sb, ct, cb, cw, tmin, ntext, wt = (float(f[i]) for i in (2, 3, 5, 6, 7, 9, 10, 12))
+assert st < ct, "the summary comes before the first chart"
+assert sb <= 900 and cb <= 900, "summary (to %g) and first chart (to %g) on the first 900 px" % (sb, cb)
+assert cw >= 1300, "the chart is full width (%g px)" % cw
+assert ntext > 50 and tmin >= 12, "chart text at least 12 px at 1400 px (smallest %g px)" % tmin
+assert wt > cb, "warnings come after the first chart"
+PY
+}
+layout_check "$R" || FAILS=$((FAILS + 1))
 if grep -E 'CONSOLE|Uncaught|SyntaxError' "$TMP/chrome.err" >"$TMP/console"; then
     echo "FAIL: console messages:"; head -5 "$TMP/console"; FAILS=$((FAILS + 1))
 fi

@@ -36,6 +36,9 @@ int cmd_plot(int argc, char **argv)
     char **where = NULL;
     size_t n_where = 0, labels = 0;
     double width = 0, height = 0;
+    rt_points points = RT_POINTS_CONFIGS;
+    bool all_roofs = false;
+    rt_error perr;
     int rc = RT_EXIT_USAGE;
     static const struct option opts[] = {
         {"machine", required_argument, NULL, 'm'},   {"view", required_argument, NULL, 'v'},
@@ -45,7 +48,8 @@ int cmd_plot(int argc, char **argv)
         {"title", required_argument, NULL, 't'},     {"group-by", required_argument, NULL, 'g'},
         {"ignore", required_argument, NULL, 'i'},    {"width", required_argument, NULL, 'W'},
         {"height", required_argument, NULL, 'H'},    {"labels", required_argument, NULL, 'L'},
-        {"output", required_argument, NULL, 'o'},    {0}};
+        {"output", required_argument, NULL, 'o'},    {"points", required_argument, NULL, 'p'},
+        {"all-roofs", no_argument, NULL, 'R'},       {0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -99,6 +103,15 @@ int cmd_plot(int argc, char **argv)
         }
         case 'o':
             output = optarg;
+            break;
+        case 'p':
+            if (rt_points_parse(optarg, &points, &perr) != 0) {
+                rc = cli_usage_error("plot", "--points: %s", perr.msg);
+                goto out;
+            }
+            break;
+        case 'R':
+            all_roofs = true;
             break;
         default:
             rc = cli_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
@@ -164,7 +177,9 @@ int cmd_plot(int argc, char **argv)
                               .family = family,
                               .where = (const char *const *)where,
                               .n_where = n_where,
-                              .max_labels = labels};
+                              .max_labels = labels,
+                              .points = points,
+                              .all_roofs = all_roofs};
         if (rt_chart_render(&spec, a, output, &err) != 0)
             cli_error("%s", err.msg);
         else
@@ -198,7 +213,11 @@ const rt_command rt_cmd_plot = {
     "  -g, --group-by TAGS   comma-separated tags that make a config (default: every tag)\n"
     "      --ignore TAGS     tags that never make or split a family\n"
     "      --width W, --height H  size in points (default 780 x 560; PNG has 2 pixels a point)\n"
-    "      --labels N        roofline: name the N longest kernels (default 8)\n"
+    "      --labels N        label the N longest kernels or configs (K1.., C1..; default 8)\n"
+    "      --points P        complexity, time and 4d: configs (default) or kernels (each kernel\n"
+    "                        a point sized by its share of time, labelled K1.. as in the tables)\n"
+    "      --all-roofs       roofline: every unit and level of the machine, not only those the\n"
+    "                        kernels use\n"
     "  -o, --output FILE     the chart; its extension picks the format (required)\n"
     "\n"
     "See docs/charts.md."};

@@ -10,6 +10,8 @@
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
+#include "rooftime/core/verdict-hints.h"
+#include "rooftime/formats/verdict-hints-json.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
@@ -26,13 +28,16 @@ int cmd_report(int argc, char **argv)
     int across = 0;
     char *across_html = NULL;
     int rc = RT_EXIT_USAGE;
+    rt_points points = RT_POINTS_CONFIGS;
+    bool all_roofs = false;
     static const struct option opts[] = {
         {"machine", required_argument, NULL, 'm'},   {"mode", required_argument, NULL, 'M'},
         {"series-by", required_argument, NULL, 's'}, {"marker-by", required_argument, NULL, 'k'},
         {"fill-by", required_argument, NULL, 'F'},   {"split-by", required_argument, NULL, 'S'},
         {"title", required_argument, NULL, 't'},     {"group-by", required_argument, NULL, 'g'},
         {"ignore", required_argument, NULL, 'i'},    {"output", required_argument, NULL, 'o'},
-        {"across", required_argument, NULL, 'A'},    {0}};
+        {"across", required_argument, NULL, 'A'},    {"points", required_argument, NULL, 'p'},
+        {"all-roofs", no_argument, NULL, 'R'},       {0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -55,6 +60,17 @@ int cmd_report(int argc, char **argv)
             break;
         case 't':
             title = optarg;
+            break;
+        case 'p': {
+            rt_error perr;
+            if (rt_points_parse(optarg, &points, &perr) != 0) {
+                rc = cli_usage_error("report", "--points: %s", perr.msg);
+                goto out;
+            }
+            break;
+        }
+        case 'R':
+            all_roofs = true;
             break;
         case 'o':
             output = optarg;
@@ -96,10 +112,12 @@ int cmd_report(int argc, char **argv)
     rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err), *hier = NULL;
     if (a && mode != RT_MODE_HIER)
         hier = rt_analysis_new(m, RT_MODE_HIER, ps, n_ps, &g, &err);
-    if (!a || (mode != RT_MODE_HIER && !hier)) {
+    rt_verdict_hints hints = {0};
+    if (!a || (mode != RT_MODE_HIER && !hier) || rt_verdict_hints_load(NULL, &hints, &err) != 0) {
         cli_error("%s", err.msg);
     } else {
         rt_findings *callouts = rt_analysis_findings(a);
+        rt_findings *summary = rt_analysis_summary(a, &hints);
         rt_report_section sec = {"Stragglers across ranks", NULL};
         if (across)
             sec.html = across_html = cli_across_section(ps, argv + optind, n_ps, m);
@@ -110,6 +128,9 @@ int cmd_report(int argc, char **argv)
                              .marker_by = marker,
                              .fill_by = fill,
                              .callouts = callouts,
+                             .summary = summary,
+                             .points = points,
+                             .all_roofs = all_roofs,
                              .sections = across ? &sec : NULL,
                              .n_sections = across ? 1 : 0};
         if (across && !across_html) {
@@ -121,7 +142,9 @@ int cmd_report(int argc, char **argv)
             rc = RT_EXIT_OK;
         }
         rt_findings_free(callouts);
+        rt_findings_free(summary);
     }
+    rt_verdict_hints_release(&hints);
     rt_analysis_free(a);
     rt_analysis_free(hier);
     cli_free_profiles(ps, n_ps);
@@ -145,6 +168,8 @@ const rt_command rt_cmd_report = {
     "      --marker-by TAG   marker shape\n"
     "      --fill-by TAG     filled or hollow symbols (default: precision when present)\n"
     "      --title T         report title\n"
+    "      --points P        complexity, time and 4d views: configs (default) or kernels\n"
+    "      --all-roofs       every unit and level of the machine, not only those used\n"
     "  -g, --group-by TAGS   comma-separated tags that make a config\n"
     "      --ignore TAGS     tags that never make or split a family\n"
     "  -o, --output DIR      writes DIR/report.html and the chart SVGs (required)\n"

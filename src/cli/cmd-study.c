@@ -12,6 +12,8 @@
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
+#include "rooftime/core/verdict-hints.h"
+#include "rooftime/formats/verdict-hints-json.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
@@ -228,7 +230,8 @@ int cmd_study(int argc, char **argv)
     int rc = RT_EXIT_FAIL;
     rt_study_result *res = NULL;
     rt_analysis *a = NULL, *hier = NULL;
-    rt_findings *findings = NULL, *callouts = NULL;
+    rt_findings *findings = NULL, *callouts = NULL, *summary = NULL;
+    rt_verdict_hints hints = {0};
     char *text = NULL, *path = NULL;
     double t0 = rt_now();
 
@@ -309,6 +312,11 @@ int cmd_study(int argc, char **argv)
         }
     }
     callouts = rt_analysis_findings(a);
+    if (rt_verdict_hints_load(NULL, &hints, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    summary = rt_analysis_summary(a, &hints);
     static const char *const split[] = {"operation", "pass"};
     rt_report_opts ro = {.title = "rooftime study: Conv2D and LSTM on this machine",
                          .split_by = split,
@@ -317,7 +325,8 @@ int cmd_study(int argc, char **argv)
                          .marker_by = NULL,
                          .fill_by = "precision",
                          .findings = findings,
-                         .callouts = callouts};
+                         .callouts = callouts,
+                         .summary = summary};
     if (rt_report_write(a, hier, res->profiles, res->n_profiles, &ro, dir, &err) != 0) {
         cli_error("cannot write the report: %s", err.msg);
         goto done;
@@ -333,6 +342,8 @@ done:
     free(path);
     rt_findings_free(findings);
     rt_findings_free(callouts);
+    rt_findings_free(summary);
+    rt_verdict_hints_release(&hints);
     free(text);
     rt_analysis_free(a);
     rt_analysis_free(hier);

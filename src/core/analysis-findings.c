@@ -1,11 +1,14 @@
 /* The findings of any analysis: zero-AI kernels (pure data movement) and overhead-bound configs,
  * the longest of each in a table. */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
+#include "rooftime/core/verdict-hints.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
@@ -100,6 +103,144 @@ rt_findings *rt_analysis_findings(const rt_analysis *a)
     size_t *io = rt_analysis_items_by_time(a);
     zero_ai(f, a, io);
     overhead_bound(f, a);
+    free(io);
+    return f;
+}
+
+bool rt_item_has_counts(const rt_item *it)
+{
+    if (it->v.W > 0)
+        return true;
+    for (size_t l = 0; l < it->v.n_levels; l++)
+        if (it->v.q[l] > 0)
+            return true;
+    return it->v.q_ref > 0;
+}
+
+/* Time per bound class ("no counts" for kernels without a real verdict), longest first. */
+static void by_class(rt_findings *f, const rt_analysis *a)
+{
+    char **label = rt_xcalloc(a->n_items + 1, sizeof *label);
+    double *t = rt_xcalloc(a->n_items + 1, sizeof *t);
+    size_t *n = rt_xcalloc(a->n_items + 1, sizeof *n), nc = 0;
+    for (size_t i = 0; i < a->n_items; i++) {
+        const rt_item *it = &a->items[i];
+        const char *l = rt_item_has_counts(it) ? it->v.bound_label : "no counts";
+        size_t c = 0;
+        while (c < nc && strcmp(label[c], l) != 0)
+            c++;
+        if (c == nc)
+            label[nc++] = rt_strdup(l);
+        t[c] += it->v.time;
+        n[c]++;
+    }
+    rt_findings_table(f, 4, (const char *const[]){"bound", "time", "share", "kernels"});
+    for (size_t k = 0; k < nc; k++) {
+        size_t best = k;
+        for (size_t c = k + 1; c < nc; c++)
+            if (t[c] > t[best] || (t[c] == t[best] && strcmp(label[c], label[best]) < 0))
+                best = c;
+        char *tl = label[k];
+        double tt = t[k];
+        size_t tn = n[k];
+        label[k] = label[best], t[k] = t[best], n[k] = n[best];
+        label[best] = tl, t[best] = tt, n[best] = tn;
+        char ts[48], sh[32], ns[32];
+        fmt_time(ts, sizeof ts, t[k]);
+        snprintf(sh, sizeof sh, "%.1f%%", share(a, t[k]));
+        snprintf(ns, sizeof ns, "%zu", n[k]);
+        rt_findings_row(f, (const char *const[]){label[k], ts, sh, ns});
+    }
+    for (size_t c = 0; c < nc; c++)
+        free(label[c]);
+    free(label);
+    free(t);
+    free(n);
+}
+
+/* The kernels with the most recoverable time among those with a real verdict. */
+static void top_recoverable(rt_findings *f, const rt_analysis *a, const rt_verdict_hints *hints,
+                            const size_t *io)
+{
+    size_t top[RT_SUMMARY_TOP], rank[RT_SUMMARY_TOP], nt = 0;
+    for (size_t k = 0; k < a->n_items; k++) {
+        const rt_item *it = &a->items[io[k]];
+        if (!rt_item_has_counts(it) || !(it->v.recoverable > 0))
+            continue;
+        size_t j = nt < RT_SUMMARY_TOP ? nt++ : RT_SUMMARY_TOP;
+        while (j > 0 && a->items[top[j - 1]].v.recoverable < it->v.recoverable) {
+            if (j < RT_SUMMARY_TOP)
+                top[j] = top[j - 1], rank[j] = rank[j - 1];
+            j--;
+        }
+        if (j < RT_SUMMARY_TOP)
+            top[j] = io[k], rank[j] = k;
+    }
+    if (!nt) {
+        rt_findings_paragraph(f, "No kernel with a real verdict has recoverable time.");
+        return;
+    }
+    rt_findings_table(
+        f, 6,
+        (const char *const[]){"ID", "kernel", "time", "recoverable", "verdict", "what to try"});
+    rt_findings_name_col(f, 1);
+    for (size_t j = 0; j < nt; j++) {
+        const rt_item *it = &a->items[top[j]];
+        char id[32], ts[48], rs[64], verdict[96], hint[512];
+        snprintf(id, sizeof id, "K%zu", rank[j] + 1);
+        fmt_time(ts, sizeof ts, it->v.time);
+        char r[48];
+        fmt_time(r, sizeof r, it->v.recoverable);
+        snprintf(rs, sizeof rs, "%s (%.1f%%)", r, share(a, it->v.recoverable));
+        if (isfinite(it->v.efficiency))
+            snprintf(verdict, sizeof verdict, "%s (bound: %.2g%% of its time)", it->v.bound_label,
+                     100 * it->v.efficiency);
+        else
+            snprintf(verdict, sizeof verdict, "%s", it->v.bound_label);
+        rt_verdict_hint_for(hints, &it->v, hint, sizeof hint);
+        rt_findings_row(f, (const char *const[]){id, it->kernel->name, ts, rs, verdict, hint});
+    }
+}
+
+rt_findings *rt_analysis_summary(const rt_analysis *a, const rt_verdict_hints *hints)
+{
+    rt_findings *f = rt_findings_new("Summary");
+    rt_findings_section_add(f, "Summary")->id = rt_strdup("summary");
+    double real = 0, rec = 0;
+    size_t n_none = 0;
+    for (size_t i = 0; i < a->n_items; i++) {
+        if (rt_item_has_counts(&a->items[i])) {
+            real += a->items[i].v.time;
+            rec += a->items[i].v.recoverable;
+        } else {
+            n_none++;
+        }
+    }
+    char tt[48], rt[48], nt[48];
+    fmt_time(tt, sizeof tt, a->total_time);
+    fmt_time(rt, sizeof rt, rec);
+    fmt_time(nt, sizeof nt, a->total_time - real);
+    rt_findings_list(f);
+    rt_findings_item(f, "Total %s over %zu kernel%s (%.0f launches) in %zu config%s.", tt,
+                     a->n_items, a->n_items == 1 ? "" : "s", a->total_n, a->n_configs,
+                     a->n_configs == 1 ? "" : "s");
+    if (n_none)
+        rt_findings_item(f,
+                         "%.1f%% of the time has a real verdict; %zu kernel%s (%s) record no "
+                         "FLOPs and no bytes, so nothing bounds them.",
+                         share(a, real), n_none, n_none == 1 ? "" : "s", nt);
+    else
+        rt_findings_item(f,
+                         "%.1f%% of the time has a real verdict (every kernel records FLOPs "
+                         "or bytes).",
+                         share(a, real));
+    rt_findings_item(f,
+                     "Recoverable: %s, %.1f%% of the total (measured time minus the attainable "
+                     "bound, over the kernels with a real verdict).",
+                     rt, share(a, rec));
+    by_class(f, a);
+    size_t *io = rt_analysis_items_by_time(a);
+    top_recoverable(f, a, hints, io);
     free(io);
     return f;
 }

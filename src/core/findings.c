@@ -64,6 +64,7 @@ static rt_findings_block *block_add(rt_findings *f, rt_findings_block_kind kind)
     rt_findings_block *b = &s->blocks[s->n_blocks++];
     memset(b, 0, sizeof *b);
     b->kind = kind;
+    b->name_col = -1;
     return b;
 }
 
@@ -121,6 +122,13 @@ void rt_findings_paragraph(rt_findings *f, const char *text)
     block_add(f, RT_FINDINGS_PARAGRAPH)->text = rt_strdup(text ? text : "");
 }
 
+void rt_findings_name_col(rt_findings *f, int col)
+{
+    rt_findings_block *b = last_block(f);
+    if (b)
+        b->name_col = col;
+}
+
 void rt_findings_callout(rt_findings *f, const char *lead, const char *text)
 {
     rt_findings_block *b = block_add(f, RT_FINDINGS_CALLOUT);
@@ -134,7 +142,7 @@ void rt_findings_callout_table(rt_findings *f, size_t n_cols, const char *const 
     if (!b || b->kind != RT_FINDINGS_CALLOUT || b->n_cols)
         return;
     b->n_cols = n_cols;
-    b->first_col_name = true;
+    b->name_col = 0;
     row_add(b, head);
 }
 

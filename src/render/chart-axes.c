@@ -52,13 +52,79 @@ double rt_chart_Y(const rt_chart *ch, double v)
 static const rt_text_style tick_style = {.size = 10, .color = RT_INK, .anchor = RT_ANCHOR_MIDDLE};
 static const rt_text_style axis_style = {.size = 12, .color = RT_INK, .anchor = RT_ANCHOR_MIDDLE};
 
+/* Cut s to fit w at size (bold) with "...", never inside a UTF-8 character. */
+static void shorten(rt_draw *d, char *s, double size, double w)
+{
+    double tw, th;
+    rt_draw_text_extent(d, s, size, true, &tw, &th);
+    while (tw > w && strlen(s) > 4) {
+        size_t len = strlen(s);
+        if (len >= 3 && strcmp(s + len - 3, "...") == 0)
+            len -= 3;
+        len--;
+        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+            len--;
+        strcpy(s + len, "...");
+        rt_draw_text_extent(d, s, size, true, &tw, &th);
+    }
+}
+
+/* The title by rule: at 14 points (scaled) when it fits the canvas; else smaller down to 12;
+ * else wrapped at the last space that fits into two lines; a second line still too long is
+ * shortened with "...". */
+static void title_fit(rt_chart *ch)
+{
+    const char *title = ch->spec->title;
+    char buf[256];
+    if (!title) {
+        static const char *const names[RT_VIEW_N] = {"Roofline", "Complexity plane", "Time plane",
+                                                     "4D complexity-time roofline"};
+        snprintf(buf, sizeof buf, "%s, %s, %s mode%s", names[ch->spec->view],
+                 ch->m->name ? ch->m->name : "machine", rt_mode_name(ch->a->mode),
+                 ch->spec->view != RT_VIEW_ROOFLINE && ch->spec->points == RT_POINTS_KERNELS
+                     ? ", kernels"
+                     : "");
+        title = buf;
+    }
+    double avail = ch->W - 24, w, h;
+    ch->title_lines = 1;
+    snprintf(ch->title[0], sizeof ch->title[0], "%s", title);
+    ch->title[1][0] = '\0';
+    for (ch->title_size = 14 * ch->ts; ch->title_size >= 12 * ch->ts; ch->title_size -= 0.5) {
+        rt_draw_text_extent(ch->d, title, ch->title_size, true, &w, &h);
+        if (w <= avail)
+            return;
+    }
+    ch->title_size = 12 * ch->ts;
+    /* Two lines: the longest first line that fits, cut at a space. */
+    size_t n = strlen(ch->title[0]), cut = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (ch->title[0][i] != ' ')
+            continue;
+        char head[256];
+        snprintf(head, sizeof head, "%.*s", (int)i, ch->title[0]);
+        rt_draw_text_extent(ch->d, head, ch->title_size, true, &w, &h);
+        if (w <= avail)
+            cut = i;
+    }
+    if (cut) {
+        snprintf(ch->title[1], sizeof ch->title[1], "%s", ch->title[0] + cut + 1);
+        ch->title[0][cut] = '\0';
+        ch->title_lines = 2;
+    }
+    for (int i = 0; i < ch->title_lines; i++)
+        shorten(ch->d, ch->title[i], ch->title_size, avail);
+}
+
 void rt_chart_layout(rt_chart *ch)
 {
-    double top = 12, bottom = 46, left = 68, right = 16;
-    top += 24; /* the title */
+    title_fit(ch);
+    double s = ch->ts;
+    double top = 12, bottom = 46 * s, left = 68 * s, right = 16;
+    top += 24 * s + (ch->title_lines - 1) * 1.25 * ch->title_size; /* the title */
     if (ch->secondary) {
-        top += 36;
-        right += 58;
+        top += 36 * s;
+        right += 58 * s;
     }
     right += ch->legend_w;
     ch->px = left;
@@ -85,6 +151,7 @@ static double axpos(const rt_axis *ax, double l)
 static void ticks(rt_chart *ch, const rt_axis *ax, int side, bool grid)
 {
     rt_draw *d = ch->d;
+    double s = ch->ts;
     double span = ax->hi - ax->lo;
     double px_per_dec = fabs(ax->p1 - ax->p0) / span;
     int step = px_per_dec >= 28 ? 1 : px_per_dec >= 14 ? 2 : 5;
@@ -123,18 +190,18 @@ static void ticks(rt_chart *ch, const rt_axis *ax, int side, bool grid)
                     char buf[32];
                     snprintf(buf, sizeof buf, "%.10g", m * pow(10, e));
                     rt_text_style ts = tick_style;
-                    ts.size = 9;
+                    ts.size = 10 * s;
                     ts.color = 0x555555;
                     if (side == 0)
-                        rt_draw_text(d, p, base + 18, buf, &ts);
+                        rt_draw_text(d, p, base + 18 * s, buf, &ts);
                     else if (side == 2)
-                        rt_draw_text(d, p, base - 9, buf, &ts);
+                        rt_draw_text(d, p, base - 9 * s, buf, &ts);
                     else if (side == 1) {
                         ts.anchor = RT_ANCHOR_END;
-                        rt_draw_text(d, base - 8, p + 3, buf, &ts);
+                        rt_draw_text(d, base - 8, p + 3 * s, buf, &ts);
                     } else {
                         ts.anchor = RT_ANCHOR_START;
-                        rt_draw_text(d, base + 8, p + 3, buf, &ts);
+                        rt_draw_text(d, base + 8, p + 3 * s, buf, &ts);
                     }
                 }
             }
@@ -156,16 +223,17 @@ static void ticks(rt_chart *ch, const rt_axis *ax, int side, bool grid)
         char buf[32];
         rt_fmt_decade(buf, sizeof buf, k - ax->scale_exp);
         rt_text_style ts = tick_style;
+        ts.size *= s;
         if (side == 0)
-            rt_draw_text(d, p, base + 19, buf, &ts);
+            rt_draw_text(d, p, base + 19 * s, buf, &ts);
         else if (side == 2)
-            rt_draw_text(d, p, base - 9, buf, &ts);
+            rt_draw_text(d, p, base - 9 * s, buf, &ts);
         else if (side == 1) {
             ts.anchor = RT_ANCHOR_END;
-            rt_draw_text(d, base - 8, p + 3.5, buf, &ts);
+            rt_draw_text(d, base - 8, p + 3.5 * s, buf, &ts);
         } else {
             ts.anchor = RT_ANCHOR_START;
-            rt_draw_text(d, base + 8, p + 3.5, buf, &ts);
+            rt_draw_text(d, base + 8, p + 3.5 * s, buf, &ts);
         }
     }
 }
@@ -176,49 +244,28 @@ void rt_chart_frame(rt_chart *ch)
     rt_draw_group(d, "axes");
     ticks(ch, &ch->x, 0, true);
     ticks(ch, &ch->y, 1, true);
-    rt_draw_text(d, ch->px + ch->pw / 2, ch->py + ch->ph + 38, ch->x.label, &axis_style);
-    rt_text_style ys = axis_style;
+    double s = ch->ts;
+    rt_text_style xs = axis_style;
+    xs.size *= s;
+    rt_draw_text(d, ch->px + ch->pw / 2, ch->py + ch->ph + 38 * s, ch->x.label, &xs);
+    rt_text_style ys = xs;
     ys.rotate = -90;
-    rt_draw_text(d, ch->px - 52, ch->py + ch->ph / 2, ch->y.label, &ys);
+    rt_draw_text(d, ch->px - 52 * s, ch->py + ch->ph / 2, ch->y.label, &ys);
     if (ch->secondary) {
         ticks(ch, &ch->x2, 2, false);
         ticks(ch, &ch->y2, 3, false);
-        rt_draw_text(d, ch->px + ch->pw / 2, ch->py - 26, ch->x2.label, &axis_style);
+        rt_draw_text(d, ch->px + ch->pw / 2, ch->py - 26 * s, ch->x2.label, &xs);
         ys.rotate = 90;
-        rt_draw_text(d, ch->px + ch->pw + 50, ch->py + ch->ph / 2, ch->y2.label, &ys);
+        rt_draw_text(d, ch->px + ch->pw + 50 * s, ch->py + ch->ph / 2, ch->y2.label, &ys);
     }
-    const char *title = ch->spec->title;
-    char buf[256];
-    if (!title) {
-        static const char *const names[RT_VIEW_N] = {"Roofline", "Complexity plane", "Time plane",
-                                                     "4D complexity-time roofline"};
-        snprintf(buf, sizeof buf, "%s, %s, %s mode", names[ch->spec->view],
-                 ch->m->name ? ch->m->name : "machine", rt_mode_name(ch->a->mode));
-        title = buf;
+    rt_text_style tt = {.size = ch->title_size, .color = RT_INK, .bold = true};
+    for (int i = 0; i < ch->title_lines; i++) {
+        double w, h;
+        rt_draw_text_extent(d, ch->title[i], tt.size, true, &w, &h);
+        double tx = fmax(fmin(ch->px, ch->W - 12 - w), 12);
+        rt_draw_text(d, tx, (ch->secondary ? 20 : 24) * ch->ts + i * 1.25 * tt.size, ch->title[i],
+                     &tt);
     }
-    /* Fit the title into the canvas: smaller type first, then cut with an ellipsis. */
-    rt_text_style tt = {.size = 14, .color = RT_INK, .bold = true};
-    double avail = ch->W - 2 * 12, w, h;
-    char fit[256];
-    snprintf(fit, sizeof fit, "%s", title);
-    for (;;) {
-        rt_draw_text_extent(d, fit, tt.size, true, &w, &h);
-        if (w <= avail)
-            break;
-        if (tt.size > 11) {
-            tt.size -= 0.5;
-            continue;
-        }
-        size_t len = strlen(fit);
-        if (len <= 4)
-            break;
-        len -= 4;
-        while (len > 0 && ((unsigned char)fit[len] & 0xC0) == 0x80)
-            len--; /* never cut inside a UTF-8 character */
-        strcpy(fit + len, "...");
-    }
-    double tx = fmin(ch->px, ch->W - 12 - w);
-    rt_draw_text(d, fmax(tx, 12), ch->secondary ? 20 : 24, fit, &tt);
     rt_draw_group(d, NULL);
 }
 

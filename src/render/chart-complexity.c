@@ -15,23 +15,27 @@
  * Configs with the same launch count and color share one box. */
 void rt_chart_overhead_boxes(rt_chart *ch)
 {
-    const rt_analysis *a = ch->a;
     double B = rt_machine_ref_bw(ch->m), P = rt_machine_ref_flops(ch->m), tau = ch->m->tau;
     if (!(tau > 0))
         return;
     rt_draw_group(ch->d, "overhead-boxes");
+    bool items = rt_chart_draws_items(ch);
+    size_t np = rt_chart_n_points(ch), off = 0;
     struct seen_box {
         double x, y;
         uint32_t color;
-    } *seen = rt_xcalloc(a->n_configs + 1, sizeof *seen);
+    } *seen = rt_xcalloc(np + 1, sizeof *seen);
     size_t n_seen = 0;
-    for (size_t c = 0; c < a->n_configs; c++) {
-        if (!ch->sel_cfg[c] || !(a->configs[c].v.n > 0))
+    for (size_t c = 0; c < np; c++) {
+        const rt_verdict *v = rt_chart_point_v(ch, c);
+        if (!rt_chart_point_sel(ch, c) || !(v->n > 0))
             continue;
         rt_marker_style ms;
-        rt_chart_style(ch, c, false, &ms);
-        double n = a->configs[c].v.n;
+        rt_chart_style(ch, c, items, &ms);
+        double n = v->n;
         double x1 = rt_chart_X(ch, B * n * tau), y1 = rt_chart_Y(ch, P * n * tau);
+        /* The axes fit the data, not the boxes: a box larger than the plot runs off it. */
+        bool cut = x1 > ch->px + ch->pw || y1 < ch->py;
         x1 = fmin(x1, ch->px + ch->pw);
         y1 = fmax(y1, ch->py);
         if (x1 <= ch->px || y1 >= ch->py + ch->ph)
@@ -46,15 +50,21 @@ void rt_chart_overhead_boxes(rt_chart *ch)
         seen[n_seen++] = (struct seen_box){x1, y1, ms.color};
         char t[48];
         rt_fmt_time(t, sizeof t, n * tau);
+        const char *name = items ? ch->a->items[c].kernel->name : ch->a->configs[c].label;
         char *title = rt_asprintf("overhead box: %.0f launches x %.3g µs = %s\n(e.g. %s)", n,
-                                  tau * 1e6, t, a->configs[c].label ? a->configs[c].label : "");
+                                  tau * 1e6, t, name ? name : "");
         rt_stroke s = {.color = ms.color, .width = 1, .dash = 1, .opacity = 0.9};
         rt_draw_rect(ch->d, ch->px, y1, x1 - ch->px, ch->py + ch->ph - y1, ms.color, 0.035, &s,
                      title);
         free(title);
+        rt_chart_box_cut_marker(ch, x1, y1, cut, ms.color);
+        off += cut;
     }
     free(seen);
     rt_draw_group(ch->d, NULL);
+    if (off)
+        rt_chart_note(ch, "%zu overhead box%s run%s off the chart (a triangle marks where)", off,
+                      off == 1 ? "" : "es", off == 1 ? "s" : "");
 }
 
 void rt_chart_balance_line(rt_chart *ch)
@@ -65,6 +75,7 @@ void rt_chart_balance_line(rt_chart *ch)
     double xl = pow(10, ch->x.lo), xh = pow(10, ch->x.hi);
     rt_stroke s = {.color = RT_CEILING, .width = 1.6};
     rt_chart_data_line(ch, xl, mb * xl, xh, mb * xh, &s);
+    rt_chart_obstacle_line(ch, xl, mb * xl, xh, mb * xh);
     char num[32], buf[96];
     rt_fmt_num(num, sizeof num, mb);
     snprintf(buf, sizeof buf, "machine balance %s FLOP/B", num);
@@ -92,47 +103,52 @@ static void ai_lines(rt_chart *ch)
 
 static void region_hints(rt_chart *ch)
 {
-    rt_text_style ts = {.size = 11, .color = RT_MUTED, .anchor = RT_ANCHOR_START};
+    double s = ch->ts;
+    rt_text_style ts = {.size = 11 * s, .color = RT_MUTED, .anchor = RT_ANCHOR_START};
     double w, h;
-    rt_draw_text_extent(ch->d, "compute-bound", 11, false, &w, &h);
-    rt_draw_text(ch->d, ch->px + 8, ch->py + 16, "compute-bound", &ts);
-    rt_chart_obstacle(ch, ch->px + 6, ch->py + 4, ch->px + 10 + w, ch->py + 20);
+    rt_draw_text_extent(ch->d, "compute-bound", ts.size, false, &w, &h);
+    rt_draw_text(ch->d, ch->px + 8, ch->py + 16 * s, "compute-bound", &ts);
+    rt_chart_obstacle(ch, ch->px + 6, ch->py + 4, ch->px + 10 + w, ch->py + 20 * s);
     ts.anchor = RT_ANCHOR_END;
-    rt_draw_text_extent(ch->d, "bandwidth-bound", 11, false, &w, &h);
+    rt_draw_text_extent(ch->d, "bandwidth-bound", ts.size, false, &w, &h);
     rt_draw_text(ch->d, ch->px + ch->pw - 8, ch->py + ch->ph - 8, "bandwidth-bound", &ts);
-    rt_chart_obstacle(ch, ch->px + ch->pw - 10 - w, ch->py + ch->ph - 20, ch->px + ch->pw - 6,
-                      ch->py + ch->ph - 4);
+    rt_chart_obstacle(ch, ch->px + ch->pw - 10 - w, ch->py + ch->ph - 8 - 12 * s,
+                      ch->px + ch->pw - 6, ch->py + ch->ph - 4);
 }
 
-/* Complexity coordinates of every config: Q at the reference level, W (NAN: not drawable). */
+/* Complexity coordinates of every point: Q at the reference level, W (NAN: not drawable). */
 static void complexity_coords(const rt_chart *ch, double *x, double *y)
 {
-    for (size_t c = 0; c < ch->a->n_configs; c++) {
-        x[c] = ch->a->configs[c].v.q_ref;
-        y[c] = ch->a->configs[c].v.W;
+    for (size_t c = 0; c < rt_chart_n_points(ch); c++) {
+        x[c] = rt_chart_point_v(ch, c)->q_ref;
+        y[c] = rt_chart_point_v(ch, c)->W;
     }
 }
 
-/* Overhead boxes' corners belong in the range, so every box shows. */
-static void box_range(const rt_chart *ch, rt_range *rx, rt_range *ry)
+void rt_chart_box_cut_marker(rt_chart *ch, double x1, double y1, bool cut, uint32_t color)
 {
-    double B = rt_machine_ref_bw(ch->m), P = rt_machine_ref_flops(ch->m), tau = ch->m->tau;
-    for (size_t c = 0; c < ch->a->n_configs; c++)
-        if (ch->sel_cfg[c] && tau > 0 && ch->a->configs[c].v.n > 0) {
-            rt_range_add(rx, B * ch->a->configs[c].v.n * tau);
-            rt_range_add(ry, P * ch->a->configs[c].v.n * tau);
-        }
+    if (!cut)
+        return;
+    /* At the corner where the box leaves the plot, pointing the way it goes on. */
+    bool up = y1 <= ch->py + 0.5;
+    rt_marker_style ms = {.shape = up ? RT_MARKER_TRIANGLE : RT_MARKER_DIAMOND,
+                          .size = 8,
+                          .color = color,
+                          .filled = true,
+                          .opacity = 0.9};
+    double x = fmin(x1, ch->px + ch->pw - 5), y = up ? ch->py + 5 : y1;
+    rt_draw_marker(ch->d, x, y, &ms, "the overhead box runs off the chart here");
+    rt_chart_obstacle_point(ch, x, y, 5);
 }
 
 int rt_chart_complexity(rt_chart *ch, rt_error *err)
 {
     (void)err;
-    size_t n = ch->a->n_configs + 1;
+    size_t n = rt_chart_n_points(ch) + 1;
     double *x = rt_xcalloc(n, sizeof *x), *y = rt_xcalloc(n, sizeof *y);
     complexity_coords(ch, x, y);
     rt_range rx = {0}, ry = {0};
     rt_chart_config_range(ch, x, y, &rx, &ry);
-    box_range(ch, &rx, &ry);
     rt_range_axis(&rx, 2, &ch->x);
     rt_range_axis(&ry, 2, &ch->y);
     char lx[64], ly[64];
@@ -147,10 +163,11 @@ int rt_chart_complexity(rt_chart *ch, rt_error *err)
     rt_chart_overhead_boxes(ch);
     ai_lines(ch);
     rt_chart_balance_line(ch);
-    size_t skipped = rt_chart_config_points(ch, x, y, false, true);
+    size_t skipped = rt_chart_points(ch, x, y, false, true);
     if (skipped)
-        rt_chart_note(ch, "%zu config%s with no FLOPs or no %s bytes not shown", skipped,
-                      skipped == 1 ? "" : "s", ch->m->ref_level ? ch->m->ref_level : "reference");
+        rt_chart_note(ch, "%zu %s%s with no FLOPs or no %s bytes not shown", skipped,
+                      rt_chart_draws_items(ch) ? "kernel" : "config", skipped == 1 ? "" : "s",
+                      ch->m->ref_level ? ch->m->ref_level : "reference");
     free(x);
     free(y);
     return 0;
@@ -159,20 +176,19 @@ int rt_chart_complexity(rt_chart *ch, rt_error *err)
 int rt_chart_4d(rt_chart *ch, rt_error *err)
 {
     (void)err;
-    size_t n = ch->a->n_configs + 1;
+    size_t n = rt_chart_n_points(ch) + 1;
     double *x = rt_xcalloc(n, sizeof *x), *y = rt_xcalloc(n, sizeof *y);
     double *ox = rt_xcalloc(n, sizeof *ox), *oy = rt_xcalloc(n, sizeof *oy);
     double B = rt_machine_ref_bw(ch->m), P = rt_machine_ref_flops(ch->m);
     complexity_coords(ch, x, y);
-    for (size_t c = 0; c < ch->a->n_configs; c++) {
+    for (size_t c = 0; c < rt_chart_n_points(ch); c++) {
         /* Open symbol: the run time's coordinates scaled by the peaks (method sec. 2d). */
-        ox[c] = B * ch->a->configs[c].v.bw_time;
-        oy[c] = P * ch->a->configs[c].v.compute_time;
+        ox[c] = B * rt_chart_point_v(ch, c)->bw_time;
+        oy[c] = P * rt_chart_point_v(ch, c)->compute_time;
     }
     rt_range rx = {0}, ry = {0};
     rt_chart_config_range(ch, x, y, &rx, &ry);
     rt_chart_config_range(ch, ox, oy, &rx, &ry);
-    box_range(ch, &rx, &ry);
     rt_range_axis(&rx, 2, &ch->x);
     rt_range_axis(&ry, 2, &ch->y);
     char lx[64], ly[64];
@@ -196,20 +212,21 @@ int rt_chart_4d(rt_chart *ch, rt_error *err)
     /* A faint link from each closed symbol to its open one: both lie on the config's AI diagonal.
      */
     rt_draw_group(ch->d, "links");
-    for (size_t c = 0; c < ch->a->n_configs; c++) {
-        if (!ch->sel_cfg[c] || !(x[c] > 0 && y[c] > 0 && ox[c] > 0 && oy[c] > 0))
+    for (size_t c = 0; c < rt_chart_n_points(ch); c++) {
+        if (!rt_chart_point_sel(ch, c) || !(x[c] > 0 && y[c] > 0 && ox[c] > 0 && oy[c] > 0))
             continue;
         rt_marker_style ms;
-        rt_chart_style(ch, c, false, &ms);
+        rt_chart_style(ch, c, rt_chart_draws_items(ch), &ms);
         rt_stroke s = {.color = ms.color, .width = 0.7, .dash = 2, .opacity = 0.45};
         rt_chart_data_line(ch, x[c], y[c], ox[c], oy[c], &s);
     }
     rt_draw_group(ch->d, NULL);
-    size_t skipped = rt_chart_config_points(ch, ox, oy, true, false);
-    skipped += rt_chart_config_points(ch, x, y, false, true);
+    size_t skipped = rt_chart_points(ch, ox, oy, true, false);
+    skipped += rt_chart_points(ch, x, y, false, true);
     if (skipped)
-        rt_chart_note(ch, "%zu symbol%s of configs with no FLOPs or no %s bytes not shown", skipped,
-                      skipped == 1 ? "" : "s", ch->m->ref_level ? ch->m->ref_level : "reference");
+        rt_chart_note(ch, "%zu symbol%s of %s with no FLOPs or no %s bytes not shown", skipped,
+                      skipped == 1 ? "" : "s", rt_chart_draws_items(ch) ? "kernels" : "configs",
+                      ch->m->ref_level ? ch->m->ref_level : "reference");
     free(x);
     free(y);
     free(ox);

@@ -62,7 +62,8 @@ typedef struct rt_line_label {
     char *text;
     uint32_t color;
     bool below;
-    double prefer; /* 0..1 along the visible part */
+    double prefer;       /* 0..1 along the visible part */
+    size_t skip0, skip1; /* the obstacles of its own line (rt_chart_obstacle_line just before) */
 } rt_line_label;
 
 /* One distinct value of a styling tag. */
@@ -102,6 +103,16 @@ typedef struct rt_chart {
     char **notes; /* printed under the plot */
     size_t n_notes;
     double legend_w;
+    double ts;                     /* text scale (spec->text_scale, or 1) */
+    size_t line_obst0, line_obst1; /* obstacles of the last rt_chart_obstacle_line */
+    /* Roofline: the units and levels drawn (rt_chart_roofs_pick): in hier mode those the drawn
+     * kernels use (FLOPs on the unit, bytes at the level), all with spec->all_roofs; in single
+     * mode the reference ones. */
+    bool *unit_on, *level_on;
+    /* The title as laid out: one or two lines at title_size (rt_chart_layout). */
+    char title[2][256];
+    int title_lines;
+    double title_size;
 } rt_chart;
 
 /* chart.c: selection, families, layout driver */
@@ -111,8 +122,10 @@ const char *rt_chart_item_tag(const rt_analysis *a, size_t i, const char *key);
  * places each kernel, the complexity, time and 4D views place configs. */
 static inline bool rt_chart_draws_items(const rt_chart *ch)
 {
-    return ch->spec->view == RT_VIEW_ROOFLINE;
+    return ch->spec->view == RT_VIEW_ROOFLINE || ch->spec->points == RT_POINTS_KERNELS;
 }
+
+void rt_chart_roofs_pick(rt_chart *ch);
 
 /* chart-style.c: keys from tags, and the style they give a point */
 /* The distinct values of tag among the drawn points, in natural order. */
@@ -153,6 +166,9 @@ void rt_chart_data_polyline(rt_chart *ch, const double *x, const double *y, size
 /* chart-labels.c: obstacles and greedy label placement */
 void rt_chart_obstacle(rt_chart *ch, double x0, double y0, double x1, double y1);
 void rt_chart_obstacle_point(rt_chart *ch, double x, double y, double r);
+/* A drawn line between data points as obstacles (small boxes along it, clipped to the plot), so
+ * labels of other lines do not sit on it. */
+void rt_chart_obstacle_line(rt_chart *ch, double x0, double y0, double x1, double y1);
 bool rt_chart_box_free(const rt_chart *ch, const rt_box *b);
 void rt_chart_label(rt_chart *ch, double x, double y, double r, const char *text, uint32_t color,
                     int priority);
@@ -180,12 +196,24 @@ int rt_chart_4d(rt_chart *ch, rt_error *err);
  * (or a short label when there are no families and few configs). Counts what was skipped. */
 size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bool open,
                               bool label);
-/* Add the data range of per-config coordinates. */
+/* Add the data range of per-point coordinates (configs, or kernels with --points kernels). */
 void rt_chart_config_range(const rt_chart *ch, const double *x, const double *y, rt_range *rx,
                            rt_range *ry);
+/* The points of the complexity, time and 4D views: configs, or kernels (spec->points). Arrays of
+ * coordinates are indexed by rt_chart_point_*: n points, which are drawn, their verdicts. */
+size_t rt_chart_n_points(const rt_chart *ch);
+bool rt_chart_point_sel(const rt_chart *ch, size_t i);
+const rt_verdict *rt_chart_point_v(const rt_chart *ch, size_t i);
+/* Kernels as points (sized by their share of time, labelled K1, K2 ... by time as the report's
+ * kernel table numbers them); what rt_chart_config_points does for configs. */
+size_t rt_chart_item_points(rt_chart *ch, const double *x, const double *y, bool open, bool label);
+/* Configs or kernels, as the spec asks. */
+size_t rt_chart_points(rt_chart *ch, const double *x, const double *y, bool open, bool label);
 
 /* Shared by complexity and 4D: overhead box of config c and the machine-balance diagonal. */
 void rt_chart_overhead_boxes(rt_chart *ch);
 void rt_chart_balance_line(rt_chart *ch);
+/* A triangle where an overhead box (corner x1, y1) leaves the plot, when cut. */
+void rt_chart_box_cut_marker(rt_chart *ch, double x1, double y1, bool cut, uint32_t color);
 
 #endif

@@ -66,13 +66,44 @@ void rt_chart_obstacle_point(rt_chart *ch, double x, double y, double r)
     rt_chart_obstacle(ch, x - r, y - r, x + r, y + r);
 }
 
+void rt_chart_obstacle_line(rt_chart *ch, double x0, double y0, double x1, double y1)
+{
+    if (!(x0 > 0 && y0 > 0 && x1 > 0 && y1 > 0))
+        return;
+    double a = rt_chart_X(ch, x0), b = rt_chart_Y(ch, y0), c = rt_chart_X(ch, x1),
+           e = rt_chart_Y(ch, y1);
+    if (!rt_chart_clip(ch, &a, &b, &c, &e))
+        return;
+    ch->line_obst0 = ch->line_obst1 = ch->n_obst;
+    double len = hypot(c - a, e - b);
+    size_t n = (size_t)ceil(len / 6);
+    if (n < 1)
+        n = 1;
+    for (size_t i = 0; i < n; i++) {
+        double t0 = (double)i / (double)n, t1 = (double)(i + 1) / (double)n;
+        double px0 = a + (c - a) * t0, py0 = b + (e - b) * t0;
+        double px1 = a + (c - a) * t1, py1 = b + (e - b) * t1;
+        rt_chart_obstacle(ch, fmin(px0, px1) - 0.8, fmin(py0, py1) - 0.8, fmax(px0, px1) + 0.8,
+                          fmax(py0, py1) + 0.8);
+    }
+    ch->line_obst1 = ch->n_obst;
+}
+
 static bool overlaps(const rt_box *a, const rt_box *b)
 {
     return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
 }
 
+static bool box_free_skip(const rt_chart *ch, const rt_box *b, size_t skip0, size_t skip1);
+
 /* Inside the plot and clear of every obstacle. */
 bool rt_chart_box_free(const rt_chart *ch, const rt_box *b)
+{
+    return box_free_skip(ch, b, 0, 0);
+}
+
+/* The same, ignoring obstacles skip0 .. skip1 - 1. */
+static bool box_free_skip(const rt_chart *ch, const rt_box *b, size_t skip0, size_t skip1)
 {
     if (b->x0 < ch->px + 1 || b->x1 > ch->px + ch->pw - 1 || b->y0 < ch->py + 1 ||
         b->y1 > ch->py + ch->ph - 1)
@@ -85,7 +116,7 @@ bool rt_chart_box_free(const rt_chart *ch, const rt_box *b)
         for (size_t gx = gx0; gx <= gx1; gx++) {
             const struct rt_obst_cell *c = &ch->grid[gy * ch->grid_w + gx];
             for (size_t i = 0; i < c->n; i++)
-                if (overlaps(b, &ch->obst[c->v[i]]))
+                if (!(c->v[i] >= skip0 && c->v[i] < skip1) && overlaps(b, &ch->obst[c->v[i]]))
                     return false;
         }
     return true;
@@ -103,7 +134,7 @@ void rt_chart_label(rt_chart *ch, double x, double y, double r, const char *text
                                                 .r = r,
                                                 .text = rt_strdup(text),
                                                 .color = color,
-                                                .size = LABEL_SIZE,
+                                                .size = LABEL_SIZE * ch->ts,
                                                 .priority = priority};
 }
 
@@ -188,6 +219,12 @@ void rt_chart_line_label(rt_chart *ch, double x0, double y0, double x1, double y
                                                            .color = color,
                                                            .below = below,
                                                            .prefer = prefer};
+    /* The obstacles of its own line, when that line was just added, do not count against it. */
+    rt_line_label *L = &ch->line_labels[ch->n_line_labels - 1];
+    if (ch->line_obst1 == ch->n_obst && ch->line_obst1 > ch->line_obst0) {
+        L->skip0 = ch->line_obst0;
+        L->skip1 = ch->line_obst1;
+    }
 }
 
 /* A rotated label as a chain of small boxes along its baseline: an axis-aligned box around
@@ -224,7 +261,7 @@ static void line_label_place(rt_chart *ch, const rt_line_label *L)
         a = c, c = t, t = b, b = e, e = t;
         prefer = 1 - prefer;
     }
-    double size = LABEL_SIZE, w, h;
+    double size = LABEL_SIZE * ch->ts, w, h;
     rt_draw_text_extent(ch->d, L->text, size, false, &w, &h);
     double ang = atan2(e - b, c - a);
     double ca = cos(ang), sa = sin(ang);
@@ -249,7 +286,7 @@ static void line_label_place(rt_chart *ch, const rt_line_label *L)
         for (size_t i = 0; i < nb; i++) {
             inside = inside && box[i].x0 >= ch->px + 1 && box[i].x1 <= ch->px + ch->pw - 1 &&
                      box[i].y0 >= ch->py + 1 && box[i].y1 <= ch->py + ch->ph - 1;
-            hits += !rt_chart_box_free(ch, &box[i]);
+            hits += !box_free_skip(ch, &box[i], L->skip0, L->skip1);
         }
         if (inside && hits < best_hits) {
             best_cx = cx, best_cy = cy;

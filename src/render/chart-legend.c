@@ -46,10 +46,16 @@ static void key_entries(const rt_chart *ch, const rt_key *k, int what, entry *e,
 {
     if (!k->tag || k->n == 0)
         return;
-    entry h = {.kind = E_HEADER};
-    text_copy(h.text, k->tag);
-    add(e, n, h);
     bool hier_roof = ch->spec->view == RT_VIEW_ROOFLINE && ch->a->mode == RT_MODE_HIER;
+    /* The header names the channel: a tag asked for colour may show as shape, and says so. */
+    const char *channel = what == 0   ? (hier_roof ? "shape" : "colour")
+                          : what == 1 ? "shape"
+                                      : (rt_chart_fill_is_shape(ch) ? "shape" : "fill");
+    entry h = {.kind = E_HEADER};
+    char head[96];
+    snprintf(head, sizeof head, "%s: %s", channel, k->tag);
+    text_copy(h.text, head);
+    add(e, n, h);
     for (size_t i = 0; i < k->n && i < MAX_VALUES; i++) {
         entry v = {.kind = E_MARKER,
                    .m = {.size = 9, .width = 1.4, .color = RT_MUTED, .filled = true}};
@@ -82,8 +88,10 @@ static size_t build(const rt_chart *ch, entry *e)
     switch (ch->spec->view) {
     case RT_VIEW_ROOFLINE:
         if (hier_roof) {
-            add(e, &n, (entry){.kind = E_HEADER, .text = "memory level"});
+            add(e, &n, (entry){.kind = E_HEADER, .text = "colour: memory level"});
             for (size_t l = 0; l < ch->m->n_levels; l++) {
+                if (!ch->level_on[l])
+                    continue;
                 entry v = {.kind = E_MARKER,
                            .m = {.size = 9,
                                  .width = 1.4,
@@ -139,17 +147,17 @@ double rt_chart_legend_width(rt_chart *ch)
     double wmax = 0;
     for (size_t i = 0; i < n; i++) {
         double w, h;
-        rt_draw_text_extent(ch->d, e[i].text, TEXT_SIZE, e[i].kind == E_HEADER, &w, &h);
-        wmax = fmax(wmax, w + (e[i].kind == E_HEADER ? 0 : 26));
+        rt_draw_text_extent(ch->d, e[i].text, TEXT_SIZE * ch->ts, e[i].kind == E_HEADER, &w, &h);
+        wmax = fmax(wmax, w + (e[i].kind == E_HEADER ? 0 : 26 * ch->ts));
     }
     free(e);
-    return fmin(fmax(wmax, 110), 210) + 18;
+    return fmin(fmax(wmax, 110 * ch->ts), 210 * ch->ts) + 18;
 }
 
 /* Word-wrap a note into lines no wider than w. */
 static double note(rt_chart *ch, const char *s, double x, double y, double w)
 {
-    rt_text_style ts = {.size = 9.5, .color = 0x555555};
+    rt_text_style ts = {.size = 10 * ch->ts, .color = 0x555555};
     char line[512] = "";
     const char *p = s;
     while (*p) {
@@ -161,7 +169,7 @@ static double note(rt_chart *ch, const char *s, double x, double y, double w)
         rt_draw_text_extent(ch->d, trial, ts.size, false, &tw, &th);
         if (tw > w && line[0]) {
             rt_draw_text(ch->d, x, y, line, &ts);
-            y += 12.5;
+            y += 12.5 * ch->ts;
             snprintf(line, sizeof line, "%.*s", (int)wl, p);
         } else {
             snprintf(line, sizeof line, "%s", trial);
@@ -172,7 +180,7 @@ static double note(rt_chart *ch, const char *s, double x, double y, double w)
     }
     if (line[0]) {
         rt_draw_text(ch->d, x, y, line, &ts);
-        y += 12.5;
+        y += 12.5 * ch->ts;
     }
     return y + 4;
 }
@@ -181,31 +189,32 @@ void rt_chart_legend(rt_chart *ch)
 {
     entry *e = rt_xcalloc(MAX_ENTRIES, sizeof *e);
     size_t n = build(ch, e);
-    double x = ch->px + ch->pw + (ch->secondary ? 74 : 16), y = ch->py + 10;
+    double s = ch->ts;
+    double x = ch->px + ch->pw + (ch->secondary ? 74 * s : 16), y = ch->py + 10 * s;
     rt_draw_group(ch->d, "legend");
     for (size_t i = 0; i < n; i++) {
-        rt_text_style ts = {.size = TEXT_SIZE, .color = RT_INK};
+        rt_text_style ts = {.size = TEXT_SIZE * s, .color = RT_INK};
         switch (e[i].kind) {
         case E_HEADER:
             if (i > 0)
-                y += 5;
+                y += 5 * s;
             ts.bold = true;
-            rt_draw_text(ch->d, x, y + 4, e[i].text, &ts);
+            rt_draw_text(ch->d, x, y + 4 * s, e[i].text, &ts);
             break;
         case E_MARKER:
             rt_draw_marker(ch->d, x + 8, y, &e[i].m, NULL);
-            rt_draw_text(ch->d, x + 24, y + 3.5, e[i].text, &ts);
+            rt_draw_text(ch->d, x + 24 * s, y + 3.5 * s, e[i].text, &ts);
             break;
         case E_LINE:
             rt_draw_line(ch->d, x, y, x + 18, y, &e[i].s);
-            rt_draw_text(ch->d, x + 24, y + 3.5, e[i].text, &ts);
+            rt_draw_text(ch->d, x + 24 * s, y + 3.5 * s, e[i].text, &ts);
             break;
         case E_RECT:
             rt_draw_rect(ch->d, x + 1, y - 5, 15, 10, RT_INK, 0.05, &e[i].s, NULL);
-            rt_draw_text(ch->d, x + 24, y + 3.5, e[i].text, &ts);
+            rt_draw_text(ch->d, x + 24 * s, y + 3.5 * s, e[i].text, &ts);
             break;
         }
-        y += ROW;
+        y += ROW * s;
     }
     y += 8;
     for (size_t i = 0; i < ch->n_notes; i++)

@@ -1,5 +1,6 @@
 /* Configs as points on the complexity, time and 4D views, with family trajectories and labels. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,11 +14,26 @@ static bool ok(double v)
     return v > 0 && isfinite(v);
 }
 
+size_t rt_chart_n_points(const rt_chart *ch)
+{
+    return rt_chart_draws_items(ch) ? ch->a->n_items : ch->a->n_configs;
+}
+
+bool rt_chart_point_sel(const rt_chart *ch, size_t i)
+{
+    return rt_chart_draws_items(ch) ? ch->sel_item[i] : ch->sel_cfg[i];
+}
+
+const rt_verdict *rt_chart_point_v(const rt_chart *ch, size_t i)
+{
+    return rt_chart_draws_items(ch) ? &ch->a->items[i].v : &ch->a->configs[i].v;
+}
+
 void rt_chart_config_range(const rt_chart *ch, const double *x, const double *y, rt_range *rx,
                            rt_range *ry)
 {
-    for (size_t c = 0; c < ch->a->n_configs; c++)
-        if (ch->sel_cfg[c] && ok(x[c]) && ok(y[c])) {
+    for (size_t c = 0; c < rt_chart_n_points(ch); c++)
+        if (rt_chart_point_sel(ch, c) && ok(x[c]) && ok(y[c])) {
             rt_range_add(rx, x[c]);
             rt_range_add(ry, y[c]);
         }
@@ -171,4 +187,61 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
     free(fv);
     rt_draw_group(ch->d, NULL);
     return skipped;
+}
+
+size_t rt_chart_item_points(rt_chart *ch, const double *x, const double *y, bool open, bool label)
+{
+    const rt_analysis *a = ch->a;
+    double total = 0;
+    for (size_t i = 0; i < a->n_items; i++)
+        if (ch->sel_item[i])
+            total += a->items[i].v.time;
+    rt_draw_group(ch->d, open ? "time-symbols" : "points");
+    size_t *order = rt_analysis_items_by_time(a), skipped = 0;
+    size_t max_labels = ch->spec->max_labels ? ch->spec->max_labels : DEFAULT_LABELS, labelled = 0;
+    for (size_t k = 0; k < a->n_items; k++) {
+        size_t i = order[k];
+        if (!ch->sel_item[i])
+            continue;
+        if (!ok(x[i]) || !ok(y[i])) {
+            skipped++;
+            continue;
+        }
+        rt_marker_style ms;
+        rt_chart_style(ch, i, true, &ms);
+        double share = total > 0 ? a->items[i].v.time / total : 0;
+        ms.size = fmin(5 + 24 * sqrt(fmax(share, 0)), 30);
+        ms.opacity = 0.85;
+        if (open)
+            ms.filled = false;
+        double px = rt_chart_X(ch, x[i]), py = rt_chart_Y(ch, y[i]);
+        char *title = k < RT_CHART_MAX_TITLES ? rt_chart_item_title(ch, i) : NULL;
+        char *t2 = title ? rt_asprintf("K%zu %s%s", k + 1, title,
+                                       open ? "\n(open symbol: run time scaled by the peaks)" : "")
+                         : NULL;
+        rt_draw_marker(ch->d, px, py, &ms, t2);
+        free(title);
+        free(t2);
+        rt_chart_obstacle_point(ch, px, py, ms.size / 2 + 0.5);
+        if (label && labelled < max_labels) {
+            char id[32];
+            snprintf(id, sizeof id, "K%zu", k + 1);
+            rt_chart_label(ch, px, py, ms.size / 2, id, ms.color, (int)(max_labels - labelled));
+            labelled++;
+        }
+    }
+    if (label && labelled)
+        rt_chart_note(ch,
+                      "labels K1, K2 ...: the %zu longest kernels, numbered as in the report's "
+                      "kernel table; area: share of time",
+                      labelled);
+    free(order);
+    rt_draw_group(ch->d, NULL);
+    return skipped;
+}
+
+size_t rt_chart_points(rt_chart *ch, const double *x, const double *y, bool open, bool label)
+{
+    return rt_chart_draws_items(ch) ? rt_chart_item_points(ch, x, y, open, label)
+                                    : rt_chart_config_points(ch, x, y, open, label);
 }

@@ -16,14 +16,12 @@
 /* Units and levels shown: all of them in hier mode, the reference ones in single mode. */
 static bool unit_shown(const rt_chart *ch, size_t u)
 {
-    return ch->a->mode == RT_MODE_HIER || !ch->m->ref_unit ||
-           rt_machine_unit_index(ch->m, ch->m->ref_unit) == (int)u;
+    return ch->unit_on[u];
 }
 
 static bool level_shown(const rt_chart *ch, size_t l)
 {
-    return ch->a->mode == RT_MODE_HIER || !ch->m->ref_level ||
-           rt_machine_level_index(ch->m, ch->m->ref_level) == (int)l;
+    return ch->level_on[l];
 }
 
 /* AI of item i at level l (single mode: the reference AI). */
@@ -95,13 +93,13 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
                 break;
         }
     }
-    /* The overhead ceiling of what is drawn; shown when it is within 3 decades of the peak. */
+    /* The overhead ceiling of what is drawn: inside the axes the data and the roofs need, or
+     * marked at the edge it lies beyond (it never stretches the axes). */
     double oh = rt_overhead_ceiling(total_w, total_n, m->tau);
-    bool oh_shown = oh > 0 && isfinite(oh) && oh < pmax * 1e3;
-    if (oh_shown)
-        rt_range_add(&ry, oh);
     rt_range_axis(&rx, 3, &ch->x);
     rt_range_axis(&ry, 2, &ch->y);
+    bool oh_finite = oh > 0 && isfinite(oh);
+    bool oh_shown = oh_finite && log10(oh) >= ch->y.lo && log10(oh) <= ch->y.hi;
     ch->x.label = "Arithmetic intensity (FLOP/byte)";
     ch->x.scale_exp = 0;
     ch->y.label = "Performance (GFLOP/s)";
@@ -119,6 +117,7 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
         uint32_t col = hier ? rt_palette_level(l, m->n_levels) : RT_CEILING;
         rt_stroke s = {.color = col, .width = 1.6};
         rt_chart_data_line(ch, xl, B * xl, ridge, pmax, &s);
+        rt_chart_obstacle_line(ch, xl, B * xl, ridge, pmax);
         char v[48], buf[96];
         rt_fmt_si(v, sizeof v, B, "B/s");
         snprintf(buf, sizeof buf, "%s %s", m->levels[l].name, v);
@@ -130,6 +129,7 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
         double P = m->units[u].flops;
         rt_stroke s = {.color = RT_CEILING, .width = 1.6};
         rt_chart_data_line(ch, P / bmax, P, xh, P, &s);
+        rt_chart_obstacle_line(ch, P / bmax, P, xh, P);
         char v[48], buf[96];
         rt_fmt_si(v, sizeof v, P, "FLOP/s");
         snprintf(buf, sizeof buf, "%s %s", m->units[u].name, v);
@@ -138,14 +138,28 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
     if (oh_shown) {
         rt_stroke s = {.color = 0x8a4f00, .width = 1.4, .dash = 1};
         rt_chart_data_line(ch, xl, oh, xh, oh, &s);
+        rt_chart_obstacle_line(ch, xl, oh, xh, oh);
         char v[48], buf[128];
         rt_fmt_si(v, sizeof v, oh, "FLOP/s");
         snprintf(buf, sizeof buf, "launch overhead W/(n\xc2\xb7\xcf\x84) %s", v);
         rt_chart_line_label(ch, xl, oh, xh, oh, buf, 0x8a4f00, false, 0.3);
-    } else if (oh > 0 && isfinite(oh)) {
+    } else if (oh_finite) {
+        /* A marker at the edge it lies beyond, at the left where the ceiling starts. */
+        bool above = log10(oh) > ch->y.hi;
+        rt_marker_style ms = {.shape = above ? RT_MARKER_TRIANGLE : RT_MARKER_TRIANGLE_DOWN,
+                              .size = 9,
+                              .color = 0x8a4f00,
+                              .filled = true};
+        double y = above ? ch->py + 6 : ch->py + ch->ph - 6;
         char v[48];
         rt_fmt_si(v, sizeof v, oh, "FLOP/s");
-        rt_chart_note(ch, "launch-overhead ceiling %s is far above the peak: not drawn", v);
+        char *t =
+            rt_asprintf("launch-overhead ceiling %s, %s the chart", v, above ? "above" : "below");
+        rt_draw_marker(ch->d, ch->px + 8, y, &ms, t);
+        free(t);
+        rt_chart_obstacle_point(ch, ch->px + 8, y, 6);
+        rt_chart_note(ch, "launch-overhead ceiling %s is %s the chart (marked at the %s edge)", v,
+                      above ? "above" : "below", above ? "top" : "bottom");
     }
     rt_draw_group(ch->d, NULL);
 
@@ -172,7 +186,12 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
         double y = rt_chart_Y(ch, v->perf);
         double xs[16], lx = NAN;
         size_t nx = 0;
-        char *title = k < RT_CHART_MAX_TITLES ? rt_chart_item_title(ch, i) : NULL;
+        char *title = NULL;
+        if (k < RT_CHART_MAX_TITLES) {
+            char *t0 = rt_chart_item_title(ch, i);
+            title = rt_asprintf("K%zu %s", k + 1, t0);
+            free(t0);
+        }
         for (size_t l = 0; l < m->n_levels && nx < 16; l++) {
             if (!level_shown(ch, l))
                 continue;
@@ -211,23 +230,11 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
             rt_chart_obstacle_point(ch, x, y, ms.size / 2);
         }
         free(title);
-        const char *name = a->items[i].kernel->name ? a->items[i].kernel->name : "";
-        /* One label per name: the same kernel in several configs is named at its longest. */
-        bool named = false;
-        for (size_t j = 0; j < k && !named && nx > 0 && labelled < max_labels; j++) {
-            size_t o = order[j];
-            named = ch->sel_item[o] && a->items[o].v.W > 0 && a->items[o].v.time > 0 &&
-                    a->items[o].kernel->name && strcmp(a->items[o].kernel->name, name) == 0;
-        }
-        if (nx > 0 && labelled < max_labels && !named) {
-            char buf[40];
-            if (strlen(name) > 32) {
-                size_t cut = rt_utf8_prefix(name, strlen(name), 29);
-                memcpy(buf, name, cut);
-                strcpy(buf + cut, "...");
-            } else {
-                strcpy(buf, name);
-            }
+        /* Labelled by ID, K<rank by time> as the report's kernel table numbers them: short,
+         * never cut, and the hover text and the table give the name. */
+        if (nx > 0 && labelled < max_labels) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "K%zu", k + 1);
             rt_chart_label(ch, lx, y, ms.size / 2, buf, hier ? RT_INK : ms.color,
                            (int)(max_labels - labelled));
             labelled++;
@@ -235,6 +242,11 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
     }
     rt_draw_group(ch->d, NULL);
     free(order);
+    if (labelled)
+        rt_chart_note(ch,
+                      "labels K1, K2 ...: the %zu longest kernels, numbered as in the report's "
+                      "kernel table",
+                      labelled);
     if (n_zero)
         rt_chart_note(ch,
                       "%zu zero-AI kernel%s (no FLOPs, %.1f%% of the time) cannot sit on a log "

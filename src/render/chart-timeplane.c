@@ -18,17 +18,21 @@ static void overhead_regions(rt_chart *ch)
     if (!(tau > 0))
         return;
     rt_draw_group(ch->d, "overhead-regions");
+    bool items = rt_chart_draws_items(ch);
+    size_t np = rt_chart_n_points(ch), off = 0;
     struct seen_box {
         double x, y;
         uint32_t color;
-    } *seen = rt_xcalloc(a->n_configs + 1, sizeof *seen);
+    } *seen = rt_xcalloc(np + 1, sizeof *seen);
     size_t n_seen = 0;
-    for (size_t c = 0; c < a->n_configs; c++) {
-        if (!ch->sel_cfg[c] || !(a->configs[c].v.n > 0))
+    for (size_t c = 0; c < np; c++) {
+        const rt_verdict *v = rt_chart_point_v(ch, c);
+        if (!rt_chart_point_sel(ch, c) || !(v->n > 0))
             continue;
         rt_marker_style ms;
-        rt_chart_style(ch, c, false, &ms);
-        double t = a->configs[c].v.n * tau;
+        rt_chart_style(ch, c, items, &ms);
+        double t = v->n * tau;
+        bool cut = rt_chart_X(ch, t) > ch->px + ch->pw || rt_chart_Y(ch, t) < ch->py;
         double x1 = fmin(rt_chart_X(ch, t), ch->px + ch->pw), y1 = fmax(rt_chart_Y(ch, t), ch->py);
         if (x1 <= ch->px || y1 >= ch->py + ch->ph)
             continue;
@@ -42,16 +46,21 @@ static void overhead_regions(rt_chart *ch)
         seen[n_seen++] = (struct seen_box){x1, y1, ms.color};
         char ts[48];
         rt_fmt_time(ts, sizeof ts, t);
-        char *title = rt_asprintf("overhead region: %.0f launches x %.3g µs = %s\n(e.g. %s)",
-                                  a->configs[c].v.n, tau * 1e6, ts,
-                                  a->configs[c].label ? a->configs[c].label : "");
+        const char *name = items ? a->items[c].kernel->name : a->configs[c].label;
+        char *title = rt_asprintf("overhead region: %.0f launches x %.3g µs = %s\n(e.g. %s)", v->n,
+                                  tau * 1e6, ts, name ? name : "");
         rt_stroke s = {.color = ms.color, .width = 1, .dash = 1, .opacity = 0.9};
         rt_draw_rect(ch->d, ch->px, y1, x1 - ch->px, ch->py + ch->ph - y1, ms.color, 0.035, &s,
                      title);
         free(title);
+        rt_chart_box_cut_marker(ch, x1, y1, cut, ms.color);
+        off += cut;
     }
     free(seen);
     rt_draw_group(ch->d, NULL);
+    if (off)
+        rt_chart_note(ch, "%zu overhead region%s run%s off the chart (a triangle marks where)", off,
+                      off == 1 ? "" : "s", off == 1 ? "s" : "");
 }
 
 /* L-shaped lines max(x, y) = T at each decade of T: a point's run time is the isocurve it sits on.
@@ -79,18 +88,15 @@ static void isocurves(rt_chart *ch)
 int rt_chart_timeplane(rt_chart *ch, rt_error *err)
 {
     (void)err;
-    const rt_analysis *a = ch->a;
-    size_t n = a->n_configs + 1;
+    size_t n = rt_chart_n_points(ch) + 1;
     double *x = rt_xcalloc(n, sizeof *x), *y = rt_xcalloc(n, sizeof *y);
-    for (size_t c = 0; c < a->n_configs; c++) {
-        x[c] = a->configs[c].v.bw_time;
-        y[c] = a->configs[c].v.compute_time;
+    for (size_t c = 0; c + 1 < n; c++) {
+        x[c] = rt_chart_point_v(ch, c)->bw_time;
+        y[c] = rt_chart_point_v(ch, c)->compute_time;
     }
+    /* The axes fit the points; overhead regions larger than the plot run off it. */
     rt_range r = {0};
     rt_chart_config_range(ch, x, y, &r, &r);
-    for (size_t c = 0; c < a->n_configs; c++)
-        if (ch->sel_cfg[c] && ch->m->tau > 0)
-            rt_range_add(&r, a->configs[c].v.n * ch->m->tau);
     /* One range for both axes: the diagonal x = y and the L-shapes keep their meaning. */
     rt_range_axis(&r, 2, &ch->x);
     ch->y = ch->x;
@@ -106,11 +112,11 @@ int rt_chart_timeplane(rt_chart *ch, rt_error *err)
     rt_chart_data_line(ch, lo, lo, hi, hi, &ds);
     rt_chart_line_label(ch, lo, lo, hi, hi, "compute-bound above, bandwidth-bound below",
                         RT_CEILING, false, 0.5);
-    size_t skipped = rt_chart_config_points(ch, x, y, false, true);
+    size_t skipped = rt_chart_points(ch, x, y, false, true);
     if (skipped)
-        rt_chart_note(ch,
-                      "%zu config%s with no FLOPs or no bytes (a zero time coordinate) not shown",
-                      skipped, skipped == 1 ? "" : "s");
+        rt_chart_note(ch, "%zu %s%s with no FLOPs or no bytes (a zero time coordinate) not shown",
+                      skipped, rt_chart_draws_items(ch) ? "kernel" : "config",
+                      skipped == 1 ? "" : "s");
     free(x);
     free(y);
     return 0;

@@ -23,6 +23,19 @@ const char *rt_view_name(rt_view v)
     return (unsigned)v < RT_VIEW_N ? view_names[v] : "?";
 }
 
+int rt_points_parse(const char *s, rt_points *out, rt_error *err)
+{
+    if (s && strcasecmp(s, "configs") == 0)
+        *out = RT_POINTS_CONFIGS;
+    else if (s && strcasecmp(s, "kernels") == 0)
+        *out = RT_POINTS_KERNELS;
+    else {
+        rt_error_set(err, "unknown points '%s' (kernels or configs)", s ? s : "");
+        return -1;
+    }
+    return 0;
+}
+
 int rt_view_parse(const char *s, rt_view *out, rt_error *err)
 {
     for (int i = 0; i < RT_VIEW_N; i++)
@@ -242,8 +255,47 @@ static bool tags_match(const rt_chart_spec *spec, const rt_analysis *a, size_t i
     return true;
 }
 
+void rt_chart_roofs_pick(rt_chart *ch)
+{
+    const rt_analysis *a = ch->a;
+    const rt_machine *m = ch->m;
+    ch->unit_on = rt_xcalloc(m->n_units + 1, sizeof *ch->unit_on);
+    ch->level_on = rt_xcalloc(m->n_levels + 1, sizeof *ch->level_on);
+    if (a->mode != RT_MODE_HIER) {
+        int u = m->ref_unit ? rt_machine_unit_index(m, m->ref_unit) : -1;
+        int l = m->ref_level ? rt_machine_level_index(m, m->ref_level) : -1;
+        for (size_t i = 0; i < m->n_units; i++)
+            ch->unit_on[i] = u < 0 || (int)i == u;
+        for (size_t i = 0; i < m->n_levels; i++)
+            ch->level_on[i] = l < 0 || (int)i == l;
+        return;
+    }
+    bool any_u = false, any_l = false;
+    for (size_t i = 0; i < a->n_items && !ch->spec->all_roofs; i++) {
+        if (!ch->sel_item[i])
+            continue;
+        const rt_kernel *k = a->items[i].kernel;
+        for (size_t f = 0; f < k->flops.n; f++) {
+            int u = k->flops.v[f].value > 0 ? rt_machine_unit_index(m, k->flops.v[f].key) : -1;
+            if (u >= 0)
+                any_u = ch->unit_on[u] = true;
+        }
+        const rt_verdict *v = &a->items[i].v;
+        for (size_t l = 0; l < v->n_levels && l < m->n_levels; l++)
+            if (v->q[l] > 0)
+                any_l = ch->level_on[l] = true;
+    }
+    /* Nothing used (a machine alone, kernels without counts): every roof. */
+    for (size_t i = 0; i < m->n_units && !any_u; i++)
+        ch->unit_on[i] = true;
+    for (size_t i = 0; i < m->n_levels && !any_l; i++)
+        ch->level_on[i] = true;
+}
+
 static void chart_release(rt_chart *ch)
 {
+    free(ch->unit_on);
+    free(ch->level_on);
     free(ch->sel_item);
     free(ch->sel_cfg);
     rt_key_release(&ch->series);
@@ -265,7 +317,13 @@ int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, r
 {
     if (rt_chart_spec_check(spec, a, err) != 0)
         return -1;
-    rt_chart ch = {.spec = spec, .a = a, .m = a->machine, .d = d, .W = d->width, .H = d->height};
+    rt_chart ch = {.spec = spec,
+                   .a = a,
+                   .m = a->machine,
+                   .d = d,
+                   .W = d->width,
+                   .H = d->height,
+                   .ts = spec->text_scale > 0 ? spec->text_scale : 1};
     ch.sel_item = rt_xcalloc(a->n_items + 1, sizeof *ch.sel_item);
     ch.sel_cfg = rt_xcalloc(a->n_configs + 1, sizeof *ch.sel_cfg);
     for (size_t i = 0; i < a->n_items; i++)
@@ -318,6 +376,7 @@ int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, r
         rt_key_build(&ch, &ch.marker, spec->marker_by);
         rt_key_build(&ch, &ch.fill, spec->fill_by);
     }
+    rt_chart_roofs_pick(&ch);
     ch.secondary = spec->view == RT_VIEW_4D;
     ch.legend_w = rt_chart_legend_width(&ch);
 

@@ -19,7 +19,7 @@ static void table_rows(FILE *fp, const rt_findings_block *b)
         fputs("<tr>", fp);
         for (size_t c = 0; c < b->n_cols; c++) {
             const char *tag = r == 0 ? "th" : "td";
-            if (r > 0 && c == 0 && b->first_col_name)
+            if (r > 0 && (int)c == b->name_col)
                 fputs("<td class=\"name\">", fp);
             else
                 fprintf(fp, "<%s>", tag);

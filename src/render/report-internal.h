@@ -7,10 +7,21 @@
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
+#include "rooftime/util/error.h"
 
 /* report-findings.c: a findings structure as HTML. titled: an <h2> with the title, sections as
  * <h3> (the study's findings); otherwise each section is an <h2> with its id (the callouts). */
 void rt_report_findings(FILE *fp, const rt_findings *f, bool titled);
+/* The report's charts: full width, 1300 x 480 points with text at 1.2 times the plot's, so at a
+ * 1400 px page no text is below 12 px (tests/cli-report.sh measures it in Chromium). */
+#define RT_REPORT_CHART_W 1300
+#define RT_REPORT_CHART_H 480
+#define RT_REPORT_TEXT_SCALE 1.2
+
+/* report-warnings.c: the warnings grouped by cause, one expandable line per cause with a
+ * count. */
+void rt_report_warnings(FILE *fp, const rt_warnings *w);
+
 /* Escaped text (NULL prints nothing). */
 void rt_report_esc(FILE *fp, const char *s);
 

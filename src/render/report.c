@@ -33,17 +33,22 @@
 #define MAX_INLINE_SVG ((size_t)1500000)
 
 static const char css[] =
-    "body{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;margin:24px;color:#222;"
+    "body{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;margin:16px 24px;color:#222;"
     "max-width:1600px}\n"
-    "h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}"
+    "h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}"
     "h3{font-size:15px}\n"
     "table{border-collapse:collapse;font-size:12px;margin:8px 0}\n"
     "th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;vertical-align:top}\n"
     "th{background:#f3f3f3;position:sticky;top:0}\n"
     "td.name{text-align:left;max-width:520px;overflow-wrap:anywhere;font-family:monospace}\n"
     "td.warn{background:#fde2d2}tr.oh td{background:#fff7e0}tr.rest td{font-style:italic}\n"
-    ".charts{display:flex;flex-wrap:wrap;gap:12px}\n"
-    ".chart{border:1px solid #ddd;flex:1 1 560px;max-width:800px}"
+    ".summary{display:flex;flex-wrap:wrap;gap:0 20px;align-items:flex-start}"
+    ".summary h2{flex-basis:100%;margin:4px 0 0}.summary ul{flex-basis:100%;margin:4px 0;"
+    "font-size:14px}.summary table{font-size:13px;margin:4px 0}"
+    ".summary td:last-child{text-align:left;max-width:300px}.summary td.name{max-width:240px}\n"
+    "h2{margin-top:24px}\n"
+    ".charts{display:block}\n"
+    ".chart{border:1px solid #ddd;margin:8px 0}"
     ".chart svg{display:block;width:100%;height:auto}\n"
     ".chart svg circle:hover,.chart svg polygon:hover{stroke-width:3}\n"
     ".scroll{max-height:600px;overflow:auto}\n"
@@ -401,18 +406,39 @@ static void tables(FILE *fp, const rt_analysis *a)
     free(rest.q);
 }
 
-/* The analysis's warnings, one per line. */
-static void warnings(FILE *fp, const rt_analysis *a)
+/* The profiles, each distinct tool and command once with a count (a study's profiles share
+ * one command line). */
+static void profiles_note(FILE *fp, rt_profile *const *profiles, size_t n)
 {
-    if (a->warnings.n) {
-        fputs("<h3>Warnings</h3>\n<ul>\n", fp);
-        for (size_t i = 0; i < a->warnings.n; i++) {
-            fputs("<li>", fp);
-            esc(fp, a->warnings.msg[i]);
-            fputs("</li>\n", fp);
+    fputs("<p class=\"note\">Profiles:", fp);
+    bool first = true;
+    for (size_t p = 0; p < n; p++) {
+        const char *tool = profiles[p]->tool ? profiles[p]->tool : "profile";
+        const char *cmd = profiles[p]->command;
+        bool seen = false;
+        size_t count = 0;
+        for (size_t q = 0; q < n; q++) {
+            const char *t2 = profiles[q]->tool ? profiles[q]->tool : "profile";
+            const char *c2 = profiles[q]->command;
+            if (strcmp(tool, t2) != 0 || (cmd ? !c2 || strcmp(cmd, c2) != 0 : c2 != NULL))
+                continue;
+            seen |= q < p;
+            count++;
         }
-        fputs("</ul>\n", fp);
+        if (seen)
+            continue;
+        fputs(first ? " " : "; ", fp);
+        first = false;
+        esc(fp, tool);
+        if (cmd) {
+            fputs(" <code>", fp);
+            esc(fp, cmd);
+            fputs("</code>", fp);
+        }
+        if (count > 1)
+            fprintf(fp, " (%zu profiles)", count);
     }
+    fputs(".</p>\n", fp);
 }
 
 static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles,
@@ -426,32 +452,16 @@ static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles
     fprintf(html, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", css);
     esc(html, title);
     fputs("</h1>\n", html);
-    machine_summary(html, m, a);
-    fputs("<p class=\"note\">Profiles:", html);
-    for (size_t p = 0; p < n_profiles; p++) {
-        fputs(p ? "; " : " ", html);
-        esc(html, profiles[p]->tool ? profiles[p]->tool : "profile");
-        if (profiles[p]->command) {
-            fputs(" <code>", html);
-            esc(html, profiles[p]->command);
-            fputs("</code>", html);
-        }
-    }
-    fputs(". Hover a symbol to see its kernel or config.</p>\n", html);
-    rt_report_findings(html, o->findings, true);
-    for (size_t s = 0; s < o->n_sections; s++) {
-        fputs("<h2>", html);
-        esc(html, o->sections[s].title);
-        fprintf(html, "</h2>\n%s\n", o->sections[s].html ? o->sections[s].html : "");
-    }
-    if (o->callouts) {
-        rt_report_findings(html, o->callouts, false);
+    /* The verdict first: the summary, then the charts, then everything else. */
+    fputs("<div class=\"summary\">\n", html);
+    if (o->summary) {
+        rt_report_findings(html, o->summary, false);
     } else {
-        rt_findings *c = rt_analysis_findings(a);
-        rt_report_findings(html, c, false);
-        rt_findings_free(c);
+        rt_findings *s = rt_analysis_summary(a, NULL);
+        rt_report_findings(html, s, false);
+        rt_findings_free(s);
     }
-    warnings(html, a);
+    fputs("</div>\n", html);
 
     /* Styling tags nobody carries are dropped, so one report call fits every profile. */
     const char *series = o->series_by ? tag_find(a, o->series_by) : tag_find(a, "framework");
@@ -470,11 +480,17 @@ static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles
             esc(html, sp[s].title);
         }
         fputs("</h2>\n<div class=\"charts\">\n", html);
+        /* Full width: 1300 points wide with text at 1.2, so at 1400 px no text is below 12 px. */
         rt_chart_spec spec = {.series_by = series,
                               .marker_by = marker,
                               .fill_by = fill,
                               .where = (const char *const *)sp[s].where,
-                              .n_where = sp[s].n_where};
+                              .n_where = sp[s].n_where,
+                              .width = RT_REPORT_CHART_W,
+                              .height = RT_REPORT_CHART_H,
+                              .text_scale = RT_REPORT_TEXT_SCALE,
+                              .points = o->points,
+                              .all_roofs = o->all_roofs};
         static const char *const names[RT_VIEW_N] = {"roofline", "complexity", "time", "4d"};
         for (int v = 0; v < RT_VIEW_N && rc == 0; v++) {
             spec.view = (rt_view)v;
@@ -488,8 +504,26 @@ static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles
     free_splits(sp, ns);
     if (rc != 0)
         return -1;
+    rt_report_findings(html, o->findings, true);
+    for (size_t s = 0; s < o->n_sections; s++) {
+        fputs("<h2>", html);
+        esc(html, o->sections[s].title);
+        fprintf(html, "</h2>\n%s\n", o->sections[s].html ? o->sections[s].html : "");
+    }
+    if (o->callouts) {
+        rt_report_findings(html, o->callouts, false);
+    } else {
+        rt_findings *c = rt_analysis_findings(a);
+        rt_report_findings(html, c, false);
+        rt_findings_free(c);
+    }
     tables(html, a);
-    fputs("<p class=\"note\">Written by rooftime. Method: the time-based hierarchical roofline "
+    fputs("<h2 id=\"machine\">Machine and profiles</h2>\n", html);
+    machine_summary(html, m, a);
+    profiles_note(html, profiles, n_profiles);
+    rt_report_warnings(html, &a->warnings);
+    fputs("<p class=\"note\">Written by rooftime. Hover a symbol to see its kernel or config. "
+          "Method: the time-based hierarchical roofline "
           "(Wang et al., Time-Based Roofline for Deep Learning Performance Analysis).</p>\n"
           "</body>\n</html>\n",
           html);

@@ -6,6 +6,7 @@
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
+#include "rooftime/core/verdict-hints.h"
 
 /* Rows a callout's table lists before "and N more". */
 #define RT_CALLOUT_ROWS 25
@@ -13,5 +14,18 @@
 /* One section, "Zero-AI kernels and overhead-bound configs", with two callouts (the longest
  * kernels and configs of each kind in a table). Caller frees with rt_findings_free. */
 rt_findings *rt_analysis_findings(const rt_analysis *a);
+
+/* Rows of the summary's table of the most recoverable kernels. */
+#define RT_SUMMARY_TOP 5
+
+/* Whether the counts of a kernel can bound it: FLOPs or bytes recorded. The time of the others
+ * has no real verdict (their class is a default, not a finding); the one place that decides. */
+bool rt_item_has_counts(const rt_item *it);
+
+/* The verdict first: one section "Summary" with the total time, the share of it with a real
+ * verdict, the time by bound class and the RT_SUMMARY_TOP kernels with the most recoverable
+ * time (ID K<rank by time> as the report's tables number them, verdict, hint from hints; NULL:
+ * no hints). Caller frees with rt_findings_free. */
+rt_findings *rt_analysis_summary(const rt_analysis *a, const rt_verdict_hints *hints);
 
 #endif

@@ -16,14 +16,14 @@ typedef enum rt_findings_block_kind {
 
 typedef struct rt_findings_block {
     rt_findings_block_kind kind;
-    char *lead;          /* callout: the bold first words; NULL otherwise */
-    char *text;          /* paragraph, callout: plain UTF-8 text (writers escape it); a
-                          * callout's starts with what joins it to the lead (" (no FLOPs", ": ") */
-    size_t n_cols;       /* list: 1; table: the columns; callout: its table's columns (0: none) */
-    size_t n_rows;       /* rows of cells (tables: the head included) */
-    char **cells;        /* n_rows x n_cols, row by row */
-    bool first_col_name; /* the first column holds names (left-aligned, wrapped) */
-    char *note;          /* callout: a line under its table ("and 3 more"); NULL: none */
+    char *lead;    /* callout: the bold first words; NULL otherwise */
+    char *text;    /* paragraph, callout: plain UTF-8 text (writers escape it); a
+                    * callout's starts with what joins it to the lead (" (no FLOPs", ": ") */
+    size_t n_cols; /* list: 1; table: the columns; callout: its table's columns (0: none) */
+    size_t n_rows; /* rows of cells (tables: the head included) */
+    char **cells;  /* n_rows x n_cols, row by row */
+    int name_col;  /* the column that holds names (left-aligned, wrapped); -1: none */
+    char *note;    /* callout: a line under its table ("and 3 more"); NULL: none */
 } rt_findings_block;
 
 typedef struct rt_findings_section {
@@ -51,6 +51,9 @@ void rt_findings_item(rt_findings *f, const char *fmt, ...) __attribute__((forma
 void rt_findings_table(rt_findings *f, size_t n_cols, const char *const *head);
 void rt_findings_row(rt_findings *f, const char *const *cells);
 void rt_findings_paragraph(rt_findings *f, const char *text);
+/* The column of the last table that holds names (-1: none; tables start with none, callouts'
+ * tables with column 0). */
+void rt_findings_name_col(rt_findings *f, int col);
 /* A callout: lead and text; rows added with rt_findings_row go to its table once
  * rt_findings_callout_table gave the head. */
 void rt_findings_callout(rt_findings *f, const char *lead, const char *text);

@@ -20,6 +20,10 @@ typedef enum rt_view {
 const char *rt_view_name(rt_view v);
 int rt_view_parse(const char *s, rt_view *out, rt_error *err);
 
+typedef enum rt_points { RT_POINTS_CONFIGS = 0, RT_POINTS_KERNELS } rt_points;
+/* "configs", "kernels". */
+int rt_points_parse(const char *s, rt_points *out, rt_error *err);
+
 typedef struct rt_chart_spec {
     rt_view view;
     const char *title;    /* NULL: the view's name and the machine */
@@ -41,6 +45,16 @@ typedef struct rt_chart_spec {
     const char *const *where;
     size_t n_where;
     size_t max_labels; /* roofline: name the N longest kernels (0: 8) */
+    /* Complexity, time and 4D views: configs (default) or kernels (each kernel a point sized by
+     * its share of time, the kernels of a config a cloud in its color), labelled K1, K2 ... by
+     * time as the report's kernel table numbers them. The roofline always places kernels. */
+    rt_points points;
+    /* Roofline: every compute unit and memory level of the machine, not only those the drawn
+     * kernels use (units with FLOPs, levels with bytes). */
+    bool all_roofs;
+    /* Every text size and the margins around the plot times this (0: 1); the report draws its
+     * wide charts at 1.2 so no text is below 12 px at 1300 px. */
+    double text_scale;
 } rt_chart_spec;
 
 /* Lay out and draw one chart on d (already begun; the caller finishes it). */

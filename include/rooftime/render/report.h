@@ -10,6 +10,7 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/render/chart.h"
 #include "rooftime/util/error.h"
 
 /* A section drawn by render itself (a chart with its table, e.g. the stragglers across ranks):
@@ -33,6 +34,10 @@ typedef struct rt_report_opts {
     const rt_findings *callouts;
     const rt_report_section *sections;
     size_t n_sections;
+    /* The summary the page opens with; NULL: rt_analysis_summary(a, NULL) (no hints). */
+    const rt_findings *summary;
+    rt_points points; /* complexity, time and 4D views: configs or kernels */
+    bool all_roofs;   /* every roof of the machine, not only those the kernels use */
 } rt_report_opts;
 
 /*
