@@ -20,7 +20,8 @@
 
 /* ---- one input file ---- */
 
-enum { COL_ID, COL_PID, COL_NAME, COL_MNAME, COL_MUNIT, COL_MVALUE, COL_CC, COL_N };
+/* Columns from COL_CC on are optional. */
+enum { COL_ID, COL_PID, COL_NAME, COL_MNAME, COL_MUNIT, COL_MVALUE, COL_CC, COL_GRID, COL_N };
 
 /* One launch as one file sees it. */
 typedef struct group {
@@ -30,6 +31,7 @@ typedef struct group {
     int sm;
     unsigned long line;
     uint64_t present;
+    int failed; /* every metric nan and grid (0, 0, 0) (or no Grid Size column): a failed launch */
     double value[NCU_MAX_METRICS];
 } group;
 
@@ -41,6 +43,8 @@ typedef struct rowrec {
     int sm;
     unsigned long line;
     int slot;
+    int nan;       /* the value is nan (read for every metric, mapped or not) */
+    int grid_zero; /* grid (0, 0, 0), or the file has no Grid Size column */
     double value;
 } rowrec;
 
@@ -75,6 +79,7 @@ typedef struct pending {
     int first_file;
     unsigned long first_line;
     uint64_t files;
+    uint64_t failed_files; /* the files whose view of it is a failed launch */
     uint64_t present;
     double value[NCU_MAX_METRICS];
 } pending;
@@ -110,7 +115,16 @@ typedef struct ncu_import {
     ktotal *k;
     size_t nk;
     rt_profile *per_launch; /* with --per-launch: kernels added as launches complete */
-    unsigned long launches, nan_values, missing;
+    /* Join per kernel name (the files' launch orders differ): a launch's key is its kernel name
+     * and its ordinal among that name's launches in its file; occ[file][name] counts them. */
+    int by_name;
+    unsigned long **occ;
+    size_t nocc;
+    /* The first launch whose kernel differs between files (join by ID): the reason to join by
+     * name, said in the warning. */
+    char order_msg[600];
+    int reorder; /* set with the error that order_msg describes */
+    unsigned long launches, nan_values, missing, failed;
     int default_sm;
     rt_error *err;
 } ncu_import;
@@ -123,5 +137,11 @@ int ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg);
 int ncu_find_header(ncu_import *im, ncu_file *f);
 /* The next launch of file f (all its metric rows) into g: 1, 0 at the end, -1 on error. */
 int ncu_next_group(ncu_import *im, ncu_file *f, group *g);
+
+/* ---- ncu-pending.c: launches in flight ---- */
+
+/* The pending launch with this key, creating it when create is set; NULL if absent. */
+pending *ncu_pend_get(ncu_import *im, uint64_t key, int create);
+void ncu_pend_remove(ncu_import *im, uint64_t key);
 
 #endif

@@ -13,8 +13,9 @@
 #include "rooftime/import/ncu-units.h"
 #include "rooftime/util/strings.h"
 
-static const char *const col_names[COL_N] = {
-    "ID", "Process ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value", "CC"};
+static const char *const col_names[COL_N] = {"ID",          "Process ID",  "Kernel Name",
+                                             "Metric Name", "Metric Unit", "Metric Value",
+                                             "CC",          "Grid Size"};
 
 int ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg)
 {
@@ -129,6 +130,27 @@ static int parse_value(const char *s, size_t n, double *out)
     return 0;
 }
 
+/* A value Nsight writes for a metric it could not collect. */
+static int is_nan_text(const char *s, size_t n)
+{
+    return (n == 3 &&
+            (memcmp(s, "nan", 3) == 0 || memcmp(s, "NaN", 3) == 0 || memcmp(s, "n/a", 3) == 0)) ||
+           (n == 4 && memcmp(s, "-nan", 4) == 0);
+}
+
+/* A grid of no blocks, "(0, 0, 0)": how Nsight records a launch that failed. */
+static int is_zero_grid(const char *s)
+{
+    int zero = 0;
+    for (; *s; s++) {
+        if (*s == '0')
+            zero = 1;
+        else if (*s != '(' && *s != ')' && *s != ',' && *s != ' ')
+            return 0;
+    }
+    return zero;
+}
+
 /* Parse the next data row into *rr: 1 = a row, 0 = the end, -1 = error. */
 static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
 {
@@ -213,6 +235,8 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
     rr->line = row.line;
     rr->slot = -1;
     rr->value = 0;
+    rr->grid_zero = f->col[COL_GRID] < 0 || is_zero_grid(row.field[f->col[COL_GRID]]);
+    rr->nan = is_nan_text(row.field[f->col[COL_MVALUE]], row.len[f->col[COL_MVALUE]]);
 
     const char *mname = row.field[f->col[COL_MNAME]];
     uint32_t mid = (uint32_t)rt_name_index_intern(&im->mnames, mname, row.len[f->col[COL_MNAME]]);
@@ -284,7 +308,9 @@ int ncu_next_group(ncu_import *im, ncu_file *f, group *g)
     g->sm = rr->sm;
     g->line = rr->line;
     g->present = 0;
+    g->failed = 1;
     for (;;) {
+        g->failed &= rr->nan && rr->grid_zero;
         if (rr->slot >= 0) {
             g->value[rr->slot] = rr->value;
             g->present |= (uint64_t)1 << rr->slot;
@@ -310,5 +336,3 @@ int ncu_next_group(ncu_import *im, ncu_file *f, group *g)
         }
     }
 }
-
-/* ---- pending launch table ---- */

@@ -20,87 +20,6 @@
 #include "rooftime/util/name-index.h"
 #include "rooftime/util/strings.h"
 
-static void pend_grow(ncu_import *im)
-{
-    size_t ns = im->ntable ? 2 * im->ntable : 64;
-    int64_t *t = rt_xmalloc(ns * sizeof *t);
-    for (size_t i = 0; i < ns; i++)
-        t[i] = -1;
-    for (size_t i = 0; i < im->ntable; i++) {
-        int64_t e = im->table[i];
-        if (e < 0)
-            continue;
-        size_t j = (im->pool[e].key * 0x9E3779B97F4A7C15ull >> 20) & (ns - 1);
-        while (t[j] >= 0)
-            j = (j + 1) & (ns - 1);
-        t[j] = e;
-    }
-    free(im->table);
-    im->table = t;
-    im->ntable = ns;
-}
-
-static size_t pend_home(const ncu_import *im, uint64_t key)
-{
-    return (key * 0x9E3779B97F4A7C15ull >> 20) & (im->ntable - 1);
-}
-
-/* The pending launch with this key, creating it when create is set; NULL if absent. */
-static pending *pend_get(ncu_import *im, uint64_t key, int create)
-{
-    if (create && 2 * (im->nlive + 1) > im->ntable)
-        pend_grow(im);
-    if (im->ntable == 0)
-        return NULL;
-    size_t j = pend_home(im, key);
-    while (im->table[j] >= 0) {
-        if (im->pool[im->table[j]].key == key)
-            return &im->pool[im->table[j]];
-        j = (j + 1) & (im->ntable - 1);
-    }
-    if (!create)
-        return NULL;
-    size_t e;
-    if (im->nfree) {
-        e = im->free_list[--im->nfree];
-    } else {
-        if (im->npool == im->cappool) {
-            im->cappool = im->cappool ? 2 * im->cappool : 16;
-            im->pool = rt_xrealloc(im->pool, im->cappool * sizeof *im->pool);
-            im->free_list = rt_xrealloc(im->free_list, im->cappool * sizeof *im->free_list);
-        }
-        e = im->npool++;
-    }
-    memset(&im->pool[e], 0, sizeof im->pool[e]);
-    im->pool[e].key = key;
-    im->table[j] = (int64_t)e;
-    im->nlive++;
-    return &im->pool[e];
-}
-
-static void pend_remove(ncu_import *im, uint64_t key)
-{
-    size_t j = pend_home(im, key);
-    while (im->pool[im->table[j]].key != key)
-        j = (j + 1) & (im->ntable - 1);
-    im->free_list[im->nfree++] = (size_t)im->table[j];
-    im->table[j] = -1;
-    im->nlive--;
-    /* Backward-shift deletion keeps probe chains whole without tombstones. */
-    size_t i = j;
-    for (;;) {
-        i = (i + 1) & (im->ntable - 1);
-        if (im->table[i] < 0)
-            break;
-        size_t h = pend_home(im, im->pool[im->table[i]].key);
-        if ((i > j && (h <= j || h > i)) || (i < j && (h <= j && h > i))) {
-            im->table[j] = im->table[i];
-            im->table[i] = -1;
-            j = i;
-        }
-    }
-}
-
 /* ---- finishing a launch ---- */
 
 static ktotal *ncu_total(ncu_import *im, uint32_t kname)
@@ -135,6 +54,10 @@ static int ncu_finish(ncu_import *im, pending *p)
 {
     rt_error *err = im->err;
     char sbuf[160];
+    if (p->failed_files && p->failed_files == p->files) {
+        im->failed++; /* a failed launch in every file that has it: dropped */
+        return 0;
+    }
     /* Every metric a file had in its first launch must be there for this launch too. */
     for (size_t fi = 0; fi < im->nf; fi++) {
         uint64_t want = im->f[fi].metrics & im->needed;
@@ -248,7 +171,7 @@ static int ncu_finish(ncu_import *im, pending *p)
 static int ncu_merge(ncu_import *im, size_t fi, const group *g)
 {
     rt_error *err = im->err;
-    pending *p = pend_get(im, g->key, 1);
+    pending *p = ncu_pend_get(im, g->key, 1);
     if (p->files == 0) {
         p->pid = g->pid;
         p->id = g->id;
@@ -258,10 +181,23 @@ static int ncu_merge(ncu_import *im, size_t fi, const group *g)
         p->first_line = g->line;
     } else if (p->kname != g->kname) {
         char a[160], b[160];
-        rt_error_set(err, "launch %ld: kernel '%s' in %s (line %lu) but '%s' in %s (line %lu)",
-                     g->id, ncu_short(im->names.key[p->kname], a, sizeof a),
-                     im->f[p->first_file].path, p->first_line,
-                     ncu_short(im->names.key[g->kname], b, sizeof b), im->f[fi].path, g->line);
+        snprintf(im->order_msg, sizeof im->order_msg,
+                 "launch %ld: kernel '%s' in %s (line %lu) but '%s' in %s (line %lu)", g->id,
+                 ncu_short(im->names.key[p->kname], a, sizeof a), im->f[p->first_file].path,
+                 p->first_line, ncu_short(im->names.key[g->kname], b, sizeof b), im->f[fi].path,
+                 g->line);
+        if ((int)fi != p->first_file && !im->opt->per_launch) {
+            im->reorder = 1; /* the caller joins per kernel name instead */
+            rt_error_set(err, "%s", im->order_msg);
+            return -1;
+        }
+        rt_error_set(err, "%s%s", im->order_msg,
+                     (int)fi != p->first_file
+                         ? ": the files list launches in different orders (separate runs of a "
+                           "multi-threaded framework do), so no launch can be matched across "
+                           "them; --per-launch needs one launch order in every file (without it "
+                           "launches are joined per kernel name)"
+                         : "");
         return -1;
     } else if ((p->files >> fi) & 1) {
         rt_error_set(err,
@@ -277,10 +213,12 @@ static int ncu_merge(ncu_import *im, size_t fi, const group *g)
     }
     p->present |= add;
     p->files |= (uint64_t)1 << fi;
+    if (g->failed)
+        p->failed_files |= (uint64_t)1 << fi;
     if (p->files == im->all_files) {
         if (ncu_finish(im, p) != 0)
             return -1;
-        pend_remove(im, g->key);
+        ncu_pend_remove(im, g->key);
     }
     return 0;
 }
@@ -349,24 +287,70 @@ static void ncu_import_release(ncu_import *im)
     free(im->table);
     free(im->chosen);
     free(im->launch_q);
+    for (size_t i = 0; i < im->nf && im->occ; i++)
+        free(im->occ[i]);
+    free(im->occ);
     ncu_map_release(&im->map);
 }
 
-int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt, rt_profile **out,
-                  rt_warnings *w, rt_error *err)
+/* Join per kernel name: the key of file fi's next launch of g's kernel is the name and the
+ * launch's ordinal among that name's launches in the file. Failed launches are not counted. */
+static int ncu_feed(ncu_import *im, size_t fi, group *g)
 {
-    rt_ncu_options dflt = {0};
-    if (!opt)
-        opt = &dflt;
-    *out = NULL;
-    if (n == 0) {
-        rt_error_set(err, "no input files");
+    if (!im->by_name)
+        return ncu_merge(im, fi, g);
+    if (g->failed) {
+        im->failed++;
+        return 0;
+    }
+    if (g->kname >= im->nocc) {
+        size_t nn = im->nocc ? 2 * im->nocc : 64;
+        while (nn <= g->kname)
+            nn *= 2;
+        for (size_t i = 0; i < im->nf; i++) {
+            im->occ[i] = rt_xrealloc(im->occ[i], nn * sizeof *im->occ[i]);
+            memset(im->occ[i] + im->nocc, 0, (nn - im->nocc) * sizeof *im->occ[i]);
+        }
+        im->nocc = nn;
+    }
+    unsigned long *occ = &im->occ[fi][g->kname];
+    if (*occ >= 0xFFFFFFFFul) {
+        rt_error_set(im->err, "%s: line %lu: more than 2^32 launches of one kernel", im->f[fi].path,
+                     g->line);
         return -1;
     }
-    if (n > NCU_MAX_FILES) {
-        rt_error_set(err, "at most %d input files (one per metric is about 15)", NCU_MAX_FILES);
-        return -1;
-    }
+    g->key = ((uint64_t)g->kname << 32) | (*occ)++;
+    return ncu_merge(im, fi, g);
+}
+
+/* Joined per name, every kernel must have as many launches in each file. */
+static int ncu_check_counts(ncu_import *im)
+{
+    char sbuf[160];
+    for (size_t k = 0; k < im->nocc; k++)
+        for (size_t fi = 1; fi < im->nf; fi++) {
+            unsigned long a = im->occ[0][k], b = im->occ[fi][k];
+            if (a == b)
+                continue;
+            rt_error_set(im->err,
+                         "kernel '%s': %lu launch%s in %s but %lu in %s; the files list launches "
+                         "in different orders, so they are joined per kernel name, which needs "
+                         "the same number of launches of each kernel in every file%s",
+                         ncu_short(im->names.key[k], sbuf, sizeof sbuf), a, a == 1 ? "" : "es",
+                         im->f[0].path, b, im->f[fi].path,
+                         im->failed ? " (failed launches not counted)" : "");
+            return -1;
+        }
+    return 0;
+}
+
+/* One pass over the files: joined by launch ID, or per kernel name when by_name is set. Returns 0,
+ * -1 on error, 1 when the files' launch orders differ (*order_msg says where) and by_name is not
+ * set. */
+static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options *opt, int by_name,
+                       rt_profile **out, rt_warnings *w, char *order_msg, size_t order_len,
+                       rt_error *err)
+{
     ncu_import im = {.opt = opt, .warnings = w, .err = err, .per_launch = NULL};
     int rc = -1;
     rt_profile *prof = NULL;
@@ -392,6 +376,9 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
         im.per_launch = prof;
     im.f = rt_xcalloc(n, sizeof *im.f);
     im.nf = n;
+    im.by_name = by_name;
+    if (by_name)
+        im.occ = rt_xcalloc(n, sizeof *im.occ);
     im.all_files = n == 64 ? ~0ull : (((uint64_t)1 << n) - 1);
     for (size_t i = 0; i < n; i++) {
         ncu_file *f = &im.f[i];
@@ -443,8 +430,29 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
                                 cst ? cst[im.map.tensor_factor_const] : NAN);
                 break;
             }
+    /* Joined per name, a launch's metrics from different files come from the k-th launches of
+     * its kernel: the same launch only where the orders agree. Sums per kernel of formulas
+     * linear in the metrics do not depend on that; launch_time does. */
+    uint64_t tmask = im.map.cycles.metrics | im.map.rate.metrics;
+    int time_in_one = 0;
     for (size_t i = 0; i < n; i++)
-        if (ncu_merge(&im, i, &first[i]) != 0) {
+        time_in_one |= (im.f[i].metrics & tmask) == tmask;
+    if (by_name && im.warnings)
+        for (size_t i = 0; i < im.nchosen; i++) {
+            const ncu_formula *f = &im.map.q[im.chosen[i]].f;
+            uint64_t need = f->metrics | (f->uses_time ? tmask : 0);
+            int one = 0;
+            for (size_t j = 0; j < n; j++)
+                one |= (im.f[j].metrics & need) == need;
+            if (f->uses_time && !one)
+                rt_warnings_add(im.warnings,
+                                "%s uses launch_time, which a join per kernel name takes from "
+                                "another launch of the kernel when its metrics are in different "
+                                "files: approximate",
+                                im.map.q[im.chosen[i]].quantity);
+        }
+    for (size_t i = 0; i < n; i++)
+        if (ncu_feed(&im, i, &first[i]) != 0) {
             free(first);
             goto done;
         }
@@ -459,12 +467,14 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
             if (r == 0)
                 continue;
             progress = 1;
-            if (ncu_merge(&im, i, g) != 0)
+            if (ncu_feed(&im, i, g) != 0)
                 goto done;
         }
         if (!progress)
             break;
     }
+    if (by_name && ncu_check_counts(&im) != 0)
+        goto done;
     /* Launches some file never had. */
     while (im.nlive > 0) {
         pending *p = NULL;
@@ -473,7 +483,7 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
                 p = &im.pool[im.table[j]];
         if (ncu_finish(&im, p) != 0)
             goto done;
-        pend_remove(&im, p->key);
+        ncu_pend_remove(&im, p->key);
     }
 
     /* The profile. */
@@ -500,18 +510,27 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
                 const char *q = im.map.q[im.chosen[i]].quantity;
                 rt_values_set(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
             }
-            rt_values_set(&pv->kernel_time_sum, k->name, t->time_sum);
+            /* Per name with cycles and rate in different files, a launch's own time is unknown. */
+            if (!by_name || time_in_one)
+                rt_values_set(&pv->kernel_time_sum, k->name, t->time_sum);
         }
     }
     prof->method = rt_strdup(
         opt->per_launch
             ? "Nsight Compute metrics, one kernel per launch; time = cycles / rate of the launch"
+        : by_name
+            ? "Nsight Compute metrics summed per kernel name in each file and joined on the name "
+              "(the files' launch orders differ); time = sum of cycles / (sum of rates / "
+              "launches), the authors' aggregation"
             : "Nsight Compute metrics aggregated per kernel name; time = sum of cycles / (sum of "
-              "rates / launches), the authors' aggregation (the sum of per-launch cycles / rate is "
-              "in provenance.kernel_time_sum)");
+              "rates / launches), the authors' aggregation (the sum of per-launch cycles / rate "
+              "is in provenance.kernel_time_sum)");
     rt_tags_set(&pv->notes, "mapping", mpath);
     rt_tags_set(&pv->notes, "time",
                 opt->per_launch ? "cycles / rate per launch" : "sum of cycles / mean rate");
+    rt_tags_set(&pv->notes, "join",
+                by_name ? "per kernel name (the files' launch orders differ)"
+                        : "per launch (process and launch ID)");
     pv->launches = (double)im.launches;
     if (opt->tensor_factor > 0) {
         char tf[32];
@@ -525,14 +544,59 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
         if (im.nan_values > NCU_MAX_WARN)
             rt_warnings_add(im.warnings, "%lu metric values were nan in all (counted as 0)",
                             im.nan_values);
+        if (im.failed)
+            rt_warnings_add(im.warnings,
+                            "%lu failed launch%s dropped (every metric nan and grid (0, 0, 0): "
+                            "Nsight's record of a launch that did not run)%s",
+                            im.failed, im.failed == 1 ? "" : "es",
+                            by_name && n > 1 ? ", counted in each file" : "");
     }
     *out = prof;
     prof = NULL;
     rc = 0;
 done:
+    if (rc != 0 && im.reorder) {
+        snprintf(order_msg, order_len, "%s", im.order_msg);
+        rc = 1;
+    }
     rt_profile_free(prof);
     ncu_import_release(&im);
     free(g);
     free(mpath);
     return rc;
+}
+
+int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt, rt_profile **out,
+                  rt_warnings *w, rt_error *err)
+{
+    rt_ncu_options dflt = {0};
+    if (!opt)
+        opt = &dflt;
+    *out = NULL;
+    if (n == 0) {
+        rt_error_set(err, "no input files");
+        return -1;
+    }
+    if (n > NCU_MAX_FILES) {
+        rt_error_set(err, "at most %d input files (one per metric is about 15)", NCU_MAX_FILES);
+        return -1;
+    }
+    /* Joined by launch ID first; its warnings are kept only if that join is the one used. */
+    rt_warnings first = {0};
+    char order[600] = "";
+    int rc = ncu_attempt(paths, n, opt, 0, out, w ? &first : NULL, order, sizeof order, err);
+    if (rc == 1) {
+        rt_warnings_release(&first);
+        rc = ncu_attempt(paths, n, opt, 1, out, w ? &first : NULL, order, sizeof order, err);
+        if (rc == 0 && w)
+            rt_warnings_add(w,
+                            "the files list launches in different orders (%s): joined per kernel "
+                            "name, as the authors' scripts do (every kernel has the same number "
+                            "of launches in each file)",
+                            order);
+    }
+    for (size_t i = 0; w && i < first.n; i++)
+        rt_warnings_add(w, "%s", first.msg[i]);
+    rt_warnings_release(&first);
+    return rc == 0 ? 0 : -1;
 }

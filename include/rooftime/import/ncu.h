@@ -19,7 +19,11 @@ typedef struct rt_ncu_options {
  * Read n raw `ncu --csv` outputs (each one metric or many; the program's own
  * output and ==PROF== lines before the header are skipped), join launches
  * across files by process and launch ID (checking the kernel name), and
- * aggregate per kernel name. Streams: memory grows with the number of kernel
+ * aggregate per kernel name. When the files' launch orders differ (a launch ID
+ * names different kernels), the files are read again and joined per kernel
+ * name (the k-th launch of a name in each file; counts must agree), with one
+ * warning; per_launch is then refused. Failed launches (every metric nan, grid
+ * (0, 0, 0)) are dropped with a warning. Streams: memory grows with the number of kernel
  * names and with how far the files' launch orders drift apart, not with
  * their size. *out is a new profile owned by the caller.
  */
