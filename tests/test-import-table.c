@@ -13,6 +13,7 @@
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/import/table.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 static rt_profile *import_paper(const char *name, int with_ai)
 {
@@ -194,13 +195,106 @@ static void test_plain_table_with_map(void **state)
     free(dir);
 }
 
+/* A one-row-header table of per-config totals in the layout of the TF2 Conv2D notebooks: the
+ * quantity columns are recognised without --map, every parameter column becomes a tag (so no two
+ * rows merge and the sweeps form families), a measurement column nobody maps is left unused, and
+ * rows whose tags are all equal are an error naming both lines. */
+static void test_one_row_parameters(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/conv2d-tf2.csv", dir);
+    char *text =
+        rt_strdup("Precision,Kernel Size,Filters,Stride Size,Batch Size,Pass,CUDA Time Avg,"
+                  "CUDA Time Std,Invocations,FP32 FLOPs Avg,FP16 FLOPs Avg,TC FLOPs,"
+                  "L1 Bytes Avg,L2 Bytes Avg,DRAM Bytes Avg\n");
+    /* Per pass: a batch sweep (16, 32, 64) at 3/64/1 and a filter sweep (64, 128, 256) at batch
+     * 16: five configs that differ only in numeric columns. */
+    static const int rows[][4] = {
+        {3, 64, 1, 16}, {3, 64, 1, 32}, {3, 64, 1, 64}, {3, 128, 1, 16}, {3, 256, 1, 16}};
+    int nrows = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 5; i++) {
+            const int *r = rows[i];
+            double scale = r[1] * r[3] * (pass ? 2.0 : 1.0);
+            char *old = text;
+            text =
+                rt_asprintf("%sFP32,%d,%d,%d,%d,%s,%g,1e-6,%d,%g,%g,0,%g,%g,%g\n", old, r[0], r[1],
+                            r[2], r[3], pass ? "backward" : "forward", scale * 1e-7, 4 + pass,
+                            scale * 1e6, scale * 1e3, scale * 4e5, scale * 2e5, scale * 1e5);
+            free(old);
+            nrows++;
+        }
+    assert_int_equal(tu_write_file(path, text), 0);
+    rt_profile *p = NULL;
+    rt_error err = {{0}};
+    rt_warnings w = {0};
+    if (rt_import_table(path, NULL, &p, &w, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(p->n_kernels, nrows);
+    const rt_kernel *k = &p->kernels[1]; /* FP32 3 64 1 32 forward */
+    assert_close(k->time, 64 * 32 * 1e-7, 1e-12);
+    assert_close(k->invocations, 4, 0);
+    assert_close(rt_values_get(&k->flops, "fp32", 0), 64 * 32 * 1e6, 1e-12);
+    assert_close(rt_values_get(&k->flops, "fp16", 0), 64 * 32 * 1e3, 1e-12);
+    assert_close(rt_values_get(&k->bytes, "HBM", 0), 64 * 32 * 1e5, 1e-12);
+    assert_close(rt_values_get(&k->bytes, "L2", 0), 64 * 32 * 2e5, 1e-12);
+    assert_close(rt_values_get(&k->bytes, "L1", 0), 64 * 32 * 4e5, 1e-12);
+    assert_string_equal(rt_tags_get(&k->tags, "Batch Size"), "32");
+    assert_string_equal(rt_tags_get(&k->tags, "Filters"), "64");
+    assert_string_equal(rt_tags_get(&k->tags, "Kernel Size"), "3");
+    assert_string_equal(rt_tags_get(&k->tags, "Stride Size"), "1");
+    assert_null(rt_tags_get(&k->tags, "CUDA Time Std"));
+    assert_string_equal(rt_tags_get(&p->provenance.formulas, "time"), "CUDA Time Avg");
+    assert_string_equal(rt_tags_get(&p->provenance.formulas, "bytes.HBM"), "DRAM Bytes Avg");
+    assert_string_equal(rt_tags_get(&p->provenance.notes, "unused columns"), "CUDA Time Std");
+    assert_string_equal(rt_tags_get(&p->provenance.notes, "tags"),
+                        "Precision, Kernel Size, Filters, Stride Size, Batch Size, Pass");
+    assert_int_equal(w.n, 0);
+
+    /* Every row its own config; per pass one batch family and one filter family. */
+    rt_machine *m = NULL;
+    if (rt_machine_resolve("v100", &m, &err) != 0)
+        fail_msg("%s", err.msg);
+    rt_analysis *a = rt_analysis_new(m, RT_MODE_HIER, &p, 1, NULL, &err);
+    if (!a)
+        fail_msg("%s", err.msg);
+    assert_int_equal(a->n_configs, nrows);
+    int batch = 0, filters = 0;
+    for (size_t f = 0; f < a->n_families; f++) {
+        batch += strcmp(a->families[f].param, "Batch Size") == 0 && a->families[f].n == 3;
+        filters += strcmp(a->families[f].param, "Filters") == 0 && a->families[f].n == 3;
+    }
+    assert_int_equal(batch, 2);
+    assert_int_equal(filters, 2);
+    rt_analysis_free(a);
+    rt_machine_free(m);
+    rt_profile_free(p);
+    p = NULL;
+
+    /* The same parameters twice (a repeated measurement): both lines named. */
+    char *dup = rt_asprintf("%sFP32,3,64,1,32,forward,1e-4,0,4,1,1,0,1,1,1\n", text);
+    assert_int_equal(tu_write_file(path, dup), 0);
+    assert_int_equal(rt_import_table(path, NULL, &p, NULL, &err), -1);
+    assert_null(p);
+    assert_non_null(strstr(err.msg, "lines 3 and 12 have the same tags"));
+    assert_non_null(strstr(err.msg, "Batch Size=32"));
+    assert_non_null(strstr(err.msg, "merge into one config"));
+
+    rt_warnings_release(&w);
+    free(dup);
+    free(text);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conv2d_pt_first_row),
-        cmocka_unit_test(test_conv2d_families),
-        cmocka_unit_test(test_lstm_families),
-        cmocka_unit_test(test_plain_table_with_map),
+        cmocka_unit_test(test_conv2d_pt_first_row), cmocka_unit_test(test_conv2d_families),
+        cmocka_unit_test(test_lstm_families),       cmocka_unit_test(test_plain_table_with_map),
+        cmocka_unit_test(test_one_row_parameters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

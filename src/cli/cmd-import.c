@@ -191,6 +191,19 @@ static int import_table(int argc, char **argv)
     cli_print_warnings(&warnings, 20);
     if (cli_save_profile(p, &tags, output) != 0)
         goto out;
+    /* The columns it chose, so that a table in another layout can be checked at a glance. */
+    printf("columns:");
+    for (size_t i = 0; i < p->provenance.formulas.n; i++)
+        printf("%s %s = '%s'", i ? "," : "", p->provenance.formulas.v[i].key,
+               p->provenance.formulas.v[i].value);
+    printf("\n");
+    static const char *const notes[][2] = {
+        {"tags", "tags"}, {"name columns", "in the name"}, {"unused columns", "not used"}};
+    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++) {
+        const char *v = rt_tags_get(&p->provenance.notes, notes[i][0]);
+        if (v)
+            printf("%s: %s\n", notes[i][1], v);
+    }
     printf("%s: %zu kernels from %s\n", output, p->n_kernels, argv[optind]);
     rc = RT_EXIT_OK;
 out:

@@ -5,21 +5,45 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rooftime/core/profile.h"
 #include "rooftime/import/csv-reader.h"
 #include "rooftime/import/table.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/name-index.h"
 #include "rooftime/util/strings.h"
 
 /*
- * The column names of the time-based roofline paper's notebooks (V100 tables):
- * used when the user maps nothing else and the column exists.
+ * Column names recognised without --map: the time-based roofline paper's notebooks (V100 tables)
+ * and the per-config totals such notebooks write (`CUDA Time Avg`, `FP32 FLOPs Avg`, `DRAM Bytes
+ * Avg` ...). A quantity takes the first of its names that the table has.
  */
 static const rt_table_map table_defaults[] = {
-    {"time", "CUDA Time"},        {"invocations", "Invocations"}, {"flops.fp64", "FP64 FLOPs"},
-    {"flops.fp32", "FP32 FLOPs"}, {"flops.fp16", "FP16 FLOPs"},   {"flops.tensor", "TC FLOPs"},
-    {"flops.total", "FLOPs"},     {"ai.HBM", "DRAM AI"},          {"ai.L2", "L2 AI"},
+    {"time", "CUDA Time"},
+    {"time", "CUDA Time Avg"},
+    {"invocations", "Invocations"},
+    {"invocations", "Invocations Avg"},
+    {"flops.fp64", "FP64 FLOPs"},
+    {"flops.fp64", "FP64 FLOPs Avg"},
+    {"flops.fp32", "FP32 FLOPs"},
+    {"flops.fp32", "FP32 FLOPs Avg"},
+    {"flops.fp16", "FP16 FLOPs"},
+    {"flops.fp16", "FP16 FLOPs Avg"},
+    {"flops.tensor", "TC FLOPs"},
+    {"flops.tensor", "TC FLOPs Avg"},
+    {"flops.total", "FLOPs"},
+    {"flops.total", "FLOPs Avg"},
+    {"bytes.HBM", "DRAM Bytes"},
+    {"bytes.HBM", "DRAM Bytes Avg"},
+    {"bytes.HBM", "HBM Bytes"},
+    {"bytes.HBM", "HBM Bytes Avg"},
+    {"bytes.L2", "L2 Bytes"},
+    {"bytes.L2", "L2 Bytes Avg"},
+    {"bytes.L1", "L1 Bytes"},
+    {"bytes.L1", "L1 Bytes Avg"},
+    {"ai.HBM", "DRAM AI"},
+    {"ai.L2", "L2 AI"},
     {"ai.L1", "L1 AI"},
 };
 static const char *const table_default_name_columns[] = {"Input Shape", "Kernel Shape"};
@@ -54,6 +78,34 @@ static int is_number(const char *s)
 {
     double v;
     return rt_parse_double(s, &v);
+}
+
+/* A column name that reads as a measurement rather than a parameter: a word such as FLOPs, Bytes,
+ * AI, Transactions, Fraction, Avg, or a last word Time ("CUDA Time", but not "Time Steps"). */
+static int measurement_name(const char *name)
+{
+    static const char *const words[] = {
+        "flop",         "flops",    "gflop/s",   "tflop/s",  "byte",   "bytes",   "ai",
+        "transactions", "fraction", "intensity", "duration", "cycles", "sectors", "avg",
+        "std",          "mean",     "median",    "sum",      "total"};
+    const char *s = name, *last = NULL;
+    size_t lastlen = 0;
+    while (*s) {
+        while (*s && strchr(" _-()[]", *s))
+            s++;
+        const char *b = s;
+        while (*s && !strchr(" _-()[]", *s))
+            s++;
+        size_t n = (size_t)(s - b);
+        if (!n)
+            continue;
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strlen(words[i]) == n && strncasecmp(words[i], b, n) == 0)
+                return 1;
+        last = b;
+        lastlen = n;
+    }
+    return last && lastlen == 4 && strncasecmp(last, "time", 4) == 0;
 }
 
 static char **row_copy(const rt_csv_row *row)
@@ -212,6 +264,60 @@ static void kernel_shape_tags(rt_tags *tags, const char *shape)
     rt_tags_set(tags, "Filters", buf);
 }
 
+/* Rows whose tags are all equal would be one config: an error naming both rows. Rows that are
+ * kernels (a name column is mapped) may share a config; those with the same name too would merge.
+ */
+static int table_check_merge(const table *t, size_t r, const char *kname, const rt_tags *tags,
+                             rt_name_index *seen, rt_error *err)
+{
+    size_t cap = 16 + (kname ? 2 * strlen(kname) : 0);
+    for (size_t i = 0; i < tags->n; i++)
+        cap += strlen(tags->v[i].key) + strlen(tags->v[i].value) + 4;
+    char *key = rt_xmalloc(cap), *shown = rt_xmalloc(cap);
+    size_t len = (size_t)snprintf(key, cap, "%s\x1d", kname ? kname : "");
+    size_t slen = (size_t)snprintf(shown, cap, "%s", kname ? kname : "");
+    for (size_t i = 0; i < tags->n; i++) {
+        len += (size_t)snprintf(key + len, cap - len, "%s\x1f%s\x1e", tags->v[i].key,
+                                tags->v[i].value);
+        slen += (size_t)snprintf(shown + slen, cap - slen, "%s%s=%s", slen ? ", " : "",
+                                 tags->v[i].key, tags->v[i].value);
+    }
+    int rc = 0;
+    size_t prev = rt_name_index_get(seen, key, len);
+    if (prev != (size_t)-1) {
+        rt_error_set(err,
+                     "%s: lines %lu and %lu have the same %s (%.600s): they would merge into one "
+                     "%s; tell them apart with a column (--map tag.NAME=COLUMN) or remove one",
+                     t->path, t->line[prev], t->line[r], kname ? "name and tags" : "tags",
+                     slen ? shown : "none", kname ? "kernel" : "config");
+        rc = -1;
+    } else {
+        rt_name_index_put(seen, key, len, r);
+    }
+    free(key);
+    free(shown);
+    return rc;
+}
+
+/* The names of the columns flagged in mark, comma-separated, as a provenance note. */
+static void table_note_columns(rt_tags *notes, const char *key, const table *t,
+                               const unsigned char *mark)
+{
+    size_t cap = 1;
+    for (size_t c = 0; c < t->ncol; c++)
+        if (mark[c])
+            cap += strlen(t->col[c]) + 2;
+    if (cap == 1)
+        return;
+    char *s = rt_xmalloc(cap);
+    size_t len = 0;
+    for (size_t c = 0; c < t->ncol; c++)
+        if (mark[c])
+            len += (size_t)snprintf(s + len, cap - len, "%s%s", len ? ", " : "", t->col[c]);
+    rt_tags_set(notes, key, s);
+    free(s);
+}
+
 int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **out, rt_warnings *w,
                     rt_error *err)
 {
@@ -226,7 +332,8 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
     size_t nq = 0;
     int *join = NULL; /* main row -> AI table row */
     rt_profile *p = NULL;
-    unsigned char *is_tag = NULL, *in_name = NULL;
+    unsigned char *is_tag = NULL, *in_name = NULL, *unused = NULL;
+    rt_name_index seen = {0}; /* a row's tags -> its row: rows that would merge into one config */
     char *base = NULL;
     if (table_read(path, &t[0], err) != 0)
         goto done;
@@ -289,9 +396,16 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
     if (!have_inv && w)
         rt_warnings_add(w, "%s: no invocations column: 1 per row assumed", path);
 
-    /* Tag columns: the header's tag part and text columns, not mapped to a quantity, not "...". */
+    /* Tag columns: every column not mapped to a quantity and not "...", except, in the notebooks'
+     * two-row header, the numeric columns of the metric part and, in a one-row header, numeric
+     * columns whose names read as measurements (listed as unused). Numeric tags are the
+     * parameters that families sweep. */
+    int two_row = 0;
+    for (size_t c = 0; c < t[0].ncol; c++)
+        two_row |= t[0].tagpart[c];
     is_tag = rt_xcalloc(t[0].ncol, 1);
     in_name = rt_xcalloc(t[0].ncol, 1);
+    unused = rt_xcalloc(t[0].ncol, 1);
     for (size_t c = 0; c < t[0].ncol; c++) {
         const char *name = t[0].col[c];
         if (!name[0] || strcmp(name, "...") == 0)
@@ -307,8 +421,10 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         for (size_t j = 0; j < nq; j++)
             if (q[j].file == 0 && q[j].col == (int)c && strncmp(q[j].quantity, "tag.", 4) == 0)
                 text = 1;
-        if (!t[0].tagpart[c] && !text)
+        if (!t[0].tagpart[c] && !text && (two_row || measurement_name(name))) {
+            unused[c] = 1;
             continue;
+        }
         is_tag[c] = 1;
         const char *const *nc = opt->name_columns ? opt->name_columns : table_default_name_columns;
         size_t nn = opt->name_columns ? opt->n_name_columns
@@ -376,6 +492,9 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
             *dot = '\0';
     }
     unsigned long zero_ai = 0;
+    int have_name = 0;
+    for (size_t j = 0; j < nq; j++)
+        have_name |= strcmp(q[j].quantity, "name") == 0;
     for (size_t r = 0; r < t[0].nrow; r++) {
         /* Name: the file, then the row's tag values (numbers as column=value). */
         size_t cap = strlen(base) + 1, len;
@@ -443,6 +562,8 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
             } else if (strncmp(qn, "bytes.", 6) == 0)
                 rt_values_set(&k->bytes, qn + 6, v);
         }
+        if (table_check_merge(&t[0], r, have_name ? k->name : NULL, &k->tags, &seen, err) != 0)
+            goto done;
         if (isnan(total))
             total = fsum;
         if (!isfinite(total)) {
@@ -486,6 +607,11 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         rt_provenance_add_input(&p->provenance, opt->ai_file);
     for (size_t j = 0; j < nq; j++)
         rt_tags_set(&p->provenance.formulas, q[j].quantity, q[j].column);
+    for (size_t c = 0; c < t[0].ncol; c++)
+        is_tag[c] &= !in_name[c];
+    table_note_columns(&p->provenance.notes, "tags", &t[0], is_tag);
+    table_note_columns(&p->provenance.notes, "name columns", &t[0], in_name);
+    table_note_columns(&p->provenance.notes, "unused columns", &t[0], unused);
     p->method = rt_strdup("processed table, one config per row; where only AI is given, bytes per "
                           "level = FLOPs / AI at that level (the printed precision of both carries "
                           "into the bytes)");
@@ -499,6 +625,8 @@ done:
     free(join);
     free(is_tag);
     free(in_name);
+    free(unused);
+    rt_name_index_release(&seen);
     table_release(&t[0]);
     table_release(&t[1]);
     return rc;

@@ -32,8 +32,11 @@ typedef struct rt_table_options {
  * Read a CSV table where each row is a kernel or a config: one header row or
  * the two-row header of the paper's notebooks (metric names over tag names),
  * "..." columns ignored. Bytes per level come from bytes.<level> columns or
- * from FLOPs / ai.<level>. Columns that are not mapped and whose header sits
- * in the tag part (or whose values are not numbers) become kernel tags. A
+ * from FLOPs / ai.<level>. Columns that are not mapped become kernel tags,
+ * except numeric measurement columns (the metric part of a two-row header;
+ * in a one-row header, names such as "... FLOPs", "... Avg", "... Time"),
+ * which are listed in provenance.notes ("unused columns"). Rows whose tags
+ * are all equal (and names, when a name column is mapped) are an error. A
  * "Kernel Shape" of HxWxCxF also gives the tags "Kernel Size" (H, or HxW) and
  * "Filters" (F) so that the filter and kernel-size sweeps form two families.
  */
