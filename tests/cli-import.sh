@@ -49,7 +49,11 @@ EOF
     "$BIN" import ncu "$FIX/ncu/gpp-ncu2021/raw.csv" -o "$T/gpp.json" >/dev/null 2>&1 || bad "gpp import failed"
     for t in conv2d-pt conv2d-tf1-noxla conv2d-tf2-noxla rnn1d-pt; do
         "$BIN" import table "$FIX/paper-tables/$t.main.csv" --ai-file "$FIX/paper-tables/$t.l2-l1-ai.csv" \
-            -o "$T/$t.json" >/dev/null 2>"$T/err" || bad "table $t: $(cat "$T/err")"
+            -o "$T/$t.json" >"$T/out" 2>"$T/err" || bad "table $t: $(cat "$T/err")"
+        # The mapping it chose is printed.
+        grep -q "^columns: time = 'CUDA Time', invocations = 'Invocations'," "$T/out" &&
+            grep -q "^tags: Precision, " "$T/out" && grep -q "^not used: FP32 FLOPs Fraction" "$T/out" ||
+            bad "table $t: mapping not printed: $(cat "$T/out")"
     done
     # One metric file missing a launch: error names both files, no output; --allow-missing: warning.
     mkdir "$T/miss"

@@ -100,4 +100,13 @@ if [ -n "${ROOFTIME_FIXTURES:-}" ] && [ -d "$T" ]; then
 else
     echo "fixtures absent: paper-table charts skipped"
 fi
+# More warnings than plot shows: the count points to a command that lists them all, and it does.
+W=$TMP/warn.json
+python3 -c 'import json,sys; json.dump({"schema": "rooftime.profile/1", "tool": "hand", "kernels": [
+    {"name": "k%d" % i, "invocations": 1, "time": 1e-3, "flops": {"fp32": 1e9}, "bytes": {}}
+    for i in range(14)]}, open(sys.argv[1], "w"))' "$W"
+expect 0 "4 more warnings not shown \(\`rooftime analyze --format json\` with the same machine, mode and inputs lists them all\)" \
+    -- plot -m v100 --view roofline -o "$TMP/warn.svg" "$W"
+"$BIN" analyze -m v100 --format json "$W" >"$TMP/warn-analysis.json" 2>/dev/null
+check "analyze --format json lists all 14 warnings" test "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["warnings"]))' "$TMP/warn-analysis.json")" = 14
 finish

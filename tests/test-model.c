@@ -81,7 +81,7 @@ static void test_bound_classes_single(void **state)
     rt_values_set(&k.bytes, "DRAM", 1e7);
     verdict(m, RT_MODE_SINGLE, &k, &v, &w);
     assert_int_equal(v.bound, RT_BOUND_COMPUTE);
-    assert_string_equal(v.bound_label, "compute:fp32");
+    assert_string_equal(v.bound_label, "compute:ref(fp32)");
     assert_close(v.t_compute, 2e-3, 1e-12);
     assert_close(v.t_bw_max, 1e-4, 1e-12);
     assert_close(v.t_bound, 2e-3, 1e-12);
@@ -197,7 +197,7 @@ static void test_bound_classes_hier(void **state)
     /* In single mode the same kernel is DRAM-only and compute on the reference: 9 ms compute-bound.
      */
     verdict(m, RT_MODE_SINGLE, &k, &v, &w);
-    assert_string_equal(v.bound_label, "compute:fp32");
+    assert_string_equal(v.bound_label, "compute:ref(fp32)");
     assert_close(v.t_compute, 9e-3, 1e-12);
     rt_verdict_release(&v);
     rt_kernel_release(&k);

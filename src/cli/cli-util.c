@@ -90,13 +90,15 @@ int cli_parse_tag(const char *arg, rt_tags *tags)
     return 0;
 }
 
-void cli_print_warnings(const rt_warnings *w, size_t max)
+void cli_print_warnings(const rt_warnings *w, size_t max, const char *all)
 {
     size_t shown = w->n < max ? w->n : max;
     for (size_t i = 0; i < shown; i++)
         cli_warning("%s", w->msg[i]);
-    if (w->n > shown)
-        cli_warning("%zu more warnings not shown (--format json lists them all)", w->n - shown);
+    if (w->n > shown && all)
+        cli_warning("%zu more warnings not shown (%s lists them all)", w->n - shown, all);
+    else if (w->n > shown)
+        cli_warning("%zu more warnings not shown", w->n - shown);
 }
 
 int cli_load_inputs(const char *machine, char **paths, size_t n, rt_machine **m, rt_profile ***ps)

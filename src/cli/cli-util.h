@@ -39,7 +39,8 @@ int cli_analysis_finish(const cli_analysis_opts *o, const char *cmd, const char 
                         rt_mode *mode, rt_group_opts *g);
 void cli_analysis_release(cli_analysis_opts *o);
 
-/* Print at most max warnings to stderr, then a count of the rest. */
-void cli_print_warnings(const rt_warnings *w, size_t max);
+/* Print at most max warnings to stderr, then a count of the rest. The first max warnings; the count
+ * of the rest and, when all is not NULL, the command or file that lists them all. */
+void cli_print_warnings(const rt_warnings *w, size_t max, const char *all);
 
 #endif

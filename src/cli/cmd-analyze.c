@@ -115,7 +115,7 @@ int cmd_analyze(int argc, char **argv)
     if (!a) {
         cli_error("%s", err.msg);
     } else {
-        cli_print_warnings(&a->warnings, 10);
+        cli_print_warnings(&a->warnings, 10, "--format json");
         cli_output o;
         rc = cli_output_open(&o, "analyze", output, argv + optind, n_ps);
         if (rc != 0)

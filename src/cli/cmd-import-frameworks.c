@@ -99,7 +99,7 @@ static int run_import(int argc, char **argv, int torch)
     rt_torch_options to = {.within = within, .ops = ops, .conv = conv, .by_source = 1};
     int r = torch ? rt_import_torch_opts(argv[optind], &to, &p, &warnings, &err)
                   : rt_import_onednn_conv(argv[optind], conv, &p, &warnings, &err);
-    cli_print_warnings(&warnings, 20);
+    cli_print_warnings(&warnings, 20, NULL);
     if (r != 0) {
         cli_error("%s", err.msg);
         goto out;

@@ -86,11 +86,11 @@ static int import_ncu(int argc, char **argv)
     rc = RT_EXIT_FAIL;
     if (rt_import_ncu((const char *const *)(argv + optind), (size_t)(argc - optind), &o, &p,
                       &warnings, &err) != 0) {
-        cli_print_warnings(&warnings, 10);
+        cli_print_warnings(&warnings, 10, NULL);
         cli_error("%s", err.msg);
         goto out;
     }
-    cli_print_warnings(&warnings, 20);
+    cli_print_warnings(&warnings, 20, NULL);
     if (cli_save_profile(p, &tags, output) != 0)
         goto out;
     printf("%s: %zu kernels, %.0f launches from %d file%s\n", output, p->n_kernels,
@@ -184,11 +184,11 @@ static int import_table(int argc, char **argv)
     rt_error err = {{0}};
     rc = RT_EXIT_FAIL;
     if (rt_import_table(argv[optind], &o, &p, &warnings, &err) != 0) {
-        cli_print_warnings(&warnings, 10);
+        cli_print_warnings(&warnings, 10, NULL);
         cli_error("%s", err.msg);
         goto out;
     }
-    cli_print_warnings(&warnings, 20);
+    cli_print_warnings(&warnings, 20, NULL);
     if (cli_save_profile(p, &tags, output) != 0)
         goto out;
     /* The columns it chose, so that a table in another layout can be checked at a glance. */

@@ -166,7 +166,9 @@ int cmd_plot(int argc, char **argv)
     if (!a) {
         cli_error("%s", err.msg);
     } else {
-        cli_print_warnings(&a->warnings, 10);
+        cli_print_warnings(&a->warnings, 10,
+                           "`rooftime analyze --format json` with the same machine, mode and "
+                           "inputs");
         rt_chart_spec spec = {.view = view,
                               .title = title,
                               .width = width,

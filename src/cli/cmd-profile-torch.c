@@ -114,13 +114,13 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
         fprintf(stderr, "rooftime: profile: '%s' exited with code %d\n", command, status);
     rt_torch_options to = {.ops = ops, .conv = conv, .by_source = 1};
     if (rt_import_torch_opts(trace, &to, &p, &warnings, &err) != 0) {
-        cli_print_warnings(&warnings, 20);
+        cli_print_warnings(&warnings, 20, NULL);
         cli_error("nothing to profile: '%s' left no readable PyTorch trace (does it run "
                   "torch under /usr/bin/python3 or another python with torch?): %s",
                   command, err.msg);
         goto out;
     }
-    cli_print_warnings(&warnings, 20);
+    cli_print_warnings(&warnings, 20, NULL);
     free(p->command);
     p->command = rt_strdup_utf8(command);
     char buf[512], wt[64], ot[64];
@@ -141,14 +141,14 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
     rt_tags_set(&p->provenance.notes, "torch_wall_coverage", buf);
     if (onednn_out) {
         if (rt_onednn_reader_finish(dn, &dp, &warnings, &err) != 0) {
-            cli_print_warnings(&warnings, 20);
+            cli_print_warnings(&warnings, 20, NULL);
             cli_error("--onednn-output: '%s' printed no oneDNN verbose execution records: %s",
                       command, err.msg);
             goto out;
         }
         free(dp->command);
         dp->command = rt_strdup_utf8(command);
-        cli_print_warnings(&warnings, 20);
+        cli_print_warnings(&warnings, 20, NULL);
         rt_torch_join_onednn(p, dp);
     }
     if (cli_save_profile(p, tags, output) != 0)

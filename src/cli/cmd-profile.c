@@ -225,14 +225,14 @@ int cmd_profile(int argc, char **argv)
     else if (status >= 0)
         fprintf(stderr, "rooftime: profile: '%s' exited with code %d\n", command, status);
     if (rt_onednn_reader_finish(r, &p, &warnings, &err) != 0) {
-        cli_print_warnings(&warnings, 20);
+        cli_print_warnings(&warnings, 20, NULL);
         cli_error("nothing to profile: '%s' printed no oneDNN verbose execution records (it may "
                   "not use oneDNN, or not on this path); %s",
                   command, err.msg);
         free(command);
         goto out;
     }
-    cli_print_warnings(&warnings, 20);
+    cli_print_warnings(&warnings, 20, NULL);
     free(p->command);
     p->command = rt_strdup_utf8(command);
     free(command);

@@ -282,7 +282,9 @@ int cmd_study(int argc, char **argv)
         cli_error("analysis failed: %s", err.msg);
         goto done;
     }
-    cli_print_warnings(&a->warnings, 5);
+    path = rt_asprintf("%s/analysis.json", dir);
+    cli_print_warnings(&a->warnings, 5, path);
+    free(path);
     path = rt_asprintf("%s/analysis.txt", dir);
     if (write_analysis(a, RT_FORMAT_TEXT, path) != 0)
         goto done;

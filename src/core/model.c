@@ -10,6 +10,7 @@
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
 const char *rt_mode_name(rt_mode mode)
@@ -133,7 +134,10 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
         strcpy(v->bound_label, "overhead");
     } else if (v->t_compute >= v->t_bw_max) {
         v->bound = RT_BOUND_COMPUTE;
-        snprintf(v->bound_label, sizeof v->bound_label, "compute:%s",
+        /* Single mode puts every FLOP at the reference unit's peak: the label names that
+         * reference, not a unit the kernel is known to have used. */
+        snprintf(v->bound_label, sizeof v->bound_label,
+                 mode == RT_MODE_SINGLE ? "compute:ref(%s)" : "compute:%s",
                  v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?");
     } else {
         v->bound = RT_BOUND_BANDWIDTH;
@@ -156,6 +160,22 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
             "%s: efficiency %.3g is above 1 (it ran faster than its %s bound): a "
             "ceiling of machine '%s' is too low or a FLOP/byte/launch count is too high",
             what, v->efficiency, v->bound_label, m->name);
+    /* Single mode reads bytes at the reference level alone: without them its bandwidth time is
+     * 0, while another level may say the kernel is bandwidth-bound. */
+    if (mode == RT_MODE_SINGLE && ref_l >= 0 && !(v->q_ref > 0)) {
+        int other = -1;
+        for (size_t l = 0; l < m->n_levels && other < 0; l++)
+            if ((int)l != ref_l && v->q[l] > 0)
+                other = (int)l;
+        if (other >= 0) {
+            char b[32];
+            rt_fmt_bytes(b, sizeof b, v->q[other]);
+            rt_warnings_add(w,
+                            "%s: no bytes at the reference level %s but %s at %s: single mode "
+                            "counts its bandwidth time as 0 (hier mode bounds it at every level)",
+                            what, m->levels[ref_l].name, b, m->levels[other].name);
+        }
+    }
     if (v->W > 0 && q_any == 0)
         rt_warnings_add(w,
                         "%s: has FLOPs but zero bytes at every level: a byte count is missing, so "
