@@ -40,6 +40,14 @@ if [ -d "$FIX" ]; then
     for f in "$FIX"/ncu/deepcam-pytorch-fp32-fw/out.* "$FIX"/ncu/gpp-ncu2021/raw.csv; do
         [ -f "$f" ] && head -c 200000 "$f" >"$B/seedtmp" && seed ncu "$B/seedtmp" && mv "$B/corpus/ncu/seedtmp" "$B/corpus/ncu/$(basename "$(dirname "$f")")-$(basename "$f")"
     done
+    # Two one-metric files (flag bit 2, split at "\n\n\n") whose launch orders differ: the second
+    # lists the same 20 launches in reverse, renumbered, so they join per kernel name.
+    A=$FIX/ncu/deepcam-pytorch-fp32-fw/out.sm__cycles_elapsed.avg
+    if [ -f "$A" ] && [ -f "$A.per_second" ]; then
+        { printf '\4'; grep -m1 '^"ID"' "$A"; grep '^"[0-9]' "$A" | sed -n 1,20p; printf '\n\n\n'
+          grep -m1 '^"ID"' "$A.per_second"; grep '^"[0-9]' "$A.per_second" | sed -n 1,20p | tac |
+              awk -F, 'BEGIN { OFS = "," } { $1 = "\"" NR - 1 "\""; print }'; } >"$B/corpus/ncu/reordered-two-files"
+    fi
     for f in "$FIX"/paper-tables/*.csv; do seed table "$f"; done
 else
     echo "rooftime: fuzz: no fixtures at $FIX: ncu and table start from tiny seeds" >&2
