@@ -85,9 +85,9 @@ static int is_number(const char *s)
 static int measurement_name(const char *name)
 {
     static const char *const words[] = {
-        "flop",         "flops",    "gflop/s",   "tflop/s",  "byte",   "bytes",   "ai",
-        "transactions", "fraction", "intensity", "duration", "cycles", "sectors", "avg",
-        "std",          "mean",     "median",    "sum",      "total"};
+        "flop",         "flops",    "gflop/s",   "tflop/s",  "byte",   "bytes",      "ai",
+        "transactions", "fraction", "intensity", "duration", "cycles", "sectors",    "avg",
+        "std",          "mean",     "median",    "sum",      "total",  "invocations"};
     const char *s = name, *last = NULL;
     size_t lastlen = 0;
     while (*s) {

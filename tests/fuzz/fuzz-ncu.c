@@ -1,7 +1,6 @@
 /* libFuzzer target: `import ncu` on one file, or two; byte 0 picks --per-launch (bit 0),
  * --allow-missing (bit 1) and two files (bit 2: the rest splits at its first blank line pair
  * "\n\n\n"), so that the join across files, by launch or per kernel name, is fuzzed too. */
-#define _GNU_SOURCE
 #include <string.h>
 
 #include "fuzz-common.h"
