@@ -61,6 +61,9 @@ check "diff says what matched" grep -q "matched by op; 0 only before, 0 only aft
 "$BIN" diff -m a100 --format csv "$TMP/dn-taps.json" "$TMP/dn-window.json" >"$TMP/diff.csv" 2>"$TMP/err"
 check "diff CSV with verdicts" grep -qE '^"?total"?,.*,(bandwidth|compute|overhead)' "$TMP/diff.csv"
 expect 2 "expected two profiles" -- diff "$TMP/dn-taps.json"
+expect 0 "" -- plot -m a100 --diff=3 -o "$TMP/diff.svg" "$TMP/dn-taps.json" "$TMP/dn-window.json"
+check "plot --diff draws the runs" grep -q "2-after" "$TMP/diff.svg"
+expect 2 "--diff takes two profiles" -- plot -m a100 --diff -o "$TMP/d1.svg" "$TMP/dn-taps.json"
 "$BIN" analyze -m a100 --hints "$TMP/dn-taps.json" >"$TMP/hints.txt" 2>"$TMP/err"
 check "analyze --hints exits 0" [ $? -eq 0 ]
 check "the reorder hint fires with its figure" grep -qE "^hint: reorders: [0-9.]+% of the time \(.* in [0-9]+ kernels, the longest 'reorder " "$TMP/hints.txt"

@@ -35,14 +35,22 @@ typedef struct table {
 static char *key_of(const rt_kernel *k, const char *by)
 {
     if (!by || strcmp(by, "name") == 0) {
+        /* the tags that say what a kernel is; 'caller' and 'onednn' only annotate it (the join
+         * of `profile --torch --onednn-output`) */
         size_t n = strlen(k->name) + 3;
         for (size_t i = 0; i < k->tags.n; i++)
             n += strlen(k->tags.v[i].key) + strlen(k->tags.v[i].value) + 2;
         char *s = rt_xmalloc(n), *p = s;
         p += sprintf(p, "%s", k->name);
-        for (size_t i = 0; i < k->tags.n; i++)
-            p += sprintf(p, "%s%s=%s", i ? "," : " {", k->tags.v[i].key, k->tags.v[i].value);
-        if (k->tags.n)
+        int any = 0;
+        for (size_t i = 0; i < k->tags.n; i++) {
+            const char *t = k->tags.v[i].key;
+            if (strcmp(t, "caller") == 0 || strcmp(t, "onednn") == 0)
+                continue;
+            p += sprintf(p, "%s%s=%s", any ? "," : " {", t, k->tags.v[i].value);
+            any = 1;
+        }
+        if (any)
             strcpy(p, "}");
         return s;
     }
@@ -311,9 +319,46 @@ const rt_command rt_cmd_diff = {
     "a machine the verdict (bound) of each; rows by the largest change in time first.\n"
     "  -m, --machine M        a machine file or preset, for the verdicts\n"
     "      --mode MODE        single (default) or hier, as `analyze`\n"
-    "      --by KEY           match by name (name and tags, the default), op (the name up to\n"
+    "      --by KEY           match by name (name and tags but 'caller' and 'onednn', the\n"
+    "                         default), op (the name up to\n"
     "                         its first blank: an operator whatever its shapes), or a tag\n"
     "      --top N            the N largest changes, the rest summed in one row (default 30;\n"
     "                         CSV lists every row)\n"
     "      --format text|csv  a table for people (default) or CSV\n"
     "Kernels only in one run show '-' on the other side. See docs/import-frameworks.md."};
+
+/* `plot --diff`: two profiles into two whose kernels are the top kernels by change in time (by
+ * name and tags, as `diff`), each tagged kernel=KEY and run=1-before or 2-after, so that a
+ * family by run joins each kernel's two points. 0, or -1 when there are not two profiles. */
+int cli_diff_for_plot(rt_profile *const *ps, size_t n, size_t top, rt_profile **out)
+{
+    if (n != 2)
+        return -1;
+    table t = {0};
+    add(&t, ps[0], 0, "name");
+    add(&t, ps[1], 1, "name");
+    qsort(t.r, t.n, sizeof *t.r, row_cmp);
+    static const char *const run[2] = {"1-before", "2-after"};
+    for (int s = 0; s < 2; s++) {
+        rt_profile *p = rt_profile_new();
+        p->tool = rt_strdup("rooftime-diff");
+        for (size_t i = 0; i < t.n && i < top; i++) {
+            const row *r = &t.r[i];
+            if (!r->seen[s])
+                continue;
+            rt_kernel *k = rt_profile_add_kernel(p, r->key);
+            rt_kernel_accumulate(k, &r->k[s]);
+            rt_tags_set(&k->tags, "kernel", r->key);
+            rt_tags_set(&k->tags, "run", run[s]);
+        }
+        out[s] = p;
+    }
+    for (size_t i = 0; i < t.n; i++) {
+        free(t.r[i].key);
+        rt_kernel_release(&t.r[i].k[0]);
+        rt_kernel_release(&t.r[i].k[1]);
+    }
+    free(t.r);
+    rt_name_index_release(&t.ix);
+    return 0;
+}

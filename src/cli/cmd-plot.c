@@ -28,8 +28,12 @@ static int parse_size(const char *s, double *out)
     return 0;
 }
 
+/* cmd-diff.c: the two runs of `plot --diff`, tagged for a family by run. */
+int cli_diff_for_plot(rt_profile *const *ps, size_t n, size_t top, rt_profile **out);
+
 int cmd_plot(int argc, char **argv)
 {
+    size_t diff_top = 0;
     const char *view_s = "4d", *output = NULL, *title = NULL;
     const char *series = NULL, *marker = NULL, *fill = NULL, *family = NULL;
     cli_analysis_opts in = {0};
@@ -40,16 +44,25 @@ int cmd_plot(int argc, char **argv)
     bool all_roofs = false;
     rt_error perr;
     int rc = RT_EXIT_USAGE;
-    static const struct option opts[] = {
-        {"machine", required_argument, NULL, 'm'},   {"view", required_argument, NULL, 'v'},
-        {"mode", required_argument, NULL, 'M'},      {"series-by", required_argument, NULL, 's'},
-        {"marker-by", required_argument, NULL, 'k'}, {"fill-by", required_argument, NULL, 'F'},
-        {"family", required_argument, NULL, 'f'},    {"where", required_argument, NULL, 'w'},
-        {"title", required_argument, NULL, 't'},     {"group-by", required_argument, NULL, 'g'},
-        {"ignore", required_argument, NULL, 'i'},    {"width", required_argument, NULL, 'W'},
-        {"height", required_argument, NULL, 'H'},    {"labels", required_argument, NULL, 'L'},
-        {"output", required_argument, NULL, 'o'},    {"points", required_argument, NULL, 'p'},
-        {"all-roofs", no_argument, NULL, 'R'},       {0}};
+    static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
+                                         {"view", required_argument, NULL, 'v'},
+                                         {"mode", required_argument, NULL, 'M'},
+                                         {"series-by", required_argument, NULL, 's'},
+                                         {"marker-by", required_argument, NULL, 'k'},
+                                         {"fill-by", required_argument, NULL, 'F'},
+                                         {"family", required_argument, NULL, 'f'},
+                                         {"where", required_argument, NULL, 'w'},
+                                         {"title", required_argument, NULL, 't'},
+                                         {"group-by", required_argument, NULL, 'g'},
+                                         {"ignore", required_argument, NULL, 'i'},
+                                         {"width", required_argument, NULL, 'W'},
+                                         {"height", required_argument, NULL, 'H'},
+                                         {"labels", required_argument, NULL, 'L'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"points", required_argument, NULL, 'p'},
+                                         {"all-roofs", no_argument, NULL, 'R'},
+                                         {"diff", optional_argument, NULL, 'D'},
+                                         {0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -113,6 +126,16 @@ int cmd_plot(int argc, char **argv)
         case 'R':
             all_roofs = true;
             break;
+        case 'D': {
+            long v = 8;
+            if (optarg && cli_parse_long(optarg, 1, 1000, &v) != 0) {
+                rc = cli_usage_error(
+                    "plot", "--diff=N takes a whole number from 1 to 1000, not '%s'", optarg);
+                goto out;
+            }
+            diff_top = (size_t)v;
+            break;
+        }
         default:
             rc = cli_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
             goto out;
@@ -160,8 +183,24 @@ int cmd_plot(int argc, char **argv)
     rt_machine *m = NULL;
     rt_profile **ps = NULL;
     size_t n_ps = (size_t)(argc - optind);
+    if (diff_top && n_ps != 2) {
+        rc = cli_usage_error("plot", "--diff takes two profiles, BEFORE and AFTER");
+        goto out;
+    }
     if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
+    if (diff_top) {
+        /* each kernel's two points, joined from the filled (before) to the hollow (after) */
+        rt_profile *d[2];
+        cli_diff_for_plot(ps, n_ps, diff_top, d);
+        rt_profile_free(ps[0]);
+        rt_profile_free(ps[1]);
+        ps[0] = d[0];
+        ps[1] = d[1];
+        family = family ? family : "run";
+        fill = fill ? fill : "run";
+        series = series ? series : "kernel";
+    }
     rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err);
     if (!a) {
         cli_error("%s", err.msg);
@@ -220,6 +259,9 @@ const rt_command rt_cmd_plot = {
     "                        a point sized by its share of time, labelled K1.. as in the tables)\n"
     "      --all-roofs       roofline: every unit and level of the machine, not only those the\n"
     "                        kernels use\n"
+    "      --diff[=N]        two profiles, BEFORE and AFTER: the N kernels (default 8) whose time\n"
+    "                        changed most, each tagged run=1-before or 2-after,\n"
+    "                        joined as a family by run (as `rooftime diff` matches them)\n"
     "  -o, --output FILE     the chart; its extension picks the format (required)\n"
     "\n"
     "See docs/charts.md."};
