@@ -108,13 +108,11 @@ out:
 
 static int import_table(int argc, char **argv)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"ai-file", required_argument, NULL, 'a'},
-                                         {"map", required_argument, NULL, 'm'},
-                                         {"no-defaults", no_argument, NULL, 'N'},
-                                         {"name-column", required_argument, NULL, 'n'},
-                                         {"tag", required_argument, NULL, 't'},
-                                         {0}};
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},      {"ai-file", required_argument, NULL, 'a'},
+        {"map", required_argument, NULL, 'm'},         {"no-defaults", no_argument, NULL, 'N'},
+        {"name-column", required_argument, NULL, 'n'}, {"tag", required_argument, NULL, 't'},
+        {"time", required_argument, NULL, 'T'},        {0}};
     const char *output = NULL;
     char *out_path = NULL; /* -o with its placeholders expanded */
     rt_table_options o = {0};
@@ -149,6 +147,14 @@ static int import_table(int argc, char **argv)
         case 'N':
             o.no_defaults = true;
             break;
+        case 'T': {
+            rt_error terr;
+            if (rt_time_kind_parse(optarg, &o.time_kind, &terr) != 0) {
+                rc = cli_usage_error("import", "--time: %s", terr.msg);
+                goto out;
+            }
+            break;
+        }
         case 'n':
             names = rt_xrealloc(names, (n_names + 1) * sizeof *names);
             names[n_names++] = optarg;
@@ -280,6 +286,8 @@ const rt_command rt_cmd_import = {
     "                         FP32/FP16/TC FLOPs, FLOPs, DRAM AI -> HBM, L2 AI, L1 AI)\n"
     "      --name-column COL  a tag column that goes into the kernel name instead of the tags\n"
     "                         (repeatable; default: Input Shape, Kernel Shape)\n"
+    "      --time device|wall what the time column measures (default: device for the paper's\n"
+    "                         CUDA Time, else unknown; see docs/model.md)\n"
     "  -t, --tag KEY=VALUE    tag the profile (repeatable)\n"
     "\n"
     "import onednn: ONEDNN_VERBOSE=1 / DNNL_VERBOSE=1 output of oneDNN 2.x or 3.x, other output\n"

@@ -13,6 +13,7 @@
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
 /* " and 3 more kernels" in a static buffer (one use per expression). */
@@ -120,15 +121,42 @@ static void merge_tags(rt_tags *dst, const rt_tags *a, const rt_tags *b)
     }
 }
 
+double rt_analysis_profile_tau(const rt_machine *m, const rt_profile *p, const char **name)
+{
+    const rt_overhead *o = rt_machine_overhead(m, p->overhead);
+    if (name)
+        *name = o ? o->name : NULL;
+    return o ? o->seconds.median : m->tau;
+}
+
+/* Each profile's time kind and tau; a named overhead the machine lacks is warned once. */
+static rt_verdict_ctx profile_ctx(rt_analysis *a, const rt_profile *p, rt_tags *missing)
+{
+    rt_verdict_ctx ctx = {.mode = a->mode, .time = p->time_kind};
+    ctx.tau = rt_analysis_profile_tau(a->machine, p, &ctx.tau_name);
+    if (p->overhead && !ctx.tau_name && !rt_tags_get(missing, p->overhead)) {
+        rt_tags_set(missing, p->overhead, "");
+        char t[32];
+        rt_fmt_seconds(t, sizeof t, a->machine->tau);
+        rt_warnings_add(&a->warnings,
+                        "a profile's kernels pay the launch overhead '%s', which machine '%s' has "
+                        "not measured: its tau (%s) stands in (measure it, or choose with --tau)",
+                        p->overhead, a->machine->name, t);
+    }
+    return ctx;
+}
+
 static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_profiles)
 {
     rt_values bad_units = {0}, bad_levels = {0};
-    rt_tags first_unit = {0}, first_level = {0};
+    rt_tags first_unit = {0}, first_level = {0}, missing_oh = {0};
+    double n_tau = 0;
     size_t total = 0;
     for (size_t p = 0; p < n_profiles; p++)
         total += profiles[p]->n_kernels;
     a->items = rt_xcalloc(total ? total : 1, sizeof *a->items);
     for (size_t p = 0; p < n_profiles; p++) {
+        rt_verdict_ctx ctx = profile_ctx(a, profiles[p], &missing_oh);
         for (size_t k = 0; k < profiles[p]->n_kernels; k++) {
             rt_item *it = &a->items[a->n_items++];
             it->profile = profiles[p];
@@ -145,8 +173,17 @@ static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_pr
                     note_unknown(&bad_levels, &first_level, it->kernel->bytes.v[i].key,
                                  it->kernel->name);
             char *what = rt_asprintf("kernel '%s'", it->kernel->name);
-            rt_verdict_compute(a->machine, a->mode, it->kernel, what, &it->v, &a->warnings);
+            it->ctx = ctx;
+            rt_verdict_compute_in(a->machine, &ctx, it->kernel, what, &it->v, &a->warnings);
             free(what);
+            double t = it->kernel->time;
+            if (it->v.bound == RT_BOUND_UNKNOWN)
+                a->time_unknown += t;
+            else if (it->v.evidence == RT_EVIDENCE_PARTIAL)
+                a->time_partial += t;
+            else
+                a->time_real += t;
+            n_tau += it->kernel->invocations * ctx.tau;
             a->total_time += it->kernel->time;
             a->total_W += it->v.W;
             a->total_n += it->kernel->invocations;
@@ -161,6 +198,8 @@ static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_pr
     rt_values_release(&bad_levels);
     rt_tags_release(&first_unit);
     rt_tags_release(&first_level);
+    rt_tags_release(&missing_oh);
+    a->tau_mean = a->total_n > 0 ? n_tau / a->total_n : a->machine->tau;
 }
 
 /* A value can be a family parameter when it starts like a number ("16", "3x3x64x64"). */
@@ -358,10 +397,39 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
         cf->items[cf->n_items++] = i;
     }
     for (size_t c = 0; c < a->n_configs; c++) {
-        char *what = rt_asprintf("config '%s'", a->configs[c].label);
+        rt_config *cf = &a->configs[c];
+        /* Device time only when every member's is; tau weighted by the members' launches. */
+        rt_verdict_ctx ctx = {.mode = a->mode, .time = RT_TIME_DEVICE};
+        double n = 0, n_tau = 0;
+        const char *name = NULL;
+        for (size_t i = 0; i < cf->n_items; i++) {
+            const rt_item *it = &a->items[cf->items[i]];
+            if (it->ctx.time != RT_TIME_DEVICE)
+                ctx.time = it->ctx.time == RT_TIME_WALL ? RT_TIME_WALL : RT_TIME_UNKNOWN;
+            n += it->kernel->invocations;
+            n_tau += it->kernel->invocations * it->ctx.tau;
+            name = i == 0 || (name && it->ctx.tau_name && strcmp(name, it->ctx.tau_name) == 0)
+                       ? it->ctx.tau_name
+                       : NULL;
+        }
+        ctx.tau = n > 0 ? n_tau / n : a->machine->tau;
+        ctx.tau_name = name;
+        char *what = rt_asprintf("config '%s'", cf->label);
         /* Per-kernel warnings already name the causes; config warnings would repeat them. */
-        rt_verdict_compute(a->machine, a->mode, &a->configs[c].sum, what, &a->configs[c].v, NULL);
+        rt_verdict_compute_in(a->machine, &ctx, &cf->sum, what, &cf->v, NULL);
         free(what);
+        /* A member whose counts bound nothing leaves the sum's bounds true but its class open. */
+        bool open = false;
+        for (size_t i = 0; i < cf->n_items; i++) {
+            const rt_item *it = &a->items[cf->items[i]];
+            open |= it->kernel->time > 0 && !rt_verdict_is_real(&it->v);
+        }
+        if (open && cf->v.evidence == RT_EVIDENCE_FULL) {
+            cf->v.evidence = RT_EVIDENCE_PARTIAL;
+            cf->v.overhead_bound = false;
+            size_t len = strlen(cf->v.bound_label);
+            snprintf(cf->v.bound_label + len, sizeof cf->v.bound_label - len, " (partial)");
+        }
     }
 }
 
@@ -521,7 +589,7 @@ rt_analysis *rt_analysis_new(const rt_machine *m, rt_mode mode, rt_profile *cons
     build_items(a, profiles, n_profiles);
     build_configs(a, opts);
     build_families(a, opts);
-    a->overhead_ceiling = rt_overhead_ceiling(a->total_W, a->total_n, m->tau);
+    a->overhead_ceiling = rt_overhead_ceiling(a->total_W, a->total_n, a->tau_mean);
     return a;
 }
 

@@ -120,6 +120,16 @@ const rt_level *rt_machine_level(const rt_machine *m, const char *name)
     return i < 0 ? NULL : &m->levels[i];
 }
 
+const rt_overhead *rt_machine_overhead(const rt_machine *m, const char *name)
+{
+    const rt_overhead *best = NULL;
+    for (size_t i = 0; name && i < m->n_overheads; i++)
+        if (strcasecmp(m->overheads[i].name, name) == 0 &&
+            (!best || m->overheads[i].threads > best->threads))
+            best = &m->overheads[i];
+    return best;
+}
+
 double rt_machine_ref_flops(const rt_machine *m)
 {
     const rt_unit *u = rt_machine_unit(m, m->ref_unit);

@@ -51,11 +51,64 @@ static int level_index(const rt_machine *m, const char *name)
     return -1;
 }
 
+/* Why a verdict above 1 is impossible: the ceiling that set its bound, named with its figure. */
+static void warn_above_one(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_verdict *v,
+                           const char *what, rt_warnings *w)
+{
+    char tau[64];
+    snprintf(tau, sizeof tau, "%s%s%.3g µs", ctx->tau_name ? ctx->tau_name : "tau",
+             ctx->tau_name ? " " : " = ", ctx->tau * 1e6);
+    if (v->t_bound == v->t_oh && v->t_oh > v->t_roof) {
+        rt_warnings_add(w,
+                        "%s: efficiency %.3g is above 1: it took less than its %.0f calls x %s of "
+                        "launch overhead (%s): that tau is too large for these calls",
+                        what, v->efficiency, v->n, tau,
+                        ctx->time == RT_TIME_WALL ? "wall time"
+                                                  : "times of unknown kind, read as wall time");
+    } else if (v->bound == RT_BOUND_BANDWIDTH && v->bound_level >= 0) {
+        rt_warnings_add(
+            w,
+            "%s: efficiency %.3g is above 1 (it ran faster than its %s bound): the %s "
+            "bandwidth of machine '%s' (%.4g GB/s) is too low or its byte count too high",
+            what, v->efficiency, v->bound_label, m->levels[v->bound_level].name, m->name,
+            m->levels[v->bound_level].bytes_per_s / 1e9);
+    } else if (v->bound_unit >= 0 && v->t_compute >= v->t_bw_max) {
+        rt_warnings_add(
+            w,
+            "%s: efficiency %.3g is above 1 (it ran faster than its %s bound): the %s "
+            "peak of machine '%s' (%.4g GFLOP/s) is too low or its FLOP count too high",
+            what, v->efficiency, v->bound_label, m->units[v->bound_unit].name, m->name,
+            (v->mode == RT_MODE_SINGLE ? rt_machine_ref_flops(m) : m->units[v->bound_unit].flops) /
+                1e9);
+    } else {
+        rt_warnings_add(
+            w,
+            "%s: efficiency %.3g is above 1 (it ran faster than its %s bound): a "
+            "ceiling of machine '%s' is too low or a FLOP/byte/launch count is too high",
+            what, v->efficiency, v->bound_label, m->name);
+    }
+}
+
 void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, const char *what,
                         rt_verdict *v, rt_warnings *w)
 {
+    rt_verdict_ctx ctx = {.mode = mode, .time = RT_TIME_UNKNOWN, .tau = m->tau};
+    rt_verdict_compute_in(m, &ctx, k, what, v, w);
+}
+
+bool rt_verdict_is_real(const rt_verdict *v)
+{
+    return v->evidence == RT_EVIDENCE_FULL && v->bound != RT_BOUND_UNKNOWN;
+}
+
+void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_kernel *k,
+                           const char *what, rt_verdict *v, rt_warnings *w)
+{
+    rt_mode mode = ctx->mode;
     memset(v, 0, sizeof *v);
     v->mode = mode;
+    v->time_kind = ctx->time;
+    v->tau = ctx->tau;
     v->n = k->invocations;
     v->time = k->time;
     v->W = rt_values_sum(&k->flops);
@@ -123,12 +176,37 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
             }
     }
 
-    v->t_oh = v->n * m->tau;
+    /* What the counts support: FLOPs and bytes, FLOPs alone (a compute bound only), or nothing. */
+    bool has_w = v->W > 0, has_q = q_any > 0;
+    v->evidence = has_q ? RT_EVIDENCE_FULL : has_w ? RT_EVIDENCE_PARTIAL : RT_EVIDENCE_NONE;
+    bool device = ctx->time == RT_TIME_DEVICE;
+    v->t_oh = v->n * ctx->tau;
     v->t_roof = fmax(v->t_compute, v->t_bw_max);
-    v->t_bound = fmax(v->t_roof, v->t_oh);
-    if (v->t_bound <= 0) {
-        v->bound = RT_BOUND_NONE;
-        strcpy(v->bound_label, "none");
+    /* Device time holds no launch cost: the overhead bound classifies (the overhead box) but caps
+     * nothing. Wall time per call holds it: n tau is a floor under the time. */
+    v->t_bound = device ? v->t_roof : fmax(v->t_roof, v->t_oh);
+    if (v->evidence == RT_EVIDENCE_NONE) {
+        v->t_bound = v->t_roof = 0;
+        if (v->time > 0 || v->n > 0) {
+            v->bound = RT_BOUND_UNKNOWN;
+            strcpy(v->bound_label, "unknown");
+        } else {
+            v->bound = RT_BOUND_NONE;
+            strcpy(v->bound_label, "none");
+        }
+        v->bound_unit = v->bound_level = -1;
+        v->efficiency = v->recoverable = NAN;
+        v->perf = NAN;
+        v->zero_ai = false;
+        return;
+    }
+    if (v->evidence == RT_EVIDENCE_PARTIAL) {
+        /* FLOPs without bytes: the compute bound holds, the class does not (the bytes may bind). */
+        v->bound = RT_BOUND_COMPUTE;
+        v->bound_level = -1;
+        snprintf(v->bound_label, sizeof v->bound_label,
+                 mode == RT_MODE_SINGLE ? "compute:ref(%s) (partial)" : "compute:%s (partial)",
+                 v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?");
     } else if (v->t_oh > v->t_roof) {
         v->bound = RT_BOUND_OVERHEAD;
         strcpy(v->bound_label, "overhead");
@@ -144,8 +222,8 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
         snprintf(v->bound_label, sizeof v->bound_label, "bandwidth:%s",
                  v->bound_level >= 0 ? m->levels[v->bound_level].name : "?");
     }
-    v->overhead_bound = v->t_oh > v->t_roof;
-    v->zero_ai = v->W == 0 && (v->time > 0 || q_any > 0);
+    v->overhead_bound = v->evidence == RT_EVIDENCE_FULL && v->t_oh > v->t_roof;
+    v->zero_ai = v->W == 0 && has_q;
     v->efficiency = v->time > 0 ? v->t_bound / v->time : NAN;
     v->recoverable = fmax(0, v->time - v->t_bound);
     v->perf = v->time > 0 ? v->W / v->time : NAN;
@@ -155,11 +233,7 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
     }
 
     if (v->efficiency > 1 + 1e-9)
-        rt_warnings_add(
-            w,
-            "%s: efficiency %.3g is above 1 (it ran faster than its %s bound): a "
-            "ceiling of machine '%s' is too low or a FLOP/byte/launch count is too high",
-            what, v->efficiency, v->bound_label, m->name);
+        warn_above_one(m, ctx, v, what, w);
     /* Single mode reads bytes at the reference level alone: without them its bandwidth time is
      * 0, while another level may say the kernel is bandwidth-bound. */
     if (mode == RT_MODE_SINGLE && ref_l >= 0 && !(v->q_ref > 0)) {
@@ -176,11 +250,12 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
                             what, m->levels[ref_l].name, b, m->levels[other].name);
         }
     }
-    if (v->W > 0 && q_any == 0)
-        rt_warnings_add(w,
-                        "%s: has FLOPs but zero bytes at every level: a byte count is missing, so "
-                        "its bandwidth bound is unknown",
-                        what);
+    if (v->evidence == RT_EVIDENCE_PARTIAL)
+        rt_warnings_add(
+            w,
+            "%s: has FLOPs but zero bytes at every level: a byte count is missing, so "
+            "its bandwidth bound is unknown and its verdict partial (a compute bound only)",
+            what);
 }
 
 void rt_verdict_release(rt_verdict *v)

@@ -32,6 +32,24 @@ void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b)
         rt_values_add(&a->bytes, b->bytes.v[i].key, b->bytes.v[i].value);
 }
 
+const char *rt_time_kind_name(rt_time_kind t)
+{
+    return t == RT_TIME_DEVICE ? "device" : t == RT_TIME_WALL ? "wall" : "unknown";
+}
+
+int rt_time_kind_parse(const char *s, rt_time_kind *out, rt_error *err)
+{
+    if (s && strcmp(s, "device") == 0) {
+        *out = RT_TIME_DEVICE;
+    } else if (s && strcmp(s, "wall") == 0) {
+        *out = RT_TIME_WALL;
+    } else {
+        rt_error_set(err, "unknown time kind '%s' (device or wall)", s ? s : "");
+        return -1;
+    }
+    return 0;
+}
+
 rt_profile *rt_profile_new(void)
 {
     return rt_xcalloc(1, sizeof(rt_profile));
@@ -49,6 +67,7 @@ void rt_profile_free(rt_profile *p)
     free(p->command);
     free(p->machine);
     free(p->method);
+    free(p->overhead);
     rt_tags_release(&p->tags);
     rt_rank_identity_free(p->identity);
     rt_provenance_release(&p->provenance);
@@ -104,9 +123,11 @@ static int check_number(const rt_kernel *k, size_t i, const char *field, const c
 
 int rt_profile_check(const rt_profile *p, rt_error *err)
 {
-    const char *const source[] = {p->tool, p->version, p->command, p->machine, p->method};
-    static const char *const field[] = {"tool", "version", "command", "machine", "method"};
-    for (size_t i = 0; i < 5; i++)
+    const char *const source[] = {p->tool,    p->version, p->command,
+                                  p->machine, p->method,  p->overhead};
+    static const char *const field[] = {"tool",    "version", "command",
+                                        "machine", "method",  "overhead"};
+    for (size_t i = 0; i < 6; i++)
         if (source[i] && !rt_utf8_valid(source[i])) {
             rt_error_set(err, "source.%s is not valid UTF-8", field[i]);
             return -1;
@@ -199,6 +220,10 @@ bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why)
         what = "machine";
     else if (!str_eq(a->method, b->method))
         what = "method";
+    else if (a->time_kind != b->time_kind)
+        what = "time kind";
+    else if (!str_eq(a->overhead, b->overhead))
+        what = "overhead";
     else if (!tags_equal(&a->tags, &b->tags))
         what = "tags";
     else if (!rt_rank_identity_equal(a->identity, b->identity))

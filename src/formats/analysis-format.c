@@ -49,6 +49,30 @@ static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verd
             share, n, gf, ai, v->bound_label, eff, rt_fmt_field(rec, 10), rec, shown);
 }
 
+/* What the times are and which tau the profiles pay: it decides what the overhead bound does. */
+static void write_time_line(const rt_analysis *a, FILE *fp)
+{
+    int seen[3] = {0, 0, 0};
+    for (size_t i = 0; i < a->n_items; i++)
+        seen[a->items[i].ctx.time] = 1;
+    fputs("times:", fp);
+    static const char *const what[] = {
+        "of unknown kind, read as wall time (n x tau is a floor under them)",
+        "device time (launches outside it: the overhead bound classifies, caps nothing)",
+        "wall time per call (n x tau is a floor under them)"};
+    const char *sep = " ";
+    for (int k = 0; k < 3; k++)
+        if (seen[k]) {
+            fprintf(fp, "%s%s", sep, what[k]);
+            sep = "; ";
+        }
+    char t[32];
+    rt_fmt_seconds(t, sizeof t, a->tau_mean);
+    if (fabs(a->tau_mean - a->machine->tau) > 1e-12 * a->machine->tau)
+        fprintf(fp, "; launch overhead paid %s per launch on average", t);
+    fputc('\n', fp);
+}
+
 static void print_header(FILE *fp, const char *what)
 {
     fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-18s %6s %10s  %s\n", "#", "time", "share",
@@ -79,6 +103,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
             a->n_items, a->n_configs, a->total_n, tt, a->total_W / 1e9, oc);
     fprintf(fp, "AI is at the reference level (%s); eff = bound time / measured time\n",
             m->ref_level);
+    write_time_line(a, fp);
 
     size_t *ci = rt_analysis_configs_by_time(a);
     fprintf(fp, "\nconfigs by time\n");
@@ -105,9 +130,13 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     /* What to look at first. */
     size_t n_oh = 0, n_zero = 0;
     double t_zero = 0, rec = 0;
+    size_t n_real = 0;
     for (size_t c = 0; c < a->n_configs; c++) {
         n_oh += a->configs[c].v.overhead_bound;
-        rec += a->configs[c].v.recoverable;
+        if (rt_verdict_is_real(&a->configs[c].v)) {
+            n_real++;
+            rec += a->configs[c].v.recoverable;
+        }
     }
     for (size_t i = 0; i < a->n_items; i++)
         if (a->items[i].v.zero_ai) {
@@ -118,11 +147,16 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     rt_fmt_seconds(rs, sizeof rs, rec);
     rt_fmt_seconds(tz, sizeof tz, t_zero);
     fprintf(fp, "\nsummary\n");
+    double tt_s = a->total_time > 0 ? 100 / a->total_time : 0;
+    fprintf(fp,
+            "  time with a real verdict (FLOPs and bytes): %.1f%%; partial (FLOPs, no bytes: a "
+            "compute bound only): %.1f%%; unknown (no counts): %.1f%%\n",
+            a->time_real * tt_s, a->time_partial * tt_s, a->time_unknown * tt_s);
     fprintf(fp, "  overhead-bound configs: %zu of %zu\n", n_oh, a->n_configs);
     fprintf(fp, "  zero-AI kernels: %zu of %zu, %s (%.1f%% of time)\n", n_zero, a->n_items, tz,
             a->total_time > 0 ? 100 * t_zero / a->total_time : 0.0);
-    fprintf(fp, "  recoverable time (configs): %s of %s (%.1f%%)\n", rs, tt,
-            a->total_time > 0 ? 100 * rec / a->total_time : 0.0);
+    fprintf(fp, "  recoverable time (%zu of %zu configs with a real verdict): %s of %s (%.1f%%)\n",
+            n_real, a->n_configs, rs, tt, a->total_time > 0 ? 100 * rec / a->total_time : 0.0);
     if (a->n_families) {
         fprintf(fp, "  families: %zu\n", a->n_families);
         for (size_t f = 0; f < a->n_families; f++)
@@ -239,7 +273,10 @@ json_t *rt_verdict_to_json(const rt_analysis *a, const rt_verdict *v)
     json_object_set_new(o, "t_bound", json_real(v->t_bound));
     json_object_set_new(o, "bound", json_string(v->bound_label));
     json_object_set_new(o, "efficiency", num_or_null(v->efficiency));
-    json_object_set_new(o, "recoverable", json_real(v->recoverable));
+    json_object_set_new(o, "recoverable", num_or_null(v->recoverable));
+    static const char *const evidence[] = {"full", "partial", "none"};
+    json_object_set_new(o, "evidence", json_string(evidence[v->evidence]));
+    json_object_set_new(o, "time_kind", json_string(rt_time_kind_name(v->time_kind)));
     json_object_set_new(o, "flops_per_s", num_or_null(v->perf));
     json_object_set_new(o, "overhead_bound", json_boolean(v->overhead_bound));
     json_object_set_new(o, "zero_ai", json_boolean(v->zero_ai));
@@ -278,6 +315,9 @@ json_t *rt_analysis_to_json(const rt_analysis *a)
     json_object_set_new(tot, "time", json_real(a->total_time));
     json_object_set_new(tot, "flops", json_real(a->total_W));
     json_object_set_new(tot, "overhead_ceiling", num_or_null(a->overhead_ceiling));
+    json_object_set_new(tot, "time_real_verdict", json_real(a->time_real));
+    json_object_set_new(tot, "time_partial_verdict", json_real(a->time_partial));
+    json_object_set_new(tot, "time_unknown_verdict", json_real(a->time_unknown));
     json_object_set_new(j, "totals", tot);
     json_t *cs = json_array();
     size_t *ci = rt_analysis_configs_by_time(a);

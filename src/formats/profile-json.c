@@ -11,7 +11,8 @@
 
 static const char *const top_known[] = {"schema",     "source",   "tags", "kernels",
                                         "provenance", "identity", NULL};
-static const char *const source_known[] = {"tool", "version", "command", "machine", "method", NULL};
+static const char *const source_known[] = {"tool",   "version", "command",  "machine",
+                                           "method", "time",    "overhead", NULL};
 
 /* {"name": number >= 0, ...} */
 static int read_values(rt_jr *r, const json_t *obj, const char *path, const char *key,
@@ -143,8 +144,19 @@ int rt_profile_from_json(const json_t *j, const char *origin, rt_profile **out, 
             rt_jr_string(&r, src, "source", "version", false, &p->version) != 0 ||
             rt_jr_string(&r, src, "source", "command", false, &p->command) != 0 ||
             rt_jr_string(&r, src, "source", "machine", false, &p->machine) != 0 ||
-            rt_jr_string(&r, src, "source", "method", false, &p->method) != 0)
+            rt_jr_string(&r, src, "source", "method", false, &p->method) != 0 ||
+            rt_jr_string(&r, src, "source", "overhead", false, &p->overhead) != 0)
             goto fail;
+        char *time = NULL;
+        if (rt_jr_string(&r, src, "source", "time", false, &time) != 0)
+            goto fail;
+        rt_error terr;
+        if (time && rt_time_kind_parse(time, &p->time_kind, &terr) != 0) {
+            rt_jr_fail(&r, "source", "time", "%s", terr.msg);
+            free(time);
+            goto fail;
+        }
+        free(time);
     }
     for (size_t i = 0; i < json_array_size(kernels); i++)
         if (read_kernel(&r, p, json_array_get(kernels, i), i) != 0)
@@ -210,9 +222,12 @@ json_t *rt_profile_to_json(const rt_profile *p)
     json_t *j = json_object();
     json_object_set_new(j, "schema", json_string(RT_PROFILE_SCHEMA));
     json_t *src = json_object();
-    const char *fields[] = {"tool", "version", "command", "machine", "method"};
-    const char *vals[] = {p->tool, p->version, p->command, p->machine, p->method};
-    for (int i = 0; i < 5; i++)
+    const char *fields[] = {"tool", "version", "command", "machine", "method", "time", "overhead"};
+    const char *vals[] = {p->tool,    p->version,
+                          p->command, p->machine,
+                          p->method,  p->time_kind ? rt_time_kind_name(p->time_kind) : NULL,
+                          p->overhead};
+    for (int i = 0; i < 7; i++)
         if (vals[i])
             json_object_set_new(src, fields[i], json_string(vals[i]));
     json_t *unknown = rt_json_opaque_parse(p->unknown_json);

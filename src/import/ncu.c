@@ -488,6 +488,7 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
 
     /* The profile. */
     prof->tool = rt_strdup("ncu");
+    prof->time_kind = RT_TIME_DEVICE; /* the kernel alone: launch latency is outside it */
     rt_provenance *pv = &prof->provenance;
     for (size_t i = 0; i < n; i++) {
         rt_provenance_add_input(pv, paths[i]);
@@ -496,7 +497,8 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
         rt_tags_set(&pv->notes, key, im.f[i].layout);
     }
     for (size_t i = 0; i < im.nchosen; i++)
-        rt_tags_set(&pv->formulas, im.map.q[im.chosen[i]].quantity, im.map.q[im.chosen[i]].f.e.text);
+        rt_tags_set(&pv->formulas, im.map.q[im.chosen[i]].quantity,
+                    im.map.q[im.chosen[i]].f.e.text);
     if (!opt->per_launch) {
         for (size_t id = 0; id < im.names.n; id++) {
             ktotal *t = &im.k[id];

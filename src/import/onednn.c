@@ -397,6 +397,8 @@ int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *
     }
     rt_profile *p = rt_profile_new();
     p->tool = rt_strdup("onednn-verbose");
+    p->time_kind = RT_TIME_WALL; /* verbose times one execute call */
+    p->overhead = rt_strdup(RT_OVERHEAD_ONEDNN);
     p->version = rt_strdup_utf8(r->version ? r->version : "unknown");
     p->method = rt_asprintf(
         "oneDNN verbose exec records (%zu calls); time = the sum of exec_time; FLOPs from the "

@@ -605,8 +605,14 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
     rt_provenance_add_input(&p->provenance, path);
     if (opt->ai_file)
         rt_provenance_add_input(&p->provenance, opt->ai_file);
-    for (size_t j = 0; j < nq; j++)
+    for (size_t j = 0; j < nq; j++) {
         rt_tags_set(&p->provenance.formulas, q[j].quantity, q[j].column);
+        if (strcmp(q[j].quantity, "time") == 0 && !opt->time_kind &&
+            strcasecmp(q[j].column, "CUDA Time") == 0)
+            p->time_kind = RT_TIME_DEVICE;
+    }
+    if (opt->time_kind)
+        p->time_kind = opt->time_kind;
     for (size_t c = 0; c < t[0].ncol; c++)
         is_tag[c] &= !in_name[c];
     table_note_columns(&p->provenance.notes, "tags", &t[0], is_tag);

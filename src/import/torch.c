@@ -501,6 +501,8 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
     }
     rt_profile *p = rt_profile_new();
     p->tool = rt_strdup("pytorch-profiler");
+    p->time_kind = RT_TIME_WALL; /* self time of each call, dispatch included */
+    p->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK);
     p->version = rt_strdup("chrome-trace");
     char *method = rt_asprintf(
         "PyTorch profiler chrome trace (%zu events): CPU operators by self time (duration minus "

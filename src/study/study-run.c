@@ -338,6 +338,11 @@ static rt_profile *new_profile(rt_study_impl i, rt_precision pr, rt_study_op op,
     free(cmd);
     rt_machine_set_str(&prof->method, method);
     free(method);
+    /* The study's timers take wall time per call; each implementation pays its own launch. */
+    prof->time_kind = RT_TIME_WALL;
+    rt_machine_set_str(&prof->overhead, i == RT_IMPL_PYTORCH  ? RT_OVERHEAD_FRAMEWORK
+                                        : i == RT_IMPL_ONEDNN ? RT_OVERHEAD_ONEDNN
+                                                              : RT_OVERHEAD_OPENMP);
     rt_tags_set(&prof->tags, "implementation", rt_study_impl_name(i));
     rt_tags_set(&prof->tags, "precision", rt_precision_name(pr));
     rt_tags_set(&prof->tags, "operation", rt_study_op_name(op));

@@ -210,6 +210,8 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
     if (!prof) {
         prof = rt_profile_new();
         prof->tool = rt_strdup("pytorch-profiler");
+        prof->time_kind = RT_TIME_WALL;
+        prof->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK);
         prof->version = rt_strdup("chrome-trace");
         prof->command = rt_asprintf("%s %s", python, script);
         prof->method = rt_asprintf(

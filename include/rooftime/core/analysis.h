@@ -31,6 +31,7 @@ typedef struct rt_item {
     size_t profile_index;
     rt_tags tags; /* profile tags, then kernel tags: the profiles' strings, read-only */
     size_t config;
+    rt_verdict_ctx ctx; /* the profile's time kind and tau */
     rt_verdict v;
 } rt_item;
 
@@ -64,6 +65,10 @@ typedef struct rt_analysis {
     size_t n_families;
     double total_time, total_W, total_n;
     double overhead_ceiling; /* W_total / (n_total tau) */
+    /* Kernel time by what its verdict rests on: FLOPs and bytes (a real verdict), FLOPs alone
+     * (partial: a compute bound only), no counts (unknown). */
+    double time_real, time_partial, time_unknown;
+    double tau_mean; /* sum of n tau over the kernels / sum of n: the tau the profiles pay */
     rt_warnings warnings;
 } rt_analysis;
 
@@ -71,6 +76,10 @@ typedef struct rt_analysis {
 rt_analysis *rt_analysis_new(const rt_machine *m, rt_mode mode, rt_profile *const *profiles,
                              size_t n_profiles, const rt_group_opts *opts, rt_error *err);
 void rt_analysis_free(rt_analysis *a);
+
+/* The launch overhead profile p pays on m: its named overhead when m has it, else m's tau
+ * (*name gets the overhead's name or NULL). */
+double rt_analysis_profile_tau(const rt_machine *m, const rt_profile *p, const char **name);
 
 /* Indices of items (or configs) sorted by time, longest first; caller frees. */
 size_t *rt_analysis_items_by_time(const rt_analysis *a);

@@ -80,6 +80,9 @@ const rt_level *rt_machine_level(const rt_machine *m, const char *name);
 int rt_machine_unit_index(const rt_machine *m, const char *name);
 int rt_machine_level_index(const rt_machine *m, const char *name);
 
+/* The overhead of this name (case-insensitive) with the most threads; NULL when absent. */
+const rt_overhead *rt_machine_overhead(const rt_machine *m, const char *name);
+
 /* Reference peak, reference bandwidth and their ratio, the machine balance (FLOP/byte). */
 double rt_machine_ref_flops(const rt_machine *m);
 double rt_machine_ref_bw(const rt_machine *m);

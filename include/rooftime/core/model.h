@@ -28,7 +28,24 @@ typedef enum rt_bound {
     RT_BOUND_COMPUTE,
     RT_BOUND_BANDWIDTH,
     RT_BOUND_OVERHEAD,
+    /* Counts that bound nothing: no FLOPs and no bytes (a trace that records times only). */
+    RT_BOUND_UNKNOWN,
 } rt_bound;
+
+/* How much of a verdict the counts support. */
+typedef enum rt_evidence {
+    RT_EVIDENCE_FULL = 0, /* FLOPs or bytes recorded (W = 0 with bytes is a zero-AI kernel) */
+    RT_EVIDENCE_PARTIAL,  /* FLOPs but no bytes: a compute bound only, the class may change */
+    RT_EVIDENCE_NONE,     /* neither: the verdict is unknown */
+} rt_evidence;
+
+/* What a verdict is computed with, besides the machine. */
+typedef struct rt_verdict_ctx {
+    rt_mode mode;
+    rt_time_kind time;    /* device time: the overhead bound classifies but caps nothing */
+    double tau;           /* launch overhead per invocation, seconds */
+    const char *tau_name; /* which overhead it is, for messages; NULL: the machine's tau */
+} rt_verdict_ctx;
 
 /* The model's answer for one kernel or one config. */
 typedef struct rt_verdict {
@@ -42,28 +59,39 @@ typedef struct rt_verdict {
     double *ai;   /* W / q per level; owned */
     double *t_bw; /* q / B per level; owned */
     double t_compute, t_bw_max, t_oh;
-    double t_roof;  /* max(t_compute, t_bw_max): the roofline without overhead */
-    double t_bound; /* max(t_roof, t_oh) */
+    double t_roof; /* max(t_compute, t_bw_max): the roofline without overhead */
+    double
+        t_bound; /* the lower bound efficiency is measured against: max(t_roof, t_oh) for
+                  * wall time, t_roof for device time (launches are outside it); 0 when unknown */
     rt_bound bound;
+    rt_evidence evidence;
+    rt_time_kind time_kind;
+    double tau;           /* the launch overhead used, seconds */
     int bound_level;      /* machine level index for bandwidth, else -1 */
     int bound_unit;       /* machine unit index for compute (the unit with most time), else -1 */
-    char bound_label[64]; /* "overhead", "bandwidth:DRAM", "compute:fp32", "none" */
-    double efficiency;    /* t_bound / time, NAN when time is 0 */
-    double recoverable;   /* time - t_bound, >= 0 */
+    char bound_label[64]; /* "overhead", "bandwidth:DRAM", "compute:fp32", "compute:fp32 (partial)",
+                           * "unknown", "none" */
+    double efficiency;    /* t_bound / time, NAN when time is 0 or the verdict unknown */
+    double recoverable;   /* time - t_bound, >= 0; NAN when the verdict is unknown */
     double perf;          /* W / time, FLOP/s */
     bool overhead_bound;  /* max(t_compute, t_bw) < t_oh: inside the overhead box */
-    bool zero_ai;         /* W == 0 with bytes or time: a pure data-movement kernel */
+    bool zero_ai;         /* W == 0 with bytes: a pure data-movement kernel */
     /* Time plane (paper Fig. 2c), from the measured time: max(x, y) = time. */
     double bw_time, compute_time;
 } rt_verdict;
 
 /*
- * Compute the verdict of one kernel (or a config summed into a kernel) on m in mode.
- * Consistency warnings name `what` (efficiency above 1, FLOPs with no bytes, units or
- * levels the machine lacks). Caller releases out with rt_verdict_release.
+ * Compute the verdict of one kernel (or a config summed into a kernel) on m in ctx's mode, time
+ * kind and tau. Consistency warnings name `what` (efficiency above 1 with the suspect ceiling,
+ * FLOPs with no bytes). Caller releases out with rt_verdict_release.
  */
+void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_kernel *k,
+                           const char *what, rt_verdict *out, rt_warnings *w);
+/* The same with times of unknown kind (read as wall time) and the machine's tau. */
 void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, const char *what,
                         rt_verdict *out, rt_warnings *w);
+/* True when the verdict is one the counts fully support (not partial, not unknown). */
+bool rt_verdict_is_real(const rt_verdict *v);
 void rt_verdict_release(rt_verdict *v);
 
 /* Traditional-roofline launch-overhead ceiling W_total / (n_total * tau), FLOP/s (INFINITY if n or

@@ -45,12 +45,36 @@ typedef struct rt_provenance {
 void rt_provenance_add_input(rt_provenance *pv, const char *path);
 void rt_provenance_release(rt_provenance *pv);
 
+/* What a profile's times measure (docs/profile-format.md, docs/model.md): device time (Nsight
+ * Compute, CUPTI: the kernel alone, launch latency outside it) or wall time per call (oneDNN
+ * verbose, the study's timers, PyTorch self time: launch or dispatch cost inside it). Unknown is
+ * read as wall time. */
+typedef enum rt_time_kind {
+    RT_TIME_UNKNOWN = 0,
+    RT_TIME_DEVICE,
+    RT_TIME_WALL,
+} rt_time_kind;
+
+/* "device", "wall" or "unknown"; parse takes the first two (0, or -1 with a message in err). */
+const char *rt_time_kind_name(rt_time_kind t);
+int rt_time_kind_parse(const char *s, rt_time_kind *out, rt_error *err);
+
+/* The overheads rooftime measures and profiles name (rt_profile.overhead). */
+#define RT_OVERHEAD_OPENMP "openmp_fork_join"      /* an empty parallel region */
+#define RT_OVERHEAD_OPENCL "opencl_enqueue"        /* one enqueue and finish */
+#define RT_OVERHEAD_FRAMEWORK "framework_dispatch" /* one empty framework op (PyTorch eager) */
+#define RT_OVERHEAD_ONEDNN "onednn_primitive"      /* one execute of a trivial oneDNN primitive */
+
 typedef struct rt_profile {
     char *tool; /* profiler or generator: "ncu", "onednn-verbose", "rooftime-study" ... */
     char *version;
-    char *command;              /* the command that was profiled */
-    char *machine;              /* the machine it ran on */
-    char *method;               /* how the numbers were obtained (free text) */
+    char *command;          /* the command that was profiled */
+    char *machine;          /* the machine it ran on */
+    char *method;           /* how the numbers were obtained (free text) */
+    rt_time_kind time_kind; /* what its kernel times measure */
+    /* The launch overhead its kernels pay, by the name of one of the machine's overheads
+     * ("framework_dispatch", "openmp_fork_join" ...); NULL: the machine's tau. */
+    char *overhead;
     rt_tags tags;               /* apply to every kernel */
     rt_rank_identity *identity; /* the rank, host and device that wrote it; NULL when unknown */
     rt_kernel *kernels;

@@ -26,6 +26,9 @@ typedef struct rt_table_options {
     const char *const *name_columns; /* tag columns that go into the kernel name, not the tags;
                                         NULL: "Input Shape" and "Kernel Shape" */
     size_t n_name_columns;
+    /* What the time column measures; unknown: device time when it is the paper's "CUDA Time"
+     * (Nsight Compute's kernel time), else left unknown. */
+    rt_time_kind time_kind;
 } rt_table_options;
 
 /*
