@@ -33,5 +33,14 @@ else
     check "DRAM level present" grep -q '"name": "DRAM"' "$TMP/m.json"
     check "curves saved" grep -q '"curves"' "$TMP/m.json"
     check "no temporary file left" test -z "$(ls "$TMP" | grep tmp)"
+    # tau one layer up: the framework dispatch when python3 imports torch, else the reason why not.
+    if "${ROOFTIME_PYTHON:-/usr/bin/python3}" -c 'import torch' 2>/dev/null; then
+        check "framework dispatch measured" grep -q '"name": "framework_dispatch"' "$TMP/m.json"
+        check "framework dispatch in the summary" grep -q "overhead .* framework_dispatch" "$TMP/out"
+    else
+        check "framework dispatch: says why not" grep -q "skipped: framework dispatch overhead" "$TMP/err"
+    fi
+    grep -q '"name": "onednn_primitive"' "$TMP/m.json" || grep -q "skipped: oneDNN primitive overhead" "$TMP/err"
+    check "oneDNN primitive overhead measured or said why not" test $? -eq 0
 fi
 finish

@@ -1,5 +1,7 @@
 /* Helpers the commands share: comma lists, output files, loading profiles. */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/core/reference.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/util/error.h"
@@ -135,6 +138,70 @@ int cli_analysis_option(cli_analysis_opts *o, int c, const char *arg)
         cli_free_list(o->ignore, o->n_ignore);
         o->ignore = cli_split_list(arg, &o->n_ignore);
         return 1;
+    case CLI_OPT_REFERENCE:
+        o->reference = arg;
+        return 1;
+    case CLI_OPT_TAU:
+        o->tau = arg;
+        return 1;
+    }
+    return 0;
+}
+
+/* "4.2us", "3e-6", "0.5 ms" as seconds; -1 when it is not a time. */
+static int parse_time(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v) || v < 0)
+        return -1;
+    while (*end == ' ')
+        end++;
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *out = v * units[i].scale;
+            return 0;
+        }
+    return -1;
+}
+
+int cli_analysis_apply(const cli_analysis_opts *o, const char *cmd, rt_machine *m, rt_profile **ps,
+                       size_t n)
+{
+    rt_error err;
+    if (o->reference) {
+        if (rt_reference_set(m, o->reference, &err) != 0)
+            return cli_usage_error(cmd, "%s", err.msg);
+    } else {
+        rt_reference_choose(m, ps, n);
+    }
+    if (!o->tau)
+        return 0;
+    double secs;
+    const rt_overhead *oh = rt_machine_overhead(m, o->tau);
+    if (oh) {
+        for (size_t i = 0; i < n; i++)
+            rt_machine_set_str(&ps[i]->overhead, oh->name);
+    } else if (parse_time(o->tau, &secs) == 0) {
+        m->tau = secs;
+        rt_machine_set_str(&m->tau_method, "given with --tau");
+        for (size_t i = 0; i < n; i++)
+            rt_machine_set_str(&ps[i]->overhead, NULL);
+    } else {
+        char have[512] = "";
+        for (size_t i = 0, off = 0; i < m->n_overheads && off + 1 < sizeof have; i++) {
+            int w = snprintf(have + off, sizeof have - off, "%s%s", i ? ", " : "",
+                             m->overheads[i].name);
+            off += w > 0 ? (size_t)w : 0;
+        }
+        return cli_usage_error(cmd,
+                               "--tau takes a time (4.2us, 3e-6) or an overhead of machine '%s' "
+                               "(%s), not '%s'",
+                               m->name, m->n_overheads ? have : "it has none", o->tau);
     }
     return 0;
 }

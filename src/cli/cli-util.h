@@ -28,9 +28,25 @@ int cli_parse_long(const char *s, long lo, long hi, long *out);
  * cli_analysis_finish checks them (usage errors name `cmd`; returns 2 on error, else 0) and fills
  * *mode (default_mode when --mode was not given) and *g (pointing into o).
  */
+/* Option codes of --reference and --tau, and their entries for a command's option table. */
+#define CLI_OPT_REFERENCE 0x1001
+#define CLI_OPT_TAU 0x1002
+#define CLI_ANALYSIS_LONG_OPTS                                                                     \
+    {"reference", required_argument, NULL, CLI_OPT_REFERENCE},                                     \
+    {                                                                                              \
+        "tau", required_argument, NULL, CLI_OPT_TAU                                                \
+    }
+/* Their usage lines. */
+#define CLI_ANALYSIS_USAGE                                                                         \
+    "      --reference U[/L] reference unit and level (default: the highest-peak unit the\n"       \
+    "                       kernels use; the machine's level where they record bytes)\n"           \
+    "      --tau NAME|TIME  launch overhead: one of the machine's overheads by name, or a time\n"  \
+    "                       (4.2us, 3e-6); default: the one each profile names, else the\n"        \
+    "                       machine's\n"
 typedef struct cli_analysis_opts {
     const char *machine;
     const char *mode;
+    const char *reference, *tau;
     char **group, **ignore;
     size_t n_group, n_ignore;
 } cli_analysis_opts;
@@ -38,6 +54,10 @@ int cli_analysis_option(cli_analysis_opts *o, int c, const char *arg);
 int cli_analysis_finish(const cli_analysis_opts *o, const char *cmd, const char *default_mode,
                         rt_mode *mode, rt_group_opts *g);
 void cli_analysis_release(cli_analysis_opts *o);
+/* After loading: the reference (--reference, else chosen from the profiles) and the tau (--tau)
+ * on m and the profiles. 0, or the exit code of the usage error it printed (2). */
+int cli_analysis_apply(const cli_analysis_opts *o, const char *cmd, rt_machine *m, rt_profile **ps,
+                       size_t n);
 
 /* Print at most max warnings to stderr, then a count of the rest. The first max warnings; the count
  * of the rest and, when all is not NULL, the command or file that lists them all. */

@@ -42,12 +42,17 @@ int cmd_analyze(int argc, char **argv)
     cli_analysis_opts in = {0};
     size_t top = 20;
     int rc = RT_EXIT_USAGE;
-    static const struct option opts[] = {
-        {"machine", required_argument, NULL, 'm'},    {"mode", required_argument, NULL, 'M'},
-        {"format", required_argument, NULL, 'f'},     {"group-by", required_argument, NULL, 'g'},
-        {"ignore", required_argument, NULL, 'i'},     {"top", required_argument, NULL, 't'},
-        {"output", required_argument, NULL, 'o'},     {"hints", no_argument, NULL, 'H'},
-        {"hints-file", required_argument, NULL, 'F'}, {0}};
+    static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
+                                         {"mode", required_argument, NULL, 'M'},
+                                         {"format", required_argument, NULL, 'f'},
+                                         {"group-by", required_argument, NULL, 'g'},
+                                         {"ignore", required_argument, NULL, 'i'},
+                                         {"top", required_argument, NULL, 't'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"hints", no_argument, NULL, 'H'},
+                                         {"hints-file", required_argument, NULL, 'F'},
+                                         CLI_ANALYSIS_LONG_OPTS,
+                                         {0}};
     int hints = 0;
     const char *hints_file = NULL;
     int c;
@@ -109,9 +114,13 @@ int cmd_analyze(int argc, char **argv)
     rt_machine *m = NULL;
     rt_profile **ps = NULL;
     size_t n_ps = (size_t)(argc - optind);
+    rt_analysis *a = NULL;
     if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
-    rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err);
+    if ((rc = cli_analysis_apply(&in, "analyze", m, ps, n_ps)) != 0)
+        goto done;
+    rc = RT_EXIT_FAIL;
+    a = rt_analysis_new(m, mode, ps, n_ps, &g, &err);
     if (!a) {
         cli_error("%s", err.msg);
     } else {
@@ -170,8 +179,7 @@ const rt_command rt_cmd_analyze = {
     "      --top N          kernels shown in the text table (default 20, 0 = all)\n"
     "      --hints          advice from the rules of data/torch/hints.json, each with the\n"
     "                       figure that triggered it (--hints-file FILE: another table)\n"
-    "  -o, --output FILE    write there instead of standard output\n"
-    "\n"
+    "  -o, --output FILE    write there instead of standard output\n" CLI_ANALYSIS_USAGE "\n"
     "Each PROFILE is a rooftime profile JSON file (see docs/profile-format.md). The text output\n"
     "ends with the coverage of PyTorch profiles: the share of the wall time the operators\n"
     "explain (`profile --torch`) and the share the cost model gave FLOPs or bytes.\n"

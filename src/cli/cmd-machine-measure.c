@@ -150,6 +150,9 @@ int cmd_machine_measure(int argc, char **argv)
             printf("  %-9s %10.4g GB/s     [%.4g .. %.4g]\n", m->levels[i].name,
                    m->levels[i].bytes_per_s / 1e9, m->levels[i].min / 1e9, m->levels[i].max / 1e9);
         printf("  tau       %10.4g µs\n", m->tau * 1e6);
+        for (size_t i = 0; i < m->n_overheads; i++)
+            printf("  overhead  %10.4g µs  %s%s\n", m->overheads[i].seconds.median * 1e6,
+                   m->overheads[i].name, m->overheads[i].threads > 1 ? " (all threads)" : "");
     }
     rt_machine_free(m);
     free(out_path);

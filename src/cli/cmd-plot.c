@@ -62,6 +62,7 @@ int cmd_plot(int argc, char **argv)
                                          {"points", required_argument, NULL, 'p'},
                                          {"all-roofs", no_argument, NULL, 'R'},
                                          {"diff", optional_argument, NULL, 'D'},
+                                         CLI_ANALYSIS_LONG_OPTS,
                                          {0}};
     int c;
     optind = 1;
@@ -189,6 +190,12 @@ int cmd_plot(int argc, char **argv)
     }
     if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
+    if ((rc = cli_analysis_apply(&in, "plot", m, ps, n_ps)) != 0) {
+        cli_free_profiles(ps, n_ps);
+        rt_machine_free(m);
+        goto out;
+    }
+    rc = RT_EXIT_FAIL;
     if (diff_top) {
         /* each kernel's two points, joined from the filled (before) to the hollow (after) */
         rt_profile *d[2];
@@ -262,6 +269,6 @@ const rt_command rt_cmd_plot = {
     "      --diff[=N]        two profiles, BEFORE and AFTER: the N kernels (default 8) whose time\n"
     "                        changed most, each tagged run=1-before or 2-after,\n"
     "                        joined as a family by run (as `rooftime diff` matches them)\n"
-    "  -o, --output FILE     the chart; its extension picks the format (required)\n"
-    "\n"
+    "  -o, --output FILE     the chart; its extension picks the format "
+    "(required)\n" CLI_ANALYSIS_USAGE "\n"
     "See docs/charts.md."};

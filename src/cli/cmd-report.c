@@ -30,14 +30,21 @@ int cmd_report(int argc, char **argv)
     int rc = RT_EXIT_USAGE;
     rt_points points = RT_POINTS_CONFIGS;
     bool all_roofs = false;
-    static const struct option opts[] = {
-        {"machine", required_argument, NULL, 'm'},   {"mode", required_argument, NULL, 'M'},
-        {"series-by", required_argument, NULL, 's'}, {"marker-by", required_argument, NULL, 'k'},
-        {"fill-by", required_argument, NULL, 'F'},   {"split-by", required_argument, NULL, 'S'},
-        {"title", required_argument, NULL, 't'},     {"group-by", required_argument, NULL, 'g'},
-        {"ignore", required_argument, NULL, 'i'},    {"output", required_argument, NULL, 'o'},
-        {"across", required_argument, NULL, 'A'},    {"points", required_argument, NULL, 'p'},
-        {"all-roofs", no_argument, NULL, 'R'},       {0}};
+    static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
+                                         {"mode", required_argument, NULL, 'M'},
+                                         {"series-by", required_argument, NULL, 's'},
+                                         {"marker-by", required_argument, NULL, 'k'},
+                                         {"fill-by", required_argument, NULL, 'F'},
+                                         {"split-by", required_argument, NULL, 'S'},
+                                         {"title", required_argument, NULL, 't'},
+                                         {"group-by", required_argument, NULL, 'g'},
+                                         {"ignore", required_argument, NULL, 'i'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"across", required_argument, NULL, 'A'},
+                                         {"points", required_argument, NULL, 'p'},
+                                         {"all-roofs", no_argument, NULL, 'R'},
+                                         CLI_ANALYSIS_LONG_OPTS,
+                                         {0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -107,6 +114,12 @@ int cmd_report(int argc, char **argv)
     size_t n_ps = (size_t)(argc - optind);
     if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
+    if ((rc = cli_analysis_apply(&in, "report", m, ps, n_ps)) != 0) {
+        cli_free_profiles(ps, n_ps);
+        rt_machine_free(m);
+        goto out;
+    }
+    rc = RT_EXIT_FAIL;
     /* The analysis, computed once: in the report's mode, and in hier mode beside a single-mode
      * one (the hierarchical roofline); the callouts come from it. */
     rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err), *hier = NULL;
@@ -172,7 +185,8 @@ const rt_command rt_cmd_report = {
     "      --all-roofs       every unit and level of the machine, not only those used\n"
     "  -g, --group-by TAGS   comma-separated tags that make a config\n"
     "      --ignore TAGS     tags that never make or split a family\n"
-    "  -o, --output DIR      writes DIR/report.html and the chart SVGs (required)\n"
+    "  -o, --output DIR      writes DIR/report.html and the chart SVGs "
+    "(required)\n" CLI_ANALYSIS_USAGE
     "      --across rank     the profiles are a job's ranks: adds a stragglers section with a\n"
     "                        box per config (see docs/across-ranks.md)\n"
     "\n"

@@ -15,6 +15,7 @@
 #include "rooftime/core/verdict-hints.h"
 #include "rooftime/formats/verdict-hints-json.h"
 #include "rooftime/core/machine.h"
+#include "rooftime/core/reference.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
@@ -277,6 +278,8 @@ int cmd_study(int argc, char **argv)
         free(path);
         path = NULL;
     }
+    /* The reference among the units the study's kernels use (the machine file keeps its own). */
+    rt_reference_choose(m, res->profiles, res->n_profiles);
     a = rt_analysis_new(m, mode, res->profiles, res->n_profiles, rt_study_group_opts(), &err);
     if (!a) {
         cli_error("analysis failed: %s", err.msg);

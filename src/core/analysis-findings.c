@@ -1,5 +1,5 @@
 /* The findings of any analysis: zero-AI kernels (pure data movement) and overhead-bound configs,
- * the longest of each in a table. */
+ * the longest of each in a table, after the share of time the counts can judge. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +23,19 @@ static void fmt_time(char *b, size_t n, double s)
 static double share(const rt_analysis *a, double t)
 {
     return a->total_time > 0 ? 100 * t / a->total_time : 0;
+}
+
+/* How much of the run the counts can judge: the rest has a partial verdict or none. */
+static void evidence(rt_findings *f, const rt_analysis *a)
+{
+    char lead[96], text[256];
+    snprintf(lead, sizeof lead, "%.1f%% of the run time has a real verdict",
+             share(a, a->time_real));
+    snprintf(text, sizeof text,
+             " (FLOPs and bytes); %.1f%% a partial one (FLOPs, no bytes: a compute bound only); "
+             "%.1f%% none (no counts: unknown). Only real verdicts count below.",
+             share(a, a->time_partial), share(a, a->time_unknown));
+    rt_findings_callout(f, lead, text);
 }
 
 static void zero_ai(rt_findings *f, const rt_analysis *a, const size_t *io)
@@ -101,6 +114,7 @@ rt_findings *rt_analysis_findings(const rt_analysis *a)
     rt_findings_section_add(f, "Zero-AI kernels and overhead-bound configs")->id =
         rt_strdup("callouts");
     size_t *io = rt_analysis_items_by_time(a);
+    evidence(f, a);
     zero_ai(f, a, io);
     overhead_bound(f, a);
     free(io);

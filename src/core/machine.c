@@ -37,6 +37,7 @@ void rt_machine_free(rt_machine *m)
     free(m->tau_method);
     free(m->ref_unit);
     free(m->ref_level);
+    free(m->ref_reason);
     for (size_t i = 0; i < m->n_overheads; i++) {
         free(m->overheads[i].name);
         free(m->overheads[i].method);

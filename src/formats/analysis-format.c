@@ -95,6 +95,8 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
             "overhead %s\n",
             m->ref_unit, rt_machine_ref_flops(m) / 1e9, m->ref_level, rt_machine_ref_bw(m) / 1e9,
             rt_machine_balance(m), tau);
+    if (m->ref_reason)
+        fprintf(fp, "reference chosen: %s\n", m->ref_reason);
     char oc[32];
     rt_fmt_value(oc, sizeof oc, a->overhead_ceiling / 1e9);
     fprintf(fp,

@@ -139,4 +139,14 @@ int rt_overhead_openmp(int threads, int trials, long regions, rt_stat *sec, rt_e
 int rt_overhead_opencl(int trials, long launches, rt_stat *sec, char *device_name, size_t name_len,
                        rt_error *err);
 
+/* ---- one layer up (measure-runtime.c): 0, or 1 with the reason in err when it cannot run ---- */
+
+/* Seconds per PyTorch eager op (a one-element add, one thread) timed in `python`; version gets
+ * torch's version. */
+int rt_overhead_torch(const char *python, int trials, long ops, rt_stat *sec, char *version,
+                      size_t version_len, rt_error *err);
+/* Seconds per oneDNN primitive execute + stream wait (a one-element reorder); what says which. */
+int rt_overhead_onednn(int trials, long execs, rt_stat *sec, char *what, size_t what_len,
+                       rt_error *err);
+
 #endif

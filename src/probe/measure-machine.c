@@ -3,11 +3,13 @@
 #define _GNU_SOURCE
 #include "measure-internal.h"
 #include "rooftime/core/machine.h"
+#include "rooftime/core/profile.h"
 #include "rooftime/probe/cpu-detect.h"
 #include "rooftime/probe/measure-machine.h"
 #include "rooftime/probe/measure-plateau.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/spawn.h"
 #include "rooftime/util/strings.h"
 
 #include <math.h>
@@ -42,12 +44,14 @@ typedef struct plan {
     double bw_seconds, bw_step, bw_total_max;
     int oh_trials;
     long omp_regions, cl_launches;
+    long fw_ops, dnnl_execs; /* framework ops and oneDNN executes per trial */
 } plan;
 
 static const plan quick_plan = {
-    3, 0.05, 3, 0.02, 3, 0.008, 1.4142135623730951, 512.0 * 1024 * 1024, 15, 200, 50};
+    3, 0.05, 3, 0.02, 3, 0.008, 1.4142135623730951, 512.0 * 1024 * 1024, 15, 200, 50, 2000, 2000};
 static const plan full_plan = {
-    5, 0.1, 5, 0.05, 5, 0.012, 1.2599210498948732, 1024.0 * 1024 * 1024, 31, 1000, 200};
+    5,  0.1,  5,   0.05,  5,    0.012, 1.2599210498948732, 1024.0 * 1024 * 1024,
+    31, 1000, 200, 10000, 10000};
 
 /* Progress over the whole run: stages own slices [lo, hi) of [0, 1]. */
 typedef struct progress {
@@ -366,6 +370,19 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     int clrc = rt_overhead_opencl(pl->oh_trials, pl->cl_launches, &cl, dev, sizeof dev, &clerr);
     if (clrc != 0)
         rt_warnings_add(sk, "OpenCL launch overhead: %s", clerr.msg);
+    /* One layer up: a framework's dispatch and a oneDNN primitive execute. */
+    rt_stat fw, dn;
+    char fw_version[64], dn_what[160];
+    rt_error fwerr, dnerr;
+    const char *python = rt_spawn_python();
+    int fwrc = rt_overhead_torch(python, pl->oh_trials, pl->fw_ops, &fw, fw_version,
+                                 sizeof fw_version, &fwerr);
+    if (fwrc != 0)
+        rt_warnings_add(sk, "framework dispatch overhead (PyTorch): %s", fwerr.msg);
+    int dnrc =
+        rt_overhead_onednn(pl->oh_trials, pl->dnnl_execs, &dn, dn_what, sizeof dn_what, &dnerr);
+    if (dnrc != 0)
+        rt_warnings_add(sk, "oneDNN primitive overhead: %s", dnerr.msg);
     report(&pr, 1.0);
 
     /* ---- the machine ---- */
@@ -403,12 +420,10 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                  k->instr, rt_isa_name(k->isa), maxt, maxt > 1 ? "s" : "", pl->flops_trials,
                  best[u].one.median / 1e9, best[u].hz / 1e9, maxt, how);
         rt_machine_set_str(&un->note, note);
-        if (strcmp(unit_order[u], "amx_bf16") == 0)
-            ref_unit = "amx_bf16";
-        else if (strcmp(unit_order[u], "bf16") == 0 && (!ref_unit || strcmp(ref_unit, "fp32") == 0))
-            ref_unit = "bf16";
-        else if (strcmp(unit_order[u], "fp32") == 0 && !ref_unit)
-            ref_unit = "fp32";
+        /* The reference is the highest measured peak, whatever its name (analyze, plot and
+         * report choose again among the units a profile uses). */
+        if (!ref_unit || un->flops > rt_machine_unit(m, ref_unit)->flops)
+            ref_unit = un->name;
     }
     const char *ref_level = NULL;
     for (size_t i = 0; i < n_machine_levels; i++) {
@@ -438,7 +453,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                  "OpenMP parallel region fork+join, %d thread%s, median of %d trials of %ld "
                  "regions",
                  omp[i].threads, omp[i].threads > 1 ? "s" : "", pl->oh_trials, pl->omp_regions);
-        rt_machine_add_overhead(m, "openmp_fork_join", omp[i].threads, omp[i].seconds, how);
+        rt_machine_add_overhead(m, RT_OVERHEAD_OPENMP, omp[i].threads, omp[i].seconds, how);
     }
     if (clrc == 0) {
         char how[400];
@@ -446,7 +461,24 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                  "clEnqueueNDRangeKernel of an empty kernel (global size 1) + clFinish on %s, "
                  "median of %d trials of %ld launches",
                  dev, pl->oh_trials, pl->cl_launches);
-        rt_machine_add_overhead(m, "opencl_enqueue", 0, spread_of(cl), how);
+        rt_machine_add_overhead(m, RT_OVERHEAD_OPENCL, 0, spread_of(cl), how);
+    }
+    if (fwrc == 0) {
+        char how[400];
+        snprintf(how, sizeof how,
+                 "PyTorch %s eager op (torch.add of two one-element tensors, one thread) in a "
+                 "Python loop, timed in %s, median of %d trials of %ld ops; the dispatch a "
+                 "profile of PyTorch self times pays per op",
+                 fw_version, python, pl->oh_trials, pl->fw_ops);
+        rt_machine_add_overhead(m, RT_OVERHEAD_FRAMEWORK, 1, spread_of(fw), how);
+    }
+    if (dnrc == 0) {
+        char how[400];
+        snprintf(how, sizeof how,
+                 "dnnl_primitive_execute + dnnl_stream_wait of a %s, median of %d trials of %ld "
+                 "executes; what each oneDNN verbose line's time holds beyond the work",
+                 dn_what, pl->oh_trials, pl->dnnl_execs);
+        rt_machine_add_overhead(m, RT_OVERHEAD_ONEDNN, 0, spread_of(dn), how);
     }
     rt_machine_set_str(&m->ref_unit, ref_unit);
     rt_machine_set_str(&m->ref_level, ref_level);

@@ -306,7 +306,8 @@ static void rest_add(rest_sum *r, const rt_analysis *a, const rt_verdict *v, siz
     r->time += v->time;
     r->launches += v->n;
     r->W += isfinite(v->W) ? v->W : 0;
-    r->recoverable += v->recoverable;
+    if (!isnan(v->recoverable)) /* unknown verdicts recover nothing we know of */
+        r->recoverable += v->recoverable;
     for (size_t l = 0; l < a->machine->n_levels && l < v->n_levels; l++)
         if (isfinite(v->q[l]))
             r->q[l] = (isnan(r->q[l]) ? 0 : r->q[l]) + v->q[l];

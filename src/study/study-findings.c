@@ -473,7 +473,7 @@ static void section_recoverable(rt_findings *o, const rt_analysis *a)
             if (strcmp(k, keys.v[ki]) != 0)
                 continue;
             t += cf->v.time;
-            rec += cf->v.recoverable;
+            rec += isnan(cf->v.recoverable) ? 0 : cf->v.recoverable; /* unknown: none known */
             if (cf->v.recoverable > best) {
                 best = cf->v.recoverable;
                 best_label = cf->label;

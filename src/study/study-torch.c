@@ -53,8 +53,7 @@ int rt_torch_study_available(const char *python)
 
 const char *rt_torch_study_python(void)
 {
-    const char *env = getenv("ROOFTIME_PYTHON");
-    return env && *env ? env : "/usr/bin/python3";
+    return rt_spawn_python();
 }
 
 char *rt_torch_study_script(rt_error *err)

@@ -150,3 +150,9 @@ char *rt_spawn_command_text(int argc, char *const argv[])
     *p = '\0';
     return s;
 }
+
+const char *rt_spawn_python(void)
+{
+    const char *env = getenv("ROOFTIME_PYTHON");
+    return env && *env ? env : "/usr/bin/python3";
+}

@@ -53,6 +53,8 @@ typedef struct rt_machine {
     char *tau_method; /* how tau was measured */
     char *ref_unit;   /* unit and level that define the machine balance */
     char *ref_level;
+    char *ref_reason; /* why that reference (rt_reference_choose, --reference); NULL: the file's.
+                       * Not written to machine files. */
     rt_overhead *overheads; /* every launch overhead measured, each by its own definition */
     size_t n_overheads;
     rt_measurement *measurement; /* how the figures were measured; NULL for presets and files */

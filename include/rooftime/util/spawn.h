@@ -31,6 +31,10 @@ int rt_spawn(char *const argv[], const rt_spawn_opts *opts, rt_child *child, rt_
  * killed it, or -1 when it cannot be waited for. */
 int rt_spawn_wait(rt_child *child);
 
+/* The python3 that runs PyTorch: $ROOFTIME_PYTHON, else /usr/bin/python3 (Debian's python3-torch).
+ */
+const char *rt_spawn_python(void);
+
 /* "a b 'c d'": argv as a reader would retype it in a shell (heap string). */
 char *rt_spawn_command_text(int argc, char *const argv[]);
 

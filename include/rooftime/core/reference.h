@@ -1,0 +1,31 @@
+/* Which compute units and memory levels profiles use, and the machine's reference unit and level
+ * chosen from them and the measured peaks (reference.c). */
+#ifndef ROOFTIME_CORE_REFERENCE_H
+#define ROOFTIME_CORE_REFERENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/util/error.h"
+
+/* Does some kernel of the analysis carry FLOPs on machine unit u (bytes at level l)? */
+bool rt_analysis_uses_unit(const rt_analysis *a, size_t u);
+bool rt_analysis_uses_level(const rt_analysis *a, size_t l);
+
+/*
+ * Choose the reference for these profiles on m: the unit with the highest peak among the units
+ * their kernels carry FLOPs on (the machine's reference when they carry none on any of its units);
+ * the level: the machine's reference when the kernels record bytes there, else the recorded level
+ * that binds the most kernel time in hier mode, else the machine's. Sets m->ref_unit, m->ref_level
+ * and m->ref_reason (why, in words).
+ */
+void rt_reference_choose(rt_machine *m, rt_profile *const *ps, size_t n);
+
+/* Set the reference from "UNIT" or "UNIT/LEVEL" (a level alone: "/LEVEL"); -1 with a message
+ * naming the units or levels m has when one is not m's. */
+int rt_reference_set(rt_machine *m, const char *spec, rt_error *err);
+
+#endif
