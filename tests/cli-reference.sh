@@ -80,4 +80,25 @@ grep -q ">fp32" "$TMP/r.svg" && ! grep -q ">fp16\|>bf16" "$TMP/r.svg"
 check "roofline: fp32 roof only" test $? -eq 0
 "$BIN" report -m "$TMP/cpu.json" --reference fp16 -o "$TMP/rep" "$TMP/fp32.json" >/dev/null 2>"$TMP/err"
 check "report --reference ($(head -c 300 "$TMP/err"))" test -s "$TMP/rep/report.html"
+
+# Machine sanity carried forward: L3 below DRAM and fp32 at 44% of its theoretical peak.
+python3 - "$TMP/cpu.json" "$TMP/bad.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["units"][0]["theoretical"] = 367.5e9
+m["levels"] = [{"name": "L1", "bytes_per_s": 350e9}, {"name": "L3", "bytes_per_s": 10e9},
+               {"name": "DRAM", "bytes_per_s": 16e9}]
+json.dump(m, open(sys.argv[2], "w"))
+PY
+"$BIN" machine check "$TMP/bad.json" >"$TMP/check.txt" 2>&1
+check "machine check: still accepted" test $? -eq 0
+grep -q "fails 2 sanity rules" "$TMP/check.txt" && grep -q "level L3 (10 GB/s) is slower than DRAM (16 GB/s)" "$TMP/check.txt" &&
+    grep -q "unit fp32: 161.7 GFLOP/s is 44% of its theoretical 367.5 GFLOP/s" "$TMP/check.txt"
+check "machine check names both rules" test $? -eq 0
+"$BIN" analyze -m "$TMP/bad.json" "$TMP/fp32.json" >"$TMP/banner.txt" 2>/dev/null
+grep -q "^WARNING: machine 'cpu' fails 2 rules of .rooftime machine check." "$TMP/banner.txt"
+check "analyze carries the banner" test $? -eq 0
+"$BIN" report -m "$TMP/bad.json" -o "$TMP/rep2" "$TMP/fp32.json" >/dev/null 2>&1
+grep -q "machine check</dt><dd class=\"warn\">fails 2 rules" "$TMP/rep2/report.html"
+check "the report carries the banner" test $? -eq 0
 finish

@@ -7,6 +7,7 @@
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
+#include "rooftime/core/machine-sanity.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
@@ -226,13 +227,35 @@ static void test_time_kind_names(void **state)
     rt_profile_free(b);
 }
 
+/* The sanity rules: each broken one named once, a sound machine passes. */
+static void test_machine_sanity(void **state)
+{
+    (void)state;
+    rt_machine *m = toy();
+    rt_warnings w = {0};
+    assert_int_equal(rt_machine_sanity(m, &w), 0);
+    rt_machine_add_level(m, "L3", 8e9);     /* slower than DRAM above it: fine */
+    rt_machine_add_level(m, "DRAM2", 16e9); /* faster than L3 above it: broken */
+    m->units[0].theoretical = 2.27e12;      /* 1 TFLOP/s is 44% of it */
+    m->units[0].min = 0.5e12;
+    m->units[0].max = 1.2e12; /* 70% spread */
+    m->timed_runs = 100;
+    m->disturbed_runs = 60;
+    assert_int_equal(rt_machine_sanity(m, &w), 4);
+    assert_non_null(strstr(w.msg[0], "level L3 (8 GB/s) is slower than DRAM2 (16 GB/s)"));
+    assert_non_null(strstr(w.msg[1], "unit fp32: 1000 GFLOP/s is 44% of its theoretical"));
+    assert_non_null(strstr(w.msg[2], "unit fp32: its attempts spread"));
+    assert_non_null(strstr(w.msg[3], "60 of 100 timed runs"));
+    rt_warnings_release(&w);
+    rt_machine_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_verdict_table),
-        cmocka_unit_test(test_profile_names_its_tau),
-        cmocka_unit_test(test_configs_and_shares),
-        cmocka_unit_test(test_time_kind_names),
+        cmocka_unit_test(test_verdict_table),      cmocka_unit_test(test_profile_names_its_tau),
+        cmocka_unit_test(test_configs_and_shares), cmocka_unit_test(test_time_kind_names),
+        cmocka_unit_test(test_machine_sanity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

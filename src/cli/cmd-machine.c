@@ -7,6 +7,7 @@
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/machine.h"
+#include "rooftime/core/machine-sanity.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
@@ -128,6 +129,14 @@ static int machine_check(int argc, char **argv)
         }
         printf("%s: ok (%s, %zu units, %zu levels, balance %.5g FLOP/byte)\n", argv[i], m->name,
                m->n_units, m->n_levels, rt_machine_balance(m));
+        /* The sanity rules do not refuse a file; analyze and the report repeat them as a banner. */
+        rt_warnings sane = {0};
+        if (rt_machine_sanity(m, &sane)) {
+            printf("%s: fails %zu sanity rule%s:\n", argv[i], sane.n, sane.n == 1 ? "" : "s");
+            for (size_t k = 0; k < sane.n; k++)
+                printf("  - %s\n", sane.msg[k]);
+        }
+        rt_warnings_release(&sane);
         rt_machine_free(m);
     }
     return rc;

@@ -5,6 +5,7 @@
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
+#include "rooftime/core/machine-sanity.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
@@ -86,6 +87,16 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     rt_fmt_seconds(tau, sizeof tau, m->tau);
     rt_fmt_seconds(tt, sizeof tt, a->total_time);
     fprintf(fp, "machine: %s (%s)\n", m->name, m->source ? m->source : "unknown source");
+    rt_warnings sane = {0};
+    if (rt_machine_sanity(m, &sane)) {
+        fprintf(fp,
+                "WARNING: machine '%s' fails %zu rule%s of `rooftime machine check`; its "
+                "verdicts are suspect:\n",
+                m->name, sane.n, sane.n == 1 ? "" : "s");
+        for (size_t i = 0; i < sane.n; i++)
+            fprintf(fp, "  - %s\n", sane.msg[i]);
+    }
+    rt_warnings_release(&sane);
     fprintf(fp, "mode: %s (%s)\n", rt_mode_name(a->mode),
             a->mode == RT_MODE_SINGLE
                 ? "all FLOPs against the reference unit, bytes at the reference level"

@@ -156,7 +156,18 @@ int rt_machine_from_json(const json_t *j, const char *origin, rt_machine **out, 
         goto fail;
     if (read_overheads(&r, m, j) != 0 || rt_identity_read(&r, j, &m->identity) != 0)
         goto fail;
-    /* A measurement record read back, and what other tools add, go through untouched. */
+    /* A measurement record read back, and what other tools add, go through untouched; its run
+     * counts feed the sanity rules. */
+    const json_t *meas = json_object_get(j, "measurement");
+    if (json_is_object(meas)) {
+        const json_t *tr = json_object_get(meas, "timed_runs");
+        const json_t *dr = json_object_get(meas, "disturbed_runs");
+        if (json_is_integer(tr) && json_is_integer(dr) && json_integer_value(tr) > 0 &&
+            json_integer_value(dr) >= 0 && json_integer_value(dr) <= json_integer_value(tr)) {
+            m->timed_runs = (long)json_integer_value(tr);
+            m->disturbed_runs = (long)json_integer_value(dr);
+        }
+    }
     m->unknown_json = rt_json_opaque_text(rt_json_extra(j, top_known));
     if (rt_machine_check(m, err) != 0) {
         rt_error_prefix(err, "cannot read '%s'", origin);

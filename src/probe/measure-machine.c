@@ -518,6 +518,8 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     rt_team_stats(&runs, &disturbed);
     meas->timed_runs = runs;
     meas->disturbed_runs = disturbed;
+    m->timed_runs = runs;
+    m->disturbed_runs = disturbed;
     if (runs > 0 && disturbed * 10 > runs)
         rt_warnings_add(
             sk,

@@ -17,6 +17,7 @@
 #include "rooftime/core/findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
+#include "rooftime/core/machine-sanity.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/render/chart.h"
@@ -244,7 +245,27 @@ static void machine_summary(FILE *fp, const rt_machine *m, const rt_analysis *a)
     esc(fp, m->ref_unit);
     fputs(" / ", fp);
     esc(fp, m->ref_level);
-    fprintf(fp, ", machine balance %.5g FLOP/byte</dd>\n", rt_machine_balance(m));
+    fprintf(fp, ", machine balance %.5g FLOP/byte", rt_machine_balance(m));
+    if (m->ref_reason) {
+        fputs(" (", fp);
+        esc(fp, m->ref_reason);
+        fputs(")", fp);
+    }
+    fputs("</dd>\n", fp);
+    rt_warnings sane = {0};
+    if (rt_machine_sanity(m, &sane)) {
+        fprintf(fp,
+                "<dt>machine check</dt><dd class=\"warn\">fails %zu rule%s, so its verdicts are "
+                "suspect:<ul>",
+                sane.n, sane.n == 1 ? "" : "s");
+        for (size_t i = 0; i < sane.n; i++) {
+            fputs("<li>", fp);
+            esc(fp, sane.msg[i]);
+            fputs("</li>", fp);
+        }
+        fputs("</ul></dd>\n", fp);
+    }
+    rt_warnings_release(&sane);
     rt_fmt_time(b, sizeof b, m->tau);
     fprintf(fp, "<dt>launch overhead</dt><dd>%s per invocation", b);
     if (m->tau_method) {

@@ -59,7 +59,10 @@ typedef struct rt_machine {
     size_t n_overheads;
     rt_measurement *measurement; /* how the figures were measured; NULL for presets and files */
     rt_gpu_measurement *gpu;     /* how a GPU was measured (machine measure --gpu); else NULL */
-    rt_rank_identity *identity;  /* the rank, host and device that measured it; NULL when unknown */
+    /* Timed runs of the measurement and how many other processes disturbed (from the measurement,
+     * or its record read back from a file); 0 when unknown. */
+    long timed_runs, disturbed_runs;
+    rt_rank_identity *identity; /* the rank, host and device that measured it; NULL when unknown */
     /* Members of a machine file that rooftime does not know (a measurement record read back,
      * another tool's), kept for round trips as JSON text: formats/ parses and writes it, the core
      * never looks inside. NULL when there are none. */
