@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "study-outliers.h"
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/findings.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/machine-sanity.h"
 #include "rooftime/core/model.h"
@@ -250,12 +252,53 @@ static void test_machine_sanity(void **state)
     rt_machine_free(m);
 }
 
+/* The study's outliers: at one shape, bf16 6000x slower than fp32 of the same implementation is
+ * called out twice (largest ratio, narrower precision slower); another shape within x20 is not. */
+static void test_study_outliers(void **state)
+{
+    (void)state;
+    rt_machine *m = toy();
+    rt_profile *ps[4];
+    const char *impl[] = {"onednn", "onednn", "onednn", "onednn"};
+    const char *prec[] = {"fp32", "bf16", "fp32", "bf16"};
+    const char *batch[] = {"16", "16", "32", "32"};
+    const double t[] = {1e-4, 0.6, 2e-4, 1.5e-4};
+    for (int i = 0; i < 4; i++) {
+        ps[i] = rt_profile_new();
+        rt_tags_set(&ps[i]->tags, "implementation", impl[i]);
+        rt_tags_set(&ps[i]->tags, "precision", prec[i]);
+        rt_tags_set(&ps[i]->tags, "operation", "lstm");
+        rt_tags_set(&ps[i]->tags, "pass", "backward");
+        rt_kernel *k = add(ps[i], "lstm_bwd", 1, t[i], 1e6, 1e6, "lstm");
+        rt_tags_set(&k->tags, "batch", batch[i]);
+    }
+    rt_error err;
+    rt_analysis *a = rt_analysis_new(m, RT_MODE_HIER, ps, 4, NULL, &err);
+    assert_non_null(a);
+    rt_findings *f = rt_findings_new("Findings");
+    rt_study_section_outliers(f, a);
+    assert_int_equal(f->n_sections, 1);
+    const rt_findings_block *b = &f->sections[0].blocks[0];
+    assert_int_equal(b->n_rows, 2);
+    print_message("%s\n%s\n", rt_findings_cell(b, 0, 0), rt_findings_cell(b, 1, 0));
+    assert_non_null(strstr(rt_findings_cell(b, 0, 0), "batch=16"));
+    assert_non_null(
+        strstr(rt_findings_cell(b, 0, 0), "onednn bf16 takes x6000 the time of onednn fp32"));
+    assert_non_null(strstr(rt_findings_cell(b, 1, 0), "narrower precision slower"));
+    assert_null(strstr(rt_findings_cell(b, 1, 0), "batch=32"));
+    rt_findings_free(f);
+    rt_analysis_free(a);
+    for (int i = 0; i < 4; i++)
+        rt_profile_free(ps[i]);
+    rt_machine_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdict_table),      cmocka_unit_test(test_profile_names_its_tau),
         cmocka_unit_test(test_configs_and_shares), cmocka_unit_test(test_time_kind_names),
-        cmocka_unit_test(test_machine_sanity),
+        cmocka_unit_test(test_machine_sanity),     cmocka_unit_test(test_study_outliers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "study-outliers.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
 #include "rooftime/core/model.h"
@@ -193,8 +194,8 @@ static void section_run(rt_findings *o, const rt_analysis *a, const rt_study_res
             o,
             "%s: no byte counts (the kernels carry time and FLOPs only), so these kernels have "
             "no AI and no bandwidth bound: they are left out of the AI comparisons below, a "
-            "kernel without FLOPs counts as overhead-bound, and their recoverable time is an "
-            "upper bound.",
+            "kernel with FLOPs gets a partial verdict (a compute bound only), a kernel without "
+            "FLOPs gets none (unknown), and neither counts as overhead-bound.",
             nb);
     for (size_t i = 0; i < a->n_items; i++)
         if (strcmp(tag(&a->items[i].tags, "implementation"), "pytorch") == 0) {
@@ -279,16 +280,18 @@ static void section_overhead(rt_findings *o, const rt_analysis *a)
         rt_findings_row(o, (const char *const[]){series.v[si], a1, a2, a3});
     }
     rt_findings_list(o);
-    rt_findings_item(o, "%zu of %zu configs are overhead-bound (tau = %.3g us on this machine).",
-                     total_ob, a->n_configs, a->machine->tau * 1e6);
+    rt_findings_item(o,
+                     "%zu of %zu configs are overhead-bound (tau: the overhead each implementation "
+                     "pays on this machine, %.3g us per launch on average).",
+                     total_ob, a->n_configs, a->tau_mean * 1e6);
     char nb[128];
     impls_without_bytes(a, nb, sizeof nb);
     if (nb[0])
         rt_findings_item(
             o,
-            "%s (no byte counts): a config is overhead-bound when n tau exceeds its compute time "
-            "alone, and every kernel without FLOPs is overhead-bound, since nothing else bounds "
-            "it.",
+            "%s (no byte counts): no config of theirs is called overhead-bound, since the "
+            "missing bytes could bound it harder; their verdicts are partial (FLOPs) or unknown "
+            "(no FLOPs).",
             nb);
     strset_release(&series);
 }
@@ -557,9 +560,10 @@ static void section_consistency(rt_findings *o, const rt_analysis *a)
     if (n_oh) {
         JOIN(oh);
         rt_findings_item(o,
-                         "%zu kernels beat their overhead bound (%s): one fork/join (tau) per call "
-                         "overstates their cost; single-threaded C loops, memset, small GEMMs and "
-                         "reorders, and most framework operators open no parallel region.",
+                         "%zu kernels beat their overhead bound (%s): the launch overhead their "
+                         "implementation names (tau, from machine measure) overstates their cost "
+                         "per call; single-threaded C loops, memset, small GEMMs and reorders open "
+                         "no parallel region, and a tau measured on a busy machine reads high.",
                          n_oh, names);
     }
     if (n_bw) {
@@ -603,6 +607,7 @@ rt_findings *rt_study_findings(const rt_analysis *a, const rt_study_result *r)
     section_jumps(f, a, r);
     section_scaling(f, a);
     section_recoverable(f, a);
+    rt_study_section_outliers(f, a);
     section_consistency(f, a);
     return f;
 }

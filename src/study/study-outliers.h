@@ -1,0 +1,18 @@
+/* Private to the study: the findings section on outliers at the same shape (study-outliers.c). */
+#ifndef ROOFTIME_STUDY_OUTLIERS_H
+#define ROOFTIME_STUDY_OUTLIERS_H
+
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/findings.h"
+
+/* Ratios above this between implementations or precisions of one shape are called out. */
+#define RT_OUTLIER_RATIO 20.0
+/* At most this many outliers and narrow-precision slowdowns are listed. */
+#define RT_OUTLIER_ROWS 12
+
+/* Configs of the same operation, pass and shape compared across implementations and precisions:
+ * the largest time ratios, and every narrower precision slower than a wider one of the same
+ * implementation. */
+void rt_study_section_outliers(rt_findings *o, const rt_analysis *a);
+
+#endif
