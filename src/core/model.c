@@ -73,13 +73,18 @@ static void warn_above_one(const rt_machine *m, const rt_verdict_ctx *ctx, const
             what, v->efficiency, v->bound_label, m->levels[v->bound_level].name, m->name,
             m->levels[v->bound_level].bytes_per_s / 1e9);
     } else if (v->bound_unit >= 0 && v->t_compute >= v->t_bw_max) {
-        rt_warnings_add(
-            w,
-            "%s: efficiency %.3g is above 1 (it ran faster than its %s bound): the %s "
-            "peak of machine '%s' (%.4g GFLOP/s) is too low or its FLOP count too high",
-            what, v->efficiency, v->bound_label, m->units[v->bound_unit].name, m->name,
-            (v->mode == RT_MODE_SINGLE ? rt_machine_ref_flops(m) : m->units[v->bound_unit].flops) /
-                1e9);
+        const rt_unit *u = &m->units[v->bound_unit];
+        char low[96] = "";
+        if (u->theoretical > 0 && u->flops < 0.5 * u->theoretical)
+            snprintf(low, sizeof low, ", %.0f%% of its theoretical peak",
+                     100 * u->flops / u->theoretical);
+        rt_warnings_add(w,
+                        "%s: efficiency %.3g is above 1 (it ran faster than its %s bound): the %s "
+                        "peak of machine '%s' (%.4g GFLOP/s%s) is too low or its FLOP count too "
+                        "high",
+                        what, v->efficiency, v->bound_label, u->name, m->name,
+                        (v->mode == RT_MODE_SINGLE ? rt_machine_ref_flops(m) : u->flops) / 1e9,
+                        low);
     } else {
         rt_warnings_add(
             w,
