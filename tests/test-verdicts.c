@@ -51,10 +51,10 @@ static const row rows[] = {
      "unknown", 0, NULL, NAN},
     /* FLOPs, no bytes: a compute bound only, labelled partial, and the missing bytes warned. */
     {"flops only", 1, 1e-3, 1e8, 0, RT_TIME_WALL, RT_BOUND_COMPUTE, RT_EVIDENCE_PARTIAL,
-     "compute:fp32 (partial)", 1, "bytes", 1},
+     "compute:ref(fp32) (partial)", 1, "bytes", 1},
     /* Few FLOPs per launch and even fewer: still partial, never overhead. */
     {"flops only, tiny", 100, 1e-3, 1e3, 0, RT_TIME_WALL, RT_BOUND_COMPUTE, RT_EVIDENCE_PARTIAL,
-     "compute:fp32 (partial)", 1, "bytes", 1},
+     "compute:ref(fp32) (partial)", 1, "bytes", 1},
     /* Bytes, no FLOPs: a zero-AI kernel, a real bandwidth verdict. */
     {"bytes only", 1, 2e-3, 0, 1e8, RT_TIME_WALL, RT_BOUND_BANDWIDTH, RT_EVIDENCE_FULL,
      "bandwidth:DRAM", 0, NULL, 1},
@@ -69,7 +69,7 @@ static const row rows[] = {
      "overhead", 1, "launch overhead", INFINITY},
     /* Faster than the compute roof: the warning names the peak. */
     {"above the fp32 peak", 1, 1e-3, 2e9, 1e6, RT_TIME_DEVICE, RT_BOUND_COMPUTE, RT_EVIDENCE_FULL,
-     "compute:fp32", 1, "fp32 peak of machine 'toy' (1000 GFLOP/s)", INFINITY},
+     "compute:ref(fp32)", 1, "fp32 peak of machine 'toy' (1000 GFLOP/s)", INFINITY},
     /* Faster than the bandwidth roof: the warning names the level. */
     {"above DRAM", 1, 1e-3, 1e3, 1e9, RT_TIME_WALL, RT_BOUND_BANDWIDTH, RT_EVIDENCE_FULL,
      "bandwidth:DRAM", 1, "DRAM bandwidth of machine 'toy' (100 GB/s)", INFINITY},
