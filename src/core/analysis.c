@@ -26,8 +26,8 @@ static const char *more_kernels(double more)
 /* Main memory is HBM on GPUs and DRAM on CPUs: either name finds the other (as in the model). */
 static int level_known(const rt_machine *m, const char *name)
 {
-    if (rt_machine_level_index(m, name) >= 0)
-        return 1;
+    if (rt_machine_level_index(m, name) >= 0 || strcmp(name, "link") == 0)
+        return 1; /* "link": the bytes a communication kernel sent, against the machine's link */
     if (strcasecmp(name, "HBM") == 0)
         return rt_machine_level_index(m, "DRAM") >= 0;
     if (strcasecmp(name, "DRAM") == 0)
@@ -360,7 +360,10 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
     for (size_t c = 0; c < a->n_configs; c++) {
         char *what = rt_asprintf("config '%s'", a->configs[c].label);
         /* Per-kernel warnings already name the causes; config warnings would repeat them. */
+        /* The config's tags reach the model for the time of the call (class=communication). */
+        a->configs[c].sum.tags = a->configs[c].tags;
         rt_verdict_compute(a->machine, a->mode, &a->configs[c].sum, what, &a->configs[c].v, NULL);
+        a->configs[c].sum.tags = (rt_tags){0};
         free(what);
     }
 }
