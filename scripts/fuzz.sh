@@ -36,6 +36,7 @@ for f in tests/data/torch-*.json; do # the same traces through the cost model
     mkdir -p "$B/corpus/torch"
     { printf '\2'; cat "$f"; } >"$B/corpus/torch/model-$(basename "$f")"
 done
+seed comm data/comm/kernels.json raw
 if [ -d "$FIX" ]; then
     for f in "$FIX"/ncu/deepcam-pytorch-fp32-fw/out.* "$FIX"/ncu/gpp-ncu2021/raw.csv; do
         [ -f "$f" ] && head -c 200000 "$f" >"$B/seedtmp" && seed ncu "$B/seedtmp" && mv "$B/corpus/ncu/seedtmp" "$B/corpus/ncu/$(basename "$(dirname "$f")")-$(basename "$f")"
@@ -82,7 +83,7 @@ if [ -d "$FIX/bad-inputs" ]; then
 fi
 
 # Fuzz each target for SECONDS_EACH; a crash, leak, timeout or out-of-memory fails the run.
-TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints}
+TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints comm}
 for t in $TARGETS; do
     mkdir -p "$B/corpus/$t" "$B/artifacts/$t"
     echo "fuzz-$t: ${SECONDS_EACH} s"

@@ -6,10 +6,10 @@ set -euo pipefail
 # Features: cairo (PNG/PDF charts), hwloc (cache sizes), OpenBLAS and oneDNN (study kernels),
 # OpenCL + PoCL (launch-overhead benchmark), likwid (peer benchmark), chromium (report check),
 # python3-torch (the PyTorch client of the study and of `rooftime profile`), clang and its
-# libFuzzer runtime (the parsers' fuzz targets, tests/fuzz).
+# libFuzzer runtime (the parsers' fuzz targets, tests/fuzz), Open MPI (the --mpi options, optional).
 PACKAGES="build-essential cmake pkg-config libjansson-dev libcmocka-dev libcairo2-dev libhwloc-dev
 libopenblas-dev libdnnl-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd likwid chromium
-python3 python3-torch clang libclang-rt-14-dev"
+python3 python3-torch clang libclang-rt-14-dev libopenmpi-dev openmpi-bin"
 
 missing=()
 for p in $PACKAGES; do

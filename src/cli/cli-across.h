@@ -27,9 +27,5 @@ int cli_across_write(const rt_across *a, const cli_across_opts *o, char *const *
 /* The report's stragglers section for profiles already loaded (ranks from their identity, else
  * their place); a heap string, or NULL after printing the error. */
 char *cli_across_section(rt_profile *const *ps, char *const *paths, size_t n, const rt_machine *m);
-/* With --mpi: split the paths between the ranks of MPI_COMM_WORLD, reduce on rank 0, which
- * writes. Without the MPI build: a usage error. Returns the exit code. */
-int cli_across_mpi(char *const *paths, size_t n, const rt_across_opts *ao,
-                   const cli_across_opts *o);
 
 #endif

@@ -9,10 +9,12 @@
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/comm.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/core/reference.h"
+#include "rooftime/formats/comm-json.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/util/error.h"
@@ -42,14 +44,33 @@ void cli_free_list(char **list, size_t n)
     free(list);
 }
 
+int cli_comm_tag(rt_profile *p)
+{
+    static rt_comm_patterns patterns;
+    static int state; /* 0 unread, 1 read, -1 failed */
+    rt_error err;
+    if (state == 0)
+        state = rt_comm_patterns_load(NULL, &patterns, &err) == 0 ? 1 : -1;
+    if (state < 0) {
+        cli_error("communication kernel patterns: %s", err.msg);
+        state = -2;
+    }
+    if (state < 0)
+        return -1;
+    rt_comm_tag_profile(&patterns, p);
+    return 0;
+}
+
 int cli_load_profiles(char **paths, size_t n, rt_profile ***out)
 {
     rt_profile **ps = rt_xcalloc(n ? n : 1, sizeof *ps);
     for (size_t i = 0; i < n; i++) {
         rt_error err;
-        if (rt_profile_load(paths[i], &ps[i], &err) != 0) {
+        int bad = rt_profile_load(paths[i], &ps[i], &err) != 0;
+        if (bad)
             cli_error("%s", err.msg);
-            cli_free_profiles(ps, i);
+        if (bad || cli_comm_tag(ps[i]) != 0) {
+            cli_free_profiles(ps, i + !bad);
             return -1;
         }
     }

@@ -11,7 +11,10 @@
 /* "a,b,c" into heap strings; free with cli_free_list. */
 char **cli_split_list(const char *s, size_t *n);
 void cli_free_list(char **list, size_t n);
-/* Load every profile or print the first error and return -1. */
+/* Tag p's communication kernels (class=communication, core/comm.h) by the patterns of
+ * data/comm/kernels.json, read once; -1 after printing the error when they cannot be read. */
+int cli_comm_tag(rt_profile *p);
+/* Load every profile (communication kernels tagged) or print the first error and return -1. */
 int cli_load_profiles(char **paths, size_t n, rt_profile ***out);
 void cli_free_profiles(rt_profile **ps, size_t n);
 /* Resolve the machine (preset or file) and load the profiles, or print the error and return -1. */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli-across.h"
+#include "cli-mpi.h"
 #include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
@@ -100,6 +101,10 @@ int cli_across_fold(char *const *paths, size_t n, size_t first, size_t step, rt_
         rt_error err;
         if (rt_profile_load(paths[i], &p, &err) != 0) {
             cli_error("%s", err.msg);
+            return -1;
+        }
+        if (cli_comm_tag(p) != 0) {
+            rt_profile_free(p);
             return -1;
         }
         int rc = rt_across_add(a, p, rank_of(p, i), paths[i], &err);

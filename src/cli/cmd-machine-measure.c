@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli-mpi.h"
 #include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
@@ -15,6 +16,7 @@
 #include "rooftime/probe/measure-machine.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 /* One line on the terminal, rewritten in place. */
 static void show_progress(void *ctx, const char *stage, double fraction)
@@ -32,11 +34,13 @@ int cmd_machine_measure(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},  {"quick", no_argument, NULL, 'q'},
         {"threads", required_argument, NULL, 't'}, {"max-isa", required_argument, NULL, 'i'},
         {"gpu", optional_argument, NULL, 'g'},     {"tau", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},          {0}};
+        {"help", no_argument, NULL, 'h'},          {"mpi", no_argument, NULL, 'P'},
+        {"slow", required_argument, NULL, 's'},    {0}};
     rt_measure_opts mo = {0};
     const char *output = NULL, *tau = NULL;
     long gpu = -1;
-    int c;
+    int c, mpi = 0;
+    double slow = 0.1;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -77,6 +81,14 @@ int cmd_machine_measure(int argc, char **argv)
         case 'T':
             tau = optarg;
             break;
+        case 'P':
+            mpi = 1;
+            break;
+        case 's':
+            if (!rt_parse_double(optarg, &slow) || !(slow > 0) || !(slow < 1))
+                return cli_usage_error("machine",
+                                       "--slow takes a fraction between 0 and 1, not '%s'", optarg);
+            break;
         case 'h':
             cli_print_usage("machine", stdout);
             return RT_EXIT_OK;
@@ -95,16 +107,25 @@ int cmd_machine_measure(int argc, char **argv)
         return cli_usage_error("machine", "--tau applies to --gpu only");
     if (gpu >= 0 && (mo.max_threads || mo.max_isa))
         return cli_usage_error("machine", "--threads and --max-isa apply to the CPU, not --gpu");
-    if (gpu >= 0)
-        return cmd_machine_measure_gpu((int)gpu, mo.quick, tau, output);
-
-    /* Open the output first: a path we cannot write must fail before minutes of measuring. */
+    if (gpu >= 0 && mpi)
+        return cli_usage_error("machine", "--mpi measures the CPU, not --gpu");
     char *out_path = NULL; /* -o with its placeholders expanded */
     const rt_rank_identity *id;
     int orc = cli_output_expand("machine", output, &out_path);
     if (orc != 0 || (orc = cli_identity(&id)) != 0)
         return orc;
     output = out_path;
+    if (gpu >= 0) {
+        orc = cmd_machine_measure_gpu((int)gpu, mo.quick, tau, output);
+        free(out_path);
+        return orc;
+    }
+    /* Open the output first: a path we cannot write must fail before minutes of measuring. */
+    if (mpi) {
+        orc = cli_machine_measure_mpi(&mo, output, slow);
+        free(out_path);
+        return orc;
+    }
     cli_output out;
     if ((orc = cli_output_open(&out, "machine", output, NULL, 0)) != 0) {
         free(out_path);

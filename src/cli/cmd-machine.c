@@ -50,6 +50,9 @@ static void show_text(const rt_machine *m)
     printf("\nlaunch overhead: %.4g µs", m->tau * 1e6);
     if (m->tau_method)
         printf("  -- %s", m->tau_method);
+    if (m->link_bw > 0)
+        printf("\nlink (communication kernels): %.4g GB/s%s%s", m->link_bw / 1e9,
+               m->link_name ? "  -- " : "", m->link_name ? m->link_name : "");
     printf("\nreference: %s and %s\n", m->ref_unit, m->ref_level);
     printf("machine balance: %.5g FLOP/byte\n", rt_machine_balance(m));
     printf("FLOPs per launch to escape the overhead bound (%s): %.5g GFLOP\n", m->ref_unit,
@@ -179,7 +182,11 @@ const rt_command rt_cmd_machine = {
     "rooftime machine check FILE...\n"
     "rooftime machine measure [-o FILE] [--quick] [--threads N] [--max-isa sse|avx2|avx512|amx]\n"
     "rooftime machine measure --gpu [INDEX] [-o FILE] [--quick] [--tau paper|async|cpu|graph]\n"
+    "mpirun -np N rooftime machine measure --mpi [--slow F] [options] -o JOB.json\n"
     "\n"
     "NAME is a shipped preset (see `machine list`); FILE is a machine JSON file.\n"
     "`machine measure` records the launcher's rank, the host and the device (\"identity\");\n"
+    "--mpi (MPI build): every rank measured alone on its node, then all at once; rank 0 writes\n"
+    "one file whose \"job\" member holds every rank's and node's figures, their spread, and those\n"
+    "more than F (--slow, default 0.1) below the median (docs/across-ranks.md).\n"
     "in -o FILE, %r is the rank, %l the local rank, %s the job size, %h the host, %% a '%'."};

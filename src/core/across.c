@@ -71,8 +71,8 @@ static size_t tags_text(char **buf, size_t *cap, size_t at, const rt_tags *t, ch
     return at;
 }
 
-static rt_across_entry *entry_get(rt_across *a, bool config, const char *key, size_t len,
-                                  const char *name, const rt_tags *tags, size_t *index)
+rt_across_entry *rt_across_entry_at(rt_across *a, bool config, const char *key, size_t len,
+                                    const char *name, const rt_tags *tags, size_t *index)
 {
     rt_name_index *ix = config ? &a->config_ix : &a->kernel_ix;
     rt_across_entry **v = config ? &a->configs : &a->kernels;
@@ -176,6 +176,15 @@ static int claim_rank(rt_across *a, long rank, double total, const char *origin,
     return 0;
 }
 
+int rt_across_set_rank(rt_across *a, long rank, double total, const char *origin, rt_error *err)
+{
+    if (!(total >= 0) || !isfinite(total)) {
+        rt_error_set(err, "'%s': rank %ld: time %g is not a number >= 0", origin, rank, total);
+        return -1;
+    }
+    return claim_rank(a, rank, total, origin, err);
+}
+
 int rt_across_add(rt_across *a, const rt_profile *p, long rank, const char *origin, rt_error *err)
 {
     double total = 0;
@@ -197,15 +206,15 @@ int rt_across_add(rt_across *a, const rt_profile *p, long rank, const char *orig
         for (size_t t = 0; t < k->tags.n; t++)
             rt_tags_set(&merged, k->tags.v[t].key, k->tags.v[t].value);
         size_t ci;
-        rt_across_entry *c =
-            entry_get(a, true, len ? key : "", len, len ? key : "(untagged)", &merged, &ci);
+        rt_across_entry *c = rt_across_entry_at(a, true, len ? key : "", len,
+                                                len ? key : "(untagged)", &merged, &ci);
         rt_tags_release(&merged);
         touch(a, c, ~ci, k->time);
         len = 0;
         append(&key, &cap, &len, k->name, strlen(k->name) + 1); /* the NUL parts name and tags */
         len = tags_text(&key, &cap, len, &k->tags, '\x1f');
         size_t ki;
-        rt_across_entry *e = entry_get(a, false, key, len, k->name, &k->tags, &ki);
+        rt_across_entry *e = rt_across_entry_at(a, false, key, len, k->name, &k->tags, &ki);
         e->config = ci;
         touch(a, e, ki, k->time);
         e->invocations += k->invocations;
@@ -261,15 +270,15 @@ int rt_across_merge(rt_across *a, const rt_across *b, rt_error *err)
     size_t *cmap = rt_xmalloc((b->n_configs + 1) * sizeof *cmap);
     for (size_t i = 0; i < b->n_configs; i++) {
         const rt_across_entry *x = &b->configs[i];
-        rt_across_entry *e = entry_get(a, true, b->config_ix.key[i], b->config_ix.len[i], x->name,
-                                       &x->tags, &cmap[i]);
+        rt_across_entry *e = rt_across_entry_at(a, true, b->config_ix.key[i], b->config_ix.len[i],
+                                                x->name, &x->tags, &cmap[i]);
         merge_entry(e, x, a->opts.slowest);
     }
     for (size_t i = 0; i < b->n_kernels; i++) {
         const rt_across_entry *x = &b->kernels[i];
         size_t ki;
-        rt_across_entry *e =
-            entry_get(a, false, b->kernel_ix.key[i], b->kernel_ix.len[i], x->name, &x->tags, &ki);
+        rt_across_entry *e = rt_across_entry_at(a, false, b->kernel_ix.key[i], b->kernel_ix.len[i],
+                                                x->name, &x->tags, &ki);
         e->config = cmap[x->config];
         merge_entry(e, x, a->opts.slowest);
     }

@@ -27,8 +27,8 @@ static const char *more_kernels(double more)
 /* Main memory is HBM on GPUs and DRAM on CPUs: either name finds the other (as in the model). */
 static int level_known(const rt_machine *m, const char *name)
 {
-    if (rt_machine_level_index(m, name) >= 0)
-        return 1;
+    if (rt_machine_level_index(m, name) >= 0 || strcmp(name, "link") == 0)
+        return 1; /* "link": the bytes a communication kernel sent, against the machine's link */
     if (strcasecmp(name, "HBM") == 0)
         return rt_machine_level_index(m, "DRAM") >= 0;
     if (strcasecmp(name, "DRAM") == 0)
@@ -416,7 +416,10 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
         ctx.tau_name = name;
         char *what = rt_asprintf("config '%s'", cf->label);
         /* Per-kernel warnings already name the causes; config warnings would repeat them. */
+        /* The config's tags reach the model for the time of the call (class=communication). */
+        cf->sum.tags = cf->tags;
         rt_verdict_compute_in(a->machine, &ctx, &cf->sum, what, &cf->v, NULL);
+        cf->sum.tags = (rt_tags){0};
         free(what);
         /* A member whose counts bound nothing leaves the sum's bounds true but its class open. */
         bool open = false;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rooftime/core/job.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
@@ -35,6 +36,7 @@ void rt_machine_free(rt_machine *m)
     free(m->source);
     free(m->method);
     free(m->tau_method);
+    free(m->link_name);
     free(m->ref_unit);
     free(m->ref_level);
     free(m->ref_reason);
@@ -46,6 +48,7 @@ void rt_machine_free(rt_machine *m)
     rt_measurement_free(m->measurement);
     rt_gpu_measurement_free(m->gpu);
     rt_rank_identity_free(m->identity);
+    rt_job_free(m->job);
     free(m->unknown_json);
     free(m);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rooftime/core/comm.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
@@ -49,6 +50,20 @@ static int level_index(const rt_machine *m, const char *name)
     if (strcasecmp(name, "DRAM") == 0)
         return rt_machine_level_index(m, "HBM");
     return -1;
+}
+
+/* A communication kernel is judged against the link, not the memory roofline: its bound is the
+ * bytes it sent over the link divided by the link's bandwidth, unknown without either. */
+static void communication(const rt_machine *m, const rt_kernel *k, rt_verdict *v)
+{
+    double q = rt_values_get(&k->bytes, "link", NAN);
+    v->bound = RT_BOUND_COMMUNICATION;
+    v->bound_level = -1;
+    v->t_bound = m->link_bw > 0 && q >= 0 ? fmax(q / m->link_bw, v->t_oh) : NAN;
+    snprintf(v->bound_label, sizeof v->bound_label, "communication:%s",
+             m->link_name && m->link_bw > 0 ? m->link_name
+             : m->link_bw > 0               ? "link"
+                                            : "unknown");
 }
 
 /* Why a verdict above 1 is impossible: the ceiling that set its bound, named with its figure. */
@@ -190,7 +205,7 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
     /* Device time holds no launch cost: the overhead bound classifies (the overhead box) but caps
      * nothing. Wall time per call holds it: n tau is a floor under the time. */
     v->t_bound = device ? v->t_roof : fmax(v->t_roof, v->t_oh);
-    if (v->evidence == RT_EVIDENCE_NONE) {
+    if (v->evidence == RT_EVIDENCE_NONE && !rt_kernel_is_communication(k)) {
         v->t_bound = v->t_roof = 0;
         if (v->time > 0 || v->n > 0) {
             v->bound = RT_BOUND_UNKNOWN;
@@ -227,10 +242,12 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
         snprintf(v->bound_label, sizeof v->bound_label, "bandwidth:%s",
                  v->bound_level >= 0 ? m->levels[v->bound_level].name : "?");
     }
+    if (rt_kernel_is_communication(k))
+        communication(m, k, v);
     v->overhead_bound = v->evidence == RT_EVIDENCE_FULL && v->t_oh > v->t_roof;
     v->zero_ai = v->W == 0 && has_q;
     v->efficiency = v->time > 0 ? v->t_bound / v->time : NAN;
-    v->recoverable = fmax(0, v->time - v->t_bound);
+    v->recoverable = isnan(v->t_bound) ? 0 : fmax(0, v->time - v->t_bound);
     v->perf = v->time > 0 ? v->W / v->time : NAN;
     if (v->t_roof > 0) {
         v->compute_time = v->time * v->t_compute / v->t_roof;

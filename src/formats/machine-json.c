@@ -7,6 +7,7 @@
 
 #include "gpu-measurement-json.h"
 #include "identity-json.h"
+#include "job-json.h"
 #include "json-read.h"
 #include "measurement-json.h"
 #include "rooftime/core/machine.h"
@@ -17,7 +18,7 @@
 
 static const char *const top_known[] = {"schema",    "name",     "source",    "method",
                                         "units",     "levels",   "overheads", "launch_overhead",
-                                        "reference", "identity", NULL};
+                                        "reference", "identity", "link",      NULL};
 
 /* "derivation": {"factor": number, ..., "_note": "text"}: numbers multiply to the unit's figure,
  * members starting with '_' document them. */
@@ -156,6 +157,13 @@ int rt_machine_from_json(const json_t *j, const char *origin, rt_machine **out, 
         goto fail;
     if (read_overheads(&r, m, j) != 0 || rt_identity_read(&r, j, &m->identity) != 0)
         goto fail;
+    /* "link": {"name", "bytes_per_s"}: what communication kernels are judged against. */
+    const json_t *link;
+    if (rt_jr_member_object(&r, j, "", "link", false, &link) != 0)
+        goto fail;
+    if (link && (rt_jr_number(&r, link, "link", "bytes_per_s", true, 0, &m->link_bw) != 0 ||
+                 rt_jr_string(&r, link, "link", "name", false, &m->link_name) != 0))
+        goto fail;
     /* A measurement record read back, and what other tools add, go through untouched; its run
      * counts feed the sanity rules. */
     const json_t *meas = json_object_get(j, "measurement");
@@ -259,12 +267,20 @@ json_t *rt_machine_to_json(const rt_machine *m)
     set_str(ref, "unit", m->ref_unit);
     set_str(ref, "level", m->ref_level);
     json_object_set_new(j, "reference", ref);
+    if (m->link_bw > 0) {
+        json_t *link = json_object();
+        set_str(link, "name", m->link_name);
+        json_object_set_new(link, "bytes_per_s", rt_json_num(m->link_bw));
+        json_object_set_new(j, "link", link);
+    }
     if (m->identity)
         json_object_set_new(j, "identity", rt_identity_to_json(m->identity));
     if (m->measurement)
         json_object_set_new(j, "measurement", rt_measurement_to_json(m->measurement));
     if (m->gpu)
         json_object_set_new(j, "gpu", rt_gpu_measurement_to_json(m->gpu));
+    if (m->job) /* written, and read back as an opaque member */
+        json_object_set_new(j, "job", rt_job_to_json(m->job));
     json_t *unknown = rt_json_opaque_parse(m->unknown_json);
     rt_json_merge_extra(j, unknown);
     json_decref(unknown);

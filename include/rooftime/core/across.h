@@ -80,6 +80,12 @@ void rt_across_free(rt_across *a);
 int rt_across_add(rt_across *a, const rt_profile *p, long rank, const char *origin, rt_error *err);
 /* Fold b (another set of ranks, disjoint) into a; -1 when they share a rank. */
 int rt_across_merge(rt_across *a, const rt_across *b, rt_error *err);
+/* For readers of a saved fold (formats/across-state.c): the kernel (config false) or config with
+ * this key, added empty when new (its index in *index); and a rank's whole time, -1 when the rank
+ * is already there or out of range. */
+rt_across_entry *rt_across_entry_at(rt_across *a, bool config, const char *key, size_t len,
+                                    const char *name, const rt_tags *tags, size_t *index);
+int rt_across_set_rank(rt_across *a, long rank, double total, const char *origin, rt_error *err);
 /* Medians, quartiles and stragglers; call once after the last add or merge. */
 void rt_across_finish(rt_across *a);
 /* Bytes held (for the benchmark and the docs' memory model). */

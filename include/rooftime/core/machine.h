@@ -49,7 +49,9 @@ typedef struct rt_machine {
     size_t n_units;
     rt_level *levels;
     size_t n_levels;
-    double tau;       /* launch overhead per invocation, seconds */
+    double tau;     /* launch overhead per invocation, seconds */
+    double link_bw; /* bytes/s of the link communication kernels use (NVLink, network); 0 unknown */
+    char *link_name;  /* what that link is; may be NULL */
     char *tau_method; /* how tau was measured */
     char *ref_unit;   /* unit and level that define the machine balance */
     char *ref_level;
@@ -63,6 +65,8 @@ typedef struct rt_machine {
      * or its record read back from a file); 0 when unknown. */
     long timed_runs, disturbed_runs;
     rt_rank_identity *identity; /* the rank, host and device that measured it; NULL when unknown */
+    struct rt_job
+        *job; /* every rank's and node's figures (machine measure --mpi); NULL otherwise */
     /* Members of a machine file that rooftime does not know (a measurement record read back,
      * another tool's), kept for round trips as JSON text: formats/ parses and writes it, the core
      * never looks inside. NULL when there are none. */

@@ -28,6 +28,9 @@ typedef enum rt_bound {
     RT_BOUND_COMPUTE,
     RT_BOUND_BANDWIDTH,
     RT_BOUND_OVERHEAD,
+    /* A communication kernel (class=communication, core/comm.h): its bound is its link bytes
+     * (bytes["link"]) over the machine's link bandwidth, unknown (NAN) without either. */
+    RT_BOUND_COMMUNICATION,
     /* Counts that bound nothing: no FLOPs and no bytes (a trace that records times only). */
     RT_BOUND_UNKNOWN,
 } rt_bound;

@@ -1,0 +1,59 @@
+/* data/comm/kernels.json: which kernel names are communication, and of which library. */
+#include <stdlib.h>
+
+#include "json-read.h"
+#include "rooftime/core/comm.h"
+#include "rooftime/formats/comm-json.h"
+#include "rooftime/util/datadir.h"
+#include "rooftime/util/strings.h"
+
+/* More patterns than any library needs: a file with more is not a patterns file. */
+#define MAX_PATTERNS 10000
+
+int rt_comm_patterns_from_json(const json_t *j, const char *origin, rt_comm_patterns *out,
+                               rt_error *err)
+{
+    rt_jr r = {origin, err};
+    const json_t *arr;
+    if (rt_jr_object(&r, j, "") != 0 || rt_jr_array(&r, j, "", "patterns", true, &arr) != 0)
+        return -1;
+    if (json_array_size(arr) > MAX_PATTERNS) {
+        rt_jr_fail(&r, "", "patterns", "more than %d patterns", MAX_PATTERNS);
+        return -1;
+    }
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        const json_t *o = json_array_get(arr, i);
+        char path[48];
+        snprintf(path, sizeof path, "patterns[%zu]", i);
+        char *match = NULL, *lib = NULL;
+        if (rt_jr_object(&r, o, path) != 0 ||
+            rt_jr_string(&r, o, path, "match", true, &match) != 0 ||
+            rt_jr_string(&r, o, path, "library", false, &lib) != 0) {
+            free(match);
+            return -1;
+        }
+        if (!*match) {
+            free(match);
+            free(lib);
+            rt_jr_fail(&r, path, "match", "empty pattern");
+            return -1;
+        }
+        rt_comm_patterns_add(out, match, lib);
+        free(match);
+        free(lib);
+    }
+    return 0;
+}
+
+int rt_comm_patterns_load(const char *path, rt_comm_patterns *out, rt_error *err)
+{
+    char *def = path ? NULL : rt_asprintf("%s/comm/kernels.json", rt_datadir());
+    json_t *j;
+    int rc = -1;
+    if (rt_json_load_file(path ? path : def, &j, err) == 0) {
+        rc = rt_comm_patterns_from_json(j, path ? path : def, out, err);
+        json_decref(j);
+    }
+    free(def);
+    return rc;
+}
