@@ -1,0 +1,20 @@
+/* CUPTI activity records into the collector's CSV rows (cupti-records.c): one code path for the
+ * injection library and for the test that feeds it hand-built records. */
+#ifndef ROOFTIME_COLLECT_CUPTI_RECORDS_H
+#define ROOFTIME_COLLECT_CUPTI_RECORDS_H
+
+#include <cupti_activity.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One CSV field, quoted when it holds a comma, a quote or a line break. */
+void rtc_csv_field(FILE *f, const char *s);
+/* A kernel record (CUPTI_ACTIVITY_KIND_KERNEL or CONCURRENT_KERNEL, CUpti_ActivityKernel10) as a
+ * row of kernels.PID.csv; returns 1 when it wrote one, 0 for another kind of record. */
+int rtc_write_kernel(FILE *f, const CUpti_Activity *rec);
+/* Every record of a completed activity buffer (valid bytes of buf); the kernel rows go to f.
+ * Returns the number of kernel rows, or -1 when CUPTI could not walk the buffer. */
+long rtc_write_buffer(FILE *f, uint8_t *buf, size_t valid);
+
+#endif
