@@ -62,6 +62,16 @@ void cli_analysis_release(cli_analysis_opts *o);
 int cli_analysis_apply(const cli_analysis_opts *o, const char *cmd, rt_machine *m, rt_profile **ps,
                        size_t n);
 
+/* `profile --gpu` (cmd-profile-gpu.c): run the command under the CUPTI collector and import. */
+typedef struct cli_gpu_opts {
+    int on, counters, per_launch;
+    const char *keep_dir;
+} cli_gpu_opts;
+int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *output,
+                    const rt_tags *tags);
+/* `import cupti DIR` (cmd-import-cupti.c). */
+int cli_import_cupti(int argc, char **argv);
+
 /* Print at most max warnings to stderr, then a count of the rest. The first max warnings; the count
  * of the rest and, when all is not NULL, the command or file that lists them all. */
 void cli_print_warnings(const rt_warnings *w, size_t max, const char *all);

@@ -91,7 +91,13 @@ int cmd_profile(int argc, char **argv)
                                          {"conv-flops", required_argument, NULL, 'c'},
                                          {"keep-trace", required_argument, NULL, 'K'},
                                          {"onednn-output", required_argument, NULL, 'D'},
+                                         {"gpu", no_argument, NULL, 'G'},
+                                         {"counters", no_argument, NULL, 'C'},
+                                         {"per-launch", no_argument, NULL, 'P'},
+                                         {"keep-dir", required_argument, NULL, 'R'},
                                          {0}};
+    cli_gpu_opts gpu = {0};
+    char *dir_path = NULL; /* --keep-dir expanded */
     const char *output = NULL, *keep = NULL;
     char *out_path = NULL, *keep_path = NULL; /* -o and --keep-log with placeholders expanded */
     const char *steps = NULL, *conv = NULL, *keep_trace = NULL, *onednn_out = NULL;
@@ -134,6 +140,18 @@ int cmd_profile(int argc, char **argv)
         case 'D':
             onednn_out = optarg;
             break;
+        case 'G':
+            gpu.on = 1;
+            break;
+        case 'C':
+            gpu.counters = 1;
+            break;
+        case 'P':
+            gpu.per_launch = 1;
+            break;
+        case 'R':
+            gpu.keep_dir = optarg;
+            break;
         default:
             rc = cli_usage_error("profile", "unknown option '%s'", argv[optind - 1]);
             goto out;
@@ -154,6 +172,9 @@ int cmd_profile(int argc, char **argv)
         goto out;
     keep_trace = trace_path;
     onednn_out = dn_path;
+    if ((rc = cli_output_expand("profile", gpu.keep_dir, &dir_path)) != 0)
+        goto out;
+    gpu.keep_dir = dir_path;
     if (optind >= argc) {
         rc = cli_usage_error("profile", "no command given (put it after --)");
         goto out;
@@ -161,6 +182,15 @@ int cmd_profile(int argc, char **argv)
     if (!torch && (steps || conv || keep_trace || onednn_out)) {
         rc = cli_usage_error(
             "profile", "--steps, --conv-flops, --keep-trace and --onednn-output are for --torch");
+        goto out;
+    }
+    if (!gpu.on && (gpu.counters || gpu.per_launch || gpu.keep_dir)) {
+        rc = cli_usage_error("profile", "--counters, --per-launch and --keep-dir go with --gpu");
+        goto out;
+    }
+    if (gpu.on && (torch || keep)) {
+        rc = cli_usage_error("profile", "--gpu goes with neither --torch nor --keep-log (use "
+                                        "--keep-dir)");
         goto out;
     }
     if (torch && keep) {
@@ -186,6 +216,10 @@ int cmd_profile(int argc, char **argv)
         goto out;
     char **cmd = argv + optind;
     int n_cmd = argc - optind;
+    if (gpu.on) {
+        rc = cli_profile_gpu(&gpu, cmd, n_cmd, output, &tags);
+        goto out;
+    }
     if (torch) {
         rc = cli_profile_torch(output, &tags, steps, conv, keep_trace, onednn_out, n_cmd, cmd);
         goto out;
@@ -256,6 +290,7 @@ int cmd_profile(int argc, char **argv)
 out:
     free(out_path);
     free(keep_path);
+    free(dir_path);
     free(trace_path);
     free(dn_path);
     if (log)
@@ -277,6 +312,7 @@ const rt_command rt_cmd_profile = {
     "rooftime profile [--tag KEY=VALUE]... [--keep-log FILE] -o PROFILE -- COMMAND [ARGS...]\n"
     "rooftime profile --torch [--steps FIRST:LAST] [--conv-flops taps|window] [--keep-trace FILE]\n"
     "                 [--tag KEY=VALUE]... -o PROFILE -- python3 SCRIPT.py [ARGS...]\n"
+    "rooftime profile --gpu [--counters] [--per-launch] [--keep-dir DIR] -o PROFILE -- COMMAND\n"
     "\n"
     "Runs COMMAND (no shell) with ONEDNN_VERBOSE=1 and DNNL_VERBOSE=1; its standard output is\n"
     "read line by line: oneDNN verbose records are imported (see `import onednn`), everything\n"
@@ -300,5 +336,15 @@ const rt_command rt_cmd_profile = {
     "      --onednn-output FILE  also run with oneDNN verbose on and write the oneDNN profile of\n"
     "                       the same run there (its whole run; `diff` compares two of them)\n"
     "                       (--keep-trace and --onednn-output take the placeholders of -o)\n"
+    "\n"
+    "--gpu: CUDA kernels instead, collected in-process with CUPTI (librooftime-cupti.so through\n"
+    "CUDA_INJECTION64_PATH): a trace run gives each kernel's time, grid, block, stream and\n"
+    "launch call time.\n"
+    "      --counters       and a second run with counters (Range Profiler, kernel replay) for\n"
+    "                       FLOPs and bytes (the formulas of `import ncu`); needs profiling\n"
+    "                       rights\n"
+    "      --per-launch     one kernel per launch instead of per name\n"
+    "      --keep-dir DIR   keep the collector's output there (`import cupti DIR` reads it;\n"
+    "                       the placeholders of -o)\n"
     "Exit code 0 when the command succeeded and oneDNN records were captured; 1 when the\n"
     "command could not start, failed, or printed no records. See docs/import-frameworks.md."};

@@ -25,7 +25,8 @@
 
 #define RTC_EXPORT __attribute__((visibility("default")))
 #define RTC_BUF_SIZE ((size_t)8 << 20)
-#define RTC_MAX_RANGES 1024 /* kernels per counter data image; then it is decoded and reset */
+#define RTC_MAX_RANGES 256 /* kernels per counter data image (~240 KB each on GH100), then reset   \
+                            */
 #define RTC_MAX_METRICS 64
 #define RTC_MAX_CTX 64
 
@@ -58,6 +59,7 @@ static struct {
     int device_said;
     unsigned long kernels_written, dropped;
     int finished;
+    int keep_images; /* write the raw images too (ROOFTIME_CUPTI_KEEP_IMAGES=1) */
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread int tl_in_runtime_launch;
@@ -207,6 +209,15 @@ static int rp_arm(rctx *c)
 
 static int rp_setup(rctx *c)
 {
+    static int profiler_ready;
+    if (!profiler_ready) { /* not in InitializeInjection: the driver is not ready there */
+        CUpti_Profiler_Initialize_Params pi = {.structSize =
+                                                   CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+        CUptiResult r = cuptiProfilerInitialize(&pi);
+        if (r != CUPTI_SUCCESS)
+            return rp_fail(c, "cuptiProfilerInitialize", r);
+        profiler_ready = 1;
+    }
     CUpti_Device_GetChipName_Params cp = {.structSize =
                                               CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     CUdevice dev;
@@ -244,7 +255,8 @@ static int rp_setup(rctx *c)
     say("passes", "%zu", passes);
     char name[96];
     snprintf(name, sizeof name, "config.%ld.%u.bin", (long)g.pid, c->id);
-    write_blob(name, c->config, c->config_size);
+    if (g.keep_images)
+        write_blob(name, c->config, c->config_size);
 
     CUpti_RangeProfiler_Enable_Params ep = {.structSize =
                                                 CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
@@ -296,7 +308,8 @@ static void rp_flush(rctx *c, int again)
         say("ranges_dropped", "%zu", dp.numOfRangeDropped);
     char name[96], err[1024] = "";
     snprintf(name, sizeof name, "counterdata.%ld.%u.%u.bin", (long)g.pid, c->id, c->chunk++);
-    write_blob(name, c->data, c->data_size);
+    if (g.keep_images)
+        write_blob(name, c->data, c->data_size);
     long nr = rtc_counter_data_ranges(c->data, c->data_size, err, sizeof err);
     if (nr < 0)
         say("warning", "%s", err);
@@ -398,7 +411,7 @@ static void on_launch(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_C
                 if (c->n_names == RTC_MAX_RANGES)
                     rp_flush(c, 1); /* the image is full: keep it, start a new one */
                 if (!c->failed)
-                    c->names[c->n_names++] = strdup(launch_name(d, id, cb));
+                    c->names[c->n_names++] = rtc_demangle(launch_name(d, id, cb));
             }
         } else if (g.counters) {
             static int said;
@@ -415,7 +428,9 @@ static void on_launch(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_C
         rtc_csv_field(g.launches, cb->functionName);
         fprintf(g.launches, ",%" PRIu64 ",%" PRIu64 ",%ld,", *cb->correlationData, end,
                 (long)syscall(SYS_gettid));
-        rtc_csv_field(g.launches, launch_name(d, id, cb));
+        char *name = rtc_demangle(launch_name(d, id, cb));
+        rtc_csv_field(g.launches, name);
+        free(name);
         fputc('\n', g.launches);
     }
     pthread_mutex_unlock(&g.lock);
@@ -483,6 +498,11 @@ static void at_exit(void)
     g.finished = 1;
     for (size_t i = 0; i < g.n_ctx; i++)
         rp_finish(&g.ctx[i]);
+    if (g.counters) {
+        CUpti_Profiler_DeInitialize_Params pd = {
+            .structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+        cuptiProfilerDeInitialize(&pd);
+    }
     say("kernels", "%lu", g.kernels_written);
     say("end", "ok");
     FILE *fs[] = {g.kernels, g.launches, g.ranges, g.collector};
@@ -542,6 +562,8 @@ RTC_EXPORT int InitializeInjection(void)
     g.dir = strdup(dir);
     g.pid = getpid();
     g.counters = mode && strcmp(mode, "counters") == 0;
+    const char *keep = getenv("ROOFTIME_CUPTI_KEEP_IMAGES");
+    g.keep_images = keep && strcmp(keep, "1") == 0;
     char *path = NULL;
     if (asprintf(&path, "%s/collector.%ld.txt", g.dir, (long)g.pid) < 0)
         return 1;
@@ -571,7 +593,8 @@ RTC_EXPORT int InitializeInjection(void)
         }
         say("metrics", "%s", ml);
     }
-    CUptiResult r = cuptiSubscribe(&g.sub, on_callback, NULL);
+    CUptiResult r;
+    r = cuptiSubscribe(&g.sub, on_callback, NULL);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         say("error", "another CUPTI client already holds this process (a profiler: Nsight, "
                      "the PyTorch profiler, Kineto); only one may subscribe. Profile with that "

@@ -3,7 +3,22 @@
 
 #include <cupti.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* libstdc++'s demangler (C linkage; the collector links libstdc++ for cupti-host.cpp). */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
+
+char *rtc_demangle(const char *name)
+{
+    int status = -1;
+    char *d =
+        name && name[0] == '_' && name[1] == 'Z' ? __cxa_demangle(name, NULL, NULL, &status) : NULL;
+    if (d && status == 0)
+        return d;
+    free(d);
+    return strdup(name ? name : "");
+}
 
 void rtc_csv_field(FILE *f, const char *s)
 {
@@ -29,7 +44,9 @@ int rtc_write_kernel(FILE *f, const CUpti_Activity *rec)
         return 0;
     const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
     fprintf(f, "%" PRIu32 ",", k->correlationId);
-    rtc_csv_field(f, k->name);
+    char *name = rtc_demangle(k->name);
+    rtc_csv_field(f, name);
+    free(name);
     fprintf(f,
             ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRId32
             ",%" PRId32 ",%" PRId32 ",%" PRId32 ",%" PRId32 ",%" PRId32 ",%u,%" PRId32 ",%" PRId32

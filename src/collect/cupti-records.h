@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The demangled name (a C++ symbol such as _Z5saxpyifPKfPf) or a copy of name; caller frees. */
+char *rtc_demangle(const char *name);
 /* One CSV field, quoted when it holds a comma, a quote or a line break. */
 void rtc_csv_field(FILE *f, const char *s);
 /* A kernel record (CUPTI_ACTIVITY_KIND_KERNEL or CONCURRENT_KERNEL, CUpti_ActivityKernel10) as a

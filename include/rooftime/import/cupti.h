@@ -18,7 +18,9 @@
  *   ranges.PID.csv      counter mode, one row per auto range (one kernel launch, replayed):
  *                       "range,name," then the metric names; values evaluated by the collector
  *   config.PID.CTX.bin, counterdata.PID.CTX.N.bin   counter mode: the raw images, kept so they
- *                       can be evaluated again (cuptiProfilerHostEvaluateToGpuValues)
+ *                       can be evaluated again (cuptiProfilerHostEvaluateToGpuValues); written
+                       only with ROOFTIME_CUPTI_KEEP_IMAGES=1 (`profile --gpu --keep-dir`), as
+                       they are large (about 240 KB per kernel on GH100)
  * Everything in it is untrusted input: sizes are bounded and every error names file and field.
  */
 #define RT_CUPTI_FORMAT "rooftime.cupti/1"

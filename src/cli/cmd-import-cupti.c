@@ -1,0 +1,78 @@
+/* `rooftime import cupti DIR`: the CUPTI collector's directory into a profile. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli-output.h"
+#include "cli-util.h"
+#include "commands.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/import/cupti.h"
+#include "rooftime/util/error.h"
+
+int cli_import_cupti(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"metrics", required_argument, NULL, 'M'},
+                                         {"per-launch", no_argument, NULL, 'P'},
+                                         {"tag", required_argument, NULL, 't'},
+                                         {0}};
+    const char *output = NULL;
+    rt_cupti_options o = {0};
+    rt_tags tags = {0};
+    rt_warnings warnings = {0};
+    rt_profile *p = NULL;
+    int rc = RT_EXIT_USAGE, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:t:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case 'M':
+            o.metrics_file = optarg;
+            break;
+        case 'P':
+            o.per_launch = true;
+            break;
+        case 't':
+            if ((rc = cli_tag_option("import", optarg, &tags)) != 0)
+                goto out;
+            break;
+        default:
+            rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
+            goto out;
+        }
+    }
+    if (!output) {
+        rc = cli_usage_error("import", "-o FILE is required");
+        goto out;
+    }
+    if (optind != argc - 1) {
+        rc = cli_usage_error("import", optind >= argc ? "no collector directory given"
+                                                      : "import cupti reads one directory");
+        goto out;
+    }
+    if ((rc = cli_output_check("import", output, argv + optind, 1)) != 0)
+        goto out;
+    rc = RT_EXIT_FAIL;
+    rt_error err = {{0}};
+    if (rt_import_cupti(argv[optind], &o, &p, &warnings, &err) != 0) {
+        cli_print_warnings(&warnings, 10, NULL);
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    cli_print_warnings(&warnings, 20, NULL);
+    if (cli_save_profile(p, &tags, output) != 0)
+        goto out;
+    double n = 0;
+    for (size_t i = 0; i < p->n_kernels; i++)
+        n += p->kernels[i].invocations;
+    printf("%s: %zu kernels, %.0f launches\n", output, p->n_kernels, n);
+    rc = RT_EXIT_OK;
+out:
+    rt_profile_free(p);
+    rt_tags_release(&tags);
+    rt_warnings_release(&warnings);
+    return rc;
+}

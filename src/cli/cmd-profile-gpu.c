@@ -1,0 +1,221 @@
+/* `rooftime profile --gpu -- COMMAND`: run it under the CUPTI collector (a trace run, and with
+ * --counters a counter run), then import the collector's directory. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "cli-output.h"
+#include "cli-util.h"
+#include "commands.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/import/cupti.h"
+#include "rooftime/import/ncu-metrics.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/spawn.h"
+#include "rooftime/util/strings.h"
+
+/* A driver and a device, asked through libcuda.so.1 itself: CUPTI's chip queries crash without
+ * one, so this is checked before anything runs. 0, or -1 with the reason in msg. */
+static int check_driver(char *msg, size_t n)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(msg, n,
+                 "no CUDA driver: libcuda.so.1 cannot be loaded (%s); `profile --gpu` needs an "
+                 "NVIDIA GPU and its driver",
+                 dlerror());
+        return -1;
+    }
+    int (*init)(unsigned) = (int (*)(unsigned))dlsym(h, "cuInit");
+    int (*count)(int *) = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
+    int rc = -1, devices = 0, r;
+    if (!init || !count)
+        snprintf(msg, n, "libcuda.so.1 lacks cuInit or cuDeviceGetCount");
+    else if ((r = init(0)) != 0)
+        snprintf(msg, n, "no usable GPU: cuInit failed with CUDA error %d", r);
+    else if ((r = count(&devices)) != 0 || devices < 1)
+        snprintf(msg, n, "no CUDA device (cuDeviceGetCount: error %d, %d devices)", r, devices);
+    else
+        rc = 0;
+    dlclose(h);
+    return rc;
+}
+
+/* The collector: $ROOFTIME_CUPTI_LIB, else beside the rooftime binary, else in ../lib. */
+static char *find_collector(void)
+{
+    const char *env = getenv("ROOFTIME_CUPTI_LIB");
+    if (env && *env)
+        return access(env, R_OK) == 0 ? realpath(env, NULL) : NULL;
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return NULL;
+    exe[len] = '\0';
+    const char *dir = dirname(exe);
+    const char *const where[] = {"%s/librooftime-cupti.so", "%s/../lib/librooftime-cupti.so"};
+    for (size_t i = 0; i < 2; i++) {
+        char *p = rt_asprintf(where[i], dir);
+        if (access(p, R_OK) == 0) {
+            char *r = realpath(p, NULL);
+            free(p);
+            return r;
+        }
+        free(p);
+    }
+    return NULL;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *p = rt_asprintf("%s/%s", dir, e->d_name);
+        unlink(p);
+        free(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* One run of the command with the collector in the given mode; 1 when the command failed. */
+static int run_once(char **cmd, const char *command, const char *lib, const char *dir,
+                    const char *mode, const char *metrics, int keep)
+{
+    char *e_lib = rt_asprintf("CUDA_INJECTION64_PATH=%s", lib);
+    char *e_dir = rt_asprintf("ROOFTIME_CUPTI_DIR=%s", dir);
+    char *e_mode = rt_asprintf("ROOFTIME_CUPTI_MODE=%s", mode);
+    char *e_met = rt_asprintf("ROOFTIME_CUPTI_METRICS=%s", metrics ? metrics : "");
+    const char *env[] = {e_lib,
+                         e_dir,
+                         e_mode,
+                         e_met,
+                         keep ? "ROOFTIME_CUPTI_KEEP_IMAGES=1" : "ROOFTIME_CUPTI_KEEP_IMAGES=0",
+                         NULL};
+    int failed = -1;
+    rt_spawn_opts so = {.env = env, .close_fd = -1};
+    rt_child child;
+    rt_error err;
+    if (rt_spawn(cmd, &so, &child, &err) != 0) {
+        cli_error("%s", err.msg);
+    } else {
+        int status = rt_spawn_wait(&child);
+        failed = status != 0;
+        if (child.signal)
+            fprintf(stderr, "rooftime: profile: %s run: '%s' was killed by signal %d (%s)\n", mode,
+                    command, child.signal, strsignal(child.signal));
+        else
+            fprintf(stderr, "rooftime: profile: %s run: '%s' exited with code %d\n", mode, command,
+                    status);
+    }
+    free(e_lib);
+    free(e_dir);
+    free(e_mode);
+    free(e_met);
+    return failed;
+}
+
+int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *output,
+                    const rt_tags *tags)
+{
+    char msg[1024];
+    char *lib = NULL, *dir = NULL, *metrics = NULL, *command = NULL;
+    rt_profile *p = NULL;
+    rt_warnings warnings = {0};
+    int rc = RT_EXIT_FAIL, made_dir = 0;
+    if (check_driver(msg, sizeof msg) != 0) {
+        cli_error("%s", msg);
+        goto out;
+    }
+    if (!(lib = find_collector())) {
+        cli_error("librooftime-cupti.so not found beside rooftime or in ../lib (rooftime was built "
+                  "without CUPTI?); set ROOFTIME_CUPTI_LIB to its path");
+        goto out;
+    }
+    if (o->counters) {
+        rt_ncu_metric_list l = {0};
+        rt_error err = {{0}};
+        if (rt_ncu_metric_list_load(NULL, "throughput", &l, &err) != 0) {
+            cli_error("%s", err.msg);
+            goto out;
+        }
+        size_t n = 1;
+        for (size_t i = 0; i < l.n; i++)
+            n += strlen(l.metric[i]) + 1;
+        metrics = rt_xcalloc(n, 1);
+        for (size_t i = 0; i < l.n; i++)
+            snprintf(metrics + strlen(metrics), n - strlen(metrics), "%s%s", i ? "," : "",
+                     l.metric[i]);
+        rt_ncu_metric_list_release(&l);
+    }
+    if (o->keep_dir) {
+        if (mkdir(o->keep_dir, 0777) != 0) {
+            cli_error("cannot create --keep-dir '%s': %s (it must not exist yet)", o->keep_dir,
+                      strerror(errno));
+            goto out;
+        }
+        dir = rt_strdup(o->keep_dir);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        dir = rt_asprintf("%s/rooftime-cupti-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(dir)) {
+            cli_error("cannot create a directory '%s': %s", dir, strerror(errno));
+            goto out;
+        }
+        made_dir = 1;
+    }
+    command = rt_spawn_command_text(n_cmd, cmd);
+    /* Times from a trace run; counters (which serialize and replay kernels) from a second. */
+    int failed = run_once(cmd, command, lib, dir, "trace", NULL, 0);
+    if (failed < 0)
+        goto out;
+    if (o->counters && !failed) {
+        failed = run_once(cmd, command, lib, dir, "counters", metrics, o->keep_dir != NULL);
+        if (failed < 0)
+            goto out;
+    }
+    rt_cupti_options io = {.per_launch = o->per_launch};
+    rt_error err = {{0}};
+    if (rt_import_cupti(dir, &io, &p, &warnings, &err) != 0) {
+        cli_print_warnings(&warnings, 10, NULL);
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    cli_print_warnings(&warnings, 20, NULL);
+    free(p->command);
+    p->command = rt_strdup_utf8(command);
+    if (cli_save_profile(p, tags, output) != 0)
+        goto out;
+    double n = 0;
+    for (size_t i = 0; i < p->n_kernels; i++)
+        n += p->kernels[i].invocations;
+    fprintf(stderr, "rooftime: profile: %s: %zu kernels, %.0f launches%s%s\n", output, p->n_kernels,
+            n, o->keep_dir ? "; collector output in " : "", o->keep_dir ? o->keep_dir : "");
+    if (failed)
+        cli_error("the command failed; the profile holds what it ran before");
+    rc = failed ? RT_EXIT_FAIL : RT_EXIT_OK;
+out:
+    if (made_dir)
+        remove_dir(dir);
+    free(dir);
+    free(lib);
+    free(metrics);
+    free(command);
+    rt_profile_free(p);
+    rt_warnings_release(&warnings);
+    return rc;
+}
