@@ -285,7 +285,8 @@ static int read_api(cupti_import *im, long pid, api_time **out, size_t *n)
     }
     if (r < 0)
         goto out;
-    qsort(*out, *n, sizeof **out, cmp_api);
+    if (*n > 1)
+        qsort(*out, *n, sizeof **out, cmp_api);
     rc = 0;
 out:
     rt_csv_free(c);
@@ -380,7 +381,8 @@ static int read_kernels(cupti_import *im, uint32_t pi)
     if (r < 0)
         goto out;
     /* Launch order within the process: correlation IDs grow with each API call. */
-    qsort(im->l + first, im->nl - first, sizeof *im->l, cmp_launch);
+    if (im->nl > first)
+        qsort(im->l + first, im->nl - first, sizeof *im->l, cmp_launch);
     rc = 0;
 out:
     rt_csv_free(c);
