@@ -25,8 +25,9 @@
 
 #define RTC_EXPORT __attribute__((visibility("default")))
 #define RTC_BUF_SIZE ((size_t)8 << 20)
-#define RTC_MAX_RANGES 256 /* kernels per counter data image (~240 KB each on GH100), then reset   \
-                            */
+#define RTC_MAX_RANGES                                                                             \
+    256 /* kernels per counter data image (~240 KB each on GH100), then reset                      \
+         */
 #define RTC_MAX_METRICS 64
 #define RTC_MAX_CTX 64
 
@@ -416,7 +417,8 @@ static void on_launch(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_C
         } else if (g.counters) {
             static int said;
             if (!said++)
-                say("warning", "graph launches: their kernels' ranges carry no names");
+                say("warning", "graph launches under counters: their kernels are not named, so "
+                               "the ranges from the first graph launch on may carry wrong names");
         }
         pthread_mutex_unlock(&g.lock);
         return;
