@@ -37,6 +37,18 @@ for f in tests/data/torch-*.json; do # the same traces through the cost model
     { printf '\2'; cat "$f"; } >"$B/corpus/torch/model-$(basename "$f")"
 done
 seed comm data/comm/kernels.json raw
+# A collector directory as one input (tests/fuzz/fuzz-cupti.c): a trace process and a counter one.
+mkdir -p "$B/corpus/cupti"
+MET=sm__cycles_elapsed.avg,sm__cycles_elapsed.avg.per_second,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,dram__bytes.sum,lts__t_bytes.sum
+C='format=rooftime.cupti/1\npid=%s\nstarted_ns=%s\ncupti_version=130001\ndevice=GPU\ncc=90\nchip=GH100\n'
+{
+    printf '\0'; printf "$C" 1 100; printf 'mode=trace\nend=ok\n=====\n'
+    printf 'correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers,shared_static,shared_dynamic\n'
+    printf '3,k,0,1000,0,1,7,0,10,1,1,128,1,1,32,0,0\n4,"g<1, 2>",1000,1500,0,1,7,9,4,2,1,256,1,1,32,0,0\n=====\n'
+    printf 'correlation,api,start_ns,end_ns,thread,name\n3,cudaLaunchKernel,0,4000,11,k\n=====\n'
+    printf "$C" 2 200; printf 'mode=counters\nend=ok\n=====\n'
+    printf 'range,name,%s\n0,k,1000,1e9,100,4096,8192\n1,"g<1, 2>",500,1e9,0,64,128\n' "$MET"
+} >"$B/corpus/cupti/trace-and-counters"
 if [ -d "$FIX" ]; then
     for f in "$FIX"/ncu/deepcam-pytorch-fp32-fw/out.* "$FIX"/ncu/gpp-ncu2021/raw.csv; do
         [ -f "$f" ] && head -c 200000 "$f" >"$B/seedtmp" && seed ncu "$B/seedtmp" && mv "$B/corpus/ncu/seedtmp" "$B/corpus/ncu/$(basename "$(dirname "$f")")-$(basename "$f")"
@@ -67,7 +79,7 @@ if [ -d "$FIX/bad-inputs" ]; then
         case $name in
         *.md) continue ;;
         svg-*) t=render ;; *ncumap*) t=metrics ;; *torchops*) t=torchops ;; *hints*) t=hints ;; *ncu*) t=ncu ;; *onednn*) t=onednn ;;
-        *table*) t=table ;; *torch*) t=torch ;; *) continue ;;
+        *table*) t=table ;; *torch*) t=torch ;; *cupti*) t=cupti ;; *) continue ;;
         esac
         case $name in
         *.bin | svg-* | leak-*) cp "$f" "$B/regress/$t.$name" ;;
@@ -83,7 +95,7 @@ if [ -d "$FIX/bad-inputs" ]; then
 fi
 
 # Fuzz each target for SECONDS_EACH; a crash, leak, timeout or out-of-memory fails the run.
-TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints comm}
+TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints comm cupti}
 for t in $TARGETS; do
     mkdir -p "$B/corpus/$t" "$B/artifacts/$t"
     echo "fuzz-$t: ${SECONDS_EACH} s"

@@ -2,7 +2,8 @@
 . "${ROOFTIME_SRC:-..}/tests/lib.sh"
 
 expect 2 "go with --gpu" -- profile --counters -o "$TMP/x.json" -- true
-expect 2 "with --gpu use --keep-dir" -- profile --gpu --keep-log "$TMP/l" -o "$TMP/x.json" -- true
+expect 2 "--gpu goes with neither --torch nor --keep-log \\(use --keep-dir\\)" -- profile --gpu --keep-log "$TMP/l" -o "$TMP/x.json" -- true
+expect 2 "--gpu goes with neither --torch" -- profile --gpu --torch -o "$TMP/x.json" -- true
 expect 2 "no collector directory given" -- import cupti -o "$TMP/x.json"
 expect 2 "reads one directory" -- import cupti "$TMP" "$TMP" -o "$TMP/x.json"
 

@@ -89,6 +89,16 @@ static void test_join(void **state)
     assert_string_equal(rt_tags_get(&g->tags, "block"), "256,1,1");
     /* the launch call's mean CPU time: (4000 + 2000) / 2 ns */
     assert_string_equal(rt_tags_get(&k->tags, "launch_call_us"), "3.000");
+    /* provenance: the files read, launches typed, the formulas, the counter run's own times */
+    const rt_provenance *pv = &p->provenance;
+    assert_int_equal(pv->n_inputs,
+                     5); /* collector, kernels and launches of 11; collector, ranges of 12 */
+    assert_close(pv->launches, 3, 1e-12);
+    assert_string_equal(rt_tags_get(&pv->notes, "traced_launches"), "3");
+    assert_string_equal(rt_tags_get(&pv->notes, "counter_ranges"), "3");
+    assert_non_null(rt_tags_get(&pv->formulas, "flops.fp32"));
+    /* k's ranges: 1000 + 2000 cycles at 1 GHz */
+    assert_close(rt_values_get(&pv->kernel_time_sum, "k", -1), 3000e-9, 1e-9);
     rt_profile_free(p);
 
     /* Per launch: launch order by correlation ID, so launch 3 (1000 ns) joins range 0. */
@@ -166,6 +176,10 @@ static void test_bad_inputs(void **state)
     expect_error("kernels.11.csv", "", "empty (no header)");
     expect_error("launches.11.csv", RT_CUPTI_LAUNCH_HEADER "\n3,cudaLaunchKernel,5,4,1,k\n",
                  "launches.11.csv: line 2");
+    /* a bad row after a good one: what was read so far is freed (fuzz-cupti found the leak) */
+    expect_error("launches.11.csv",
+                 RT_CUPTI_LAUNCH_HEADER "\n3,cudaLaunchKernel,0,4000,11,k\n4,cudaLaunchKernel\n",
+                 "launches.11.csv: line 3: 2 fields, expected 6");
     expect_error("ranges.12.csv", "range,name," MET "\n0,k,1000,1e9,-5,10,0,0,4096,8192\n",
                  "line 2: sm__sass_thread_inst_executed_op_ffma_pred_on.sum = '-5'");
     expect_error("ranges.12.csv", "range,name," MET "\n0,k,1000\n", "line 2: 3 fields");

@@ -236,6 +236,7 @@ static const struct importer {
     {"table", import_table, "a processed table, one kernel or config per row"},
     {"onednn", cli_import_onednn, "a oneDNN verbose log (ONEDNN_VERBOSE=1 or DNNL_VERBOSE=1)"},
     {"torch", cli_import_torch, "a PyTorch profiler chrome trace"},
+    {"cupti", cli_import_cupti, "the CUPTI collector's directory (profile --gpu --keep-dir)"},
 };
 
 int cmd_import(int argc, char **argv)

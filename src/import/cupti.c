@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cupti-internal.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/csv-reader.h"
 #include "rooftime/import/cupti.h"
@@ -21,452 +23,12 @@
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
-/* One process the collector ran in: what collector.PID.txt says. */
-typedef struct proc {
-    long pid;
-    long long started;
-    int counters;
-    int sm;
-    char *device, *version;
-} proc;
-
-/* One kernel execution of a trace run. */
-typedef struct launch {
-    uint32_t proc, name, corr, stream, graph;
-    uint64_t start, end;
-    int32_t grid[3], block[3];
-    double api; /* CPU-side launch call, seconds; < 0 when unknown */
-    long range; /* joined counter range, or -1 */
-} launch;
-
-/* One range (kernel launch, replayed) of a counter run. */
-typedef struct range {
-    uint32_t proc, name;
-    double *v; /* one per mapping slot */
-} range;
-
-typedef struct api_time {
-    uint32_t corr;
-    double seconds;
-} api_time;
-
-typedef struct cupti_import {
-    const char *dir;
-    rt_error *err;
-    rt_warnings *w;
-    ncu_map map;
-    proc *p;
-    size_t np;
-    rt_name_index names;
-    launch *l;
-    size_t nl, capl;
-    range *r;
-    size_t nr, capr;
-    uint64_t avail; /* mapping slots every ranges file holds */
-    int any_ranges_file;
-} cupti_import;
-
 static int by_started(const void *a, const void *b)
 {
     const proc *x = a, *y = b;
     if (x->started != y->started)
         return x->started < y->started ? -1 : 1;
     return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-/* A whole unsigned number in [0, max]; -1 otherwise. */
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    if (!*s || *s == '-' || *s == '+' || *s == ' ')
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_i32(const char *s, int32_t *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < INT32_MIN || v > INT32_MAX)
-        return -1;
-    *out = (int32_t)v;
-    return 0;
-}
-
-/* ---- collector.PID.txt ---- */
-
-static int read_collector(cupti_import *im, const char *file, long pid, proc *p)
-{
-    char *path = rt_asprintf("%s/%s", im->dir, file), *text = NULL;
-    size_t len;
-    int rc = -1, have_format = 0, have_mode = 0;
-    memset(p, 0, sizeof *p);
-    p->pid = pid;
-    p->sm = -1;
-    if (rt_read_text_file(path, RT_CUPTI_MAX_COLLECTOR_FILE, &text, &len, im->err) != 0)
-        goto out;
-    unsigned long line = 0;
-    for (char *s = text, *nl; *s; s = nl) {
-        nl = strchr(s, '\n');
-        if (nl)
-            *nl++ = '\0';
-        else
-            nl = s + strlen(s);
-        line++;
-        if (!*s)
-            continue;
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            rt_error_set(im->err, "%s: line %lu: not key=value", path, line);
-            goto out;
-        }
-        *eq = '\0';
-        const char *k = s, *v = eq + 1;
-        if (strcmp(k, "format") == 0) {
-            if (strcmp(v, RT_CUPTI_FORMAT) != 0) {
-                rt_error_set(im->err, "%s: line %lu: format '%.80s', expected '%s'", path, line, v,
-                             RT_CUPTI_FORMAT);
-                goto out;
-            }
-            have_format = 1;
-        } else if (strcmp(k, "mode") == 0) {
-            if (strcmp(v, "trace") != 0 && strcmp(v, "counters") != 0) {
-                rt_error_set(im->err, "%s: line %lu: mode '%.80s' (trace or counters)", path, line,
-                             v);
-                goto out;
-            }
-            p->counters = v[0] == 'c';
-            have_mode = 1;
-        } else if (strcmp(k, "error") == 0) {
-            rt_error_set(im->err, "%s: the collector failed in process %ld: %s", path, pid, v);
-            goto out;
-        } else if (strcmp(k, "warning") == 0 || strcmp(k, "records_dropped") == 0 ||
-                   strcmp(k, "ranges_dropped") == 0) {
-            if (im->w)
-                rt_warnings_add(im->w, "%s: %s%s%.500s", path, k[0] == 'w' ? "" : k,
-                                k[0] == 'w' ? "" : " ", v);
-        } else if (strcmp(k, "started_ns") == 0) {
-            uint64_t t;
-            if (parse_u64(v, LLONG_MAX, &t) != 0) {
-                rt_error_set(im->err, "%s: line %lu: started_ns '%.40s' is not a time", path, line,
-                             v);
-                goto out;
-            }
-            p->started = (long long)t;
-        } else if (strcmp(k, "cc") == 0) {
-            uint64_t cc;
-            if (parse_u64(v, 999, &cc) != 0) {
-                rt_error_set(im->err, "%s: line %lu: cc '%.40s' is not a compute capability", path,
-                             line, v);
-                goto out;
-            }
-            p->sm = (int)cc;
-        } else if (strcmp(k, "device") == 0) {
-            free(p->device);
-            p->device = rt_strdup_utf8(v);
-        } else if (strcmp(k, "cupti_version") == 0) {
-            free(p->version);
-            p->version = rt_strdup_utf8(v);
-        }
-    }
-    if (!have_format || !have_mode) {
-        rt_error_set(im->err, "%s: no %s line (not written by librooftime-cupti.so?)", path,
-                     have_format ? "mode" : "format");
-        goto out;
-    }
-    rc = 0;
-out:
-    if (rc != 0) {
-        free(p->device);
-        free(p->version);
-        p->device = p->version = NULL;
-    }
-    free(text);
-    free(path);
-    return rc;
-}
-
-/* ---- the CSV files ---- */
-
-/* Open DIR/WHAT.PID.csv and check its header starts with want's columns; NULL with *absent set
- * when the file does not exist. */
-static rt_csv *open_csv(cupti_import *im, const char *what, long pid, const char *want,
-                        rt_csv_row *hdr, int *absent, char **path_out)
-{
-    char *path = rt_asprintf("%s/%s.%ld.csv", im->dir, what, pid);
-    *path_out = path;
-    *absent = 0;
-    FILE *probe = fopen(path, "r");
-    if (!probe && errno == ENOENT) {
-        *absent = 1;
-        return NULL;
-    }
-    if (probe)
-        fclose(probe);
-    rt_csv *c = rt_csv_open(path, im->err);
-    if (!c)
-        return NULL;
-    int r = rt_csv_next(c, hdr, im->err);
-    if (r <= 0) {
-        if (r == 0)
-            rt_error_set(im->err, "%s: empty (no header)", path);
-        rt_csv_free(c);
-        return NULL;
-    }
-    if (want) {
-        char *w = rt_strdup(want), *s = w, *tok;
-        size_t i = 0;
-        while ((tok = strsep(&s, ",")) != NULL) {
-            if (i >= hdr->n || strcmp(hdr->field[i], tok) != 0) {
-                rt_error_set(im->err, "%s: line 1: column %zu is '%.60s', expected '%s'", path,
-                             i + 1, i < hdr->n ? hdr->field[i] : "(none)", tok);
-                free(w);
-                rt_csv_free(c);
-                return NULL;
-            }
-            i++;
-        }
-        free(w);
-    }
-    return c;
-}
-
-static int cmp_api(const void *a, const void *b)
-{
-    const api_time *x = a, *y = b;
-    return (x->corr > y->corr) - (x->corr < y->corr);
-}
-
-/* launches.PID.csv: the CPU-side time of each launch call, by correlation ID. */
-static int read_api(cupti_import *im, long pid, api_time **out, size_t *n)
-{
-    rt_csv_row row;
-    int absent;
-    char *path;
-    *out = NULL;
-    *n = 0;
-    rt_csv *c = open_csv(im, "launches", pid, RT_CUPTI_LAUNCH_HEADER, &row, &absent, &path);
-    if (!c) {
-        free(path);
-        return absent ? 0 : -1;
-    }
-    size_t cap = 0;
-    int r, rc = -1;
-    while ((r = rt_csv_next(c, &row, im->err)) == 1) {
-        uint64_t corr, s, e;
-        if (row.n != 6) {
-            rt_error_set(im->err, "%s: line %lu: %zu fields, expected 6", path, row.line, row.n);
-            goto out;
-        }
-        if (parse_u64(row.field[0], UINT32_MAX, &corr) || parse_u64(row.field[2], UINT64_MAX, &s) ||
-            parse_u64(row.field[3], UINT64_MAX, &e) || e < s) {
-            rt_error_set(im->err,
-                         "%s: line %lu: correlation, start_ns or end_ns is not a whole "
-                         "number, or end_ns < start_ns",
-                         path, row.line);
-            goto out;
-        }
-        if (*n >= RT_CUPTI_MAX_LAUNCHES) {
-            rt_error_set(im->err, "%s: line %lu: more than %zu launches", path, row.line,
-                         RT_CUPTI_MAX_LAUNCHES);
-            goto out;
-        }
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 256;
-            *out = rt_xrealloc(*out, cap * sizeof **out);
-        }
-        (*out)[(*n)++] = (api_time){(uint32_t)corr, (double)(e - s) * 1e-9};
-    }
-    if (r < 0)
-        goto out;
-    if (*n > 1)
-        qsort(*out, *n, sizeof **out, cmp_api);
-    rc = 0;
-out:
-    rt_csv_free(c);
-    free(path);
-    return rc;
-}
-
-static int cmp_launch(const void *a, const void *b)
-{
-    const launch *x = a, *y = b;
-    if (x->proc != y->proc)
-        return x->proc < y->proc ? -1 : 1;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    return (x->start > y->start) - (x->start < y->start);
-}
-
-/* kernels.PID.csv of a trace run. */
-static int read_kernels(cupti_import *im, uint32_t pi)
-{
-    const proc *p = &im->p[pi];
-    rt_csv_row row;
-    int absent;
-    char *path;
-    api_time *api = NULL;
-    size_t napi = 0, first = im->nl;
-    if (read_api(im, p->pid, &api, &napi) != 0)
-        return -1;
-    rt_csv *c = open_csv(im, "kernels", p->pid, RT_CUPTI_KERNEL_HEADER, &row, &absent, &path);
-    if (!c) {
-        free(path);
-        free(api);
-        return absent ? 0 : -1;
-    }
-    int r, rc = -1;
-    static const char *const col[] = {"correlation", "name",    "start_ns", "end_ns", "device",
-                                      "context",     "stream",  "graph",    "grid_x", "grid_y",
-                                      "grid_z",      "block_x", "block_y",  "block_z"};
-    while ((r = rt_csv_next(c, &row, im->err)) == 1) {
-        if (row.n != 17) {
-            rt_error_set(im->err, "%s: line %lu: %zu fields, expected 17", path, row.line, row.n);
-            goto out;
-        }
-        launch L = {.proc = pi, .api = -1, .range = -1};
-        uint64_t u[8];
-        static const int ucol[] = {0, 2, 3, 6, 7};
-        for (size_t i = 0; i < 5; i++)
-            if (parse_u64(row.field[ucol[i]],
-                          ucol[i] == 2 || ucol[i] == 3 ? UINT64_MAX : UINT32_MAX, &u[i]) != 0) {
-                rt_error_set(im->err, "%s: line %lu: %s '%.40s' is not a whole number", path,
-                             row.line, col[ucol[i]], row.field[ucol[i]]);
-                goto out;
-            }
-        for (size_t i = 0; i < 6; i++)
-            if (parse_i32(row.field[8 + i], i < 3 ? &L.grid[i] : &L.block[i - 3]) != 0 ||
-                (i < 3 ? L.grid[i] : L.block[i - 3]) < 0) {
-                rt_error_set(im->err, "%s: line %lu: %s '%.40s' is not a dimension", path, row.line,
-                             col[8 + i], row.field[8 + i]);
-                goto out;
-            }
-        if (u[2] < u[1]) {
-            rt_error_set(im->err, "%s: line %lu: end_ns %" PRIu64 " < start_ns %" PRIu64, path,
-                         row.line, u[2], u[1]);
-            goto out;
-        }
-        if (row.len[1] == 0 || row.len[1] > RT_MAX_NAME) {
-            rt_error_set(im->err, "%s: line %lu: name is empty or longer than %zu bytes", path,
-                         row.line, RT_MAX_NAME);
-            goto out;
-        }
-        if (im->nl >= RT_CUPTI_MAX_LAUNCHES) {
-            rt_error_set(im->err, "%s: line %lu: more than %zu kernels", path, row.line,
-                         RT_CUPTI_MAX_LAUNCHES);
-            goto out;
-        }
-        L.corr = (uint32_t)u[0];
-        L.start = u[1];
-        L.end = u[2];
-        L.stream = (uint32_t)u[3];
-        L.graph = (uint32_t)u[4];
-        L.name = (uint32_t)rt_name_index_intern(&im->names, row.field[1], row.len[1]);
-        api_time key = {L.corr, 0},
-                 *hit = napi ? bsearch(&key, api, napi, sizeof *api, cmp_api) : NULL;
-        if (hit)
-            L.api = hit->seconds;
-        if (im->nl == im->capl) {
-            im->capl = im->capl ? 2 * im->capl : 256;
-            im->l = rt_xrealloc(im->l, im->capl * sizeof *im->l);
-        }
-        im->l[im->nl++] = L;
-    }
-    if (r < 0)
-        goto out;
-    /* Launch order within the process: correlation IDs grow with each API call. */
-    if (im->nl > first)
-        qsort(im->l + first, im->nl - first, sizeof *im->l, cmp_launch);
-    rc = 0;
-out:
-    rt_csv_free(c);
-    free(path);
-    free(api);
-    return rc;
-}
-
-/* ranges.PID.csv of a counter run: "range,name," then metric names. */
-static int read_ranges(cupti_import *im, uint32_t pi)
-{
-    const proc *p = &im->p[pi];
-    rt_csv_row row;
-    int absent;
-    char *path;
-    rt_csv *c = open_csv(im, "ranges", p->pid, "range,name", &row, &absent, &path);
-    if (!c) {
-        free(path);
-        return absent ? 0 : -1;
-    }
-    int r, rc = -1;
-    size_t ncol = row.n;
-    int *slot = rt_xcalloc(ncol, sizeof *slot);
-    uint64_t have = 0;
-    for (size_t i = 2; i < ncol; i++) {
-        slot[i] = ncu_map_slot(&im->map, row.field[i]);
-        if (slot[i] >= 0)
-            have |= (uint64_t)1 << slot[i];
-    }
-    im->avail = im->any_ranges_file ? (im->avail & have) : have;
-    im->any_ranges_file = 1;
-    long last = -1;
-    while ((r = rt_csv_next(c, &row, im->err)) == 1) {
-        uint64_t idx;
-        if (row.n != ncol) {
-            rt_error_set(im->err, "%s: line %lu: %zu fields, the header has %zu", path, row.line,
-                         row.n, ncol);
-            goto out;
-        }
-        if (parse_u64(row.field[0], LONG_MAX, &idx) != 0 || (long)idx <= last) {
-            rt_error_set(im->err, "%s: line %lu: range '%.40s' is not a number above the last",
-                         path, row.line, row.field[0]);
-            goto out;
-        }
-        last = (long)idx;
-        if (row.len[1] > RT_MAX_NAME) {
-            rt_error_set(im->err, "%s: line %lu: name longer than %zu bytes", path, row.line,
-                         RT_MAX_NAME);
-            goto out;
-        }
-        if (im->nr >= RT_CUPTI_MAX_LAUNCHES) {
-            rt_error_set(im->err, "%s: line %lu: more than %zu ranges", path, row.line,
-                         RT_CUPTI_MAX_LAUNCHES);
-            goto out;
-        }
-        range R = {.proc = pi, .v = rt_xcalloc(im->map.n_metric + 1, sizeof(double))};
-        R.name = (uint32_t)rt_name_index_intern(&im->names, row.field[1], row.len[1]);
-        if (im->nr == im->capr) {
-            im->capr = im->capr ? 2 * im->capr : 256;
-            im->r = rt_xrealloc(im->r, im->capr * sizeof *im->r);
-        }
-        im->r[im->nr++] = R;
-        for (size_t i = 2; i < ncol; i++) {
-            if (slot[i] < 0)
-                continue;
-            double v;
-            if (strcmp(row.field[i], "nan") == 0 || strcmp(row.field[i], "-nan") == 0) {
-                v = 0; /* a counter CUPTI could not evaluate: 0, as `import ncu` counts it */
-            } else if (!rt_parse_double(row.field[i], &v) || !isfinite(v) || v < 0) {
-                rt_error_set(im->err, "%s: line %lu: %s = '%.40s' is not a finite count >= 0", path,
-                             row.line, im->map.metric[slot[i]], row.field[i]);
-                goto out;
-            }
-            R.v[slot[i]] = v;
-        }
-    }
-    if (r < 0)
-        goto out;
-    rc = 0;
-out:
-    free(slot);
-    rt_csv_free(c);
-    free(path);
-    return rc;
 }
 
 /* ---- the profile ---- */
@@ -576,12 +138,16 @@ static int build(cupti_import *im, const rt_cupti_options *opt, rt_profile *prof
 {
     int *chosen = rt_xcalloc(im->map.n_q + 1, sizeof *chosen);
     size_t nq = im->nr ? choose(im, chosen) : 0;
+    rt_provenance *pv = &prof->provenance;
+    for (size_t i = 0; i < nq; i++)
+        rt_tags_set(&pv->formulas, im->map.q[chosen[i]].quantity, im->map.q[chosen[i]].f.e.text);
     double *q = rt_xcalloc(nq + 1, sizeof *q);
     size_t nn = im->names.n;
     long *kid = rt_xmalloc((nn + 1) * sizeof *kid); /* kernel of each name, aggregated */
     int32_t(*grid)[6] = rt_xcalloc(nn + 1, sizeof *grid);
     unsigned char *mixed = rt_xcalloc(nn + 1, 1);
     double *api_sum = rt_xcalloc(nn + 1, sizeof *api_sum), *api_n = rt_xcalloc(nn + 1, 8);
+    double *counter_time = rt_xcalloc(nn + 1, sizeof *counter_time);
     for (size_t k = 0; k < nn; k++)
         kid[k] = -1;
     int rc = -1;
@@ -595,6 +161,8 @@ static int build(cupti_import *im, const rt_cupti_options *opt, rt_profile *prof
         memset(q, 0, (nq + 1) * sizeof *q);
         if (R && eval_range(im, R, chosen, nq, t, q, &own) != 0)
             goto out;
+        if (R && L && !opt->per_launch) /* the counter run's own reading, for comparison */
+            counter_time[name] += own;
         if (t < 0)
             t = own;
         const char *kname = im->names.key[name];
@@ -663,6 +231,8 @@ static int build(cupti_import *im, const rt_cupti_options *opt, rt_profile *prof
                 snprintf(buf, sizeof buf, "%.3f", api_sum[k] / api_n[k] * 1e6);
                 rt_tags_set(&K->tags, "launch_call_us", buf);
             }
+            if (im->nr)
+                rt_values_set(&pv->kernel_time_sum, K->name, counter_time[k]);
         }
     rc = 0;
 out:
@@ -673,7 +243,45 @@ out:
     free(mixed);
     free(api_sum);
     free(api_n);
+    free(counter_time);
     return rc;
+}
+
+/* The files read, the launch and range counts, the mapping and what the times are. */
+static void provenance(const cupti_import *im, const char *mpath, rt_provenance *pv)
+{
+    static const char *const trace_files[] = {"kernels.%ld.csv", "launches.%ld.csv", NULL};
+    static const char *const counter_files[] = {"ranges.%ld.csv", NULL};
+    for (size_t i = 0; i < im->np; i++) {
+        char *c = rt_asprintf("%s/collector.%ld.txt", im->dir, im->p[i].pid);
+        rt_provenance_add_input(pv, c);
+        free(c);
+        for (const char *const *f = im->p[i].counters ? counter_files : trace_files; *f; f++) {
+            char *name = rt_asprintf(*f, im->p[i].pid);
+            char *path = rt_asprintf("%s/%s", im->dir, name);
+            if (access(path, R_OK) == 0)
+                rt_provenance_add_input(pv, path);
+            free(path);
+            free(name);
+        }
+    }
+    /* Launches seen: the trace's when there is one, else the counter run's ranges. */
+    pv->launches = (double)(im->nl ? im->nl : im->nr);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%zu", im->nl);
+    rt_tags_set(&pv->notes, "traced_launches", buf);
+    snprintf(buf, sizeof buf, "%zu", im->nr);
+    rt_tags_set(&pv->notes, "counter_ranges", buf);
+    snprintf(buf, sizeof buf, "%zu", im->np);
+    rt_tags_set(&pv->notes, "processes", buf);
+    if (im->nr)
+        rt_tags_set(&pv->notes, "mapping", mpath);
+    rt_tags_set(&pv->notes, "time",
+                im->nl ? "Activity API end - start of the trace run"
+                       : "cycles / rate of the counter run (replayed kernels)");
+    if (im->nl && im->nr)
+        rt_tags_set(&pv->notes, "kernel_time_sum",
+                    "cycles / rate of the counter run, summed per kernel name");
 }
 
 static void release(cupti_import *im)
@@ -725,7 +333,7 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
             cap = cap ? 2 * cap : 8;
             im.p = rt_xrealloc(im.p, cap * sizeof *im.p);
         }
-        if (read_collector(&im, e->d_name, pid, &im.p[im.np]) != 0) {
+        if (cupti_read_collector(&im, e->d_name, pid, &im.p[im.np]) != 0) {
             closedir(d);
             goto done;
         }
@@ -743,7 +351,7 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
     if (ncu_map_load(mpath, &im.map, err) != 0)
         goto done;
     for (uint32_t i = 0; i < im.np; i++)
-        if ((im.p[i].counters ? read_ranges(&im, i) : read_kernels(&im, i)) != 0)
+        if ((im.p[i].counters ? cupti_read_ranges(&im, i) : cupti_read_kernels(&im, i)) != 0)
             goto done;
     if (im.nl == 0 && im.nr == 0) {
         rt_error_set(err,
@@ -756,7 +364,7 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
         uint64_t tmask = im.map.cycles.metrics | im.map.rate.metrics;
         if ((im.avail & tmask) != tmask) {
             rt_error_set(err, "%s: the counters lack the time metrics (%s, %s)", dir,
-                         im.map.cycles.text, im.map.rate.text);
+                         im.map.cycles.e.text, im.map.rate.e.text);
             goto done;
         }
     }
@@ -782,6 +390,7 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
         opt->per_launch ? "one kernel per launch" : "aggregated per kernel name");
     if (!im.nl && w)
         rt_warnings_add(w, "%s: no trace: times are cycles / rate of the replayed kernels", dir);
+    provenance(&im, mpath, &prof->provenance);
     if (rt_profile_check(prof, err) != 0)
         goto done;
     *out = prof;
