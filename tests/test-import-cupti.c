@@ -71,6 +71,7 @@ static void test_join(void **state)
     if (!p)
         fail_msg("%s", err.msg);
     assert_string_equal(p->tool, "cupti");
+    assert_int_equal(p->time_kind, RT_TIME_DEVICE); /* not capped by n x tau in analyze */
     assert_string_equal(p->machine, "Test GPU");
     assert_int_equal(p->n_kernels, 2);
     const rt_kernel *k = &p->kernels[0], *g = &p->kernels[1];

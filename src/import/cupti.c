@@ -38,9 +38,9 @@ static size_t choose(cupti_import *im, int *chosen)
 {
     size_t n = 0;
     for (size_t i = 0; i < im->map.n_q; i++) {
-        int seen = 0;
-        for (size_t j = 0; j < n; j++)
-            seen |= strcmp(im->map.q[chosen[j]].quantity, im->map.q[i].quantity) == 0;
+        int seen = 0; /* an earlier entry of this quantity decided it (chosen or warned) */
+        for (size_t j = 0; j < i; j++)
+            seen |= strcmp(im->map.q[j].quantity, im->map.q[i].quantity) == 0;
         if (seen)
             continue;
         for (size_t j = i; j < im->map.n_q; j++) {
@@ -374,6 +374,8 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
     if (build(&im, opt, prof) != 0)
         goto done;
     prof->tool = rt_strdup("cupti");
+    prof->time_kind =
+        RT_TIME_DEVICE; /* Activity end - start, or replayed cycles: launch latency is outside */
     for (size_t i = 0; i < im.np && !prof->version; i++)
         if (im.p[i].version)
             prof->version = rt_strdup(im.p[i].version);

@@ -420,9 +420,10 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                  k->instr, rt_isa_name(k->isa), maxt, maxt > 1 ? "s" : "", pl->flops_trials,
                  best[u].one.median / 1e9, best[u].hz / 1e9, maxt, how);
         rt_machine_set_str(&un->note, note);
-        /* The reference is the highest measured peak, whatever its name (analyze, plot and
-         * report choose again among the units a profile uses). */
-        if (!ref_unit || un->flops > rt_machine_unit(m, ref_unit)->flops)
+        /* The reference is the highest measured floating-point peak (analyze, plot and report
+         * choose again among the units a profile uses); integer units never are. */
+        if (strstr(un->name, "int") == NULL &&
+            (!ref_unit || un->flops > rt_machine_unit(m, ref_unit)->flops))
             ref_unit = un->name;
     }
     const char *ref_level = NULL;
@@ -496,8 +497,8 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
              "independent accumulators and checked results, best ISA per unit at %d thread%s; "
              "memory = plateaus of the read-bandwidth sweep (%s loads) named from the %s cache "
              "sizes; every figure the median of repeated trials (min, max kept); reference unit = "
-             "the best floating-point unit (amx_bf16, else bf16, else fp32), reference level = "
-             "DRAM; details in `measurement`",
+             "the floating-point unit with the highest measured peak, reference level = DRAM; "
+             "details in `measurement`",
              o.quick ? " --quick" : "", maxt, maxt > 1 ? "s" : "", rt_isa_name(isa), csrc);
     rt_machine_set_str(&m->method, method);
 
