@@ -220,34 +220,50 @@ rt_findings *rt_analysis_summary(const rt_analysis *a, const rt_verdict_hints *h
 {
     rt_findings *f = rt_findings_new("Summary");
     rt_findings_section_add(f, "Summary")->id = rt_strdup("summary");
-    double real = 0, rec = 0;
-    size_t n_none = 0;
+    double real = 0, rec = 0, partial = 0, none = 0;
+    size_t n_none = 0, n_partial = 0;
     for (size_t i = 0; i < a->n_items; i++) {
-        if (rt_item_has_counts(&a->items[i])) {
-            real += a->items[i].v.time;
-            rec += a->items[i].v.recoverable;
+        const rt_verdict *v = &a->items[i].v;
+        if (v->evidence == RT_EVIDENCE_FULL) {
+            real += v->time;
+            if (isfinite(v->recoverable))
+                rec += v->recoverable;
+        } else if (v->evidence == RT_EVIDENCE_PARTIAL) {
+            partial += v->time;
+            n_partial++;
         } else {
+            none += v->time;
             n_none++;
         }
     }
-    char tt[48], rt[48], nt[48];
+    char tt[48], rt[48], nt[48], pt[48];
     fmt_time(tt, sizeof tt, a->total_time);
     fmt_time(rt, sizeof rt, rec);
-    fmt_time(nt, sizeof nt, a->total_time - real);
+    fmt_time(nt, sizeof nt, none);
+    fmt_time(pt, sizeof pt, partial);
     rt_findings_list(f);
     rt_findings_item(f, "Total %s over %zu kernel%s (%.0f launches) in %zu config%s.", tt,
                      a->n_items, a->n_items == 1 ? "" : "s", a->total_n, a->n_configs,
                      a->n_configs == 1 ? "" : "s");
     if (n_none)
         rt_findings_item(f,
-                         "%.1f%% of the time has a real verdict; %zu kernel%s (%s) record no "
+                         "%.1f%% of the time has a real verdict; %zu kernel%s (%s) record%s no "
                          "FLOPs and no bytes, so nothing bounds them.",
-                         share(a, real), n_none, n_none == 1 ? "" : "s", nt);
-    else
+                         share(a, real), n_none, n_none == 1 ? "" : "s", nt,
+                         n_none == 1 ? "s" : "");
+    else if (!n_partial)
         rt_findings_item(f,
                          "%.1f%% of the time has a real verdict (every kernel records FLOPs "
                          "or bytes).",
                          share(a, real));
+    else
+        rt_findings_item(f, "%.1f%% of the time has a real verdict (FLOPs and bytes).",
+                         share(a, real));
+    if (n_partial)
+        rt_findings_item(f,
+                         "%zu kernel%s (%s, %.1f%%) record FLOPs but no bytes: a compute bound "
+                         "only, partial verdicts not counted above.",
+                         n_partial, n_partial == 1 ? "" : "s", pt, share(a, partial));
     rt_findings_item(f,
                      "Recoverable: %s, %.1f%% of the total (measured time minus the attainable "
                      "bound, over the kernels with a real verdict).",

@@ -423,10 +423,15 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
         free(what);
         /* A member whose counts bound nothing leaves the sum's bounds true but its class open. */
         bool open = false;
+        double t_none = 0; /* members with no counts: no part of their time is known recoverable */
         for (size_t i = 0; i < cf->n_items; i++) {
             const rt_item *it = &a->items[cf->items[i]];
             open |= it->kernel->time > 0 && !rt_verdict_is_real(&it->v);
+            if (it->v.evidence == RT_EVIDENCE_NONE)
+                t_none += it->kernel->time;
         }
+        if (t_none > 0 && isfinite(cf->v.recoverable))
+            cf->v.recoverable = fmax(0, cf->v.recoverable - t_none);
         if (open && cf->v.evidence == RT_EVIDENCE_FULL) {
             cf->v.evidence = RT_EVIDENCE_PARTIAL;
             cf->v.overhead_bound = false;

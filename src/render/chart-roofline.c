@@ -56,7 +56,7 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
         total_t += a->items[i].v.time;
         total_w += a->items[i].v.W;
         total_n += a->items[i].v.n;
-        if (!(a->items[i].v.W > 0)) {
+        if (a->items[i].v.zero_ai) { /* bytes and no FLOPs; count-less kernels: chart.c */
             n_zero++;
             zero_t += a->items[i].v.time;
         }

@@ -313,6 +313,30 @@ static void chart_release(rt_chart *ch)
     free(ch->notes);
 }
 
+/* Kernels whose counts bound nothing (no FLOPs, no bytes) have no place in any view: say how
+ * many and how much of the time, so a chart never looks complete when it is not. */
+static void note_unknown(rt_chart *ch)
+{
+    const rt_analysis *a = ch->a;
+    double t = 0, t_none = 0;
+    size_t n_none = 0;
+    for (size_t i = 0; i < a->n_items; i++) {
+        if (!ch->sel_item[i])
+            continue;
+        t += a->items[i].v.time;
+        if (a->items[i].v.evidence == RT_EVIDENCE_NONE) {
+            n_none++;
+            t_none += a->items[i].v.time;
+        }
+    }
+    if (n_none)
+        rt_chart_note(ch,
+                      "%zu kernel%s (%.1f%% of the time) record%s no FLOPs and no bytes: verdict "
+                      "unknown, not drawn",
+                      n_none, n_none == 1 ? "" : "s", t > 0 ? 100 * t_none / t : 0,
+                      n_none == 1 ? "s" : "");
+}
+
 int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, rt_error *err)
 {
     if (rt_chart_spec_check(spec, a, err) != 0)
@@ -384,6 +408,7 @@ int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, r
         rt_chart_roofline, rt_chart_complexity, rt_chart_timeplane, rt_chart_4d};
     if (views[spec->view](&ch, err) != 0)
         goto out;
+    note_unknown(&ch);
     rt_chart_line_labels_place(&ch);
     rt_chart_labels_place(&ch);
     rt_chart_frame_close(&ch);
