@@ -11,14 +11,15 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
-/* Inside the box Q < B n tau and W < P n tau, launches cost more than the work (method sec. 2b).
- * Configs with the same launch count and color share one box. */
-void rt_chart_overhead_boxes(rt_chart *ch)
+/* The launch-overhead outline of each point, at n tau with the tau its profile pays (v->t_oh): in
+ * the complexity plane the box Q < B n tau, W < P n tau, inside which launches cost more than the
+ * work (method sec. 2b); in the time plane the region where both times are below n tau. Points with
+ * the same outline and color share one. */
+void rt_chart_overhead_boxes(rt_chart *ch, bool time_plane)
 {
-    double B = rt_machine_ref_bw(ch->m), P = rt_machine_ref_flops(ch->m), tau = ch->m->tau;
-    if (!(tau > 0))
-        return;
-    rt_draw_group(ch->d, "overhead-boxes");
+    double B = rt_machine_ref_bw(ch->m), P = rt_machine_ref_flops(ch->m);
+    const char *what = time_plane ? "region" : "box";
+    rt_draw_group(ch->d, time_plane ? "overhead-regions" : "overhead-boxes");
     bool items = rt_chart_draws_items(ch);
     size_t np = rt_chart_n_points(ch), off = 0;
     struct seen_box {
@@ -28,19 +29,19 @@ void rt_chart_overhead_boxes(rt_chart *ch)
     size_t n_seen = 0;
     for (size_t c = 0; c < np; c++) {
         const rt_verdict *v = rt_chart_point_v(ch, c);
-        if (!rt_chart_point_sel(ch, c) || !(v->n > 0))
+        if (!rt_chart_point_sel(ch, c) || !(v->n > 0) || !(v->t_oh > 0))
             continue;
         rt_marker_style ms;
         rt_chart_style(ch, c, items, &ms);
-        double n = v->n;
-        double x1 = rt_chart_X(ch, B * n * tau), y1 = rt_chart_Y(ch, P * n * tau);
+        double t = v->t_oh;
+        double x1 = rt_chart_X(ch, time_plane ? t : B * t),
+               y1 = rt_chart_Y(ch, time_plane ? t : P * t);
         /* The axes fit the data, not the boxes: a box larger than the plot runs off it. */
         bool cut = x1 > ch->px + ch->pw || y1 < ch->py;
         x1 = fmin(x1, ch->px + ch->pw);
         y1 = fmax(y1, ch->py);
         if (x1 <= ch->px || y1 >= ch->py + ch->ph)
             continue;
-        /* Configs with (nearly) the same launch count share one outline. */
         bool dup = false;
         for (size_t o = 0; o < n_seen && !dup; o++)
             dup = seen[o].color == ms.color && fabs(seen[o].x - x1) < 2.5 &&
@@ -48,11 +49,11 @@ void rt_chart_overhead_boxes(rt_chart *ch)
         if (dup)
             continue;
         seen[n_seen++] = (struct seen_box){x1, y1, ms.color};
-        char t[48];
-        rt_fmt_time(t, sizeof t, n * tau);
+        char ts[48];
+        rt_fmt_time(ts, sizeof ts, t);
         const char *name = items ? ch->a->items[c].kernel->name : ch->a->configs[c].label;
-        char *title = rt_asprintf("overhead box: %.0f launches x %.3g µs = %s\n(e.g. %s)", n,
-                                  tau * 1e6, t, name ? name : "");
+        char *title = rt_asprintf("overhead %s: %.0f launches x %.3g µs = %s\n(e.g. %s)", what,
+                                  v->n, 1e6 * t / v->n, ts, name ? name : "");
         rt_stroke s = {.color = ms.color, .width = 1, .dash = 1, .opacity = 0.9};
         rt_draw_rect(ch->d, ch->px, y1, x1 - ch->px, ch->py + ch->ph - y1, ms.color, 0.035, &s,
                      title);
@@ -63,8 +64,8 @@ void rt_chart_overhead_boxes(rt_chart *ch)
     free(seen);
     rt_draw_group(ch->d, NULL);
     if (off)
-        rt_chart_note(ch, "%zu overhead box%s run%s off the chart (a triangle marks where)", off,
-                      off == 1 ? "" : "es", off == 1 ? "s" : "");
+        rt_chart_note(ch, "%zu overhead %s%s run%s off the chart (a triangle marks where)", off,
+                      what, off == 1 ? "" : (time_plane ? "s" : "es"), off == 1 ? "s" : "");
 }
 
 void rt_chart_balance_line(rt_chart *ch)
@@ -160,7 +161,7 @@ int rt_chart_complexity(rt_chart *ch, rt_error *err)
     rt_chart_layout(ch);
     rt_chart_frame(ch);
     region_hints(ch);
-    rt_chart_overhead_boxes(ch);
+    rt_chart_overhead_boxes(ch, false);
     ai_lines(ch);
     rt_chart_balance_line(ch);
     size_t skipped = rt_chart_points(ch, x, y, false, true);
@@ -207,7 +208,7 @@ int rt_chart_4d(rt_chart *ch, rt_error *err)
     rt_chart_layout(ch);
     rt_chart_frame(ch);
     region_hints(ch);
-    rt_chart_overhead_boxes(ch);
+    rt_chart_overhead_boxes(ch, false);
     rt_chart_balance_line(ch);
     /* A faint link from each closed symbol to its open one: both lie on the config's AI diagonal.
      */

@@ -210,8 +210,9 @@ size_t rt_chart_item_points(rt_chart *ch, const double *x, const double *y, bool
 /* Configs or kernels, as the spec asks. */
 size_t rt_chart_points(rt_chart *ch, const double *x, const double *y, bool open, bool label);
 
-/* Shared by complexity and 4D: overhead box of config c and the machine-balance diagonal. */
-void rt_chart_overhead_boxes(rt_chart *ch);
+/* Shared by complexity, 4D and the time plane (time_plane: both times below n tau): the overhead
+ * outline of each point at the tau its profile pays; and the machine-balance diagonal. */
+void rt_chart_overhead_boxes(rt_chart *ch, bool time_plane);
 void rt_chart_balance_line(rt_chart *ch);
 /* A triangle where an overhead box (corner x1, y1) leaves the plot, when cut. */
 void rt_chart_box_cut_marker(rt_chart *ch, double x1, double y1, bool cut, uint32_t color);
