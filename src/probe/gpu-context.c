@@ -156,8 +156,11 @@ int gpu_open(gpu *g, int index, rt_gpu_measurement *r, rt_error *err)
     if (gpu_ck(g, g->cu.DeviceGetCount(&count), "cuDeviceGetCount"))
         return -1;
     if (index < 0 || index >= count) {
-        rt_error_set(err, "no GPU %d: the driver sees %d GPU%s (0..%d)", index, count,
-                     count == 1 ? "" : "s", count - 1);
+        if (count == 0)
+            rt_error_set(err, "no GPU %d: the driver sees no GPU", index);
+        else
+            rt_error_set(err, "no GPU %d: the driver sees %d GPU%s (0..%d)", index, count,
+                         count == 1 ? "" : "s", count - 1);
         return -1;
     }
     if (gpu_ck(g, g->cu.DeviceGet(&g->dev, index), "cuDeviceGet") ||

@@ -200,8 +200,9 @@ int rt_nvrtc_open(rt_nvrtc *nv, int sm, rt_error *err)
         if (sm <= 0 || rt_nvrtc_supports(nv, sm))
             return 0;
         size_t l = strlen(seen);
-        snprintf(seen + l, sizeof seen - l, "%s%s (NVRTC %d.%d, sm_%d..sm_%d)", l ? ", " : "",
-                 nv->path, nv->major, nv->minor, nv->archs[0], nv->archs[k - 1]);
+        if (!strstr(seen, nv->path)) /* names and links of one library are said once */
+            snprintf(seen + l, sizeof seen - l, "%s%s (NVRTC %d.%d, sm_%d..sm_%d)", l ? ", " : "",
+                     nv->path, nv->major, nv->minor, nv->archs[0], nv->archs[k - 1]);
     next:
         dlclose(nv->lib);
         memset(nv, 0, sizeof *nv);

@@ -100,10 +100,14 @@ static int graph_time(gpu *g, rt_cu_function f, int nodes, double *sec)
     if (gpu_ck(g, g->cu.StreamBeginCapture(g->s, RT_CU_CAPTURE_MODE_THREAD_LOCAL),
                "cuStreamBeginCapture"))
         return -1;
-    for (int i = 0; i < nodes; i++)
-        if (g->cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g->s, NULL, NULL) != RT_CU_SUCCESS)
-            break;
-    if (gpu_ck(g, g->cu.StreamEndCapture(g->s, &graph), "cuStreamEndCapture") ||
+    rt_cu_result launched = RT_CU_SUCCESS;
+    for (int i = 0; i < nodes && launched == RT_CU_SUCCESS; i++)
+        launched = g->cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g->s, NULL, NULL);
+    /* The capture ends whatever happened, so the stream stays usable; a graph shorter than asked
+     * would time fewer nodes, so a failed launch is an error. */
+    rt_cu_result ended = g->cu.StreamEndCapture(g->s, &graph);
+    if (gpu_ck(g, launched, "cuLaunchKernel (stream capture)") ||
+        gpu_ck(g, ended, "cuStreamEndCapture") ||
         gpu_ck(g, g->cu.GraphInstantiate(&exec, graph, 0), "cuGraphInstantiate"))
         goto done;
     double v[5];
