@@ -222,14 +222,22 @@ int cli_analyze_across(int argc, char **argv)
         return cli_usage_error("analyze", "no profile or directory given");
     char **paths;
     size_t n;
-    char *chart = (char *)o.chart;
+    char *chart = (char *)o.chart, *machine = (char *)o.machine;
     int rc;
     if ((rc = cli_output_check("analyze", o.output, argv + optind, (size_t)(argc - optind))) != 0 ||
         (rc = cli_output_check("analyze", o.chart, argv + optind, (size_t)(argc - optind))) != 0 ||
-        (rc = cli_output_check("analyze", o.output, &chart, o.chart ? 1 : 0)) != 0)
+        (rc = cli_output_check("analyze", o.output, &chart, o.chart ? 1 : 0)) != 0 ||
+        (rc = cli_output_check("analyze", o.output, &machine, 1)) != 0 ||
+        (rc = cli_output_check("analyze", o.chart, &machine, 1)) != 0)
         return rc;
     if (expand_inputs(argv + optind, (size_t)(argc - optind), &paths, &n) != 0)
         return RT_EXIT_FAIL;
+    /* A directory's profiles are inputs too: neither output may be one of them. */
+    if ((rc = cli_output_check("analyze", o.output, paths, n)) != 0 ||
+        (rc = cli_output_check("analyze", o.chart, paths, n)) != 0) {
+        cli_free_list(paths, n);
+        return rc;
+    }
     if (mpi) {
         rc = cli_across_mpi(paths, n, &ao, &o);
         cli_free_list(paths, n);

@@ -1,6 +1,7 @@
 /* `rooftime import cupti DIR`: the CUPTI collector's directory into a profile. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli-output.h"
 #include "cli-util.h"
@@ -8,6 +9,27 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/cupti.h"
 #include "rooftime/util/error.h"
+
+/* A file the importer reads from the directory: collector.PID.txt, kernels.PID.csv,
+ * launches.PID.csv, ranges.PID.csv (only the last part of path counts). */
+static int collector_file(const char *path)
+{
+    static const char *const names[][2] = {
+        {"collector.", ".txt"}, {"kernels.", ".csv"}, {"launches.", ".csv"}, {"ranges.", ".csv"}};
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i][0]);
+        if (strncmp(base, names[i][0], n) != 0)
+            continue;
+        const char *d = base + n;
+        while (*d == '-' || (*d >= '0' && *d <= '9'))
+            d++;
+        if (d > base + n && strcmp(d, names[i][1]) == 0)
+            return 1;
+    }
+    return 0;
+}
 
 int cli_import_cupti(int argc, char **argv)
 {
@@ -53,8 +75,16 @@ int cli_import_cupti(int argc, char **argv)
                                                       : "import cupti reads one directory");
         goto out;
     }
-    if ((rc = cli_output_check("import", output, argv + optind, 1)) != 0)
+    if ((rc = cli_output_check("import", output, argv + optind, 1)) != 0 ||
+        (rc = cli_output_check("import", output, (char **)&o.metrics_file, 1)) != 0)
         goto out;
+    if (cli_path_in_dir(output, argv[optind]) && collector_file(output)) {
+        rc = cli_usage_error("import",
+                             "output '%s' is one of the collector's files in '%s': it "
+                             "would be overwritten",
+                             output, argv[optind]);
+        goto out;
+    }
     rc = RT_EXIT_FAIL;
     rt_error err = {{0}};
     if (rt_import_cupti(argv[optind], &o, &p, &warnings, &err) != 0) {

@@ -88,7 +88,8 @@ static int run_import(int argc, char **argv, int torch)
             torch ? "trace" : "log");
         goto out;
     }
-    if ((rc = cli_output_check("import", output, argv + optind, 1)) != 0)
+    if ((rc = cli_output_check("import", output, argv + optind, 1)) != 0 ||
+        (rc = cli_output_check("import", output, (char **)&ops_file, 1)) != 0)
         goto out;
     rt_error err = {{0}};
     rc = RT_EXIT_FAIL;

@@ -80,7 +80,8 @@ static int import_ncu(int argc, char **argv)
         rc = cli_usage_error("import", "no ncu output file given");
         goto out;
     }
-    if ((rc = cli_output_check("import", output, argv + optind, (size_t)(argc - optind))) != 0)
+    if ((rc = cli_output_check("import", output, argv + optind, (size_t)(argc - optind))) != 0 ||
+        (rc = cli_output_check("import", output, (char **)&o.metrics_file, 1)) != 0)
         goto out;
     rt_error err = {{0}};
     rc = RT_EXIT_FAIL;

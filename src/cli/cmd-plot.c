@@ -172,7 +172,8 @@ int cmd_plot(int argc, char **argv)
         rc = cli_usage_error("plot", "no profile given");
         goto out;
     }
-    if ((rc = cli_output_check("plot", output, argv + optind, (size_t)(argc - optind))) != 0) {
+    if ((rc = cli_output_check("plot", output, argv + optind, (size_t)(argc - optind))) != 0 ||
+        (rc = cli_output_check("plot", output, (char **)&in.machine, 1)) != 0) {
         goto out;
     }
     rc = RT_EXIT_FAIL;

@@ -206,6 +206,14 @@ int cmd_profile(int argc, char **argv)
         rc = cli_usage_error("profile", "--keep-trace '%s' is also the profile (-o)", keep_trace);
         goto out;
     }
+    if (keep_trace && onednn_out && cli_output_is_input(keep_trace, (char **)&onednn_out, 1)) {
+        rc = cli_usage_error("profile", "--keep-trace '%s' is also --onednn-output", keep_trace);
+        goto out;
+    }
+    if (gpu.keep_dir && cli_output_is_input(gpu.keep_dir, (char **)&output, 1)) {
+        rc = cli_usage_error("profile", "--keep-dir '%s' is also the profile (-o)", gpu.keep_dir);
+        goto out;
+    }
     if (keep && cli_output_is_input(keep, (char **)&output, 1)) {
         rc = cli_usage_error("profile", "--keep-log '%s' is also the profile (-o)", keep);
         goto out;

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli-across.h"
+#include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/analysis-findings.h"
@@ -17,6 +19,25 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/render/report.h"
 #include "rooftime/util/error.h"
+
+/* The report writes DIR/report.html and DIR/<chart>.svg: a usage error (2) when an input (the
+ * profiles, or the machine when it is a file) is DIR itself or one of those names in DIR. */
+static int check_inputs(const char *dir, char *const *profiles, size_t n, const char *machine)
+{
+    struct stat st;
+    for (size_t i = 0; i <= n; i++) {
+        const char *in = i < n ? profiles[i] : machine;
+        if (!in || strcmp(in, "-") == 0 || stat(in, &st) != 0)
+            continue; /* a machine preset, or an input that will fail to load */
+        const char *slash = strrchr(in, '/'), *base = slash ? slash + 1 : in;
+        size_t len = strlen(base);
+        int ours =
+            strcmp(base, "report.html") == 0 || (len > 4 && strcmp(base + len - 4, ".svg") == 0);
+        if (cli_output_is_input(dir, (char **)&in, 1) || (ours && cli_path_in_dir(in, dir)))
+            return cli_usage_error("report", "-o '%s' would overwrite the input '%s'", dir, in);
+    }
+    return 0;
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -107,6 +128,8 @@ int cmd_report(int argc, char **argv)
         rc = cli_usage_error("report", "no profile given");
         goto out;
     }
+    if ((rc = check_inputs(output, argv + optind, (size_t)(argc - optind), in.machine)) != 0)
+        goto out;
     rc = RT_EXIT_FAIL;
     rt_error err;
     rt_machine *m = NULL;
