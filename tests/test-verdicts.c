@@ -6,12 +6,16 @@
 #include <string.h>
 
 #include "study-outliers.h"
+#include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/machine-sanity.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/core/verdict-hints.h"
+#include "rooftime/formats/findings-text.h"
+#include "rooftime/formats/verdict-hints-json.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 #include "testutil.h"
@@ -190,6 +194,8 @@ static void test_configs_and_shares(void **state)
             assert_int_equal(cf->v.evidence, RT_EVIDENCE_PARTIAL);
             assert_string_equal(cf->v.bound_label, "compute:fp32 (partial)");
             assert_false(rt_verdict_is_real(&cf->v));
+            /* the 2 ms of the count-less member are not called recoverable */
+            assert_true(cf->v.recoverable <= 4e-3 - cf->v.t_compute + 1e-15);
         } else if (strcmp(op, "copy") == 0) {
             assert_true(rt_verdict_is_real(&cf->v));
             assert_true(cf->v.zero_ai);
@@ -199,6 +205,17 @@ static void test_configs_and_shares(void **state)
     for (size_t i = 0; i < a->n_items; i++)
         if (a->items[i].v.evidence == RT_EVIDENCE_NONE)
             assert_false(a->items[i].v.zero_ai || a->items[i].v.overhead_bound);
+    /* The summary's real share is the full verdicts' (7 of 10 ms); the partial one is named apart.
+     */
+    rt_verdict_hints h;
+    assert_int_equal(rt_verdict_hints_load(NULL, &h, &err), 0);
+    rt_findings *f = rt_analysis_summary(a, &h);
+    char *t = rt_findings_text(f);
+    assert_non_null(strstr(t, "70.0% of the time has a real verdict; 1 kernel (2 ms) records no"));
+    assert_non_null(strstr(t, "1 kernel (1 ms, 10.0%) record FLOPs but no bytes"));
+    free(t);
+    rt_findings_free(f);
+    rt_verdict_hints_release(&h);
     rt_analysis_free(a);
     rt_profile_free(p);
     rt_machine_free(m);
