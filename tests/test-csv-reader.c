@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "rooftime/import/csv-reader.h"
 #include "rooftime/util/error.h"
@@ -162,6 +164,94 @@ static void test_long_fields_across_blocks(void **state)
     free(dir);
 }
 
+/* Write s in pieces of `piece` bytes (a pipe then hands the reader small reads). */
+static void write_pieces(int fd, const char *s, size_t n, size_t piece)
+{
+    for (size_t at = 0; at < n;) {
+        size_t k = n - at < piece ? n - at : piece;
+        ssize_t w = write(fd, s + at, k);
+        if (w <= 0)
+            _exit(1);
+        at += (size_t)w;
+    }
+}
+
+/* A row of several MiB read from a pipe written in 4093-byte pieces: a line that is not CSV,
+ * skipped whole; a 3 MiB unquoted field, a 1 MiB quoted one with "" pairs, commas and newlines, a
+ * \r\n line end; then a short row. (The reader used to scan the row again after each small read
+ * of the pipe: quadratic in its length.) */
+static void test_long_row_from_pipe(void **state)
+{
+    (void)state;
+    const size_t pre = 2u << 20, unq = 3u << 20, quo = 1u << 20;
+    size_t cap = pre + unq + 2 * quo + 64, n = 0;
+    char *s = rt_xmalloc(cap);
+    for (size_t k = 0; k < pre; k++)
+        s[n++] = "pre,\"amble"[k % 10];
+    s[n++] = '\n';
+    for (size_t k = 0; k < unq; k++)
+        s[n++] = (char)('a' + k % 26);
+    s[n++] = ',';
+    s[n++] = '"';
+    size_t qlen = 0, qlines = 0;
+    for (size_t k = 0; k < quo; k++, qlen++) {
+        char ch = k % 1000 == 999 ? '\n' : k % 300 == 0 ? ',' : k % 77 == 0 ? '"' : 'q';
+        qlines += ch == '\n';
+        s[n++] = ch;
+        if (ch == '"')
+            s[n++] = '"';
+    }
+    memcpy(s + n, "\",7\r\nshort,1\n", 13);
+    n += 13;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        write_pieces(fds[1], s, n, 4093);
+        _exit(0);
+    }
+    close(fds[1]);
+    char *path = rt_asprintf("/dev/fd/%d", fds[0]);
+    rt_error err = {{0}};
+    rt_csv *c = rt_csv_open(path, &err);
+    assert_non_null(c);
+    const char *line;
+    size_t len;
+    assert_int_equal(rt_csv_peek_line(c, &line, &len, &err), 1);
+    assert_int_equal(len, pre);
+    assert_memory_equal(line, s, pre);
+    assert_int_equal(rt_csv_skip_line(c, &err), 1);
+    rt_csv_row r;
+    assert_int_equal(rt_csv_next(c, &r, &err), 1);
+    assert_int_equal(r.line, 2);
+    assert_int_equal(r.n, 3);
+    assert_int_equal(r.len[0], unq);
+    assert_memory_equal(r.field[0], s + pre + 1, unq);
+    assert_false(r.quoted[0]);
+    assert_int_equal(r.len[1], qlen);
+    assert_true(r.quoted[1]);
+    for (size_t k = 0; k < quo; k++) {
+        char ch = k % 1000 == 999 ? '\n' : k % 300 == 0 ? ',' : k % 77 == 0 ? '"' : 'q';
+        if (r.field[1][k] != ch)
+            fail_msg("quoted field: byte %zu is '%c', expected '%c'", k, r.field[1][k], ch);
+    }
+    assert_string_equal(r.field[2], "7");
+    assert_int_equal(rt_csv_next(c, &r, &err), 1);
+    assert_int_equal(r.line, 3 + qlines);
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.field[0], "short");
+    assert_int_equal(rt_csv_next(c, &r, &err), 0);
+    rt_csv_free(c);
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(path);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_peek_and_skip),
         cmocka_unit_test(test_long_fields_across_blocks),
+        cmocka_unit_test(test_long_row_from_pipe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,7 +108,12 @@ unsigned long long rt_csv_offset(const rt_csv *c)
     return c->consumed;
 }
 
-/* Move the unread bytes to the front, grow if the buffer is full, and read one more block. */
+/*
+ * Move the unread bytes to the front, grow if the buffer is full, and read until it is full again
+ * or the input ends. A row cut short by the end of the buffer is scanned again from its start
+ * after a fill, so a fill must at least double what the buffer holds: one read() of a pipe gives
+ * 64 KiB, and rescanning a long row after each one was quadratic in its length.
+ */
 static int csv_fill(rt_csv *c, rt_error *err)
 {
     if (c->eof)
@@ -129,7 +134,7 @@ static int csv_fill(rt_csv *c, rt_error *err)
         c->cap *= 2;
         c->buf = rt_xrealloc(c->buf, c->cap);
     }
-    for (;;) {
+    while (c->end + 1 < c->cap) {
         ssize_t r = read(c->fd, c->buf + c->end, c->cap - c->end - 1);
         if (r < 0 && errno == EINTR)
             continue;
@@ -137,11 +142,13 @@ static int csv_fill(rt_csv *c, rt_error *err)
             rt_error_set(err, "%s: read error: %s", c->name, strerror(errno));
             return -1;
         }
-        if (r == 0)
+        if (r == 0) {
             c->eof = 1;
+            break;
+        }
         c->end += (size_t)r;
-        return 0;
     }
+    return 0;
 }
 
 static void csv_add_field(rt_csv *c, size_t off, size_t len, int quoted, int escaped)
