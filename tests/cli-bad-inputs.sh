@@ -37,6 +37,15 @@ expect 1 "deep.json: quantities\[0\]: formula: nested deeper than the limit of 6
 expect 1 "minus.json: quantities\[0\]: formula: nested deeper than the limit of 64" -- import ncu --metrics "$TMP/minus.json" -o "$TMP/x.json" "$TMP/one.csv"
 expect 1 "field 'kernels\[0\].tags': 200000 tags, more than the limit of 1024" -- analyze --machine v100 "$TMP/tags.json"
 expect 1 "wide.csv: line 1: 100001 columns, more than the limit of 1024" -- import table -o "$TMP/x.json" "$TMP/wide.csv"
+# A table is checked for its columns at its header, before its rows are read (a bad row later, or
+# 200 MB of `yes`, never gets that far), and holds at most 2^20 rows.
+printf 'name,Invocations\nk,1\nk2,1\nk3\n' >"$TMP/notime.csv"
+expect 1 "notime.csv: no time column" -- import table -o "$TMP/x.json" "$TMP/notime.csv"
+yes | head -c 200000000 | "$BIN" import table - -o "$TMP/x.json" >/dev/null 2>"$TMP/yes.err"
+check "import table - fails at the header of 200 MB of yes" grep -q "^rooftime: error: -: no time column" "$TMP/yes.err"
+{ echo "name,CUDA Time"; seq 1048577 | sed 's/^/k/; s/$/,1/'; } >"$TMP/rows.csv"
+expect 1 "rows.csv: line 1048578: more than 1048576 rows, the limit of a table" -- import table -o "$TMP/x.json" "$TMP/rows.csv"
+check "nothing written after a table over the limit" test ! -e "$TMP/x.json"
 # 20,000 oneDNN keys that differ only in layout share a name: numbered in linear time.
 for i in $(seq 1 20000); do
     echo "onednn_verbose,exec,cpu,reorder,simple:any,undef,src_f32::blocked:abcd:f0 dst_f32::blocked:tag$i:f0,,,1x1x1x$i,0.001"

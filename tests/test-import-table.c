@@ -289,12 +289,89 @@ static void test_one_row_parameters(void **state)
     free(dir);
 }
 
+/* The AI table joins by its tag columns through a map, whatever its row order; a row it lacks is
+ * an error naming the line. */
+static void test_ai_join_any_order(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *mp = rt_asprintf("%s/m.csv", dir), *ap = rt_asprintf("%s/a.csv", dir);
+    assert_int_equal(tu_write_file(mp, ",,CUDA Time,Invocations,FP32 FLOPs,DRAM AI\n"
+                                       "Batch,Pass,,,,\n"
+                                       "16,fwd,1e-3,1,1e9,10\n"
+                                       "32,fwd,2e-3,1,2e9,10\n"
+                                       "16,bwd,3e-3,1,4e9,10\n"),
+                     0);
+    assert_int_equal(tu_write_file(ap, ",,L2 AI,L1 AI\n"
+                                       "Pass,Batch,,\n"
+                                       "bwd,16,8,2\n"
+                                       "fwd,32,5,1\n"
+                                       "fwd,16,4,1\n"
+                                       "fwd,16,99,99\n"),
+                     0);
+    rt_table_options o = {.ai_file = ap};
+    rt_profile *p = NULL;
+    rt_error err = {{0}};
+    if (rt_import_table(mp, &o, &p, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(p->n_kernels, 3);
+    static const double l2[] = {1e9 / 4, 2e9 / 5, 4e9 / 8};
+    for (size_t i = 0; i < 3; i++)
+        assert_close(rt_values_get(&p->kernels[i].bytes, "L2", 0), l2[i], 1e-9);
+    rt_profile_free(p);
+    p = NULL;
+    assert_int_equal(tu_write_file(ap, ",,L2 AI,L1 AI\nPass,Batch,,\nfwd,16,4,1\n"), 0);
+    assert_int_equal(rt_import_table(mp, &o, &p, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "m.csv: line 4: no row with the same Pass"));
+    free(mp);
+    free(ap);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* What a table holds is bounded: past max_bytes (cells' text and 8 bytes each, 8 a row), an error
+ * names the file and the line; columns the import lacks fail at the header, before any row. */
+static void test_table_limits(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/big.csv", dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("name,CUDA Time,note\n", fp);
+    /* 111 bytes of text and 32 of index a row: 1 MiB holds 7332 rows; line 7334 is one too many. */
+    for (int i = 0; i < 10000; i++)
+        fprintf(fp, "k%06d,1,%0100d\n", i, 0);
+    fclose(fp);
+    rt_table_options o = {.max_bytes = (size_t)1 << 20};
+    rt_profile *p = NULL;
+    rt_error err = {{0}};
+    assert_int_equal(rt_import_table(path, &o, &p, NULL, &err), -1);
+    assert_null(p);
+    if (!strstr(err.msg, "big.csv: line 7334: the table's cells take more than 1 MiB"))
+        fail_msg("%s", err.msg);
+    o.max_bytes = (size_t)2 << 20;
+    if (rt_import_table(path, &o, &p, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(p->n_kernels, 10000);
+    rt_profile_free(p);
+    p = NULL;
+    /* No time column, and a broken row further down: the header answers first. */
+    assert_int_equal(tu_write_file(path, "name,Invocations\nk,1\nk2\n"), 0);
+    assert_int_equal(rt_import_table(path, NULL, &p, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "no time column"));
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv2d_pt_first_row), cmocka_unit_test(test_conv2d_families),
         cmocka_unit_test(test_lstm_families),       cmocka_unit_test(test_plain_table_with_map),
-        cmocka_unit_test(test_one_row_parameters),
+        cmocka_unit_test(test_one_row_parameters),  cmocka_unit_test(test_ai_join_any_order),
+        cmocka_unit_test(test_table_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,15 +48,21 @@ static const rt_table_map table_defaults[] = {
 };
 static const char *const table_default_name_columns[] = {"Input Shape", "Kernel Shape"};
 
-/* A table in memory: column names, which are in the tag part of the header, and the cells. */
+/* A table in memory: column names, which are in the tag part of the header, and the cells. The
+ * cells' text lies in one buffer, each NUL-terminated, so that a row costs its text and 8 bytes a
+ * cell; what a table holds is bounded (RT_TABLE_MAX_ROWS, the options' max_bytes). */
 typedef struct table {
     const char *path;
+    rt_csv *csv; /* open from the header until the rows are read */
     char **col;
     unsigned char *tagpart; /* the column's name is in the second header row only */
     size_t ncol;
-    char ***cell; /* cell[r][c] */
+    char *text; /* the cells' text */
+    size_t ntext, textcap;
+    size_t *off; /* off[r * ncol + c]: where cell (r, c) starts in text */
     unsigned long *line;
-    size_t nrow;
+    size_t nrow, rowcap;
+    size_t max_bytes;
 } table;
 
 static void table_release(table *t)
@@ -65,13 +71,16 @@ static void table_release(table *t)
         free(t->col[c]);
     free(t->col);
     free(t->tagpart);
-    for (size_t r = 0; r < t->nrow; r++) {
-        for (size_t c = 0; c < t->ncol; c++)
-            free(t->cell[r][c]);
-        free(t->cell[r]);
-    }
-    free(t->cell);
+    free(t->text);
+    free(t->off);
     free(t->line);
+    rt_csv_free(t->csv);
+}
+
+/* The text of cell (r, c). */
+static const char *cell(const table *t, size_t r, size_t c)
+{
+    return t->text + t->off[r * t->ncol + c];
 }
 
 static int is_number(const char *s)
@@ -116,22 +125,72 @@ static char **row_copy(const rt_csv_row *row)
     return out;
 }
 
-/* Read a whole table: one header row, or two (metric names over tag names) as the notebooks wrote.
+/* Keep one data row (its field count checked), within the limits on what a table holds. */
+static int table_add_row(table *t, const rt_csv_row *row, rt_error *err)
+{
+    if (row->n != t->ncol) {
+        rt_error_set(err, "%s: line %lu: expected %zu fields as in the header, found %zu%s",
+                     t->path, row->line, t->ncol, row->n,
+                     row->n < t->ncol ? " (truncated file or missing fields?)" : "");
+        return -1;
+    }
+    if (t->nrow >= RT_TABLE_MAX_ROWS) {
+        rt_error_set(err,
+                     "%s: line %lu: more than %lu rows, the limit of a table (one row per kernel "
+                     "or config)",
+                     t->path, row->line, (unsigned long)RT_TABLE_MAX_ROWS);
+        return -1;
+    }
+    size_t text = 0;
+    for (size_t i = 0; i < row->n; i++)
+        text += row->len[i] + 1;
+    /* Both terms are bounded: a row by RT_CSV_MAX_ROW, the rows by RT_TABLE_MAX_ROWS. */
+    size_t held = t->ntext + text + (t->nrow + 1) * (t->ncol * sizeof *t->off + sizeof *t->line);
+    if (held > t->max_bytes) {
+        rt_error_set(err,
+                     "%s: line %lu: the table's cells take more than %zu MiB, the limit of a "
+                     "table held in memory",
+                     t->path, row->line, t->max_bytes >> 20);
+        return -1;
+    }
+    if (t->nrow == t->rowcap) {
+        t->rowcap = t->rowcap ? 2 * t->rowcap : 64;
+        t->off = rt_xrealloc(t->off, t->rowcap * (t->ncol ? t->ncol : 1) * sizeof *t->off);
+        t->line = rt_xrealloc(t->line, t->rowcap * sizeof *t->line);
+    }
+    if (t->ntext + text > t->textcap) {
+        while (t->ntext + text > t->textcap)
+            t->textcap = t->textcap ? 2 * t->textcap : 4096;
+        t->text = rt_xrealloc(t->text, t->textcap);
+    }
+    for (size_t i = 0; i < row->n; i++) {
+        t->off[t->nrow * t->ncol + i] = t->ntext;
+        memcpy(t->text + t->ntext, row->field[i], row->len[i] + 1);
+        t->ntext += row->len[i] + 1;
+    }
+    t->line[t->nrow++] = row->line;
+    return 0;
+}
+
+/*
+ * Open a table and read its header: one header row, or two (metric names over tag names) as the
+ * notebooks wrote. The rows are read later (table_read_rows), once the columns the import needs
+ * are known to be there: a table without them fails at its header, whatever its size.
  */
-static int table_read(const char *path, table *t, rt_error *err)
+static int table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
 {
     memset(t, 0, sizeof *t);
     t->path = path;
-    rt_csv *c = rt_csv_open(path, err);
+    t->max_bytes = max_bytes;
+    rt_csv *c = t->csv = rt_csv_open(path, err);
     if (!c)
         return -1;
-    int rc = -1;
     rt_csv_row row;
     int r = rt_csv_next(c, &row, err);
     if (r <= 0) {
         if (r == 0)
             rt_error_set(err, "%s: line 1: empty file, no header", path);
-        goto done;
+        return -1;
     }
     size_t named = 0, numeric = 0;
     for (size_t i = 0; i < row.n; i++) {
@@ -141,19 +200,19 @@ static int table_read(const char *path, table *t, rt_error *err)
             rt_error_set(err,
                          "%s: line %lu: column %zu: a NUL byte in the header (not a text table?)",
                          path, row.line, i + 1);
-            goto done;
+            return -1;
         }
     }
     if (named == 0 || numeric * 2 > named) {
         rt_error_set(err,
                      "%s: line %lu: no header row (the first row holds numbers, not column names)",
                      path, row.line);
-        goto done;
+        return -1;
     }
     if (row.n > RT_TABLE_MAX_COLUMNS) {
         rt_error_set(err, "%s: line %lu: %zu columns, more than the limit of %d", path, row.line,
                      row.n, RT_TABLE_MAX_COLUMNS);
-        goto done;
+        return -1;
     }
     t->ncol = row.n;
     t->col = row_copy(&row);
@@ -162,10 +221,10 @@ static int table_read(const char *path, table *t, rt_error *err)
     /* A second header row: it names exactly some of the columns the first left blank. */
     r = rt_csv_next(c, &row, err);
     if (r < 0)
-        goto done;
+        return -1;
     if (r == 0) {
         rt_error_set(err, "%s: line %lu: a header but no data rows", path, hline + 1);
-        goto done;
+        return -1;
     }
     int second = row.n == t->ncol;
     size_t fills = 0;
@@ -177,7 +236,6 @@ static int table_read(const char *path, table *t, rt_error *err)
         else
             fills++;
     }
-    int have_row = 1;
     if (second && fills > 0) {
         for (size_t i = 0; i < row.n; i++)
             if (row.len[i] > 0) {
@@ -185,39 +243,33 @@ static int table_read(const char *path, table *t, rt_error *err)
                 t->col[i] = rt_strndup(row.field[i], row.len[i]);
                 t->tagpart[i] = 1;
             }
-        have_row = 0;
+        return 0;
     }
-    for (;;) {
-        if (!have_row) {
-            r = rt_csv_next(c, &row, err);
-            if (r < 0)
-                goto done;
-            if (r == 0)
-                break;
-        }
-        have_row = 0;
+    if (row.n == 1 && row.len[0] == 0)
+        return 0; /* blank line */
+    return table_add_row(t, &row, err);
+}
+
+/* The rest of the rows, after table_open; closes the input. */
+static int table_read_rows(table *t, rt_error *err)
+{
+    rt_csv_row row;
+    int r;
+    while ((r = rt_csv_next(t->csv, &row, err)) > 0) {
         if (row.n == 1 && row.len[0] == 0)
             continue; /* blank line */
-        if (row.n != t->ncol) {
-            rt_error_set(err, "%s: line %lu: expected %zu fields as in the header, found %zu%s",
-                         path, row.line, t->ncol, row.n,
-                         row.n < t->ncol ? " (truncated file or missing fields?)" : "");
-            goto done;
-        }
-        t->cell = rt_xrealloc(t->cell, (t->nrow + 1) * sizeof *t->cell);
-        t->line = rt_xrealloc(t->line, (t->nrow + 1) * sizeof *t->line);
-        t->cell[t->nrow] = row_copy(&row);
-        t->line[t->nrow] = row.line;
-        t->nrow++;
+        if (table_add_row(t, &row, err) != 0)
+            return -1;
     }
+    if (r < 0)
+        return -1;
     if (t->nrow == 0) {
-        rt_error_set(err, "%s: line %lu: a header but no data rows", path, rt_csv_line(c));
-        goto done;
+        rt_error_set(err, "%s: line %lu: a header but no data rows", t->path, rt_csv_line(t->csv));
+        return -1;
     }
-    rc = 0;
-done:
-    rt_csv_free(c);
-    return rc;
+    rt_csv_free(t->csv);
+    t->csv = NULL;
+    return 0;
 }
 
 static int table_find(const table *t, const char *name)
@@ -226,6 +278,26 @@ static int table_find(const table *t, const char *name)
         if (strcmp(t->col[c], name) == 0)
             return (int)c;
     return -1;
+}
+
+/* The values of the columns cols[0..n) of row r, each as its length and its bytes (so that no
+ * value can run into the next): a key for the string map. */
+static size_t join_key(const table *t, size_t r, const size_t *cols, size_t n, char **buf,
+                       size_t *cap)
+{
+    size_t len = 0;
+    for (size_t k = 0; k < n; k++) {
+        const char *v = cell(t, r, cols[k]);
+        size_t vl = strlen(v);
+        if (len + sizeof vl + vl > *cap) {
+            *cap = 2 * (len + sizeof vl + vl);
+            *buf = rt_xrealloc(*buf, *cap);
+        }
+        memcpy(*buf + len, &vl, sizeof vl);
+        memcpy(*buf + len + sizeof vl, v, vl);
+        len += sizeof vl + vl;
+    }
+    return len;
 }
 
 /* One resolved mapping: quantity -> column of the main table (file 0) or of the AI table (file 1).
@@ -238,7 +310,7 @@ typedef struct qcol {
 
 static int cell_number(const table *t, size_t r, int c, double *v, rt_error *err)
 {
-    const char *s = t->cell[r][c];
+    const char *s = cell(t, r, (size_t)c);
     if (!rt_parse_double(s, v)) {
         rt_error_set(err, "%s: line %lu: column '%s': '%.40s' is not a number", t->path, t->line[r],
                      t->col[c], s);
@@ -330,15 +402,23 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
     int nt = 1, rc = -1;
     qcol *q = NULL;
     size_t nq = 0;
-    int *join = NULL; /* main row -> AI table row */
+    size_t *join = NULL;                    /* main row -> AI table row */
+    size_t *keycol = NULL, *maincol = NULL; /* the AI table's join columns, and the main table's */
+    size_t nk = 0;
+    rt_name_index keys = {0}; /* the join columns' values -> the AI table's row */
     rt_profile *p = NULL;
     unsigned char *is_tag = NULL, *in_name = NULL, *unused = NULL;
     rt_name_index seen = {0}; /* a row's tags -> its row: rows that would merge into one config */
     char *base = NULL;
-    if (table_read(path, &t[0], err) != 0)
+    size_t max_bytes = opt->max_bytes ? opt->max_bytes : RT_TABLE_MAX_BYTES;
+    if (opt->ai_file && strcmp(path, "-") == 0 && strcmp(opt->ai_file, "-") == 0) {
+        rt_error_set(err, "standard input ('-') can be the table or the AI table, not both");
+        goto done;
+    }
+    if (table_open(path, max_bytes, &t[0], err) != 0)
         goto done;
     if (opt->ai_file) {
-        if (table_read(opt->ai_file, &t[1], err) != 0)
+        if (table_open(opt->ai_file, max_bytes, &t[1], err) != 0)
             goto done;
         nt = 2;
     }
@@ -393,6 +473,32 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
                      path);
         goto done;
     }
+    /* The AI table joins by the tag columns of its second header row: the main table has them. */
+    if (nt == 2) {
+        keycol = rt_xcalloc(t[1].ncol + 1, sizeof *keycol);
+        maincol = rt_xcalloc(t[1].ncol + 1, sizeof *maincol);
+        for (size_t c = 0; c < t[1].ncol; c++) {
+            if (!t[1].tagpart[c])
+                continue;
+            int mc = table_find(&t[0], t[1].col[c]);
+            if (mc < 0) {
+                rt_error_set(err, "%s: tag column '%s' is not in %s", opt->ai_file, t[1].col[c],
+                             path);
+                goto done;
+            }
+            keycol[nk] = c;
+            maincol[nk++] = (size_t)mc;
+        }
+        if (nk == 0) {
+            rt_error_set(err, "%s: no tag columns to join with %s (two-row header expected)",
+                         opt->ai_file, path);
+            goto done;
+        }
+    }
+    /* The columns are there: now the rows. */
+    for (int f = 0; f < nt; f++)
+        if (table_read_rows(&t[f], err) != 0)
+            goto done;
     if (!have_inv && w)
         rt_warnings_add(w, "%s: no invocations column: 1 per row assumed", path);
 
@@ -417,7 +523,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
             continue;
         int text = 0;
         for (size_t r = 0; r < t[0].nrow && !text; r++)
-            text = t[0].cell[r][c][0] && !is_number(t[0].cell[r][c]);
+            text = cell(&t[0], r, c)[0] && !is_number(cell(&t[0], r, c));
         for (size_t j = 0; j < nq; j++)
             if (q[j].file == 0 && q[j].col == (int)c && strncmp(q[j].quantity, "tag.", 4) == 0)
                 text = 1;
@@ -434,49 +540,28 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
                 in_name[c] = 1;
     }
 
-    /* Join the AI table by the tag columns it has. */
+    /* Join the AI table by the tag columns it has: a map from their values to its first row. */
     if (nt == 2) {
-        int *keycol = rt_xcalloc(t[1].ncol + 1, sizeof *keycol);
-        size_t nk = 0;
-        for (size_t c = 0; c < t[1].ncol; c++) {
-            if (!t[1].tagpart[c])
-                continue;
-            int mc = table_find(&t[0], t[1].col[c]);
-            if (mc < 0) {
-                free(keycol);
-                rt_error_set(err, "%s: tag column '%s' is not in %s", opt->ai_file, t[1].col[c],
-                             path);
-                goto done;
-            }
-            keycol[nk] = (int)c;
-            nk++;
-        }
-        if (nk == 0) {
-            free(keycol);
-            rt_error_set(err, "%s: no tag columns to join with %s (two-row header expected)",
-                         opt->ai_file, path);
-            goto done;
+        char *key = NULL;
+        size_t kcap = 0;
+        for (size_t r = 0; r < t[1].nrow; r++) {
+            size_t len = join_key(&t[1], r, keycol, nk, &key, &kcap);
+            if (rt_name_index_get(&keys, key, len) == (size_t)-1)
+                rt_name_index_put(&keys, key, len, r);
         }
         join = rt_xmalloc(t[0].nrow * sizeof *join);
         for (size_t r = 0; r < t[0].nrow; r++) {
-            join[r] = -1;
-            for (size_t s = 0; s < t[1].nrow && join[r] < 0; s++) {
-                int same = 1;
-                for (size_t k = 0; k < nk && same; k++) {
-                    int ac = keycol[k], mc = table_find(&t[0], t[1].col[ac]);
-                    same = strcmp(t[0].cell[r][mc], t[1].cell[s][ac]) == 0;
-                }
-                if (same)
-                    join[r] = (int)s;
-            }
-            if (join[r] < 0) {
+            size_t len = join_key(&t[0], r, maincol, nk, &key, &kcap);
+            size_t at = rt_name_index_get(&keys, key, len);
+            if (at == (size_t)-1) {
                 rt_error_set(err, "%s: line %lu: no row with the same %s ... in %s", path,
                              t[0].line[r], t[1].col[keycol[0]], opt->ai_file);
-                free(keycol);
+                free(key);
                 goto done;
             }
+            join[r] = at;
         }
-        free(keycol);
+        free(key);
     }
 
     p = rt_profile_new();
@@ -500,21 +585,21 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         size_t cap = strlen(base) + 1, len;
         for (size_t c = 0; c < t[0].ncol; c++)
             if (is_tag[c])
-                cap += strlen(t[0].col[c]) + strlen(t[0].cell[r][c]) + 3;
+                cap += strlen(t[0].col[c]) + strlen(cell(&t[0], r, c)) + 3;
         for (size_t j = 0; j < nq; j++)
             if (strcmp(q[j].quantity, "name") == 0)
-                cap += strlen(t[q[j].file].cell[q[j].file ? (size_t)join[r] : r][q[j].col]) + 2;
+                cap += strlen(cell(&t[q[j].file], q[j].file ? join[r] : r, (size_t)q[j].col)) + 2;
         char *name = rt_xmalloc(cap);
         len = (size_t)snprintf(name, cap, "%s", base);
         for (size_t j = 0; j < nq; j++)
             if (strcmp(q[j].quantity, "name") == 0)
-                len +=
-                    (size_t)snprintf(name + len, cap - len, " %s",
-                                     t[q[j].file].cell[q[j].file ? (size_t)join[r] : r][q[j].col]);
+                len += (size_t)snprintf(
+                    name + len, cap - len, " %s",
+                    cell(&t[q[j].file], q[j].file ? join[r] : r, (size_t)q[j].col));
         for (size_t c = 0; c < t[0].ncol; c++) {
-            if (!is_tag[c] || !t[0].cell[r][c][0])
+            if (!is_tag[c] || !cell(&t[0], r, c)[0])
                 continue;
-            const char *v = t[0].cell[r][c];
+            const char *v = cell(&t[0], r, c);
             if (is_number(v))
                 len += (size_t)snprintf(name + len, cap - len, " %s=%s", t[0].col[c], v);
             else
@@ -526,20 +611,20 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         for (size_t c = 0; c < t[0].ncol; c++) {
             if (!is_tag[c] || in_name[c])
                 continue;
-            rt_tags_set(&k->tags, t[0].col[c], t[0].cell[r][c]);
+            rt_tags_set(&k->tags, t[0].col[c], cell(&t[0], r, c));
         }
         for (size_t c = 0; c < t[0].ncol; c++)
             if (is_tag[c] && strcmp(t[0].col[c], "Kernel Shape") == 0)
-                kernel_shape_tags(&k->tags, t[0].cell[r][c]);
+                kernel_shape_tags(&k->tags, cell(&t[0], r, c));
         double total = NAN, fsum = 0;
         for (size_t j = 0; j < nq; j++) {
             const table *tt = &t[q[j].file];
-            size_t rr = q[j].file ? (size_t)join[r] : r;
+            size_t rr = q[j].file ? join[r] : r;
             const char *qn = q[j].quantity;
             if (strcmp(qn, "name") == 0)
                 continue;
             if (strncmp(qn, "tag.", 4) == 0) {
-                rt_tags_set(&k->tags, qn + 4, tt->cell[rr][q[j].col]);
+                rt_tags_set(&k->tags, qn + 4, cell(tt, rr, (size_t)q[j].col));
                 continue;
             }
             double v;
@@ -577,7 +662,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
             if (strncmp(qn, "ai.", 3) != 0 || rt_values_has(&k->bytes, qn + 3))
                 continue;
             const table *tt = &t[q[j].file];
-            size_t rr = q[j].file ? (size_t)join[r] : r;
+            size_t rr = q[j].file ? join[r] : r;
             double ai;
             if (cell_number(tt, rr, q[j].col, &ai, err) != 0)
                 goto done;
@@ -629,6 +714,9 @@ done:
     free(base);
     free(q);
     free(join);
+    free(keycol);
+    free(maincol);
+    rt_name_index_release(&keys);
     free(is_tag);
     free(in_name);
     free(unused);

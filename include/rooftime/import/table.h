@@ -9,6 +9,10 @@
 
 /* The widest table read (docs/limits.md): every unmapped column becomes a tag. */
 #define RT_TABLE_MAX_COLUMNS 1024
+/* What a table may hold in memory (docs/limits.md): its rows, one per kernel or config, and its
+ * cells' bytes (their text and 8 bytes each, line numbers 8 bytes a row). */
+#define RT_TABLE_MAX_ROWS ((size_t)1 << 20)
+#define RT_TABLE_MAX_BYTES ((size_t)256 << 20)
 
 /* One "quantity=column" mapping: time, invocations, name, flops.<unit>, bytes.<level>, ai.<level>,
  * flops.total (the FLOPs that AI divides; default: the sum of flops.*), tag.<name> (a tag column).
@@ -29,6 +33,7 @@ typedef struct rt_table_options {
     /* What the time column measures; unknown: device time when it is the paper's "CUDA Time"
      * (Nsight Compute's kernel time), else left unknown. */
     rt_time_kind time_kind;
+    size_t max_bytes; /* what each table may hold in memory; 0: RT_TABLE_MAX_BYTES */
 } rt_table_options;
 
 /*
