@@ -62,6 +62,18 @@ expect 2 "--machine is required" -- report -o "$R" "$P"
 expect 2 "unknown mode 'x'" -- report -m v100 --mode x -o "$R" "$P"
 touch "$TMP/file"
 expect 1 "" -- report -m v100 -o "$TMP/file/sub" "$P"
+# A report that fails midway (its files limited to 20 KiB) leaves nothing behind: no directory of
+# those it made, an existing one with only its old files; the message names the final path.
+( trap '' XFSZ; ulimit -f 20; "$BIN" report -m v100 -o "$TMP/fail/sub" "$P" ) >/dev/null 2>"$TMP/fail.err"
+check "a failing report exits 1" test $? -eq 1
+check "a failing report names the chart in its directory" grep -Eq "cannot write '$TMP/fail/sub/[a-z0-9-]+\.svg': File too large" "$TMP/fail.err"
+check "a failing report names no temporary path" test "$(grep -c report.tmp "$TMP/fail.err")" = 0
+check "a failing report leaves no directory" test ! -e "$TMP/fail"
+mkdir -p "$TMP/old"
+echo old >"$TMP/old/report.html"
+echo note >"$TMP/old/note.txt"
+( trap '' XFSZ; ulimit -f 20; "$BIN" report -m v100 -o "$TMP/old" "$P" ) >/dev/null 2>&1
+check "a failing report leaves an existing directory's files alone" test "$(ls -A "$TMP/old" | tr '\n' ' ')" = "note.txt report.html " -a "$(cat "$TMP/old/report.html")" = old
 
 # Headless Chromium: no console errors, and the screenshot is not blank.
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)

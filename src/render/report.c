@@ -580,22 +580,72 @@ static int settle(const char *tmp, const char *dir, int keep, rt_error *err)
     return rc;
 }
 
+/* The first of the directories of path (path itself or one above it) that does not exist: where
+ * rt_mkdir_p starts creating; NULL when path exists. */
+static char *first_missing(const char *path)
+{
+    char *buf = rt_strdup(path);
+    size_t len = strlen(buf);
+    struct stat st;
+    for (size_t i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        if (stat(buf, &st) != 0)
+            return buf;
+        buf[i] = c;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* Take out the directories made for dir: dir and those above it, up to first (each empty). */
+static void remove_made(const char *dir, const char *first)
+{
+    if (!first)
+        return;
+    char *buf = rt_strdup(dir);
+    size_t n = strlen(first);
+    for (;;) {
+        rmdir(buf);
+        char *slash = strrchr(buf, '/');
+        if (strlen(buf) <= n || !slash)
+            break;
+        *slash = '\0';
+    }
+    free(buf);
+}
+
+/* The message names the report's directory, not the temporary one inside it. */
+static void name_final_dir(rt_error *err, const char *tmp, const char *dir)
+{
+    char *at;
+    while (err && (at = strstr(err->msg, tmp)) != NULL) {
+        char *msg = rt_asprintf("%.*s%s%s", (int)(at - err->msg), err->msg, dir, at + strlen(tmp));
+        rt_error_set(err, "%s", msg);
+        free(msg);
+    }
+}
+
 int rt_report_write(const rt_analysis *a, const rt_analysis *hier, rt_profile *const *profiles,
                     size_t n_profiles, const rt_report_opts *opts, const char *dir, rt_error *err)
 {
     rt_report_opts o = opts ? *opts : (rt_report_opts){0};
-    struct stat st;
-    int existed = stat(dir, &st) == 0;
-    if (rt_mkdir_p(dir, err) != 0)
+    char *made = first_missing(dir); /* what a failure takes out again */
+    if (rt_mkdir_p(dir, err) != 0) {
+        remove_made(dir, made);
+        free(made);
         return -1;
+    }
     /* Everything is written into a folder of its own inside dir and moved out at the end, so a
      * report that fails leaves nothing behind (and no half-updated report). */
     char *tmp = rt_asprintf("%s/.report.tmp.XXXXXX", dir);
     if (!mkdtemp(tmp)) {
         rt_error_set(err, "cannot write in '%s': %s", dir, strerror(errno));
         free(tmp);
-        if (!existed)
-            rmdir(dir);
+        remove_made(dir, made);
+        free(made);
         return -1;
     }
     const char *final_dir = dir;
@@ -621,8 +671,11 @@ int rt_report_write(const rt_analysis *a, const rt_analysis *hier, rt_profile *c
 out:
     if (settle(tmp, final_dir, rc == 0, err) != 0)
         rc = -1;
-    if (rc != 0 && !existed)
-        rmdir(final_dir);
+    if (rc != 0) {
+        name_final_dir(err, tmp, final_dir);
+        remove_made(final_dir, made);
+    }
+    free(made);
     free(tmp);
     free(buf);
     return rc;
