@@ -13,17 +13,66 @@ void rt_kernel_init(rt_kernel *k, const char *name)
     k->name = rt_strdup_utf8(name ? name : "");
 }
 
+static void drop_samples(rt_kernel *k)
+{
+    if (k->samples) {
+        rt_time_samples_release(k->samples);
+        free(k->samples);
+        k->samples = NULL;
+    }
+}
+
 void rt_kernel_release(rt_kernel *k)
 {
     free(k->name);
     rt_values_release(&k->flops);
     rt_values_release(&k->bytes);
     rt_tags_release(&k->tags);
+    drop_samples(k);
     memset(k, 0, sizeof *k);
+}
+
+static bool kernel_empty(const rt_kernel *k)
+{
+    return k->invocations == 0 && k->time == 0 && !k->samples && k->spread.n == 0;
+}
+
+void rt_kernel_add_samples(rt_kernel *k, const rt_time_samples *acc)
+{
+    if (!k->samples)
+        k->samples = rt_xcalloc(1, sizeof *k->samples);
+    rt_time_samples_merge(k->samples, acc);
+}
+
+void rt_kernel_add_sample(rt_kernel *k, double seconds)
+{
+    if (!k->samples)
+        k->samples = rt_xcalloc(1, sizeof *k->samples);
+    rt_time_samples_add(k->samples, seconds);
+}
+
+/* Spreads combine exactly only through samples: see profile.h. */
+static void accumulate_spread(rt_kernel *a, const rt_kernel *b)
+{
+    if (kernel_empty(b))
+        return;
+    if (kernel_empty(a)) {
+        a->spread = b->spread;
+        if (b->samples)
+            rt_kernel_add_samples(a, b->samples);
+        return;
+    }
+    if (a->samples && b->samples && a->spread.n == 0 && b->spread.n == 0) {
+        rt_time_samples_merge(a->samples, b->samples);
+        return;
+    }
+    drop_samples(a);
+    memset(&a->spread, 0, sizeof a->spread);
 }
 
 void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b)
 {
+    accumulate_spread(a, b);
     a->invocations += b->invocations;
     a->time += b->time;
     for (size_t i = 0; i < b->flops.n; i++)
@@ -84,6 +133,17 @@ rt_kernel *rt_profile_add_kernel(rt_profile *p, const char *name)
     rt_kernel *k = &p->kernels[p->n_kernels++];
     rt_kernel_init(k, name);
     return k;
+}
+
+void rt_profile_finish_spreads(rt_profile *p)
+{
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        rt_kernel *k = &p->kernels[i];
+        if (!k->samples)
+            continue;
+        rt_time_samples_result(k->samples, &k->spread);
+        drop_samples(k);
+    }
 }
 
 static int same_tags(const rt_tags *a, const rt_tags *b)
@@ -149,6 +209,11 @@ int rt_profile_check(const rt_profile *p, rt_error *err)
         for (size_t j = 0; j < k->bytes.n; j++)
             if (check_number(k, i, "bytes", k->bytes.v[j].key, k->bytes.v[j].value, err) != 0)
                 return -1;
+        const char *field, *why;
+        if (rt_time_spread_check(&k->spread, &field, &why) != 0) {
+            rt_error_set(err, "kernel %zu '%.80s': time_spread.%s %s", i, k->name, field, why);
+            return -1;
+        }
     }
     return 0;
 }
@@ -183,6 +248,11 @@ static bool values_equal(const rt_values *a, const rt_values *b)
         if (strcmp(a->v[i].key, b->v[i].key) != 0 || a->v[i].value != b->v[i].value)
             return false;
     return true;
+}
+
+static bool spread_equal(const rt_time_spread *a, const rt_time_spread *b)
+{
+    return a->n == b->n && a->median == b->median && a->q1 == b->q1 && a->q3 == b->q3;
 }
 
 static bool tags_equal(const rt_tags *a, const rt_tags *b)
@@ -240,13 +310,14 @@ bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why)
     }
     for (size_t i = 0; i < a->n_kernels; i++) {
         const rt_kernel *x = &a->kernels[i], *y = &b->kernels[i];
-        what = strcmp(x->name, y->name) != 0         ? "name"
-               : x->invocations != y->invocations    ? "invocations"
-               : x->time != y->time                  ? "time"
-               : !values_equal(&x->flops, &y->flops) ? "flops"
-               : !values_equal(&x->bytes, &y->bytes) ? "bytes"
-               : !tags_equal(&x->tags, &y->tags)     ? "tags"
-                                                     : NULL;
+        what = strcmp(x->name, y->name) != 0           ? "name"
+               : x->invocations != y->invocations      ? "invocations"
+               : x->time != y->time                    ? "time"
+               : !spread_equal(&x->spread, &y->spread) ? "time spread"
+               : !values_equal(&x->flops, &y->flops)   ? "flops"
+               : !values_equal(&x->bytes, &y->bytes)   ? "bytes"
+               : !tags_equal(&x->tags, &y->tags)       ? "tags"
+                                                       : NULL;
         if (what) {
             rt_error_set(why, "kernel %zu '%.80s': %s differ", i, x->name, what);
             return false;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rooftime/core/time-spread.h"
 #include "rooftime/core/values.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/rank-identity.h"
@@ -23,12 +24,26 @@ typedef struct rt_kernel {
     rt_values flops; /* per compute unit */
     rt_values bytes; /* per memory level */
     rt_tags tags;    /* framework, precision, pass, operation, parameters ... */
+    /* Time per invocation: median and quartiles where the source timed invocations one by one;
+     * n = 0: unknown. */
+    rt_time_spread spread;
+    /* Per-invocation times not yet turned into spread (rt_profile_finish_spreads); NULL when none.
+     * Owned; bounded in size (core/time-spread.h). */
+    rt_time_samples *samples;
 } rt_kernel;
 
 void rt_kernel_init(rt_kernel *k, const char *name);
 void rt_kernel_release(rt_kernel *k);
-/* Add b's invocations, time, FLOPs and bytes into a (tags untouched). */
+/* Add b's invocations, time, FLOPs and bytes into a (tags untouched), and its spread where that
+ * stays exact: into an empty a, b's spread or samples are copied; samples on both sides merge;
+ * otherwise (a settled spread on either side, or samples on one only) a's spread becomes unknown,
+ * since quartiles of two sets do not give the quartiles of their union. */
 void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b);
+/* Record one invocation's time (seconds) among k's samples; rt_profile_finish_spreads turns the
+ * samples into k->spread. */
+void rt_kernel_add_sample(rt_kernel *k, double seconds);
+/* Record every sample of acc among k's samples. */
+void rt_kernel_add_samples(rt_kernel *k, const rt_time_samples *acc);
 
 /* How an importer read its inputs, written beside the kernels (formats/ serializes it). */
 typedef struct rt_provenance {
@@ -92,15 +107,19 @@ void rt_profile_free(rt_profile *p);
 rt_kernel *rt_profile_add_kernel(rt_profile *p, const char *name);
 /* Find a kernel with this name and these tags, or add it. */
 rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags *tags);
+/* Every kernel's samples become its spread and are freed (kernels without samples keep theirs).
+ * Sources that record samples call it once they are done. */
+void rt_profile_finish_spreads(rt_profile *p);
 
-/* What a profile file can hold: every time, count, FLOP and byte figure finite and >= 0 (names and
- * tags are valid UTF-8 by construction: the setters replace bad bytes with U+FFFD). -1 names the
- * kernel and the field. Every importer's result and every saved profile passes it. */
+/* What a profile file can hold: every time, count, FLOP and byte figure finite and >= 0, every
+ * spread unknown or consistent (rt_time_spread_check: 0 <= q1 <= median <= q3) (names and tags are
+ * valid UTF-8 by construction: the setters replace bad bytes with U+FFFD). -1 names the kernel
+ * and the field. Every importer's result and every saved profile passes it. */
 int rt_profile_check(const rt_profile *p, rt_error *err);
 
-/* True when a and b hold the same kernels (names, counts, times, FLOPs, bytes, tags, in order)
- * and the same tool, version, command, machine, method, identity and profile tags; otherwise false,
- * with the first difference in why (may be NULL). Round-trip checks use it. */
+/* True when a and b hold the same kernels (names, counts, times, spreads, FLOPs, bytes, tags, in
+ * order) and the same tool, version, command, machine, method, identity and profile tags; otherwise
+ * false, with the first difference in why (may be NULL). Round-trip checks use it. */
 bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why);
 
 #endif
