@@ -354,6 +354,13 @@ json_t *rt_analysis_to_json(const rt_analysis *a)
         json_object_set_new(o, "config", json_string(a->configs[it->config].label));
         json_object_set_new(o, "tags", tags_obj(&it->tags));
         json_object_set_new(o, "verdict", rt_verdict_to_json(a, &it->v));
+        const rt_time_spread *sp = &it->kernel->spread;
+        if (sp->n > 0) /* per invocation, where the source timed them one by one */
+            json_object_set_new(o, "time_spread",
+                                json_pack("{s:o,s:o,s:o,s:o,s:o}", "n", json_real(sp->n), "median",
+                                          json_real(sp->median), "q1", json_real(sp->q1), "q3",
+                                          json_real(sp->q3), "relative_half_iqr",
+                                          num_or_null(rt_time_spread_rel(sp))));
         json_array_append_new(ks, o);
     }
     free(ii);

@@ -103,6 +103,32 @@ static int read_provenance(rt_jr *r, const json_t *j, rt_provenance *pv)
     return 0;
 }
 
+/* "time_spread": {"n": .., "median": .., "q1": .., "q3": ..}, seconds per invocation; absent:
+ * unknown. */
+static int read_spread(rt_jr *r, const json_t *j, const char *path, rt_kernel *k)
+{
+    const json_t *o;
+    if (rt_jr_member_object(r, j, path, "time_spread", false, &o) != 0)
+        return -1;
+    if (!o)
+        return 0;
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.time_spread", path);
+    rt_time_spread s = {0};
+    if (rt_jr_number(r, o, sub, "n", true, 0, &s.n) != 0 ||
+        rt_jr_number(r, o, sub, "median", true, 0, &s.median) != 0 ||
+        rt_jr_number(r, o, sub, "q1", true, 0, &s.q1) != 0 ||
+        rt_jr_number(r, o, sub, "q3", true, 0, &s.q3) != 0)
+        return -1;
+    const char *field, *why;
+    if (rt_time_spread_check(&s, &field, &why) != 0) {
+        rt_jr_fail(r, sub, field, "kernel '%.80s': %s %s", k->name, field, why);
+        return -1;
+    }
+    k->spread = s;
+    return 0;
+}
+
 static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
 {
     char path[64];
@@ -122,7 +148,8 @@ static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
     if (rt_jr_number(r, j, path, "invocations", true, 0, &k->invocations) != 0 ||
         rt_jr_number(r, j, path, "time", true, 0, &k->time) != 0 ||
         read_values(r, j, path, "flops", &k->flops) != 0 ||
-        read_values(r, j, path, "bytes", &k->bytes) != 0 || read_tags(r, j, path, &k->tags) != 0)
+        read_values(r, j, path, "bytes", &k->bytes) != 0 || read_tags(r, j, path, &k->tags) != 0 ||
+        read_spread(r, j, path, k) != 0)
         return -1;
     return 0;
 }
@@ -244,6 +271,11 @@ json_t *rt_profile_to_json(const rt_profile *p)
         json_object_set_new(o, "name", json_string(k->name));
         json_object_set_new(o, "invocations", rt_json_num(k->invocations));
         json_object_set_new(o, "time", json_real(k->time));
+        if (k->spread.n > 0)
+            json_object_set_new(o, "time_spread",
+                                json_pack("{s:o,s:o,s:o,s:o}", "n", rt_json_num(k->spread.n),
+                                          "median", json_real(k->spread.median), "q1",
+                                          json_real(k->spread.q1), "q3", json_real(k->spread.q3)));
         json_object_set_new(o, "flops", values_json(&k->flops));
         json_object_set_new(o, "bytes", values_json(&k->bytes));
         if (k->tags.n)
