@@ -99,6 +99,20 @@ static void test_deepcam_matches_expected(void **state)
     }
     assert_int_equal(rows, 35);
     assert_int_equal((int)launches, 633);
+    /* Each kernel's spread: its launches' cycles / rate, one sample per launch. */
+    size_t known = 0;
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const rt_kernel *k = &p->kernels[i];
+        const rt_time_spread *sp = &k->spread;
+        if (sp->n != k->invocations || !(sp->q1 <= sp->median && sp->median <= sp->q3) ||
+            !(sp->median > 0))
+            fail_msg("kernel '%.80s': %g launches, spread n %g: %g <= %g <= %g", k->name,
+                     k->invocations, sp->n, sp->q1, sp->median, sp->q3);
+        /* the launch times add up to provenance.kernel_time_sum: none is longer */
+        assert_true(sp->median <= rt_values_get(&p->provenance.kernel_time_sum, k->name, -1));
+        known += rt_time_spread_known(sp);
+    }
+    assert_true(known > 0);
     /* No fp64 counters in these files: said, not invented. */
     assert_false(rt_values_has(&p->kernels[0].flops, "fp64"));
     int said = 0;
@@ -223,6 +237,14 @@ static void test_synthetic_one_file(void **state)
     assert_true(nan_said);
     assert_close(rt_values_get(&p->provenance.kernel_time_sum, "copy_kernel", 0), 1e-3 + 0.8e-3,
                  1e-12);
+    /* Spreads of the launch times: 1 ms twice; 1 ms and 0.8 ms. */
+    assert_true(g->spread.n == 2);
+    assert_close(g->spread.median, 1e-3, 1e-12);
+    assert_close(g->spread.q1, 1e-3, 1e-12);
+    assert_true(c->spread.n == 2);
+    assert_close(c->spread.median, 0.9e-3, 1e-12);
+    assert_close(c->spread.q1, 0.85e-3, 1e-12);
+    assert_close(c->spread.q3, 0.95e-3, 1e-12);
     assert_int_equal(p->provenance.n_inputs, 1);
     rt_profile_free(p);
     p = NULL;
@@ -236,6 +258,7 @@ static void test_synthetic_one_file(void **state)
     assert_string_equal(rt_tags_get(&p->kernels[3].tags, "process"), "12");
     assert_string_equal(rt_tags_get(&p->kernels[3].tags, "launch"), "1");
     assert_close(p->kernels[3].time, 0.8e-3, 1e-12);
+    assert_true(p->kernels[3].spread.n == 0); /* one launch per kernel: no spread */
     assert_close(rt_values_get(&p->kernels[0].flops, "tensor", 0), 3 * 512.0, 1e-12);
     rt_profile_free(p);
     rt_warnings_release(&w);

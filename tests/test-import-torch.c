@@ -5,6 +5,7 @@
 
 #include "testutil.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/torch-cost.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/error.h"
 
@@ -213,6 +214,72 @@ static void test_two_parsers_agree(void **state)
     rt_profile_free(p);
 }
 
+/* Every kernel's spread covers each of its calls' self times. */
+static void check_spreads(const rt_profile *p)
+{
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const rt_kernel *k = &p->kernels[i];
+        const rt_time_spread *s = &k->spread;
+        if (s->n != k->invocations || !(s->q1 <= s->median && s->median <= s->q3))
+            fail_msg("kernel '%s': %g invocations, spread n %g, %g <= %g <= %g", k->name,
+                     k->invocations, s->n, s->q1, s->median, s->q3);
+        assert_null(k->samples);
+        /* the median call is no longer than all the calls together */
+        assert_true(s->median <= k->time + 1e-12);
+    }
+}
+
+/* Per-call self times: median and quartiles per aggregated operator, with and without the cost
+ * model (which merges calls of one name and source under one kernel). */
+static void test_spreads(void **state)
+{
+    (void)state;
+    rt_profile *p = NULL;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    assert_int_equal(rt_import_torch(data_path("torch-1.13-lstm-forward.json"), "rooftime:measured",
+                                     &p, &w, &err),
+                     0);
+    check_spreads(p);
+    /* 16 steps' hidden-state products, self times 4 to 6 us (torch 1.13 rounds to 1 us) */
+    const rt_kernel *a = find(p, "aten::addmm [[64],[16,16],[16,64],[],[]]");
+    assert_true(a->spread.n == 16 && rt_time_spread_known(&a->spread));
+    assert_close(a->spread.median, 5e-6, 1e-9);
+    assert_close(a->spread.q1, 4.75e-6, 1e-9);
+    assert_close(a->spread.q3, 5.5e-6, 1e-9);
+    /* one call: a spread of one, not known */
+    const rt_kernel *mm = find(p, "aten::mm [[256,32],[32,64]]");
+    assert_true(mm->spread.n == 1 && mm->spread.median == mm->time);
+    assert_false(rt_time_spread_known(&mm->spread));
+    rt_profile_free(p);
+    assert_int_equal(rt_import_torch(data_path("torch-1.13-conv2d-backward.json"),
+                                     "rooftime:measured", &p, &w, &err),
+                     0);
+    check_spreads(p);
+    rt_profile_free(p);
+    rt_torch_ops *ops = NULL;
+    assert_int_equal(rt_torch_ops_load(NULL, &ops, &err), 0);
+    rt_torch_options o = {.within = "rooftime:measured", .ops = ops};
+    assert_int_equal(
+        rt_import_torch_opts(data_path("torch-1.13-lstm-forward.json"), &o, &p, &w, &err), 0);
+    check_spreads(p);
+    rt_profile_free(p);
+    rt_torch_ops_free(ops);
+    rt_warnings_release(&w);
+    /* Two calls of 4 and 6 us. */
+    p = import_text("[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,"
+                    "\"tid\":1,\"ts\":0,\"dur\":4},\n"
+                    " {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,"
+                    "\"tid\":1,\"ts\":10,\"dur\":6}]",
+                    NULL);
+    const rt_kernel *k = find(p, "aten::add");
+    assert_true(k->spread.n == 2);
+    assert_close(k->spread.median, 5e-6, 1e-12);
+    assert_close(k->spread.q1, 4.5e-6, 1e-12);
+    assert_close(k->spread.q3, 5.5e-6, 1e-12);
+    rt_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_bad_json),
         cmocka_unit_test(test_recordings),
         cmocka_unit_test(test_two_parsers_agree),
+        cmocka_unit_test(test_spreads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -185,6 +185,8 @@ static int build(cupti_import *im, const rt_cupti_options *opt, rt_profile *prof
         }
         k->invocations += 1;
         k->time += t;
+        if (!opt->per_launch)
+            rt_kernel_add_sample(k, t); /* the spread of launch times */
         set_quantities(im, k, chosen, nq, q);
         if (L && L->api >= 0) {
             api_sum[name] += L->api;
@@ -373,6 +375,7 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
     prof = rt_profile_new();
     if (build(&im, opt, prof) != 0)
         goto done;
+    rt_profile_finish_spreads(prof);
     prof->tool = rt_strdup("cupti");
     prof->time_kind =
         RT_TIME_DEVICE; /* Activity end - start, or replayed cycles: launch latency is outside */

@@ -87,6 +87,7 @@ typedef struct pending {
 typedef struct ktotal {
     double n, cycles, rate, time_sum;
     double *q;
+    rt_time_samples launch_times; /* each launch's cycles / rate, for the kernel's spread */
 } ktotal;
 
 typedef struct ncu_import {

@@ -127,6 +127,8 @@ static int ncu_finish(ncu_import *im, pending *p)
     t->cycles += cycles;
     t->rate += rate;
     t->time_sum += lt;
+    if (!im->per_launch)
+        rt_time_samples_add(&t->launch_times, lt);
     for (size_t i = 0; i < im->nchosen; i++) {
         double x = ncu_formula_eval(&im->map.q[im->chosen[i]].f, v, cst, lt);
         if (isnan(x)) {
@@ -276,8 +278,10 @@ static void ncu_import_release(ncu_import *im)
         free(im->f[i].pid);
     }
     free(im->f);
-    for (size_t i = 0; i < im->nk; i++)
+    for (size_t i = 0; i < im->nk; i++) {
         free(im->k[i].q);
+        rt_time_samples_release(&im->k[i].launch_times);
+    }
     free(im->k);
     rt_name_index_release(&im->names);
     rt_name_index_release(&im->mnames);
@@ -513,10 +517,13 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
                 rt_values_set(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
             }
             /* Per name with cycles and rate in different files, a launch's own time is unknown. */
-            if (!by_name || time_in_one)
+            if (!by_name || time_in_one) {
                 rt_values_set(&pv->kernel_time_sum, k->name, t->time_sum);
+                rt_kernel_add_samples(k, &t->launch_times); /* the spread of launch times */
+            }
         }
     }
+    rt_profile_finish_spreads(prof);
     prof->method = rt_strdup(
         opt->per_launch
             ? "Nsight Compute metrics, one kernel per launch; time = cycles / rate of the launch"

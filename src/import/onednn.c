@@ -28,6 +28,7 @@ typedef struct entry {
     char *name;
     double calls;
     double ms;
+    rt_time_samples samples; /* each call's exec time in seconds, for the kernel's spread */
     rt_values flops;
     rt_values bytes;
 } entry;
@@ -82,6 +83,7 @@ void rt_onednn_reader_free(rt_onednn_reader *r)
         free(r->e[i].name);
         rt_values_release(&r->e[i].flops);
         rt_values_release(&r->e[i].bytes);
+        rt_time_samples_release(&r->e[i].samples);
     }
     free(r->e);
     rt_name_index_release(&r->ix);
@@ -295,6 +297,7 @@ static void read_exec(rt_onednn_reader *r, char **f, int nf, int i)
     }
     r->e[idx].calls += 1;
     r->e[idx].ms += ms;
+    rt_time_samples_add(&r->e[idx].samples, ms * 1e-3);
     r->n_exec++;
 }
 
@@ -418,11 +421,13 @@ int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *
         rt_kernel *k = rt_profile_add_kernel(p, en->name);
         k->invocations = en->calls;
         k->time = en->ms * 1e-3;
+        rt_kernel_add_samples(k, &en->samples);
         for (size_t j = 0; j < en->flops.n; j++)
             rt_values_set(&k->flops, en->flops.v[j].key, en->flops.v[j].value * en->calls);
         for (size_t j = 0; j < en->bytes.n; j++)
             rt_values_set(&k->bytes, en->bytes.v[j].key, en->bytes.v[j].value * en->calls);
     }
+    rt_profile_finish_spreads(p);
     *out = p;
     return 0;
 }

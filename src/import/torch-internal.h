@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "rooftime/core/time-spread.h"
 #include "rooftime/import/torch-cost.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/error.h"
@@ -54,6 +55,7 @@ typedef struct ev {
 
 typedef struct kern {
     double calls, us, flops;
+    rt_time_samples samples; /* each call's self time in seconds, for the kernel's spread */
     const char *unit;
     int gpu;
     /* with the cost model or sources: what one call recorded, and where it came from */

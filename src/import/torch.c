@@ -411,6 +411,7 @@ static void aggregate(reader *r, rt_warnings *w)
         kern *k = &r->k[e->key];
         k->calls += 1;
         k->us += self[i] > 0 ? self[i] : 0;
+        rt_time_samples_add(&k->samples, (self[i] > 0 ? self[i] : 0) * 1e-6);
         k->flops += flops[i];
     }
     if (r->n_partial)
@@ -436,6 +437,7 @@ static void reader_release(reader *r)
         free(r->k[i].source);
         free(r->k[i].module);
         free(r->k[i].display);
+        rt_time_samples_release(&r->k[i].samples);
     }
     rt_name_index_release(&r->cov.why);
     free(r->cov.why_us);
@@ -543,6 +545,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
             rt_tags_release(&tags);
             kk->invocations += k->calls;
             kk->time += k->us * 1e-6;
+            rt_kernel_add_samples(kk, &k->samples);
             if (k->has_cflops && k->cflops > 0) {
                 rt_values_add(&kk->flops, k->cunit ? k->cunit : "fp32", k->cflops);
                 any_flops = 1;
@@ -554,11 +557,13 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         rt_kernel *kk = rt_profile_add_kernel(p, r.names[i]);
         kk->invocations = k->calls;
         kk->time = k->us * 1e-6;
+        rt_kernel_add_samples(kk, &k->samples);
         if (k->flops > 0) {
             rt_values_set(&kk->flops, k->unit ? k->unit : "fp32", k->flops);
             any_flops = 1;
         }
     }
+    rt_profile_finish_spreads(p); /* each kernel's calls: median and quartiles of self time */
     if (r.ops)
         torch_cost_notes(&r, p, w);
     if (r.window_us > 0) {

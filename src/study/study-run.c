@@ -578,6 +578,8 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                                 t.recording = it >= warmup;
                                 rc = c->run(c, &t, err);
                             }
+                            /* the case's per-call times become its kernels' spreads */
+                            rt_profile_finish_spreads(prof);
                             if (c->note)
                                 rt_tags_set(&prof->provenance.notes, what, c->note);
                             rt_study_case_free(c);

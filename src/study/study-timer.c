@@ -31,6 +31,7 @@ void rt_timer_stop(rt_study_timer *t, const rt_kernel_cost *cost)
     rt_tags_release(&tags);
     k->invocations += 1;
     k->time += dt;
+    rt_kernel_add_sample(k, dt); /* its spread: rt_profile_finish_spreads at the end of the run */
     rt_values_add(&k->flops, cost->unit ? cost->unit : "fp32", cost->flops);
     rt_values_add(&k->bytes, "DRAM", cost->dram_bytes);
     if (cost->l1_bytes >= 0)
