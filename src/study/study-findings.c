@@ -150,6 +150,15 @@ static char *config_impls(const rt_analysis *a, const rt_config *c, const char *
     return out;
 }
 
+/* The time of config b over config a for a sentence, against the spread of both: "x1.95 (IQR
+ * ±3%)", "within noise (IQR ±12%)", "x76.53 (from 3 invocations, spread unknown)". */
+static void time_ratio(char *buf, size_t n, const rt_analysis *a, const rt_config *ca,
+                       const rt_config *cb)
+{
+    rt_noise za = rt_study_config_noise(a, ca), zb = rt_study_config_noise(a, cb);
+    rt_noise_ratio_text(buf, n, cb->v.time / ca->v.time, 2, &za, &zb);
+}
+
 static void fmt_s(char *buf, size_t n, double s)
 {
     if (s >= 1)
@@ -435,12 +444,12 @@ static void section_jumps(rt_findings *o, const rt_analysis *a, const rt_study_r
             const rt_config *cb = &a->configs[fam->configs[j]];
             char *ia = config_impls(a, ca, "reorder"), *ib = config_impls(a, cb, "reorder");
             if (strcmp(ia, ib) != 0) {
-                char s[160];
+                char s[160], rt[160];
                 series_of(&ca->tags, s, sizeof s);
-                rt_findings_item(o, "%s, %s %s -> %s: %s -> %s (DRAM AI x%.2f, time x%.2f)", s,
+                time_ratio(rt, sizeof rt, a, ca, cb);
+                rt_findings_item(o, "%s, %s %s -> %s: %s -> %s (DRAM AI x%.2f, time %s)", s,
                                  fam->param, tag(&ca->tags, fam->param), tag(&cb->tags, fam->param),
-                                 ia, ib, dram_ai(&cb->sum) / dram_ai(&ca->sum),
-                                 cb->v.time / ca->v.time);
+                                 ia, ib, dram_ai(&cb->sum) / dram_ai(&ca->sum), rt);
                 changes++;
             }
             free(ia);
@@ -496,7 +505,8 @@ static void section_recoverable(rt_findings *o, const rt_analysis *a)
 }
 
 /* Families whose parameter is batch or seq: how time, launches and AI scale (the paper's
- * LSTM findings: time flat in batch, launches growing with sequence length at constant AI). */
+ * LSTM findings: time flat in batch, launches growing with sequence length at constant AI); a
+ * time ratio within the spread of the two configs' per-invocation times is called noise. */
 static void section_scaling(rt_findings *o, const rt_analysis *a)
 {
     rt_findings_section_add(o, "Scaling along the batch and sequence families");
@@ -508,17 +518,17 @@ static void section_scaling(rt_findings *o, const rt_analysis *a)
         const rt_config *c0 = &a->configs[fam->configs[0]],
                         *c1 = &a->configs[fam->configs[fam->n - 1]];
         double p0 = atof(tag(&c0->tags, fam->param)), p1 = atof(tag(&c1->tags, fam->param));
-        char s[160], ai[64];
+        char s[160], ai[64], rt[160];
         series_of(&c0->tags, s, sizeof s);
+        time_ratio(rt, sizeof rt, a, c0, c1);
         double rai = dram_ai(&c1->sum) / dram_ai(&c0->sum);
         if (isnan(rai))
             snprintf(ai, sizeof ai, "DRAM AI unknown (no byte counts)");
         else
             snprintf(ai, sizeof ai, "DRAM AI x%.2f", rai);
-        rt_findings_item(o, "%s: %s x%.0f (%s -> %s) gives time x%.2f, invocations x%.2f, %s", s,
+        rt_findings_item(o, "%s: %s x%.0f (%s -> %s) gives time %s, invocations x%.2f, %s", s,
                          fam->param, p1 / p0, tag(&c0->tags, fam->param),
-                         tag(&c1->tags, fam->param), c1->v.time / c0->v.time, c1->v.n / c0->v.n,
-                         ai);
+                         tag(&c1->tags, fam->param), rt, c1->v.n / c0->v.n, ai);
     }
 }
 

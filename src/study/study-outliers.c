@@ -49,6 +49,16 @@ static char *shape_of(const rt_tags *t)
     return s;
 }
 
+rt_noise rt_study_config_noise(const rt_analysis *a, const rt_config *c)
+{
+    rt_noise z = {0};
+    for (size_t i = 0; i < c->n_items; i++) {
+        const rt_kernel *k = a->items[c->items[i]].kernel;
+        rt_noise_add(&z, k->time, &k->spread);
+    }
+    return z;
+}
+
 typedef struct pair {
     size_t slow, fast; /* config indices */
     double ratio;
@@ -65,20 +75,58 @@ static char *who(const rt_config *c)
     return rt_asprintf("%s %s", tag(&c->tags, "implementation"), tag(&c->tags, "precision"));
 }
 
-static void list(rt_findings *o, const rt_analysis *a, char **shape, pair *p, size_t n,
-                 const char *what)
+/* A list of pairs, and a set of them: those whose ratio is within the noise of both sides. */
+typedef struct pairs {
+    pair *v;
+    size_t n, cap;
+    size_t n_noise;      /* within noise: counted, not listed */
+    double noise_widest; /* the widest combined spread among them */
+} pairs;
+
+static void pairs_add(pairs *ps, const rt_analysis *a, size_t slow, size_t fast, double ratio)
 {
-    qsort(p, n, sizeof *p, by_ratio);
-    for (size_t i = 0; i < n && i < RT_OUTLIER_ROWS; i++) {
-        const rt_config *s = &a->configs[p[i].slow], *f = &a->configs[p[i].fast];
+    rt_noise zs = rt_study_config_noise(a, &a->configs[slow]),
+             zf = rt_study_config_noise(a, &a->configs[fast]);
+    double c;
+    if (rt_noise_compare(&zf, &zs, ratio, &c) == RT_RATIO_WITHIN_NOISE) {
+        ps->n_noise++;
+        ps->noise_widest = fmax(ps->noise_widest, c);
+        return;
+    }
+    if (ps->n == ps->cap) {
+        ps->cap = ps->cap ? 2 * ps->cap : 16;
+        ps->v = rt_xrealloc(ps->v, ps->cap * sizeof *ps->v);
+    }
+    ps->v[ps->n++] = (pair){slow, fast, ratio};
+}
+
+static void list(rt_findings *o, const rt_analysis *a, char **shape, pairs *ps, const char *what)
+{
+    qsort(ps->v, ps->n, sizeof *ps->v, by_ratio);
+    for (size_t i = 0; i < ps->n && i < RT_OUTLIER_ROWS; i++) {
+        const pair *p = &ps->v[i];
+        const rt_config *s = &a->configs[p->slow], *f = &a->configs[p->fast];
+        rt_noise zs = rt_study_config_noise(a, s), zf = rt_study_config_noise(a, f);
+        char note[96];
+        rt_noise_note(note, sizeof note, &zf, &zs, p->ratio);
         char *ws = who(s), *wf = who(f);
-        rt_findings_item(o, "%s: %s takes x%.*f the time of %s (%s)", shape[p[i].slow], ws,
-                         p[i].ratio < 10 ? 2 : 0, p[i].ratio, wf, what);
+        rt_findings_item(o, "%s: %s takes x%.*f the time of %s (%s; %s)", shape[p->slow], ws,
+                         p->ratio < 10 ? 2 : 0, p->ratio, wf, what, note);
         free(ws);
         free(wf);
     }
-    if (n > RT_OUTLIER_ROWS)
-        rt_findings_item(o, "and %zu more", n - RT_OUTLIER_ROWS);
+    if (ps->n > RT_OUTLIER_ROWS)
+        rt_findings_item(o, "and %zu more", ps->n - RT_OUTLIER_ROWS);
+}
+
+/* Pairs left out as noise, said once. */
+static void noise_note(rt_findings *o, const pairs *ps, const char *one, const char *many)
+{
+    if (ps->n_noise)
+        rt_findings_item(o,
+                         "Not listed, within noise (IQR up to \u00b1%.0f%% from the two sides' "
+                         "per-invocation times): %zu %s.",
+                         ps->noise_widest * 100, ps->n_noise, ps->n_noise == 1 ? one : many);
 }
 
 void rt_study_section_outliers(rt_findings *o, const rt_analysis *a)
@@ -90,8 +138,7 @@ void rt_study_section_outliers(rt_findings *o, const rt_analysis *a)
         shape[c] = shape_of(&a->configs[c].tags);
     /* The slowest against the fastest of each shape, and narrow against wide precisions. Shapes
      * hold a handful of configs: the pairs are few. */
-    pair *out = NULL, *narrow = NULL;
-    size_t n_out = 0, n_narrow = 0, cap_out = 0, cap_narrow = 0;
+    pairs out = {0}, narrow = {0};
     bool *done = rt_xcalloc(nc ? nc : 1, sizeof *done);
     for (size_t c = 0; c < nc; c++) {
         if (done[c])
@@ -116,44 +163,40 @@ void rt_study_section_outliers(rt_findings *o, const rt_analysis *a)
                     strcmp(tag(&x->tags, "implementation"), tag(&y->tags, "implementation")) != 0)
                     continue;
                 int wx = width(tag(&x->tags, "precision")), wy = width(tag(&y->tags, "precision"));
-                if (wx && wy && wx < wy && x->sum.time > y->sum.time) {
-                    if (n_narrow == cap_narrow) {
-                        cap_narrow = cap_narrow ? 2 * cap_narrow : 16;
-                        narrow = rt_xrealloc(narrow, cap_narrow * sizeof *narrow);
-                    }
-                    narrow[n_narrow++] = (pair){d, e, x->sum.time / y->sum.time};
-                }
+                if (wx && wy && wx < wy && x->sum.time > y->sum.time)
+                    pairs_add(&narrow, a, d, e, x->sum.time / y->sum.time);
             }
         }
         double r = a->configs[fast].sum.time > 0
                        ? a->configs[slow].sum.time / a->configs[fast].sum.time
                        : NAN;
-        if (members > 1 && r > RT_OUTLIER_RATIO) {
-            if (n_out == cap_out) {
-                cap_out = cap_out ? 2 * cap_out : 16;
-                out = rt_xrealloc(out, cap_out * sizeof *out);
-            }
-            out[n_out++] = (pair){slow, fast, r};
-        }
+        if (members > 1 && r > RT_OUTLIER_RATIO)
+            pairs_add(&out, a, slow, fast, r);
     }
     rt_findings_list(o);
-    if (n_out)
-        list(o, a, shape, out, n_out, "slowest against fastest at this shape");
+    if (out.n)
+        list(o, a, shape, &out, "slowest against fastest at this shape");
     else
         rt_findings_item(o,
                          "No shape has one implementation or precision more than x%.0f slower "
-                         "than another.",
-                         RT_OUTLIER_RATIO);
-    if (n_narrow)
-        list(o, a, shape, narrow, n_narrow,
+                         "than another%s.",
+                         RT_OUTLIER_RATIO, out.n_noise ? " beyond noise" : "");
+    noise_note(o, &out, "shape whose slowest config is that much slower than its fastest",
+               "shapes whose slowest config is that much slower than their fastest");
+    if (narrow.n)
+        list(o, a, shape, &narrow,
              "a narrower precision slower than a wider one: emulated, or converted on the way");
     else
-        rt_findings_item(o, "No narrower precision is slower than a wider one of the same "
-                            "implementation at the same shape.");
+        rt_findings_item(o,
+                         "No narrower precision is slower than a wider one of the same "
+                         "implementation at the same shape%s.",
+                         narrow.n_noise ? " beyond noise" : "");
+    noise_note(o, &narrow, "narrower precision slower than a wider one",
+               "narrower precisions slower than a wider one");
     for (size_t c = 0; c < nc; c++)
         free(shape[c]);
     free(shape);
     free(done);
-    free(out);
-    free(narrow);
+    free(out.v);
+    free(narrow.v);
 }
