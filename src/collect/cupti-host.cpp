@@ -121,6 +121,22 @@ extern "C" int rtc_host_config(rtc_host *h, const char *const *metrics, size_t n
     return 0;
 }
 
+extern "C" int rtc_config_passes(const uint8_t *config, size_t size, size_t *passes, char *err,
+                                 size_t errn)
+{
+    CUpti_Profiler_Host_GetNumOfPasses_Params np{};
+    np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+    np.configImageSize = size;
+    np.pConfigImage = const_cast<uint8_t *>(config);
+    CUptiResult r = cuptiProfilerHostGetNumOfPasses(&np);
+    if (r != CUPTI_SUCCESS) {
+        say(err, errn, "cuptiProfilerHostGetNumOfPasses", r);
+        return -1;
+    }
+    *passes = np.numOfPasses;
+    return 0;
+}
+
 extern "C" long rtc_counter_data_ranges(const uint8_t *image, size_t size, char *err, size_t errn)
 {
     CUpti_RangeProfiler_GetCounterDataInfo_Params p{};

@@ -22,6 +22,10 @@ void rtc_host_free(rtc_host *h);
 int rtc_host_config(rtc_host *h, const char *const *metrics, size_t n, uint8_t **config,
                     size_t *config_size, size_t *passes, char *err, size_t errn);
 
+/* The pass count of a configuration image (as rtc_host_config made it); 0, or -1 with the reason.
+ */
+int rtc_config_passes(const uint8_t *config, size_t size, size_t *passes, char *err, size_t errn);
+
 /* The number of ranges in a counter data image; -1 on error. */
 long rtc_counter_data_ranges(const uint8_t *image, size_t size, char *err, size_t errn);
 /* Range i's name (into name, cut to namen) and the n metrics' values. 0 or -1. */

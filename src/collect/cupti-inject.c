@@ -7,6 +7,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -38,7 +39,8 @@ typedef struct rctx {
     rtc_host *host;
     uint8_t *config, *data;
     size_t config_size, data_size;
-    char **names; /* kernel names of the ranges in the current image, in launch order */
+    char chip[64]; /* cuptiDeviceGetChipName of its device, for the images' manifest */
+    char **names;  /* kernel names of the ranges in the current image, in launch order */
     size_t n_names;
     unsigned chunk;
     unsigned long ranges; /* ranges written so far */
@@ -51,6 +53,7 @@ static struct {
     char *dir;
     pid_t pid;
     FILE *collector, *kernels, *launches, *ranges;
+    FILE *images; /* images.PID.csv, the manifest of the raw images kept */
     CUpti_SubscriberHandle sub;
     char *metric_list;
     const char *metric[RTC_MAX_METRICS];
@@ -64,6 +67,33 @@ static struct {
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread int tl_in_runtime_launch;
+
+/* The driver's entry points, taken from the libcuda.so.1 that loaded the collector: not linked,
+ * so that `import cupti --reevaluate` can load this library where no driver is installed. */
+static struct {
+    CUresult (*ctx_get_device)(CUdevice *dev);
+    CUresult (*device_get_name)(char *name, int len, CUdevice dev);
+    CUresult (*device_get_attribute)(int *v, CUdevice_attribute a, CUdevice dev);
+    CUresult (*func_get_name)(const char **name, CUfunction f);
+} drv;
+
+static int load_driver(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!h)
+        h = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!h)
+        return -1;
+    drv.ctx_get_device = (CUresult(*)(CUdevice *))dlsym(h, "cuCtxGetDevice");
+    drv.device_get_name = (CUresult(*)(char *, int, CUdevice))dlsym(h, "cuDeviceGetName");
+    drv.device_get_attribute =
+        (CUresult(*)(int *, CUdevice_attribute, CUdevice))dlsym(h, "cuDeviceGetAttribute");
+    drv.func_get_name = (CUresult(*)(const char **, CUfunction))dlsym(h, "cuFuncGetName");
+    return drv.ctx_get_device && drv.device_get_name && drv.device_get_attribute &&
+                   drv.func_get_name
+               ? 0
+               : -1;
+}
 
 /* key=value into collector.PID.txt (newlines in the value become spaces). */
 static void say(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -119,6 +149,27 @@ static int write_blob(const char *name, const uint8_t *data, size_t n)
     return ok ? 0 : -1;
 }
 
+/* A raw image of context c kept for `import cupti --reevaluate`: the file, the names of its ranges
+ * (counter data only), then its row in images.PID.csv, written last: a listed image is whole. */
+static void keep_image(rctx *c, const char *name, const char *kind, const uint8_t *data, size_t n,
+                       char *const *names, size_t n_names)
+{
+    if (!g.images || write_blob(name, data, n) != 0)
+        return;
+    if (names) {
+        char *path = NULL;
+        if (asprintf(&path, "%s/%s.names", g.dir, name) < 0)
+            return;
+        int bad = rtc_write_names(path, names, n_names) != 0;
+        if (bad)
+            say("warning", "cannot write %s: %s", path, strerror(errno));
+        free(path);
+        if (bad)
+            return;
+    }
+    rtc_write_image_row(g.images, name, kind, c->id, c->chip, n, rtc_fnv1a64(data, n));
+}
+
 /* ---- the device, once: name, chip, compute capability ---- */
 
 static void say_device(CUcontext ctx)
@@ -128,13 +179,13 @@ static void say_device(CUcontext ctx)
     g.device_said = 1;
     CUdevice dev;
     (void)ctx;
-    if (cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+    if (drv.ctx_get_device(&dev) != CUDA_SUCCESS)
         return;
     char name[256] = "";
     int major = 0, minor = 0;
-    cuDeviceGetName(name, sizeof name, dev);
-    cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-    cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    drv.device_get_name(name, sizeof name, dev);
+    drv.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    drv.device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
     say("device", "%s", name);
     say("cc", "%d%d", major, minor);
     CUpti_Device_GetChipName_Params cp = {.structSize =
@@ -222,7 +273,7 @@ static int rp_setup(rctx *c)
     CUpti_Device_GetChipName_Params cp = {.structSize =
                                               CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     CUdevice dev;
-    if (cuCtxGetDevice(&dev) != CUDA_SUCCESS) {
+    if (drv.ctx_get_device(&dev) != CUDA_SUCCESS) {
         c->failed = 1;
         say("error", "cuCtxGetDevice failed in a launch callback");
         return -1;
@@ -231,6 +282,7 @@ static int rp_setup(rctx *c)
     CUptiResult r = cuptiDeviceGetChipName(&cp);
     if (r != CUPTI_SUCCESS)
         return rp_fail(c, "cuptiDeviceGetChipName", r);
+    snprintf(c->chip, sizeof c->chip, "%s", cp.pChipName ? cp.pChipName : "");
     CUpti_Profiler_GetCounterAvailability_Params ap = {
         .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     ap.ctx = c->ctx;
@@ -256,8 +308,7 @@ static int rp_setup(rctx *c)
     say("passes", "%zu", passes);
     char name[96];
     snprintf(name, sizeof name, "config.%ld.%u.bin", (long)g.pid, c->id);
-    if (g.keep_images)
-        write_blob(name, c->config, c->config_size);
+    keep_image(c, name, "config", c->config, c->config_size, NULL, 0);
 
     CUpti_RangeProfiler_Enable_Params ep = {.structSize =
                                                 CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
@@ -309,8 +360,7 @@ static void rp_flush(rctx *c, int again)
         say("ranges_dropped", "%zu", dp.numOfRangeDropped);
     char name[96], err[1024] = "";
     snprintf(name, sizeof name, "counterdata.%ld.%u.%u.bin", (long)g.pid, c->id, c->chunk++);
-    if (g.keep_images)
-        write_blob(name, c->data, c->data_size);
+    keep_image(c, name, "counterdata", c->data, c->data_size, c->names, c->n_names);
     long nr = rtc_counter_data_ranges(c->data, c->data_size, err, sizeof err);
     if (nr < 0)
         say("warning", "%s", err);
@@ -386,10 +436,10 @@ static const char *launch_name(CUpti_CallbackDomain d, CUpti_CallbackId id,
     if (d == CUPTI_CB_DOMAIN_DRIVER_API && cb->functionParams) {
         if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
             id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)
-            cuFuncGetName(&n, ((const cuLaunchKernel_params *)cb->functionParams)->f);
+            drv.func_get_name(&n, ((const cuLaunchKernel_params *)cb->functionParams)->f);
         else if (id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
                  id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)
-            cuFuncGetName(&n, ((const cuLaunchKernelEx_params *)cb->functionParams)->f);
+            drv.func_get_name(&n, ((const cuLaunchKernelEx_params *)cb->functionParams)->f);
     }
     return n ? n : "";
 }
@@ -507,11 +557,11 @@ static void at_exit(void)
     }
     say("kernels", "%lu", g.kernels_written);
     say("end", "ok");
-    FILE *fs[] = {g.kernels, g.launches, g.ranges, g.collector};
+    FILE *fs[] = {g.kernels, g.launches, g.ranges, g.images, g.collector};
     for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
         if (fs[i])
             fclose(fs[i]);
-    g.kernels = g.launches = g.ranges = g.collector = NULL;
+    g.kernels = g.launches = g.ranges = g.images = g.collector = NULL;
     pthread_mutex_unlock(&g.lock);
 }
 
@@ -582,6 +632,14 @@ RTC_EXPORT int InitializeInjection(void)
     uint32_t version = 0;
     cuptiGetVersion(&version);
     say("cupti_version", "%u", version);
+    if (load_driver() != 0) {
+        const char *why = dlerror();
+        say("error",
+            "the driver's cuCtxGetDevice, cuDeviceGetName, cuDeviceGetAttribute or "
+            "cuFuncGetName cannot be found in libcuda.so.1: %s",
+            why ? why : "not exported");
+        return 1;
+    }
 
     if (g.counters) {
         const char *ml = getenv("ROOFTIME_CUPTI_METRICS");
@@ -618,6 +676,8 @@ RTC_EXPORT int InitializeInjection(void)
                 fprintf(g.ranges, ",%s", g.metric[m]);
             fputc('\n', g.ranges);
         }
+        if (g.keep_images)
+            g.images = open_out("images", RT_CUPTI_IMAGE_HEADER);
     } else {
         g.kernels = open_out("kernels", RT_CUPTI_KERNEL_HEADER);
         if ((r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) !=

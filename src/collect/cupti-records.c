@@ -1,4 +1,5 @@
-/* CUPTI activity records into the collector's CSV rows (kernels.PID.csv). */
+/* CUPTI activity records into the collector's CSV rows (kernels.PID.csv); the raw images'
+ * manifest rows (images.PID.csv) and range names. */
 #include "cupti-records.h"
 
 #include <cupti.h>
@@ -69,4 +70,34 @@ long rtc_write_buffer(FILE *f, uint8_t *buf, size_t valid)
             return -1;
         n += rtc_write_kernel(f, rec);
     }
+}
+
+uint64_t rtc_fnv1a64(const uint8_t *p, size_t n)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+void rtc_write_image_row(FILE *f, const char *file, const char *kind, unsigned context,
+                         const char *chip, size_t bytes, uint64_t hash)
+{
+    fprintf(f, "%s,%s,%u,%s,%zu,%016" PRIx64 "\n", file, kind, context, chip, bytes, hash);
+    fflush(f);
+}
+
+int rtc_write_names(const char *path, char *const *names, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        for (const char *s = names[i] ? names[i] : ""; *s; s++)
+            fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+        fputc('\n', f);
+    }
+    return fclose(f) == 0 ? 0 : -1;
 }

@@ -17,10 +17,19 @@
  *   launches.PID.csv    both modes, one row per launch API call (RT_CUPTI_LAUNCH_HEADER)
  *   ranges.PID.csv      counter mode, one row per auto range (one kernel launch, replayed):
  *                       "range,name," then the metric names; values evaluated by the collector
- *   config.PID.CTX.bin, counterdata.PID.CTX.N.bin   counter mode: the raw images, kept so they
- *                       can be evaluated again (cuptiProfilerHostEvaluateToGpuValues); written
-                       only with ROOFTIME_CUPTI_KEEP_IMAGES=1 (`profile --gpu --keep-dir`), as
-                       they are large (about 240 KB per kernel on GH100)
+ *   config.PID.CTX.bin, counterdata.PID.CTX.N.bin   counter mode, with
+ *                       ROOFTIME_CUPTI_KEEP_IMAGES=1 (`profile --gpu --counters` keeps them in
+ *                       run.cupti/ or --keep-dir): the raw images of context CTX (its
+ *                       configuration, and its counter data in chunks N = 0, 1 ... of up to 256
+ *                       ranges), for `import cupti --reevaluate` on any machine
+ *                       (cuptiProfilerHostEvaluateToGpuValues); about 240 KB per kernel on GH100
+ *   counterdata.PID.CTX.N.bin.names   the kernel each range of that image ran, one name per
+ *                       line in launch order, as ranges.PID.csv names them (line breaks become
+ *                       spaces)
+ *   images.PID.csv      the images' manifest (RT_CUPTI_IMAGE_HEADER), one row per image written:
+ *                       kind config|counterdata, the context, the chip (cuptiDeviceGetChipName),
+ *                       the size and the FNV-1a 64-bit hash, checked before CUPTI reads an image
+ *                       (CUPTI does not check them: a damaged image can crash it)
  * Everything in it is untrusted input: sizes are bounded and every error names file and field.
  */
 #define RT_CUPTI_FORMAT "rooftime.cupti/1"
@@ -28,15 +37,38 @@
     "correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,grid_y,grid_z,block_x,"   \
     "block_y,block_z,registers,shared_static,shared_dynamic"
 #define RT_CUPTI_LAUNCH_HEADER "correlation,api,start_ns,end_ns,thread,name"
+#define RT_CUPTI_IMAGE_HEADER "file,kind,context,chip,bytes,fnv1a64"
 
 /* Bounds on what the importer accepts. */
 #define RT_CUPTI_MAX_PROCESSES 1024
 #define RT_CUPTI_MAX_COLLECTOR_FILE ((size_t)1 << 16)
 #define RT_CUPTI_MAX_LAUNCHES ((size_t)1 << 26)
+#define RT_CUPTI_MAX_IMAGE ((size_t)1 << 30) /* one raw image, read whole by --reevaluate */
+#define RT_CUPTI_MAX_IMAGES 65536            /* rows of one images.PID.csv */
+
+/*
+ * `import cupti --reevaluate`: the entry point librooftime-cupti.so exports (the CLI loads it with
+ * dlopen, as the import wing cannot link the collector). It evaluates every counter data image
+ * that dir's images.PID.csv files list, with the chip they name and the metrics of
+ * collector.PID.txt, and writes out_dir/ranges.PID.csv afresh (ranges.PID.csv's columns; ranges
+ * numbered per process). Each image is checked against its manifest row before CUPTI reads it, and
+ * CUPTI runs in a child process, so an image it cannot read is an error, not a crash. warn (may be
+ * NULL) gets each warning. Returns the number of ranges written, or -1 with the reason (naming the
+ * file) in err: no images, an image damaged or missing, a chip or metric this CUPTI does not know,
+ * an image that does not match its configuration, no ranges at all, or a process under a
+ * sanitizer (libnvperf_host.so is loaded with RTLD_DEEPBIND, which they refuse).
+ */
+#define RT_CUPTI_REEVALUATE_SYMBOL "rooftime_cupti_reevaluate"
+typedef long (*rt_cupti_reevaluate_fn)(const char *dir, const char *out_dir,
+                                       void (*warn)(void *ctx, const char *msg), void *ctx,
+                                       char *err, size_t errn);
 
 typedef struct rt_cupti_options {
     const char *metrics_file; /* metric-to-quantity mapping; NULL: <datadir>/ncu/metrics.json */
     bool per_launch;          /* one kernel per launch (tags launch, process, stream, grid ...) */
+    /* Read the counter runs' ranges.PID.csv from here instead of dir: the rows `--reevaluate`
+     * evaluated afresh from dir's images (provenance then names dir's images.PID.csv). NULL: dir */
+    const char *ranges_dir;
 } rt_cupti_options;
 
 /*
@@ -44,9 +76,14 @@ typedef struct rt_cupti_options {
  * from the counter runs' ranges.*.csv through the formulas of data/ncu/metrics.json (those of
  * `import ncu`), joined by kernel name and launch order; without a trace, times are cycles /
  * rate of the counters. Aggregated per kernel name unless per_launch. *out is new, the caller's.
- * Fails with "no kernel was captured" when the directory holds no kernel.
+ * Fails with "no kernel was captured" when the directory holds no kernel. Where raw images are
+ * kept (images.PID.csv), the provenance's note counter_images says so.
  */
 int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **out, rt_warnings *w,
                     rt_error *err);
+
+/* The number of image manifests (images.PID.csv, raw counter images kept) in dir; 0 when none or
+ * dir cannot be read. */
+size_t rt_cupti_image_manifests(const char *dir);
 
 #endif
