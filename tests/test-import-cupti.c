@@ -188,6 +188,56 @@ static void test_bad_inputs(void **state)
                  "the counters lack the time metrics");
 }
 
+/* --reevaluate's rows: ranges.PID.csv from another directory, the kept images in the provenance. */
+static void test_ranges_dir(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir(), *fresh = tu_tmpdir();
+    write_run(dir);
+    assert_int_equal(rt_cupti_image_manifests(dir), 0);
+    put(dir, "images.12.csv", RT_CUPTI_IMAGE_HEADER "\n");
+    assert_int_equal(rt_cupti_image_manifests(dir), 1);
+    /* Read as it is: the collector's values, and a note that the images can be evaluated. */
+    rt_error err = {{0}};
+    rt_profile *p = import_dir(dir, 0, NULL, &err);
+    if (!p)
+        fail_msg("%s", err.msg);
+    const char *note = rt_tags_get(&p->provenance.notes, "counter_images");
+    assert_non_null(note);
+    assert_non_null(strstr(note, "--reevaluate` evaluates them again"));
+    rt_profile_free(p);
+    /* Re-evaluated: k's FLOPs doubled in the fresh rows, which are read instead. */
+    put(fresh, "ranges.12.csv",
+        "range,name," MET "\n"
+        "0,k,1000,1e9,200,20,0,0,4096,8192\n"
+        "1,\"g<1, 2>\",500,1e9,0,0,0,3,64,128\n"
+        "2,k,2000,1e9,400,40,0,0,8192,16384\n");
+    rt_cupti_options o = {.ranges_dir = fresh};
+    if (rt_import_cupti(dir, &o, &p, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_close(rt_values_get(&p->kernels[0].flops, "fp32", -1), 2 * (2 * 100 + 10 + 2 * 200 + 20),
+                 1e-12);
+    const rt_provenance *pv = &p->provenance;
+    int manifest = 0;
+    for (size_t i = 0; i < pv->n_inputs; i++) {
+        assert_null(strstr(pv->inputs[i], fresh)); /* the scratch directory is no input */
+        assert_null(strstr(pv->inputs[i], "ranges.12.csv"));
+        manifest += strstr(pv->inputs[i], "/images.12.csv") != NULL;
+    }
+    assert_int_equal(manifest, 1);
+    assert_non_null(strstr(rt_tags_get(&pv->notes, "counter_images"), "evaluated again"));
+    assert_non_null(strstr(p->method, "raw images evaluated again"));
+    rt_profile_free(p);
+    /* A bad fresh row names its file. */
+    put(fresh, "ranges.12.csv", "range,name," MET "\n0,k,1000\n");
+    assert_int_not_equal(rt_import_cupti(dir, &o, &p, NULL, &err), 0);
+    assert_non_null(strstr(err.msg, "ranges.12.csv: line 2: 3 fields"));
+    tu_rmtree(fresh);
+    tu_rmtree(dir);
+    free(fresh);
+    free(dir);
+}
+
 static void test_nothing_captured(void **state)
 {
     (void)state;
@@ -211,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_join),
         cmocka_unit_test(test_counters_only),
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_ranges_dir),
         cmocka_unit_test(test_nothing_captured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

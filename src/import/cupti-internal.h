@@ -42,6 +42,7 @@ typedef struct api_time {
 
 typedef struct cupti_import {
     const char *dir;
+    const char *ranges_dir; /* where ranges.PID.csv are read: dir, or --reevaluate's rows */
     rt_error *err;
     rt_warnings *w;
     ncu_map map;

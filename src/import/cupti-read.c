@@ -138,10 +138,10 @@ out:
 
 /* Open DIR/WHAT.PID.csv and check its header starts with want's columns; NULL with *absent set
  * when the file does not exist. */
-static rt_csv *open_csv(cupti_import *im, const char *what, long pid, const char *want,
-                        rt_csv_row *hdr, int *absent, char **path_out)
+static rt_csv *open_csv(cupti_import *im, const char *dir, const char *what, long pid,
+                        const char *want, rt_csv_row *hdr, int *absent, char **path_out)
 {
-    char *path = rt_asprintf("%s/%s.%ld.csv", im->dir, what, pid);
+    char *path = rt_asprintf("%s/%s.%ld.csv", dir, what, pid);
     *path_out = path;
     *absent = 0;
     FILE *probe = fopen(path, "r");
@@ -193,7 +193,8 @@ static int read_api(cupti_import *im, long pid, api_time **out, size_t *n)
     char *path;
     *out = NULL;
     *n = 0;
-    rt_csv *c = open_csv(im, "launches", pid, RT_CUPTI_LAUNCH_HEADER, &row, &absent, &path);
+    rt_csv *c =
+        open_csv(im, im->dir, "launches", pid, RT_CUPTI_LAUNCH_HEADER, &row, &absent, &path);
     if (!c) {
         free(path);
         return absent ? 0 : -1;
@@ -262,7 +263,8 @@ int cupti_read_kernels(cupti_import *im, uint32_t pi)
     size_t napi = 0, first = im->nl;
     if (read_api(im, p->pid, &api, &napi) != 0)
         return -1;
-    rt_csv *c = open_csv(im, "kernels", p->pid, RT_CUPTI_KERNEL_HEADER, &row, &absent, &path);
+    rt_csv *c =
+        open_csv(im, im->dir, "kernels", p->pid, RT_CUPTI_KERNEL_HEADER, &row, &absent, &path);
     if (!c) {
         free(path);
         free(api);
@@ -345,7 +347,7 @@ int cupti_read_ranges(cupti_import *im, uint32_t pi)
     rt_csv_row row;
     int absent;
     char *path;
-    rt_csv *c = open_csv(im, "ranges", p->pid, "range,name", &row, &absent, &path);
+    rt_csv *c = open_csv(im, im->ranges_dir, "ranges", p->pid, "range,name", &row, &absent, &path);
     if (!c) {
         free(path);
         return absent ? 0 : -1;

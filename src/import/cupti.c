@@ -249,22 +249,50 @@ out:
     return rc;
 }
 
+size_t rt_cupti_image_manifests(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid;
+        int used = 0;
+        if (sscanf(e->d_name, "images.%ld.csv%n", &pid, &used) == 1 && e->d_name[used] == '\0' &&
+            pid > 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
 /* The files read, the launch and range counts, the mapping and what the times are. */
-static void provenance(const cupti_import *im, const char *mpath, rt_provenance *pv)
+static void provenance(const cupti_import *im, const char *mpath, int reevaluated,
+                       rt_provenance *pv)
 {
     static const char *const trace_files[] = {"kernels.%ld.csv", "launches.%ld.csv", NULL};
     static const char *const counter_files[] = {"ranges.%ld.csv", NULL};
+    static const char *const image_files[] = {"images.%ld.csv", "ranges.%ld.csv", NULL};
     for (size_t i = 0; i < im->np; i++) {
         char *c = rt_asprintf("%s/collector.%ld.txt", im->dir, im->p[i].pid);
         rt_provenance_add_input(pv, c);
         free(c);
-        for (const char *const *f = im->p[i].counters ? counter_files : trace_files; *f; f++) {
+        /* Re-evaluated: the process's manifest and images stand for its ranges (read from a
+         * scratch directory); a process that kept none, its own ranges. */
+        const char *const *files = !im->p[i].counters ? trace_files
+                                   : reevaluated      ? image_files
+                                                      : counter_files;
+        for (const char *const *f = files; *f; f++) {
             char *name = rt_asprintf(*f, im->p[i].pid);
             char *path = rt_asprintf("%s/%s", im->dir, name);
-            if (access(path, R_OK) == 0)
+            int have = access(path, R_OK) == 0;
+            if (have)
                 rt_provenance_add_input(pv, path);
             free(path);
             free(name);
+            if (have && files == image_files)
+                break;
         }
     }
     /* Launches seen: the trace's when there is one, else the counter run's ranges. */
@@ -284,6 +312,18 @@ static void provenance(const cupti_import *im, const char *mpath, rt_provenance 
     if (im->nl && im->nr)
         rt_tags_set(&pv->notes, "kernel_time_sum",
                     "cycles / rate of the counter run, summed per kernel name");
+    size_t manifests = rt_cupti_image_manifests(im->dir);
+    if (manifests) {
+        char *note = rt_asprintf(
+            reevaluated
+                ? "%s: the raw counter images of %zu process%s (images.PID.csv), evaluated "
+                  "again by this machine's CUPTI (import cupti --reevaluate)"
+                : "%s: raw counter images of %zu process%s kept (images.PID.csv); `rooftime "
+                  "import cupti %s --reevaluate` evaluates them again",
+            im->dir, manifests, manifests == 1 ? "" : "es", im->dir);
+        rt_tags_set(&pv->notes, "counter_images", note);
+        free(note);
+    }
 }
 
 static void release(cupti_import *im)
@@ -308,7 +348,8 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
     if (!opt)
         opt = &dflt;
     *out = NULL;
-    cupti_import im = {.dir = dir, .err = err, .w = w};
+    cupti_import im = {
+        .dir = dir, .ranges_dir = opt->ranges_dir ? opt->ranges_dir : dir, .err = err, .w = w};
     rt_profile *prof = NULL;
     int rc = -1;
     char *mpath = opt->metrics_file ? rt_strdup(opt->metrics_file)
@@ -388,14 +429,18 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
     prof->method = rt_asprintf(
         "CUPTI (librooftime-cupti.so): %s%s%s; %s",
         im.nl ? "kernel times from the Activity API (end - start)" : "", im.nl && im.nr ? ", " : "",
-        im.nr ? "FLOPs and bytes from Range Profiler counters (auto ranges, kernel replay) "
-                "through the formulas of data/ncu/metrics.json, joined by kernel name and "
-                "launch order"
+        im.nr ? (opt->ranges_dir
+                     ? "FLOPs and bytes from Range Profiler counters (auto ranges, kernel replay), "
+                       "the kept raw images evaluated again, through the formulas of "
+                       "data/ncu/metrics.json, joined by kernel name and launch order"
+                     : "FLOPs and bytes from Range Profiler counters (auto ranges, kernel replay) "
+                       "through the formulas of data/ncu/metrics.json, joined by kernel name and "
+                       "launch order")
               : "",
         opt->per_launch ? "one kernel per launch" : "aggregated per kernel name");
     if (!im.nl && w)
         rt_warnings_add(w, "%s: no trace: times are cycles / rate of the replayed kernels", dir);
-    provenance(&im, mpath, &prof->provenance);
+    provenance(&im, mpath, opt->ranges_dir != NULL, &prof->provenance);
     if (rt_profile_check(prof, err) != 0)
         goto done;
     *out = prof;

@@ -1,0 +1,33 @@
+/* The CUPTI collector librooftime-cupti.so from the command's side (cli-cupti.c): where it is, the
+ * directory it writes, and the re-evaluation of kept raw counter images it exports, loaded with
+ * dlopen (`import cupti --reevaluate`; the import wing cannot link the collector). */
+#ifndef ROOFTIME_CLI_CUPTI_H
+#define ROOFTIME_CLI_CUPTI_H
+
+#include "rooftime/core/profile.h"
+#include "rooftime/util/error.h"
+
+#define CLI_CUPTI_NOT_FOUND                                                                        \
+    "librooftime-cupti.so not found beside rooftime or in ../lib (rooftime was built without "     \
+    "CUPTI?); set ROOFTIME_CUPTI_LIB to its path"
+
+/* The collector's real path: $ROOFTIME_CUPTI_LIB, else beside the rooftime binary, else in
+ * ../lib; NULL when there is none. The caller frees it. */
+char *cli_cupti_library(void);
+
+/* True when dir holds nothing but what the collector writes (collector.PID.txt, its CSV files, raw
+ * images and their names): a directory rooftime may replace. */
+int cli_cupti_is_collector_dir(const char *dir);
+/* Remove dir's files, then dir (one level: what the collector writes). */
+void cli_cupti_remove_dir(const char *dir);
+
+/* Evaluate dir's raw counter images again through the collector's entry point, into a new
+ * scratch directory (*scratch, heap; remove it with cli_cupti_remove_dir). Warnings go to w.
+ * 0, or -1 after printing the error. */
+int cli_cupti_reevaluate(const char *dir, char **scratch, rt_warnings *w);
+
+/* Paths under from (the collector's directory as imported) rewritten under to in the provenance's
+ * inputs and notes: where it was moved. */
+void cli_cupti_relocate(rt_provenance *pv, const char *from, const char *to);
+
+#endif
