@@ -65,6 +65,7 @@ int cli_analysis_apply(const cli_analysis_opts *o, const char *cmd, rt_machine *
 /* `profile --gpu` (cmd-profile-gpu.c): run the command under the CUPTI collector and import. */
 typedef struct cli_gpu_opts {
     int on, counters, per_launch;
+    int no_keep_images; /* with --counters: no raw images (default: run.cupti/ for run.json) */
     const char *keep_dir;
 } cli_gpu_opts;
 int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *output,

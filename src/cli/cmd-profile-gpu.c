@@ -1,11 +1,9 @@
 /* `rooftime profile --gpu -- COMMAND`: run it under the CUPTI collector (a trace run, and with
- * --counters a counter run), then import the collector's directory. */
+ * --counters a counter run), then import the collector's directory; with --counters, the
+ * directory, raw counter images included, is kept beside the profile (run.cupti/ for run.json). */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +11,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "cli-cupti.h"
 #include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
@@ -48,48 +47,6 @@ static int check_driver(char *msg, size_t n)
         rc = 0;
     dlclose(h);
     return rc;
-}
-
-/* The collector: $ROOFTIME_CUPTI_LIB, else beside the rooftime binary, else in ../lib. */
-static char *find_collector(void)
-{
-    const char *env = getenv("ROOFTIME_CUPTI_LIB");
-    if (env && *env)
-        return access(env, R_OK) == 0 ? realpath(env, NULL) : NULL;
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return NULL;
-    exe[len] = '\0';
-    const char *dir = dirname(exe);
-    const char *const where[] = {"%s/librooftime-cupti.so", "%s/../lib/librooftime-cupti.so"};
-    for (size_t i = 0; i < 2; i++) {
-        char *p = rt_asprintf(where[i], dir);
-        if (access(p, R_OK) == 0) {
-            char *r = realpath(p, NULL);
-            free(p);
-            return r;
-        }
-        free(p);
-    }
-    return NULL;
-}
-
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char *p = rt_asprintf("%s/%s", dir, e->d_name);
-        unlink(p);
-        free(p);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 /* One run of the command with the collector in the given mode; 1 when the command failed. */
@@ -134,16 +91,17 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
 {
     char msg[1024];
     char *lib = NULL, *dir = NULL, *metrics = NULL, *command = NULL;
+    char *image_dir = NULL; /* run.cupti for run.json: where the collector's directory goes */
     rt_profile *p = NULL;
     rt_warnings warnings = {0};
     int rc = RT_EXIT_FAIL, made_dir = 0;
+    int keep_images = o->counters && !o->no_keep_images;
     if (check_driver(msg, sizeof msg) != 0) {
         cli_error("%s", msg);
         goto out;
     }
-    if (!(lib = find_collector())) {
-        cli_error("librooftime-cupti.so not found beside rooftime or in ../lib (rooftime was built "
-                  "without CUPTI?); set ROOFTIME_CUPTI_LIB to its path");
+    if (!(lib = cli_cupti_library())) {
+        cli_error(CLI_CUPTI_NOT_FOUND);
         goto out;
     }
     if (o->counters) {
@@ -169,6 +127,26 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
             goto out;
         }
         dir = rt_strdup(o->keep_dir);
+    } else if (keep_images) {
+        /* Collected beside run.cupti (the same file system) and moved there at the end, so a
+         * failed run leaves the previous one's images alone. Checked before anything runs. */
+        size_t ol = strlen(output);
+        int json = ol > 5 && strcmp(output + ol - 5, ".json") == 0;
+        image_dir = rt_asprintf("%.*s.cupti", (int)(json ? ol - 5 : ol), output);
+        struct stat st;
+        if (lstat(image_dir, &st) == 0 &&
+            (!S_ISDIR(st.st_mode) || !cli_cupti_is_collector_dir(image_dir))) {
+            cli_error("'%s' exists and is not a directory the collector wrote: the raw counter "
+                      "images go there (remove it, or use --keep-dir DIR or --no-keep-images)",
+                      image_dir);
+            goto out;
+        }
+        dir = rt_asprintf("%s.tmp-XXXXXX", image_dir);
+        if (!mkdtemp(dir)) {
+            cli_error("cannot create a directory '%s': %s", dir, strerror(errno));
+            goto out;
+        }
+        made_dir = 1;
     } else {
         const char *tmp = getenv("TMPDIR");
         dir = rt_asprintf("%s/rooftime-cupti-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -184,7 +162,7 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
     if (failed < 0)
         goto out;
     if (o->counters && !failed) {
-        failed = run_once(cmd, command, lib, dir, "counters", metrics, o->keep_dir != NULL);
+        failed = run_once(cmd, command, lib, dir, "counters", metrics, keep_images);
         if (failed < 0)
             goto out;
     }
@@ -198,20 +176,38 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
     cli_print_warnings(&warnings, 20, NULL);
     free(p->command);
     p->command = rt_strdup_utf8(command);
+    if (image_dir)
+        cli_cupti_relocate(&p->provenance, dir, image_dir);
     if (cli_save_profile(p, tags, output) != 0)
         goto out;
+    if (image_dir) {
+        struct stat st;
+        if (lstat(image_dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+            cli_cupti_is_collector_dir(image_dir))
+            cli_cupti_remove_dir(image_dir); /* the previous run's */
+        if (rename(dir, image_dir) != 0) {
+            cli_error("cannot move the collector's directory to '%s': %s; it stays in '%s'",
+                      image_dir, strerror(errno), dir);
+            made_dir = 0;
+            goto out;
+        }
+        made_dir = 0;
+    }
     double n = 0;
     for (size_t i = 0; i < p->n_kernels; i++)
         n += p->kernels[i].invocations;
-    fprintf(stderr, "rooftime: profile: %s: %zu kernels, %.0f launches%s%s\n", output, p->n_kernels,
-            n, o->keep_dir ? "; collector output in " : "", o->keep_dir ? o->keep_dir : "");
+    const char *kept = o->keep_dir ? o->keep_dir : image_dir;
+    fprintf(stderr, "rooftime: profile: %s: %zu kernels, %.0f launches%s%s%s\n", output,
+            p->n_kernels, n, kept ? "; collector output in " : "", kept ? kept : "",
+            keep_images && kept ? " (raw counter images: `import cupti DIR --reevaluate`)" : "");
     if (failed)
         cli_error("the command failed; the profile holds what it ran before");
     rc = failed ? RT_EXIT_FAIL : RT_EXIT_OK;
 out:
     if (made_dir)
-        remove_dir(dir);
+        cli_cupti_remove_dir(dir);
     free(dir);
+    free(image_dir);
     free(lib);
     free(metrics);
     free(command);

@@ -95,6 +95,7 @@ int cmd_profile(int argc, char **argv)
                                          {"counters", no_argument, NULL, 'C'},
                                          {"per-launch", no_argument, NULL, 'P'},
                                          {"keep-dir", required_argument, NULL, 'R'},
+                                         {"no-keep-images", no_argument, NULL, 'I'},
                                          {0}};
     cli_gpu_opts gpu = {0};
     char *dir_path = NULL; /* --keep-dir expanded */
@@ -152,6 +153,9 @@ int cmd_profile(int argc, char **argv)
         case 'R':
             gpu.keep_dir = optarg;
             break;
+        case 'I':
+            gpu.no_keep_images = 1;
+            break;
         default:
             rc = cli_usage_error("profile", "unknown option '%s'", argv[optind - 1]);
             goto out;
@@ -184,8 +188,14 @@ int cmd_profile(int argc, char **argv)
             "profile", "--steps, --conv-flops, --keep-trace and --onednn-output are for --torch");
         goto out;
     }
-    if (!gpu.on && (gpu.counters || gpu.per_launch || gpu.keep_dir)) {
-        rc = cli_usage_error("profile", "--counters, --per-launch and --keep-dir go with --gpu");
+    if (!gpu.on && (gpu.counters || gpu.per_launch || gpu.keep_dir || gpu.no_keep_images)) {
+        rc = cli_usage_error("profile", "--counters, --per-launch, --keep-dir and --no-keep-images "
+                                        "go with --gpu");
+        goto out;
+    }
+    if (gpu.no_keep_images && !gpu.counters) {
+        rc = cli_usage_error("profile", "--no-keep-images goes with --counters (the trace run "
+                                        "keeps no raw images)");
         goto out;
     }
     if (gpu.on && (torch || keep)) {
@@ -320,7 +330,8 @@ const rt_command rt_cmd_profile = {
     "rooftime profile [--tag KEY=VALUE]... [--keep-log FILE] -o PROFILE -- COMMAND [ARGS...]\n"
     "rooftime profile --torch [--steps FIRST:LAST] [--conv-flops taps|window] [--keep-trace FILE]\n"
     "                 [--tag KEY=VALUE]... -o PROFILE -- python3 SCRIPT.py [ARGS...]\n"
-    "rooftime profile --gpu [--counters] [--per-launch] [--keep-dir DIR] -o PROFILE -- COMMAND\n"
+    "rooftime profile --gpu [--counters [--no-keep-images]] [--per-launch] [--keep-dir DIR]\n"
+    "                 -o PROFILE -- COMMAND\n"
     "\n"
     "Runs COMMAND (no shell) with ONEDNN_VERBOSE=1 and DNNL_VERBOSE=1; its standard output is\n"
     "read line by line: oneDNN verbose records are imported (see `import onednn`), everything\n"
@@ -350,7 +361,12 @@ const rt_command rt_cmd_profile = {
     "launch call time.\n"
     "      --counters       and a second run with counters (Range Profiler, kernel replay) for\n"
     "                       FLOPs and bytes (the formulas of `import ncu`); needs profiling\n"
-    "                       rights\n"
+    "                       rights. The collector's directory, with the raw counter images\n"
+    "                       (about 240 KB per launch on an H100), is kept beside the profile\n"
+    "                       (run.cupti/ for -o run.json, replacing a previous run's) or in\n"
+    "                       --keep-dir DIR, for `import cupti DIR --reevaluate`; the profile's\n"
+    "                       provenance names it\n"
+    "      --no-keep-images  with --counters: keep no raw images (nor run.cupti/)\n"
     "      --per-launch     one kernel per launch instead of per name\n"
     "      --keep-dir DIR   keep the collector's output there (`import cupti DIR` reads it;\n"
     "                       the placeholders of -o)\n"
