@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "table-internal.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/csv-reader.h"
 #include "rooftime/import/table.h"
@@ -48,47 +49,6 @@ static const rt_table_map table_defaults[] = {
 };
 static const char *const table_default_name_columns[] = {"Input Shape", "Kernel Shape"};
 
-/* A table in memory: column names, which are in the tag part of the header, and the cells. The
- * cells' text lies in one buffer, each NUL-terminated, so that a row costs its text and 8 bytes a
- * cell; what a table holds is bounded (RT_TABLE_MAX_ROWS, the options' max_bytes). */
-typedef struct table {
-    const char *path;
-    rt_csv *csv; /* open from the header until the rows are read */
-    char **col;
-    unsigned char *tagpart; /* the column's name is in the second header row only */
-    size_t ncol;
-    char *text; /* the cells' text */
-    size_t ntext, textcap;
-    size_t *off; /* off[r * ncol + c]: where cell (r, c) starts in text */
-    unsigned long *line;
-    size_t nrow, rowcap;
-    size_t max_bytes;
-} table;
-
-static void table_release(table *t)
-{
-    for (size_t c = 0; c < t->ncol; c++)
-        free(t->col[c]);
-    free(t->col);
-    free(t->tagpart);
-    free(t->text);
-    free(t->off);
-    free(t->line);
-    rt_csv_free(t->csv);
-}
-
-/* The text of cell (r, c). */
-static const char *cell(const table *t, size_t r, size_t c)
-{
-    return t->text + t->off[r * t->ncol + c];
-}
-
-static int is_number(const char *s)
-{
-    double v;
-    return rt_parse_double(s, &v);
-}
-
 /* A column name that reads as a measurement rather than a parameter: a word such as FLOPs, Bytes,
  * AI, Transactions, Fraction, Avg, or a last word Time ("CUDA Time", but not "Time Steps"). */
 static int measurement_name(const char *name)
@@ -117,189 +77,6 @@ static int measurement_name(const char *name)
     return last && lastlen == 4 && strncasecmp(last, "time", 4) == 0;
 }
 
-static char **row_copy(const rt_csv_row *row)
-{
-    char **out = rt_xmalloc((row->n ? row->n : 1) * sizeof *out);
-    for (size_t i = 0; i < row->n; i++)
-        out[i] = rt_strndup(row->field[i], row->len[i]);
-    return out;
-}
-
-/* Keep one data row (its field count checked), within the limits on what a table holds. */
-static int table_add_row(table *t, const rt_csv_row *row, rt_error *err)
-{
-    if (row->n != t->ncol) {
-        rt_error_set(err, "%s: line %lu: expected %zu fields as in the header, found %zu%s",
-                     t->path, row->line, t->ncol, row->n,
-                     row->n < t->ncol ? " (truncated file or missing fields?)" : "");
-        return -1;
-    }
-    if (t->nrow >= RT_TABLE_MAX_ROWS) {
-        rt_error_set(err,
-                     "%s: line %lu: more than %lu rows, the limit of a table (one row per kernel "
-                     "or config)",
-                     t->path, row->line, (unsigned long)RT_TABLE_MAX_ROWS);
-        return -1;
-    }
-    size_t text = 0;
-    for (size_t i = 0; i < row->n; i++)
-        text += row->len[i] + 1;
-    /* Both terms are bounded: a row by RT_CSV_MAX_ROW, the rows by RT_TABLE_MAX_ROWS. */
-    size_t held = t->ntext + text + (t->nrow + 1) * (t->ncol * sizeof *t->off + sizeof *t->line);
-    if (held > t->max_bytes) {
-        rt_error_set(err,
-                     "%s: line %lu: the table's cells take more than %zu MiB, the limit of a "
-                     "table held in memory",
-                     t->path, row->line, t->max_bytes >> 20);
-        return -1;
-    }
-    if (t->nrow == t->rowcap) {
-        t->rowcap = t->rowcap ? 2 * t->rowcap : 64;
-        t->off = rt_xrealloc(t->off, t->rowcap * (t->ncol ? t->ncol : 1) * sizeof *t->off);
-        t->line = rt_xrealloc(t->line, t->rowcap * sizeof *t->line);
-    }
-    if (t->ntext + text > t->textcap) {
-        while (t->ntext + text > t->textcap)
-            t->textcap = t->textcap ? 2 * t->textcap : 4096;
-        t->text = rt_xrealloc(t->text, t->textcap);
-    }
-    for (size_t i = 0; i < row->n; i++) {
-        t->off[t->nrow * t->ncol + i] = t->ntext;
-        memcpy(t->text + t->ntext, row->field[i], row->len[i] + 1);
-        t->ntext += row->len[i] + 1;
-    }
-    t->line[t->nrow++] = row->line;
-    return 0;
-}
-
-/*
- * Open a table and read its header: one header row, or two (metric names over tag names) as the
- * notebooks wrote. The rows are read later (table_read_rows), once the columns the import needs
- * are known to be there: a table without them fails at its header, whatever its size.
- */
-static int table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
-{
-    memset(t, 0, sizeof *t);
-    t->path = path;
-    t->max_bytes = max_bytes;
-    rt_csv *c = t->csv = rt_csv_open(path, err);
-    if (!c)
-        return -1;
-    rt_csv_row row;
-    int r = rt_csv_next(c, &row, err);
-    if (r <= 0) {
-        if (r == 0)
-            rt_error_set(err, "%s: line 1: empty file, no header", path);
-        return -1;
-    }
-    size_t named = 0, numeric = 0;
-    for (size_t i = 0; i < row.n; i++) {
-        named += row.len[i] > 0;
-        numeric += row.len[i] > 0 && is_number(row.field[i]);
-        if (strlen(row.field[i]) != row.len[i]) {
-            rt_error_set(err,
-                         "%s: line %lu: column %zu: a NUL byte in the header (not a text table?)",
-                         path, row.line, i + 1);
-            return -1;
-        }
-    }
-    if (named == 0 || numeric * 2 > named) {
-        rt_error_set(err,
-                     "%s: line %lu: no header row (the first row holds numbers, not column names)",
-                     path, row.line);
-        return -1;
-    }
-    if (row.n > RT_TABLE_MAX_COLUMNS) {
-        rt_error_set(err, "%s: line %lu: %zu columns, more than the limit of %d", path, row.line,
-                     row.n, RT_TABLE_MAX_COLUMNS);
-        return -1;
-    }
-    t->ncol = row.n;
-    t->col = row_copy(&row);
-    t->tagpart = rt_xcalloc(t->ncol, 1);
-    unsigned long hline = row.line;
-    /* A second header row: it names exactly some of the columns the first left blank. */
-    r = rt_csv_next(c, &row, err);
-    if (r < 0)
-        return -1;
-    if (r == 0) {
-        rt_error_set(err, "%s: line %lu: a header but no data rows", path, hline + 1);
-        return -1;
-    }
-    int second = row.n == t->ncol;
-    size_t fills = 0;
-    for (size_t i = 0; second && i < row.n; i++) {
-        if (row.len[i] == 0)
-            continue;
-        if (t->col[i][0] != '\0' || is_number(row.field[i]))
-            second = 0;
-        else
-            fills++;
-    }
-    if (second && fills > 0) {
-        for (size_t i = 0; i < row.n; i++)
-            if (row.len[i] > 0) {
-                free(t->col[i]);
-                t->col[i] = rt_strndup(row.field[i], row.len[i]);
-                t->tagpart[i] = 1;
-            }
-        return 0;
-    }
-    if (row.n == 1 && row.len[0] == 0)
-        return 0; /* blank line */
-    return table_add_row(t, &row, err);
-}
-
-/* The rest of the rows, after table_open; closes the input. */
-static int table_read_rows(table *t, rt_error *err)
-{
-    rt_csv_row row;
-    int r;
-    while ((r = rt_csv_next(t->csv, &row, err)) > 0) {
-        if (row.n == 1 && row.len[0] == 0)
-            continue; /* blank line */
-        if (table_add_row(t, &row, err) != 0)
-            return -1;
-    }
-    if (r < 0)
-        return -1;
-    if (t->nrow == 0) {
-        rt_error_set(err, "%s: line %lu: a header but no data rows", t->path, rt_csv_line(t->csv));
-        return -1;
-    }
-    rt_csv_free(t->csv);
-    t->csv = NULL;
-    return 0;
-}
-
-static int table_find(const table *t, const char *name)
-{
-    for (size_t c = 0; c < t->ncol; c++)
-        if (strcmp(t->col[c], name) == 0)
-            return (int)c;
-    return -1;
-}
-
-/* The values of the columns cols[0..n) of row r, each as its length and its bytes (so that no
- * value can run into the next): a key for the string map. */
-static size_t join_key(const table *t, size_t r, const size_t *cols, size_t n, char **buf,
-                       size_t *cap)
-{
-    size_t len = 0;
-    for (size_t k = 0; k < n; k++) {
-        const char *v = cell(t, r, cols[k]);
-        size_t vl = strlen(v);
-        if (len + sizeof vl + vl > *cap) {
-            *cap = 2 * (len + sizeof vl + vl);
-            *buf = rt_xrealloc(*buf, *cap);
-        }
-        memcpy(*buf + len, &vl, sizeof vl);
-        memcpy(*buf + len + sizeof vl, v, vl);
-        len += sizeof vl + vl;
-    }
-    return len;
-}
-
 /* One resolved mapping: quantity -> column of the main table (file 0) or of the AI table (file 1).
  */
 typedef struct qcol {
@@ -310,7 +87,7 @@ typedef struct qcol {
 
 static int cell_number(const table *t, size_t r, int c, double *v, rt_error *err)
 {
-    const char *s = cell(t, r, (size_t)c);
+    const char *s = table_cell(t, r, (size_t)c);
     if (!rt_parse_double(s, v)) {
         rt_error_set(err, "%s: line %lu: column '%s': '%.40s' is not a number", t->path, t->line[r],
                      t->col[c], s);
@@ -523,7 +300,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
             continue;
         int text = 0;
         for (size_t r = 0; r < t[0].nrow && !text; r++)
-            text = cell(&t[0], r, c)[0] && !is_number(cell(&t[0], r, c));
+            text = table_cell(&t[0], r, c)[0] && !table_is_number(table_cell(&t[0], r, c));
         for (size_t j = 0; j < nq; j++)
             if (q[j].file == 0 && q[j].col == (int)c && strncmp(q[j].quantity, "tag.", 4) == 0)
                 text = 1;
@@ -545,13 +322,13 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         char *key = NULL;
         size_t kcap = 0;
         for (size_t r = 0; r < t[1].nrow; r++) {
-            size_t len = join_key(&t[1], r, keycol, nk, &key, &kcap);
+            size_t len = table_join_key(&t[1], r, keycol, nk, &key, &kcap);
             if (rt_name_index_get(&keys, key, len) == (size_t)-1)
                 rt_name_index_put(&keys, key, len, r);
         }
         join = rt_xmalloc(t[0].nrow * sizeof *join);
         for (size_t r = 0; r < t[0].nrow; r++) {
-            size_t len = join_key(&t[0], r, maincol, nk, &key, &kcap);
+            size_t len = table_join_key(&t[0], r, maincol, nk, &key, &kcap);
             size_t at = rt_name_index_get(&keys, key, len);
             if (at == (size_t)-1) {
                 rt_error_set(err, "%s: line %lu: no row with the same %s ... in %s", path,
@@ -585,22 +362,24 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         size_t cap = strlen(base) + 1, len;
         for (size_t c = 0; c < t[0].ncol; c++)
             if (is_tag[c])
-                cap += strlen(t[0].col[c]) + strlen(cell(&t[0], r, c)) + 3;
+                cap += strlen(t[0].col[c]) + strlen(table_cell(&t[0], r, c)) + 3;
         for (size_t j = 0; j < nq; j++)
             if (strcmp(q[j].quantity, "name") == 0)
-                cap += strlen(cell(&t[q[j].file], q[j].file ? join[r] : r, (size_t)q[j].col)) + 2;
+                cap +=
+                    strlen(table_cell(&t[q[j].file], q[j].file ? join[r] : r, (size_t)q[j].col)) +
+                    2;
         char *name = rt_xmalloc(cap);
         len = (size_t)snprintf(name, cap, "%s", base);
         for (size_t j = 0; j < nq; j++)
             if (strcmp(q[j].quantity, "name") == 0)
                 len += (size_t)snprintf(
                     name + len, cap - len, " %s",
-                    cell(&t[q[j].file], q[j].file ? join[r] : r, (size_t)q[j].col));
+                    table_cell(&t[q[j].file], q[j].file ? join[r] : r, (size_t)q[j].col));
         for (size_t c = 0; c < t[0].ncol; c++) {
-            if (!is_tag[c] || !cell(&t[0], r, c)[0])
+            if (!is_tag[c] || !table_cell(&t[0], r, c)[0])
                 continue;
-            const char *v = cell(&t[0], r, c);
-            if (is_number(v))
+            const char *v = table_cell(&t[0], r, c);
+            if (table_is_number(v))
                 len += (size_t)snprintf(name + len, cap - len, " %s=%s", t[0].col[c], v);
             else
                 len += (size_t)snprintf(name + len, cap - len, " %s", v);
@@ -611,11 +390,11 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         for (size_t c = 0; c < t[0].ncol; c++) {
             if (!is_tag[c] || in_name[c])
                 continue;
-            rt_tags_set(&k->tags, t[0].col[c], cell(&t[0], r, c));
+            rt_tags_set(&k->tags, t[0].col[c], table_cell(&t[0], r, c));
         }
         for (size_t c = 0; c < t[0].ncol; c++)
             if (is_tag[c] && strcmp(t[0].col[c], "Kernel Shape") == 0)
-                kernel_shape_tags(&k->tags, cell(&t[0], r, c));
+                kernel_shape_tags(&k->tags, table_cell(&t[0], r, c));
         double total = NAN, fsum = 0;
         for (size_t j = 0; j < nq; j++) {
             const table *tt = &t[q[j].file];
@@ -624,7 +403,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
             if (strcmp(qn, "name") == 0)
                 continue;
             if (strncmp(qn, "tag.", 4) == 0) {
-                rt_tags_set(&k->tags, qn + 4, cell(tt, rr, (size_t)q[j].col));
+                rt_tags_set(&k->tags, qn + 4, table_cell(tt, rr, (size_t)q[j].col));
                 continue;
             }
             double v;
