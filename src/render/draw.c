@@ -117,16 +117,33 @@ static const float dejavu_adv[95] = {
     0.525f, 0.636f, 0.337f, 0.636f, 0.838f,                                         /* z{|}~ */
 };
 
+/* The same for DejaVu Sans Bold (measured in Chromium, kerning off): about 1.13 times as wide as
+ * the regular face in a chart's titles and headers, but up to 1.26 times for some letters ("I",
+ * "t", "r"), so no one factor fits every text. */
+static const float dejavu_bold_adv[95] = {
+    0.348f, 0.456f, 0.521f, 0.838f, 0.696f, 1.002f, 0.872f, 0.306f, 0.457f, 0.457f, /*  !"#$%&'() */
+    0.523f, 0.838f, 0.380f, 0.415f, 0.380f, 0.365f, 0.696f, 0.696f, 0.696f, 0.696f, /* *+,-./0123 */
+    0.696f, 0.696f, 0.696f, 0.696f, 0.696f, 0.696f, 0.400f, 0.400f, 0.838f, 0.838f, /* 456789:;<= */
+    0.838f, 0.580f, 1.000f, 0.774f, 0.762f, 0.734f, 0.830f, 0.683f, 0.683f, 0.821f, /* >?@ABCDEFG */
+    0.837f, 0.372f, 0.372f, 0.775f, 0.637f, 0.995f, 0.837f, 0.850f, 0.733f, 0.850f, /* HIJKLMNOPQ */
+    0.770f, 0.720f, 0.682f, 0.812f, 0.774f, 1.103f, 0.771f, 0.724f, 0.725f, 0.457f, /* RSTUVWXYZ[ */
+    0.365f, 0.457f, 0.838f, 0.500f, 0.500f, 0.675f, 0.716f, 0.593f, 0.716f, 0.678f, /* \]^_`abcde */
+    0.405f, 0.716f, 0.712f, 0.343f, 0.343f, 0.665f, 0.343f, 1.042f, 0.712f, 0.687f, /* fghijklmno */
+    0.716f, 0.716f, 0.493f, 0.595f, 0.478f, 0.712f, 0.652f, 0.924f, 0.645f, 0.652f, /* pqrstuvwxy */
+    0.582f, 0.712f, 0.365f, 0.712f, 0.838f,                                         /* z{|}~ */
+};
+
 double rt_text_width_estimate(const char *s, double size, bool bold)
 {
+    const float *adv = bold ? dejavu_bold_adv : dejavu_adv;
     double em = 0;
     for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
         if (*p >= 32 && *p < 127)
-            em += dejavu_adv[*p - 32];
+            em += adv[*p - 32];
         else if ((*p & 0xC0) != 0x80 && *p >= 0x80) /* first byte of a multi-byte character */
-            em += 0.64;
+            em += bold ? 0.72 : 0.64;
     }
-    return em * size * (bold ? 1.1 : 1.0);
+    return em * size;
 }
 
 /* Vertices of a regular polygon starting at the top (rot radians clockwise). */
