@@ -20,12 +20,39 @@ typedef struct box {
     double x0, y0, x1, y1;
     char text[96];
     bool label;
+    char group[24];
 } box;
 
 static box boxes[4096];
 static size_t n_boxes;
 static const char *group;
 static rt_draw_ops checking;
+
+/* The ceiling lines as drawn (group "ceilings"), and the labels along them as turned boxes: the
+ * baseline point, the angle, and the box in the text's own frame (u along the baseline). */
+typedef struct seg {
+    double x0, y0, x1, y1;
+} seg;
+typedef struct turned {
+    double x, y, ang, u0, u1, v0, v1;
+    char text[96];
+} turned;
+static seg segs[256];
+static size_t n_segs;
+static turned turns[128];
+static size_t n_turns;
+
+static bool in_group(const char *name)
+{
+    return group && strcmp(group, name) == 0;
+}
+
+static void line_op(rt_draw *d, double x0, double y0, double x1, double y1, const rt_stroke *s)
+{
+    if (in_group("ceilings") && n_segs < sizeof segs / sizeof *segs)
+        segs[n_segs++] = (seg){x0, y0, x1, y1};
+    rt_draw_svg_ops.line(d, x0, y0, x1, y1, s);
+}
 
 /* The box of a text as the SVG backend lays it out: the estimated advance width placed by the
  * anchor, ascent 0.93 and descent 0.24 of the size around the baseline, rotated about (x, y). */
@@ -37,7 +64,13 @@ static void text_op(rt_draw *d, double x, double y, const char *s, const rt_text
     double cx[4] = {x0, x0 + w, x0 + w, x0},
            cy[4] = {-0.93 * size, -0.93 * size, 0.24 * size, 0.24 * size};
     double a = t->rotate * M_PI / 180, ca = cos(a), sa = sin(a);
-    box b = {INFINITY, INFINITY, -INFINITY, -INFINITY, "", group && !strcmp(group, "labels")};
+    box b = {INFINITY, INFINITY, -INFINITY, -INFINITY, "", in_group("labels"), ""};
+    snprintf(b.group, sizeof b.group, "%s", group ? group : "");
+    if (in_group("ceiling-labels") && n_turns < sizeof turns / sizeof *turns) {
+        turned tr = {x, y, a, x0, x0 + w, -0.93 * size, 0.24 * size, ""};
+        snprintf(tr.text, sizeof tr.text, "%s", s);
+        turns[n_turns++] = tr;
+    }
     for (int i = 0; i < 4; i++) {
         double px = x + cx[i] * ca - cy[i] * sa, py = y + cx[i] * sa + cy[i] * ca;
         b.x0 = fmin(b.x0, px), b.x1 = fmax(b.x1, px);
@@ -55,6 +88,38 @@ static void group_op(rt_draw *d, const char *name)
     rt_draw_svg_ops.group(d, name);
 }
 
+/* Whether the segment meets the turned box of a label, shrunk by half a point. */
+static bool crosses(const seg *g, const turned *t)
+{
+    double ca = cos(t->ang), sa = sin(t->ang);
+    double u0 = (g->x0 - t->x) * ca + (g->y0 - t->y) * sa,
+           v0 = -(g->x0 - t->x) * sa + (g->y0 - t->y) * ca;
+    double u1 = (g->x1 - t->x) * ca + (g->y1 - t->y) * sa,
+           v1 = -(g->x1 - t->x) * sa + (g->y1 - t->y) * ca;
+    double lo[2] = {t->u0 + 0.5, t->v0 + 0.5}, hi[2] = {t->u1 - 0.5, t->v1 - 0.5};
+    double p0[2] = {u0, v0}, d[2] = {u1 - u0, v1 - v0}, s0 = 0, s1 = 1;
+    for (int k = 0; k < 2; k++) {
+        if (d[k] == 0) {
+            if (p0[k] < lo[k] || p0[k] > hi[k])
+                return false;
+            continue;
+        }
+        double ra = (lo[k] - p0[k]) / d[k], rb = (hi[k] - p0[k]) / d[k];
+        s0 = fmax(s0, fmin(ra, rb));
+        s1 = fmin(s1, fmax(ra, rb));
+    }
+    return s0 <= s1;
+}
+
+/* Whether the legend holds a text containing s. */
+static bool legend_has(const char *s)
+{
+    for (size_t i = 0; i < n_boxes; i++)
+        if (!strcmp(boxes[i].group, "legend") && strstr(boxes[i].text, s))
+            return true;
+    return false;
+}
+
 /* Draw one chart through the checking backend and check its texts. */
 static void check(const rt_chart_spec *spec, const rt_analysis *a, const char *what)
 {
@@ -68,8 +133,9 @@ static void check(const rt_chart_spec *spec, const rt_analysis *a, const char *w
     checking = *d->ops;
     checking.text = text_op;
     checking.group = group_op;
+    checking.line = line_op;
     d->ops = &checking;
-    n_boxes = 0;
+    n_boxes = n_segs = n_turns = 0;
     group = NULL;
     if (rt_chart_draw(spec, a, d, &err) != 0)
         fail_msg("%s: %s", what, err.msg);
@@ -89,6 +155,13 @@ static void check(const rt_chart_spec *spec, const rt_analysis *a, const char *w
                 fail_msg("%s: labels '%s' and '%s' overlap", what, b->text, c->text);
         }
     }
+    /* A ceiling's label is crossed by no other ceiling line (its own runs beside it). */
+    for (size_t i = 0; i < n_turns; i++)
+        for (size_t k = 0; k < n_segs; k++)
+            if (crosses(&segs[k], &turns[i]))
+                fail_msg("%s: ceiling label '%s' is crossed by the ceiling line (%.1f %.1f)-(%.1f "
+                         "%.1f)",
+                         what, turns[i].text, segs[k].x0, segs[k].y0, segs[k].x1, segs[k].y1);
 }
 
 static rt_profile *long_names(void)
@@ -142,8 +215,215 @@ static void test_every_view(void **state)
     rt_machine_free(m);
 }
 
+static rt_profile *profile_from(const char *dir, const char *name, const char *json)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(tu_write_file(path, json), 0);
+    rt_profile *p;
+    rt_error err;
+    if (rt_profile_load(path, &p, &err) != 0)
+        fail_msg("%s", err.msg);
+    return p;
+}
+
+/* Every view in both modes, at both sizes, with all roofs and without, through check(). */
+static void check_all(rt_machine *m, rt_profile **p, size_t np, const rt_chart_spec *base,
+                      const char *what)
+{
+    rt_error err;
+    for (int mode = 0; mode < 2; mode++) {
+        rt_analysis *a =
+            rt_analysis_new(m, mode ? RT_MODE_HIER : RT_MODE_SINGLE, p, np, NULL, &err);
+        if (!a)
+            fail_msg("%s: %s", what, err.msg);
+        for (int v = 0; v < RT_VIEW_N; v++)
+            for (int size = 0; size < 2; size++)
+                for (int all = 0; all < 2; all++) {
+                    rt_chart_spec spec = *base;
+                    spec.view = (rt_view)v;
+                    spec.all_roofs = all;
+                    if (size)
+                        spec.width = 1300, spec.height = 480, spec.text_scale = 1.2;
+                    char w[200];
+                    snprintf(w, sizeof w, "%s: %s %s size=%d all=%d", what, rt_view_name(spec.view),
+                             mode ? "hier" : "single", size, all);
+                    check(&spec, a, w);
+                }
+        rt_analysis_free(a);
+    }
+}
+
+/* Roof labels clear of the other ceilings: a launch-overhead ceiling just above the tensor roof
+ * (the paper's tables put it at 133.5 TFLOP/s over 107.5: "tensor 107.5 TFLOP/s" was struck
+ * through), and a CPU whose L1 and L2 diagonals lie close together under four roofs. */
+static void test_ceiling_labels(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    rt_machine *m;
+    rt_error err;
+    assert_int_equal(rt_machine_resolve("v100", &m, &err), 0);
+    /* W / (n tau) = 133.5 TFLOP/s at tau = 4.2 us: 5.607e8 FLOPs per launch. */
+    char json[8192];
+    size_t len = (size_t)snprintf(
+        json, sizeof json, "{\"schema\": \"rooftime.profile/1\", \"tool\": \"t\", \"kernels\": [");
+    for (int i = 0; i < 24; i++) {
+        double ai = pow(10, 0.3 + 2.5 * i / 23.0), W = 5.607e9, Q = W / ai;
+        double perf = fmin(ai * 828.8e9, 107.48e12) * (0.15 + 0.6 * (i % 4) / 3.0);
+        len += (size_t)snprintf(json + len, sizeof json - len,
+                                "%s{\"name\": \"k%d\", \"invocations\": 10, \"time\": %.6g, "
+                                "\"flops\": {\"tensor\": %.6g}, \"bytes\": {\"HBM\": %.6g}, "
+                                "\"tags\": {\"framework\": \"f%d\"}}",
+                                i ? ", " : "", i, W / perf, W, Q, i % 3);
+    }
+    snprintf(json + len, sizeof json - len, "]}");
+    rt_profile *p = profile_from(dir, "overhead.json", json);
+    rt_chart_spec spec = {.series_by = "framework"};
+    check_all(m, &p, 1, &spec, "overhead above the tensor roof");
+    rt_profile_free(p);
+    rt_machine_free(m);
+
+    /* The measured CPU of a study: L1 61.1 and L2 49.4 GB/s, 0.09 decades apart. */
+    char mpath[4096];
+    snprintf(mpath, sizeof mpath, "%s/cpu.json", dir);
+    assert_int_equal(
+        tu_write_file(
+            mpath,
+            "{\"schema\": \"rooftime.machine/1\", \"name\": \"CPU\", \"units\": ["
+            "{\"name\": \"fp64\", \"flops\": 23.32e9}, {\"name\": \"fp32\", \"flops\": 51.29e9},"
+            "{\"name\": \"bf16\", \"flops\": 94.4e9}, {\"name\": \"int8\", \"flops\": 174.4e9}],"
+            "\"levels\": [{\"name\": \"L1\", \"bytes_per_s\": 61.14e9}, {\"name\": \"L2\", "
+            "\"bytes_per_s\": 49.4e9}, {\"name\": \"L3\", \"bytes_per_s\": 30.18e9}, "
+            "{\"name\": \"DRAM\", \"bytes_per_s\": 8.729e9}], \"launch_overhead\": {\"seconds\": "
+            "3.5e-6}, \"reference\": {\"unit\": \"bf16\", \"level\": \"DRAM\"}}"),
+        0);
+    assert_int_equal(rt_machine_resolve(mpath, &m, &err), 0);
+    p = profile_from(dir, "cpu-kernels.json",
+                     "{\"schema\": \"rooftime.profile/1\", \"tool\": \"t\", \"kernels\": ["
+                     "{\"name\": \"gemm\", \"invocations\": 30, \"time\": 2.4, \"flops\": "
+                     "{\"fp32\": 1.1e11}, \"bytes\": {\"L1\": 4e9, \"L2\": 2e9, \"L3\": 1e9, "
+                     "\"DRAM\": 2e9}},"
+                     "{\"name\": \"im2col\", \"invocations\": 30, \"time\": 0.9, \"flops\": "
+                     "{\"fp32\": 2e8}, \"bytes\": {\"L1\": 2e9, \"L2\": 1e9, \"L3\": 1e9, "
+                     "\"DRAM\": 1.2e9}},"
+                     "{\"name\": \"relu\", \"invocations\": 30, \"time\": 0.2, \"flops\": "
+                     "{\"fp32\": 1e8}, \"bytes\": {\"L1\": 1e9, \"L2\": 8e8, \"L3\": 8e8, "
+                     "\"DRAM\": 8e8}}]}");
+    spec = (rt_chart_spec){0};
+    check_all(m, &p, 1, &spec, "CPU levels close together");
+    rt_profile_free(p);
+    rt_machine_free(m);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* A legend with many values and many notes fits the drawing ("+N more"), and lists only what was
+ * drawn: a series whose kernels have no bytes (not placed on any plane), and no overhead box when
+ * none lies on the plot. */
+static void test_legend(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    rt_machine *m;
+    rt_error err;
+    assert_int_equal(rt_machine_resolve("v100", &m, &err), 0);
+    size_t cap = 1 << 17, len = 0;
+    char *json = malloc(cap);
+    len += (size_t)snprintf(json + len, cap - len,
+                            "{\"schema\": \"rooftime.profile/1\", \"tool\": \"t\", \"kernels\": [");
+    int k = 0;
+    for (int f = 0; f < 14; f++)
+        for (int prec = 0; prec < 4; prec++)
+            for (int batch = 0; batch < 2; batch++, k++) {
+                /* Most with FLOPs and bytes; some zero-AI, some FLOPs only, some nothing. */
+                int kind = k % 11 == 3 ? 1 : k % 13 == 5 ? 2 : k % 17 == 7 ? 3 : 0;
+                double W = 1e9 * (1 + k % 7) * (batch + 1), Q = 1e7 * (1 + k % 5) * (batch + 1);
+                char flops[64] = "", bytes[64] = "";
+                if (kind == 0 || kind == 2)
+                    snprintf(flops, sizeof flops, "\"tensor\": %.6g", W);
+                if (kind == 0 || kind == 1)
+                    snprintf(bytes, sizeof bytes, "\"HBM\": %.6g", Q);
+                len += (size_t)snprintf(
+                    json + len, cap - len,
+                    "%s{\"name\": \"kernel number %d with a long name\", \"invocations\": %d, "
+                    "\"time\": %.6g, \"flops\": {%s}, \"bytes\": {%s}, \"tags\": "
+                    "{\"framework\": \"framework-%d\", \"precision\": \"p%d\", \"batch\": \"%d\"}}",
+                    k ? ", " : "", k, 1 + k % 50, 1e-4 * (1 + k % 9), flops, bytes, f, prec,
+                    16 << batch);
+            }
+    snprintf(json + len, cap - len, "]}");
+    rt_profile *p = profile_from(dir, "many.json", json);
+    free(json);
+    rt_chart_spec spec = {.series_by = "framework", .fill_by = "precision", .marker_by = "batch"};
+    check_all(m, &p, 1, &spec, "many values and notes");
+    rt_analysis *a = rt_analysis_new(m, RT_MODE_SINGLE, &p, 1, NULL, &err);
+    assert_non_null(a);
+    /* Many notes: the ones past the bottom are counted. */
+    spec = (rt_chart_spec){.view = RT_VIEW_COMPLEXITY,
+                           .series_by = "framework",
+                           .fill_by = "precision",
+                           .marker_by = "batch",
+                           .width = 1300,
+                           .height = 480,
+                           .text_scale = 1.2};
+    check(&spec, a, "complexity, report size");
+    assert_true(legend_has("more"));
+    rt_analysis_free(a);
+    rt_profile_free(p);
+
+    /* A series with FLOPs only (PyTorch's traces): nothing of it can be placed. */
+    p = profile_from(dir, "torch.json",
+                     "{\"schema\": \"rooftime.profile/1\", \"tool\": \"t\", \"kernels\": ["
+                     "{\"name\": \"gemm\", \"invocations\": 5, \"time\": 1e-3, \"flops\": "
+                     "{\"tensor\": 1e10}, \"bytes\": {\"HBM\": 1e8}, \"tags\": {\"framework\": "
+                     "\"onednn\", \"batch\": \"16\"}},"
+                     "{\"name\": \"gemm\", \"invocations\": 5, \"time\": 2e-3, \"flops\": "
+                     "{\"tensor\": 2e10}, \"bytes\": {\"HBM\": 2e8}, \"tags\": {\"framework\": "
+                     "\"onednn\", \"batch\": \"32\"}},"
+                     "{\"name\": \"aten::conv2d\", \"invocations\": 5, \"time\": 3e-3, \"flops\": "
+                     "{\"tensor\": 1e10}, \"bytes\": {}, \"tags\": {\"framework\": \"pytorch\", "
+                     "\"batch\": \"16\"}}]}");
+    a = rt_analysis_new(m, RT_MODE_SINGLE, &p, 1, NULL, &err);
+    assert_non_null(a);
+    for (int v = 0; v < RT_VIEW_N; v++) {
+        spec = (rt_chart_spec){.view = (rt_view)v, .series_by = "framework"};
+        check(&spec, a, rt_view_name(spec.view));
+        assert_true(legend_has("onednn"));
+        if (legend_has("pytorch"))
+            fail_msg("%s: the legend lists 'pytorch', of which nothing is drawn",
+                     rt_view_name(spec.view));
+    }
+    rt_analysis_free(a);
+    rt_profile_free(p);
+
+    /* Few launches of much work: every overhead box lies below and left of the axes. */
+    p = profile_from(dir, "big.json",
+                     "{\"schema\": \"rooftime.profile/1\", \"tool\": \"t\", \"kernels\": ["
+                     "{\"name\": \"a\", \"invocations\": 1, \"time\": 2, \"flops\": {\"tensor\": "
+                     "1e14}, \"bytes\": {\"HBM\": 1e11}},"
+                     "{\"name\": \"b\", \"invocations\": 1, \"time\": 1, \"flops\": {\"tensor\": "
+                     "3e13}, \"bytes\": {\"HBM\": 3e11}}]}");
+    a = rt_analysis_new(m, RT_MODE_SINGLE, &p, 1, NULL, &err);
+    assert_non_null(a);
+    for (int v = RT_VIEW_COMPLEXITY; v < RT_VIEW_N; v++) {
+        spec = (rt_chart_spec){.view = (rt_view)v};
+        check(&spec, a, rt_view_name(spec.view));
+        if (legend_has("overhead box") || legend_has("overhead region"))
+            fail_msg("%s: the legend lists an overhead outline, and none is drawn",
+                     rt_view_name(spec.view));
+    }
+    rt_analysis_free(a);
+    rt_profile_free(p);
+    rt_machine_free(m);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_every_view)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_every_view),
+                                       cmocka_unit_test(test_ceiling_labels),
+                                       cmocka_unit_test(test_legend)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

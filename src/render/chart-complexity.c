@@ -60,6 +60,7 @@ void rt_chart_overhead_boxes(rt_chart *ch, bool time_plane)
         free(title);
         rt_chart_box_cut_marker(ch, x1, y1, cut, ms.color);
         off += cut;
+        ch->n_oh_drawn++;
     }
     free(seen);
     rt_draw_group(ch->d, NULL);

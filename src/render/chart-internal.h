@@ -49,6 +49,12 @@ typedef struct rt_box {
     double x0, y0, x1, y1;
 } rt_box;
 
+/* A drawn line in pixels and the obstacles that stand for it (rt_chart_obstacle_line). */
+typedef struct rt_seg {
+    double x0, y0, x1, y1;
+    size_t obst0, obst1;
+} rt_seg;
+
 typedef struct rt_label_req {
     double x, y, r; /* anchor point and the radius to keep clear */
     char *text;
@@ -71,6 +77,7 @@ typedef struct rt_key {
     const char *tag; /* NULL: unused */
     char **values;   /* sorted */
     size_t n;
+    bool *drawn; /* per value: a point of it was drawn (rt_chart_drawn), so the legend lists it */
 } rt_key;
 
 typedef struct rt_chart {
@@ -96,6 +103,10 @@ typedef struct rt_chart {
         size_t n, cap;
     } * grid;
     size_t grid_w, grid_h;
+    /* The lines among the obstacles: labels along lines test them exactly, as segments, rather
+     * than as the boxes that stand for them. */
+    rt_seg *segs;
+    size_t n_segs, cap_segs;
     rt_label_req *labels;
     size_t n_labels, cap_labels;
     rt_line_label *line_labels;
@@ -109,6 +120,12 @@ typedef struct rt_chart {
      * kernels use (FLOPs on the unit, bytes at the level), all with spec->all_roofs; in single
      * mode the reference ones. */
     bool *unit_on, *level_on;
+    /* What the view drew, for the legend (which lists only that): symbols closed [0] and open
+     * [1], trajectories solid [0] and dashed [1], overhead boxes or regions. */
+    size_t n_drawn[2];
+    bool traj_drawn[2];
+    size_t n_oh_drawn;
+    bool drawn_known; /* the view has drawn (the legend's width is taken before it does) */
     /* The title as laid out: one or two lines at title_size (rt_chart_layout). */
     char title[2][256];
     int title_lines;
@@ -138,6 +155,8 @@ rt_marker_shape rt_chart_shape(size_t i);
 bool rt_chart_fill_is_shape(const rt_chart *ch);
 /* Style of config c (or item i when is_item). */
 void rt_chart_style(const rt_chart *ch, size_t idx, bool is_item, rt_marker_style *m);
+/* A symbol of config c (or item i) was drawn, open or closed: its key values go in the legend. */
+void rt_chart_drawn(rt_chart *ch, size_t idx, bool is_item, bool open);
 void rt_chart_note(rt_chart *ch, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Hover text of a config / item verdict; caller frees. */
 char *rt_chart_cfg_title(const rt_chart *ch, size_t c);

@@ -56,9 +56,12 @@ void rt_chart_obstacles_release(rt_chart *ch)
         free(ch->grid[i].v);
     free(ch->grid);
     free(ch->obst);
+    free(ch->segs);
     ch->grid = NULL;
     ch->obst = NULL;
+    ch->segs = NULL;
     ch->n_obst = ch->cap_obst = 0;
+    ch->n_segs = ch->cap_segs = 0;
 }
 
 void rt_chart_obstacle_point(rt_chart *ch, double x, double y, double r)
@@ -87,6 +90,51 @@ void rt_chart_obstacle_line(rt_chart *ch, double x0, double y0, double x1, doubl
                           fmax(py0, py1) + 0.8);
     }
     ch->line_obst1 = ch->n_obst;
+    if (ch->n_segs == ch->cap_segs) {
+        ch->cap_segs = ch->cap_segs ? 2 * ch->cap_segs : 16;
+        ch->segs = rt_xrealloc(ch->segs, ch->cap_segs * sizeof *ch->segs);
+    }
+    ch->segs[ch->n_segs++] = (rt_seg){a, b, c, e, ch->line_obst0, ch->line_obst1};
+}
+
+/* Whether obstacle i stands for a line (a segment in ch->segs, appended in obstacle order). */
+static bool obstacle_is_line(const rt_chart *ch, size_t i)
+{
+    size_t lo = 0, hi = ch->n_segs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ch->segs[mid].obst1 <= i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ch->n_segs && ch->segs[lo].obst0 <= i;
+}
+
+/* Whether the segment (x0,y0)-(x1,y1) meets the rectangle |u| <= hw, |v| <= hh of a frame
+ * centred at (cx, cy) and turned by (ca, sa): Liang-Barsky clipping in that frame. */
+static bool seg_meets_rect(double x0, double y0, double x1, double y1, double cx, double cy,
+                           double ca, double sa, double hw, double hh)
+{
+    double u0 = (x0 - cx) * ca + (y0 - cy) * sa, v0 = -(x0 - cx) * sa + (y0 - cy) * ca;
+    double u1 = (x1 - cx) * ca + (y1 - cy) * sa, v1 = -(x1 - cx) * sa + (y1 - cy) * ca;
+    double du = u1 - u0, dv = v1 - v0, t0 = 0, t1 = 1;
+    double p[4] = {-du, du, -dv, dv}, q[4] = {u0 + hw, hw - u0, v0 + hh, hh - v0};
+    for (int k = 0; k < 4; k++) {
+        if (p[k] == 0) {
+            if (q[k] < 0)
+                return false;
+            continue;
+        }
+        double r = q[k] / p[k];
+        if (p[k] < 0)
+            t0 = fmax(t0, r);
+        else
+            t1 = fmin(t1, r);
+        if (t0 > t1)
+            return false;
+    }
+    return true;
 }
 
 static bool overlaps(const rt_box *a, const rt_box *b)
@@ -102,8 +150,17 @@ bool rt_chart_box_free(const rt_chart *ch, const rt_box *b)
     return box_free_skip(ch, b, 0, 0);
 }
 
+static bool box_free_in(const rt_chart *ch, const rt_box *b, size_t skip0, size_t skip1,
+                        bool lines);
+
 /* The same, ignoring obstacles skip0 .. skip1 - 1. */
 static bool box_free_skip(const rt_chart *ch, const rt_box *b, size_t skip0, size_t skip1)
+{
+    return box_free_in(ch, b, skip0, skip1, true);
+}
+
+/* The same, and ignoring the obstacles of lines unless `lines`. */
+static bool box_free_in(const rt_chart *ch, const rt_box *b, size_t skip0, size_t skip1, bool lines)
 {
     if (b->x0 < ch->px + 1 || b->x1 > ch->px + ch->pw - 1 || b->y0 < ch->py + 1 ||
         b->y1 > ch->py + ch->ph - 1)
@@ -116,7 +173,8 @@ static bool box_free_skip(const rt_chart *ch, const rt_box *b, size_t skip0, siz
         for (size_t gx = gx0; gx <= gx1; gx++) {
             const struct rt_obst_cell *c = &ch->grid[gy * ch->grid_w + gx];
             for (size_t i = 0; i < c->n; i++)
-                if (!(c->v[i] >= skip0 && c->v[i] < skip1) && overlaps(b, &ch->obst[c->v[i]]))
+                if (!(c->v[i] >= skip0 && c->v[i] < skip1) && overlaps(b, &ch->obst[c->v[i]]) &&
+                    (lines || !obstacle_is_line(ch, c->v[i])))
                     return false;
         }
     return true;
@@ -273,24 +331,40 @@ static void line_label_place(rt_chart *ch, const rt_line_label *L)
     size_t nb = 0;
     double best_cx = 0, best_cy = 0;
     size_t best_hits = SIZE_MAX;
-    for (int k = 0; k < 81 && best_hits > 0; k++) {
-        /* prefer, then alternately further away on either side; the first clear spot wins,
-         * else the one that covers the fewest other things */
-        double t = prefer + (k % 2 ? 1 : -1) * 0.0125 * ((k + 1) / 2);
-        if (t < 0 || t > 1)
-            continue;
-        double cx = a + (c - a) * t + nx * off, cy = b + (e - b) * t + ny * off;
-        nb = pieces(cx, cy, w, h, ca, sa, box);
-        bool inside = true;
-        size_t hits = 0;
-        for (size_t i = 0; i < nb; i++) {
-            inside = inside && box[i].x0 >= ch->px + 1 && box[i].x1 <= ch->px + ch->pw - 1 &&
-                     box[i].y0 >= ch->py + 1 && box[i].y1 <= ch->py + ch->ph - 1;
-            hits += !box_free_skip(ch, &box[i], L->skip0, L->skip1);
-        }
-        if (inside && hits < best_hits) {
-            best_cx = cx, best_cy = cy;
-            best_hits = hits;
+    /* Its side of the line at the usual distance, then the other side, then both a little
+     * farther off (another ceiling close by, as the launch-overhead line above a roof): the first
+     * clear spot wins, else the one that covers the fewest other things. */
+    static const double side[4] = {1, -1, 1, -1}, far[4] = {0, 0, 0.7, 0.7};
+    for (int pass = 0; pass < 4 && best_hits > 0; pass++) {
+        double o = side[pass] * (off + far[pass] * size);
+        for (int k = 0; k < 81 && best_hits > 0; k++) {
+            /* prefer, then alternately further away on either side */
+            double t = prefer + (k % 2 ? 1 : -1) * 0.0125 * ((k + 1) / 2);
+            if (t < 0 || t > 1)
+                continue;
+            double cx = a + (c - a) * t + nx * o, cy = b + (e - b) * t + ny * o;
+            nb = pieces(cx, cy, w, h, ca, sa, box);
+            bool inside = true;
+            size_t hits = 0;
+            for (size_t i = 0; i < nb; i++) {
+                inside = inside && box[i].x0 >= ch->px + 1 && box[i].x1 <= ch->px + ch->pw - 1 &&
+                         box[i].y0 >= ch->py + 1 && box[i].y1 <= ch->py + ch->ph - 1;
+                hits += !box_free_in(ch, &box[i], L->skip0, L->skip1, false);
+            }
+            /* Other lines exactly, against the turned box of the text (a box around a
+             * diagonal text would reach a line close by); crossing one is the worst. */
+            for (size_t i = 0; i < ch->n_segs; i++) {
+                const rt_seg *g = &ch->segs[i];
+                if (g->obst0 == L->skip0 && g->obst1 == L->skip1 && L->skip1 > L->skip0)
+                    continue;
+                if (seg_meets_rect(g->x0, g->y0, g->x1, g->y1, cx, cy, ca, sa, w / 2 + 1,
+                                   h / 2 + 0.5))
+                    hits += 100;
+            }
+            if (inside && hits < best_hits) {
+                best_cx = cx, best_cy = cy;
+                best_hits = hits;
+            }
         }
     }
     bool have_fallback = best_hits != SIZE_MAX, found = have_fallback;

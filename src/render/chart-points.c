@@ -128,6 +128,7 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
         if (n >= 2) {
             rt_stroke s = {.color = ms.color, .width = 1.5, .dash = open ? 1 : 0, .opacity = 0.85};
             rt_chart_data_polyline(ch, fx, fy, n, &s);
+            ch->traj_drawn[open] = true;
         }
         free(fx);
         free(fy);
@@ -154,6 +155,7 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
                        ? rt_asprintf("%s\n(open symbol: run time scaled by the peaks)", title)
                        : NULL;
         rt_draw_marker(ch->d, px, py, &ms, t2 ? t2 : title);
+        rt_chart_drawn(ch, c, false, open);
         free(title);
         free(t2);
         rt_chart_obstacle_point(ch, px, py, ms.size / 2 + 0.5);
@@ -220,6 +222,7 @@ size_t rt_chart_item_points(rt_chart *ch, const double *x, const double *y, bool
                                        open ? "\n(open symbol: run time scaled by the peaks)" : "")
                          : NULL;
         rt_draw_marker(ch->d, px, py, &ms, t2);
+        rt_chart_drawn(ch, i, true, open);
         free(title);
         free(t2);
         rt_chart_obstacle_point(ch, px, py, ms.size / 2 + 0.5);

@@ -229,6 +229,8 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
             free(t);
             rt_chart_obstacle_point(ch, x, y, ms.size / 2);
         }
+        if (nx > 0)
+            rt_chart_drawn(ch, i, true, false);
         free(title);
         /* Labelled by ID, K<rank by time> as the report's kernel table numbers them: short,
          * never cut, and the hover text and the table give the name. */

@@ -58,6 +58,7 @@ void rt_key_release(rt_key *k)
     for (size_t i = 0; i < k->n; i++)
         free(k->values[i]);
     free(k->values);
+    free(k->drawn);
     memset(k, 0, sizeof *k);
 }
 
@@ -87,6 +88,24 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
     }
     if (k->n > 1)
         qsort(k->values, k->n, sizeof *k->values, value_qsort);
+    k->drawn = rt_xcalloc(k->n + 1, sizeof *k->drawn);
+}
+
+static void key_drawn(rt_key *k, const char *value)
+{
+    int i = rt_key_index(k, value);
+    if (i >= 0)
+        k->drawn[i] = true;
+}
+
+void rt_chart_drawn(rt_chart *ch, size_t idx, bool is_item, bool open)
+{
+    const char *(*tag)(const rt_analysis *, size_t, const char *) =
+        is_item ? rt_chart_item_tag : rt_chart_cfg_tag;
+    key_drawn(&ch->series, tag(ch->a, idx, ch->series.tag));
+    key_drawn(&ch->marker, tag(ch->a, idx, ch->marker.tag));
+    key_drawn(&ch->fill, tag(ch->a, idx, ch->fill.tag));
+    ch->n_drawn[open]++;
 }
 
 static const rt_marker_shape shape_order[] = {

@@ -408,6 +408,7 @@ int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, r
         rt_chart_roofline, rt_chart_complexity, rt_chart_timeplane, rt_chart_4d};
     if (views[spec->view](&ch, err) != 0)
         goto out;
+    ch.drawn_known = true;
     note_unknown(&ch);
     rt_chart_line_labels_place(&ch);
     rt_chart_labels_place(&ch);
