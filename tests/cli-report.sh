@@ -57,6 +57,25 @@ for i in 1 2; do
 done
 expect 0 "" -- report -m v100 -o "$TMP/res/q" "$TMP/q1.json" "$TMP/q2.json"
 check "one command named once with its count" grep -q 'Profiles: t <code>run it</code> (2 profiles)\.' "$TMP/res/q/report.html"
+# A study's profiles: one command told apart by a parenthesis, named once.
+for i in 1 2 3; do
+    printf '{"schema": "rooftime.profile/1", "source": {"tool": "t", "command": "rooftime study (impl %s fp32)"}, "kernels": [{"name": "k%s", "invocations": 1, "time": 1e-3, "flops": {"tensor": 1e9}, "bytes": {"HBM": 1e6}}]}' "$i" "$i" >"$TMP/s$i.json"
+done
+expect 0 "" -- report -m v100 -o "$TMP/res/s" "$TMP/s1.json" "$TMP/s2.json" "$TMP/s3.json" "$TMP/q1.json"
+check "a study's command named once with its count" grep -q 'Profiles: t <code>rooftime study</code> (3 profiles); t <code>run it</code>\.' "$TMP/res/s/report.html"
+# Long kernel names (C++ templates, the paper tables' names with every tag): the summary's rows
+# stay one line, the whole name in a title.
+python3 - "$TMP/long.json" <<'PY'
+import json, sys
+ks = []
+for i in range(12):
+    name = "void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::threadblock::MmaMultistage<cutlass::gemm::GemmShape<128, 256, 32>, cutlass::epilogue::threadblock::Epilogue<%d>, float, 4>>>(Params)" % i
+    ks.append({"name": name, "invocations": 10 + i, "time": 1e-3 * (1 + i), "flops": {"tensor": 1e9 * (1 + i)},
+               "bytes": {"HBM": 4e8 * (12 - i), "L2": 8e8, "L1": 1.6e9}, "tags": {"framework": "pt" if i % 2 else "tf"}})
+json.dump({"schema": "rooftime.profile/1", "tool": "hand", "kernels": ks}, open(sys.argv[1], "w"))
+PY
+expect 0 "" -- report -m v100 -o "$TMP/res/long" "$TMP/long.json"
+check "a long name in the summary carries its whole text in a title" grep -q '<td class="name" title="void cutlass::Kernel&lt;' "$TMP/res/long/report.html"
 expect 2 "-o DIR is required" -- report -m v100 "$P"
 expect 2 "--machine is required" -- report -o "$R" "$P"
 expect 2 "unknown mode 'x'" -- report -m v100 --mode x -o "$R" "$P"
@@ -120,6 +139,20 @@ assert wt > cb, "warnings come after the first chart"
 PY
 }
 layout_check "$R" || FAILS=$((FAILS + 1))
+# ... and with long kernel names, which once wrapped to four lines in the summary's table and
+# pushed the first chart to 1151 px: a synthetic profile, and the paper's tables when present.
+layout_check "$TMP/res/long" || FAILS=$((FAILS + 1))
+T=${ROOFTIME_FIXTURES:-}/paper-tables
+if [ -d "$T" ]; then
+    for t in conv2d-pt conv2d-tf1-noxla conv2d-tf2-noxla rnn1d-pt; do
+        "$BIN" import table "$T/$t.main.csv" --ai-file "$T/$t.l2-l1-ai.csv" -o "$TMP/pt-$t.json" 2>/dev/null ||
+            { echo "FAIL: import $t"; FAILS=$((FAILS + 1)); }
+    done
+    expect 0 "" -- report -m v100 -o "$TMP/res/paper" "$TMP"/pt-*.json
+    layout_check "$TMP/res/paper" || FAILS=$((FAILS + 1))
+else
+    echo "paper tables not found ($T): their layout check skipped"
+fi
 if grep -E 'CONSOLE|Uncaught|SyntaxError' "$TMP/chrome.err" >"$TMP/console"; then
     echo "FAIL: console messages:"; head -5 "$TMP/console"; FAILS=$((FAILS + 1))
 fi

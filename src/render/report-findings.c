@@ -2,6 +2,7 @@
  * escaped. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report-internal.h"
 #include "rooftime/core/findings.h"
@@ -12,6 +13,10 @@ void rt_report_esc(FILE *fp, const char *s)
     rt_html_escape(fp, s ? s : "");
 }
 
+/* A cell longer than this may be cut to one line with an ellipsis (the summary's tables): it
+ * carries its whole text in a title, shown on hover. */
+#define TITLE_MIN_LEN 40
+
 /* Rows of a table block: the head as <th>, then <td> (the first column a name when marked). */
 static void table_rows(FILE *fp, const rt_findings_block *b)
 {
@@ -19,11 +24,17 @@ static void table_rows(FILE *fp, const rt_findings_block *b)
         fputs("<tr>", fp);
         for (size_t c = 0; c < b->n_cols; c++) {
             const char *tag = r == 0 ? "th" : "td";
+            const char *text = rt_findings_cell(b, r, c);
+            fprintf(fp, "<%s", tag);
             if (r > 0 && (int)c == b->name_col)
-                fputs("<td class=\"name\">", fp);
-            else
-                fprintf(fp, "<%s>", tag);
-            rt_report_esc(fp, rt_findings_cell(b, r, c));
+                fputs(" class=\"name\"", fp);
+            if (r > 0 && text && strlen(text) > TITLE_MIN_LEN) {
+                fputs(" title=\"", fp);
+                rt_report_esc(fp, text);
+                fputc('"', fp);
+            }
+            fputc('>', fp);
+            rt_report_esc(fp, text);
             fprintf(fp, "</%s>", tag);
         }
         fputs("</tr>\n", fp);

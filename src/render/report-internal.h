@@ -7,6 +7,7 @@
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
+#include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
 
 /* report-findings.c: a findings structure as HTML. titled: an <h2> with the title, sections as
@@ -21,6 +22,10 @@ void rt_report_findings(FILE *fp, const rt_findings *f, bool titled);
 /* report-warnings.c: the warnings grouped by cause, one expandable line per cause with a
  * count. */
 void rt_report_warnings(FILE *fp, const rt_warnings *w);
+
+/* report-profiles.c: "Profiles: " and each distinct tool and command once, with a count (the
+ * profiles of a study, one command told apart by a parenthesis, as one). */
+void rt_report_profiles(FILE *fp, rt_profile *const *profiles, size_t n);
 
 /* Escaped text (NULL prints nothing). */
 void rt_report_esc(FILE *fp, const char *s);

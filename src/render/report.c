@@ -44,9 +44,14 @@ static const char css[] =
     "td.name{text-align:left;max-width:520px;overflow-wrap:anywhere;font-family:monospace}\n"
     "td.warn{background:#fde2d2}tr.oh td{background:#fff7e0}tr.rest td{font-style:italic}\n"
     ".summary{display:flex;flex-wrap:wrap;gap:0 20px;align-items:flex-start}"
-    ".summary h2{flex-basis:100%;margin:4px 0 0}.summary ul{flex-basis:100%;margin:4px 0;"
-    "font-size:14px}.summary table{font-size:13px;margin:4px 0}"
-    ".summary td:last-child{text-align:left;max-width:300px}.summary td.name{max-width:240px}\n"
+    ".summary h2{flex-basis:100%;margin:4px 0 0}.summary ul{flex:1 1 560px;margin:4px 0;"
+    "font-size:14px}.summary table{font-size:12px;margin:4px 0}\n"
+    /* One line per row, so the first chart stays on the first screen: long names and hints are
+     * cut with an ellipsis (the whole text in the cell's title). */
+    ".summary td{white-space:nowrap}.summary td,.summary th{padding:2px 6px}"
+    ".summary td.name,.summary td:last-child{text-align:left;overflow:hidden;"
+    "text-overflow:ellipsis}\n.summary td.name{max-width:340px}"
+    ".summary td:last-child{max-width:400px}\n"
     "h2{margin-top:24px}\n"
     ".charts{display:block}\n"
     ".chart{border:1px solid #ddd;margin:8px 0}"
@@ -428,41 +433,6 @@ static void tables(FILE *fp, const rt_analysis *a)
     free(rest.q);
 }
 
-/* The profiles, each distinct tool and command once with a count (a study's profiles share
- * one command line). */
-static void profiles_note(FILE *fp, rt_profile *const *profiles, size_t n)
-{
-    fputs("<p class=\"note\">Profiles:", fp);
-    bool first = true;
-    for (size_t p = 0; p < n; p++) {
-        const char *tool = profiles[p]->tool ? profiles[p]->tool : "profile";
-        const char *cmd = profiles[p]->command;
-        bool seen = false;
-        size_t count = 0;
-        for (size_t q = 0; q < n; q++) {
-            const char *t2 = profiles[q]->tool ? profiles[q]->tool : "profile";
-            const char *c2 = profiles[q]->command;
-            if (strcmp(tool, t2) != 0 || (cmd ? !c2 || strcmp(cmd, c2) != 0 : c2 != NULL))
-                continue;
-            seen |= q < p;
-            count++;
-        }
-        if (seen)
-            continue;
-        fputs(first ? " " : "; ", fp);
-        first = false;
-        esc(fp, tool);
-        if (cmd) {
-            fputs(" <code>", fp);
-            esc(fp, cmd);
-            fputs("</code>", fp);
-        }
-        if (count > 1)
-            fprintf(fp, " (%zu profiles)", count);
-    }
-    fputs(".</p>\n", fp);
-}
-
 static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles,
                       const rt_report_opts *o, const char *dir, const rt_analysis *a,
                       const rt_analysis *hier, rt_error *err)
@@ -542,7 +512,7 @@ static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles
     tables(html, a);
     fputs("<h2 id=\"machine\">Machine and profiles</h2>\n", html);
     machine_summary(html, m, a);
-    profiles_note(html, profiles, n_profiles);
+    rt_report_profiles(html, profiles, n_profiles);
     rt_report_warnings(html, &a->warnings);
     fputs("<p class=\"note\">Written by rooftime. Hover a symbol to see its kernel or config. "
           "Method: the time-based hierarchical roofline "
