@@ -12,6 +12,7 @@
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/study/study.h"
+#include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
 static const char *tag(const rt_tags *t, const char *k)
@@ -159,16 +160,6 @@ static void time_ratio(char *buf, size_t n, const rt_analysis *a, const rt_confi
     rt_noise_ratio_text(buf, n, cb->v.time / ca->v.time, 2, &za, &zb);
 }
 
-static void fmt_s(char *buf, size_t n, double s)
-{
-    if (s >= 1)
-        snprintf(buf, n, "%.2f s", s);
-    else if (s >= 1e-3)
-        snprintf(buf, n, "%.2f ms", s * 1e3);
-    else
-        snprintf(buf, n, "%.1f us", s * 1e6);
-}
-
 static void section_run(rt_findings *o, const rt_analysis *a, const rt_study_result *r)
 {
     rt_findings_section_add(o, "Run");
@@ -291,7 +282,7 @@ static void section_overhead(rt_findings *o, const rt_analysis *a)
     rt_findings_list(o);
     rt_findings_item(o,
                      "%zu of %zu configs are overhead-bound (tau: the overhead each implementation "
-                     "pays on this machine, %.3g us per launch on average).",
+                     "pays on this machine, %.3g µs per launch on average).",
                      total_ob, a->n_configs, a->tau_mean * 1e6);
     char nb[128];
     impls_without_bytes(a, nb, sizeof nb);
@@ -379,8 +370,8 @@ static void section_zero_ai(rt_findings *o, const rt_analysis *a)
         char impl[64];
         snprintf(impl, sizeof impl, "%.*s", (int)strcspn(keys.v[ki], " "), keys.v[ki]);
         char c1[32], c2[32], c3[96], c4[256] = "";
-        fmt_s(c1, sizeof c1, tz);
-        fmt_s(c2, sizeof c2, t);
+        rt_fmt_time(c1, sizeof c1, tz);
+        rt_fmt_time(c2, sizeof c2, t);
         /* without byte counts, "zero AI" means only that no FLOPs were recorded: torch records
          * none for elementwise operators, which do compute */
         snprintf(c3, sizeof c3, "%.1f%%%s", t > 0 ? 100 * tz / t : 0,
@@ -494,8 +485,8 @@ static void section_recoverable(rt_findings *o, const rt_analysis *a)
         char impl[64];
         snprintf(impl, sizeof impl, "%.*s", (int)strcspn(keys.v[ki], " "), keys.v[ki]);
         char c1[32], c2[32], c3[96];
-        fmt_s(c1, sizeof c1, t);
-        fmt_s(c2, sizeof c2, rec);
+        rt_fmt_time(c1, sizeof c1, t);
+        rt_fmt_time(c2, sizeof c2, rec);
         /* no bytes: the bandwidth bound is unknown (taken as 0), so the bound is low */
         snprintf(c3, sizeof c3, "%.1f%%%s", t > 0 ? 100 * rec / t : 0,
                  impl_without_bytes(a, impl) ? " (upper bound: no byte counts)" : "");
