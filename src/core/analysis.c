@@ -64,24 +64,6 @@ static int natural_cmp(const char *a, const char *b)
     return *a ? 1 : (*b ? -1 : 0);
 }
 
-/* Text that identifies a tag set: "k=v k=v" in the given order. */
-static char *tags_label(const rt_tags *t)
-{
-    size_t len = 1;
-    for (size_t i = 0; i < t->n; i++)
-        len += strlen(t->v[i].key) + strlen(t->v[i].value) + 2;
-    char *s = rt_xmalloc(len);
-    s[0] = '\0';
-    for (size_t i = 0; i < t->n; i++) {
-        if (i)
-            strcat(s, " ");
-        strcat(s, t->v[i].key);
-        strcat(s, "=");
-        strcat(s, t->v[i].value);
-    }
-    return s;
-}
-
 /* Count kernels that name a unit or level the machine lacks; warn once per name. */
 static void note_unknown(rt_values *seen, rt_tags *first, const char *name, const char *kernel)
 {
@@ -366,7 +348,7 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
             tt.hash[c] = h;
             first[c] = i;
             rt_config *cf = &a->configs[c];
-            cf->label = g.n ? tags_label(&g)
+            cf->label = g.n ? rt_tags_text(&g, NULL)
                             : rt_asprintf("profile %zu%s%s", it->profile_index + 1,
                                           it->profile->tool ? " " : "",
                                           it->profile->tool ? it->profile->tool : "");

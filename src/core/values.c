@@ -1,4 +1,5 @@
 /* Small ordered maps: names to numbers and names to strings, names kept valid UTF-8. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,37 @@ void rt_tags_copy(rt_tags *dst, const rt_tags *src)
 {
     for (size_t i = 0; i < src->n; i++)
         rt_tags_set(dst, src->v[i].key, src->v[i].value);
+}
+
+static bool skipped(const char *key, const char *const *skip)
+{
+    for (; skip && *skip; skip++)
+        if (strcmp(key, *skip) == 0)
+            return true;
+    return false;
+}
+
+char *rt_tags_text(const rt_tags *ts, const char *const *skip)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < ts->n; i++)
+        len += strlen(ts->v[i].key) + strlen(ts->v[i].value) + 2;
+    char *s = rt_xmalloc(len), *e = s;
+    *e = '\0';
+    for (size_t i = 0; i < ts->n; i++) {
+        if (skipped(ts->v[i].key, skip))
+            continue;
+        size_t k = strlen(ts->v[i].key), v = strlen(ts->v[i].value);
+        if (e != s)
+            *e++ = ' ';
+        memcpy(e, ts->v[i].key, k);
+        e += k;
+        *e++ = '=';
+        memcpy(e, ts->v[i].value, v);
+        e += v;
+        *e = '\0';
+    }
+    return s;
 }
 
 void rt_tags_release(rt_tags *ts)

@@ -32,21 +32,8 @@ static int width(const char *p)
 /* The shape of a config: its tags other than implementation and precision. */
 static char *shape_of(const rt_tags *t)
 {
-    size_t len = 1;
-    for (size_t i = 0; i < t->n; i++)
-        len += strlen(t->v[i].key) + strlen(t->v[i].value) + 2;
-    char *s = rt_xmalloc(len);
-    s[0] = '\0';
-    for (size_t i = 0; i < t->n; i++) {
-        if (strcmp(t->v[i].key, "implementation") == 0 || strcmp(t->v[i].key, "precision") == 0)
-            continue;
-        if (*s)
-            strcat(s, " ");
-        strcat(s, t->v[i].key);
-        strcat(s, "=");
-        strcat(s, t->v[i].value);
-    }
-    return s;
+    static const char *const skip[] = {"implementation", "precision", NULL};
+    return rt_tags_text(t, skip);
 }
 
 rt_noise rt_study_config_noise(const rt_analysis *a, const rt_config *c)

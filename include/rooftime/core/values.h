@@ -37,5 +37,8 @@ void rt_tags_set(rt_tags *ts, const char *key, const char *value);
 const char *rt_tags_get(const rt_tags *ts, const char *key);
 void rt_tags_copy(rt_tags *dst, const rt_tags *src);
 void rt_tags_release(rt_tags *ts);
+/* "k=v k=v" in the tags' order, leaving out the keys of skip (a NULL-terminated list, or NULL);
+ * malloc'ed. */
+char *rt_tags_text(const rt_tags *ts, const char *const *skip);
 
 #endif
