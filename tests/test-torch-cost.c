@@ -189,6 +189,201 @@ static void test_pool_embedding_views(void **state)
     assert_int_equal(c.status, RT_TC_UNKNOWN);
 }
 
+/* groups and dilation: the window counts of a grouped and of a dilated convolution. */
+static void test_conv_groups_dilation(void **state)
+{
+    (void)state;
+    /* input [2,4,6,6], weight [6,2,3,3], groups 2, stride 1, no padding: output 6 x 4x4, each
+     * output of C/g = 2 channels times 9 taps, all inside: 2*2*6*2*16*9 = 6912 either way.
+     * Bytes: input 288, weight 108, output 2*6*16 = 192 floats. */
+    const char *dims = "[[2,4,6,6],[6,2,3,3],[],[],[],[],[]]";
+    const char *types = "[\"float\",\"float\",\"\",\"\",\"\",\"\",\"Scalar\"]";
+    const char *grouped = "[\"\",\"\",\"\",\"[0, 0]\",\"[1, 1]\",\"[1, 1]\",\"2\"]";
+    rt_torch_cost c = cost("aten::mkldnn_convolution", dims, types, grouped, -1, RT_CONV_TAPS);
+    COSTED(c, 2 * 2 * 6 * 2 * 16 * 9, (288 + 108 + 192) * 4);
+    c = cost("aten::mkldnn_convolution", dims, types, grouped, -1, RT_CONV_WINDOW);
+    COSTED(c, 6912, 588 * 4);
+    /* input [1,1,7,7], weight [1,1,3,3], dilation 2, padding 2, stride 1: output 7 + 4 - 4 - 1 +
+     * 1 = 7. Whole window: 49 * 9 pairs. Taps inside along one axis: output o reads o-2, o, o+2:
+     * 2, 2, 3, 3, 3, 2, 2 of them = 17, so 17 * 17 = 289 pairs. Bytes 49 + 9 + 49 floats. */
+    dims = "[[1,1,7,7],[1,1,3,3],[],[],[],[],[]]";
+    const char *dilated = "[\"\",\"\",\"\",\"[2, 2]\",\"[1, 1]\",\"[2, 2]\",\"1\"]";
+    c = cost("aten::mkldnn_convolution", dims, types, dilated, -1, RT_CONV_WINDOW);
+    COSTED(c, 2 * 49 * 9, 107 * 4);
+    c = cost("aten::mkldnn_convolution", dims, types, dilated, -1, RT_CONV_TAPS);
+    COSTED(c, 2 * 17 * 17, 107 * 4);
+}
+
+/* mm and baddbmm. */
+static void test_mm_baddbmm(void **state)
+{
+    (void)state;
+    /* [4,8] x [8,3]: 2*4*3*8 = 192; 32 + 24 + 12 floats */
+    rt_torch_cost c = cost("aten::mm", "[[4,8],[8,3]]", "[\"float\",\"float\"]", NULL, -1, 0);
+    COSTED(c, 192, 68 * 4);
+    /* self [3,4,6] + batch1 [3,4,5] x batch2 [3,5,6]: 2*3*4*6*5 = 720 and 72 adds; 72 + 60 + 90
+     * read, 72 written */
+    c = cost("aten::baddbmm", "[[3,4,6],[3,4,5],[3,5,6],[],[]]",
+             "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 720 + 72, (72 + 60 + 90 + 72) * 4);
+}
+
+/* Average and adaptive pooling, and the backward of pooling. */
+static void test_pool_avg_adaptive_backward(void **state)
+{
+    (void)state;
+    /* avg_pool2d of [2,3,8,8], kernel 2, stride 2 (arguments: kernel 1, stride 2, padding 3,
+     * ceil_mode 4): 6 planes of 16 outputs of 4 taps = 384; 384 read, 96 written */
+    const char *dims = "[[2,3,8,8],[],[],[],[],[],[]]";
+    const char *types = "[\"float\",\"\",\"\",\"\",\"Scalar\",\"Scalar\",\"\"]";
+    rt_torch_cost c =
+        cost("aten::avg_pool2d", dims, types,
+             "[\"\",\"[2, 2]\",\"[2, 2]\",\"[0, 0]\",\"False\",\"\",\"\"]", -1, RT_CONV_TAPS);
+    COSTED(c, 6 * 16 * 4, (384 + 96) * 4);
+    /* kernel 3, stride 1, padding 1 of [1,1,4,4]: 4x4 outputs; taps inside along one axis 2, 3,
+     * 3, 2 = 10, so 100 (the whole window 16 * 9 = 144); 16 read, 16 written */
+    const char *pad = "[\"\",\"[3, 3]\",\"[1, 1]\",\"[1, 1]\",\"False\",\"\",\"\"]";
+    c = cost("aten::avg_pool2d", "[[1,1,4,4],[],[],[],[],[],[]]", types, pad, -1, RT_CONV_TAPS);
+    COSTED(c, 100, 32 * 4);
+    c = cost("aten::avg_pool2d", "[[1,1,4,4],[],[],[],[],[],[]]", types, pad, -1, RT_CONV_WINDOW);
+    COSTED(c, 144, 32 * 4);
+    /* adaptive to 1x1: every one of the 384 elements enters a window; 6 outputs */
+    c = cost("aten::_adaptive_avg_pool2d", "[[2,3,8,8],[]]", "[\"float\",\"\"]",
+             "[\"\",\"[1, 1]\"]", -1, RT_CONV_TAPS);
+    COSTED(c, 384, (384 + 6) * 4);
+    /* max pooling backward: grad_output [2,3,4,4] (96), input [2,3,8,8] (384) and int64 indices
+     * (96) read, an input-shaped gradient written; one FLOP per grad_output element */
+    c = cost("aten::max_pool2d_with_indices_backward",
+             "[[2,3,4,4],[2,3,8,8],[],[],[],[],[],[2,3,4,4]]",
+             "[\"float\",\"float\",\"\",\"\",\"\",\"\",\"Scalar\",\"long int\"]", NULL, -1, 0);
+    COSTED(c, 96, 96 * 4 + 384 * 4 + 96 * 8 + 384 * 4);
+    /* average pooling backward: one FLOP per input-shaped gradient element */
+    c = cost("aten::avg_pool2d_backward", "[[2,3,4,4],[2,3,8,8],[],[],[],[],[],[]]",
+             "[\"float\",\"float\",\"\",\"\",\"\",\"Scalar\",\"Scalar\",\"\"]", NULL, -1, 0);
+    COSTED(c, 384, (96 + 384 + 384) * 4);
+}
+
+/* Softmax family, normalizations, a loss and its backward. */
+static void test_softmax_norms_losses(void **state)
+{
+    (void)state;
+    /* log_softmax of [8,10]: 5 per element; 80 read, 80 written */
+    rt_torch_cost c = cost("aten::_log_softmax", "[[8,10],[],[]]",
+                           "[\"float\",\"Scalar\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 400, 160 * 4);
+    /* softmax backward: grad_output and output [8,10] read, grad_input written; 4 per element */
+    c = cost("aten::_softmax_backward_data", "[[8,10],[8,10],[],[]]",
+             "[\"float\",\"float\",\"Scalar\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 320, 240 * 4);
+    /* batch norm forward: input [2,3,4,4] and four per-channel vectors read, the output written;
+     * 7 per output element */
+    c = cost("aten::native_batch_norm", "[[2,3,4,4],[3],[3],[3],[3],[],[],[]]",
+             "[\"float\",\"float\",\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\",\"Scalar\"]",
+             NULL, -1, 0);
+    COSTED(c, 7 * 96, (96 + 12 + 96) * 4);
+    /* layer norm over the last 8 of [4,8]: weight and bias [8] */
+    c = cost("aten::native_layer_norm", "[[4,8],[],[8],[8],[]]",
+             "[\"float\",\"\",\"float\",\"float\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 7 * 32, (32 + 8 + 8 + 32) * 4);
+    /* group norm of [2,4,3], weight and bias [4] */
+    c = cost("aten::native_group_norm", "[[2,4,3],[4],[4],[],[],[],[],[]]",
+             "[\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\","
+             "\"Scalar\"]",
+             NULL, -1, 0);
+    COSTED(c, 7 * 24, (24 + 4 + 4 + 24) * 4);
+    /* mse_loss of two [4,5]: 3 per element, both read, a scalar out (not counted) */
+    c = cost("aten::mse_loss", "[[4,5],[4,5],[]]", "[\"float\",\"float\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 60, 40 * 4);
+    /* its backward: grad (0-dim), input, target read, an input-shaped gradient written */
+    c = cost("aten::mse_loss_backward", "[[],[4,5],[4,5],[]]",
+             "[\"float\",\"float\",\"float\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 60, (1 + 20 + 20 + 20) * 4);
+    /* nll_loss backward: grad (0-dim) and 16 int64 targets read, a [16,10] gradient written; one
+     * per target */
+    c = cost("aten::nll_loss_backward", "[[],[16,10],[16],[],[],[],[]]",
+             "[\"float\",\"float\",\"long int\",\"\",\"Scalar\",\"Scalar\",\"float\"]", NULL, -1,
+             0);
+    COSTED(c, 16, 4 + 16 * 8 + 160 * 4);
+}
+
+/* Embedding backward, optimizer steps, unary operators, copies and fills. */
+static void test_embedding_optimizer_unary_copies(void **state)
+{
+    (void)state;
+    /* grad_output [4,7,16] read, 28 int64 indices read, 28 rows of 16 accumulated: 448 adds */
+    rt_torch_cost c =
+        cost("aten::embedding_dense_backward", "[[4,7,16],[4,7],[],[],[]]",
+             "[\"float\",\"long int\",\"Scalar\",\"Scalar\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 448, 2 * 448 * 4 + 28 * 8);
+    /* addcdiv_ of three [10]: 3 per element, all read, the first written */
+    c = cost("aten::addcdiv_", "[[10],[10],[10],[]]", "[\"float\",\"float\",\"float\",\"Scalar\"]",
+             NULL, -1, 0);
+    COSTED(c, 30, 40 * 4);
+    /* sigmoid: 3 per element; gelu: 8 */
+    c = cost("aten::sigmoid", "[[4,5]]", "[\"float\"]", NULL, -1, 0);
+    COSTED(c, 60, 40 * 4);
+    c = cost("aten::gelu", "[[4,5],[]]", "[\"float\",\"\"]", NULL, -1, 0);
+    COSTED(c, 160, 40 * 4);
+    /* clone: read and written once in bf16; fill_: written only */
+    c = cost("aten::clone", "[[4,5],[]]", "[\"c10::BFloat16\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 0, 40 * 2);
+    c = cost("aten::fill_", "[[4,5],[]]", "[\"float\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 0, 20 * 4);
+    /* _foreach_add_ over lists [4,5] and [3] (as the runner records them): 23 adds; both lists
+     * read, the first written */
+    c = cost("aten::_foreach_add_", "[[[4,5],[3]],[[4,5],[3]],[]]",
+             "[\"float\",\"float\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 23, 3 * 23 * 4);
+    /* as torch 1.13 records them: lists without shapes */
+    c = cost("aten::_foreach_add_", "[[],[],[]]", "[\"TensorList\",\"TensorList\",\"Scalar\"]",
+             NULL, -1, 0);
+    assert_int_equal(c.status, RT_TC_INCOMPLETE);
+    assert_non_null(strstr(c.why, "tensor list recorded as []"));
+}
+
+/* cat, stack and index_select; who leaves its work to whom. */
+static void test_cat_stack_index_select(void **state)
+{
+    (void)state;
+    /* cat of [2,3] and [4,3]: 18 read and written, no FLOPs */
+    rt_torch_cost c =
+        cost("aten::cat", "[[[2,3],[4,3]],[]]", "[\"float\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 0, 2 * 18 * 4);
+    /* stack of two [2,3] in bf16: 12 read and written */
+    c = cost("aten::stack", "[[[2,3],[2,3]],[]]", "[\"c10::BFloat16\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 0, 2 * 12 * 2);
+    c = cost("aten::cat", "[[],[]]", "[\"TensorList\",\"Scalar\"]", NULL, -1, 0);
+    assert_int_equal(c.status, RT_TC_INCOMPLETE);
+    /* index_select of [100,16] along 0 by 28 indices: 28 rows of 16 gathered and written, the
+     * indices read (as aten::embedding, which calls it) */
+    const char *types = "[\"float\",\"Scalar\",\"long int\"]";
+    c = cost("aten::index_select", "[[100,16],[],[28]]", types, "[\"\",\"0\",\"\"]", -1, 0);
+    COSTED(c, 0, 2 * 28 * 16 * 4 + 28 * 8);
+    /* along 1 of [10,16] by 5: 5 columns of 10 */
+    c = cost("aten::index_select", "[[10,16],[],[5]]", types, "[\"\",\"1\",\"\"]", -1, 0);
+    COSTED(c, 0, 2 * 5 * 10 * 4 + 5 * 8);
+    c = cost("aten::index_select", "[[10,16],[],[5]]", types, "[\"\",\"-1\",\"\"]", -1, 0);
+    COSTED(c, 0, 2 * 5 * 10 * 4 + 5 * 8);
+    /* dim not recorded: only a 1-dimensional self has no choice */
+    c = cost("aten::index_select", "[[10,16],[],[5]]", types, NULL, -1, 0);
+    assert_int_equal(c.status, RT_TC_INCOMPLETE);
+    assert_non_null(strstr(c.why, "dim"));
+    c = cost("aten::index_select", "[[50],[],[5]]", types, NULL, -1, 0);
+    COSTED(c, 0, 2 * 5 * 4 + 5 * 8);
+    /* the work of a call is counted once: the callee that does it, not the caller too */
+    assert_true(rt_torch_ops_defers(ops, "aten::embedding", "aten::index_select"));
+    assert_true(rt_torch_ops_defers(ops, "aten::stack", "aten::cat"));
+    assert_true(rt_torch_ops_defers(ops, "aten::_foreach_add_", "aten::add_"));
+    assert_true(rt_torch_ops_defers(ops, "aten::mean", "aten::sum"));
+    assert_true(rt_torch_ops_defers(ops, "aten::clone", "aten::copy_"));
+    assert_true(rt_torch_ops_defers(ops, "aten::add", "aten::add")); /* a redispatch */
+    assert_true(
+        rt_torch_ops_defers(ops, "aten::mul_", "aten::mul")); /* in place via out of place */
+    assert_false(rt_torch_ops_defers(ops, "aten::addmm", "aten::copy_")); /* the bias: its own */
+    assert_false(rt_torch_ops_defers(ops, "aten::add_", "aten::copy_"));
+    assert_false(rt_torch_ops_defers(ops, "aten::mean", "aten::copy_"));
+}
+
 static void test_bad_tables(void **state)
 {
     (void)state;
@@ -212,6 +407,12 @@ static void test_bad_tables(void **state)
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"matmul\", \"a\": 99, "
          "\"b\": 1, \"ops\": [\"a\"]}]}",
          "field 'a'"},
+        {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
+         "\"out\", \"defer\": 3, \"ops\": [\"a\"]}]}",
+         "field 'defer'"},
+        {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
+         "\"out\", \"defer\": [\"x\", 3], \"ops\": [\"a\"]}]}",
+         "defer[1]"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(tu_write_file(path, bad[i].text), 0);
@@ -236,6 +437,12 @@ int main(void)
         cmocka_unit_test(test_elementwise),
         cmocka_unit_test(test_reductions_norms_softmax),
         cmocka_unit_test(test_pool_embedding_views),
+        cmocka_unit_test(test_conv_groups_dilation),
+        cmocka_unit_test(test_mm_baddbmm),
+        cmocka_unit_test(test_pool_avg_adaptive_backward),
+        cmocka_unit_test(test_softmax_norms_losses),
+        cmocka_unit_test(test_embedding_optimizer_unary_copies),
+        cmocka_unit_test(test_cat_stack_index_select),
         cmocka_unit_test(test_bad_tables),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -139,11 +139,39 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
     /* a dispatcher or an unknown operator that calls a working operator is a composite in this
      * call: its callees carry the work (a working operator keeps its own cost, and its callees
      * theirs: addmm's copy of the bias is traffic of its own) */
+    unsigned char *below = rt_xcalloc(n ? n : 1, 1);
     for (size_t i = 0; i < n; i++)
         if (work[i])
-            for (size_t p = parent[i]; p != (size_t)-1 && !composite[p]; p = parent[p])
+            for (size_t p = parent[i]; p != (size_t)-1 && !below[p]; p = parent[p]) {
+                below[p] = 1;
                 if (cost[p] && (cost[p]->status == RT_TC_NONE || cost[p]->status == RT_TC_UNKNOWN))
                     composite[p] = 1;
+            }
+    free(below);
+    /* ... and so is a working operator whose costed callee does its work (the table's 'defer':
+     * aten::embedding's aten::index_select, a _foreach_ operator's per-tensor ones): the nearest
+     * working caller of each costed call is asked */
+    char **op = rt_xcalloc(r->n_k ? r->n_k : 1, sizeof *op);
+    for (size_t i = 0; i < n; i++) {
+        if (!cost[i] || cost[i]->status != RT_TC_COSTED)
+            continue;
+        size_t p = parent[i];
+        while (p != (size_t)-1 && !work[p])
+            p = parent[p];
+        if (p == (size_t)-1 || composite[p])
+            continue;
+        uint32_t key[2] = {r->evs[p].key, r->evs[i].key};
+        for (int j = 0; j < 2; j++)
+            if (!op[key[j]]) {
+                const char *full = r->names[key[j]], *sep = strchr(full, '\x1f');
+                op[key[j]] = sep ? rt_strndup(full, (size_t)(sep - full)) : rt_strdup(full);
+            }
+        if (rt_torch_ops_defers(r->ops, op[key[0]], op[key[1]]))
+            composite[p] = 1;
+    }
+    for (size_t k = 0; k < r->n_k; k++)
+        free(op[k]);
+    free(op);
     for (size_t i = 0; i < n; i++) {
         const ev *e = &r->evs[i];
         if (e->kind != EV_CPU || !inside[i])

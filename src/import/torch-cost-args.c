@@ -126,9 +126,11 @@ int tc_read_call(const rt_torch_call *rc, tc_call *c, char *why, size_t wn)
                 rc_ = -1;
                 goto out;
             }
-            /* [] is a 0-dimensional tensor when its type is a tensor's, else not a tensor */
+            /* [] is a 0-dimensional tensor when its type is a tensor's, else not a tensor, or a
+             * tensor list whose shapes were not recorded */
             a->is_tensor = a->nd > 0 || es > 0;
             a->numel = a->is_tensor ? n : 0;
+            a->bare_list = a->nd == 0 && t && strcmp(t, "TensorList") == 0;
         }
         a->esize = es;
         a->unit = unit;

@@ -33,6 +33,7 @@ enum {
     TCP_KERNEL,
     TCP_CEIL,
     TCP_OUTSIZE,
+    TCP_DIM,
     TCP_N
 };
 
@@ -51,11 +52,17 @@ typedef struct tc_entry {
     int reads_all;
     uint32_t reads; /* bit i: input i */
     int out_bool;
+    /* in a call where it calls a costed operator, the work is the callee's: any (defer_any) or
+     * one of these names */
+    int defer_any;
+    char **defer;
+    size_t n_defer;
 } tc_entry;
 
 /* One recorded argument. */
 typedef struct tc_arg {
     int is_tensor; /* a tensor or a tensor list */
+    int bare_list; /* a tensor list recorded as [] ('TensorList'): its shapes are unknown */
     int nd;        /* -1: a list of tensors */
     double d[TC_MAX_DIMS];
     double numel;

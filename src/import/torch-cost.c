@@ -36,8 +36,9 @@ static const struct {
 
 static const char *const classes[] = {"view", "allocation", "dispatch"};
 
-static const char *const pos_names[TCP_N] = {"stride",      "padding", "dilation",  "groups",
-                                             "output_mask", "kernel",  "ceil_mode", "output_size"};
+static const char *const pos_names[TCP_N] = {"stride",    "padding",     "dilation",
+                                             "groups",    "output_mask", "kernel",
+                                             "ceil_mode", "output_size", "dim"};
 
 static int stream_resolve(void *ctx, const char *name, size_t len, int *bank, int *index,
                           const char **why)
@@ -79,6 +80,44 @@ static int int_member(const json_t *o, const char *key, int max, int *out, const
     }
     *out = (int)json_integer_value(v);
     return 0;
+}
+
+/* "defer": true (any costed callee carries the work) or a list of the callees that do. */
+static int load_defer(tc_entry *e, const json_t *d, const char *where, rt_error *err)
+{
+    if (!d || json_is_false(d))
+        return 0;
+    if (json_is_true(d)) {
+        e->defer_any = 1;
+        return 0;
+    }
+    if (!json_is_array(d) || json_array_size(d) == 0) {
+        rt_error_set(err, "%s: field 'defer' is neither true nor a list of operator names", where);
+        return -1;
+    }
+    size_t i;
+    const json_t *v;
+    e->defer = rt_xcalloc(json_array_size(d), sizeof *e->defer);
+    json_array_foreach(d, i, v)
+    {
+        if (!json_is_string(v) || !*json_string_value(v)) {
+            rt_error_set(err, "%s: defer[%zu] is not an operator name", where, i);
+            return -1;
+        }
+        e->defer[e->n_defer++] = rt_strdup(json_string_value(v));
+    }
+    return 0;
+}
+
+static void entry_release(tc_entry *e)
+{
+    if (e->has_flops)
+        rt_formula_release(&e->flops);
+    for (size_t i = 0; i < e->n_defer; i++)
+        free(e->defer[i]);
+    free(e->defer);
+    e->defer = NULL;
+    e->n_defer = 0;
 }
 
 static int load_entry(rt_torch_ops *o, const json_t *j, size_t idx, const char *path, rt_error *err)
@@ -179,6 +218,8 @@ static int load_entry(rt_torch_ops *o, const json_t *j, size_t idx, const char *
                      e->adaptive ? "output_size" : "kernel");
         return -1;
     }
+    if (load_defer(e, json_object_get(j, "defer"), where, err) != 0)
+        return -1;
     if (e->model != TC_STREAM)
         return 0;
     const json_t *f = json_object_get(j, "flops");
@@ -344,8 +385,7 @@ void rt_torch_ops_free(rt_torch_ops *o)
     if (!o)
         return;
     for (size_t i = 0; i < o->n_e; i++)
-        if (o->e[i].has_flops)
-            rt_formula_release(&o->e[i].flops);
+        entry_release(&o->e[i]);
     for (size_t i = 0; i < o->n_glob; i++)
         free(o->glob[i]);
     free(o->glob);
@@ -375,6 +415,25 @@ static const tc_entry *find(const rt_torch_ops *o, const char *name)
             return &o->e[o->glob_entry[g]];
     }
     return NULL;
+}
+
+int rt_torch_ops_defers(const rt_torch_ops *o, const char *parent, const char *callee)
+{
+    size_t pl = strlen(parent), cl = strlen(callee);
+    /* a redispatch (aten::add -> aten::add), an in-place form through the out-of-place one
+     * (aten::mul_ -> aten::mul, then aten::copy_) */
+    if (strcmp(parent, callee) == 0 ||
+        (pl == cl + 1 && parent[cl] == '_' && memcmp(parent, callee, cl) == 0))
+        return 1;
+    const tc_entry *e = find(o, parent);
+    if (!e || e->model == TC_NONE)
+        return 0;
+    if (e->defer_any)
+        return 1;
+    for (size_t i = 0; i < e->n_defer; i++)
+        if (strcmp(e->defer[i], callee) == 0)
+            return 1;
+    return 0;
 }
 
 void tc_incomplete(rt_torch_cost *out, const char *fmt, ...)
@@ -518,6 +577,24 @@ static void cost_embedding(const tc_entry *e, const tc_call *c, rt_torch_cost *o
         return;
     }
     double row = w->d[w->nd - 1];
+    if (!e->backward && e->pos[TCP_DIM] >= 0) {
+        /* index_select: the slices across dimension dim, one per index */
+        int64_t dim = 0;
+        int n = tc_concrete_ints(c, e->pos[TCP_DIM], &dim, 1);
+        if (n < 0 || (n == 0 && w->nd > 1)) {
+            tc_incomplete(out, "%s",
+                          n < 0 ? "dim is not a whole number"
+                                : "dim not recorded ('Concrete Inputs')");
+            return;
+        }
+        if (dim < 0)
+            dim += w->nd;
+        if (dim < 0 || dim >= w->nd) {
+            tc_incomplete(out, "dim %lld out of range", (long long)dim);
+            return;
+        }
+        row = w->d[dim] > 0 ? w->numel / w->d[dim] : 0;
+    }
     out->unit = w->unit;
     if (e->backward) {
         /* grad_output [..., D]: read, and as many rows accumulated into the weight gradient */
@@ -557,6 +634,15 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         free(c);
         return;
     }
+    for (int i = 0; i < c->n; i++)
+        if (c->arg[i].bare_list) {
+            tc_incomplete(out,
+                          "a tensor list recorded as [] without its shapes, as torch 1.13 records "
+                          "lists: profile --torch records those of torch.cat, torch.stack and "
+                          "torch._foreach_* called from Python");
+            free(c);
+            return;
+        }
     switch (e->model) {
     case TC_MATMUL:
         cost_matmul(e, c, out);

@@ -38,6 +38,13 @@ typedef struct rt_torch_cost {
     char why[200];    /* RT_TC_INCOMPLETE: what is missing */
 } rt_torch_cost;
 
+/* Does operator `parent`, in a call where it calls the costed operator `callee`, leave its work to
+ * that callee? The table's 'defer' says so (aten::embedding -> aten::index_select, aten::mean ->
+ * aten::sum, aten::_foreach_add_ -> aten::add_), and so does an operator calling itself (a
+ * redispatch) or an in-place operator calling its out-of-place form (aten::mul_ -> aten::mul).
+ * The parent is then a composite in that call, so nothing is counted twice. */
+int rt_torch_ops_defers(const rt_torch_ops *o, const char *parent, const char *callee);
+
 /* The cost of one call under the convolution convention conv. Never fails: a call whose records
  * cannot be read is RT_TC_INCOMPLETE with the reason. */
 void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *c, rt_conv_flops conv,
