@@ -14,10 +14,21 @@ exits. Settings come from the environment:
                         end of step LAST (1-based; steady state without the first steps)
 
 Debian's torch 1.13 has no Kineto, so its own export drops shapes, types and stacks; they are in
-the profiler's events, which this writes. Convolution and pooling arguments are not in the events
-at all: torch.nn.functional's conv/pool functions are wrapped to open a range named after them
-("rooftime::args {...}") that the writer turns into 'Concrete Inputs' on the operators inside, and
-on their backward through the autograd sequence number.
+the profiler's events, which this writes. What the events lack, the runner records in ranges
+("rooftime::args {...}", "rooftime::source ...", "rooftime::step {...}") that the writer turns into
+fields of the operators inside them (and of their backward, through the autograd sequence number):
+
+- convolution and pooling arguments (torch.nn.functional's conv/pool functions, torch's defaults
+  filled in, padding "same"/"valid" made numbers) as 'Concrete Inputs';
+- the shapes and types of tensor lists (torch.cat, torch.stack, torch._foreach_*), which torch 1.13
+  records as [] of type 'TensorList', into 'Input Dims' and 'Input type';
+- the user's file:line (Python's frames: torch 1.13's stack line numbers are wrong on Python 3.11)
+  of each nn.Module call, torch.nn.functional and torch function called from the user's code,
+  Tensor.backward and optimizer step, first in 'Call stack';
+- which optimizer object stepped, so --steps counts the steps of one of them.
+
+A script that starts torch's profiler itself stops with a message saying why (one profiler a
+thread).
 """
 import atexit
 import json
@@ -44,6 +55,10 @@ def _chain_site():
 
 ARGS = "rooftime::args "
 SRC = "rooftime::source "
+STEP = "rooftime::step "
+
+# What the writer fills in for tensor lists, which torch 1.13 records as [] ('TensorList')
+DTYPES = {}
 
 
 def _pairs(v, k):
@@ -52,67 +67,304 @@ def _pairs(v, k):
     return [int(v)] * k
 
 
-def _wrap(torch):
-    import functools
-    import torch.nn.functional as F
-    from torch.autograd.profiler import record_function
-
-    def conv(fn, k):
-        @functools.wraps(fn)
-        def w(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-            if isinstance(padding, str):
-                return fn(input, weight, bias, stride, padding, dilation, groups)
-            a = {"stride": _pairs(stride, k), "padding": _pairs(padding, k),
-                 "dilation": _pairs(dilation, k), "groups": int(groups),
-                 "output_mask": [bool(input.requires_grad), bool(weight.requires_grad),
-                                 bool(bias is not None and bias.requires_grad)]}
-            with record_function(ARGS + json.dumps(a)):
-                return fn(input, weight, bias, stride, padding, dilation, groups)
-        return w
-
-    def pool(fn, k, names):
-        @functools.wraps(fn)
-        def w(*args, **kwargs):
-            a = {}
-            vals = dict(zip(names, args[1:]))
-            vals.update((n, kwargs[n]) for n in names if n in kwargs)
-            try:
-                for n, v in vals.items():
-                    if n in ("kernel", "padding", "dilation", "output_size"):
-                        a[n] = _pairs(v, k)
-                    elif n == "stride":
-                        a[n] = [] if v is None or v == [] else _pairs(v, k)
-                    elif n == "ceil_mode":
-                        a[n] = bool(v)
-            except (TypeError, ValueError):
-                return fn(*args, **kwargs)
-            with record_function(ARGS + json.dumps(a)):
-                return fn(*args, **kwargs)
-        return w
-
-    for name, k in (("conv1d", 1), ("conv2d", 2), ("conv3d", 3)):
-        setattr(F, name, conv(getattr(F, name), k))
-    mp = ["kernel", "stride", "padding", "dilation", "ceil_mode"]
-    ap = ["kernel", "stride", "padding", "ceil_mode"]
-    for name, k, names in (("max_pool1d", 1, mp), ("max_pool2d", 2, mp), ("max_pool3d", 3, mp),
-                           ("avg_pool1d", 1, ap), ("avg_pool2d", 2, ap), ("avg_pool3d", 3, ap),
-                           ("adaptive_avg_pool2d", 2, ["output_size"]),
-                           ("adaptive_avg_pool3d", 3, ["output_size"]),
-                           ("adaptive_max_pool2d", 2, ["output_size"])):
-        if hasattr(F, name):
-            setattr(F, name, pool(getattr(F, name), k, names))
-
-
 _LIB = []
+_LIBCACHE = {}
+_REL = {}
 
 
 def _library(filename):
     """Library code rather than the user's: torch, installed packages, the standard library,
     this runner."""
-    if filename.startswith("<") or filename == __file__:
-        return True
-    return filename.startswith(tuple(_LIB)) or "/site-packages/" in filename or \
-        "/dist-packages/" in filename
+    lib = _LIBCACHE.get(filename)
+    if lib is None:
+        lib = filename.startswith("<") or filename == __file__ or \
+            filename.startswith(tuple(_LIB)) or "/site-packages/" in filename or \
+            "/dist-packages/" in filename
+        _LIBCACHE[filename] = lib
+    return lib
+
+
+def _frame_text(f):
+    fn = f.f_code.co_filename
+    rel = _REL.get(fn)
+    if rel is None:
+        rel = _REL[fn] = os.path.relpath(fn)
+    return "%s(%d): %s" % (rel, f.f_lineno, f.f_code.co_name)
+
+
+def _caller(depth):
+    """The user's line that called the function `depth` frames up, or None when library code
+    called it (the nn.Module range around it names the user's line then)."""
+    f = sys._getframe(depth + 1)
+    if _library(f.f_code.co_filename):
+        return None
+    return _frame_text(f)
+
+
+def _jit_alias(orig, w):
+    """TorchScript compiles a call by what the function is: keep it seeing the original."""
+    w._rooftime_orig = orig
+    try:
+        from torch.jit import _builtins
+        name = _builtins._find_builtin(orig)
+        if name is not None:
+            _builtins._register_builtin(w, name)
+    except Exception:  # noqa: BLE001 - another torch: TorchScript may not see through
+        pass
+    try:
+        from torch import _jit_internal
+        if orig in _jit_internal.boolean_dispatched:
+            _jit_internal.boolean_dispatched[w] = _jit_internal.boolean_dispatched[orig]
+    except Exception:  # noqa: BLE001
+        pass
+    return w
+
+
+def _lists(torch, args, kwargs, names=()):
+    """Shapes and types of the tensor-list arguments by position: torch 1.13 records a list as
+    [] of type 'TensorList'."""
+    lists, types = {}, {}
+    vals = list(args) + [kwargs[n] for n in names[len(args):] if n in kwargs]
+    for i, a in enumerate(vals):
+        if isinstance(a, (list, tuple)) and a and all(isinstance(t, torch.Tensor) for t in a):
+            lists[i] = [list(t.shape) for t in a]
+            dt = {t.dtype for t in a}
+            types[i] = DTYPES.get(next(iter(dt)), "") if len(dt) == 1 else ""
+    return lists, types
+
+
+def _wrap(torch):
+    import functools
+    import inspect
+    import torch.nn.functional as F
+    from torch.autograd.profiler import record_function
+
+    for dt, name in ((torch.float32, "float"), (torch.float64, "double"),
+                     (torch.float16, "c10::Half"), (torch.bfloat16, "c10::BFloat16"),
+                     (torch.int64, "long int"), (torch.int32, "int"), (torch.int16, "short int"),
+                     (torch.int8, "signed char"), (torch.uint8, "unsigned char"),
+                     (torch.bool, "bool")):
+        DTYPES[dt] = name
+
+    def ranged(fn, a):
+        with record_function(ARGS + json.dumps(a)):
+            return fn()
+
+    def conv(fn, k):
+        @functools.wraps(fn)
+        def w(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+            call = functools.partial(fn, input, weight, bias, stride, padding, dilation, groups)
+            try:
+                dil = _pairs(dilation, k)
+                if padding == "valid":
+                    pad = [0] * k
+                elif padding == "same":
+                    # torch pads d (k - 1) // 2 on both sides (and the odd one more on the right
+                    # into a padded copy of the input, which the operator then reads)
+                    pad = [dil[i] * (int(weight.shape[2 + i]) - 1) // 2 for i in range(k)]
+                else:
+                    pad = _pairs(padding, k)
+                a = {"stride": _pairs(stride, k), "padding": pad, "dilation": dil,
+                     "groups": int(groups),
+                     "output_mask": [bool(input.requires_grad), bool(weight.requires_grad),
+                                     bool(bias is not None and bias.requires_grad)]}
+            except (TypeError, ValueError, AttributeError, IndexError):
+                return call()
+            src = _caller(1)
+            if src:
+                a["source"] = src
+            return ranged(call, a)
+        return _jit_alias(fn, w)
+
+    def pool(fn, k, names, adaptive):
+        @functools.wraps(fn)
+        def w(*args, **kwargs):
+            call = functools.partial(fn, *args, **kwargs)
+            vals = dict(zip(names, args[1:]))
+            vals.update((n, kwargs[n]) for n in names if n in kwargs)
+            try:
+                if adaptive:
+                    size = args[0].shape if args else kwargs["input"].shape
+                    o = vals["output_size"]
+                    o = list(o) if isinstance(o, (list, tuple)) else [o] * k
+                    a = {"output_size": [int(size[len(size) - k + i]) if x is None else int(x)
+                                         for i, x in enumerate(o)]}
+                else:
+                    # torch's defaults: stride the kernel, padding 0, dilation 1, no ceil_mode
+                    kern = _pairs(vals["kernel_size"], k)
+                    s = vals.get("stride")
+                    a = {"kernel": kern,
+                         "stride": kern if s is None or s == [] or s == () else _pairs(s, k),
+                         "padding": _pairs(vals.get("padding", 0), k),
+                         "dilation": _pairs(vals.get("dilation", 1), k),
+                         "ceil_mode": bool(vals.get("ceil_mode", False))}
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+                return call()
+            src = _caller(1)
+            if src:
+                a["source"] = src
+            return ranged(call, a)
+        return _jit_alias(fn, w)
+
+    def source(fn):
+        @functools.wraps(fn)
+        def w(*args, **kwargs):
+            src = _caller(1)
+            if src is None:
+                return fn(*args, **kwargs)
+            with record_function(SRC + src):
+                return fn(*args, **kwargs)
+        return _jit_alias(fn, w)
+
+    def lists(fn, names=()):
+        @functools.wraps(fn)
+        def w(*args, **kwargs):
+            try:
+                ls, ts = _lists(torch, args, kwargs, names)
+            except Exception:  # noqa: BLE001 - never break the call
+                ls = None
+            if not ls:
+                return fn(*args, **kwargs)
+            a = {"lists": ls, "list_types": ts}
+            src = _caller(1)
+            if src:
+                a["source"] = src
+            with record_function(ARGS + json.dumps(a)):
+                return fn(*args, **kwargs)
+        return _jit_alias(fn, w)
+
+    done = set()
+    for name, k in (("conv1d", 1), ("conv2d", 2), ("conv3d", 3)):
+        setattr(F, name, conv(getattr(F, name), k))
+        done.add(name)
+    mp = ["kernel_size", "stride", "padding", "dilation", "ceil_mode"]
+    ap = ["kernel_size", "stride", "padding", "ceil_mode"]
+    for name, k, names in (("max_pool1d", 1, mp), ("max_pool2d", 2, mp), ("max_pool3d", 3, mp),
+                           ("avg_pool1d", 1, ap), ("avg_pool2d", 2, ap), ("avg_pool3d", 3, ap),
+                           ("adaptive_avg_pool1d", 1, ["output_size"]),
+                           ("adaptive_avg_pool2d", 2, ["output_size"]),
+                           ("adaptive_avg_pool3d", 3, ["output_size"]),
+                           ("adaptive_max_pool1d", 1, ["output_size"]),
+                           ("adaptive_max_pool2d", 2, ["output_size"]),
+                           ("adaptive_max_pool3d", 3, ["output_size"])):
+        if hasattr(F, name):
+            setattr(F, name, pool(getattr(F, name), k, names, name.startswith("adaptive")))
+            done.add(name)
+    # tensor lists: their shapes, for the cost model
+    for name in ("cat", "concat", "stack", "hstack", "vstack", "dstack"):
+        if hasattr(torch, name):
+            setattr(torch, name, lists(getattr(torch, name), ("tensors",)))
+            done.add(name)
+    for name in dir(torch):
+        if name.startswith("_foreach_"):
+            setattr(torch, name, lists(getattr(torch, name)))
+    # the user's line of every other functional call: torch.nn.functional, and torch's own
+    # functions of tensors (builtins; torch.functional's Python ones are left to TorchScript)
+    skip = {"has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
+            "handle_torch_function", "boolean_dispatch", "assert_int_or_pair"}
+    for name in dir(F):
+        fn = getattr(F, name)
+        if name.startswith("_") or name in done or name in skip or isinstance(fn, type) or \
+                not (inspect.isfunction(fn) or inspect.isbuiltin(fn)):
+            continue
+        setattr(F, name, source(fn))
+    try:
+        import torch.overrides
+        tensor_fns = torch.overrides.get_overridable_functions().get(torch, [])
+    except Exception:  # noqa: BLE001
+        tensor_fns = []
+    for fn in tensor_fns:
+        name = getattr(fn, "__name__", "")
+        if inspect.isbuiltin(fn) and name and not name.startswith("_") and name not in done \
+                and getattr(torch, name, None) is fn:
+            setattr(torch, name, source(fn))
+    # backward: the user's line that started it
+    torch.Tensor.backward = source(torch.Tensor.backward)
+    torch.autograd.backward = source(torch.autograd.backward)
+    try:
+        import torch.jit._recursive as rec
+        compile_fn = rec.try_compile_fn
+
+        def try_compile_fn(fn, loc):
+            return compile_fn(getattr(fn, "_rooftime_orig", fn), loc)
+        rec.try_compile_fn = try_compile_fn
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _hook_optimizers(torch):
+    """Each optimizer step in a range naming the optimizer object and the user's line that
+    stepped it: --steps counts the steps of one optimizer, told apart from another of its class."""
+    import functools
+    import threading
+    from torch.autograd.profiler import record_function
+
+    opt = torch.optim.Optimizer
+    hook = "_hook_for_profile" if hasattr(opt, "_hook_for_profile") else \
+        "_patch_step_function" if hasattr(opt, "_patch_step_function") else None
+    if hook is None:
+        return
+    local = threading.local()
+    orig = getattr(opt, hook)
+
+    def step_range(step):
+        @functools.wraps(step)
+        def w(self, *args, **kwargs):
+            if getattr(local, "inside", False):
+                return step(self, *args, **kwargs)  # a subclass's step calling its parent's
+            a = {"id": id(self)}
+            src = _caller(1)
+            if src:
+                a["source"] = src
+            local.inside = True
+            try:
+                with record_function(STEP + json.dumps(a)):
+                    return step(self, *args, **kwargs)
+            finally:
+                local.inside = False
+        w._rooftime_step = True
+        return w
+
+    def hooked(self, *args, **kwargs):
+        r = orig(self, *args, **kwargs)
+        cls = self.__class__
+        if not getattr(cls.step, "_rooftime_step", False):
+            cls.step = step_range(cls.step)
+        return r
+
+    setattr(opt, hook, hooked)
+
+
+def _guard_profiler(torch):
+    """A script that starts torch's profiler itself cannot run under this one (one profiler a
+    thread): say so plainly instead of torch's 'Profiler is already enabled on this thread'."""
+    msg = ("rooftime runner: the script starts torch's profiler itself (torch.profiler.profile "
+           "or torch.autograd.profiler.profile), which cannot run inside `rooftime profile "
+           "--torch`: torch allows one profiler per thread. Remove the script's profiler (rooftime "
+           "records the same operators), or run the script without --torch and import its trace "
+           "with `rooftime import torch`")
+    import torch.autograd.profiler as prof
+
+    def guard(orig):
+        def w(*args, **kwargs):
+            if _ACTIVE:
+                raise RuntimeError(msg)
+            return orig(*args, **kwargs)
+        return w
+
+    for mod, name in ((prof, "_enable_profiler"), (prof, "_enable_profiler_legacy"),
+                      (prof, "_prepare_profiler")):
+        if hasattr(mod, name):
+            setattr(mod, name, guard(getattr(mod, name)))
+    try:
+        import torch.autograd.profiler_legacy as legacy
+        if hasattr(legacy, "_enable_profiler_legacy"):
+            legacy._enable_profiler_legacy = guard(legacy._enable_profiler_legacy)
+    except ImportError:
+        pass
+
+
+_ACTIVE = []
 
 
 def _hook_modules(torch):
@@ -121,9 +373,6 @@ def _hook_modules(torch):
     import threading
     from torch.autograd.profiler import record_function
 
-    import sysconfig
-    _LIB.append(os.path.dirname(torch.__file__) + os.sep)
-    _LIB.append(sysconfig.get_paths()["stdlib"] + os.sep)
     mod = torch.nn.modules.module
     if not hasattr(mod, "register_module_forward_pre_hook"):
         return
@@ -133,8 +382,7 @@ def _hook_modules(torch):
         f = sys._getframe(1)
         while f is not None and _library(f.f_code.co_filename):
             f = f.f_back
-        src = "%s(%d): %s" % (os.path.relpath(f.f_code.co_filename), f.f_lineno,
-                              f.f_code.co_name) if f is not None else ""
+        src = _frame_text(f) if f is not None else ""
         r = record_function(SRC + src)
         r.__enter__()
         st = getattr(local, "stack", None)
@@ -167,7 +415,7 @@ def _positions(path):
 
 
 def _concrete_text(name, v):
-    if name == "groups":
+    if name in ("groups", "dim"):
         return str(int(v))
     if name == "ceil_mode":
         return "True" if v else "False"
@@ -180,14 +428,35 @@ def _is_op(name):
     return "::" in name or name.endswith(("Backward0", "Backward1"))
 
 
+def _step_ends(events, steps):
+    """The ends of the steps of the first optimizer object that steps (a script may step several
+    per iteration, two of one class among them); torch's own Optimizer.step#CLASS ranges when the
+    runner's are missing."""
+    mine = []
+    for e in events:
+        if e[0].startswith(STEP):
+            try:
+                mine.append((e[2], e[3], json.loads(e[0][len(STEP):])["id"]))
+            except (ValueError, KeyError, TypeError):
+                pass
+    if mine:
+        which = min(mine)[2]
+        return sorted(end for start, end, i in mine if i == which)
+    stepping = sorted((e[2], e[0]) for e in events if e[0].startswith("Optimizer.step#"))
+    which = stepping[0][1] if stepping else None
+    return sorted(e[3] for e in events if e[0] == which)
+
+
+# Arguments an operator gets from the one that called it, where the trace records neither:
+# aten::embedding gathers rows with aten::index_select along dimension 0
+FROM_CALLER = {("aten::embedding", "aten::index_select"): {"dim": 0}}
+
+
 def _write(path, events, positions, steps, t_start):
     # steady state: between the end of optimizer step FIRST and the end of step LAST
     lo, hi = None, None
     if steps:
-        # the steps of the first optimizer that steps (a script may step several per iteration)
-        stepping = sorted((e[2], e[0]) for e in events if e[0].startswith("Optimizer.step#"))
-        which = stepping[0][1] if stepping else None
-        ends = sorted(e[3] for e in events if e[0] == which)
+        ends = _step_ends(events, steps)
         first, last = steps
         if len(ends) >= last:
             lo, hi = ends[first - 1] if first > 0 else min(e[2] for e in events), ends[last - 1]
@@ -210,30 +479,43 @@ def _write(path, events, positions, steps, t_start):
         p = stack[-1][1] if stack else None
         if name.startswith(SRC):
             p = dict(p or {}, source=name[len(SRC):])  # the innermost user line
-        elif name.startswith(ARGS):
+        elif name.startswith((ARGS, STEP)):
             try:
-                p = dict(p or {}, **json.loads(name[len(ARGS):]))
-            except ValueError:
+                a = json.loads(name[len(ARGS if name.startswith(ARGS) else STEP):])
+                a.pop("id", None)
+                p = dict(p or {}, **a)
+            except (ValueError, TypeError):
                 pass
         elif seq >= 0 and p is not None and not name.endswith(("Backward0", "Backward1")):
             by_seq.setdefault((tid, seq), p)
         elif seq >= 0 and name.endswith(("Backward0", "Backward1")):
             p = by_seq.get((fwd if fwd else tid, seq), by_seq.get((tid, seq), p))
-        params[i] = p
-        stack.append((end, p))
+        given = FROM_CALLER.get((stack[-1][2] if stack else None, name))
+        params[i] = dict(p or {}, **given) if given else p
+        stack.append((end, p, name))
     out = []
     pid = os.getpid()
     for i, (name, tid, start, end, shapes, types, stack_, flops, seq, fwd) in enumerate(events):
-        if name.startswith((ARGS, SRC)) or name in ("[memory]", "[OutOfMemory]"):
+        if name.startswith((ARGS, SRC, STEP)) or name in ("[memory]", "[OutOfMemory]"):
             continue
         if lo is not None and (start < lo or end > hi):
             continue
         args = {}
+        p = params[i]
         if shapes:
+            ls = p.get("lists") if p else None
+            if ls:
+                # the tensor lists the runner recorded, where torch wrote [] ('TensorList')
+                shapes, types = list(shapes), list(types)
+                for k, v in ls.items():
+                    at = int(k)
+                    if at < len(shapes) and shapes[at] == [] and at < len(types) and \
+                            types[at] == "TensorList":
+                        shapes[at] = v
+                        types[at] = p.get("list_types", {}).get(k, "") or "TensorList"
             args["Input Dims"] = shapes
             args["Input type"] = types
             pos = positions.get(name)
-            p = params[i]
             if pos and p:
                 c = [""] * len(shapes)
                 for k, at in pos.items():
@@ -241,8 +523,8 @@ def _write(path, events, positions, steps, t_start):
                         c[at] = _concrete_text(k, p[k])
                 args["Concrete Inputs"] = c
         frames = list(stack_ or [])
-        if params[i] and "source" in params[i]:
-            frames.insert(0, params[i]["source"])
+        if p and "source" in p:
+            frames.insert(0, p["source"])
         if frames:
             args["Call stack"] = ";".join(frames)
         if flops > 0:
@@ -271,18 +553,26 @@ def _start():
     if s:
         a, _, b = s.partition(":")
         steps = (int(a), int(b))
+    import sysconfig
+
     import torch
     from torch.autograd import profiler
 
+    _LIB.append(os.path.dirname(torch.__file__) + os.sep)
+    _LIB.append(sysconfig.get_paths()["stdlib"] + os.sep)
     _wrap(torch)
     _hook_modules(torch)
+    _hook_optimizers(torch)
     positions = _positions(os.environ.get("ROOFTIME_TORCH_OPS", ""))
     prof = profiler.profile(record_shapes=True, with_stack=True, with_modules=True,
                             with_flops=True)
     prof.__enter__()
+    _guard_profiler(torch)
+    _ACTIVE.append(True)
 
     def finish():
         try:
+            _ACTIVE.clear()
             result = torch.autograd._disable_profiler()
             t0 = result.trace_start_us()
             evs = []
