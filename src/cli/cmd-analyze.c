@@ -10,6 +10,7 @@
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/coverage.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
@@ -23,10 +24,13 @@
 static void print_coverage(FILE *fp, rt_profile **ps, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        const char *wall = rt_tags_get(&ps[i]->provenance.notes, "torch_wall_coverage");
+        rt_wall_coverage wc;
         const char *cov = rt_tags_get(&ps[i]->provenance.notes, "torch_coverage");
-        if (wall)
-            fprintf(fp, "coverage: profile %zu: %s\n", i + 1, wall);
+        if (rt_profile_wall_coverage(ps[i], &wc) == 0) {
+            char buf[512];
+            rt_wall_coverage_text(&wc, buf, sizeof buf);
+            fprintf(fp, "coverage: profile %zu: %s\n", i + 1, buf);
+        }
         if (cov)
             fprintf(fp, "coverage: profile %zu: %s\n", i + 1, cov);
     }

@@ -10,13 +10,13 @@
 #include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
+#include "rooftime/core/coverage.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
-#include "rooftime/util/format.h"
 #include "rooftime/util/spawn.h"
 #include "rooftime/util/strings.h"
 
@@ -123,21 +123,12 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
     cli_print_warnings(&warnings, 20, NULL);
     free(p->command);
     p->command = rt_strdup_utf8(command);
-    char buf[512], wt[64], ot[64];
+    char buf[512];
     snprintf(buf, sizeof buf, "%.6f", wall);
     rt_tags_set(&p->provenance.notes, "command_wall_time", buf);
-    double busy = 0;
-    for (size_t i = 0; i < p->n_kernels; i++)
-        busy += p->kernels[i].time;
-    const char *win = rt_tags_get(&p->provenance.notes, "torch_window");
-    double span = win ? atof(win) : wall;
-    rt_fmt_time(wt, sizeof wt, span);
-    rt_fmt_time(ot, sizeof ot, busy);
-    snprintf(buf, sizeof buf,
-             "operator self time %s is %.1f%% of the %s %s; the rest is outside any operator "
-             "(Python, data loading, start-up, the profiler)",
-             ot, span > 0 ? 100 * busy / span : 0, win ? "profiled steps'" : "command's wall time",
-             wt);
+    rt_wall_coverage wc;
+    rt_profile_wall_coverage(p, &wc);
+    rt_wall_coverage_text(&wc, buf, sizeof buf);
     rt_tags_set(&p->provenance.notes, "torch_wall_coverage", buf);
     if (onednn_out) {
         if (rt_onednn_reader_finish(dn, &dp, &warnings, &err) != 0) {

@@ -27,6 +27,11 @@ void rt_report_warnings(FILE *fp, const rt_warnings *w);
  * profiles of a study, one command told apart by a parenthesis, as one). */
 void rt_report_profiles(FILE *fp, rt_profile *const *profiles, size_t n);
 
+/* report-coverage.c: for each profile that recorded them, the share of its run's wall time (or
+ * of the profiled steps) its kernels explain and what the PyTorch cost model covered, as `analyze`
+ * prints them (core/coverage.h). */
+void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n);
+
 /* Escaped text (NULL prints nothing). */
 void rt_report_esc(FILE *fp, const char *s);
 

@@ -454,6 +454,7 @@ static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles
         rt_findings_free(s);
     }
     fputs("</div>\n", html);
+    rt_report_coverage(html, profiles, n_profiles);
 
     /* Styling tags nobody carries are dropped, so one report call fits every profile. */
     const char *series = o->series_by ? tag_find(a, o->series_by) : tag_find(a, "framework");

@@ -1,0 +1,26 @@
+/* What a profile explains of the run it came from (coverage.c): the share of the command's wall
+ * time, or of the profiled steps, that its kernels' time accounts for. `profile --torch` records
+ * the wall time; `analyze` and the report say the same figure from here. */
+#ifndef ROOFTIME_CORE_COVERAGE_H
+#define ROOFTIME_CORE_COVERAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rooftime/core/profile.h"
+
+typedef struct rt_wall_coverage {
+    double kernels; /* the kernels' time, seconds */
+    double span;    /* what it is a share of, seconds: the profiled steps, else the command */
+    bool steps;     /* span is the --steps window (notes.torch_window) */
+} rt_wall_coverage;
+
+/* From p's notes command_wall_time and torch_window and its kernels' time; -1 when p recorded no
+ * wall time. */
+int rt_profile_wall_coverage(const rt_profile *p, rt_wall_coverage *out);
+
+/* The figure in words into buf: "operator self time 1.82 s is 27.3% of the command's wall time
+ * 6.67 s; the rest is outside any operator (Python, data loading, start-up, the profiler)". */
+void rt_wall_coverage_text(const rt_wall_coverage *c, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,43 @@
+/* What a profile explains of its run: the kernels' time against the recorded wall time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rooftime/core/coverage.h"
+#include "rooftime/util/format.h"
+
+/* A note holding a finite number >= 0; -1 when absent or not one. */
+static double note_seconds(const rt_profile *p, const char *key)
+{
+    const char *s = rt_tags_get(&p->provenance.notes, key);
+    if (!s)
+        return -1;
+    char *end;
+    double v = strtod(s, &end);
+    return end != s && *end == '\0' && isfinite(v) && v >= 0 ? v : -1;
+}
+
+int rt_profile_wall_coverage(const rt_profile *p, rt_wall_coverage *out)
+{
+    double wall = note_seconds(p, "command_wall_time"), win = note_seconds(p, "torch_window");
+    if (wall < 0)
+        return -1;
+    out->kernels = 0;
+    for (size_t i = 0; i < p->n_kernels; i++)
+        out->kernels += p->kernels[i].time;
+    out->steps = win >= 0;
+    out->span = out->steps ? win : wall;
+    return 0;
+}
+
+void rt_wall_coverage_text(const rt_wall_coverage *c, char *buf, size_t n)
+{
+    char wt[64], ot[64];
+    rt_fmt_time(wt, sizeof wt, c->span);
+    rt_fmt_time(ot, sizeof ot, c->kernels);
+    snprintf(buf, n,
+             "operator self time %s is %.1f%% of the %s %s; the rest is outside any operator "
+             "(Python, data loading, start-up, the profiler)",
+             ot, c->span > 0 ? 100 * c->kernels / c->span : 0,
+             c->steps ? "profiled steps'" : "command's wall time", wt);
+}

@@ -1,0 +1,30 @@
+/* The report's coverage line: what the profiles explain of their runs, as `analyze` says it. */
+#include <stdio.h>
+
+#include "report-internal.h"
+#include "rooftime/core/coverage.h"
+
+void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n)
+{
+    for (size_t p = 0; p < n; p++) {
+        rt_wall_coverage wc;
+        int wall = rt_profile_wall_coverage(profiles[p], &wc) == 0;
+        const char *cov = rt_tags_get(&profiles[p]->provenance.notes, "torch_coverage");
+        if (!wall && !cov)
+            continue;
+        fputs("<p class=\"note\">Coverage", fp);
+        if (n > 1)
+            fprintf(fp, " of profile %zu", p + 1);
+        fputs(": ", fp);
+        if (wall) {
+            char buf[512];
+            rt_wall_coverage_text(&wc, buf, sizeof buf);
+            rt_report_esc(fp, buf);
+        }
+        if (cov) {
+            fputs(wall ? ". Cost model: " : "cost model: ", fp);
+            rt_report_esc(fp, cov);
+        }
+        fputs(".</p>\n", fp);
+    }
+}
