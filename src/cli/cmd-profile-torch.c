@@ -131,6 +131,8 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
     rt_wall_coverage_text(&wc, buf, sizeof buf);
     rt_tags_set(&p->provenance.notes, "torch_wall_coverage", buf);
     if (onednn_out) {
+        /* the oneDNN reader's own warnings: the trace's are printed already */
+        rt_warnings_release(&warnings);
         if (rt_onednn_reader_finish(dn, &dp, &warnings, &err) != 0) {
             cli_print_warnings(&warnings, 20, NULL);
             cli_error("--onednn-output: '%s' printed no oneDNN verbose execution records: %s",
