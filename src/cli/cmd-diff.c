@@ -8,6 +8,7 @@
 
 #include "cli-util.h"
 #include "commands.h"
+#include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
@@ -99,7 +100,17 @@ typedef struct side {
     char verdict[64];
 } side;
 
-static void figures(const rt_kernel *k, int seen, const rt_machine *m, rt_mode mode, side *s)
+/* The verdict of a kernel of profile p on m as `analyze` computes it: p's time kind and the launch
+ * overhead p names. */
+static rt_verdict_ctx ctx_of(const rt_machine *m, rt_mode mode, const rt_profile *p)
+{
+    rt_verdict_ctx ctx = {.mode = mode, .time = p->time_kind};
+    ctx.tau = rt_analysis_profile_tau(m, p, &ctx.tau_name);
+    return ctx;
+}
+
+static void figures(const rt_kernel *k, int seen, const rt_machine *m, const rt_verdict_ctx *ctx,
+                    side *s)
 {
     memset(s, 0, sizeof *s);
     if (!seen) {
@@ -117,7 +128,7 @@ static void figures(const rt_kernel *k, int seen, const rt_machine *m, rt_mode m
     }
     rt_verdict v;
     rt_warnings w = {0};
-    rt_verdict_compute(m, mode, k, k->name, &v, &w);
+    rt_verdict_compute_in(m, ctx, k, k->name, &v, &w);
     snprintf(s->verdict, sizeof s->verdict, "%s", v.bound_label);
     if (v.bound == RT_BOUND_NONE || (isnan(v.q_ref) && v.W == 0 && v.bound != RT_BOUND_OVERHEAD))
         strcpy(s->verdict, "unknown");
@@ -182,27 +193,26 @@ static void print_row(FILE *o, const char *name, const side *b, const side *a, i
 
 int cmd_diff(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"machine", required_argument, NULL, 'm'}, {"mode", required_argument, NULL, 'M'},
-        {"by", required_argument, NULL, 'b'},      {"top", required_argument, NULL, 'n'},
-        {"format", required_argument, NULL, 'f'},  {0}};
-    const char *machine = NULL, *by = "name", *format = "text";
+    static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
+                                         {"mode", required_argument, NULL, 'M'},
+                                         {"by", required_argument, NULL, 'b'},
+                                         {"top", required_argument, NULL, 'n'},
+                                         {"format", required_argument, NULL, 'f'},
+                                         CLI_ANALYSIS_LONG_OPTS,
+                                         {0}};
+    /* machine, mode, reference and tau as analyze takes them, and applies them */
+    cli_analysis_opts in = {0};
+    const char *by = "name", *format = "text";
     rt_mode mode = RT_MODE_SINGLE;
     long top = 30;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "m:b:n:f:", opts, NULL)) != -1) {
-        rt_error e;
         char *end;
+        if (cli_analysis_option(&in, c, optarg))
+            continue;
         switch (c) {
-        case 'm':
-            machine = optarg;
-            break;
-        case 'M':
-            if (rt_mode_parse(optarg, &mode, &e) != 0)
-                return cli_usage_error("diff", "%s", e.msg);
-            break;
         case 'b':
             by = optarg;
             break;
@@ -221,9 +231,13 @@ int cmd_diff(int argc, char **argv)
             return cli_usage_error("diff", "unknown option '%s'", argv[optind - 1]);
         }
     }
+    rt_error err = {{0}};
+    if (in.mode && rt_mode_parse(in.mode, &mode, &err) != 0)
+        return cli_usage_error("diff", "%s", err.msg);
+    if (!in.machine && (in.reference || in.tau))
+        return cli_usage_error("diff", "--reference and --tau need a machine (-m)");
     if (argc - optind != 2)
         return cli_usage_error("diff", "expected two profiles, BEFORE and AFTER");
-    rt_error err = {{0}};
     rt_profile *p[2] = {NULL, NULL};
     rt_machine *m = NULL;
     int rc = RT_EXIT_FAIL;
@@ -233,10 +247,17 @@ int cmd_diff(int argc, char **argv)
             cli_error("%s", err.msg);
             goto out;
         }
-    if (machine && rt_machine_resolve(machine, &m, &err) != 0) {
+    if (in.machine && rt_machine_resolve(in.machine, &m, &err) != 0) {
         cli_error("%s", err.msg);
         goto out;
     }
+    /* the reference unit and level chosen as analyze chooses them (from both runs), or given */
+    if (m && (rc = cli_analysis_apply(&in, "diff", m, p, 2)) != 0)
+        goto out;
+    rc = RT_EXIT_FAIL;
+    rt_verdict_ctx ctx[2] = {{0}, {0}};
+    for (int s = 0; s < 2 && m; s++)
+        ctx[s] = ctx_of(m, mode, p[s]);
     add(&t, p[0], 0, by);
     add(&t, p[1], 1, by);
     qsort(t.r, t.n, sizeof *t.r, row_cmp);
@@ -270,20 +291,20 @@ int cmd_diff(int argc, char **argv)
             continue;
         }
         side b, a;
-        figures(&r->k[0], r->seen[0], m, mode, &b);
-        figures(&r->k[1], r->seen[1], m, mode, &a);
+        figures(&r->k[0], r->seen[0], m, &ctx[0], &b);
+        figures(&r->k[1], r->seen[1], m, &ctx[1], &a);
         print_row(stdout, r->key, &b, &a, csv);
     }
     side b, a;
     if (any_rest) {
         char label[64];
         snprintf(label, sizeof label, "(%zu more)", t.n - (size_t)top);
-        figures(&rest[0], 1, NULL, mode, &b);
-        figures(&rest[1], 1, NULL, mode, &a);
+        figures(&rest[0], 1, NULL, NULL, &b);
+        figures(&rest[1], 1, NULL, NULL, &a);
         print_row(stdout, label, &b, &a, 0);
     }
-    figures(&tot[0], 1, m, mode, &b);
-    figures(&tot[1], 1, m, mode, &a);
+    figures(&tot[0], 1, m, &ctx[0], &b);
+    figures(&tot[1], 1, m, &ctx[1], &a);
     print_row(stdout, "total", &b, &a, csv);
     if (!csv) {
         printf("%zu matched by %s; %zu only before, %zu only after%s\n", t.n - only[0] - only[1],
@@ -305,20 +326,24 @@ out:
     rt_profile_free(p[0]);
     rt_profile_free(p[1]);
     rt_machine_free(m);
+    cli_analysis_release(&in);
     return rc;
 }
 
 /* `rooftime diff`: name, entry point, summary and usage (main.c lists it). */
 const rt_command rt_cmd_diff = {
     "diff", cmd_diff, "compare two runs kernel by kernel: time, FLOPs, bytes, AI and verdict",
-    "rooftime diff [-m MACHINE [--mode single|hier]] [--by name|op|TAG] [--top N]\n"
-    "              [--format text|csv] BEFORE.json AFTER.json\n"
+    "rooftime diff [-m MACHINE [--mode single|hier] [--reference U[/L]] [--tau NAME|TIME]]\n"
+    "              [--by name|op|TAG] [--top N] [--format text|csv] BEFORE.json AFTER.json\n"
     "\n"
     "Matches the kernels of two profiles and prints, per kernel and in total, the time, FLOPs,\n"
     "bytes (the first memory level recorded) and arithmetic intensity before and after, and with\n"
     "a machine the verdict (bound) of each; rows by the largest change in time first.\n"
     "  -m, --machine M        a machine file or preset, for the verdicts\n"
     "      --mode MODE        single (default) or hier, as `analyze`\n"
+    "      --reference U[/L]  reference unit and level (default: chosen from both runs as\n"
+    "                         `analyze` chooses it: the highest-peak unit the kernels use)\n"
+    "      --tau NAME|TIME    launch overhead, as `analyze`\n"
     "      --by KEY           match by name (name and tags but 'caller' and 'onednn', the\n"
     "                         default), op (the name up to\n"
     "                         its first blank: an operator whatever its shapes), or a tag\n"
