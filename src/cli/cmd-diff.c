@@ -352,22 +352,48 @@ const rt_command rt_cmd_diff = {
     "      --format text|csv  a table for people (default) or CSV\n"
     "Kernels only in one run show '-' on the other side. See docs/import-frameworks.md."};
 
-/* `plot --diff`: two profiles into two whose kernels are the top kernels by change in time (by
- * name and tags, as `diff`), each tagged kernel=KEY and run=1-before or 2-after, so that a
- * family by run joins each kernel's two points. 0, or -1 when there are not two profiles. */
-int cli_diff_for_plot(rt_profile *const *ps, size_t n, size_t top, rt_profile **out)
+/* `plot --diff`: two profiles into two whose kernels are the top kernels by change in time,
+ * matched by `by` as `diff --by` matches them, each tagged kernel=KEY and run=1-before or 2-after,
+ * so that a family by run joins each kernel's two points. *notes (heap strings, *n_notes of them;
+ * the caller frees them with cli_free_list) say what the chart cannot show: kernels in one run
+ * only, and kernels with no FLOPs, which no view can place. 0, or -1 when there are not two
+ * profiles. */
+int cli_diff_for_plot(rt_profile *const *ps, size_t n, size_t top, const char *by, rt_profile **out,
+                      char ***notes, size_t *n_notes)
 {
+    *notes = NULL;
+    *n_notes = 0;
     if (n != 2)
         return -1;
     table t = {0};
-    add(&t, ps[0], 0, "name");
-    add(&t, ps[1], 1, "name");
+    add(&t, ps[0], 0, by);
+    add(&t, ps[1], 1, by);
     qsort(t.r, t.n, sizeof *t.r, row_cmp);
     static const char *const run[2] = {"1-before", "2-after"};
+    size_t only[2] = {0, 0}, only_top[2] = {0, 0}, no_flops = 0, shown = t.n < top ? t.n : top;
+    double no_flops_t = 0;
+    const row *largest = NULL;
+    for (size_t i = 0; i < t.n; i++) {
+        const row *r = &t.r[i];
+        if (r->seen[0] != r->seen[1]) {
+            only[r->seen[1]]++;
+            only_top[r->seen[1]] += i < top;
+        }
+        if (i >= top)
+            continue;
+        double w = (r->seen[0] ? rt_values_sum(&r->k[0].flops) : 0) +
+                   (r->seen[1] ? rt_values_sum(&r->k[1].flops) : 0);
+        if (!(w > 0)) {
+            no_flops++;
+            no_flops_t += fabs(delta_of(r));
+            if (!largest)
+                largest = r;
+        }
+    }
     for (int s = 0; s < 2; s++) {
         rt_profile *p = rt_profile_new();
         p->tool = rt_strdup("rooftime-diff");
-        for (size_t i = 0; i < t.n && i < top; i++) {
+        for (size_t i = 0; i < shown; i++) {
             const row *r = &t.r[i];
             if (!r->seen[s])
                 continue;
@@ -378,6 +404,23 @@ int cli_diff_for_plot(rt_profile *const *ps, size_t n, size_t top, rt_profile **
         }
         out[s] = p;
     }
+    char **nt = rt_xcalloc(2, sizeof *nt);
+    size_t nn = 0;
+    nt[nn++] = rt_asprintf(
+        "diff of the %zu kernels whose time changed most, matched by %s: %zu only before and %zu "
+        "only after among them (a point without its pair); %zu only before and %zu only after "
+        "in all",
+        shown, by, only_top[0], only_top[1], only[0], only[1]);
+    if (no_flops) {
+        char d[48];
+        rt_fmt_time(d, sizeof d, no_flops_t);
+        nt[nn++] = rt_asprintf("%zu of them have no FLOPs in either run, %s of change in time "
+                               "(the largest: '%.60s'): no view places a kernel without FLOPs, "
+                               "so they are not drawn; `rooftime diff` lists them",
+                               no_flops, d, largest->key);
+    }
+    *notes = nt;
+    *n_notes = nn;
     for (size_t i = 0; i < t.n; i++) {
         free(t.r[i].key);
         rt_kernel_release(&t.r[i].k[0]);

@@ -28,12 +28,17 @@ static int parse_size(const char *s, double *out)
     return 0;
 }
 
-/* cmd-diff.c: the two runs of `plot --diff`, tagged for a family by run. */
-int cli_diff_for_plot(rt_profile *const *ps, size_t n, size_t top, rt_profile **out);
+/* cmd-diff.c: the two runs of `plot --diff`, tagged for a family by run, and notes on what the
+ * chart cannot show. */
+int cli_diff_for_plot(rt_profile *const *ps, size_t n, size_t top, const char *by, rt_profile **out,
+                      char ***notes, size_t *n_notes);
 
 int cmd_plot(int argc, char **argv)
 {
     size_t diff_top = 0;
+    const char *diff_by = NULL;
+    char **notes = NULL;
+    size_t n_notes = 0;
     const char *view_s = "4d", *output = NULL, *title = NULL;
     const char *series = NULL, *marker = NULL, *fill = NULL, *family = NULL;
     cli_analysis_opts in = {0};
@@ -62,6 +67,7 @@ int cmd_plot(int argc, char **argv)
                                          {"points", required_argument, NULL, 'p'},
                                          {"all-roofs", no_argument, NULL, 'R'},
                                          {"diff", optional_argument, NULL, 'D'},
+                                         {"by", required_argument, NULL, 'B'},
                                          CLI_ANALYSIS_LONG_OPTS,
                                          {0}};
     int c;
@@ -137,6 +143,9 @@ int cmd_plot(int argc, char **argv)
             diff_top = (size_t)v;
             break;
         }
+        case 'B':
+            diff_by = optarg;
+            break;
         default:
             rc = cli_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
             goto out;
@@ -189,6 +198,10 @@ int cmd_plot(int argc, char **argv)
         rc = cli_usage_error("plot", "--diff takes two profiles, BEFORE and AFTER");
         goto out;
     }
+    if (diff_by && !diff_top) {
+        rc = cli_usage_error("plot", "--by is for --diff");
+        goto out;
+    }
     if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
     if ((rc = cli_analysis_apply(&in, "plot", m, ps, n_ps)) != 0) {
@@ -200,12 +213,16 @@ int cmd_plot(int argc, char **argv)
     if (diff_top) {
         /* each kernel's two points, joined from the filled (before) to the hollow (after) */
         rt_profile *d[2];
-        cli_diff_for_plot(ps, n_ps, diff_top, d);
+        cli_diff_for_plot(ps, n_ps, diff_top, diff_by ? diff_by : "name", d, &notes, &n_notes);
         rt_profile_free(ps[0]);
         rt_profile_free(ps[1]);
         ps[0] = d[0];
         ps[1] = d[1];
-        family = family ? family : "run";
+        /* families vary only the run, found by the chart itself: a kernel of one run only is a
+         * point without its pair, not hidden as a family asked for by name would hide it */
+        static const char *const run_param[] = {"run"};
+        g.params = run_param;
+        g.n_params = 1;
         fill = fill ? fill : "run";
         series = series ? series : "kernel";
     }
@@ -228,7 +245,9 @@ int cmd_plot(int argc, char **argv)
                               .n_where = n_where,
                               .max_labels = labels,
                               .points = points,
-                              .all_roofs = all_roofs};
+                              .all_roofs = all_roofs,
+                              .notes = (const char *const *)notes,
+                              .n_notes = n_notes};
         if (rt_chart_render(&spec, a, output, &err) != 0)
             cli_error("%s", err.msg);
         else
@@ -240,6 +259,7 @@ int cmd_plot(int argc, char **argv)
 out:
     cli_analysis_release(&in);
     cli_free_list(where, n_where);
+    cli_free_list(notes, n_notes);
     return rc;
 }
 
@@ -269,7 +289,10 @@ const rt_command rt_cmd_plot = {
     "                        kernels use\n"
     "      --diff[=N]        two profiles, BEFORE and AFTER: the N kernels (default 8) whose time\n"
     "                        changed most, each tagged run=1-before or 2-after,\n"
-    "                        joined as a family by run (as `rooftime diff` matches them)\n"
+    "                        joined as a family by run (as `rooftime diff` matches them); a note\n"
+    "                        says how many are in one run only and which have no FLOPs\n"
+    "      --by KEY          with --diff: match kernels by name (default), op or a tag, as\n"
+    "                        `rooftime diff --by`\n"
     "  -o, --output FILE     the chart; its extension picks the format "
     "(required)\n" CLI_ANALYSIS_USAGE "\n"
     "See docs/charts.md."};

@@ -403,6 +403,8 @@ int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, r
     rt_chart_roofs_pick(&ch);
     ch.secondary = spec->view == RT_VIEW_4D;
     ch.legend_w = rt_chart_legend_width(&ch);
+    for (size_t i = 0; i < spec->n_notes; i++)
+        rt_chart_note(&ch, "%s", spec->notes[i]);
 
     static int (*const views[RT_VIEW_N])(rt_chart *, rt_error *) = {
         rt_chart_roofline, rt_chart_complexity, rt_chart_timeplane, rt_chart_4d};

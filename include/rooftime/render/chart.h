@@ -55,6 +55,10 @@ typedef struct rt_chart_spec {
     /* Every text size and the margins around the plot times this (0: 1); the report draws its
      * wide charts at 1.2 so no text is below 12 px at 1300 px. */
     double text_scale;
+    /* The caller's notes, printed with the chart's own under the legend (`plot --diff`: what the
+     * views cannot place). */
+    const char *const *notes;
+    size_t n_notes;
 } rt_chart_spec;
 
 /* Lay out and draw one chart on d (already begun; the caller finishes it). */
