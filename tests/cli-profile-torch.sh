@@ -70,7 +70,7 @@ check "the reorder hint fires with its figure" grep -qE "^hint: reorders: [0-9.]
 printf '{"schema": "rooftime.hints/1", "rules": [{"id": "x", "advice": "y", "min_share": 2, "bound": "overhead"}]}' >"$TMP/hints.json"
 expect 1 "hints.json': rules\[0\]: field 'min_share'" -- analyze -m a100 --hints-file "$TMP/hints.json" "$TMP/dn-taps.json"
 expect 1 "cannot read" -- diff "$TMP/dn-taps.json" "$TMP/nope.json"
-expect 2 "expected taps or window" -- import torch "$TMP/t.json" --conv-flops all -o "$TMP/x.json"
+expect 2 "--conv-flops: unknown FLOP convention 'all' \(taps or window\)" -- import torch "$TMP/t.json" --conv-flops all -o "$TMP/x.json"
 expect 2 "--ops is for .import torch." -- import onednn "$SRC/tests/data/onednn-2.6-primitives.log" --ops x -o "$TMP/x.json"
 printf '{"schema": "rooftime.torch-ops/1", "ops": [{"model": "stream", "flops": "2 *", "ops": ["a"]}]}' >"$TMP/ops.json"
 expect 1 "ops.json': ops\[0\]: field 'flops'" -- import torch "$TMP/t.json" --ops "$TMP/ops.json" -o "$TMP/x.json"

@@ -51,13 +51,14 @@ static int run_import(int argc, char **argv, int torch)
             }
             within = optarg;
             break;
-        case 'c':
-            if (rt_conv_flops_parse(optarg, &conv) != 0) {
-                rc = cli_usage_error("import", "--conv-flops: expected taps or window, got '%s'",
-                                     optarg);
+        case 'c': {
+            rt_error cerr;
+            if (rt_conv_flops_parse(optarg, &conv, &cerr) != 0) {
+                rc = cli_usage_error("import", "--conv-flops: %s", cerr.msg);
                 goto out;
             }
             break;
+        }
         case 'O':
         case 'N':
             if (!torch) {

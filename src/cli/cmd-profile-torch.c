@@ -45,9 +45,9 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
 {
     rt_conv_flops conv = RT_CONV_TAPS;
     int first = 0, last = 0;
-    if (conv_name && rt_conv_flops_parse(conv_name, &conv) != 0)
-        return cli_usage_error("profile", "--conv-flops: expected taps or window, got '%s'",
-                               conv_name);
+    rt_error cerr;
+    if (conv_name && rt_conv_flops_parse(conv_name, &conv, &cerr) != 0)
+        return cli_usage_error("profile", "--conv-flops: %s", cerr.msg);
     if (steps && parse_steps(steps, &first, &last) != 0)
         return cli_usage_error("profile",
                                "--steps: expected FIRST:LAST with 0 <= FIRST < LAST, "

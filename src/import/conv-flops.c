@@ -3,14 +3,16 @@
 
 #include "rooftime/import/conv-flops.h"
 
-int rt_conv_flops_parse(const char *s, rt_conv_flops *out)
+int rt_conv_flops_parse(const char *s, rt_conv_flops *out, rt_error *err)
 {
-    if (strcmp(s, "taps") == 0)
+    if (s && strcmp(s, "taps") == 0) {
         *out = RT_CONV_TAPS;
-    else if (strcmp(s, "window") == 0)
+    } else if (s && strcmp(s, "window") == 0) {
         *out = RT_CONV_WINDOW;
-    else
+    } else {
+        rt_error_set(err, "unknown FLOP convention '%s' (taps or window)", s ? s : "");
         return -1;
+    }
     return 0;
 }
 
