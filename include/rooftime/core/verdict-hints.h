@@ -1,6 +1,6 @@
 /* What to try for a verdict (verdict-hints.c): rules read from data/verdict-hints.json
- * (formats/verdict-hints-json.c), matched in order against a verdict's bound class; the first match gives
- * the hint. */
+ * (formats/verdict-hints-json.c), matched in order against a verdict's bound class; the first match
+ * gives the hint. */
 #ifndef ROOFTIME_CORE_VERDICT_HINTS_H
 #define ROOFTIME_CORE_VERDICT_HINTS_H
 
