@@ -101,6 +101,14 @@ def _caller(depth):
     return _frame_text(f)
 
 
+def _sourced(a, depth):
+    """a with the user's line that called the function `depth` frames up, when there is one."""
+    src = _caller(depth + 1)
+    if src:
+        a["source"] = src
+    return a
+
+
 def _jit_alias(orig, w):
     """TorchScript compiles a call by what the function is: keep it seeing the original."""
     w._rooftime_orig = orig
@@ -170,10 +178,7 @@ def _wrap(torch):
                                      bool(bias is not None and bias.requires_grad)]}
             except (TypeError, ValueError, AttributeError, IndexError):
                 return call()
-            src = _caller(1)
-            if src:
-                a["source"] = src
-            return ranged(call, a)
+            return ranged(call, _sourced(a, 1))
         return _jit_alias(fn, w)
 
     def pool(fn, k, names, adaptive):
@@ -200,10 +205,7 @@ def _wrap(torch):
                          "ceil_mode": bool(vals.get("ceil_mode", False))}
             except (TypeError, ValueError, KeyError, IndexError, AttributeError):
                 return call()
-            src = _caller(1)
-            if src:
-                a["source"] = src
-            return ranged(call, a)
+            return ranged(call, _sourced(a, 1))
         return _jit_alias(fn, w)
 
     def source(fn):
@@ -225,10 +227,7 @@ def _wrap(torch):
                 ls = None
             if not ls:
                 return fn(*args, **kwargs)
-            a = {"lists": ls, "list_types": ts}
-            src = _caller(1)
-            if src:
-                a["source"] = src
+            a = _sourced({"lists": ls, "list_types": ts}, 1)
             with record_function(ARGS + json.dumps(a)):
                 return fn(*args, **kwargs)
         return _jit_alias(fn, w)
@@ -312,10 +311,7 @@ def _hook_optimizers(torch):
         def w(self, *args, **kwargs):
             if getattr(local, "inside", False):
                 return step(self, *args, **kwargs)  # a subclass's step calling its parent's
-            a = {"id": id(self)}
-            src = _caller(1)
-            if src:
-                a["source"] = src
+            a = _sourced({"id": id(self)}, 1)
             local.inside = True
             try:
                 with record_function(STEP + json.dumps(a)):
