@@ -1,6 +1,7 @@
 /* `rooftime ncu-metrics`: the Nsight Compute metrics the import needs, and a ready ncu command
  * line. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,19 +40,35 @@ int cmd_ncu_metrics(int argc, char **argv)
     if (strncmp(arch, "sm_", 3) != 0)
         return cli_usage_error("ncu-metrics", "--arch takes sm_70, sm_80, sm_90 ..., not '%s'",
                                arch);
+    int sm = ncu_parse_arch(arch);
+    if (sm < 0)
+        return cli_usage_error("ncu-metrics", "--arch takes sm_70, sm_80, sm_90 ..., not '%s'",
+                               arch);
     rt_error err = {{0}};
     rt_ncu_metric_list l;
     double k;
-    if (rt_ncu_constant(mfile, arch, "tensor_factor", &k, &err) != 0) {
-        cli_error("%s", err.msg);
-        return RT_EXIT_FAIL;
-    }
-    if (rt_ncu_metric_list_load(mfile, set, &l, &err) != 0) {
+    char tensor[4096];
+    if (rt_ncu_constant(mfile, arch, "tensor_factor", &k, &err) != 0 ||
+        rt_ncu_tensor_formulas(mfile, set, sm, tensor, sizeof tensor, &err) != 0 ||
+        rt_ncu_metric_list_load(mfile, set, sm, &l, &err) != 0) {
         cli_error("%s", err.msg);
         return RT_EXIT_FAIL;
     }
     printf("# Nsight Compute metrics for the time-based roofline, set '%s', %s\n", set, arch);
-    printf("# (tensor FLOPs = %g x sm__inst_executed_pipe_tensor.sum on %s)\n", k, arch);
+    /* The tensor FLOP formulas of this architecture: one instruction count to sm_75, the ops
+     * counters per precision from sm_80 on. */
+    if (strstr(tensor, "tensor_factor * sm__inst_executed_pipe_tensor.sum"))
+        printf("# (tensor FLOPs = %g x sm__inst_executed_pipe_tensor.sum on %s)\n", k, arch);
+    else {
+        double opf = NAN;
+        rt_error e2 = {{0}};
+        rt_ncu_constant(mfile, arch, "tensor_op_flops", &opf, &e2);
+        printf("# (tensor FLOPs per precision on %s, tensor_op_flops = %g FLOP per math op:\n", arch,
+               opf);
+        for (char *s = tensor, *nl; *s && (nl = strchr(s, '\n')); s = nl + 1)
+            printf("#   %.*s\n", (int)(nl - s), s);
+        printf("# )\n");
+    }
     for (size_t i = 0; i < l.n; i++)
         printf("%s\n", l.metric[i]);
     printf("\n# all metrics in one run (bracket the region with cudaProfilerStart/Stop):\n");

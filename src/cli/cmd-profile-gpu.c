@@ -24,8 +24,11 @@
 
 /* A driver and a device, asked through libcuda.so.1 itself: CUPTI's chip queries crash without
  * one, so this is checked before anything runs. 0, or -1 with the reason in msg. */
-static int check_driver(char *msg, size_t n)
+/* Whether a CUDA device is there; the compute capabilities (70 for 7.0) of up to 16 devices into
+ * sms, their number into *n_sms. */
+static int check_driver(char *msg, size_t n, int *sms, size_t *n_sms)
 {
+    *n_sms = 0;
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         snprintf(msg, n,
@@ -36,6 +39,8 @@ static int check_driver(char *msg, size_t n)
     }
     int (*init)(unsigned) = (int (*)(unsigned))dlsym(h, "cuInit");
     int (*count)(int *) = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
+    int (*get)(int *, int) = (int (*)(int *, int))dlsym(h, "cuDeviceGet");
+    int (*attr)(int *, int, int) = (int (*)(int *, int, int))dlsym(h, "cuDeviceGetAttribute");
     int rc = -1, devices = 0, r;
     if (!init || !count)
         snprintf(msg, n, "libcuda.so.1 lacks cuInit or cuDeviceGetCount");
@@ -45,6 +50,12 @@ static int check_driver(char *msg, size_t n)
         snprintf(msg, n, "no CUDA device (cuDeviceGetCount: error %d, %d devices)", r, devices);
     else
         rc = 0;
+    /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR are 75 and 76. */
+    for (int d = 0; rc == 0 && get && attr && d < devices && *n_sms < 16; d++) {
+        int dev = 0, major = 0, minor = 0;
+        if (get(&dev, d) == 0 && attr(&major, 75, dev) == 0 && attr(&minor, 76, dev) == 0)
+            sms[(*n_sms)++] = major * 10 + minor;
+    }
     dlclose(h);
     return rc;
 }
@@ -96,7 +107,9 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
     rt_warnings warnings = {0};
     int rc = RT_EXIT_FAIL, made_dir = 0;
     int keep_images = o->counters && !o->no_keep_images;
-    if (check_driver(msg, sizeof msg) != 0) {
+    int sms[16];
+    size_t n_sms = 0;
+    if (check_driver(msg, sizeof msg, sms, &n_sms) != 0) {
         cli_error("%s", msg);
         goto out;
     }
@@ -105,19 +118,37 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
         goto out;
     }
     if (o->counters) {
+        /* The metrics of the devices' architectures (data/ncu/metrics.json scopes them): those
+         * every device's list names, so that one configuration builds on each. */
         rt_ncu_metric_list l = {0};
         rt_error err = {{0}};
-        if (rt_ncu_metric_list_load(NULL, "throughput", &l, &err) != 0) {
+        if (rt_ncu_metric_list_load(NULL, "throughput", n_sms ? sms[0] : 0, &l, &err) != 0) {
             cli_error("%s", err.msg);
             goto out;
+        }
+        unsigned char *keep = rt_xcalloc(l.n + 1, 1);
+        memset(keep, 1, l.n);
+        for (size_t d = 1; d < n_sms; d++) {
+            rt_ncu_metric_list o2 = {0};
+            if (sms[d] == sms[0] || rt_ncu_metric_list_load(NULL, "throughput", sms[d], &o2, &err))
+                continue;
+            for (size_t i = 0; i < l.n; i++) {
+                int in = 0;
+                for (size_t j = 0; j < o2.n && !in; j++)
+                    in = strcmp(l.metric[i], o2.metric[j]) == 0;
+                keep[i] &= (unsigned char)in;
+            }
+            rt_ncu_metric_list_release(&o2);
         }
         size_t n = 1;
         for (size_t i = 0; i < l.n; i++)
             n += strlen(l.metric[i]) + 1;
         metrics = rt_xcalloc(n, 1);
         for (size_t i = 0; i < l.n; i++)
-            snprintf(metrics + strlen(metrics), n - strlen(metrics), "%s%s", i ? "," : "",
-                     l.metric[i]);
+            if (keep[i])
+                snprintf(metrics + strlen(metrics), n - strlen(metrics), "%s%s",
+                         metrics[0] ? "," : "", l.metric[i]);
+        free(keep);
         rt_ncu_metric_list_release(&l);
     }
     if (o->keep_dir) {

@@ -184,6 +184,23 @@ extern "C" int rtc_host_evaluate(rtc_host *h, const uint8_t *image, size_t size,
     return 0;
 }
 
+extern "C" long rtc_host_base_counters(rtc_host *h, const char *const **names, char *err,
+                                       size_t errn)
+{
+    CUpti_Profiler_Host_GetBaseMetrics_Params b{};
+    b.structSize = CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE;
+    b.pHostObject = h->obj;
+    b.metricType = CUPTI_METRIC_TYPE_COUNTER;
+    CUptiResult r = cuptiProfilerHostGetBaseMetrics(&b);
+    if (r != CUPTI_SUCCESS) {
+        say(err, errn, "cuptiProfilerHostGetBaseMetrics", r);
+        *names = nullptr;
+        return -1;
+    }
+    *names = b.ppMetricNames;
+    return (long)b.numMetrics;
+}
+
 extern "C" size_t rtc_host_chips(const char *const **chips)
 {
     CUpti_Profiler_Host_GetSupportedChips_Params p{};

@@ -33,6 +33,10 @@ int rtc_host_evaluate(rtc_host *h, const uint8_t *image, size_t size, size_t ran
                       const char *const *metrics, size_t n, double *values, char *name,
                       size_t namen, char *err, size_t errn);
 
+/* The chip's base counter metrics (no rollup suffix such as .sum), names owned by CUPTI, into
+ * *names; their number, or -1 with the reason in err. */
+long rtc_host_base_counters(rtc_host *h, const char *const **names, char *err, size_t errn);
+
 /* The chips the host library knows, in its order; NULL-free array owned by CUPTI. */
 size_t rtc_host_chips(const char *const **chips);
 

@@ -33,29 +33,25 @@ static int by_started(const void *a, const void *b)
 
 /* ---- the profile ---- */
 
-/* Per quantity, the first formula whose metrics the ranges hold (the rule of `import ncu`). */
+/* Per quantity and architecture, the first formula in scope whose metrics the ranges hold (the
+ * rule of `import ncu`). */
 static size_t choose(cupti_import *im, int *chosen)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < im->map.n_q; i++) {
-        int seen = 0; /* an earlier entry of this quantity decided it (chosen or warned) */
-        for (size_t j = 0; j < i; j++)
-            seen |= strcmp(im->map.q[j].quantity, im->map.q[i].quantity) == 0;
-        if (seen)
-            continue;
-        for (size_t j = i; j < im->map.n_q; j++) {
-            const ncu_quantity *q = &im->map.q[j];
-            if (strcmp(q->quantity, im->map.q[i].quantity) == 0 &&
-                (q->f.metrics & im->avail) == q->f.metrics) {
-                chosen[n++] = (int)j;
-                break;
-            }
-        }
-        if (n == 0 || strcmp(im->map.q[chosen[n - 1]].quantity, im->map.q[i].quantity) != 0)
-            if (im->w)
-                rt_warnings_add(im->w, "%s not imported: the counters lack its metrics",
-                                im->map.q[i].quantity);
+    int *sms = rt_xcalloc(im->np + 1, sizeof *sms), *lacking = rt_xcalloc(im->map.n_q + 1, sizeof *lacking);
+    size_t n_sms = 0, n_lacking = 0;
+    for (size_t i = 0; i < im->np; i++) {
+        int have = 0;
+        for (size_t j = 0; j < n_sms; j++)
+            have |= sms[j] == im->p[i].sm;
+        if (!have)
+            sms[n_sms++] = im->p[i].sm;
     }
+    size_t n = ncu_map_choose(&im->map, im->avail, sms, n_sms, 0, chosen, lacking, &n_lacking);
+    for (size_t i = 0; i < n_lacking && im->w; i++)
+        rt_warnings_add(im->w, "%s not imported: the counters lack its metrics",
+                        im->map.q[lacking[i]].quantity);
+    free(sms);
+    free(lacking);
     return n;
 }
 
@@ -125,9 +121,11 @@ static int eval_range(cupti_import *im, const range *R, const int *chosen, size_
 }
 
 static void set_quantities(cupti_import *im, rt_kernel *k, const int *chosen, size_t nq,
-                           const double *q)
+                           const double *q, uint64_t on)
 {
     for (size_t i = 0; i < nq; i++) {
+        if (!((on >> i) & 1))
+            continue; /* out of its scope on this architecture */
         const char *name = im->map.q[chosen[i]].quantity;
         rt_values_add(name[0] == 'f' ? &k->flops : &k->bytes, name + 6, q[i]);
     }
@@ -187,7 +185,8 @@ static int build(cupti_import *im, const rt_cupti_options *opt, rt_profile *prof
         k->time += t;
         if (!opt->per_launch)
             rt_kernel_add_sample(k, t); /* the spread of launch times */
-        set_quantities(im, k, chosen, nq, q);
+        set_quantities(im, k, chosen, nq, q,
+                       ncu_map_applying(&im->map, chosen, nq, im->p[L ? L->proc : R->proc].sm, 0));
         if (L && L->api >= 0) {
             api_sum[name] += L->api;
             api_n[name] += 1;

@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ static int f_resolve(void *ctx, const char *b, size_t n, int *bank, int *index, 
         if (strlen(c->m->const_name[i]) == n && memcmp(c->m->const_name[i], b, n) == 0) {
             *bank = BANK_CONST;
             *index = (int)i;
+            if (i < 64)
+                c->f->consts |= (uint64_t)1 << i;
             return 0;
         }
     int slot = f_slot(c->m, b, n);
@@ -116,6 +119,77 @@ int ncu_map_slot(const ncu_map *m, const char *name)
         if (strcmp(m->metric[i], name) == 0)
             return (int)i;
     return -1;
+}
+
+int ncu_quantity_applies(const ncu_map *m, const ncu_quantity *q, int sm, int lift_tf)
+{
+    if (lift_tf && m->tensor_factor_const >= 0 && m->tensor_factor_const < 64 &&
+        ((q->f.consts >> m->tensor_factor_const) & 1))
+        return 1;
+    return sm >= q->from_sm && sm <= q->to_sm;
+}
+
+size_t ncu_map_choose(const ncu_map *m, uint64_t avail, const int *sms, size_t n_sms, int lift_tf,
+                      int *chosen, int *lacking, size_t *n_lacking)
+{
+    size_t n = 0;
+    *n_lacking = 0;
+    for (size_t i = 0; i < m->n_q; i++) {
+        const char *qn = m->q[i].quantity;
+        int first = 1; /* the quantity's first entry: each quantity is decided once */
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(m->q[j].quantity, qn) != 0;
+        if (!first)
+            continue;
+        int lack = -1;
+        for (size_t a = 0; a < n_sms; a++) {
+            int in_scope = -1, pick = -1;
+            for (size_t j = i; j < m->n_q && pick < 0; j++) {
+                const ncu_quantity *q = &m->q[j];
+                if (strcmp(q->quantity, qn) != 0 || !ncu_quantity_applies(m, q, sms[a], lift_tf))
+                    continue;
+                if (in_scope < 0)
+                    in_scope = (int)j;
+                if ((q->f.metrics & avail) == q->f.metrics)
+                    pick = (int)j;
+            }
+            if (pick >= 0) {
+                int have = 0;
+                for (size_t c = 0; c < n; c++)
+                    have |= chosen[c] == pick;
+                if (!have)
+                    chosen[n++] = pick;
+            } else if (in_scope >= 0 && lack < 0) {
+                lack = in_scope;
+            }
+        }
+        if (lack >= 0)
+            lacking[(*n_lacking)++] = lack;
+    }
+    /* Mapping order: where two chosen entries of a quantity apply, the earlier one counts. */
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0 && chosen[b - 1] > chosen[b]; b--) {
+            int t = chosen[b];
+            chosen[b] = chosen[b - 1];
+            chosen[b - 1] = t;
+        }
+    return n;
+}
+
+uint64_t ncu_map_applying(const ncu_map *m, const int *chosen, size_t n, int sm, int lift_tf)
+{
+    uint64_t on = 0;
+    for (size_t i = 0; i < n && i < 64; i++) {
+        const ncu_quantity *q = &m->q[chosen[i]];
+        if (!ncu_quantity_applies(m, q, sm, lift_tf))
+            continue;
+        int taken = 0;
+        for (size_t j = 0; j < i && !taken; j++)
+            taken = ((on >> j) & 1) && strcmp(m->q[chosen[j]].quantity, q->quantity) == 0;
+        if (!taken)
+            on |= (uint64_t)1 << i;
+    }
+    return on;
 }
 
 static int arch_cmp(const void *a, const void *b)
@@ -216,6 +290,10 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
         rt_error_set(err, "%s: \"quantities\" must be an array", path);
         goto done;
     }
+    if (json_array_size(qs) > NCU_MAX_QUANTITIES) {
+        rt_error_set(err, "%s: more than %d quantity entries", path, NCU_MAX_QUANTITIES);
+        goto done;
+    }
     m->q = rt_xcalloc(json_array_size(qs) + 1, sizeof *m->q);
     size_t i;
     json_t *qv;
@@ -233,6 +311,26 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
         ncu_quantity *q = &m->q[m->n_q++];
         q->quantity = rt_strdup(qn);
         q->set = rt_strdup(set ? set : "");
+        q->from_sm = 0;
+        q->to_sm = INT_MAX;
+        static const char *const bound[] = {"from_arch", "to_arch"};
+        for (int b = 0; b < 2; b++) {
+            json_t *a = json_object_get(qv, bound[b]);
+            if (!a)
+                continue;
+            int sm = json_is_string(a) ? ncu_parse_arch(json_string_value(a)) : -1;
+            if (sm < 0) {
+                rt_error_set(err, "%s: quantities[%zu]: %s must be an architecture like sm_80",
+                             path, i, bound[b]);
+                goto done;
+            }
+            *(b ? &q->to_sm : &q->from_sm) = sm;
+        }
+        if (q->from_sm > q->to_sm) {
+            rt_error_set(err, "%s: quantities[%zu]: from_arch sm_%d is above to_arch sm_%d", path,
+                         i, q->from_sm, q->to_sm);
+            goto done;
+        }
         char where[64];
         snprintf(where, sizeof where, "quantities[%zu]", i);
         if (f_compile(m, ft, where, &q->f, err) != 0)
@@ -277,8 +375,8 @@ void ncu_map_release(ncu_map *m)
 
 /* ---- the metric list, for `rooftime ncu-metrics` ---- */
 
-int rt_ncu_metric_list_load(const char *metrics_file, const char *set, rt_ncu_metric_list *out,
-                            rt_error *err)
+int rt_ncu_metric_list_load(const char *metrics_file, const char *set, int sm,
+                            rt_ncu_metric_list *out, rt_error *err)
 {
     memset(out, 0, sizeof *out);
     char *path =
@@ -292,7 +390,8 @@ int rt_ncu_metric_list_load(const char *metrics_file, const char *set, rt_ncu_me
     uint64_t want = m.cycles.metrics | m.rate.metrics;
     int found = 0;
     for (size_t i = 0; i < m.n_q; i++)
-        if (!set || strcmp(m.q[i].set, set) == 0) {
+        if ((!set || strcmp(m.q[i].set, set) == 0) &&
+            (sm <= 0 || ncu_quantity_applies(&m, &m.q[i], sm, 0))) {
             want |= m.q[i].f.metrics;
             found = 1;
         }
@@ -305,6 +404,32 @@ int rt_ncu_metric_list_load(const char *metrics_file, const char *set, rt_ncu_me
     for (size_t s = 0; s < m.n_metric; s++)
         if ((want >> s) & 1)
             out->metric[out->n++] = rt_strdup(m.metric[s]);
+    ncu_map_release(&m);
+    return 0;
+}
+
+int rt_ncu_tensor_formulas(const char *metrics_file, const char *set, int sm, char *buf, size_t n,
+                           rt_error *err)
+{
+    char *path =
+        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
+    ncu_map m;
+    int rc = ncu_map_load(path, &m, err);
+    free(path);
+    if (rc != 0)
+        return -1;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < m.n_q; i++) {
+        const ncu_quantity *q = &m.q[i];
+        if (strncmp(q->quantity, "flops.tensor", 12) != 0 || (set && strcmp(q->set, set) != 0) ||
+            !ncu_quantity_applies(&m, q, sm, 0))
+            continue;
+        int w = snprintf(buf + used, n - used, "%s = %s\n", q->quantity, q->f.e.text);
+        if (w < 0 || (size_t)w >= n - used)
+            break;
+        used += (size_t)w;
+    }
     ncu_map_release(&m);
     return 0;
 }

@@ -129,7 +129,15 @@ static int ncu_finish(ncu_import *im, pending *p)
     t->time_sum += lt;
     if (!im->per_launch)
         rt_time_samples_add(&t->launch_times, lt);
+    if (im->on_sm != p->sm) {
+        im->on_sm = p->sm;
+        im->on_mask = ncu_map_applying(&im->map, im->chosen, im->nchosen, p->sm,
+                                       im->opt->tensor_factor > 0);
+    }
     for (size_t i = 0; i < im->nchosen; i++) {
+        if (!((im->on_mask >> i) & 1))
+            continue; /* out of its scope on this architecture */
+        t->applied |= (uint64_t)1 << i;
         double x = ncu_formula_eval(&im->map.q[im->chosen[i]].f, v, cst, lt);
         if (isnan(x)) {
             /* A constant the mapping lacks for this architecture. */
@@ -154,10 +162,10 @@ static int ncu_finish(ncu_import *im, pending *p)
         k->invocations = 1;
         k->time = lt;
         for (size_t i = 0; i < im->nchosen; i++) {
-            if (im->chosen[i] < 0)
+            if (im->chosen[i] < 0 || !((t->applied >> i) & 1))
                 continue;
             const char *q = im->map.q[im->chosen[i]].quantity;
-            rt_values_set(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
+            rt_values_add(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
         }
         char num[32];
         snprintf(num, sizeof num, "%ld", p->id);
@@ -225,8 +233,9 @@ static int ncu_merge(ncu_import *im, size_t fi, const group *g)
     return 0;
 }
 
-/* Choose, per quantity, the first formula whose metrics the files hold. */
-static int ncu_choose(ncu_import *im, uint64_t avail)
+/* Choose, per quantity and architecture, the first formula in scope whose metrics the files
+ * hold (sms: the architectures of the files' first launches). */
+static int ncu_choose(ncu_import *im, uint64_t avail, const int *sms, size_t n_sms)
 {
     rt_error *err = im->err;
     uint64_t tmask = im->map.cycles.metrics | im->map.rate.metrics;
@@ -242,32 +251,21 @@ static int ncu_choose(ncu_import *im, uint64_t avail)
     }
     im->needed = tmask;
     im->chosen = rt_xcalloc(im->map.n_q + 1, sizeof *im->chosen);
-    for (size_t i = 0; i < im->map.n_q; i++) {
-        const char *qn = im->map.q[i].quantity;
-        int seen = 0;
-        for (size_t j = 0; j < im->nchosen; j++)
-            if (strcmp(im->map.q[im->chosen[j]].quantity, qn) == 0)
-                seen = 1;
-        if (seen)
-            continue;
-        int pick = -1;
-        for (size_t j = i; j < im->map.n_q && pick < 0; j++) {
-            const ncu_quantity *q = &im->map.q[j];
-            if (strcmp(q->quantity, qn) == 0 && (q->f.metrics & avail) == q->f.metrics)
-                pick = (int)j;
-        }
-        if (pick < 0) {
-            uint64_t miss = im->map.q[i].f.metrics & ~avail;
-            if (im->warnings)
-                rt_warnings_add(im->warnings,
-                                "%s not imported: metric '%s' is in none of the "
-                                "inputs",
-                                qn, im->map.metric[__builtin_ctzll(miss)]);
-            continue;
-        }
-        im->chosen[im->nchosen++] = pick;
-        im->needed |= im->map.q[pick].f.metrics;
+    int *lacking = rt_xcalloc(im->map.n_q + 1, sizeof *lacking);
+    size_t n_lacking = 0;
+    im->nchosen = ncu_map_choose(&im->map, avail, sms, n_sms, im->opt->tensor_factor > 0,
+                                 im->chosen, lacking, &n_lacking);
+    for (size_t i = 0; i < n_lacking && im->warnings; i++) {
+        const ncu_quantity *q = &im->map.q[lacking[i]];
+        rt_warnings_add(im->warnings,
+                        "%s not imported: metric '%s' is in none of the "
+                        "inputs",
+                        q->quantity, im->map.metric[__builtin_ctzll(q->f.metrics & ~avail)]);
     }
+    free(lacking);
+    for (size_t i = 0; i < im->nchosen; i++)
+        im->needed |= im->map.q[im->chosen[i]].f.metrics;
+    im->on_sm = -1;
     return 0;
 }
 
@@ -394,22 +392,28 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
     /* First launch of each file: which metrics it holds decides the formulas. */
     uint64_t avail = 0;
     group *first = rt_xcalloc(n, sizeof *first);
+    int *sms = rt_xcalloc(n, sizeof *sms);
     for (size_t i = 0; i < n; i++) {
         int r = ncu_next_group(&im, &im.f[i], &first[i]);
         if (r < 0) {
             free(first);
+            free(sms);
             goto done;
         }
         if (r == 0) {
             rt_error_set(err, "%s: line %lu: no data rows after the header", im.f[i].path,
                          rt_csv_line(im.f[i].csv));
             free(first);
+            free(sms);
             goto done;
         }
         im.f[i].metrics = first[i].present;
         avail |= first[i].present;
+        sms[i] = first[i].sm;
     }
-    if (ncu_choose(&im, avail) != 0) {
+    int rc_choose = ncu_choose(&im, avail, sms, n);
+    free(sms);
+    if (rc_choose != 0) {
         free(first);
         goto done;
     }
@@ -513,8 +517,10 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
             /* The authors' aggregation: total cycles at the mean clock rate. */
             k->time = t->rate > 0 ? t->cycles / (t->rate / t->n) : 0;
             for (size_t i = 0; i < im.nchosen; i++) {
+                if (!((t->applied >> i) & 1))
+                    continue; /* out of scope on every launch of this kernel */
                 const char *q = im.map.q[im.chosen[i]].quantity;
-                rt_values_set(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
+                rt_values_add(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
             }
             /* Per name with cycles and rate in different files, a launch's own time is unknown. */
             if (!by_name || time_in_one) {

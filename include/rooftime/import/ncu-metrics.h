@@ -11,17 +11,21 @@
 
 /* At most this many distinct metrics per mapping: launch state keeps a 64-bit presence mask. */
 #define NCU_MAX_METRICS 64
+/* At most this many quantity entries: the chosen formulas of a launch are a 64-bit mask. */
+#define NCU_MAX_QUANTITIES 64
 
 /* A compiled formula (util/formula.c) and what it reads. */
 typedef struct ncu_formula {
     rt_formula e;
     uint64_t metrics; /* slots it reads */
     int uses_time;    /* reads launch_time */
+    uint64_t consts;  /* constants it reads (bit i: the mapping's constant i, i < 64) */
 } ncu_formula;
 
 typedef struct ncu_quantity {
     char *quantity; /* "flops.fp32", "bytes.HBM" */
     char *set;
+    int from_sm, to_sm; /* the compute capabilities it applies to, inclusive (0, INT_MAX: all) */
     ncu_formula f;
 } ncu_quantity;
 
@@ -53,6 +57,18 @@ int ncu_map_slot(const ncu_map *m, const char *name);
 const double *ncu_map_constants(const ncu_map *m, int sm);
 /* Parse "sm_70" or "7.0" into 70; -1 if neither. */
 int ncu_parse_arch(const char *s);
+/* Whether entry q applies to a launch of compute capability sm (its from_arch/to_arch); lift_tf:
+ * --tensor-factor was given, which lifts the scope of formulas that read tensor_factor. */
+int ncu_quantity_applies(const ncu_map *m, const ncu_quantity *q, int sm, int lift_tf);
+/* Choose the formulas for inputs of the compute capabilities sms[0..n_sms) holding the metrics in
+ * avail: per quantity and architecture the first entry in scope whose metrics are all there.
+ * chosen (n_q entries) gets their indexes in mapping order; lacking (n_q entries) the first entry
+ * in scope of each quantity that had none, in mapping order. Returns the number chosen. */
+size_t ncu_map_choose(const ncu_map *m, uint64_t avail, const int *sms, size_t n_sms, int lift_tf,
+                      int *chosen, int *lacking, size_t *n_lacking);
+/* Which chosen formulas a launch on sm evaluates (bit i: chosen[i]): per quantity the first in
+ * scope. */
+uint64_t ncu_map_applying(const ncu_map *m, const int *chosen, size_t n, int sm, int lift_tf);
 double ncu_formula_eval(const ncu_formula *f, const double *metric, const double *constants,
                         double launch_time);
 
@@ -62,9 +78,14 @@ typedef struct rt_ncu_metric_list {
     size_t n;
 } rt_ncu_metric_list;
 
-/* Metric names used by set `set` (NULL: every set), or -1 if the mapping cannot be read. */
-int rt_ncu_metric_list_load(const char *metrics_file, const char *set, rt_ncu_metric_list *out,
-                            rt_error *err);
+/* Metric names used by set `set` (NULL: every set) on compute capability sm (0: every one), or
+ * -1 if the mapping cannot be read. */
+int rt_ncu_metric_list_load(const char *metrics_file, const char *set, int sm,
+                            rt_ncu_metric_list *out, rt_error *err);
+/* The tensor FLOP formulas (flops.tensor*) of set `set` in scope on sm, as "quantity = formula"
+ * lines into buf; 0, or -1 with err. */
+int rt_ncu_tensor_formulas(const char *metrics_file, const char *set, int sm, char *buf, size_t n,
+                           rt_error *err);
 void rt_ncu_metric_list_release(rt_ncu_metric_list *l);
 /* A per-architecture constant of the mapping (tensor_factor, tensor_peak) for arch ("sm_80";
  * NULL: the mapping's default), from the nearest architecture at or below it. */
