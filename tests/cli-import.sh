@@ -11,7 +11,17 @@ bad() { echo "FAIL: $*"; fail=1; }
 # ---- ncu-metrics ----
 out=$("$BIN" ncu-metrics --arch sm_80) || bad "ncu-metrics exit $?"
 grep -q '^sm__cycles_elapsed.avg$' <<<"$out" || bad "ncu-metrics lacks sm__cycles_elapsed.avg"
-grep -q '2048 x sm__inst_executed_pipe_tensor.sum' <<<"$out" || bad "ncu-metrics sm_80 factor"
+# sm_80 on: tensor FLOPs per precision from the ops counters, no instruction count.
+grep -q '^#   flops.tensor_bf16 = tensor_op_flops \* sm__ops_path_tensor_src_bf16_dst_fp32.sum$' <<<"$out" ||
+    bad "ncu-metrics sm_80 tensor formulas"
+grep -q '^sm__ops_path_tensor_src_fp16_dst_fp32.sum$' <<<"$out" || bad "ncu-metrics sm_80 lacks the fp16 ops counter"
+grep -q 'pipe_tensor' <<<"$out" && bad "ncu-metrics sm_80 lists the instruction count"
+out90=$("$BIN" ncu-metrics --arch sm_90) || bad "ncu-metrics sm_90 exit $?"
+grep -q '^sm__ops_path_tensor_src_fp16.sum$' <<<"$out90" || bad "ncu-metrics sm_90 lacks src_fp16"
+grep -q '^sm__ops_path_tensor_src_fp8.sum$' <<<"$out90" || bad "ncu-metrics sm_90 lacks fp8"
+grep -q 'sm__ops_path_tensor_src_fp16_dst' <<<"$out90" && bad "ncu-metrics sm_90 lists sm_80's fp16 pair"
+grep -q -- '--metrics sm__cycles_elapsed.avg,.*sm__ops_path_tensor_src_fp64.sum' <<<"$out90" ||
+    bad "ncu-metrics sm_90: the ncu command lacks the ops counters"
 grep -q '^ncu --csv --profile-from-start off --metrics sm__cycles_elapsed.avg,' <<<"$out" ||
     bad "ncu-metrics prints no ncu command"
 "$BIN" ncu-metrics --arch sm_70 | grep -q '512 x' || bad "ncu-metrics sm_70 factor"

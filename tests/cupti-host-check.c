@@ -88,8 +88,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", chips[c], err);
             rc = 1;
         } else {
-            printf("%s: %d metrics, config image %zu bytes, %zu passes\n", chips[c], argc - a,
-                   size, passes);
+            printf("%s: %d metrics, config image %zu bytes, %zu passes\n", chips[c], argc - a, size,
+                   passes);
         }
         free(config);
         rtc_host_free(h);

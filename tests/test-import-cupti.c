@@ -12,7 +12,7 @@
     "sm__cycles_elapsed.avg,sm__cycles_elapsed.avg.per_second,"                                    \
     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_"     \
     "pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,"                               \
-    "sm__inst_executed_pipe_tensor.sum,dram__bytes.sum,lts__t_bytes.sum"
+    "sm__ops_path_tensor_src_fp16.sum,dram__bytes.sum,lts__t_bytes.sum"
 
 static void put(const char *dir, const char *name, const char *text)
 {
@@ -47,7 +47,7 @@ static void write_run(const char *dir)
     put(dir, "ranges.12.csv",
         "range,name," MET "\n"
         "0,k,1000,1e9,100,10,0,0,4096,8192\n"
-        "1,\"g<1, 2>\",500,1e9,0,0,0,3,64,128\n"
+        "1,\"g<1, 2>\",500,1e9,0,0,0,6144,64,128\n"
         "2,k,2000,1e9,200,20,0,0,8192,16384\n");
 }
 
@@ -83,8 +83,9 @@ static void test_join(void **state)
     assert_close(rt_values_get(&k->flops, "fp32", -1), 2 * 100 + 10 + 2 * 200 + 20, 1e-12);
     assert_close(rt_values_get(&k->bytes, "HBM", -1), 4096 + 8192, 1e-12);
     assert_close(rt_values_get(&k->bytes, "L2", -1), 8192 + 16384, 1e-12);
-    /* tensor = 2048 (sm_90's tensor_factor) x instructions */
-    assert_close(rt_values_get(&g->flops, "tensor", -1), 3 * 2048, 1e-12);
+    /* tensor_fp16 = sm_90's ops counter x tensor_op_flops (1); no instruction count on sm_90 */
+    assert_close(rt_values_get(&g->flops, "tensor_fp16", -1), 6144, 1e-12);
+    assert_false(rt_values_has(&g->flops, "tensor"));
     assert_close(g->time, 500e-9, 1e-9);
     assert_string_equal(rt_tags_get(&k->tags, "grid"), "10,1,1");
     assert_string_equal(rt_tags_get(&g->tags, "block"), "256,1,1");
@@ -210,7 +211,7 @@ static void test_ranges_dir(void **state)
     put(fresh, "ranges.12.csv",
         "range,name," MET "\n"
         "0,k,1000,1e9,200,20,0,0,4096,8192\n"
-        "1,\"g<1, 2>\",500,1e9,0,0,0,3,64,128\n"
+        "1,\"g<1, 2>\",500,1e9,0,0,0,6144,64,128\n"
         "2,k,2000,1e9,400,40,0,0,8192,16384\n");
     rt_cupti_options o = {.ranges_dir = fresh};
     if (rt_import_cupti(dir, &o, &p, NULL, &err) != 0)

@@ -507,8 +507,8 @@ static void test_mapping_file(void **state)
         }
         if (l.n != per_arch[a].n || !has || !lacks)
             fail_msg("sm_%d: %zu metrics (%zu expected), %s %s, %s %s", per_arch[a].sm, l.n,
-                     per_arch[a].n, per_arch[a].has, has ? "listed" : "missing",
-                     per_arch[a].lacks, lacks ? "absent" : "listed");
+                     per_arch[a].n, per_arch[a].has, has ? "listed" : "missing", per_arch[a].lacks,
+                     lacks ? "absent" : "listed");
         rt_ncu_metric_list_release(&l);
     }
     if (rt_ncu_metric_list_load(NULL, "sectors", 0, &l, &err) != 0)

@@ -63,8 +63,8 @@ int cmd_ncu_metrics(int argc, char **argv)
         double opf = NAN;
         rt_error e2 = {{0}};
         rt_ncu_constant(mfile, arch, "tensor_op_flops", &opf, &e2);
-        printf("# (tensor FLOPs per precision on %s, tensor_op_flops = %g FLOP per math op:\n", arch,
-               opf);
+        printf("# (tensor FLOPs per precision on %s, tensor_op_flops = %g FLOP per math op:\n",
+               arch, opf);
         for (char *s = tensor, *nl; *s && (nl = strchr(s, '\n')); s = nl + 1)
             printf("#   %.*s\n", (int)(nl - s), s);
         printf("# )\n");

@@ -130,8 +130,9 @@ static rt_verdict_ctx profile_ctx(rt_analysis *a, const rt_profile *p, rt_tags *
 
 static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_profiles)
 {
-    rt_values bad_units = {0}, bad_levels = {0};
-    rt_tags first_unit = {0}, first_level = {0}, missing_oh = {0};
+    rt_values bad_units = {0}, bad_levels = {0}, standin_units = {0}, no_ceiling = {0};
+    rt_tags first_unit = {0}, first_level = {0}, missing_oh = {0}, first_standin = {0},
+            first_no_ceiling = {0};
     double n_tau = 0;
     size_t total = 0;
     for (size_t p = 0; p < n_profiles; p++)
@@ -145,11 +146,19 @@ static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_pr
             it->kernel = &profiles[p]->kernels[k];
             it->profile_index = p;
             merge_tags(&it->tags, &profiles[p]->tags, &it->kernel->tags);
-            for (size_t i = 0; i < it->kernel->flops.n; i++)
-                if (it->kernel->flops.v[i].value > 0 &&
-                    rt_machine_unit_index(a->machine, it->kernel->flops.v[i].key) < 0)
-                    note_unknown(&bad_units, &first_unit, it->kernel->flops.v[i].key,
-                                 it->kernel->name);
+            for (size_t i = 0; i < it->kernel->flops.n; i++) {
+                const rt_value *f = &it->kernel->flops.v[i];
+                rt_unit_match how;
+                if (!(f->value > 0))
+                    continue;
+                rt_machine_resolve_unit(a->machine, f->key, &how);
+                if (how == RT_UNIT_ABSENT)
+                    note_unknown(&bad_units, &first_unit, f->key, it->kernel->name);
+                else if (how == RT_UNIT_STANDIN && a->mode == RT_MODE_HIER)
+                    note_unknown(&standin_units, &first_standin, f->key, it->kernel->name);
+                else if (how == RT_UNIT_NO_CEILING && a->mode == RT_MODE_HIER)
+                    note_unknown(&no_ceiling, &first_no_ceiling, f->key, it->kernel->name);
+            }
             for (size_t i = 0; i < it->kernel->bytes.n; i++)
                 if (!level_known(a->machine, it->kernel->bytes.v[i].key))
                     note_unknown(&bad_levels, &first_level, it->kernel->bytes.v[i].key,
@@ -176,6 +185,29 @@ static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_pr
     warn_unknown(a, &bad_units, &first_unit, "compute unit", cons);
     free(cons);
     warn_unknown(a, &bad_levels, &first_level, "memory level", "its bytes are ignored");
+    for (size_t i = 0; i < standin_units.n; i++) {
+        const char *unit = standin_units.v[i].key;
+        int u = rt_machine_resolve_unit(a->machine, unit, NULL);
+        char *cons =
+            rt_asprintf("its FLOPs are judged against the machine's '%s' ceiling (%s)",
+                        a->machine->units[u].name,
+                        strcasecmp(unit, "tensor_bf16") == 0
+                            ? "dense BF16 and FP16 Tensor Core rates are the same since Ampere"
+                            : "'tensor' is the dense FP16 Tensor Core ceiling of presets and older "
+                              "measurements");
+        rt_values one = {0};
+        rt_values_add(&one, unit, standin_units.v[i].value);
+        warn_unknown(a, &one, &first_standin, "compute unit", cons);
+        rt_values_release(&one);
+        free(cons);
+    }
+    warn_unknown(a, &no_ceiling, &first_no_ceiling, "Tensor Core unit",
+                 "no ceiling of that precision and no stand-in, so their hier verdict is unknown "
+                 "(measure the machine's Tensor Cores, or --mode single)");
+    rt_values_release(&standin_units);
+    rt_values_release(&no_ceiling);
+    rt_tags_release(&first_standin);
+    rt_tags_release(&first_no_ceiling);
     rt_values_release(&bad_units);
     rt_values_release(&bad_levels);
     rt_tags_release(&first_unit);

@@ -102,6 +102,41 @@ int rt_machine_unit_index(const rt_machine *m, const char *name)
     return -1;
 }
 
+/* Stand-ins, in order of preference. Since Ampere the dense BF16 Tensor Core rate equals the
+ * FP16 one (A100, H100 and H200 datasheets), and machine presets and older measurements call the
+ * dense FP16 Tensor Core ceiling "tensor". No other precision has a stand-in: TF32, FP8, INT8 and
+ * FP64 rates differ from FP16's by factors that vary per part. */
+static const struct {
+    const char *unit, *standin[2];
+} standins[] = {
+    {"tensor_fp16", {"tensor", NULL}},
+    {"tensor", {"tensor_fp16", NULL}},
+    {"tensor_bf16", {"tensor_fp16", "tensor"}},
+};
+
+int rt_machine_resolve_unit(const rt_machine *m, const char *name, rt_unit_match *how)
+{
+    rt_unit_match dummy;
+    if (!how)
+        how = &dummy;
+    int u = rt_machine_unit_index(m, name);
+    if (u >= 0 || !name) {
+        *how = u >= 0 ? RT_UNIT_EXACT : RT_UNIT_ABSENT;
+        return u;
+    }
+    for (size_t i = 0; i < sizeof standins / sizeof standins[0]; i++) {
+        if (strcasecmp(standins[i].unit, name) != 0)
+            continue;
+        for (size_t j = 0; j < 2 && standins[i].standin[j]; j++)
+            if ((u = rt_machine_unit_index(m, standins[i].standin[j])) >= 0) {
+                *how = RT_UNIT_STANDIN;
+                return u;
+            }
+    }
+    *how = strncasecmp(name, "tensor_", 7) == 0 ? RT_UNIT_NO_CEILING : RT_UNIT_ABSENT;
+    return -1;
+}
+
 int rt_machine_level_index(const rt_machine *m, const char *name)
 {
     if (!name)

@@ -162,6 +162,7 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
 
     /* Compute time. */
     double p_ref = rt_machine_ref_flops(m);
+    bool no_ceiling = false;
     if (mode == RT_MODE_SINGLE) {
         v->t_compute = v->W / p_ref;
         v->bound_unit = rt_machine_unit_index(m, m->ref_unit);
@@ -169,7 +170,10 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
         double worst = -1;
         for (size_t i = 0; i < k->flops.n; i++) {
             const rt_value *f = &k->flops.v[i];
-            int u = rt_machine_unit_index(m, f->key);
+            rt_unit_match how;
+            int u = rt_machine_resolve_unit(m, f->key, &how);
+            if (how == RT_UNIT_NO_CEILING && f->value > 0)
+                no_ceiling = true; /* a Tensor Core precision the machine has no ceiling for */
             double p = u >= 0 ? m->units[u].flops : p_ref;
             /* A unit the machine lacks counts at the reference peak (warned once per analysis). */
             double t = f->value / p;
@@ -205,7 +209,7 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
     /* Device time holds no launch cost: the overhead bound classifies (the overhead box) but caps
      * nothing. Wall time per call holds it: n tau is a floor under the time. */
     v->t_bound = device ? v->t_roof : fmax(v->t_roof, v->t_oh);
-    if (v->evidence == RT_EVIDENCE_NONE && !rt_kernel_is_communication(k)) {
+    if ((v->evidence == RT_EVIDENCE_NONE || no_ceiling) && !rt_kernel_is_communication(k)) {
         v->t_bound = v->t_roof = 0;
         if (v->time > 0 || v->n > 0) {
             v->bound = RT_BOUND_UNKNOWN;

@@ -17,7 +17,8 @@ bool rt_analysis_uses_unit(const rt_analysis *a, size_t u)
     for (size_t i = 0; i < a->n_items; i++) {
         const rt_values *f = &a->items[i].kernel->flops;
         for (size_t j = 0; j < f->n; j++)
-            if (f->v[j].value > 0 && rt_machine_unit_index(a->machine, f->v[j].key) == (int)u)
+            if (f->v[j].value > 0 &&
+                rt_machine_resolve_unit(a->machine, f->v[j].key, NULL) == (int)u)
                 return true;
     }
     return false;
@@ -58,7 +59,7 @@ void rt_reference_choose(rt_machine *m, rt_profile *const *ps, size_t n)
         for (size_t k = 0; k < ps[p]->n_kernels; k++) {
             const rt_values *f = &ps[p]->kernels[k].flops;
             for (size_t j = 0; j < f->n; j++) {
-                int u = rt_machine_unit_index(m, f->v[j].key);
+                int u = rt_machine_resolve_unit(m, f->v[j].key, NULL);
                 if (f->v[j].value > 0 && u >= 0 &&
                     (best < 0 || m->units[u].flops > m->units[best].flops))
                     best = u;

@@ -37,7 +37,8 @@ static int by_started(const void *a, const void *b)
  * rule of `import ncu`). */
 static size_t choose(cupti_import *im, int *chosen)
 {
-    int *sms = rt_xcalloc(im->np + 1, sizeof *sms), *lacking = rt_xcalloc(im->map.n_q + 1, sizeof *lacking);
+    int *sms = rt_xcalloc(im->np + 1, sizeof *sms),
+        *lacking = rt_xcalloc(im->map.n_q + 1, sizeof *lacking);
     size_t n_sms = 0, n_lacking = 0;
     for (size_t i = 0; i < im->np; i++) {
         int have = 0;

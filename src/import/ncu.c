@@ -131,8 +131,8 @@ static int ncu_finish(ncu_import *im, pending *p)
         rt_time_samples_add(&t->launch_times, lt);
     if (im->on_sm != p->sm) {
         im->on_sm = p->sm;
-        im->on_mask = ncu_map_applying(&im->map, im->chosen, im->nchosen, p->sm,
-                                       im->opt->tensor_factor > 0);
+        im->on_mask =
+            ncu_map_applying(&im->map, im->chosen, im->nchosen, p->sm, im->opt->tensor_factor > 0);
     }
     for (size_t i = 0; i < im->nchosen; i++) {
         if (!((im->on_mask >> i) & 1))

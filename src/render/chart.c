@@ -276,7 +276,8 @@ void rt_chart_roofs_pick(rt_chart *ch)
             continue;
         const rt_kernel *k = a->items[i].kernel;
         for (size_t f = 0; f < k->flops.n; f++) {
-            int u = k->flops.v[f].value > 0 ? rt_machine_unit_index(m, k->flops.v[f].key) : -1;
+            int u =
+                k->flops.v[f].value > 0 ? rt_machine_resolve_unit(m, k->flops.v[f].key, NULL) : -1;
             if (u >= 0)
                 any_u = ch->unit_on[u] = true;
         }

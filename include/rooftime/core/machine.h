@@ -89,6 +89,19 @@ const rt_level *rt_machine_level(const rt_machine *m, const char *name);
 int rt_machine_unit_index(const rt_machine *m, const char *name);
 int rt_machine_level_index(const rt_machine *m, const char *name);
 
+/* How a profile's FLOP unit meets the machine's compute ceilings (docs/model.md, "Units and
+ * stand-ins"). The one place where profile units are resolved. */
+typedef enum rt_unit_match {
+    RT_UNIT_EXACT,      /* the machine has the unit */
+    RT_UNIT_STANDIN,    /* a documented stand-in of the same dense rate: tensor_fp16 <-> tensor,
+                           tensor_bf16 -> tensor_fp16, then tensor */
+    RT_UNIT_ABSENT,     /* no ceiling: its FLOPs count at the reference peak (warned) */
+    RT_UNIT_NO_CEILING, /* a Tensor Core precision (tensor_*) with neither ceiling nor stand-in:
+                           the hier verdict of a kernel with its FLOPs is unknown */
+} rt_unit_match;
+/* The machine unit that judges FLOPs of profile unit name, or -1; *how (may be NULL) says how. */
+int rt_machine_resolve_unit(const rt_machine *m, const char *name, rt_unit_match *how);
+
 /* The overhead of this name (case-insensitive) with the most threads; NULL when absent. */
 const rt_overhead *rt_machine_overhead(const rt_machine *m, const char *name);
 
