@@ -222,6 +222,8 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
         v->efficiency = v->recoverable = NAN;
         v->perf = NAN;
         v->zero_ai = false;
+        if (no_ceiling) /* its compute time would rest on a ceiling the machine does not have */
+            v->t_compute = NAN;
         return;
     }
     if (v->evidence == RT_EVIDENCE_PARTIAL) {
