@@ -453,6 +453,48 @@ static void test_custom_mapping(void **state)
     assert_non_null(strstr(err.msg, map));
     assert_non_null(strstr(err.msg, "quantities[0]"));
     assert_non_null(strstr(err.msg, "character"));
+
+    /* Entries scoped by architecture: a to sm_75, b from sm_80; a launch of each kind of one
+     * kernel sums its own. */
+    static const char *const scoped =
+        "{\"schema\": \"rooftime.ncu-metrics/1\",\n"
+        " \"time\": {\"cycles\": \"sm__cycles_elapsed.avg\",\n"
+        "          \"rate\": \"sm__cycles_elapsed.avg.per_second\"},\n"
+        " \"quantities\": [\n"
+        "  {\"quantity\": \"flops.fp32\", \"to_arch\": \"sm_75\", \"formula\": \"a.sum\"},\n"
+        "  {\"quantity\": \"flops.fp32\", \"from_arch\": \"sm_80\", \"formula\": \"b.sum\"},\n"
+        "  {\"quantity\": \"flops.tensor_fp16\", \"from_arch\": \"sm_80\", \"formula\": "
+        "\"b.sum\"}]}\n";
+    assert_int_equal(tu_write_file(map, scoped), 0);
+    add_row(&text, 1, 1, "k", "8.0", "sm__cycles_elapsed.avg", "cycle", "500");
+    add_row(&text, 1, 1, "k", "8.0", "sm__cycles_elapsed.avg.per_second", "Khz", "1");
+    add_row(&text, 1, 1, "k", "8.0", "a.sum", "inst", "100");
+    add_row(&text, 1, 1, "k", "8.0", "b.sum", "inst", "7");
+    assert_int_equal(tu_write_file(csv, text), 0);
+    if (rt_import_ncu(paths, 1, &o, &p, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_close(rt_values_get(&p->kernels[0].flops, "fp32", 0), 10 + 7, 1e-15);
+    assert_close(rt_values_get(&p->kernels[0].flops, "tensor_fp16", 0), 7, 1e-15);
+    rt_profile_free(p);
+    p = NULL;
+    static const char *const bad_scope[][2] = {
+        {"\"from_arch\": \"sm_x\"", "from_arch must be an architecture like sm_80"},
+        {"\"from_arch\": 80", "from_arch must be an architecture like sm_80"},
+        {"\"from_arch\": \"sm_90\", \"to_arch\": \"sm_80\"",
+         "from_arch sm_90 is above to_arch sm_80"},
+    };
+    for (size_t i = 0; i < sizeof bad_scope / sizeof bad_scope[0]; i++) {
+        char *m = rt_asprintf("{\"schema\": \"rooftime.ncu-metrics/1\",\n"
+                              " \"time\": {\"cycles\": \"c\", \"rate\": \"r\"},\n"
+                              " \"quantities\": [{\"quantity\": \"flops.fp32\", %s, "
+                              "\"formula\": \"a\"}]}\n",
+                              bad_scope[i][0]);
+        assert_int_equal(tu_write_file(map, m), 0);
+        free(m);
+        assert_int_equal(rt_import_ncu(paths, 1, &o, &p, NULL, &err), -1);
+        if (!strstr(err.msg, bad_scope[i][1]) || !strstr(err.msg, "quantities[0]"))
+            fail_msg("'%s': %s", bad_scope[i][0], err.msg);
+    }
     free(text);
     free(map);
     free(csv);

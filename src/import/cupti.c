@@ -51,6 +51,7 @@ static size_t choose(cupti_import *im, int *chosen)
     for (size_t i = 0; i < n_lacking && im->w; i++)
         rt_warnings_add(im->w, "%s not imported: the counters lack its metrics",
                         im->map.q[lacking[i]].quantity);
+    /* Every chosen formula serves some process's architecture: n_sms covers them all. */
     free(sms);
     free(lacking);
     return n;

@@ -87,7 +87,7 @@ typedef struct pending {
 typedef struct ktotal {
     double n, cycles, rate, time_sum;
     double *q;
-    uint64_t applied; /* bit i: chosen[i] applied to one of its launches at least */
+    uint64_t applied;             /* bit i: chosen[i] applied to one of its launches at least */
     rt_time_samples launch_times; /* each launch's cycles / rate, for the kernel's spread */
 } ktotal;
 
@@ -115,6 +115,7 @@ typedef struct ncu_import {
     double *launch_q; /* --per-launch: one launch's quantities */
     int on_sm;        /* the compute capability on_mask was computed for, or -1 */
     uint64_t on_mask; /* the chosen formulas a launch on on_sm evaluates */
+    uint64_t used;    /* the chosen formulas some launch evaluated */
     uint64_t needed;
     ktotal *k;
     size_t nk;

@@ -176,6 +176,31 @@ size_t ncu_map_choose(const ncu_map *m, uint64_t avail, const int *sms, size_t n
     return n;
 }
 
+static size_t add_arch(int *out, size_t n, int sm)
+{
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == sm)
+            return n;
+    out[n] = sm;
+    return n + 1;
+}
+
+size_t ncu_map_archs(const ncu_map *m, const int *extra, size_t n_extra, int *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < n_extra; i++)
+        n = add_arch(out, n, extra[i]);
+    for (size_t i = 0; i < m->n_arch; i++)
+        n = add_arch(out, n, m->arch[i].sm);
+    for (size_t i = 0; i < m->n_q; i++) {
+        if (m->q[i].from_sm > 0)
+            n = add_arch(out, n, m->q[i].from_sm);
+        if (m->q[i].to_sm < INT_MAX)
+            n = add_arch(out, n, m->q[i].to_sm);
+    }
+    return n;
+}
+
 uint64_t ncu_map_applying(const ncu_map *m, const int *chosen, size_t n, int sm, int lift_tf)
 {
     uint64_t on = 0;

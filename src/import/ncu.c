@@ -134,6 +134,7 @@ static int ncu_finish(ncu_import *im, pending *p)
         im->on_mask =
             ncu_map_applying(&im->map, im->chosen, im->nchosen, p->sm, im->opt->tensor_factor > 0);
     }
+    im->used |= im->on_mask;
     for (size_t i = 0; i < im->nchosen; i++) {
         if (!((im->on_mask >> i) & 1))
             continue; /* out of its scope on this architecture */
@@ -253,8 +254,17 @@ static int ncu_choose(ncu_import *im, uint64_t avail, const int *sms, size_t n_s
     im->chosen = rt_xcalloc(im->map.n_q + 1, sizeof *im->chosen);
     int *lacking = rt_xcalloc(im->map.n_q + 1, sizeof *lacking);
     size_t n_lacking = 0;
-    im->nchosen = ncu_map_choose(&im->map, avail, sms, n_sms, im->opt->tensor_factor > 0,
-                                 im->chosen, lacking, &n_lacking);
+    int lift = im->opt->tensor_factor > 0;
+    /* Warnings for the architectures of the files' first launches; formulas for every one the
+     * mapping distinguishes, so that a later launch of another finds its own. */
+    ncu_map_choose(&im->map, avail, sms, n_sms, lift, im->chosen, lacking, &n_lacking);
+    int *all = rt_xcalloc(im->map.n_arch + 2 * im->map.n_q + n_sms + 1, sizeof *all);
+    size_t n_all = ncu_map_archs(&im->map, sms, n_sms, all);
+    size_t unused;
+    int *spare = rt_xcalloc(im->map.n_q + 1, sizeof *spare);
+    im->nchosen = ncu_map_choose(&im->map, avail, all, n_all, lift, im->chosen, spare, &unused);
+    free(spare);
+    free(all);
     for (size_t i = 0; i < n_lacking && im->warnings; i++) {
         const ncu_quantity *q = &im->map.q[lacking[i]];
         rt_warnings_add(im->warnings,
@@ -505,8 +515,9 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
         rt_tags_set(&pv->notes, key, im.f[i].layout);
     }
     for (size_t i = 0; i < im.nchosen; i++)
-        rt_tags_set(&pv->formulas, im.map.q[im.chosen[i]].quantity,
-                    im.map.q[im.chosen[i]].f.e.text);
+        if ((im.used >> i) & 1) /* the formulas some launch used */
+            rt_tags_set(&pv->formulas, im.map.q[im.chosen[i]].quantity,
+                        im.map.q[im.chosen[i]].f.e.text);
     if (!opt->per_launch) {
         for (size_t id = 0; id < im.names.n; id++) {
             ktotal *t = &im.k[id];

@@ -66,6 +66,11 @@ int ncu_quantity_applies(const ncu_map *m, const ncu_quantity *q, int sm, int li
  * in scope of each quantity that had none, in mapping order. Returns the number chosen. */
 size_t ncu_map_choose(const ncu_map *m, uint64_t avail, const int *sms, size_t n_sms, int lift_tf,
                       int *chosen, int *lacking, size_t *n_lacking);
+/* Every architecture the mapping distinguishes (its constants' and its entries' bounds) and the
+ * extra ones, each once, into out (room for n_arch + 2 n_q + n_extra); their number. Choosing for
+ * all of them lets a launch of any architecture find its formula, also in a file whose first launch
+ * ran on another. */
+size_t ncu_map_archs(const ncu_map *m, const int *extra, size_t n_extra, int *out);
 /* Which chosen formulas a launch on sm evaluates (bit i: chosen[i]): per quantity the first in
  * scope. */
 uint64_t ncu_map_applying(const ncu_map *m, const int *chosen, size_t n, int sm, int lift_tf);
