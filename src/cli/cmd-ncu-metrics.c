@@ -57,14 +57,19 @@ int cmd_ncu_metrics(int argc, char **argv)
     printf("# Nsight Compute metrics for the time-based roofline, set '%s', %s\n", set, arch);
     /* The tensor FLOP formulas of this architecture: one instruction count to sm_75, the ops
      * counters per precision from sm_80 on. */
-    if (strstr(tensor, "tensor_factor * sm__inst_executed_pipe_tensor.sum"))
+    if (strstr(tensor, "tensor_factor * sm__inst_executed_pipe_tensor.sum")) {
         printf("# (tensor FLOPs = %g x sm__inst_executed_pipe_tensor.sum on %s)\n", k, arch);
-    else {
+    } else if (!tensor[0]) {
+        printf("# (no tensor FLOPs in set '%s' on %s)\n", set, arch);
+    } else {
         double opf = NAN;
         rt_error e2 = {{0}};
-        rt_ncu_constant(mfile, arch, "tensor_op_flops", &opf, &e2);
-        printf("# (tensor FLOPs per precision on %s, tensor_op_flops = %g FLOP per math op:\n",
-               arch, opf);
+        if (strstr(tensor, "tensor_op_flops") &&
+            rt_ncu_constant(mfile, arch, "tensor_op_flops", &opf, &e2) == 0)
+            printf("# (tensor FLOPs per precision on %s, tensor_op_flops = %g FLOP per math op:\n",
+                   arch, opf);
+        else
+            printf("# (tensor FLOPs on %s:\n", arch);
         for (char *s = tensor, *nl; *s && (nl = strchr(s, '\n')); s = nl + 1)
             printf("#   %.*s\n", (int)(nl - s), s);
         printf("# )\n");
