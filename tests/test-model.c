@@ -399,6 +399,63 @@ static void test_unknown_unit_and_level_warned_once(void **state)
     rt_machine_free(m);
 }
 
+/* Profile units to machine ceilings (docs/model.md, "Units and stand-ins"). */
+static void test_unit_standins(void **state)
+{
+    (void)state;
+    rt_machine *old = toy(), *per = toy(); /* "tensor" alone; per precision without "tensor" */
+    rt_machine_add_unit(old, "tensor", 100e12);
+    rt_machine_add_unit(per, "tensor_fp16", 200e12);
+    rt_machine_add_unit(per, "tensor_tf32", 50e12);
+    rt_unit_match how;
+    assert_int_equal(rt_machine_resolve_unit(old, "tensor", &how), 2);
+    assert_int_equal(how, RT_UNIT_EXACT);
+    assert_int_equal(rt_machine_resolve_unit(old, "TENSOR_FP16", &how), 2);
+    assert_int_equal(how, RT_UNIT_STANDIN);
+    assert_int_equal(rt_machine_resolve_unit(old, "tensor_bf16", &how), 2);
+    assert_int_equal(how, RT_UNIT_STANDIN);
+    assert_int_equal(rt_machine_resolve_unit(per, "tensor", &how), 2);
+    assert_int_equal(how, RT_UNIT_STANDIN);
+    assert_int_equal(rt_machine_resolve_unit(per, "tensor_bf16", &how), 2);
+    assert_int_equal(how, RT_UNIT_STANDIN);
+    assert_int_equal(rt_machine_resolve_unit(per, "tensor_tf32", &how), 3);
+    assert_int_equal(how, RT_UNIT_EXACT);
+    static const char *const none[] = {"tensor_tf32", "tensor_fp8", "tensor_int8", "tensor_fp64"};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(rt_machine_resolve_unit(old, none[i], &how), -1);
+        assert_int_equal(how, RT_UNIT_NO_CEILING);
+    }
+    assert_int_equal(rt_machine_resolve_unit(old, "amx_bf16", &how), -1);
+    assert_int_equal(how, RT_UNIT_ABSENT);
+
+    /* Hier: the stand-in's peak; a Tensor Core unit without a ceiling makes the verdict unknown,
+     * single mode counts it at the reference peak. */
+    rt_kernel k = {0};
+    k.name = "gemm";
+    k.invocations = 1;
+    k.time = 1;
+    rt_values_set(&k.flops, "tensor_bf16", 100e12);
+    rt_values_set(&k.bytes, "DRAM", 1e9);
+    rt_verdict v;
+    rt_verdict_compute(old, RT_MODE_HIER, &k, "k", &v, NULL);
+    assert_close(v.t_compute, 1.0, 1e-12);
+    assert_string_equal(v.bound_label, "compute:tensor");
+    rt_verdict_release(&v);
+    rt_values_set(&k.flops, "tensor_fp8", 1e12);
+    rt_verdict_compute(old, RT_MODE_HIER, &k, "k", &v, NULL);
+    assert_int_equal(v.bound, RT_BOUND_UNKNOWN);
+    assert_true(isnan(v.t_compute) && isnan(v.efficiency));
+    rt_verdict_release(&v);
+    rt_verdict_compute(old, RT_MODE_SINGLE, &k, "k", &v, NULL);
+    assert_int_equal(v.bound, RT_BOUND_COMPUTE);
+    assert_close(v.t_compute, 101e12 / 1e12, 1e-12); /* W / P_ref (fp32, 1 TFLOP/s) */
+    rt_verdict_release(&v);
+    rt_values_release(&k.flops);
+    rt_values_release(&k.bytes);
+    rt_machine_free(old);
+    rt_machine_free(per);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_grouping_and_families),
         cmocka_unit_test(test_grouping_at_scale),
         cmocka_unit_test(test_unknown_unit_and_level_warned_once),
+        cmocka_unit_test(test_unit_standins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
