@@ -115,6 +115,21 @@ else
     check "the command's profile" grep -q '"counter_images": ".*evaluated again' "$TMP/cli.json"
 fi
 
+# Hopper's own list (20 metrics with the six tensor ops counters, 7 passes on GH100): a host-built
+# image of it evaluates, and its rows import with the per-precision formulas of sm_90 (nan counts: 0).
+M90=$("$BIN" ncu-metrics --arch sm_90 | awk '/^#/ { next } /^$/ { exit } { print }' | paste -sd, -)
+collector_dir "$TMP/h90" "$M90"
+sed -i 's/^passes=2$/passes=7/' "$TMP/h90/collector.12.txt"
+"$CHECK" forge GH100 "$M90" "$TMP/h90" 12 1 0 k g k >"$TMP/forge.txt" 2>&1
+check "sm_90 list: image built, 7 passes" grep -q "counterdata.12.1.0.bin: 3 ranges, .* 7 passes" "$TMP/forge.txt"
+reeval "$TMP/h90"
+check "sm_90 list: evaluated" [ $? -eq 0 ]
+check "sm_90 list: the ops counters in the rows" grep -q "^range,name,.*sm__ops_path_tensor_src_fp16.sum,.*sm__ops_path_tensor_src_fp64.sum" "$TMP/reout/ranges.12.csv"
+cp "$TMP/reout/ranges.12.csv" "$TMP/h90/"
+expect 0 "" -- import cupti "$TMP/h90" -o "$TMP/h90.json"
+check "sm_90 list: the per-precision formulas" grep -q '"flops.tensor_fp8": "tensor_op_flops \* sm__ops_path_tensor_src_fp8.sum"' "$TMP/h90.json"
+check "sm_90 list: no instruction-count formula" bash -c "! grep -q 'flops.tensor\"' '$TMP/h90.json'"
+
 # Every way an image can be wrong is an error naming the file.
 cp -r "$TMP/img" "$TMP/flip"
 printf '\001' | dd of="$TMP/flip/counterdata.12.1.0.bin" bs=1 seek=1000 conv=notrunc 2>/dev/null
