@@ -31,6 +31,16 @@ for pair in GA100:sm_80:20 GH100:sm_90:20; do
     cat "$TMP/out" "$TMP/err"
     check "$arch on $chip: 7 passes" grep -q "^$chip: $n metrics, config image [0-9]* bytes, 7 passes$" "$TMP/out"
 done
+# Blackwell: GB100 (sm_100) has the FP16 pair again and FP8 only in a counter shared with FP4/FP6
+# (so no tensor_fp8); GB202 (sm_120) counts FP8 per destination. Each list builds on its chip.
+for pair in GB100:sm_100:7 GB202:sm_120:8; do
+    chip=${pair%%:*} rest=${pair#*:} arch=${rest%%:*} passes=${rest#*:}
+    # shellcheck disable=SC2046
+    "$CHECK" --chips "$chip" $(list "$arch") >"$TMP/out" 2>"$TMP/err"
+    check "$arch on $chip: the configuration builds" [ $? -eq 0 ]
+    cat "$TMP/out" "$TMP/err"
+    check "$arch on $chip: $passes passes" grep -q "^$chip: [0-9]* metrics, config image [0-9]* bytes, $passes passes$" "$TMP/out"
+done
 # The names differ: sm_90's FP16 counter is one (no dst split), unknown before Hopper; sm_80's pair
 # is unknown on GH100.
 "$CHECK" --chips GA100 sm__ops_path_tensor_src_fp16.sum >/dev/null 2>"$TMP/err"

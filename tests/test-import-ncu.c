@@ -523,7 +523,7 @@ static void test_mapping_file(void **state)
     rt_error err = {{0}};
     if (rt_ncu_metric_list_load(NULL, "throughput", 0, &l, &err) != 0)
         fail_msg("%s", err.msg);
-    assert_int_equal(l.n, 23); /* every architecture: 15 and 8 tensor ops counters */
+    assert_int_equal(l.n, 25); /* every architecture: 15 and 10 tensor ops counters */
     assert_string_equal(l.metric[0], "sm__cycles_elapsed.avg");
     rt_ncu_metric_list_release(&l);
     /* Per architecture: the instruction count to sm_75, the ops counters from sm_80 on. */
@@ -538,6 +538,9 @@ static void test_mapping_file(void **state)
         {86, 20, "sm__ops_path_tensor_src_fp64.sum", "sm__ops_path_tensor_src_fp8.sum"},
         {89, 21, "sm__ops_path_tensor_src_fp8.sum", "sm__ops_path_tensor_src_fp16.sum"},
         {90, 20, "sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp16.sum"},
+        {100, 20, "sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp8.sum"},
+        {103, 22, "sm__ops_path_tensor_src_fp8_dst_fp32.sum", "sm__ops_path_tensor_src_fp16.sum"},
+        {120, 22, "sm__ops_path_tensor_src_fp8_dst_fp16.sum", "sm__ops_path_tensor_src_fp8.sum"},
     };
     for (size_t a = 0; a < sizeof per_arch / sizeof per_arch[0]; a++) {
         if (rt_ncu_metric_list_load(NULL, "throughput", per_arch[a].sm, &l, &err) != 0)
