@@ -1,13 +1,14 @@
 // Tensor Core ceiling on Hopper (sm_90a): wgmma.mma_async m64n256kK, A and B from shared memory
 // through matrix descriptors, 128 f32 (s32) accumulators per thread. One block is one warpgroup
 // (128 threads, RT_WG_THREADS); the host fills each SM with as many as fit. Every element of A
-// and B is 0.125 (1 for INT8), so each wgmma adds K/64 (K) to every accumulator element and the
-// host checks the output against iterations x meta[1] exactly. FLOPs per wgmma: 2 x 64 x 256 x K
+// and B is 0.125 (1 for INT8), so each wgmma adds K/64 (K) to every accumulator element; each
+// loop of two takes it back to 0 (B, then -B), and the host checks the output of an odd loop
+// count against meta[1] exactly. FLOPs per wgmma: 2 x 64 x 256 x K
 // (K = 16 for FP16/BF16, 8 for TF32, 32 for FP8 and INT8). Compiled only for sm_90a; anything
 // else (no __CUDA_ARCH_FEAT_SM90_ALL) writes meta[0] = 0: the instruction is absent.
 #define RT_WG_THREADS 128
 #define WG_UNROLL 4
-#define WG_SMEM 16384 /* A is 64 rows x 32 B, B 256 rows x 32 B; both start at 0 (same values) */
+#define WG_SMEM 16384 /* a tile: A is 64 rows x 32 B, B 256 rows x 32 B (8 KB), both from 0 */
 
 /* The 128 accumulator operands %0..%127; the descriptors are %128 (A) and %129 (B). */
 #define WG_D "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
@@ -66,20 +67,28 @@ __device__ __forceinline__ u64 wg_desc(const void *p)
     return d;
 }
 
-/* Every 32-bit word of the shared tile holds `word`; then the async proxy may read it. */
-__device__ __forceinline__ void wg_fill(unsigned *s, unsigned word)
+/* Every 32-bit word of the first tile holds `word`, of the second `neg`; then the async proxy may
+ * read them. */
+__device__ __forceinline__ void wg_fill(unsigned *s, unsigned word, unsigned neg)
 {
-    for (int i = threadIdx.x; i < WG_SMEM / 4; i += blockDim.x)
-        s[i] = word;
+    for (int i = threadIdx.x; i < 2 * WG_SMEM / 4; i += blockDim.x)
+        s[i] = i < WG_SMEM / 4 ? word : neg;
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
     __syncthreads();
 }
 
-/* One loop: fence, WG_UNROLL wgmma into the same accumulators, commit, keep one group in flight. */
+/* One loop: fence, WG_UNROLL wgmma into the same accumulators, commit, keep one group in flight.
+ * Even loops multiply A by B (+0.125), odd loops by -B, so the sum goes up by WG_UNROLL x K/64
+ * and back to 0: an odd loop count leaves WG_UNROLL x K/64 (meta[1]) in every accumulator,
+ * exactly, however long the run. A sum that grew with the loop count would lose its increments
+ * where the Tensor Cores keep fewer accumulator bits than FP32 (Hopper's FP8: DeepSeek-V3
+ * report, section 3.3.2); starting each loop afresh (scale-d 0) instead lets ptxas drop every
+ * wgmma but the last as dead code. */
 #define WG_LOOP(OP)                                                                                \
     for (int i = 0; i < iters; i++) {                                                              \
+        const u64 db = i & 1 ? dbn : dbp;                                                          \
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");                                    \
         _Pragma("unroll") for (int u = 0; u < WG_UNROLL; u++) OP;                                  \
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");                             \
@@ -87,21 +96,23 @@ __device__ __forceinline__ void wg_fill(unsigned *s, unsigned word)
     }                                                                                              \
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory")
 
-/* FLOPs one warp does per loop iteration: a quarter of the warpgroup's. */
+/* FLOPs one warp does per loop iteration: a quarter of the warpgroup's; meta[1]: the output of an
+ * odd loop count (see WG_LOOP; the host runs odd counts). */
 #define WG_META(K, INC) rt_meta(meta, WG_UNROLL * 2.0 * 64 * 256 * (K) / 4, WG_UNROLL * (INC))
 
-/* One kernel: the tile filled with WORD, the loop of OP, the sum of the accumulators kept live. */
-#define WG_KERNEL(NAME, T, WORD, BODY)                                                             \
+/* One kernel: A and B the tile filled with WORD, -B the second tile (NEG), the loop of OP, the sum
+ * of the accumulators kept live. */
+#define WG_KERNEL(NAME, T, WORD, NEG, BODY)                                                        \
     extern "C" __global__ void __launch_bounds__(RT_WG_THREADS)                                    \
         NAME(double *meta, float *out, int iters)                                                  \
     {                                                                                              \
-        __shared__ __align__(1024) unsigned smem[WG_SMEM / 4];                                     \
+        __shared__ __align__(1024) unsigned smem[2 * WG_SMEM / 4];                                 \
         rt_clock clk;                                                                              \
         rt_clock_start(clk);                                                                       \
         T d[128];                                                                                  \
         _Pragma("unroll") for (int j = 0; j < 128; j++) d[j] = 0;                                  \
-        wg_fill(smem, WORD);                                                                       \
-        const u64 da = wg_desc(smem), db = wg_desc(smem);                                          \
+        wg_fill(smem, WORD, NEG);                                                                  \
+        const u64 da = wg_desc(smem), dbp = wg_desc(smem), dbn = wg_desc(smem + WG_SMEM / 4);      \
         BODY                                                                                       \
         T s = 0;                                                                                   \
         _Pragma("unroll") for (int j = 1; j < 128; j++) s += d[j];                                 \
@@ -110,37 +121,41 @@ __device__ __forceinline__ void wg_fill(unsigned *s, unsigned word)
     }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-/* SHAPE, then the accumulators and descriptors, then TAIL (scale-d and the immediates) */
+/* SHAPE, the accumulators and descriptors, scale-d 1 (D = A x B + D), then TAIL (the
+ * immediates); the accumulator operands last, as they hold commas once expanded */
+#define WG_ASM(SHAPE, TAIL, ...)                                                                   \
+    asm volatile(SHAPE " " WG_D ", %128, %129, 1" TAIL ";"                                         \
+                 : __VA_ARGS__                                                                     \
+                 : "l"(da), "l"(db)                                                                \
+                 : "memory")
 #define WG_BODY(SHAPE, TAIL, ACC, K, INC)                                                          \
-    WG_LOOP(asm volatile(SHAPE " " WG_D ", %128, %129" TAIL ";"                                    \
-                         : ACC                                                                     \
-                         : "l"(da), "l"(db)                                                        \
-                         : "memory"));                                                             \
+    WG_LOOP(WG_ASM(SHAPE, TAIL, ACC));                                                             \
     WG_META(K, INC);
 #else
 #define WG_BODY(SHAPE, TAIL, ACC, K, INC)                                                          \
     (void)da;                                                                                      \
-    (void)db;                                                                                      \
+    (void)dbp;                                                                                     \
+    (void)dbn;                                                                                     \
     (void)iters;                                                                                   \
     rt_meta(meta, 0, 0);
 #endif
 
-/* FP16 and BF16: scale-d 1 (D = A x B + D), scale-a 1, scale-b 1, A and B K-major (no transpose).
- * Each adds 16 x 0.125 x 0.125 = 0.25. */
-WG_KERNEL(wgmma_fp16, float, 0x30003000u,
-          WG_BODY("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", ", 1, 1, 1, 0, 0",
-                  WG_ACC_F, 16, 0.25))
-WG_KERNEL(wgmma_bf16, float, 0x3e003e00u,
-          WG_BODY("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", ", 1, 1, 1, 0, 0",
+/* FP16 and BF16: scale-a 1, scale-b 1, A and B K-major (no transpose). Each adds 16 x 0.125 x
+ * 0.125 = 0.25. */
+WG_KERNEL(wgmma_fp16, float, 0x30003000u, 0xb000b000u,
+          WG_BODY("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", ", 1, 1, 0, 0", WG_ACC_F,
+                  16, 0.25))
+WG_KERNEL(wgmma_bf16, float, 0x3e003e00u, 0xbe00be00u,
+          WG_BODY("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", ", 1, 1, 0, 0",
                   WG_ACC_F, 16, 0.25))
 /* TF32: K-major only (no transpose immediates); adds 8 x 0.125 x 0.125 = 0.125 */
-WG_KERNEL(wgmma_tf32, float, 0x3e000000u,
-          WG_BODY("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", ", 1, 1, 1", WG_ACC_F, 8,
+WG_KERNEL(wgmma_tf32, float, 0x3e000000u, 0xbe000000u,
+          WG_BODY("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", ", 1, 1", WG_ACC_F, 8,
                   0.125))
 /* FP8 E4M3 (0x20 is 0.125): adds 32 x 0.125 x 0.125 = 0.5 */
-WG_KERNEL(wgmma_fp8, float, 0x20202020u,
-          WG_BODY("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", ", 1, 1, 1", WG_ACC_F,
-                  32, 0.5))
+WG_KERNEL(wgmma_fp8, float, 0x20202020u, 0xa0a0a0a0u,
+          WG_BODY("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", ", 1, 1", WG_ACC_F, 32,
+                  0.5))
 /* INT8 with s32 accumulate, no scale immediates: adds 32 x 1 x 1 = 32 */
-WG_KERNEL(wgmma_int8, int, 0x01010101u,
-          WG_BODY("wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8", ", 1", WG_ACC_R, 32, 32.0))
+WG_KERNEL(wgmma_int8, int, 0x01010101u, 0xffffffffu,
+          WG_BODY("wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8", "", WG_ACC_R, 32, 32.0))
