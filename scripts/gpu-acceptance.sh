@@ -15,8 +15,9 @@
 #              under ncu, the five longest kernels compared
 #   report     rooftime report of the CNN profile on the measured machine
 # OUTDIR gets gpu-acceptance.json (GPU name, driver, date; per check its figure, bound and
-# "pass"), summary.txt, and evidence.tar.gz (ncu CSVs, collector directories, profiles,
-# manifests, machine file, logs): three files, the shape the device tool brings back.
+# "pass"), summary.txt, evidence.tar.gz (ncu CSVs, collector directories, profiles, manifests,
+# machine file, logs) and images.tar.gz (the collector's raw counter images; split in 15 MiB parts
+# when larger): at most 8 files, the shape the device tool brings back.
 # Exit 0 when every check passes, 1 otherwise or when something it needs is missing (one line
 # naming it), 2 on a usage error.
 #
@@ -87,6 +88,21 @@ CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head
 METRICS=$("$BIN" ncu-metrics --arch "sm_${CC:-90}" 2>/dev/null | grep -v -e '^#' -e '^ncu' -e '^$' | paste -sd, -)
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 
+# ncu's CSV report: in the --log-file (tool output) or on stdout beside the program's output,
+# depending on the version; take the file that holds the table's header.
+pick_csv() { # pick_csv DEST FILE...
+    local dest=$1 f
+    shift
+    for f in "$@"; do
+        if [ -s "$f" ] && grep -q '^"ID","Process ID"' "$f"; then
+            cp "$f" "$dest"
+            return 0
+        fi
+    done
+    echo "gpu-acceptance: no ncu CSV table in $*" >&2
+    return 1
+}
+
 stage measure 150 "$BIN" machine measure --gpu -o "$E/machine.json"
 stage selfcheck 180 "$BIN" machine measure --gpu --self-check --keep-dir "$E/selfcheck" \
     -o "$E/selfcheck.json"
@@ -97,17 +113,19 @@ for mode in base none; do
     fi
     if [ "$mode" = base ]; then ctl="--cache-control all --clock-control base"; else ctl="--cache-control none --clock-control none"; fi
     # shellcheck disable=SC2086
-    stage "ncu-$mode" 90 "$NCU" --csv $ctl --metrics "$METRICS" "$BIN" machine selfcheck-kernels --manifest "$E/ncu-$mode.tsv" &&
-        mv "$E/ncu-$mode.log" "$E/ncu-probe-$mode.csv" &&
+    stage "ncu-$mode" 90 "$NCU" --csv $ctl --metrics "$METRICS" --log-file "$E/ncu-$mode.tool.log" \
+        "$BIN" machine selfcheck-kernels --manifest "$E/ncu-$mode.tsv" &&
+        pick_csv "$E/ncu-probe-$mode.csv" "$E/ncu-$mode.tool.log" "$E/ncu-$mode.log" &&
         stage "import-ncu-$mode" 30 "$BIN" import ncu "$E/ncu-probe-$mode.csv" -o "$E/ncu-probe-$mode.json" &&
         stage "compare-ncu-$mode" 20 "$BIN" machine selfcheck-compare "$E/ncu-$mode.tsv" \
             "$E/ncu-probe-$mode.json" -o "$E/ncu-$mode-check.json"
 done
-stage cnn 90 "$BIN" profile --gpu --counters --keep-dir "$E/cnn.cupti" -o "$E/cnn.json" -- \
+stage cnn 90 "$BIN" profile --gpu --counters --no-keep-images --keep-dir "$E/cnn.cupti" -o "$E/cnn.json" -- \
     "$PY" "$ROOT/scripts/gpu-cnn-step.py"
 if [ -n "$NCU" ]; then
-    stage ncu-cnn 120 "$NCU" --csv --metrics "$METRICS" "$PY" "$ROOT/scripts/gpu-cnn-step.py" &&
-        mv "$E/ncu-cnn.log" "$E/ncu-cnn.csv" &&
+    stage ncu-cnn 120 "$NCU" --csv --metrics "$METRICS" --log-file "$E/ncu-cnn.tool.log" \
+        "$PY" "$ROOT/scripts/gpu-cnn-step.py" &&
+        pick_csv "$E/ncu-cnn.csv" "$E/ncu-cnn.tool.log" "$E/ncu-cnn.log" &&
         stage import-ncu-cnn 30 "$BIN" import ncu "$E/ncu-cnn.csv" -o "$E/ncu-cnn.json"
 else
     printf 'ncu-cnn\t127\t0\tncu not found\n' >>"$W/stages.tsv"
@@ -123,8 +141,26 @@ fi
 verdict=$?
 [ "$verdict" -eq 0 ] || [ "$verdict" -eq 10 ] ||
     die "cannot assemble gpu-acceptance.json (scripts/gpu-acceptance-eval.py exit $verdict)"
-tar -C "$W" -czf "$OUT/evidence.tar.gz" evidence stages.tsv || die "cannot pack $OUT/evidence.tar.gz"
+# The device tool brings back at most 8 files of 16 MiB: the raw counter images (*.bin, about 240 KB
+# per launch) go into images.tar.gz, split into 15 MiB parts (at most 4) when larger.
+tar -C "$W" --exclude='*.bin' -czf "$OUT/evidence.tar.gz" evidence stages.tsv ||
+    die "cannot pack $OUT/evidence.tar.gz"
+(cd "$W" && find evidence -name '*.bin' | sort) >"$W/images.txt"
+if [ -s "$W/images.txt" ]; then
+    tar -C "$W" -czf "$W/images.tar.gz" -T "$W/images.txt" || die "cannot pack the counter images"
+    if [ "$(stat -c %s "$W/images.tar.gz")" -le $((15 << 20)) ]; then
+        mv "$W/images.tar.gz" "$OUT/"
+    else
+        split -b 15M -d -a 1 "$W/images.tar.gz" "$W/images.tar.gz.part"
+        if [ "$(ls "$W"/images.tar.gz.part* | wc -l)" -le 4 ]; then
+            mv "$W"/images.tar.gz.part* "$OUT/"
+            echo "counter images: images.tar.gz.part0.. (cat them, then tar -xzf)" >>"$OUT/summary.txt"
+        else
+            echo "counter images: over 60 MiB packed, not kept" >>"$OUT/summary.txt"
+        fi
+    fi
+fi
 rm -rf "$W"
 cat "$OUT/summary.txt"
-echo "gpu-acceptance: $(($SECONDS - T0)) s; $OUT/gpu-acceptance.json, summary.txt, evidence.tar.gz" >&2
+echo "gpu-acceptance: $((SECONDS - T0)) s; in $OUT: $(ls "$OUT" | paste -sd' ' -)" >&2
 [ "$verdict" -eq 0 ]
