@@ -84,6 +84,48 @@ static void test_sources_compile(void **state)
     assert_true(compiled >= 2 * (int)n_sources);
 }
 
+/* The machine code itself, where a cuobjdump is at hand ($ROOFTIME_CUOBJDUMP, else the toolkit's):
+ * each kernel's warpgroup MMA at N = 256 with its K, as the SASS names them. */
+static void check_sass(const char *cubin, size_t size)
+{
+    const char *tool = getenv("ROOFTIME_CUOBJDUMP");
+    if (!tool || !*tool)
+        tool = "/usr/local/cuda/bin/cuobjdump";
+    if (!tu_exists(tool)) {
+        fprintf(stderr, "note: no cuobjdump (%s): the wgmma SASS is not checked\n", tool);
+        return;
+    }
+    char *dir = tu_tmpdir();
+    char path[4096], cmd[8400];
+    snprintf(path, sizeof path, "%s/wgmma.cubin", dir);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(cubin, 1, size, fp), size);
+    assert_int_equal(fclose(fp), 0);
+    snprintf(cmd, sizeof cmd, "'%s' -sass '%s'", tool, path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 20, n = 0;
+    char *sass = malloc(cap + 1);
+    size_t got;
+    while (n < cap && (got = fread(sass + n, 1, cap - n, p)) > 0)
+        n += got;
+    sass[n] = 0;
+    assert_int_equal(pclose(p), 0);
+    static const char *const want[] = {
+        "HGMMA.64x256x16.F32 ",           "HGMMA.64x256x16.F32.BF16 ", "HGMMA.64x256x8.F32.TF32 ",
+        "QGMMA.64x256x32.F32.E4M3.E4M3 ", "IGMMA.64x256x32.S8.S8 ",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(sass, want[i]))
+            fail_msg("the sm_90a SASS (%s) lacks %s", tool, want[i]);
+    /* no dead-code dummies: every wgmma is a full 64x256 one */
+    assert_null(strstr(sass, "GMMA.64x8x"));
+    free(sass);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 /* The wgmma kernels for sm_90a: the cubin holds each kernel, and the PTX (for compute_90a) holds
  * each wgmma shape with its K, the descriptors, and the fence / commit / wait around them. */
 static void test_wgmma_sm90a(void **state)
@@ -105,6 +147,7 @@ static void test_wgmma_sm90a(void **state)
     for (size_t k = 1; kernels[4][k]; k++)
         if (!contains(cubin, size, kernels[4][k]))
             fail_msg("wgmma.cu for sm_90a lacks kernel %s", kernels[4][k]);
+    check_sass(cubin, size);
     free(cubin);
     /* a feature suffix that is none */
     assert_int_equal(rt_nvrtc_compile_feature(&nv, src, "wgmma.cu", 90, "xyz", &cubin, &size, &err),
