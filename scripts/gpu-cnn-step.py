@@ -15,6 +15,7 @@ def main():
     if not torch.cuda.is_available():
         print("gpu-cnn-step: PyTorch sees no CUDA device", file=sys.stderr)
         return 1
+    torch.set_float32_matmul_precision("highest")
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.manual_seed(0)

@@ -75,4 +75,57 @@ PY
 else
     echo "note: a CUDA driver is installed here: the stand-in run is skipped"
 fi
+# The evaluation on a work directory written here (made-up figures, not a recording): the wgmma
+# fraction at the measured clock, the collector / ncu HBM ratio, the GEMM roofs, the CNN match by
+# base name; exit 10 when some checks fail.
+W=$TMP/work
+mkdir -p "$W/evidence/selfcheck" "$TMP/o4"
+printf 'measure\t0\t12\tx\n' >"$W/stages.tsv"
+python3 - "$W/evidence" <<'PY'
+import json, os, sys
+e = sys.argv[1]
+def w(name, doc):
+    with open(os.path.join(e, name), "w") as f:
+        json.dump(doc, f)
+w("machine.json", {"units": [{"name": "tensor_fp16", "flops": 9.0e14, "max": 9.1e14}],
+                   "gpu": {"device": {"sms": 132, "compute_capability": "9.0"},
+                           "compute": [{"unit": "tensor_fp16", "flops": {"median": 9.0e14},
+                                        "clock_hz": 1.755e9},
+                                       {"unit": "tensor_bf16", "flops": {"median": 7.0e14},
+                                        "clock_hz": 1.755e9}]}})
+def prof(kernels):
+    return {"schema": "rooftime.profile/1", "kernels": kernels}
+w("selfcheck/probe.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM": 1.0e9}},
+                                {"name": "bw_rmw", "time": 1e-3, "bytes": {"HBM": 2.5e9}}]))
+w("ncu-probe-base.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM": 1.02e9}},
+                               {"name": "bw_rmw", "time": 1e-3, "bytes": {"HBM": 2.0e9}}]))
+w("selfcheck/matmul.json", prof([{"name": "gemm", "time": 2e-3, "flops": {"tensor_fp16": 1.1e12}}]))
+w("cnn.json", prof([{"name": "conv(int)", "time": 5e-3, "flops": {"fp32": 1.0e9}, "bytes": {"HBM": 1e8}}]))
+w("ncu-cnn.json", prof([{"name": "conv", "time": 5e-3, "flops": {"fp32": 1.01e9}, "bytes": {"HBM": 1.2e8}}]))
+PY
+python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" \
+    --archs "$SRC/data/gpu/architectures.json" --out "$TMP/o4" >"$TMP/out" 2>"$TMP/err"
+check "eval exits 10 when some fail" test $? -eq 10
+check "eval figures" python3 - "$TMP/o4/gpu-acceptance.json" <<'PY'
+import json, sys
+d = {c["check"]: c for c in json.load(open(sys.argv[1]))["checks"]}
+def near(a, b):
+    return abs(a - b) <= 1e-9 * abs(b)
+c = d["wgmma ceiling tensor_fp16"]
+assert c["pass"] and near(c["figure"], 9.0e14 / (132 * 1.755e9 * 4096)), c
+c = d["wgmma ceiling tensor_bf16"]
+assert not c["pass"] and near(c["figure"], 7.0e14 / (132 * 1.755e9 * 4096)), c
+assert not d["wgmma ceiling tensor_int8"]["pass"]
+c = d["HBM bytes bw_read: collector / ncu (base)"]
+assert c["pass"] and near(c["figure"], 1.0 / 1.02 - 1), c
+assert not d["HBM bytes bw_rmw: collector / ncu (base)"]["pass"]
+assert not d["HBM bytes bw_read: collector / ncu (none)"]["pass"]
+c = d["torch.matmul kernels below their roofs"]
+assert c["pass"] and near(c["figure"], 1.1e12 / 2e-3 / 9.1e14), c
+c = d["CNN conv: flops.fp32 collector / ncu"]
+assert c["pass"] and near(c["figure"], 1.0 / 1.01 - 1), c
+c = d["CNN conv: bytes.HBM collector / ncu"]
+assert not c["pass"], c
+assert d["stage measure"]["pass"]
+PY
 finish

@@ -33,8 +33,9 @@ def main():
     lines = ["# torch.matmul %dx%dx%d, torch %s, %s" % (M, N, K, torch.__version__,
                                                        torch.cuda.get_device_name(0))]
     for name, dtype, tf32, quantity in CASES:
+        # both spellings: the precision setting, and the older flags
+        torch.set_float32_matmul_precision("high" if tf32 else "highest")
         torch.backends.cuda.matmul.allow_tf32 = tf32
-        torch.backends.cudnn.allow_tf32 = tf32
         dt = getattr(torch, dtype)
         a = torch.full((M, K), 0.5, dtype=dt, device="cuda")
         b = torch.full((K, N), 0.25, dtype=dt, device="cuda")
