@@ -75,4 +75,26 @@ head -c 3000 /dev/zero | tr '\0' 'a' >"$TMP/e5.tsv"
 expect 1 "e5.tsv: line 1: longer than 1024 bytes" -- machine selfcheck-compare "$TMP/e5.tsv" "$TMP/p.json"
 expect 1 "cannot read manifest" -- machine selfcheck-compare "$TMP/none.tsv" "$TMP/p.json"
 expect 1 "" -- machine selfcheck-compare "$TMP/ok.tsv" "$TMP/none.json"
+# With a stand-in driver (it passes profile's driver check, then lacks the rest): the collector
+# runs this rooftime's hidden `machine selfcheck-kernels`, which refuses the driver; the
+# self-check fails cleanly, leaving its scratch directory behind only with --keep-dir.
+BUILD=${ROOFTIME_BUILD:-.}
+if [ -f "$BUILD/fake-cuda/libcuda.so.1" ]; then
+    mkdir -p "$TMP/scratch"
+    TMPDIR=$TMP/scratch LD_LIBRARY_PATH="$BUILD/fake-cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        ROOFTIME_CUPTI_LIB="$BUILD/fake-cuda/libcuda.so.1" expect 1 \
+        "trace run: '.*rooftime machine selfcheck-kernels --manifest .*/probe.tsv --gpu 0' exited with code 1" -- \
+        machine measure --gpu --self-check -o "$TMP/sc2.json"
+    check "the child names the driver" grep -q "lacks cuDriverGetVersion" "$TMP/err"
+    check "no scratch left" test -z "$(ls "$TMP/scratch")"
+    check "no report" test ! -e "$TMP/sc2.json"
+    LD_LIBRARY_PATH="$BUILD/fake-cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        ROOFTIME_CUPTI_LIB="$BUILD/fake-cuda/libcuda.so.1" expect 1 "" -- \
+        machine measure --gpu 1 --self-check --keep-dir "$TMP/kd"
+    check "--keep-dir kept, the device passed on" grep -q "manifest $TMP/kd/probe.tsv --gpu 1'" "$TMP/err"
+    check "--keep-dir holds the collector directory" test -d "$TMP/kd/probe.cupti"
+    expect 1 "cannot create --keep-dir '$TMP/kd': File exists" -- machine measure --gpu --self-check --keep-dir "$TMP/kd"
+else
+    echo "note: no stand-in driver built: the orchestration checks are skipped"
+fi
 finish
