@@ -43,6 +43,7 @@ GPU_LINE=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/d
 BIN=${ROOFTIME_BIN:-}
 if [ -z "$BIN" ]; then
     for b in "$ROOT/.carry/rooftime/bin/rooftime" "$ROOT/build/rooftime"; do
+        [ -f "$b" ] && [ ! -x "$b" ] && chmod u+x "$b" 2>/dev/null # a carry that lost the mode
         [ -x "$b" ] && BIN=$b && break
     done
 fi
