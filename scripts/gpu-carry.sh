@@ -7,8 +7,9 @@
 #
 # DIR/bin holds `rooftime` and the CUPTI collector librooftime-cupti.so (the command finds it
 # beside itself); DIR/lib the shared libraries `ldd` names that a stock image may lack (jansson,
-# CUPTI), but not the C library, libm, libstdc++ or libgcc_s, whose newer versions there serve
-# this build (glibc is backward compatible: build on the older system). The optional libraries
+# CUPTI) and the two CUPTI loads at run time (libnvperf_host.so, libnvperf_target.so: about
+# 40 MB of the carry's 47), but not the C library, libm, libstdc++ or libgcc_s, whose newer
+# versions there serve this build (glibc is backward compatible: build on the older system). The optional libraries
 # (cairo, hwloc, OpenBLAS, OpenCL, oneDNN, OpenMP, MPI) are left out so that the carry stays a
 # few megabytes; PNG/PDF charts, the CPU probe's extras and the study's implementations are
 # then absent, which the GPU acceptance run does not use. scripts/gpu-acceptance.sh finds the
@@ -43,5 +44,17 @@ done | sort -u | while read -r name path; do
         cp -L "$path" "$DEST/lib/$name"
     fi
 done
+# CUPTI loads the perfworks libraries (libnvperf_host.so, libnvperf_target.so) with dlopen at run
+# time, so ldd does not name them: take those beside the libcupti used, so that the three match.
+cupti=$(ldd "$DEST/bin/librooftime-cupti.so" 2>/dev/null | awk '$1 ~ /^libcupti\.so/ {print $3}')
+if [ -n "$cupti" ]; then
+    for n in libnvperf_host.so libnvperf_target.so; do
+        if [ -e "$(dirname "$cupti")/$n" ]; then
+            cp -L "$(dirname "$cupti")/$n" "$DEST/lib/$n"
+        else
+            echo "gpu-carry: warning: no $n beside $cupti: the GPU machine must provide it" >&2
+        fi
+    done
+fi
 du -sh "$DEST" | awk '{print "gpu-carry: " $1 " in '"$DEST"'"}'
 ls "$DEST/bin" "$DEST/lib" | sed 's/^/  /'
