@@ -52,9 +52,14 @@ static double theoretical(const char *preset, const char *unit)
 static void test_tensor_peaks(void **state)
 {
     (void)state;
-    assert_close(theoretical("v100", "tensor"), 107479040000000.0, 1e-12);
-    assert_close(theoretical("a100", "tensor"), 311869440000000.0, 1e-12);
-    assert_close(theoretical("h100-sxm", "tensor"), 989429760000000.0, 1e-12);
+    assert_close(theoretical("v100", "tensor_fp16"), 107479040000000.0, 1e-12);
+    assert_close(theoretical("a100", "tensor_fp16"), 311869440000000.0, 1e-12);
+    assert_close(theoretical("h100-sxm", "tensor_fp16"), 989429760000000.0, 1e-12);
+    /* mma.sync on Hopper: the same Tensor Cores; FP8 is two FP16 HMMA per mma (no FP8 mma.sync) */
+    const rt_gpu_arch *h = rt_gpu_arch_find(&archs, 90);
+    assert_true(rt_gpu_arch_rate(h, "mma_fp16") == rt_gpu_arch_rate(h, "tensor_fp16"));
+    assert_true(rt_gpu_arch_rate(h, "mma_fp8") == rt_gpu_arch_rate(h, "tensor_fp16"));
+    assert_true(rt_gpu_arch_rate(h, "tensor_fp8") == 2 * rt_gpu_arch_rate(h, "tensor_fp16"));
     assert_close(theoretical("h100-sxm", "tensor_fp8"), 1979e12, 1e-3);
     /* spec-sheet figures the presets do not hold */
     assert_close(theoretical("a100", "fp16"), 78e12, 1e-3);
@@ -84,7 +89,9 @@ static void test_presets(void **state)
         assert_non_null(a);
         for (size_t u = 0; u < m->n_units; u++) {
             const rt_unit *unit = &m->units[u];
-            double th = rt_gpu_theoretical(a, unit->name, p->sms, p->clock_hz, p->tensor_clock_hz);
+            /* the presets' FP16 Tensor Core unit is still named "tensor" */
+            const char *name = strcmp(unit->name, "tensor") == 0 ? "tensor_fp16" : unit->name;
+            double th = rt_gpu_theoretical(a, name, p->sms, p->clock_hz, p->tensor_clock_hz);
             if (th <= 0)
                 fail_msg("%s: sm_%d has no rate for unit %s", p->preset, p->sm, unit->name);
             int measured = strcmp(m->source, "paper") == 0 && unit->derivation.n == 0;
@@ -109,7 +116,7 @@ static void test_lookup(void **state)
         const rt_gpu_arch *a = rt_gpu_arch_find(&archs, want[i]);
         assert_non_null(a);
         assert_true(rt_gpu_arch_rate(a, "fp32") > 0);
-        assert_true(rt_gpu_arch_rate(a, "tensor") > 0);
+        assert_true(rt_gpu_arch_rate(a, "tensor_fp16") > 0);
         assert_true(a->l1_bytes_per_sm > 0);
     }
     assert_null(rt_gpu_arch_find(&archs, 10));
@@ -122,6 +129,9 @@ static void test_lookup(void **state)
     const rt_gpu_arch *h = rt_gpu_arch_find(&archs, 90);
     assert_close(rt_gpu_theoretical(h, "fp32", 2, 1e9, 5e8), 2 * 1e9 * 256, 1e-12);
     assert_close(rt_gpu_theoretical(h, "tensor_bf16", 2, 1e9, 5e8), 2 * 5e8 * 4096, 1e-12);
+    /* the mma_* units exist on Hopper alone: before sm_90 mma.sync is the tensor_* ceiling */
+    assert_true(rt_gpu_arch_rate(h, "mma_int8") == 8192);
+    assert_true(rt_gpu_arch_rate(rt_gpu_arch_find(&archs, 89), "mma_fp16") == 0);
 }
 
 static void test_bad_file(void **state)

@@ -2,7 +2,9 @@
  * and sm_90, and a missing or stub driver is refused. NVRTC 13 dropped sm_70: the V100 is checked
  * with an older NVRTC named by ROOFTIME_NVRTC_OLD (scripts/install-deps.sh fetches NVRTC 12),
  * and said to be skipped when there is none. */
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@ static const char *const kernels[][8] = {
     {"mma.cu", "mma_fp16", "mma_bf16", "mma_tf32", "mma_int8", "mma_fp8", "mma_fp64", NULL},
     {"memory.cu", "bw_read", "bw_read_l2", "bw_rmw", "bw_l1", "bw_shared", NULL},
     {"launch.cu", "empty_kernel", NULL},
+    {"wgmma.cu", "wgmma_fp16", "wgmma_bf16", "wgmma_tf32", "wgmma_fp8", "wgmma_int8", NULL},
 };
 
 static int contains(const char *buf, size_t n, const char *s)
@@ -79,6 +82,133 @@ static void test_sources_compile(void **state)
     }
     /* sm_80 and sm_90 at least: every NVRTC from 11.8 to 13 supports both */
     assert_true(compiled >= 2 * (int)n_sources);
+}
+
+/* The machine code itself, where a cuobjdump is at hand ($ROOFTIME_CUOBJDUMP, else the toolkit's):
+ * each kernel's warpgroup MMA at N = 256 with its K, as the SASS names them. */
+static void check_sass(const char *cubin, size_t size)
+{
+    const char *tool = getenv("ROOFTIME_CUOBJDUMP");
+    if (!tool || !*tool)
+        tool = "/usr/local/cuda/bin/cuobjdump";
+    if (!tu_exists(tool)) {
+        fprintf(stderr, "note: no cuobjdump (%s): the wgmma SASS is not checked\n", tool);
+        return;
+    }
+    char *dir = tu_tmpdir();
+    char path[4096], cmd[8400];
+    snprintf(path, sizeof path, "%s/wgmma.cubin", dir);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(cubin, 1, size, fp), size);
+    assert_int_equal(fclose(fp), 0);
+    snprintf(cmd, sizeof cmd, "'%s' -sass '%s'", tool, path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 20, n = 0;
+    char *sass = malloc(cap + 1);
+    size_t got;
+    while (n < cap && (got = fread(sass + n, 1, cap - n, p)) > 0)
+        n += got;
+    sass[n] = 0;
+    assert_int_equal(pclose(p), 0);
+    static const char *const want[] = {
+        "HGMMA.64x256x16.F32 ",           "HGMMA.64x256x16.F32.BF16 ", "HGMMA.64x256x8.F32.TF32 ",
+        "QGMMA.64x256x32.F32.E4M3.E4M3 ", "IGMMA.64x256x32.S8.S8 ",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(sass, want[i]))
+            fail_msg("the sm_90a SASS (%s) lacks %s", tool, want[i]);
+    /* no dead-code dummies: every wgmma is a full 64x256 one */
+    assert_null(strstr(sass, "GMMA.64x8x"));
+    free(sass);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* The wgmma kernels for sm_90a: the cubin holds each kernel, and the PTX (for compute_90a) holds
+ * each wgmma shape with its K, the descriptors, and the fence / commit / wait around them. */
+static void test_wgmma_sm90a(void **state)
+{
+    (void)state;
+    if (!rt_nvrtc_supports(&nv, 90)) {
+        fprintf(stderr, "note: NVRTC %d.%d cannot compile for sm_90: wgmma not checked\n", nv.major,
+                nv.minor);
+        return;
+    }
+    rt_error err;
+    char *src = rt_gpu_kernel_source("wgmma.cu", &err);
+    if (!src)
+        fail_msg("%s", err.msg);
+    char *cubin = NULL;
+    size_t size = 0;
+    if (rt_nvrtc_compile_feature(&nv, src, "wgmma.cu", 90, "a", &cubin, &size, &err) != 0)
+        fail_msg("%s", err.msg);
+    for (size_t k = 1; kernels[4][k]; k++)
+        if (!contains(cubin, size, kernels[4][k]))
+            fail_msg("wgmma.cu for sm_90a lacks kernel %s", kernels[4][k]);
+    check_sass(cubin, size);
+    free(cubin);
+    /* a feature suffix that is none */
+    assert_int_equal(rt_nvrtc_compile_feature(&nv, src, "wgmma.cu", 90, "xyz", &cubin, &size, &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "cannot compile for sm_90xyz"));
+
+    /* the PTX, through the same library */
+    int (*get_ptx_size)(void *, size_t *) =
+        (int (*)(void *, size_t *))(uintptr_t)dlsym(nv.lib, "nvrtcGetPTXSize");
+    int (*get_ptx)(void *, char *) =
+        (int (*)(void *, char *))(uintptr_t)dlsym(nv.lib, "nvrtcGetPTX");
+    assert_non_null(get_ptx_size);
+    assert_non_null(get_ptx);
+    void *prog = NULL;
+    assert_int_equal(nv.CreateProgram(&prog, src, "wgmma.cu", 0, NULL, NULL), 0);
+    const char *opts[] = {"--gpu-architecture=compute_90a", "--std=c++17", "-default-device"};
+    int rc = nv.CompileProgram(prog, 3, opts);
+    if (rc != 0) {
+        size_t ln = 0;
+        nv.GetProgramLogSize(prog, &ln);
+        char *log = calloc(ln + 1, 1);
+        nv.GetProgramLog(prog, log);
+        fail_msg("compute_90a: %s", log);
+    }
+    size_t n = 0;
+    assert_int_equal(get_ptx_size(prog, &n), 0);
+    char *ptx = calloc(n + 1, 1);
+    assert_int_equal(get_ptx(prog, ptx), 0);
+    nv.DestroyProgram(&prog);
+    static const char *const want[] = {
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16",
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32",
+        "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3",
+        "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8",
+        "wgmma.fence.sync.aligned",
+        "wgmma.commit_group.sync.aligned",
+        "wgmma.wait_group.sync.aligned 1",
+        "wgmma.wait_group.sync.aligned 0",
+        "fence.proxy.async.shared::cta",
+        ".target sm_90a",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(ptx, want[i]))
+            fail_msg("the sm_90a PTX lacks '%s'", want[i]);
+    /* 128 accumulators per wgmma: the last one is %127 (or a register named for it) */
+    assert_non_null(strstr(ptx, "m64n256k16.f32.f16.f16"));
+    free(ptx);
+
+    /* for plain sm_90 (and sm_80) the source compiles to kernels that report the instruction
+     * absent: no wgmma in their PTX */
+    assert_int_equal(nv.CreateProgram(&prog, src, "wgmma.cu", 0, NULL, NULL), 0);
+    const char *opts90[] = {"--gpu-architecture=compute_90", "--std=c++17", "-default-device"};
+    assert_int_equal(nv.CompileProgram(prog, 3, opts90), 0);
+    assert_int_equal(get_ptx_size(prog, &n), 0);
+    ptx = calloc(n + 1, 1);
+    assert_int_equal(get_ptx(prog, ptx), 0);
+    nv.DestroyProgram(&prog);
+    assert_null(strstr(ptx, "wgmma.mma_async"));
+    free(ptx);
+    free(src);
 }
 
 static void test_compile_error(void **state)
@@ -186,7 +316,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sources_compile), cmocka_unit_test(test_compile_error),
         cmocka_unit_test(test_missing_driver),  cmocka_unit_test(test_missing_nvrtc),
-        cmocka_unit_test(test_tau_names),
+        cmocka_unit_test(test_tau_names),       cmocka_unit_test(test_wgmma_sm90a),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rt_nvrtc_close(&nv);

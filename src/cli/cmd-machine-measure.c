@@ -31,15 +31,16 @@ static void show_progress(void *ctx, const char *stage, double fraction)
 int cmd_machine_measure(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},  {"quick", no_argument, NULL, 'q'},
-        {"threads", required_argument, NULL, 't'}, {"max-isa", required_argument, NULL, 'i'},
-        {"gpu", optional_argument, NULL, 'g'},     {"tau", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},          {"mpi", no_argument, NULL, 'P'},
-        {"slow", required_argument, NULL, 's'},    {0}};
+        {"output", required_argument, NULL, 'o'},   {"quick", no_argument, NULL, 'q'},
+        {"threads", required_argument, NULL, 't'},  {"max-isa", required_argument, NULL, 'i'},
+        {"gpu", optional_argument, NULL, 'g'},      {"tau", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},           {"mpi", no_argument, NULL, 'P'},
+        {"slow", required_argument, NULL, 's'},     {"self-check", no_argument, NULL, 'S'},
+        {"keep-dir", required_argument, NULL, 'K'}, {0}};
     rt_measure_opts mo = {0};
-    const char *output = NULL, *tau = NULL;
+    const char *output = NULL, *tau = NULL, *keep_dir = NULL;
     long gpu = -1;
-    int c, mpi = 0;
+    int c, mpi = 0, self_check = 0;
     double slow = 0.1;
     optind = 1;
     opterr = 0;
@@ -81,6 +82,12 @@ int cmd_machine_measure(int argc, char **argv)
         case 'T':
             tau = optarg;
             break;
+        case 'S':
+            self_check = 1;
+            break;
+        case 'K':
+            keep_dir = optarg;
+            break;
         case 'P':
             mpi = 1;
             break;
@@ -109,6 +116,14 @@ int cmd_machine_measure(int argc, char **argv)
         return cli_usage_error("machine", "--threads and --max-isa apply to the CPU, not --gpu");
     if (gpu >= 0 && mpi)
         return cli_usage_error("machine", "--mpi measures the CPU, not --gpu");
+    if (self_check && gpu < 0)
+        return cli_usage_error("machine", "--self-check applies to --gpu only");
+    if (keep_dir && !self_check)
+        return cli_usage_error("machine", "--keep-dir applies to --self-check only");
+    if (self_check && (mo.quick || tau))
+        return cli_usage_error("machine", "--self-check takes neither --quick nor --tau");
+    if (self_check)
+        return cmd_machine_selfcheck_gpu((int)gpu, output, keep_dir);
     char *out_path = NULL; /* -o with its placeholders expanded */
     const rt_rank_identity *id;
     int orc = cli_output_expand("machine", output, &out_path);

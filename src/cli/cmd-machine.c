@@ -155,6 +155,9 @@ static const struct {
     {"check", machine_check},
     /* machine measure: characterizes this machine (issue 5) */
     {"measure", cmd_machine_measure},
+    /* hidden: the collector's self-check (docs/gpu-measure.md) */
+    {"selfcheck-kernels", cmd_machine_selfcheck_kernels},
+    {"selfcheck-compare", cmd_machine_selfcheck_compare},
 };
 
 int cmd_machine(int argc, char **argv)
@@ -182,6 +185,7 @@ const rt_command rt_cmd_machine = {
     "rooftime machine check FILE...\n"
     "rooftime machine measure [-o FILE] [--quick] [--threads N] [--max-isa sse|avx2|avx512|amx]\n"
     "rooftime machine measure --gpu [INDEX] [-o FILE] [--quick] [--tau paper|async|cpu|graph]\n"
+    "rooftime machine measure --gpu [INDEX] --self-check [-o FILE.json] [--keep-dir DIR]\n"
     "mpirun -np N rooftime machine measure --mpi [--slow F] [options] -o JOB.json\n"
     "\n"
     "NAME is a shipped preset (see `machine list`); FILE is a machine JSON file.\n"
@@ -189,4 +193,6 @@ const rt_command rt_cmd_machine = {
     "--mpi (MPI build): every rank measured alone on its node, then all at once; rank 0 writes\n"
     "one file whose \"job\" member holds every rank's and node's figures, their spread, and those\n"
     "more than F (--slow, default 0.1) below the median (docs/across-ranks.md).\n"
+    "--self-check runs the probe's kernels (and torch.matmul where PyTorch has CUDA) under\n"
+    "`profile --gpu --counters` and compares the counters with the work done (exit 1 on a miss).\n"
     "in -o FILE, %r is the rank, %l the local rank, %s the job size, %h the host, %% a '%'."};

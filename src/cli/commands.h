@@ -35,6 +35,11 @@ int cmd_machine(int argc, char **argv);
 int cmd_machine_measure(int argc, char **argv); /* cmd-machine-measure.c */
 /* cmd-machine-measure-gpu.c: `machine measure --gpu`; tau NULL: the paper's */
 int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *output);
+/* cmd-machine-selfcheck.c: `machine measure --gpu --self-check`, and the hidden subcommands
+ * `machine selfcheck-kernels` and `machine selfcheck-compare` */
+int cmd_machine_selfcheck_gpu(int device, const char *output, const char *keep_dir);
+int cmd_machine_selfcheck_kernels(int argc, char **argv);
+int cmd_machine_selfcheck_compare(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 int cmd_import(int argc, char **argv);

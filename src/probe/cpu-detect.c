@@ -11,7 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #define RT_X86 1

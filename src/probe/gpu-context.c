@@ -13,7 +13,8 @@
 /* A kernel source is a few kilobytes; anything past this is not one. */
 #define MAX_SOURCE ((size_t)1 << 20)
 
-const char *const rt_gpu_kernel_sources[] = {"fma.cu", "mma.cu", "memory.cu", "launch.cu", NULL};
+const char *const rt_gpu_kernel_sources[] = {"fma.cu",    "mma.cu",   "memory.cu",
+                                             "launch.cu", "wgmma.cu", NULL};
 
 char *rt_gpu_kernel_source(const char *name, rt_error *err)
 {
@@ -49,15 +50,20 @@ int gpu_get_fn(gpu *g, int mod, const char *name, rt_cu_function *f)
 /* Blocks of BLOCK threads that fill every SM once (one wave). */
 int gpu_one_wave(gpu *g, rt_cu_function f, size_t smem, unsigned *grid)
 {
+    return gpu_one_wave_of(g, f, BLOCK, smem, grid);
+}
+
+int gpu_one_wave_of(gpu *g, rt_cu_function f, unsigned block, size_t smem, unsigned *grid)
+{
     int per_sm = 0;
-    if (gpu_ck(g, g->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, BLOCK, smem),
+    if (gpu_ck(g, g->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)block, smem),
                "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
         return -1;
     if (per_sm < 1)
         per_sm = 1;
     *grid = (unsigned)(g->sms * per_sm);
-    if ((size_t)*grid * BLOCK > g->out_floats)
-        *grid = (unsigned)(g->out_floats / BLOCK);
+    if ((size_t)*grid * block > g->out_floats)
+        *grid = (unsigned)(g->out_floats / block);
     return 0;
 }
 
@@ -65,10 +71,16 @@ int gpu_one_wave(gpu *g, rt_cu_function f, size_t smem, unsigned *grid)
 int gpu_timed(gpu *g, rt_cu_function f, unsigned grid, unsigned smem, void **params, double *sec,
               double meta[4])
 {
+    return gpu_timed_of(g, f, grid, BLOCK, smem, params, sec, meta);
+}
+
+int gpu_timed_of(gpu *g, rt_cu_function f, unsigned grid, unsigned block, unsigned smem,
+                 void **params, double *sec, double meta[4])
+{
     float ms = 0;
     if (gpu_ck(g, g->cu.MemsetD32(g->meta, 0, 8), "cuMemsetD32") ||
         gpu_ck(g, g->cu.EventRecord(g->e0, g->s), "cuEventRecord") ||
-        gpu_ck(g, g->cu.LaunchKernel(f, grid, 1, 1, BLOCK, 1, 1, smem, g->s, params, NULL),
+        gpu_ck(g, g->cu.LaunchKernel(f, grid, 1, 1, block, 1, 1, smem, g->s, params, NULL),
                "cuLaunchKernel") ||
         gpu_ck(g, g->cu.EventRecord(g->e1, g->s), "cuEventRecord") ||
         gpu_ck(g, g->cu.EventSynchronize(g->e1), "kernel run (cuEventSynchronize)") ||
@@ -209,13 +221,25 @@ int gpu_open(gpu *g, int index, rt_gpu_measurement *r, rt_error *err)
         gpu_ck(g, g->cu.MemsetD32(g->out, 0, g->out_floats), "cuMemsetD32"))
         return -1;
     for (int i = 0; i < N_MODS; i++) {
+        /* wgmma exists on sm_90a alone (not on sm_100 and later) */
+        if (i == MOD_WGMMA && g->sm != 90) {
+            snprintf(g->wgmma_absent, sizeof g->wgmma_absent,
+                     "wgmma exists only on sm_90a (Hopper); this GPU is sm_%d", g->sm);
+            continue;
+        }
         char *src = rt_gpu_kernel_source(rt_gpu_kernel_sources[i], err);
         if (!src)
             return -1;
         char *cubin = NULL;
         size_t size;
-        int rc = rt_nvrtc_compile(&g->nv, src, rt_gpu_kernel_sources[i], g->sm, &cubin, &size, err);
+        int rc = rt_nvrtc_compile_feature(&g->nv, src, rt_gpu_kernel_sources[i], g->sm,
+                                          i == MOD_WGMMA ? "a" : "", &cubin, &size, err);
         free(src);
+        if (rc != 0 && i == MOD_WGMMA) {
+            /* an NVRTC too old for sm_90a: the Tensor Core ceiling goes unmeasured, said so */
+            snprintf(g->wgmma_absent, sizeof g->wgmma_absent, "%s", err->msg);
+            continue;
+        }
         if (rc == 0 && gpu_ck(g, g->cu.ModuleLoadData(&g->mod[i], cubin), "cuModuleLoadData"))
             rc = -1;
         free(cubin);

@@ -228,11 +228,19 @@ void rt_nvrtc_close(rt_nvrtc *nv)
 int rt_nvrtc_compile(const rt_nvrtc *nv, const char *src, const char *name, int sm, char **cubin,
                      size_t *size, rt_error *err)
 {
+    return rt_nvrtc_compile_feature(nv, src, name, sm, "", cubin, size, err);
+}
+
+int rt_nvrtc_compile_feature(const rt_nvrtc *nv, const char *src, const char *name, int sm,
+                             const char *feature, char **cubin, size_t *size, rt_error *err)
+{
     *cubin = NULL;
     *size = 0;
-    if (!rt_nvrtc_supports(nv, sm)) {
-        rt_error_set(err, "NVRTC %d.%d (%s) cannot compile for sm_%d", nv->major, nv->minor,
-                     nv->path, sm);
+    if (!feature)
+        feature = "";
+    if (!rt_nvrtc_supports(nv, sm) || strlen(feature) > 2) {
+        rt_error_set(err, "NVRTC %d.%d (%s) cannot compile for sm_%d%s", nv->major, nv->minor,
+                     nv->path, sm, feature);
         return -1;
     }
     void *prog = NULL;
@@ -242,7 +250,7 @@ int rt_nvrtc_compile(const rt_nvrtc *nv, const char *src, const char *name, int 
         return -1;
     }
     char arch[32];
-    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d", sm);
+    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%s", sm, feature);
     const char *opts[] = {arch, "--std=c++17", "-default-device"};
     rc = nv->CompileProgram(prog, 3, opts);
     if (rc != 0) {
@@ -250,7 +258,7 @@ int rt_nvrtc_compile(const rt_nvrtc *nv, const char *src, const char *name, int 
         nv->GetProgramLogSize(prog, &ln);
         char *log = rt_xcalloc(ln + 1, 1);
         nv->GetProgramLog(prog, log);
-        rt_error_set(err, "%s: NVRTC cannot compile it for sm_%d: %s: %.1500s", name, sm,
+        rt_error_set(err, "%s: NVRTC cannot compile it for sm_%d%s: %s: %.1500s", name, sm, feature,
                      nv->GetErrorString(rc), log);
         free(log);
         nv->DestroyProgram(&prog);
@@ -258,7 +266,7 @@ int rt_nvrtc_compile(const rt_nvrtc *nv, const char *src, const char *name, int 
     }
     size_t n = 0;
     if (nv->GetCUBINSize(prog, &n) != 0 || n == 0) {
-        rt_error_set(err, "%s: NVRTC produced no machine code for sm_%d", name, sm);
+        rt_error_set(err, "%s: NVRTC produced no machine code for sm_%d%s", name, sm, feature);
         nv->DestroyProgram(&prog);
         return -1;
     }

@@ -13,7 +13,9 @@
 #define BLOCK 256
 #define MAX_TRIALS 9
 
-enum { MOD_FMA, MOD_MMA, MOD_MEM, MOD_LAUNCH, N_MODS };
+/* MOD_WGMMA is compiled for sm_90a alone; elsewhere (or when NVRTC cannot) it stays unloaded and
+ * g->wgmma_absent says why. */
+enum { MOD_FMA, MOD_MMA, MOD_MEM, MOD_LAUNCH, MOD_WGMMA, N_MODS };
 
 typedef struct gpu {
     rt_cuda cu;
@@ -28,6 +30,7 @@ typedef struct gpu {
     size_t buf_bytes, out_floats;
     int sm, sms;
     double clock_hz;
+    char wgmma_absent[320];
     rt_error *err;
 } gpu;
 
@@ -39,9 +42,14 @@ int gpu_ck(gpu *g, rt_cu_result rc, const char *what);
 int gpu_get_fn(gpu *g, int mod, const char *name, rt_cu_function *f);
 /* Blocks of BLOCK threads that fill every SM once (one wave). */
 int gpu_one_wave(gpu *g, rt_cu_function f, size_t smem, unsigned *grid);
+/* The same for blocks of `block` threads. */
+int gpu_one_wave_of(gpu *g, rt_cu_function f, unsigned block, size_t smem, unsigned *grid);
 /* Launch once between the two events and wait; seconds of device time; meta copied to host. */
 int gpu_timed(gpu *g, rt_cu_function f, unsigned grid, unsigned smem, void **params, double *sec,
               double meta[4]);
+/* The same for blocks of `block` threads. */
+int gpu_timed_of(gpu *g, rt_cu_function f, unsigned grid, unsigned block, unsigned smem,
+                 void **params, double *sec, double meta[4]);
 /* Median, min and max of v (sorted in place). */
 rt_spread gpu_stat_of(double *v, int n);
 /* The SM clock a kernel saw: clock64 ticks over globaltimer nanoseconds in meta[2], meta[3]. */
@@ -56,12 +64,18 @@ void gpu_progress(gpu_progress_t *p, double f);
 void gpu_stage(gpu_progress_t *p, const char *name, double lo, double hi);
 
 /* gpu-kernels.c */
+/* unit: its name before sm_90 (NULL: not run there); unit90: from sm_90 on, where wgmma is the
+ * Tensor Core ceiling and mma.sync becomes the mma_* units (NULL: not run). block: threads per
+ * block (0: BLOCK). */
 typedef struct gpu_compute_kernel {
-    const char *unit, *kernel, *instr;
+    const char *unit, *unit90, *kernel, *instr;
     int mod;
+    unsigned block;
 } gpu_compute_kernel;
 extern const gpu_compute_kernel gpu_compute_kernels[];
 extern const size_t gpu_n_compute;
+/* The unit a kernel measures on sm_<sm>; NULL when it is not run there. */
+const char *gpu_unit_of(const gpu_compute_kernel *k, int sm);
 
 typedef enum { BW_READ, BW_READ_L2, BW_RMW } gpu_bw_kind;
 extern const char *const gpu_bw_kernels[];

@@ -9,19 +9,32 @@
 
 /* ---- compute ---- */
 
+/* Before sm_90 mma.sync is the Tensor Core ceiling (tensor_*); from sm_90 on wgmma is, on sm_90a,
+ * and mma.sync is measured as its own units (mma_*), the ceiling of code that does not use wgmma.
+ * DMMA (FP64) has no wgmma form: tensor_fp64 everywhere. */
 const gpu_compute_kernel gpu_compute_kernels[] = {
-    {"fp64", "fma_fp64", "fma.rn.f64", MOD_FMA},
-    {"fp32", "fma_fp32", "fma.rn.f32", MOD_FMA},
-    {"fp16", "fma_fp16", "fma.rn.f16x2", MOD_FMA},
-    {"bf16", "fma_bf16", "fma.rn.bf16x2", MOD_FMA},
-    {"tensor", "mma_fp16", "mma.sync f16 x f16 + f32", MOD_MMA},
-    {"tensor_bf16", "mma_bf16", "mma.sync bf16 x bf16 + f32", MOD_MMA},
-    {"tensor_tf32", "mma_tf32", "mma.sync tf32 x tf32 + f32", MOD_MMA},
-    {"tensor_int8", "mma_int8", "mma.sync s8 x s8 + s32", MOD_MMA},
-    {"tensor_fp8", "mma_fp8", "mma.sync e4m3 x e4m3 + f32", MOD_MMA},
-    {"tensor_fp64", "mma_fp64", "mma.sync f64 m8n8k4", MOD_MMA},
+    {"fp64", "fp64", "fma_fp64", "fma.rn.f64", MOD_FMA, 0},
+    {"fp32", "fp32", "fma_fp32", "fma.rn.f32", MOD_FMA, 0},
+    {"fp16", "fp16", "fma_fp16", "fma.rn.f16x2", MOD_FMA, 0},
+    {"bf16", "bf16", "fma_bf16", "fma.rn.bf16x2", MOD_FMA, 0},
+    {NULL, "tensor_fp16", "wgmma_fp16", "wgmma m64n256k16 f16 x f16 + f32", MOD_WGMMA, 128},
+    {NULL, "tensor_bf16", "wgmma_bf16", "wgmma m64n256k16 bf16 x bf16 + f32", MOD_WGMMA, 128},
+    {NULL, "tensor_tf32", "wgmma_tf32", "wgmma m64n256k8 tf32 x tf32 + f32", MOD_WGMMA, 128},
+    {NULL, "tensor_int8", "wgmma_int8", "wgmma m64n256k32 s8 x s8 + s32", MOD_WGMMA, 128},
+    {NULL, "tensor_fp8", "wgmma_fp8", "wgmma m64n256k32 e4m3 x e4m3 + f32", MOD_WGMMA, 128},
+    {"tensor_fp16", "mma_fp16", "mma_fp16", "mma.sync f16 x f16 + f32", MOD_MMA, 0},
+    {"tensor_bf16", "mma_bf16", "mma_bf16", "mma.sync bf16 x bf16 + f32", MOD_MMA, 0},
+    {"tensor_tf32", "mma_tf32", "mma_tf32", "mma.sync tf32 x tf32 + f32", MOD_MMA, 0},
+    {"tensor_int8", "mma_int8", "mma_int8", "mma.sync s8 x s8 + s32", MOD_MMA, 0},
+    {"tensor_fp8", "mma_fp8", "mma_fp8", "mma.sync e4m3 x e4m3 + f32", MOD_MMA, 0},
+    {"tensor_fp64", "tensor_fp64", "mma_fp64", "mma.sync f64 m8n8k4", MOD_MMA, 0},
 };
 const size_t gpu_n_compute = sizeof gpu_compute_kernels / sizeof *gpu_compute_kernels;
+
+const char *gpu_unit_of(const gpu_compute_kernel *k, int sm)
+{
+    return sm >= 90 ? k->unit90 : k->unit;
+}
 
 /* FMA chains converge to c / (1 - b). */
 #define FMA_B 0.75f
@@ -31,9 +44,14 @@ int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch
                     double target, rt_gpu_compute *res, int *absent)
 {
     rt_cu_function f;
-    unsigned grid;
+    unsigned grid, block = k->block ? k->block : BLOCK;
+    const char *unit = gpu_unit_of(k, g->sm);
     *absent = 0;
-    if (gpu_get_fn(g, k->mod, k->kernel, &f) || gpu_one_wave(g, f, 0, &grid))
+    if (!unit || !g->mod[k->mod]) {
+        *absent = 1;
+        return 0;
+    }
+    if (gpu_get_fn(g, k->mod, k->kernel, &f) || gpu_one_wave_of(g, f, block, 0, &grid))
         return -1;
     int iters = 8;
     float b = FMA_B, c = FMA_C;
@@ -43,7 +61,7 @@ int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch
     double sec, meta[4];
     /* two calibration runs: the second at the scaled count, to settle clocks too */
     for (int cal = 0; cal < 2; cal++) {
-        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+        if (gpu_timed_of(g, f, grid, block, 0, params, &sec, meta))
             return -1;
         if (meta[0] <= 0) {
             *absent = 1;
@@ -51,11 +69,13 @@ int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch
         }
         double want = iters * target / (sec > 1e-6 ? sec : 1e-6);
         iters = want > 1 << 22 ? 1 << 22 : want < 8 ? 8 : (int)want;
+        if (k->mod == MOD_WGMMA)
+            iters |= 1; /* an odd count leaves meta[1] in the accumulators (wgmma.cu) */
     }
     double v[MAX_TRIALS], clk[MAX_TRIALS];
-    double warps = (double)grid * BLOCK / 32;
+    double warps = (double)grid * block / 32;
     for (int t = 0; t < trials; t++) {
-        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+        if (gpu_timed_of(g, f, grid, block, 0, params, &sec, meta))
             return -1;
         v[t] = meta[0] * warps * iters / sec;
         clk[t] = gpu_clock_of(meta);
@@ -67,20 +87,20 @@ int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch
     if (k->mod == MOD_FMA) {
         double want = FMA_C / (1.0 - FMA_B);
         if (!(fabs(out0 - want) <= 0.01 * want)) {
-            rt_error_set(g->err, "%s: kernel %s computed %g, expected %g: wrong result", k->unit,
+            rt_error_set(g->err, "%s: kernel %s computed %g, expected %g: wrong result", unit,
                          k->kernel, out0, want);
             return -1;
         }
     } else {
-        double want = iters * meta[1];
+        double want = k->mod == MOD_WGMMA ? meta[1] : iters * meta[1];
         if (!(fabs(out0 - want) <= 1e-6 * want)) {
-            rt_error_set(g->err, "%s: kernel %s computed %g, expected %g: wrong result", k->unit,
+            rt_error_set(g->err, "%s: kernel %s computed %g, expected %g: wrong result", unit,
                          k->kernel, out0, want);
             return -1;
         }
     }
     memset(res, 0, sizeof *res);
-    snprintf(res->unit, sizeof res->unit, "%s", k->unit);
+    snprintf(res->unit, sizeof res->unit, "%s", unit);
     snprintf(res->kernel, sizeof res->kernel, "%s", k->kernel);
     snprintf(res->instr, sizeof res->instr, "%s", k->instr);
     double top = v[0];
@@ -91,14 +111,14 @@ int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch
     res->clock_hz = cs.median;
     res->trials = trials;
     double clock = cs.max > g->clock_hz ? cs.max : g->clock_hz;
-    res->theoretical = arch ? rt_gpu_theoretical(arch, k->unit, g->sms, clock, clock) : 0;
+    res->theoretical = arch ? rt_gpu_theoretical(arch, unit, g->sms, clock, clock) : 0;
     if (res->theoretical > 0 && top > res->theoretical * 1.001) {
         rt_error_set(g->err,
                      "%s: measured %.4g FLOP/s, above the theoretical %.4g (%d SMs x %.4g GHz x "
                      "%g FLOPs per SM per cycle): the kernel's FLOP count or "
                      "architectures.json is wrong",
-                     k->unit, top, res->theoretical, g->sms, clock / 1e9,
-                     rt_gpu_arch_rate(arch, k->unit));
+                     unit, top, res->theoretical, g->sms, clock / 1e9,
+                     rt_gpu_arch_rate(arch, unit));
         return -1;
     }
     return 0;

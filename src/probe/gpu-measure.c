@@ -65,7 +65,8 @@ static rt_machine *build_machine(const rt_gpu_measurement *r, const rt_gpu_arch 
     rt_machine_set_str(&m->source, "measured");
     char *method = rt_asprintf(
         "rooftime machine measure --gpu%s: kernels of data/gpu/ compiled by NVRTC %s for "
-        "sm_%d%d; FMA chains and mma.sync loops, one wave of %d-thread blocks on %d SMs; "
+        "sm_%d%d; FMA chains, mma.sync loops and (sm_90a) wgmma loops, one wave of %d-thread "
+        "blocks (128 for wgmma) on %d SMs; "
         "bandwidth from per-block slices (shared memory, L1), ld.global.cg (L2) and large "
         "streams (HBM), with an ERT-like sweep; launch overhead four ways, tau the '%s' one. "
         "Figures are medians of %d trials, min and max kept.",
@@ -114,7 +115,10 @@ static rt_machine *build_machine(const rt_gpu_measurement *r, const rt_gpu_arch 
                              o->method, rt_gpu_tau_overhead_name(r->tau));
     rt_machine_set_str(&m->tau_method, taum);
     free(taum);
-    rt_machine_set_str(&m->ref_unit, rt_machine_unit(m, "tensor") ? "tensor" : "fp32");
+    /* the FP16 Tensor Core ceiling (wgmma on Hopper), else mma.sync's, else the vector FP32 */
+    rt_machine_set_str(&m->ref_unit, rt_machine_unit(m, "tensor_fp16") ? "tensor_fp16"
+                                     : rt_machine_unit(m, "mma_fp16")  ? "mma_fp16"
+                                                                       : "fp32");
     rt_machine_set_str(&m->ref_level, "HBM");
     return m;
 }
@@ -149,14 +153,24 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
     /* compute */
     for (size_t i = 0; i < gpu_n_compute; i++) {
         const gpu_compute_kernel *k = &gpu_compute_kernels[i];
+        const char *unit = gpu_unit_of(k, g.sm);
+        if (!unit)
+            continue; /* wgmma before sm_90 */
+        if (r->n_compute >= sizeof r->compute / sizeof *r->compute)
+            break;
         char label[64];
-        snprintf(label, sizeof label, "GPU compute: %s", k->unit);
+        snprintf(label, sizeof label, "GPU compute: %s", unit);
         gpu_stage(&p, label, 0.05 + 0.35 * i / gpu_n_compute,
                   0.05 + 0.35 * (i + 1) / gpu_n_compute);
-        if (arch && rt_gpu_arch_rate(arch, k->unit) <= 0) {
+        if (arch && rt_gpu_arch_rate(arch, unit) <= 0) {
             if (skipped)
-                rt_warnings_add(skipped, "%s: sm_%d (%s) has no such unit", k->unit, g.sm,
-                                arch->name);
+                rt_warnings_add(skipped, "%s: sm_%d (%s) has no such unit", unit, g.sm, arch->name);
+            continue;
+        }
+        if (!g.mod[k->mod]) {
+            if (skipped)
+                rt_warnings_add(skipped, "%s (%s): not measured: %s", unit, k->kernel,
+                                g.wgmma_absent);
             continue;
         }
         int absent;
@@ -165,7 +179,7 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
             goto done;
         if (absent) {
             if (skipped)
-                rt_warnings_add(skipped, "%s: the %s instruction does not exist on sm_%d", k->unit,
+                rt_warnings_add(skipped, "%s: the %s instruction does not exist on sm_%d", unit,
                                 k->instr, g.sm);
             continue;
         }

@@ -130,5 +130,12 @@ int rt_nvrtc_supports(const rt_nvrtc *nv, int sm);
  */
 int rt_nvrtc_compile(const rt_nvrtc *nv, const char *src, const char *name, int sm, char **cubin,
                      size_t *size, rt_error *err);
+/*
+ * The same for an architecture-specific target: sm_<sm><feature>, e.g. feature "a" for sm_90a
+ * (wgmma, setmaxnreg); "" is rt_nvrtc_compile. The support check is on sm alone, since NVRTC
+ * lists only the plain architectures.
+ */
+int rt_nvrtc_compile_feature(const rt_nvrtc *nv, const char *src, const char *name, int sm,
+                             const char *feature, char **cubin, size_t *size, rt_error *err);
 
 #endif

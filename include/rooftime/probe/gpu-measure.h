@@ -5,6 +5,7 @@
 #define ROOFTIME_PROBE_GPU_MEASURE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "rooftime/core/gpu-arch.h"
 #include "rooftime/core/gpu-measurement.h"
@@ -31,6 +32,15 @@ typedef struct rt_gpu_opts {
  * that computed a wrong result, a figure above its theoretical peak.
  */
 int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipped, rt_error *err);
+
+/*
+ * The collector's self-check (gpu-selfcheck.c): run every probe kernel GPU `device` has once,
+ * with known work, and write one manifest line per kernel to out: "KERNEL<TAB>QUANTITY<TAB>
+ * EXPECTED" (QUANTITY as data/ncu/metrics.json names it: flops.fp32, flops.tensor_fp16,
+ * bytes.HBM ...), after a '#' comment line. *n_kernels: lines written. -1 with err as
+ * rt_gpu_measure's (no driver, no GPU, a wrong result, a failed CUDA call).
+ */
+int rt_gpu_selfcheck_kernels(int device, FILE *out, int *n_kernels, rt_error *err);
 
 /* The kernel sources of data/gpu/ (NULL-terminated names, "fma.cu" ...), and one of them with the
  * shared prelude in front, ready for NVRTC (malloc'd; NULL with err when unreadable). */

@@ -1,0 +1,242 @@
+"""Turn the work directory of scripts/gpu-acceptance.sh into gpu-acceptance.json and summary.txt.
+
+Every check has a figure, a bound and "pass"; a check whose input is missing (a stage that failed,
+a quantity the collector lacks) is a failed check with a note, never left out. Exit 0 when every
+check passes, 10 when some fail, 1 when the inputs cannot be read at all.
+"""
+import argparse
+import datetime
+import json
+import os
+import sys
+
+WGMMA_UNITS = ["tensor_fp16", "tensor_bf16", "tensor_tf32", "tensor_fp8", "tensor_int8"]
+WGMMA_BOUND = 0.9  # of the dense rate at the SM clock measured during the run
+HBM_BOUND = 0.05
+CNN_FLOPS_BOUND = 0.02
+CNN_KERNELS = 5
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+class Checks:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, name, figure, bound, ok, note=None, kind="max |error|"):
+        row = {"check": name, "figure": figure, "bound": bound, "bound_kind": kind,
+               "pass": bool(ok)}
+        if note:
+            row["note"] = note
+        self.rows.append(row)
+
+
+def stages(work, checks):
+    out = []
+    path = os.path.join(work, "stages.tsv")
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            p = line.rstrip("\n").split("\t")
+            if len(p) < 3:
+                continue
+            rc, secs = int(p[1]), int(p[2])
+            out.append({"stage": p[0], "exit": rc, "seconds": secs,
+                        "command": p[3] if len(p) > 3 else ""})
+            checks.add("stage %s" % p[0], rc, 0, rc == 0,
+                       None if rc == 0 else ("timed out" if rc in (124, 137) else
+                                             p[3] if rc == 127 and len(p) > 3 else
+                                             "exit %d, see evidence/%s.log" % (rc, p[0])),
+                       kind="exit code")
+    return out
+
+
+def wgmma(ev, archs, checks):
+    m = load(os.path.join(ev, "machine.json"))
+    if not m or "gpu" not in m:
+        for u in WGMMA_UNITS:
+            checks.add("wgmma ceiling %s" % u, None, WGMMA_BOUND, False,
+                       "no machine file (stage measure failed)", kind="min fraction of dense")
+        return m
+    g = m["gpu"]
+    dev = g.get("device", {})
+    sms = dev.get("sms", 0)
+    cc = dev.get("compute_capability", "0.0").replace(".", "")
+    rates = {}
+    for a in (archs or {}).get("architectures", []):
+        if str(a.get("sm")) == cc:
+            rates = a.get("units", {})
+    comp = {c["unit"]: c for c in g.get("compute", [])}
+    for u in WGMMA_UNITS:
+        c = comp.get(u)
+        if not c or u not in rates or not sms or not c.get("clock_hz"):
+            checks.add("wgmma ceiling %s" % u, None, WGMMA_BOUND, False,
+                       "not measured (sm_%s; see the measure log's 'skipped' lines)" % cc,
+                       kind="min fraction of dense")
+            continue
+        dense = sms * c["clock_hz"] * rates[u]
+        frac = c["flops"]["median"] / dense
+        checks.add("wgmma ceiling %s" % u, frac, WGMMA_BOUND, frac >= WGMMA_BOUND and frac <= 1.0,
+                   "%.4g FLOP/s of %.4g dense at the measured %.4g GHz (%d SMs x %g per cycle)"
+                   % (c["flops"]["median"], dense, c["clock_hz"] / 1e9, sms, rates[u]),
+                   kind="min fraction of dense")
+    return m
+
+
+def copy_compare(path, label, checks):
+    r = load(path)
+    if not r:
+        checks.add(label, None, None, False, "no comparison (%s missing)" % os.path.basename(path))
+        return
+    for c in r.get("checks", []):
+        checks.add("%s: %s" % (label, c["check"]), c.get("relative_error"), c["bound"], c["pass"],
+                   c.get("note"), kind="max |relative error|")
+
+
+def kernels_by_name(profile):
+    out = {}
+    for k in (profile or {}).get("kernels", []):
+        name = k["name"]
+        e = out.setdefault(name, {"time": 0.0, "flops": {}, "bytes": {}})
+        e["time"] += k.get("time", 0)
+        for part in ("flops", "bytes"):
+            for q, v in k.get(part, {}).items():
+                e[part][q] = e[part].get(q, 0) + v
+    return out
+
+
+def base_name(n):
+    return n.split("(")[0].strip()
+
+
+def hbm_vs_ncu(ev, checks):
+    coll = kernels_by_name(load(os.path.join(ev, "selfcheck", "probe.json")))
+    for mode in ("base", "none"):
+        ncu = kernels_by_name(load(os.path.join(ev, "ncu-probe-%s.json" % mode)))
+        for k in ("bw_read", "bw_rmw"):
+            a = coll.get(k, {}).get("bytes", {}).get("HBM")
+            b = ncu.get(k, {}).get("bytes", {}).get("HBM")
+            name = "HBM bytes %s: collector / ncu (%s)" % (k, mode)
+            if a is None or b is None or b <= 0:
+                checks.add(name, None, HBM_BOUND, False, "collector %s, ncu %s" % (a, b),
+                           kind="max |ratio - 1|")
+            else:
+                checks.add(name, a / b - 1, HBM_BOUND, abs(a / b - 1) <= HBM_BOUND,
+                           "collector %.6g B, ncu %.6g B" % (a, b), kind="max |ratio - 1|")
+
+
+def gemm_roofs(ev, machine, checks):
+    prof = load(os.path.join(ev, "selfcheck", "matmul.json"))
+    units = {u["name"]: u for u in (machine or {}).get("units", [])}
+    if not prof or not units:
+        checks.add("torch.matmul kernels below their roofs", None, 1.0, False,
+                   "no matmul profile or no machine file", kind="max fraction of roof")
+        return
+    worst, where = 0.0, ""
+    for name, k in kernels_by_name(prof).items():
+        if k["time"] <= 0:
+            continue
+        for u, f in k["flops"].items():
+            roof = units.get(u, {}).get("max") or units.get(u, {}).get("flops")
+            if not roof:
+                continue
+            frac = f / k["time"] / roof
+            if frac > worst:
+                worst, where = frac, "%s on %s (%.4g FLOP/s)" % (name[:80], u, f / k["time"])
+    checks.add("torch.matmul kernels below their roofs", worst, 1.0, worst <= 1.0, where,
+               kind="max fraction of roof")
+
+
+def cnn(ev, checks):
+    coll = kernels_by_name(load(os.path.join(ev, "cnn.json")))
+    ncu = kernels_by_name(load(os.path.join(ev, "ncu-cnn.json")))
+    if not coll or not ncu:
+        checks.add("CNN step: collector against ncu", None, None, False,
+                   "collector profile %s, ncu profile %s" % ("present" if coll else "missing",
+                                                             "present" if ncu else "missing"))
+        return
+    nb = {}
+    for n, k in ncu.items():
+        nb.setdefault(base_name(n), k)
+    top = sorted(coll.items(), key=lambda kv: -kv[1]["time"])[:CNN_KERNELS]
+    for name, k in top:
+        other = ncu.get(name) or nb.get(base_name(name))
+        short = base_name(name)[:70]
+        if not other:
+            checks.add("CNN %s: in ncu's profile" % short, None, None, False,
+                       "no kernel of that name in ncu-cnn.json")
+            continue
+        for q in sorted(set(k["flops"]) | set(other["flops"])):
+            a, b = k["flops"].get(q, 0.0), other["flops"].get(q, 0.0)
+            if a == 0 and b == 0:
+                continue
+            rel = (a - b) / b if b else float("inf")
+            checks.add("CNN %s: flops.%s collector / ncu" % (short, q),
+                       rel if b else None, CNN_FLOPS_BOUND, b > 0 and abs(rel) <= CNN_FLOPS_BOUND,
+                       "collector %.6g, ncu %.6g" % (a, b), kind="max |ratio - 1|")
+        a, b = k["bytes"].get("HBM"), other["bytes"].get("HBM")
+        if a is not None and b:
+            checks.add("CNN %s: bytes.HBM collector / ncu" % short, a / b - 1, HBM_BOUND,
+                       abs(a / b - 1) <= HBM_BOUND, "collector %.6g, ncu %.6g" % (a, b),
+                       kind="max |ratio - 1|")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--gpu", required=True, help="nvidia-smi's 'name, driver' line")
+    ap.add_argument("--archs", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    ev = os.path.join(a.work, "evidence")
+    if not os.path.isdir(ev):
+        print("gpu-acceptance-eval: no %s" % ev, file=sys.stderr)
+        return 1
+    checks = Checks()
+    st = stages(a.work, checks)
+    machine = wgmma(ev, load(a.archs), checks)
+    copy_compare(os.path.join(ev, "selfcheck.json"), "collector", checks)
+    for mode in ("base", "none"):
+        copy_compare(os.path.join(ev, "ncu-%s-check.json" % mode), "ncu %s" % mode, checks)
+    hbm_vs_ncu(ev, checks)
+    gemm_roofs(ev, machine, checks)
+    cnn(ev, checks)
+    name, _, driver = a.gpu.partition(",")
+    failed = [c for c in checks.rows if not c["pass"]]
+    doc = {
+        "schema": "rooftime.gpu-acceptance/1",
+        "gpu": {"name": name.strip(), "driver": driver.strip()},
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "all_pass": not failed,
+        "passed": len(checks.rows) - len(failed),
+        "failed": len(failed),
+        "stages": st,
+        "checks": checks.rows,
+    }
+    with open(os.path.join(a.out, "gpu-acceptance.json"), "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(a.out, "summary.txt"), "w") as f:
+        f.write("%s, driver %s, %s: %d of %d checks pass\n" % (
+            doc["gpu"]["name"], doc["gpu"]["driver"], doc["date"], doc["passed"],
+            len(checks.rows)))
+        for s in st:
+            f.write("  stage %-18s exit %3d  %4d s\n" % (s["stage"], s["exit"], s["seconds"]))
+        for c in checks.rows:
+            fig = c["figure"]
+            figs = "-" if fig is None else ("%.4g" % fig)
+            f.write("  %-4s %-70s %10s (bound %s)%s\n" % (
+                "pass" if c["pass"] else "FAIL", c["check"][:70], figs, c["bound"],
+                "  " + c["note"] if c.get("note") and not c["pass"] else ""))
+    return 0 if not failed else 10
+
+
+if __name__ == "__main__":
+    sys.exit(main())

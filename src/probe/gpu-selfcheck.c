@@ -1,0 +1,124 @@
+/* The probe's kernels once each, with the work each does known exactly, for the collector's
+ * self-check (`machine measure --gpu --self-check`, docs/gpu-measure.md): every compute kernel
+ * that exists on this GPU, then the read and read-modify-write streams over a working set far
+ * larger than L2. One manifest line per kernel: name, the quantity a counter run must report for
+ * it, the figure it must report. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu-internal.h"
+
+/* Loop iterations per compute kernel: enough that the set-up and the final sums are far below
+ * 1% of the counted work, little enough that every kernel runs in a millisecond or so. */
+#define SELF_ITERS 512
+#define SELF_ITERS_WGMMA 129 /* odd: wgmma.cu */
+
+/* The quantity a kernel's work falls under in a profile (metrics.json's names). */
+static void quantity_of(const gpu_compute_kernel *k, int sm, char *q, size_t n)
+{
+    const char *type = strchr(k->kernel, '_') + 1; /* fp64, fp16, tf32, int8 ... */
+    if (k->mod == MOD_FMA)
+        snprintf(q, n, "flops.%s", type);
+    else if (sm >= 90 && strcmp(k->kernel, "mma_fp8") == 0)
+        /* no FP8 mma.sync on Hopper: ptxas issues FP16 HMMA, which the counters see as FP16 */
+        snprintf(q, n, "flops.tensor_fp16");
+    else
+        snprintf(q, n, "flops.tensor_%s", type);
+}
+
+static int run_compute(gpu *g, const gpu_compute_kernel *k, FILE *out, int *ran)
+{
+    rt_cu_function f;
+    unsigned grid, block = k->block ? k->block : BLOCK;
+    *ran = 0;
+    if (!gpu_unit_of(k, g->sm) || !g->mod[k->mod])
+        return 0;
+    if (gpu_get_fn(g, k->mod, k->kernel, &f) || gpu_one_wave_of(g, f, block, 0, &grid))
+        return -1;
+    int iters = k->mod == MOD_WGMMA ? SELF_ITERS_WGMMA : SELF_ITERS;
+    float b = 0.75f, c = 0.25f;
+    void *pf[] = {&g->meta, &g->out, &iters, &b, &c};
+    void *pm[] = {&g->meta, &g->out, &iters};
+    double sec, meta[4];
+    if (gpu_timed_of(g, f, grid, block, 0, k->mod == MOD_FMA ? pf : pm, &sec, meta))
+        return -1;
+    if (meta[0] <= 0)
+        return 0; /* the instruction does not exist here */
+    float out0 = 0;
+    if (gpu_ck(g, g->cu.MemcpyDtoH(&out0, g->out, sizeof out0), "cuMemcpyDtoH"))
+        return -1;
+    double want = k->mod == MOD_FMA     ? c / (1.0 - b)
+                  : k->mod == MOD_WGMMA ? meta[1]
+                                        : iters * meta[1];
+    double tol = k->mod == MOD_FMA ? 0.01 * want : 1e-6 * want;
+    if (!(fabs(out0 - want) <= tol)) {
+        rt_error_set(g->err, "self-check: kernel %s computed %g, expected %g: wrong result",
+                     k->kernel, out0, want);
+        return -1;
+    }
+    char q[48];
+    quantity_of(k, g->sm, q, sizeof q);
+    double warps = (double)grid * block / 32;
+    fprintf(out, "%s\t%s\t%.17g\n", k->kernel, q, meta[0] * warps * iters);
+    *ran = 1;
+    return 0;
+}
+
+/* One pass of a stream kernel over `ws` bytes; its HBM bytes are what it reads (and writes). */
+static int run_stream(gpu *g, gpu_bw_kind kind, double ws, FILE *out)
+{
+    rt_cu_function f;
+    unsigned grid;
+    if (gpu_get_fn(g, MOD_MEM, gpu_bw_kernels[kind], &f) || gpu_one_wave(g, f, 0, &grid))
+        return -1;
+    unsigned long long slice = (unsigned long long)(ws / 16 / grid);
+    if ((double)slice * 16 * grid > (double)g->buf_bytes)
+        slice = g->buf_bytes / 16 / grid;
+    int reps = 1;
+    void *params[] = {&g->meta, &g->buf, &slice, &reps, &g->out};
+    double sec, meta[4];
+    if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+        return -1;
+    double bytes = (double)slice * 16 * grid * (kind == BW_RMW ? 2 : 1);
+    fprintf(out, "%s\tbytes.HBM\t%.17g\n", gpu_bw_kernels[kind], bytes);
+    return 0;
+}
+
+int rt_gpu_selfcheck_kernels(int device, FILE *out, int *n_kernels, rt_error *err)
+{
+    gpu g;
+    memset(&g, 0, sizeof g);
+    rt_gpu_measurement *r = rt_gpu_measurement_new();
+    int rc = -1;
+    *n_kernels = 0;
+    if (gpu_open(&g, device, r, err))
+        goto done;
+    fprintf(out, "# rooftime self-check manifest: kernel, quantity, expected; %s sm_%d\n",
+            r->device, g.sm);
+    for (size_t i = 0; i < gpu_n_compute; i++) {
+        int ran;
+        if (run_compute(&g, &gpu_compute_kernels[i], out, &ran))
+            goto done;
+        *n_kernels += ran;
+    }
+    /* 40 x L2 (at least 1 GiB): what L2 holds before or after is at most 2.5% of the stream */
+    double ws = 40 * r->l2_bytes > (double)(1u << 30) ? 40 * r->l2_bytes : (double)(1u << 30);
+    if (ws > 0.5 * r->mem_bytes)
+        ws = 0.5 * r->mem_bytes;
+    g.buf_bytes = (size_t)ws;
+    if (gpu_ck(&g, g.cu.MemAlloc(&g.buf, g.buf_bytes), "cuMemAlloc (stream buffer)") ||
+        gpu_ck(&g, g.cu.MemsetD32(g.buf, 0, g.buf_bytes / 4), "cuMemsetD32") ||
+        gpu_ck(&g, g.cu.CtxSynchronize(), "cuCtxSynchronize"))
+        goto done;
+    if (run_stream(&g, BW_READ, ws, out) || run_stream(&g, BW_RMW, ws, out))
+        goto done;
+    *n_kernels += 2;
+    rc = fflush(out) == 0 && !ferror(out) ? 0 : -1;
+    if (rc)
+        rt_error_set(err, "self-check: cannot write the manifest");
+done:
+    gpu_close(&g);
+    rt_gpu_measurement_free(r);
+    return rc;
+}

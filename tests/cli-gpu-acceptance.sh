@@ -1,0 +1,131 @@
+# scripts/gpu-acceptance.sh without a GPU: a usage error exits 2; no nvidia-smi, or no rooftime
+# binary, exits 1 with one line naming what is missing; and with a stand-in nvidia-smi but no
+# driver every stage fails fast and the script still writes gpu-acceptance.json (each check with
+# figure, bound and "pass": false), summary.txt and evidence.tar.gz, then exits 1.
+. "$(dirname "$0")/lib.sh"
+SCRIPT=$SRC/scripts/gpu-acceptance.sh
+ABS_BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+
+run() { # run CODE ARGS...: the script's exit code must be CODE
+    local code=$1
+    shift
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    local got=$?
+    if [ "$got" -ne "$code" ]; then
+        echo "FAIL: $* -> exit $got, expected $code"; sed 's/^/  stderr: /' "$TMP/err" | head -5
+        FAILS=$((FAILS + 1))
+    else
+        PASSES=$((PASSES + 1))
+    fi
+}
+
+run 2 bash "$SCRIPT"
+check "usage named" grep -q "usage: scripts/gpu-acceptance.sh OUTDIR" "$TMP/err"
+
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+    run 1 bash "$SCRIPT" "$TMP/o1"
+    check "names nvidia-smi" grep -qx "gpu-acceptance: no NVIDIA GPU: nvidia-smi not found" "$TMP/err"
+    check "one line" test "$(wc -l <"$TMP/err")" -eq 1
+    check "nothing written" test ! -e "$TMP/o1/gpu-acceptance.json"
+else
+    echo "note: nvidia-smi exists here: the no-GPU check is skipped"
+fi
+
+# A stand-in nvidia-smi: the script goes on to its next need
+mkdir -p "$TMP/bin"
+cat >"$TMP/bin/nvidia-smi" <<'SH'
+#!/bin/sh
+case "$*" in
+*compute_cap*) echo "9.0" ;;
+*) echo "NVIDIA Stand-in, 000.00" ;;
+esac
+SH
+chmod +x "$TMP/bin/nvidia-smi"
+PATH=$TMP/bin:$PATH ROOFTIME_BIN=/nonexistent/rooftime run 1 bash "$SCRIPT" "$TMP/o2"
+check "names the binary" grep -q "^gpu-acceptance: no rooftime binary: run scripts/gpu-carry.sh" "$TMP/err"
+check "one line" test "$(wc -l <"$TMP/err")" -eq 1
+
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    PATH=$TMP/bin:$PATH ROOFTIME_BIN=$ABS_BIN ROOFTIME_DATADIR=$SRC/data GPU_ACCEPTANCE_BUDGET=120 \
+        run 1 bash "$SCRIPT" "$TMP/o3"
+    J=$TMP/o3/gpu-acceptance.json
+    check "json written" test -s "$J"
+    check "summary written" test -s "$TMP/o3/summary.txt"
+    check "evidence packed" tar -tzf "$TMP/o3/evidence.tar.gz" evidence/measure.log
+    check "three files, no more" test "$(ls "$TMP/o3" | wc -l)" -eq 3
+    check "json shape" python3 - "$J" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "rooftime.gpu-acceptance/1"
+assert d["gpu"] == {"name": "NVIDIA Stand-in", "driver": "000.00"}, d["gpu"]
+assert d["all_pass"] is False and d["failed"] > 0
+names = [c["check"] for c in d["checks"]]
+for c in d["checks"]:
+    assert set(["check", "figure", "bound", "pass"]) <= set(c), c
+    assert c["pass"] is False, c
+for want in ["stage measure", "stage selfcheck", "wgmma ceiling tensor_fp16",
+             "wgmma ceiling tensor_int8", "torch.matmul kernels below their roofs",
+             "HBM bytes bw_read: collector / ncu (base)", "CNN step: collector against ncu"]:
+    assert want in names, want
+stages = {s["stage"]: s for s in d["stages"]}
+assert stages["measure"]["exit"] == 1, stages
+PY
+    check "the measure log says why" tar -xzOf "$TMP/o3/evidence.tar.gz" evidence/measure.log |
+        grep -q "no NVIDIA driver"
+else
+    echo "note: a CUDA driver is installed here: the stand-in run is skipped"
+fi
+# The evaluation on a work directory written here (made-up figures, not a recording): the wgmma
+# fraction at the measured clock, the collector / ncu HBM ratio, the GEMM roofs, the CNN match by
+# base name; exit 10 when some checks fail.
+W=$TMP/work
+mkdir -p "$W/evidence/selfcheck" "$TMP/o4"
+printf 'measure\t0\t12\tx\n' >"$W/stages.tsv"
+python3 - "$W/evidence" <<'PY'
+import json, os, sys
+e = sys.argv[1]
+def w(name, doc):
+    with open(os.path.join(e, name), "w") as f:
+        json.dump(doc, f)
+w("machine.json", {"units": [{"name": "tensor_fp16", "flops": 9.0e14, "max": 9.1e14}],
+                   "gpu": {"device": {"sms": 132, "compute_capability": "9.0"},
+                           "compute": [{"unit": "tensor_fp16", "flops": {"median": 9.0e14},
+                                        "clock_hz": 1.755e9},
+                                       {"unit": "tensor_bf16", "flops": {"median": 7.0e14},
+                                        "clock_hz": 1.755e9}]}})
+def prof(kernels):
+    return {"schema": "rooftime.profile/1", "kernels": kernels}
+w("selfcheck/probe.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM": 1.0e9}},
+                                {"name": "bw_rmw", "time": 1e-3, "bytes": {"HBM": 2.5e9}}]))
+w("ncu-probe-base.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM": 1.02e9}},
+                               {"name": "bw_rmw", "time": 1e-3, "bytes": {"HBM": 2.0e9}}]))
+w("selfcheck/matmul.json", prof([{"name": "gemm", "time": 2e-3, "flops": {"tensor_fp16": 1.1e12}}]))
+w("cnn.json", prof([{"name": "conv(int)", "time": 5e-3, "flops": {"fp32": 1.0e9}, "bytes": {"HBM": 1e8}}]))
+w("ncu-cnn.json", prof([{"name": "conv", "time": 5e-3, "flops": {"fp32": 1.01e9}, "bytes": {"HBM": 1.2e8}}]))
+PY
+python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" \
+    --archs "$SRC/data/gpu/architectures.json" --out "$TMP/o4" >"$TMP/out" 2>"$TMP/err"
+check "eval exits 10 when some fail" test $? -eq 10
+check "eval figures" python3 - "$TMP/o4/gpu-acceptance.json" <<'PY'
+import json, sys
+d = {c["check"]: c for c in json.load(open(sys.argv[1]))["checks"]}
+def near(a, b):
+    return abs(a - b) <= 1e-9 * abs(b)
+c = d["wgmma ceiling tensor_fp16"]
+assert c["pass"] and near(c["figure"], 9.0e14 / (132 * 1.755e9 * 4096)), c
+c = d["wgmma ceiling tensor_bf16"]
+assert not c["pass"] and near(c["figure"], 7.0e14 / (132 * 1.755e9 * 4096)), c
+assert not d["wgmma ceiling tensor_int8"]["pass"]
+c = d["HBM bytes bw_read: collector / ncu (base)"]
+assert c["pass"] and near(c["figure"], 1.0 / 1.02 - 1), c
+assert not d["HBM bytes bw_rmw: collector / ncu (base)"]["pass"]
+assert not d["HBM bytes bw_read: collector / ncu (none)"]["pass"]
+c = d["torch.matmul kernels below their roofs"]
+assert c["pass"] and near(c["figure"], 1.1e12 / 2e-3 / 9.1e14), c
+c = d["CNN conv: flops.fp32 collector / ncu"]
+assert c["pass"] and near(c["figure"], 1.0 / 1.01 - 1), c
+c = d["CNN conv: bytes.HBM collector / ncu"]
+assert not c["pass"], c
+assert d["stage measure"]["pass"]
+PY
+finish
