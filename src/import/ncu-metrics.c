@@ -142,6 +142,7 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
     json_t *root = NULL;
     if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &text, &len, err) == 0) {
         root = json_loadb(text, len, 0, &je);
+        m->label = rt_data_file_label(path, text, len);
         free(text);
         if (!root)
             rt_error_set(err, "%s: line %d: %s", path, je.line, je.text);
@@ -265,6 +266,7 @@ void ncu_map_release(ncu_map *m)
     if (!m)
         return;
     free(m->path);
+    free(m->label);
     for (size_t i = 0; i < m->n_metric; i++)
         free(m->metric[i]);
     f_release(&m->cycles);
