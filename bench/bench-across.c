@@ -81,8 +81,9 @@ static int fold(const char *dir, long ranks, long kernels, int fd)
         char *path = rt_asprintf("%s/rank.%ld.json", dir, r);
         rt_profile *p;
         rt_error err;
-        if (rt_profile_load(path, &p, &err) != 0 ||
-            rt_across_add(a, p, p->identity ? p->identity->rank : r, path, &err) != 0) {
+        long rank;
+        if (rt_profile_load(path, &p, &err) != 0 || rt_across_rank_of(p, path, &rank, &err) != 0 ||
+            rt_across_add(a, p, rank, path, &err) != 0) {
             fprintf(stderr, "bench-across: %s\n", err.msg);
             return 1;
         }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # `rooftime analyze --across rank`: generated rank profiles, one rank 30% slower on one kernel: the
-# rank and the kernel are named (text, JSON, report); ranks from identities or from the order;
+# rank and the kernel are named (text, JSON, report); ranks from identities or from the file names;
 # errors name the file.
 . "${ROOFTIME_SRC:-..}/tests/lib.sh"
 
@@ -51,10 +51,10 @@ assert len(a["configs"]) == 4
 PY
 check "--chart writes an SVG" grep -q "<svg" "$TMP/a.svg"
 
-# Without identities: the rank is the place in the list (the directory in name order).
+# Without identities: the rank is the number in the file name (p005.json: rank 5).
 gen "$TMP/plain" 12 10 5 3 0
 expect 0 "" -- analyze --across rank -f json "$TMP/plain"
-check "rank from the order" python3 -c 'import json,sys; st=json.load(open(sys.argv[1]))["stragglers"]; assert {(s["rank"], s.get("name")) for s in st} == {(5, "k_3"), (5, "layer=3")}, st' "$TMP/out"
+check "rank from the file name" python3 -c 'import json,sys; st=json.load(open(sys.argv[1]))["stragglers"]; assert {(s["rank"], s.get("name")) for s in st} == {(5, "k_3"), (5, "layer=3")}, st' "$TMP/out"
 # The same files listed one by one, and --straggler above 30%: no straggler.
 expect 0 "" -- analyze --across rank --straggler 0.4 "$TMP"/plain/*.json
 check "--straggler 0.4: none" grep -q "^no stragglers" "$TMP/out"

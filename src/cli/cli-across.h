@@ -24,8 +24,8 @@ int cli_across_fold(char *const *paths, size_t n, size_t first, size_t step, rt_
 /* Write the finished analysis (-o or standard output, and --chart); returns the exit code. */
 int cli_across_write(const rt_across *a, const cli_across_opts *o, char *const *inputs,
                      size_t n_inputs);
-/* The report's stragglers section for profiles already loaded (ranks from their identity, else
- * their place); a heap string, or NULL after printing the error. */
+/* The report's stragglers section for profiles already loaded (ranks as rt_across_rank_of
+ * gives them); a heap string, or NULL after printing the error. */
 char *cli_across_section(rt_profile *const *ps, char *const *paths, size_t n, const rt_machine *m);
 
 #endif

@@ -197,7 +197,13 @@ int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output)
     p->identity = rt_rank_identity_dup(id);
     rt_tags_copy(&p->tags, tags);
     if (rt_profile_save(p, output, &err) != 0) {
-        cli_error("%s", err.msg);
+        /* An importer's values that no profile may hold: the input they came from is named. */
+        const rt_provenance *pv = &p->provenance;
+        if (pv->n_inputs)
+            cli_error("%s (read from '%s'%s)", err.msg, pv->inputs[0],
+                      pv->n_inputs > 1 ? " and more" : "");
+        else
+            cli_error("%s", err.msg);
         return -1;
     }
     return 0;

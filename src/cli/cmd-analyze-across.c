@@ -70,22 +70,19 @@ static int expand_inputs(char **args, size_t n_args, char ***out, size_t *n_out)
     return 0;
 }
 
-/* The launcher's rank when the profile records one, else its place among the inputs. */
-static long rank_of(const rt_profile *p, size_t i)
-{
-    return p->identity && p->identity->rank >= 0 ? p->identity->rank : (long)i;
-}
-
 char *cli_across_section(rt_profile *const *ps, char *const *paths, size_t n, const rt_machine *m)
 {
     rt_across *a = rt_across_new(NULL);
     rt_error err;
     char *html = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (rt_across_add(a, ps[i], rank_of(ps[i], i), paths[i], &err) != 0) {
+    for (size_t i = 0; i < n; i++) {
+        long rank;
+        if (rt_across_rank_of(ps[i], paths[i], &rank, &err) != 0 ||
+            rt_across_add(a, ps[i], rank, paths[i], &err) != 0) {
             cli_error("%s", err.msg);
             goto out;
         }
+    }
     rt_across_finish(a);
     if (!(html = rt_across_section_html(a, m, 50, &err)))
         cli_error("%s", err.msg);
@@ -107,7 +104,9 @@ int cli_across_fold(char *const *paths, size_t n, size_t first, size_t step, rt_
             rt_profile_free(p);
             return -1;
         }
-        int rc = rt_across_add(a, p, rank_of(p, i), paths[i], &err);
+        long rank;
+        int rc = rt_across_rank_of(p, paths[i], &rank, &err) != 0 ||
+                 rt_across_add(a, p, rank, paths[i], &err) != 0;
         rt_profile_free(p);
         if (rc != 0) {
             cli_error("%s", err.msg);

@@ -106,6 +106,11 @@ static int run_import(int argc, char **argv, int torch)
         cli_error("%s", err.msg);
         goto out;
     }
+    /* Values no profile may hold (sums that overflow ...): named with the trace or log. */
+    if (rt_profile_check(p, &err) != 0) {
+        cli_error("'%s': %s", argv[optind], err.msg);
+        goto out;
+    }
     if (cli_save_profile(p, &tags, output) != 0)
         goto out;
     double calls = 0, t = 0;

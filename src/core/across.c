@@ -58,10 +58,14 @@ static void append(char **buf, size_t *cap, size_t *at, const char *s, size_t n)
     (*buf)[*at] = '\0';
 }
 
-/* "key=value" pairs joined by sep, appended at `at`; returns the new length. */
-static size_t tags_text(char **buf, size_t *cap, size_t at, const rt_tags *t, char sep)
+/* "key=value" pairs joined by sep, appended at `at` (but the tag `skip`); returns the new length.
+ */
+static size_t tags_text(char **buf, size_t *cap, size_t at, const rt_tags *t, char sep,
+                        const char *skip)
 {
     for (size_t i = 0; i < t->n; i++) {
+        if (skip && strcmp(t->v[i].key, skip) == 0)
+            continue;
         if (at)
             append(buf, cap, &at, &sep, 1);
         append(buf, cap, &at, t->v[i].key, strlen(t->v[i].key));
@@ -197,12 +201,15 @@ int rt_across_add(rt_across *a, const rt_profile *p, long rank, const char *orig
     a->n_touched = 0;
     for (size_t i = 0; i < p->n_kernels; i++) {
         const rt_kernel *k = &p->kernels[i];
-        /* The config: profile tags then kernel tags; the kernel: its name and its own tags. */
-        size_t len = tags_text(&key, &cap, 0, &p->tags, ' ');
-        len = tags_text(&key, &cap, len, &k->tags, ' ');
+        /* The config: profile tags then kernel tags; the kernel: its name and its own tags. The
+         * profile's rank tag names the rank, not a config: every rank would be a config of its own.
+         */
+        size_t len = tags_text(&key, &cap, 0, &p->tags, ' ', RT_ACROSS_RANK_TAG);
+        len = tags_text(&key, &cap, len, &k->tags, ' ', NULL);
         rt_tags merged = {0};
         for (size_t t = 0; t < p->tags.n; t++)
-            rt_tags_set(&merged, p->tags.v[t].key, p->tags.v[t].value);
+            if (strcmp(p->tags.v[t].key, RT_ACROSS_RANK_TAG) != 0)
+                rt_tags_set(&merged, p->tags.v[t].key, p->tags.v[t].value);
         for (size_t t = 0; t < k->tags.n; t++)
             rt_tags_set(&merged, k->tags.v[t].key, k->tags.v[t].value);
         size_t ci;
@@ -212,7 +219,7 @@ int rt_across_add(rt_across *a, const rt_profile *p, long rank, const char *orig
         touch(a, c, ~ci, k->time);
         len = 0;
         append(&key, &cap, &len, k->name, strlen(k->name) + 1); /* the NUL parts name and tags */
-        len = tags_text(&key, &cap, len, &k->tags, '\x1f');
+        len = tags_text(&key, &cap, len, &k->tags, '\x1f', NULL);
         size_t ki;
         rt_across_entry *e = rt_across_entry_at(a, false, key, len, k->name, &k->tags, &ki);
         e->config = ci;

@@ -176,6 +176,13 @@ static int check_number(const rt_kernel *k, size_t i, const char *field, const c
 {
     if (isfinite(v) && v >= 0)
         return 0;
+    if (isinf(v) && v > 0) { /* every input value is finite: a sum of them overflowed */
+        rt_error_set(err,
+                     "kernel %zu '%.80s': %s%s%s: the sum of its launches or calls overflows "
+                     "(a profile holds finite numbers)",
+                     i, k->name, field, key ? "." : "", key ? key : "");
+        return -1;
+    }
     rt_error_set(err, "kernel %zu '%.80s': %s%s%s is %g (a profile holds finite numbers >= 0)", i,
                  k->name, field, key ? "." : "", key ? key : "", v);
     return -1;
@@ -192,6 +199,7 @@ int rt_profile_check(const rt_profile *p, rt_error *err)
             rt_error_set(err, "source.%s is not valid UTF-8", field[i]);
             return -1;
         }
+    rt_profile_sums sums = {0};
     for (size_t i = 0; i < p->n_kernels; i++) {
         const rt_kernel *k = &p->kernels[i];
         if (strlen(k->name) > RT_MAX_NAME || k->tags.n > RT_MAX_TAGS) {
@@ -212,6 +220,12 @@ int rt_profile_check(const rt_profile *p, rt_error *err)
         const char *field, *why;
         if (rt_time_spread_check(&k->spread, &field, &why) != 0) {
             rt_error_set(err, "kernel %zu '%.80s': time_spread.%s %s", i, k->name, field, why);
+            return -1;
+        }
+        char sum_field[160];
+        rt_error sum_why;
+        if (rt_profile_sums_add(&sums, k, sum_field, sizeof sum_field, &sum_why) != 0) {
+            rt_error_set(err, "kernel %zu '%.80s': %s: %s", i, k->name, sum_field, sum_why.msg);
             return -1;
         }
     }

@@ -185,9 +185,21 @@ int rt_profile_from_json(const json_t *j, const char *origin, rt_profile **out, 
         }
         free(time);
     }
-    for (size_t i = 0; i < json_array_size(kernels); i++)
+    /* Values whose sums overflow are refused here, naming the kernel and field, not summed into
+     * `inf s` totals and `-nan%` shares later. */
+    rt_profile_sums sums = {0};
+    for (size_t i = 0; i < json_array_size(kernels); i++) {
         if (read_kernel(&r, p, json_array_get(kernels, i), i) != 0)
             goto fail;
+        char path[64], field[160];
+        rt_error why;
+        const rt_kernel *k = &p->kernels[p->n_kernels - 1];
+        if (rt_profile_sums_add(&sums, k, field, sizeof field, &why) != 0) {
+            snprintf(path, sizeof path, "kernels[%zu]", i);
+            rt_jr_fail(&r, path, field, "kernel '%.80s': %s", k->name, why.msg);
+            goto fail;
+        }
+    }
     if (read_provenance(&r, j, &p->provenance) != 0)
         goto fail;
     /* What this version does not know goes through untouched (opaque to the core). */

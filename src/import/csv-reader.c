@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* 1 MiB blocks: large enough that read() and the memmove of a partial row cost nothing per byte. */
@@ -54,6 +55,12 @@ rt_csv *rt_csv_open(const char *path, rt_error *err)
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
             rt_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+            return NULL;
+        }
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+            rt_error_set(err, "cannot read '%s': is a directory", path);
+            close(fd);
             return NULL;
         }
     }
@@ -145,6 +152,16 @@ static int csv_fill(rt_csv *c, rt_error *err)
         if (r == 0) {
             c->eof = 1;
             break;
+        }
+        /* Text has no NUL: a binary file stops at its first block, not at the row limit. */
+        const char *nul = memchr(c->buf + c->end, '\0', (size_t)r);
+        if (nul) {
+            unsigned long line = c->line; /* the line of buf[beg], and beg is 0 here */
+            for (const char *x = c->buf; (x = memchr(x, '\n', (size_t)(nul - x))) != NULL; x++)
+                line++;
+            rt_error_set(err, "%s: line %lu: byte %llu is a NUL: not a text file", c->name, line,
+                         c->consumed + (unsigned long long)(nul - c->buf));
+            return -1;
         }
         c->end += (size_t)r;
     }

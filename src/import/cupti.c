@@ -269,7 +269,7 @@ size_t rt_cupti_image_manifests(const char *dir)
 }
 
 /* The files read, the launch and range counts, the mapping and what the times are. */
-static void provenance(const cupti_import *im, const char *mpath, int reevaluated,
+static void provenance(const cupti_import *im, const char *mapping, int reevaluated,
                        rt_provenance *pv)
 {
     static const char *const trace_files[] = {"kernels.%ld.csv", "launches.%ld.csv", NULL};
@@ -306,7 +306,7 @@ static void provenance(const cupti_import *im, const char *mpath, int reevaluate
     snprintf(buf, sizeof buf, "%zu", im->np);
     rt_tags_set(&pv->notes, "processes", buf);
     if (im->nr)
-        rt_tags_set(&pv->notes, "mapping", mpath);
+        rt_tags_set(&pv->notes, "mapping", mapping);
     rt_tags_set(&pv->notes, "time",
                 im->nl ? "Activity API end - start of the trace run"
                        : "cycles / rate of the counter run (replayed kernels)");
@@ -441,7 +441,7 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
         opt->per_launch ? "one kernel per launch" : "aggregated per kernel name");
     if (!im.nl && w)
         rt_warnings_add(w, "%s: no trace: times are cycles / rate of the replayed kernels", dir);
-    provenance(&im, mpath, opt->ranges_dir != NULL, &prof->provenance);
+    provenance(&im, im.map.label, opt->ranges_dir != NULL, &prof->provenance);
     if (rt_profile_check(prof, err) != 0)
         goto done;
     *out = prof;

@@ -3,6 +3,7 @@
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/read-file.h"
 #include "rooftime/util/formula.h"
 #include "rooftime/util/strings.h"
 
@@ -233,10 +234,19 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
     memset(m, 0, sizeof *m);
     m->path = rt_strdup(path);
     m->tensor_factor_const = -1;
+    /* Read as every input is (a directory, a FIFO, a NUL or the size limit named alike). */
+    char *text;
+    size_t len;
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = NULL;
+    if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &text, &len, err) == 0) {
+        root = json_loadb(text, len, 0, &je);
+        m->label = rt_data_file_label(path, text, len);
+        free(text);
+        if (!root)
+            rt_error_set(err, "%s: line %d: %s", path, je.line, je.text);
+    }
     if (!root) {
-        rt_error_set(err, "%s: line %d: %s", path, je.line, je.text);
         ncu_map_release(m);
         return -1;
     }
@@ -379,6 +389,7 @@ void ncu_map_release(ncu_map *m)
     if (!m)
         return;
     free(m->path);
+    free(m->label);
     for (size_t i = 0; i < m->n_metric; i++)
         free(m->metric[i]);
     f_release(&m->cycles);

@@ -551,7 +551,7 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
             : "Nsight Compute metrics aggregated per kernel name; time = sum of cycles / (sum of "
               "rates / launches), the authors' aggregation (the sum of per-launch cycles / rate "
               "is in provenance.kernel_time_sum)");
-    rt_tags_set(&pv->notes, "mapping", mpath);
+    rt_tags_set(&pv->notes, "mapping", im.map.label);
     rt_tags_set(&pv->notes, "time",
                 opt->per_launch ? "cycles / rate per launch" : "sum of cycles / mean rate");
     rt_tags_set(&pv->notes, "join",

@@ -8,6 +8,7 @@
 
 #include "onednn-internal.h"
 #include "rooftime/util/datadir.h"
+#include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
 static const struct {
@@ -116,10 +117,18 @@ int dn_model_load(const char *path, dn_model *m, rt_error *err)
 {
     memset(m, 0, sizeof *m);
     m->path = path ? rt_strdup(path) : rt_asprintf("%s/onednn/cost.json", rt_datadir());
+    /* Read as every input is (a directory, a FIFO, a NUL or the size limit named alike). */
+    char *text;
+    size_t len;
     json_error_t je;
-    json_t *root = json_load_file(m->path, 0, &je);
+    json_t *root = NULL;
+    if (rt_read_text_file(m->path, RT_MAX_TEXT_INPUT, &text, &len, err) == 0) {
+        root = json_loadb(text, len, 0, &je);
+        free(text);
+        if (!root)
+            rt_error_set(err, "%s: line %d: %s", m->path, je.line, je.text);
+    }
     if (!root) {
-        rt_error_set(err, "%s: line %d: %s", m->path, je.line, je.text);
         dn_model_release(m);
         return -1;
     }

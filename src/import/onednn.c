@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "onednn-internal.h"
@@ -462,6 +463,13 @@ int rt_import_onednn_conv(const char *path, rt_conv_flops conv, rt_profile **out
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
     if (fd < 0) {
         rt_error_set(err, "cannot read '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        rt_error_set(err, "cannot read '%s': is a directory", shown);
+        if (!is_stdin)
+            close(fd);
         return -1;
     }
     rt_onednn_reader *r = rt_onednn_reader_new(shown);

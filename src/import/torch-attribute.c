@@ -246,7 +246,7 @@ void torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
     rt_tags_set(&p->provenance.formulas, "bytes.DRAM",
                 "cost model (data/torch/ops.json): compulsory traffic, every tensor input read "
                 "and every output written once at its type");
-    rt_tags_set(&p->provenance.notes, "torch_cost_model", rt_torch_ops_path(r->ops));
+    rt_tags_set(&p->provenance.notes, "torch_cost_model", rt_torch_ops_label(r->ops));
     rt_tags_set(&p->provenance.notes, "torch_conv_flops", rt_conv_flops_name(r->opt->conv));
     double busy = r->cov.busy > 0 ? r->cov.busy : 1, unc = 0;
     size_t nw = r->cov.why.n;

@@ -17,6 +17,7 @@
 
 struct rt_torch_ops {
     char *path;
+    char *label; /* how a profile names it (rt_data_file_label): never a local path of data/ */
     tc_entry *e;
     size_t n_e;
     rt_name_index names; /* operator -> entry */
@@ -323,9 +324,10 @@ int rt_torch_ops_load(const char *path, rt_torch_ops **out, rt_error *err)
     }
     json_error_t je;
     json_t *root = json_loadb(buf, len, 0, &je);
-    free(buf);
     rt_torch_ops *o = rt_xcalloc(1, sizeof *o);
     o->path = rt_strdup(p);
+    o->label = rt_data_file_label(p, buf, len);
+    free(buf);
     free(dflt);
     if (!root) {
         rt_error_set(err, "cannot read '%s': line %d, column %d: %s", o->path, je.line, je.column,
@@ -393,12 +395,18 @@ void rt_torch_ops_free(rt_torch_ops *o)
     free(o->e);
     rt_name_index_release(&o->names);
     free(o->path);
+    free(o->label);
     free(o);
 }
 
 const char *rt_torch_ops_path(const rt_torch_ops *o)
 {
     return o->path;
+}
+
+const char *rt_torch_ops_label(const rt_torch_ops *o)
+{
+    return o->label;
 }
 
 static const tc_entry *find(const rt_torch_ops *o, const char *name)

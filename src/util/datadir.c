@@ -1,9 +1,12 @@
-/* Where the shipped data files live. */
+/* Where the shipped data files live, and how a profile names one of them. */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "rooftime-config.h"
 #include "rooftime/util/datadir.h"
+#include "rooftime/util/sha256.h"
+#include "rooftime/util/strings.h"
 
 static int is_dir(const char *p)
 {
@@ -19,4 +22,21 @@ const char *rt_datadir(void)
     if (is_dir(RT_SOURCE_DATADIR))
         return RT_SOURCE_DATADIR;
     return RT_INSTALL_DATADIR;
+}
+
+char *rt_data_file_label(const char *path, const void *text, size_t len)
+{
+    char hex[65];
+    rt_sha256_hex(text, len, hex);
+    const char *dir = rt_datadir();
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (strncmp(path, dir, n) == 0 && path[n] == '/') {
+        const char *rel = path + n + 1;
+        while (*rel == '/')
+            rel++;
+        return rt_asprintf("data/%s sha256:%s", rel, hex);
+    }
+    return rt_asprintf("%s sha256:%s", path, hex);
 }

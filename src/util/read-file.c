@@ -28,9 +28,12 @@ int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_
             close(fd);
         return -1;
     }
-    size_t cap = 1 << 16, n = 0;
+    /* The first 64 KiB first: a binary file (a NUL in them) is refused before the buffer for
+     * all of it is made or filled (a 2 GB file of NULs costs 64 KiB, not 2 GB). A regular file
+     * then gets its size in one step. */
+    size_t cap = 1 << 16, n = 0, whole = 0;
     if (S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size < max)
-        cap = (size_t)st.st_size + 1;
+        whole = (size_t)st.st_size + 1;
     char *b = rt_xmalloc(cap);
     int rc = -1;
     for (;;) {
@@ -59,6 +62,11 @@ int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_
             goto done;
         }
         n += (size_t)r;
+        if (whole > cap) {
+            cap = whole;
+            b = rt_xrealloc(b, cap);
+        }
+        whole = 0;
         if (n > max) {
             rt_error_set(err, "cannot read '%s': larger than the limit of %zu MiB", shown,
                          max >> 20);

@@ -75,6 +75,14 @@ typedef struct rt_across {
 
 rt_across *rt_across_new(const rt_across_opts *opts);
 void rt_across_free(rt_across *a);
+/* The profile tag that names a profile's rank (beside identity.rank); it is not part of any
+ * config's tags across ranks. */
+#define RT_ACROSS_RANK_TAG "rank"
+
+/* The rank of a profile read from path: identity.rank, else its `rank` tag (both: they must
+ * agree), else the one number in the file name ("run.617.json" is 617), never its place among
+ * the inputs. -1 with the file named when none of them gives one. */
+int rt_across_rank_of(const rt_profile *p, const char *path, long *rank, rt_error *err);
 /* Fold one rank's profile (read-only, may be freed after). -1 when the rank was already folded or
  * is out of range (origin names the input in the message). */
 int rt_across_add(rt_across *a, const rt_profile *p, long rank, const char *origin, rt_error *err);

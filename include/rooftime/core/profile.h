@@ -111,8 +111,23 @@ rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags
  * Sources that record samples call it once they are done. */
 void rt_profile_finish_spreads(rt_profile *p);
 
+/* Sums over a profile's kernels (profile-sums.c): a value whose sum with the others' overflows,
+ * or comes near enough that a product of two such sums would, is an input error (docs/limits.md).
+ * Seconds, FLOPs and bytes: each sum (over kernels, units and levels together) at most
+ * RT_MAX_SUM; invocations: at most 2^53, the largest count a double holds exactly. */
+#define RT_MAX_SUM 1e150
+#define RT_MAX_INVOCATIONS 9007199254740992.0
+typedef struct rt_profile_sums {
+    double time, invocations, flops, bytes;
+} rt_profile_sums;
+/* Add k's values to s (zeroed first); -1 when one takes its sum past the limit: *field names it
+ * ("time", "flops.fp32", ...; valid until k changes) and why says by how much. */
+int rt_profile_sums_add(rt_profile_sums *s, const rt_kernel *k, char *field, size_t field_size,
+                        rt_error *why);
+
 /* What a profile file can hold: every time, count, FLOP and byte figure finite and >= 0, every
- * spread unknown or consistent (rt_time_spread_check: 0 <= q1 <= median <= q3) (names and tags are
+ * spread unknown or consistent (rt_time_spread_check: 0 <= q1 <= median <= q3), the sums within
+ * rt_profile_sums_add's limits (names and tags are
  * valid UTF-8 by construction: the setters replace bad bytes with U+FFFD). -1 names the kernel
  * and the field. Every importer's result and every saved profile passes it. */
 int rt_profile_check(const rt_profile *p, rt_error *err);

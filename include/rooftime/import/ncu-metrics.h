@@ -36,6 +36,7 @@ typedef struct ncu_arch {
 
 typedef struct ncu_map {
     char *path;
+    char *label; /* how a profile names it (rt_data_file_label): never a local path of data/ */
     char *metric[NCU_MAX_METRICS]; /* slot -> metric name */
     size_t n_metric;
     ncu_formula cycles, rate;

@@ -12,6 +12,9 @@ typedef struct rt_torch_ops rt_torch_ops;
 int rt_torch_ops_load(const char *path, rt_torch_ops **out, rt_error *err);
 void rt_torch_ops_free(rt_torch_ops *o);
 const char *rt_torch_ops_path(const rt_torch_ops *o);
+/* How a profile names the table: "data/torch/ops.json sha256:HEX" for the shipped one, else the
+ * path as given and its hash (rt_data_file_label). */
+const char *rt_torch_ops_label(const rt_torch_ops *o);
 
 /* One call as the profiler recorded it: JSON texts of its args, each NULL when not recorded. */
 typedef struct rt_torch_call {
