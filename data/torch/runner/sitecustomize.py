@@ -448,6 +448,15 @@ def _step_ends(events, steps):
 FROM_CALLER = {("aten::embedding", "aten::index_select"): {"dim": 0}}
 
 
+def _latest(seen, start, default):
+    """The parameters of the latest (start, params) in seen that started before start."""
+    best = None
+    for at, p in seen or ():
+        if at <= start and (best is None or at >= best[0]):
+            best = (at, p)
+    return best[1] if best else default
+
+
 def _write(path, events, positions, steps, t_start):
     # steady state: between the end of optimizer step FIRST and the end of step LAST
     lo, hi = None, None
@@ -483,9 +492,12 @@ def _write(path, events, positions, steps, t_start):
             except (ValueError, TypeError):
                 pass
         elif seq >= 0 and p is not None and not name.endswith(("Backward0", "Backward1")):
-            by_seq.setdefault((tid, seq), p)
+            # torch reuses sequence numbers (an operator inside one backward call takes the number
+            # of the next iteration's forward): a backward node takes its latest forward before it
+            by_seq.setdefault((tid, seq), []).append((start, p))
         elif seq >= 0 and name.endswith(("Backward0", "Backward1")):
-            p = by_seq.get((fwd if fwd else tid, seq), by_seq.get((tid, seq), p))
+            p = _latest(by_seq.get((fwd if fwd else tid, seq)) or by_seq.get((tid, seq)),
+                        start, p)
         given = FROM_CALLER.get((stack[-1][2] if stack else None, name))
         params[i] = dict(p or {}, **given) if given else p
         stack.append((end, p, name))
@@ -540,6 +552,29 @@ def _write(path, events, positions, steps, t_start):
     os.replace(tmp, path)
 
 
+def instrument(torch, ops_path):
+    """Wrap torch's functions so that the trace gets what the events lack (concrete arguments,
+    tensor lists, the user's lines); the cost model's concrete-argument positions (read from
+    ops_path) for write_trace. rooftime study's client (scripts/torch-client.py) calls this too."""
+    import sysconfig
+
+    _LIB.append(os.path.dirname(torch.__file__) + os.sep)
+    _LIB.append(sysconfig.get_paths()["stdlib"] + os.sep)
+    _wrap(torch)
+    return _positions(ops_path)
+
+
+def write_trace(path, result, positions, steps=None):
+    """The events of torch.autograd._disable_profiler()'s result as a chrome trace at path."""
+    t0 = result.trace_start_us()
+    evs = []
+    for e in result.events():
+        st = e.start_us() - t0
+        evs.append((e.name(), e.start_thread_id(), st, st + e.duration_us(), e.shapes(),
+                    e.dtypes(), e.stack(), e.flops() or 0, e.sequence_nr(), e.fwd_thread_id()))
+    _write(path, evs, positions, steps, t0)
+
+
 def _start():
     path = os.environ.get("ROOFTIME_TORCH_TRACE")
     if not path:
@@ -549,17 +584,12 @@ def _start():
     if s:
         a, _, b = s.partition(":")
         steps = (int(a), int(b))
-    import sysconfig
-
     import torch
     from torch.autograd import profiler
 
-    _LIB.append(os.path.dirname(torch.__file__) + os.sep)
-    _LIB.append(sysconfig.get_paths()["stdlib"] + os.sep)
-    _wrap(torch)
+    positions = instrument(torch, os.environ.get("ROOFTIME_TORCH_OPS", ""))
     _hook_modules(torch)
     _hook_optimizers(torch)
-    positions = _positions(os.environ.get("ROOFTIME_TORCH_OPS", ""))
     prof = profiler.profile(record_shapes=True, with_stack=True, with_modules=True,
                             with_flops=True)
     prof.__enter__()
@@ -569,23 +599,16 @@ def _start():
     def finish():
         try:
             _ACTIVE.clear()
-            result = torch.autograd._disable_profiler()
-            t0 = result.trace_start_us()
-            evs = []
-            for e in result.events():
-                st = e.start_us() - t0
-                evs.append((e.name(), e.start_thread_id(), st, st + e.duration_us(), e.shapes(),
-                            e.dtypes(), e.stack(), e.flops() or 0, e.sequence_nr(),
-                            e.fwd_thread_id()))
-            _write(path, evs, positions, steps, t0)
+            write_trace(path, torch.autograd._disable_profiler(), positions, steps)
         except Exception as e:  # noqa: BLE001 - report, never hide the program's own exit
             print("rooftime runner: cannot write the trace %s: %s" % (path, e), file=sys.stderr)
 
     atexit.register(finish)
 
 
-_chain_site()
-try:
-    _start()
-except Exception as e:  # noqa: BLE001
-    print("rooftime runner: profiler not started: %s" % e, file=sys.stderr)
+if __name__ == "sitecustomize":  # not when the study's client loads this file by its path
+    _chain_site()
+    try:
+        _start()
+    except Exception as e:  # noqa: BLE001
+        print("rooftime runner: profiler not started: %s" % e, file=sys.stderr)
