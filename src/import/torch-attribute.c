@@ -152,6 +152,7 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
      * aten::embedding's aten::index_select, a _foreach_ operator's per-tensor ones): the nearest
      * working caller of each costed call is asked */
     char **op = rt_xcalloc(r->n_k ? r->n_k : 1, sizeof *op);
+    int legacy = torch_legacy_export(r);
     for (size_t i = 0; i < n; i++) {
         if (!cost[i] || cost[i]->status != RT_TC_COSTED)
             continue;
@@ -186,6 +187,7 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
         }
         const rt_torch_cost *c = cost[i];
         kern *k = &r->k[e->key];
+        const char *why = legacy && !k->dims ? "no shapes in torch's legacy trace format" : c->why;
         switch (c->status) {
         case RT_TC_NONE:
             r->cov.zero += s;
@@ -208,7 +210,7 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
                 r->cov.zero += s;
             break;
         case RT_TC_INCOMPLETE:
-            uncovered(r, e->key, c->why, s);
+            uncovered(r, e->key, why, s);
             break;
         case RT_TC_UNKNOWN:
             uncovered(r, e->key, "not in the cost model", s);
@@ -218,6 +220,26 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
     free(work);
     free(composite);
     free(cost);
+}
+
+int torch_legacy_export(const reader *r)
+{
+    return r->n_cpu > 0 && r->n_cpu_dims == 0 && r->n_cpu_uncat == r->n_cpu;
+}
+
+void torch_warn_legacy(const reader *r, rt_warnings *w)
+{
+    int flops = r->n_cpu_flops > 0;
+    rt_warnings_add(w,
+                    "'%s': this trace carries no input shapes%s: torch's own export_chrome_trace "
+                    "of the legacy torch.autograd.profiler.profile (a torch without Kineto) "
+                    "writes none, even with record_shapes=True%s, so the operators have %s. "
+                    "What records them: `rooftime profile --torch -- python3 script.py`, or "
+                    "torch.profiler.profile (Kineto) where the torch build has it "
+                    "(torch.autograd.kineto_available())",
+                    r->origin, flops ? "" : " and no FLOPs", flops ? "" : " and with_flops=True",
+                    flops ? "time, invocations and torch's FLOPs only, no bytes"
+                          : "time and invocations only");
 }
 
 typedef struct share {
@@ -283,8 +305,12 @@ void torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
         if (nw > MAX_LISTED && len + 32 < cap)
             snprintf(list + len, cap - len, "; %zu more", nw - MAX_LISTED);
         rt_tags_set(&p->provenance.notes, "torch_uncovered", list);
-        rt_warnings_add(w, "'%s': %.1f%% of the operator self time is uncovered (time only): %s",
-                        r->origin, 100 * unc / busy, list);
+        if (torch_legacy_export(r))
+            torch_warn_legacy(r, w); /* one cause for every operator: said once */
+        else
+            rt_warnings_add(w,
+                            "'%s': %.1f%% of the operator self time is uncovered (time only): %s",
+                            r->origin, 100 * unc / busy, list);
         free(list);
     }
     free(sh);
