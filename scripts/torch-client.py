@@ -190,14 +190,16 @@ def run_point(a, torch, trace, runner):
             spec = {"stride": [a.stride] * 2, "padding": [pad] * 2, "dilation": [1, 1],
                     "groups": 1, "output_mask": mask}
 
-            def split_backward(y, grad):
-                from torch.autograd.profiler import record_function
-
-                with torch.no_grad(), record_function(runner[0].ARGS + json.dumps(spec)) \
-                        if runner else NoRange():
+            def split_backward(grad):
+                with torch.no_grad():
                     return torch.ops.aten.convolution_backward(
                         grad, x, model.weight, [a.filters], [a.stride] * 2, [pad] * 2, [1, 1],
                         False, [0, 0], 1, mask)
+
+            def args_range():
+                from torch.autograd.profiler import record_function
+
+                return record_function(runner[0].ARGS + json.dumps(spec)) if runner else NoRange()
     else:
         model = torch.nn.LSTM(a.features, a.hidden, batch_first=True).to(dtype)
         x = torch.randn(a.batch, a.seq, a.features, dtype=dtype, requires_grad=True)
@@ -222,11 +224,14 @@ def run_point(a, torch, trace, runner):
             grad = torch.ones_like(y)
         if measured:
             verbose.on()
-        with prof_range():
-            if a.pass_ == "backward":
+        if a.pass_ == "backward":
+            with prof_range():
                 y.backward(grad)
-            else:
-                split_backward(y, grad)
+        else:
+            # the range giving the operator its arguments encloses the measured one: its own
+            # operators (record_function's handle) stay outside
+            with args_range(), prof_range():
+                split_backward(grad)
         verbose.off()
 
     for _ in range(a.warmup):
@@ -278,7 +283,7 @@ def main(argv):
                   "sitecustomize.py) next to this script: give --runner FILE", file=sys.stderr)
             return 1
         mod = load_runner(path)
-        runner = (mod, mod.instrument(torch, ops or ""))
+        runner = (mod, mod.instrument(torch, ops or "", sources=False))
     progress = os.fdopen(a.progress_fd, "w", buffering=1) if a.progress_fd >= 0 else None
     for i, q in enumerate(points):
         trace = os.path.join(a.trace_dir, "trace-%d.json" % i) if a.trace_dir else a.trace

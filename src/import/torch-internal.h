@@ -114,6 +114,9 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
 int torch_legacy_export(const reader *r);
 /* The one warning for such a trace: what it lacks, and what records it. */
 void torch_warn_legacy(const reader *r, rt_warnings *w);
+/* With by_source: the share of the operators' self time with a source line, and "source
+ * unknown" (a line the trace does not know), into the provenance notes. */
+void torch_source_notes(const reader *r, rt_profile *p);
 /* The notes of the cost model and its coverage into the profile's provenance. */
 void torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
 

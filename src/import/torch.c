@@ -572,6 +572,8 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
     rt_profile_finish_spreads(p); /* each kernel's calls: median and quartiles of self time */
     if (r.ops)
         torch_cost_notes(&r, p, w);
+    if (o->by_source)
+        torch_source_notes(&r, p);
     if (r.window_us > 0) {
         char win[64];
         snprintf(win, sizeof win, "%.6f", r.window_us * 1e-6);

@@ -101,6 +101,17 @@ def _caller(depth):
     return _frame_text(f)
 
 
+def _user_line(depth):
+    """The nearest user line up the stack from the frame `depth` up, or None."""
+    try:
+        f = sys._getframe(depth + 1)
+    except ValueError:
+        return None
+    while f is not None and _library(f.f_code.co_filename):
+        f = f.f_back
+    return _frame_text(f) if f is not None else None
+
+
 def _sourced(a, depth):
     """a with the user's line that called the function `depth` frames up, when there is one."""
     src = _caller(depth + 1)
@@ -141,7 +152,7 @@ def _lists(torch, args, kwargs, names=()):
     return lists, types
 
 
-def _wrap(torch):
+def _wrap(torch, sources=True):
     import functools
     import inspect
     import torch.nn.functional as F
@@ -208,10 +219,15 @@ def _wrap(torch):
             return ranged(call, _sourced(a, 1))
         return _jit_alias(fn, w)
 
-    def source(fn):
+    def source(fn, outer=False):
+        """fn in a range naming the user's line that called it; outer: the nearest user line
+        up the stack (weight initialisation inside nn.Conv2d(...), zero_grad's zero_), where
+        library code calls it. Without sources: fn itself."""
+        if not sources:
+            return fn
         @functools.wraps(fn)
         def w(*args, **kwargs):
-            src = _caller(1)
+            src = _user_line(1) if outer else _caller(1)
             if src is None:
                 return fn(*args, **kwargs)
             with record_function(SRC + src):
@@ -269,7 +285,10 @@ def _wrap(torch):
         setattr(F, name, source(fn))
     try:
         import torch.overrides
-        tensor_fns = torch.overrides.get_overridable_functions().get(torch, [])
+        tensor_fns = list(torch.overrides.get_overridable_functions().get(torch, []))
+        # and those of no tensor argument: torch.randn, torch.randint, torch.zeros ...
+        tensor_fns += [fn for fn in torch.overrides.get_ignored_functions()
+                       if getattr(fn, "__module__", None) in (None, "torch")]
     except Exception:  # noqa: BLE001
         tensor_fns = []
     for fn in tensor_fns:
@@ -277,6 +296,14 @@ def _wrap(torch):
         if inspect.isbuiltin(fn) and name and not name.startswith("_") and name not in done \
                 and getattr(torch, name, None) is fn:
             setattr(torch, name, source(fn))
+    # weight initialisation (nn.Conv2d(...) calls init.kaiming_uniform_) and zero_grad: the
+    # nearest user line up the stack
+    import torch.nn.init as init
+    for name in dir(init):
+        fn = getattr(init, name)
+        if not name.startswith("_") and inspect.isfunction(fn) and fn.__module__ == init.__name__:
+            setattr(init, name, source(fn, outer=True))
+    torch.optim.Optimizer.zero_grad = source(torch.optim.Optimizer.zero_grad, outer=True)
     # backward: the user's line that started it
     torch.Tensor.backward = source(torch.Tensor.backward)
     torch.autograd.backward = source(torch.autograd.backward)
@@ -361,6 +388,9 @@ def _guard_profiler(torch):
 
 
 _ACTIVE = []
+# Whether torch's own stack frames have right line numbers: torch 1.x on Python 3.11 writes the
+# code object's first line (or 0) for every frame, so only the runner's own lines are kept there
+_TORCH_LINES = [True]
 
 
 def _hook_modules(torch):
@@ -530,7 +560,7 @@ def _write(path, events, positions, steps, t_start):
                     if k in p and isinstance(at, int) and 0 <= at < len(c):
                         c[at] = _concrete_text(k, p[k])
                 args["Concrete Inputs"] = c
-        frames = list(stack_ or [])
+        frames = [x for x in stack_ or [] if _TORCH_LINES[0] or x.startswith("nn.Module: ")]
         if p and "source" in p:
             frames.insert(0, p["source"])
         if frames:
@@ -552,15 +582,22 @@ def _write(path, events, positions, steps, t_start):
     os.replace(tmp, path)
 
 
-def instrument(torch, ops_path):
+def instrument(torch, ops_path, sources=True):
     """Wrap torch's functions so that the trace gets what the events lack (concrete arguments,
-    tensor lists, the user's lines); the cost model's concrete-argument positions (read from
-    ops_path) for write_trace. rooftime study's client (scripts/torch-client.py) calls this too."""
+    tensor lists, and with sources the user's lines); the cost model's concrete-argument
+    positions (read from ops_path) for write_trace. rooftime study's client
+    (scripts/torch-client.py) calls this too, without sources: their ranges would put
+    record_function's own operators inside its measured ranges."""
     import sysconfig
 
     _LIB.append(os.path.dirname(torch.__file__) + os.sep)
     _LIB.append(sysconfig.get_paths()["stdlib"] + os.sep)
-    _wrap(torch)
+    _wrap(torch, sources)
+    try:
+        old = int(torch.__version__.split(".")[0]) < 2
+    except ValueError:
+        old = True
+    _TORCH_LINES[0] = not (old and sys.version_info >= (3, 11))
     return _positions(ops_path)
 
 
