@@ -152,6 +152,14 @@ def _lists(torch, args, kwargs, names=()):
     return lists, types
 
 
+# torch's functions that make tensors from no tensor: their operators get the user's line
+FACTORIES = ("arange", "as_strided", "as_tensor", "asarray", "bartlett_window", "blackman_window",
+             "empty", "empty_strided", "eye", "from_file", "from_numpy", "frombuffer", "full",
+             "hamming_window", "hann_window", "kaiser_window", "linspace", "logspace", "normal",
+             "ones", "rand", "randint", "randn", "randperm", "scalar_tensor", "sparse_coo_tensor",
+             "tensor", "tril_indices", "triu_indices", "vander", "zeros")
+
+
 def _wrap(torch, sources=True):
     import functools
     import inspect
@@ -286,9 +294,8 @@ def _wrap(torch, sources=True):
     try:
         import torch.overrides
         tensor_fns = list(torch.overrides.get_overridable_functions().get(torch, []))
-        # and those of no tensor argument: torch.randn, torch.randint, torch.zeros ...
-        tensor_fns += [fn for fn in torch.overrides.get_ignored_functions()
-                       if getattr(fn, "__module__", None) in (None, "torch")]
+        # and the factories, of no tensor argument (module-level statements get their line)
+        tensor_fns += [getattr(torch, n) for n in FACTORIES if hasattr(torch, n)]
     except Exception:  # noqa: BLE001
         tensor_fns = []
     for fn in tensor_fns:
