@@ -97,7 +97,10 @@ PY
     check "no pytorch kernel has FLOPs without bytes ($(head -2 "$TMP/nobytes.txt"))" bash -c "! grep -q 'no bytes' '$TMP/nobytes.txt'"
     check "most pytorch time is in kernels with bytes ($(tail -1 "$TMP/nobytes.txt"))" \
         awk '/^share/ { exit !($2 > 0.5) }' "$TMP/nobytes.txt"
-    check "no pytorch verdict is partial" bash -c "! grep -E 'pytorch.*\\(partial\\)' '$P/analysis.txt'"
+    check "no pytorch kernel's verdict is partial, and some are full (FLOPs and bytes)" \
+        /usr/bin/python3 -c "import json,sys; ks=[k['verdict']['evidence'] for k in json.load(open(sys.argv[1]))['kernels'] if k['tags'].get('implementation') == 'pytorch']; sys.exit(0 if 'partial' not in ks and 'full' in ks else 1)" \
+        "$P/analysis.json"
+    check "pytorch configs are placed in the roofline view" grep -q "^config: implementation=pytorch" "$P/operation-conv2d-pass-forward-roofline.svg"
     check "the quick run leaves out torch's kernel and stride points" \
         bash -c "! grep -q '\"stride\": \"1\"' '$P/profiles/conv2d-pytorch-fp32-forward.json'"
     check "findings do not say torch has no byte counts" bash -c "! grep -q 'pytorch: no byte counts' '$P/findings.txt'"
