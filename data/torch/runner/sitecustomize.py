@@ -494,7 +494,28 @@ def _latest(seen, start, default):
     return best[1] if best else default
 
 
-def _write(path, events, positions, steps, t_start):
+def _overlapping(events, within):
+    """Whether each event overlaps a range named within on its thread."""
+    import bisect
+
+    ranges = {}
+    for e in events:
+        if e[0] == within:
+            ranges.setdefault(e[1], []).append((e[2], e[3]))
+    starts = {}
+    for t, v in ranges.items():
+        v.sort()
+        starts[t] = [r[0] for r in v]
+    keep = []
+    for e in events:
+        v = ranges.get(e[1])
+        # ranges do not overlap one another: the one starting last before e ends is the candidate
+        i = bisect.bisect_right(starts[e[1]], e[3]) if v else 0
+        keep.append(i > 0 and v[i - 1][1] >= e[2])
+    return keep
+
+
+def _write(path, events, positions, steps, t_start, within=None):
     # steady state: between the end of optimizer step FIRST and the end of step LAST
     lo, hi = None, None
     if steps:
@@ -540,10 +561,13 @@ def _write(path, events, positions, steps, t_start):
         stack.append((end, p, name))
     out = []
     pid = os.getpid()
+    # only what overlaps the measured ranges (the study's client): the importer's --within makes
+    # the exact choice; the forward before a measured backward is left out, half the trace
+    keep = _overlapping(events, within) if within else None
     for i, (name, tid, start, end, shapes, types, stack_, flops, seq, fwd) in enumerate(events):
         if name.startswith((ARGS, SRC, STEP)) or name in ("[memory]", "[OutOfMemory]"):
             continue
-        if lo is not None and (start < lo or end > hi):
+        if (lo is not None and (start < lo or end > hi)) or (keep is not None and not keep[i]):
             continue
         args = {}
         p = params[i]
@@ -608,15 +632,16 @@ def instrument(torch, ops_path, sources=True):
     return _positions(ops_path)
 
 
-def write_trace(path, result, positions, steps=None):
-    """The events of torch.autograd._disable_profiler()'s result as a chrome trace at path."""
+def write_trace(path, result, positions, steps=None, within=None):
+    """The events of torch.autograd._disable_profiler()'s result as a chrome trace at path;
+    within: only those overlapping ranges of that name on their thread."""
     t0 = result.trace_start_us()
     evs = []
     for e in result.events():
         st = e.start_us() - t0
         evs.append((e.name(), e.start_thread_id(), st, st + e.duration_us(), e.shapes(),
                     e.dtypes(), e.stack(), e.flops() or 0, e.sequence_nr(), e.fwd_thread_id()))
-    _write(path, evs, positions, steps, t0)
+    _write(path, evs, positions, steps, t0, within)
 
 
 def _start():
