@@ -22,13 +22,17 @@ fields of the operators inside them (and of their backward, through the autograd
   filled in, padding "same"/"valid" made numbers) as 'Concrete Inputs';
 - the shapes and types of tensor lists (torch.cat, torch.stack, torch._foreach_*), which torch 1.13
   records as [] of type 'TensorList', into 'Input Dims' and 'Input type';
-- the user's file:line (Python's frames: torch 1.13's stack line numbers are wrong on Python 3.11)
-  of each nn.Module call, torch.nn.functional and torch function called from the user's code,
-  Tensor.backward and optimizer step, first in 'Call stack';
+- the user's file:line (Python's frames: torch 1.13's stack line numbers are wrong on Python 3.11,
+  so there only torch's 'nn.Module:' entries are kept) of each nn.Module call, torch.nn.functional
+  and torch function (tensor factories included: module-level statements get their line) called
+  from the user's code, Tensor.backward and optimizer step, and the nearest user line of each
+  torch.nn.init function (a layer's weight initialisation) and Optimizer.zero_grad, first in
+  'Call stack'; what has no user line gets none;
 - which optimizer object stepped, so --steps counts the steps of one of them.
 
 A script that starts torch's profiler itself stops with a message saying why (one profiler a
-thread).
+thread). rooftime study's client (scripts/torch-client.py) loads this file by its path and uses
+instrument() and write_trace(), so that its traces carry what the cost model needs for bytes.
 """
 import atexit
 import json
