@@ -13,6 +13,7 @@ receives DIR/trace-<i>.json per point, and --progress-fd N gets the line "<i>" o
 is written.
 """
 import argparse
+import json
 import os
 import sys
 import time
@@ -22,7 +23,11 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--op", choices=["conv2d", "lstm"], default="conv2d")
     p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32")
-    p.add_argument("--pass", dest="pass_", choices=["forward", "backward"], default="forward")
+    p.add_argument("--pass", dest="pass_", default="forward",
+                   choices=["forward", "backward", "backward-data", "backward-weights"],
+                   help="backward: torch's autograd backward; conv2d backward-data and "
+                        "backward-weights: aten::convolution_backward for the input gradient "
+                        "alone, or the weight and bias gradients alone (output_mask)")
     p.add_argument("--batch", type=int, default=16)
     # conv2d (paper defaults: input 112x112x64 NCHW, 64 filters 3x3, stride 2, padding 1)
     p.add_argument("--input", type=int, default=112, help="input height and width")
@@ -51,7 +56,18 @@ def parse_args(argv):
                    help="write DIR/trace-<i>.json for point i (as --trace does for one)")
     p.add_argument("--progress-fd", type=int, default=-1, metavar="N",
                    help="write the line '<i>' to file descriptor N when point i is done")
+    p.add_argument("--runner", metavar="FILE",
+                   help="rooftime's profile --torch runner (data/torch/runner/sitecustomize.py): "
+                        "write --trace/--trace-dir with it, as `rooftime profile --torch` does "
+                        "(types, concrete arguments: what the cost model needs for bytes)")
+    p.add_argument("--ops", metavar="FILE",
+                   help="with --runner: the cost model (data/torch/ops.json) naming the "
+                        "concrete arguments to record")
     a = p.parse_args(argv)
+    if a.ops and not a.runner:
+        p.error("--ops needs --runner")
+    if a.torch_trace and (a.trace or a.trace_dir):
+        p.error("--torch-trace is torch's own export: give it without --trace and --trace-dir")
     if a.trace and len(a.point) > 1:
         p.error("--trace writes one point; use --trace-dir with several --point")
     points = []
@@ -66,6 +82,8 @@ def parse_args(argv):
                 setattr(q, key, int(value))
             except ValueError:
                 p.error("--point: %s: expected a whole number, got '%s'" % (key, value))
+        if q.pass_ in ("backward-data", "backward-weights") and q.op != "conv2d":
+            p.error("--pass %s is a conv2d pass" % q.pass_)
         for name in ("batch", "input", "channels", "filters", "kernel", "stride", "seq",
                      "features", "hidden", "iters"):
             if getattr(q, name) < 1:
@@ -117,90 +135,39 @@ class OnednnVerbose:
 MEASURED = "rooftime:measured"
 
 
-class Ev:
-    """One recorded operator: what write_trace needs of the profiler's events."""
-    __slots__ = ("name", "thread", "start", "end", "shapes", "flops")
+def load_runner(path):
+    """rooftime's profile --torch runner, loaded by its path (its start-up part runs only as
+    sitecustomize): the trace writer of `rooftime profile --torch`, so that the study's traces
+    carry the same types and concrete arguments, and so the same bytes."""
+    import importlib.util
 
-    def __init__(self, name, thread, start, end, shapes, flops):
-        self.name, self.thread, self.start, self.end = name, thread, start, end
-        self.shapes, self.flops = shapes, flops
-
-
-def function_events(events):
-    """Ev of each of the profiler's FunctionEvents (after profile.__exit__)."""
-    return [Ev(e.name, e.thread, e.time_range.start, e.time_range.end,
-               getattr(e, "input_shapes", None), getattr(e, "flops", 0) or 0) for e in events]
+    spec = importlib.util.spec_from_file_location("rooftime_runner", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
-def raw_events(result):
-    """Ev of each raw event of torch.autograd._disable_profiler()'s result, as profile.__exit__
-    reads them (start relative to the trace's, the starting thread, memory records dropped),
-    without building its FunctionEvent tree: in Python that takes seconds per 100k events, most
-    of the study's time for a long LSTM."""
-    t0 = result.trace_start_us()
-    out = []
-    for e in result.events():
-        name = e.name()
-        if name in ("[memory]", "[OutOfMemory]"):
-            continue
-        start = e.start_us() - t0
-        out.append(Ev(name, e.start_thread_id(), start, start + e.duration_us(), e.shapes(),
-                      e.flops() or 0))
-    return out
+def default_runner():
+    """The runner next to this script: the source tree's data/torch/runner or the installed
+    share/rooftime/torch/runner."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for rel in (("..", "data", "torch"), ("..", "torch")):
+        d = os.path.join(here, *rel)
+        f = os.path.join(d, "runner", "sitecustomize.py")
+        if os.path.isfile(f):
+            return f, os.path.join(d, "ops.json")
+    return None, None
 
 
-def write_trace(path, events, precision, version):
-    """The profiler's events (Ev) in the layout of a Kineto trace. Debian's torch 1.13 has no
-    Kineto, so torch's own export drops categories, shapes and FLOPs; they are in the events, so
-    write them. Operators that record FLOPs (mm, addmm, conv2d ...) run in the model's precision."""
-    import bisect
-    import json
+class NoRange:
+    def __enter__(self):
+        return self
 
-    type_name = "c10::BFloat16" if precision == "bf16" else "float"
-    # Only the measured ranges matter to `rooftime import torch --within`: an operator counts when
-    # it lies inside one on its thread. Events that do not even overlap one (set-up, the forward
-    # before a measured backward) are left out, which halves a backward trace; the importer still
-    # makes the exact choice among the rest.
-    ranges = {}
-    for e in events:
-        if e.name == MEASURED:
-            ranges.setdefault(e.thread, []).append((e.start, e.end))
-    for v in ranges.values():
-        v.sort()
-    starts = {t: [r[0] for r in v] for t, v in ranges.items()}
-
-    def overlaps(e):
-        v = ranges.get(e.thread)
-        if not v:
-            return False
-        i = bisect.bisect_right(starts[e.thread], e.end)
-        # ranges do not overlap one another: the one starting last before e ends is the candidate
-        return i > 0 and v[i - 1][1] >= e.start
-
-    out = []
-    for e in events:
-        if e.name != MEASURED and not overlaps(e):
-            continue
-        args = {}
-        if e.shapes and any(e.shapes):
-            args["Input Dims"] = e.shapes
-        if e.flops > 0:
-            args["flops"] = e.flops
-            args["Input type"] = [type_name]
-        out.append({"ph": "X", "cat": "user_annotation" if e.name == MEASURED else "cpu_op",
-                    "name": e.name, "pid": os.getpid(), "tid": e.thread,
-                    "ts": e.start, "dur": e.end - e.start, "args": args})
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        # json.dumps, not json.dump: only the former uses the C encoder (10x faster here)
-        f.write(json.dumps({"schemaVersion": 1, "displayTimeUnit": "ms",
-                            "traceName": "rooftime torch-client, torch " + version,
-                            "traceEvents": out}))
-        f.write("\n")
-    os.replace(tmp, path)
+    def __exit__(self, *exc):
+        return False
 
 
-def run_point(a, torch, trace):
+def run_point(a, torch, trace, runner):
     """Set up one point, run its warm-up and measured iterations; the mean seconds of a measured
     pass. With trace, the measured ones are recorded and written there."""
     dtype = torch.bfloat16 if a.precision == "bf16" else torch.float32
@@ -213,6 +180,26 @@ def run_point(a, torch, trace):
 
         def forward():
             return model(x)
+
+        if a.pass_ in ("backward-data", "backward-weights"):
+            # the input gradient, or the weight and bias gradients, as torch's autograd computes
+            # them together in one aten::convolution_backward: the same operator with an
+            # output_mask, its concrete arguments recorded in the runner's range
+            data = a.pass_ == "backward-data"
+            mask = [data, not data, not data]
+            spec = {"stride": [a.stride] * 2, "padding": [pad] * 2, "dilation": [1, 1],
+                    "groups": 1, "output_mask": mask}
+
+            def split_backward(grad):
+                with torch.no_grad():
+                    return torch.ops.aten.convolution_backward(
+                        grad, x, model.weight, [a.filters], [a.stride] * 2, [pad] * 2, [1, 1],
+                        False, [0, 0], 1, mask)
+
+            def args_range():
+                from torch.autograd.profiler import record_function
+
+                return record_function(runner[0].ARGS + json.dumps(spec)) if runner else NoRange()
     else:
         model = torch.nn.LSTM(a.features, a.hidden, batch_first=True).to(dtype)
         x = torch.randn(a.batch, a.seq, a.features, dtype=dtype, requires_grad=True)
@@ -237,16 +224,15 @@ def run_point(a, torch, trace):
             grad = torch.ones_like(y)
         if measured:
             verbose.on()
-        with prof_range():
-            y.backward(grad)
+        if a.pass_ == "backward":
+            with prof_range():
+                y.backward(grad)
+        else:
+            # the range giving the operator its arguments encloses the measured one: its own
+            # operators (record_function's handle) stay outside
+            with args_range(), prof_range():
+                split_backward(grad)
         verbose.off()
-
-    class NoRange:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
 
     for _ in range(a.warmup):
         one(False, NoRange)
@@ -265,16 +251,14 @@ def run_point(a, torch, trace):
         one(True, rng)
         times.append(time.perf_counter() - t0)
     if prof is not None:
-        disable = getattr(torch.autograd, "_disable_profiler", None)
-        if a.torch_trace or disable is None:
+        if a.torch_trace:
             prof.__exit__(None, None, None)
-            if a.torch_trace:
-                prof.export_chrome_trace(a.torch_trace)
-            events = function_events(prof.function_events) if trace else None
+            prof.export_chrome_trace(a.torch_trace)
         else:
-            events = raw_events(disable())
-        if trace:
-            write_trace(trace, events, a.precision, torch.__version__)
+            # the raw events, without profile.__exit__'s FunctionEvent tree: in Python that takes
+            # seconds per 100k events, most of the study's time for a long LSTM
+            mod, positions = runner
+            mod.write_trace(trace, torch.autograd._disable_profiler(), positions, within=MEASURED)
     return sum(times) / len(times)
 
 
@@ -291,10 +275,19 @@ def main(argv):
     if a.precision == "bf16" and not bf16_supported(torch):
         print("torch-client: error: this torch has no bf16 on the CPU", file=sys.stderr)
         return 1
+    runner = None
+    if (a.trace or a.trace_dir) and not a.torch_trace:
+        path, ops = (a.runner, a.ops) if a.runner else default_runner()
+        if not path:
+            print("torch-client: error: cannot find rooftime's runner (data/torch/runner/"
+                  "sitecustomize.py) next to this script: give --runner FILE", file=sys.stderr)
+            return 1
+        mod = load_runner(path)
+        runner = (mod, mod.instrument(torch, ops or "", sources=False))
     progress = os.fdopen(a.progress_fd, "w", buffering=1) if a.progress_fd >= 0 else None
     for i, q in enumerate(points):
         trace = os.path.join(a.trace_dir, "trace-%d.json" % i) if a.trace_dir else a.trace
-        mean = run_point(q, torch, trace)
+        mean = run_point(q, torch, trace, runner)
         sys.stdout.flush()
         print("torch-client: torch %s op=%s precision=%s pass=%s batch=%d iters=%d mean_ms=%.4f"
               % (torch.__version__, q.op, q.precision, q.pass_, q.batch, q.iters, 1e3 * mean))

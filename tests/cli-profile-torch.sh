@@ -30,7 +30,9 @@ cat >"$TMP/t.json" <<'T'
  {"ph": "X", "cat": "cpu_op", "name": "aten::view", "pid": 1, "tid": 1, "ts": 125, "dur": 2,
   "args": {"Input Dims": [[4,5],[]], "Input type": ["float",""]}},
  {"ph": "X", "cat": "cpu_op", "name": "aten::mystery", "pid": 1, "tid": 1, "ts": 130, "dur": 3,
-  "args": {"Input Dims": [[4]], "Input type": ["float"]}}
+  "args": {"Input Dims": [[4]], "Input type": ["float"]}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::uniform_", "pid": 1, "tid": 1, "ts": 140, "dur": 4,
+  "args": {"Input Dims": [[4,5],[],[],[]], "Input type": ["float","Scalar","Scalar",""], "Call stack": "torch/nn/init.py(12): _no_grad_uniform_;train_small.py(0): <module>"}}
 ]}
 T
 expect 0 "aten::mystery \(not in the cost model\)" -- import torch "$TMP/t.json" -o "$TMP/taps.json"
@@ -42,6 +44,10 @@ check "the dispatcher around it has none" json "$TMP/taps.json" 'not any(op(k) =
 check "the in-place add has bytes" json "$TMP/taps.json" 'any(op(k) == "aten::add_" and k["bytes"]["DRAM"] == 240 for k in ks)'
 check "source line and module from the call stack" \
     json "$TMP/taps.json" 'any(k.get("tags", {}).get("source") == "model.py:12" and k["tags"].get("module") == "Conv2d_0" for k in ks)'
+check "a frame with line 0 is no source line: the operator has none" \
+    json "$TMP/taps.json" 'any(op(k) == "aten::uniform_" and "source" not in k.get("tags", {}) for k in ks)'
+check "and it counts as source unknown" \
+    json "$TMP/taps.json" 'notes["torch_source_coverage"].endswith("% source unknown") and not notes["torch_source_coverage"].endswith(" 0.0% source unknown")'
 check "coverage and the uncovered operator in the notes" \
     json "$TMP/taps.json" '"uncovered" in notes["torch_coverage"] and "aten::mystery" in notes["torch_uncovered"]'
 expect 0 "" -- import torch "$TMP/t.json" --conv-flops window -o "$TMP/window.json"
@@ -249,6 +255,43 @@ check "--steps 1:3 counts the steps of the first optimizer object, not of its cl
     python3 -c "import json,sys; t=json.load(open('$TMP/audit.trace.json'))['traceEvents']; n=sum(1 for e in t if e['name'] == 'Optimizer.step#SGD.step'); print(n) if n != 4 else None; sys.exit(0 if n == 4 else 1)"
 check "--onednn-output: the trace's warnings are printed once" \
     sh -c "[ \$(grep -c 'of the operator self time is uncovered' '$TMP/err') -eq 1 ]"
+# A short training script: module-level calls, the layers' weight initialisation and zero_grad
+# have their real lines; no operator is tagged with line 0, and what has no line is counted.
+cat >"$TMP/train_small.py" <<'PY'
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+x = torch.randn(8, 3, 16, 16)
+y = torch.randint(0, 10, (8,))
+model = nn.Sequential(
+    nn.Conv2d(3, 8, 3, padding=1),
+    nn.ReLU(),
+    nn.Flatten(),
+    nn.Linear(8 * 16 * 16, 10),
+)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+PY
+"$BIN" profile --torch -o "$TMP/small.json" -- /usr/bin/python3 "$TMP/train_small.py" >"$TMP/out" 2>"$TMP/err"
+check "small: profile --torch exits 0" [ $? -eq 0 ]
+tl() { grep -n "$1" "$TMP/train_small.py" | head -1 | cut -d: -f1; }
+check "small: no operator is tagged with line 0" \
+    json "$TMP/small.json" 'not any(k.get("tags", {}).get("source", "").endswith(":0") for k in ks)'
+check "small: every source line is a line of the script" \
+    json "$TMP/small.json" "all(0 < int(k['tags']['source'].rsplit(':', 1)[1]) <= $(wc -l <"$TMP/train_small.py") for k in ks if 'source' in k.get('tags', {}))"
+check "small: module-level torch.randn and torch.randint have their own lines" \
+    json "$TMP/small.json" "any(op(k) == 'aten::normal_' and k['tags'].get('source', '').endswith(':$(tl 'torch.randn')') for k in ks) and any(op(k) == 'aten::random_' and k['tags'].get('source', '').endswith(':$(tl 'torch.randint')') for k in ks)"
+check "small: weight initialisation has the layer's line" \
+    json "$TMP/small.json" "any(op(k) == 'aten::uniform_' and k['tags'].get('source', '').endswith(':$(tl 'nn.Conv2d')') for k in ks) and any(op(k) == 'aten::uniform_' and k['tags'].get('source', '').endswith(':$(tl 'nn.Linear')') for k in ks)"
+check "small: zero_grad's zero_ has its line" \
+    json "$TMP/small.json" "any(op(k) == 'aten::zero_' and k['tags'].get('source', '').endswith(':$(tl 'zero_grad')') for k in ks)"
+check "small: the coverage line counts what has no line as source unknown" \
+    grep -qE "rooftime: profile: operator self time .*; [0-9.]+% of the operator self time with the user's source line, [0-9.]+% source unknown" "$TMP/err"
 cat >"$TMP/ownprof.py" <<'PY'
 import torch
 from torch.profiler import profile

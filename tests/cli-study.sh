@@ -70,20 +70,43 @@ if ROOFTIME_PYTHON= /usr/bin/python3 -c "import torch" 2>/dev/null; then
         --precision fp32,bf16 >"$TMP/tout.txt" 2>"$TMP/terr.txt"
     code=$?
     check "study with pytorch exits 0 (got $code: $(grep -v warning "$TMP/terr.txt" | head -3))" test "$code" -eq 0
-    for f in conv2d-pytorch-fp32-forward conv2d-pytorch-bf16-backward lstm-pytorch-fp32-backward lstm-pytorch-bf16-forward; do
+    for f in conv2d-pytorch-fp32-forward conv2d-pytorch-bf16-backward-data conv2d-pytorch-fp32-backward-weights lstm-pytorch-fp32-backward lstm-pytorch-bf16-forward; do
         check "pytorch profile $f" test -s "$P/profiles/$f.json"
     done
-    check "pytorch has no backward-data profile" test ! -e "$P/profiles/conv2d-pytorch-fp32-backward-data.json"
+    check "pytorch's conv2d backward is split as the others' (no one-pass profile)" test ! -e "$P/profiles/conv2d-pytorch-fp32-backward.json"
     check "pytorch kernels carry the swept parameters" grep -q '"filters"' "$P/profiles/conv2d-pytorch-fp32-forward.json"
-    check "the convolution's backward is credited with FLOPs" \
-        /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if any(k['name'].startswith('aten::convolution_backward') and sum(k['flops'].values()) > 0 for k in p['kernels']) else 1)" \
-        "$P/profiles/conv2d-pytorch-fp32-backward.json"
+    for f in backward-data backward-weights; do
+        check "the convolution's $f has FLOPs and bytes" \
+            /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if any(k['name'].startswith('aten::convolution_backward') and sum(k['flops'].values()) > 0 and sum(k['bytes'].values()) > 0 for k in p['kernels']) else 1)" \
+            "$P/profiles/conv2d-pytorch-fp32-$f.json"
+    done
+    # every PyTorch kernel with FLOPs carries bytes (none gets a partial verdict), and most of
+    # the time is in kernels with bytes; views, allocations and dispatch have neither
+    /usr/bin/python3 - "$P"/profiles/*-pytorch-*.json >"$TMP/nobytes.txt" <<'PY'
+import json, sys
+work = total = 0
+for f in sys.argv[1:]:
+    for k in json.load(open(f))["kernels"]:
+        total += k["time"]
+        if sum(k["bytes"].values()) > 0:
+            work += k["time"]
+        elif sum(k["flops"].values()) > 0:
+            print("%s: %s has FLOPs and no bytes" % (f, k["name"]))
+print("share %.3f" % (work / total if total else 0))
+PY
+    check "no pytorch kernel has FLOPs without bytes ($(head -2 "$TMP/nobytes.txt"))" bash -c "! grep -q 'no bytes' '$TMP/nobytes.txt'"
+    check "most pytorch time is in kernels with bytes ($(tail -1 "$TMP/nobytes.txt"))" \
+        awk '/^share/ { exit !($2 > 0.5) }' "$TMP/nobytes.txt"
+    check "no pytorch kernel's verdict is partial, and some are full (FLOPs and bytes)" \
+        /usr/bin/python3 -c "import json,sys; ks=[k['verdict']['evidence'] for k in json.load(open(sys.argv[1]))['kernels'] if k['tags'].get('implementation') == 'pytorch']; sys.exit(0 if 'partial' not in ks and 'full' in ks else 1)" \
+        "$P/analysis.json"
+    check "pytorch configs are placed in the roofline view" grep -q "^config: implementation=pytorch" "$P/operation-conv2d-pass-forward-roofline.svg"
     check "the quick run leaves out torch's kernel and stride points" \
         bash -c "! grep -q '\"stride\": \"1\"' '$P/profiles/conv2d-pytorch-fp32-forward.json'"
-    check "findings say torch has no byte counts" grep -q "pytorch: no byte counts" "$P/findings.txt"
-    check "findings compare pytorch's recoverable time" grep -qE "^pytorch bf16 \| .*upper bound: no byte counts" "$P/findings.txt"
+    check "findings do not say torch has no byte counts" bash -c "! grep -q 'pytorch: no byte counts' '$P/findings.txt'"
+    check "findings compare pytorch's recoverable time" grep -qE "^pytorch bf16 \| " "$P/findings.txt"
     check "findings: no NaN" bash -c "! grep -qwi nan '$P/findings.txt'"
-    check "report has a conv2d backward group for pytorch" test -s "$P/operation-conv2d-pass-backward-time.svg"
+    check "pytorch is in the conv2d backward-data group" grep -q pytorch "$P/operation-conv2d-pass-backward-data-time.svg"
     check "pytorch appears in the report" grep -q pytorch "$P/operation-lstm-pass-forward-time.svg"
     check "findings note the quick run's torch points" grep -q "pytorch conv2d: 3 of the quick run's 5 sweep points" "$P/findings.txt"
     check "the pytorch profiles analyze again" "$BIN" analyze --machine "$TMP/m.json" "$P"/profiles/*.json -o "$TMP/ta.txt"

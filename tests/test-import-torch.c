@@ -167,6 +167,33 @@ static void test_recordings(void **state)
     const rt_kernel *addmm = find(p, "aten::addmm");
     assert_close(addmm->invocations, 16, 0); /* one hidden-state product per step of 16 */
     rt_profile_free(p);
+    /* that format has no shapes even with record_shapes=True: said once, naming what records
+     * them, with and without the cost model; never blaming record_shapes or with_flops */
+    for (int cost = 0; cost < 2; cost++) {
+        rt_torch_ops *ops = NULL;
+        if (cost)
+            assert_int_equal(rt_torch_ops_load(NULL, &ops, &err), 0);
+        rt_torch_options o = {.ops = ops};
+        rt_warnings_release(&w);
+        assert_int_equal(rt_import_torch_opts(data_path("torch-1.13-lstm-forward-legacy.json"), &o,
+                                              &p, &w, &err),
+                         0);
+        size_t legacy = 0;
+        for (size_t i = 0; i < w.n; i++) {
+            if (strstr(w.msg[i], "carries no input shapes and no FLOPs: torch's own "
+                                 "export_chrome_trace of the legacy") &&
+                strstr(w.msg[i], "even with record_shapes=True") &&
+                strstr(w.msg[i], "`rooftime profile --torch -- python3 script.py`") &&
+                strstr(w.msg[i], "torch.profiler.profile (Kineto)"))
+                legacy++;
+            assert_null(strstr(w.msg[i], "(record_shapes=True)"));
+            assert_null(strstr(w.msg[i], "profile with with_flops=True"));
+        }
+        assert_int_equal(legacy, 1);
+        rt_profile_free(p);
+        rt_torch_ops_free(ops);
+    }
+    rt_warnings_release(&w);
     assert_int_equal(rt_import_torch(data_path("torch-1.13-lstm-forward.json"), "rooftime:measured",
                                      &p, &w, &err),
                      0);

@@ -18,6 +18,14 @@ static char *client(void)
     return buf;
 }
 
+/* The study's PyTorch kernels carry bytes as `profile --torch` gives them: a kernel with FLOPs
+ * and no bytes would get a partial verdict and miss every bandwidth view. */
+static void assert_no_flops_without_bytes(const rt_kernel *k)
+{
+    if (rt_values_sum(&k->flops) > 0 && !(rt_values_sum(&k->bytes) > 0))
+        fail_msg("pytorch kernel '%s' has FLOPs and no bytes", k->name);
+}
+
 static void test_conv2d_and_lstm(void **state)
 {
     (void)state;
@@ -50,6 +58,7 @@ static void test_conv2d_and_lstm(void **state)
     int seen[2] = {0, 0};
     for (size_t i = 0; i < p->n_kernels; i++) {
         const rt_kernel *k = &p->kernels[i];
+        assert_no_flops_without_bytes(k);
         assert_string_equal(rt_tags_get(&k->tags, "implementation"), "pytorch");
         assert_string_equal(rt_tags_get(&k->tags, "filters"), "4");
         assert_string_equal(rt_tags_get(&k->tags, "kernel"), "3");
@@ -60,10 +69,12 @@ static void test_conv2d_and_lstm(void **state)
         flops[b4] += rt_values_sum(&k->flops);
     }
     assert_true(seen[0] && seen[1]);
-    /* the FLOPs torch records for conv2d over the 2 measured iterations: 2 * N*K*C*R*S*P*Q
-     * each (torch counts the padded taps) = 2*N*4*4*9*5*5 */
-    assert_close(flops[0], 2 * (2 * 2.0 * 4 * 4 * 9 * 5 * 5), 1e-9);
-    assert_close(flops[1], 2 * (2 * 4.0 * 4 * 4 * 9 * 5 * 5), 1e-9);
+    /* the cost model's FLOPs for conv2d over the 2 measured iterations, counted as the study's
+     * own implementations count them (the taps inside the input), plus the bias's N K P Q */
+    for (int b = 0; b < 2; b++) {
+        double macs = rt_conv_macs_valid(&pts[b].conv), nkpq = pts[b].conv.n * 4.0 * 5 * 5;
+        assert_close(flops[b], 2 * (2 * macs + nkpq), 1e-9);
+    }
 
     /* LSTM backward, added to a profile the caller owns */
     rt_study_point lp = {.op = RT_OP_LSTM,
@@ -82,6 +93,12 @@ static void test_conv2d_and_lstm(void **state)
         fail_msg("%s", err.msg);
     assert_ptr_equal(q, into);
     assert_true(into->n_kernels > 3);
+    double lstm_bytes = 0;
+    for (size_t i = 0; i < into->n_kernels; i++) {
+        assert_no_flops_without_bytes(&into->kernels[i]);
+        lstm_bytes += rt_values_sum(&into->kernels[i].bytes);
+    }
+    assert_true(lstm_bytes > 0);
     const rt_kernel *k = &into->kernels[0];
     assert_string_equal(rt_tags_get(&k->tags, "pass"), "backward");
     assert_string_equal(rt_tags_get(&k->tags, "seq"), "3");
@@ -89,7 +106,7 @@ static void test_conv2d_and_lstm(void **state)
     assert_string_equal(rt_tags_get(&k->tags, "hidden"), "5");
     rt_profile_free(into);
 
-    /* what it cannot run, it says */
+    /* what it cannot run, it says: the LSTM's backward is one */
     o.into = NULL;
     o.pass = RT_PASS_BWD_DATA;
     assert_int_equal(rt_torch_study_run(python, client(), &o, &q, &err), -1);
@@ -131,7 +148,7 @@ static void test_progress_and_failure(void **state)
                              .points = pts,
                              .n_points = 3,
                              .precision = RT_PREC_BF16,
-                             .pass = RT_PASS_BWD,
+                             .pass = RT_PASS_BWD_DATA,
                              .warmup = 0,
                              .iters = 1,
                              .into = into,
@@ -142,26 +159,45 @@ static void test_progress_and_failure(void **state)
     if (rt_torch_study_run(python, client(), &o, &p, &err) != 0)
         fail_msg("%s", err.msg);
     assert_string_equal(seen, "012");
-    int filters[6] = {0};
-    double bwd_flops[6] = {0};
-    for (size_t i = 0; i < into->n_kernels; i++) {
-        const rt_kernel *k = &into->kernels[i];
-        assert_string_equal(rt_tags_get(&k->tags, "precision"), "bf16");
-        int f = atoi(rt_tags_get(&k->tags, "filters"));
-        filters[f] = 1;
-        /* FLOPs recorded in bf16 are counted on the bf16 unit */
-        assert_true(rt_values_get(&k->flops, "fp32", 0) == 0);
-        if (strncmp(k->name, "aten::convolution_backward", 26) == 0) {
-            assert_true(k->invocations == 1);
-            bwd_flops[f] += rt_values_get(&k->flops, "bf16", 0);
+    /* the convolution's backward split as the other implementations split theirs: the data pass
+     * computes the input gradient alone, the weights pass the weight and bias gradients */
+    for (int w = 0; w < 2; w++) {
+        if (w) {
+            seen[0] = '\0';
+            into = rt_profile_new();
+            o.into = into;
+            o.pass = RT_PASS_BWD_WEIGHTS;
+            if (rt_torch_study_run(python, client(), &o, &p, &err) != 0)
+                fail_msg("%s", err.msg);
         }
+        int filters[6] = {0};
+        double bwd_flops[6] = {0};
+        for (size_t i = 0; i < into->n_kernels; i++) {
+            const rt_kernel *k = &into->kernels[i];
+            assert_no_flops_without_bytes(k);
+            assert_string_equal(rt_tags_get(&k->tags, "precision"), "bf16");
+            assert_string_equal(rt_tags_get(&k->tags, "pass"),
+                                w ? "backward-weights" : "backward-data");
+            int f = atoi(rt_tags_get(&k->tags, "filters"));
+            filters[f] = 1;
+            /* FLOPs of bf16 tensors are counted on the bf16 unit */
+            assert_true(rt_values_get(&k->flops, "fp32", 0) == 0);
+            if (strncmp(k->name, "aten::convolution_backward", 26) == 0) {
+                assert_true(k->invocations == 1);
+                bwd_flops[f] += rt_values_get(&k->flops, "bf16", 0);
+            }
+        }
+        assert_true(filters[2] && filters[3] && filters[5]);
+        /* each gradient costs the forward's 2 x (taps inside the input); the weights pass adds
+         * the bias gradient's N K P Q */
+        for (int f = 2; f <= 5; f += 3) {
+            rt_conv_shape sh = pts[0].conv;
+            sh.k = f;
+            double want = 2 * rt_conv_macs_valid(&sh) + (w ? 1.0 * f * 6 * 6 : 0);
+            assert_close(bwd_flops[f], want, 1e-12);
+        }
+        rt_profile_free(into);
     }
-    assert_true(filters[2] && filters[3] && filters[5]);
-    /* torch records no FLOPs for the convolution's backward: credited with twice the forward's
-     * 2 N K C R S P Q = 2 * 2 * (1*K*2*3*3*6*6) */
-    assert_close(bwd_flops[2], 4.0 * 2 * 2 * 9 * 36, 1e-12);
-    assert_close(bwd_flops[5], 4.0 * 5 * 2 * 9 * 36, 1e-12);
-    rt_profile_free(into);
 
     /* point 1's kernel is larger than its padded input: torch refuses it */
     pts[1].conv.r = pts[1].conv.s = 9;

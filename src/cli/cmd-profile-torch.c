@@ -153,7 +153,9 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
         goto out;
     }
     fprintf(stderr, "rooftime: profile: %s: %zu kernels; %s\n", output, p->n_kernels, buf);
-    fprintf(stderr, "rooftime: profile: %s\n", rt_tags_get(&p->provenance.notes, "torch_coverage"));
+    fprintf(stderr, "rooftime: profile: %s; %s\n",
+            rt_tags_get(&p->provenance.notes, "torch_coverage"),
+            rt_tags_get(&p->provenance.notes, "torch_source_coverage"));
     if (status != 0)
         cli_error("the command failed; the profile holds what it ran before");
     rc = status != 0 ? RT_EXIT_FAIL : RT_EXIT_OK;

@@ -31,6 +31,7 @@ static int library_frame(const char *f, size_t n)
 void torch_source_of(const char *stack, char **source, char **module)
 {
     *source = *module = NULL;
+    int known = 0;
     const char *p = stack;
     while (*p) {
         while (*p == ' ' || *p == ';' || *p == '\n')
@@ -43,15 +44,21 @@ void torch_source_of(const char *stack, char **source, char **module)
         if (n > sizeof modp - 1 && memcmp(p, modp, sizeof modp - 1) == 0) {
             if (!*module)
                 *module = rt_strndup(p + sizeof modp - 1, n - (sizeof modp - 1));
-        } else if (!*source && !library_frame(p, n)) {
-            /* "path/file.py(12): fn" -> "path/file.py:12" */
+        } else if (!*source && !known && !library_frame(p, n)) {
+            /* "path/file.py(12): fn" -> "path/file.py:12"; a line that is not a number from 1
+             * up (torch 1.x on Python 3.11 writes 0) is not known: no source, not an outer
+             * frame's line */
             const char *lp = memchr(p, '(', n);
             const char *rp = lp ? memchr(lp, ')', (size_t)(e - lp)) : NULL;
             if (lp && rp && rp > lp + 1) {
-                *source = rt_asprintf("%.*s:%.*s", (int)(lp - p), p, (int)(rp - lp - 1), lp + 1);
+                size_t digits = strspn(lp + 1, "0123456789");
+                if (digits == (size_t)(rp - lp - 1) && lp[1] != '0')
+                    *source =
+                        rt_asprintf("%.*s:%.*s", (int)(lp - p), p, (int)(rp - lp - 1), lp + 1);
             } else {
                 *source = rt_strndup(p, n);
             }
+            known = 1; /* the innermost user frame decides */
         }
         p = e;
     }
@@ -152,6 +159,7 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
      * aten::embedding's aten::index_select, a _foreach_ operator's per-tensor ones): the nearest
      * working caller of each costed call is asked */
     char **op = rt_xcalloc(r->n_k ? r->n_k : 1, sizeof *op);
+    int legacy = torch_legacy_export(r);
     for (size_t i = 0; i < n; i++) {
         if (!cost[i] || cost[i]->status != RT_TC_COSTED)
             continue;
@@ -186,6 +194,7 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
         }
         const rt_torch_cost *c = cost[i];
         kern *k = &r->k[e->key];
+        const char *why = legacy && !k->dims ? "no shapes in torch's legacy trace format" : c->why;
         switch (c->status) {
         case RT_TC_NONE:
             r->cov.zero += s;
@@ -208,7 +217,7 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
                 r->cov.zero += s;
             break;
         case RT_TC_INCOMPLETE:
-            uncovered(r, e->key, c->why, s);
+            uncovered(r, e->key, why, s);
             break;
         case RT_TC_UNKNOWN:
             uncovered(r, e->key, "not in the cost model", s);
@@ -218,6 +227,44 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
     free(work);
     free(composite);
     free(cost);
+}
+
+int torch_legacy_export(const reader *r)
+{
+    return r->n_cpu > 0 && r->n_cpu_dims == 0 && r->n_cpu_uncat == r->n_cpu;
+}
+
+void torch_warn_legacy(const reader *r, rt_warnings *w)
+{
+    int flops = r->n_cpu_flops > 0;
+    rt_warnings_add(w,
+                    "'%s': this trace carries no input shapes%s: torch's own export_chrome_trace "
+                    "of the legacy torch.autograd.profiler.profile (a torch without Kineto) "
+                    "writes none, even with record_shapes=True%s, so the operators have %s. "
+                    "What records them: `rooftime profile --torch -- python3 script.py`, or "
+                    "torch.profiler.profile (Kineto) where the torch build has it "
+                    "(torch.autograd.kineto_available())",
+                    r->origin, flops ? "" : " and no FLOPs", flops ? "" : " and with_flops=True",
+                    flops ? "time, invocations and torch's FLOPs only, no bytes"
+                          : "time and invocations only");
+}
+
+void torch_source_notes(const reader *r, rt_profile *p)
+{
+    double all = 0, known = 0;
+    for (size_t i = 0; i < r->n_k; i++) {
+        const kern *k = &r->k[i];
+        if (!k->display || k->calls == 0)
+            continue;
+        all += k->us;
+        known += k->source ? k->us : 0;
+    }
+    char buf[160];
+    snprintf(buf, sizeof buf,
+             "%.1f%% of the operator self time with the user's source line, %.1f%% source "
+             "unknown",
+             all > 0 ? 100 * known / all : 0, all > 0 ? 100 * (all - known) / all : 0);
+    rt_tags_set(&p->provenance.notes, "torch_source_coverage", buf);
 }
 
 typedef struct share {
@@ -283,8 +330,12 @@ void torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
         if (nw > MAX_LISTED && len + 32 < cap)
             snprintf(list + len, cap - len, "; %zu more", nw - MAX_LISTED);
         rt_tags_set(&p->provenance.notes, "torch_uncovered", list);
-        rt_warnings_add(w, "'%s': %.1f%% of the operator self time is uncovered (time only): %s",
-                        r->origin, 100 * unc / busy, list);
+        if (torch_legacy_export(r))
+            torch_warn_legacy(r, w); /* one cause for every operator: said once */
+        else
+            rt_warnings_add(w,
+                            "'%s': %.1f%% of the operator self time is uncovered (time only): %s",
+                            r->origin, 100 * unc / busy, list);
         free(list);
     }
     free(sh);

@@ -84,6 +84,8 @@ typedef struct reader {
     size_t n_k, cap_k;
     size_t n_launch;  /* runtime launch events (cudaLaunchKernel ...) */
     size_t n_partial; /* children overlapping their parent's end */
+    /* CPU operators: all, with 'Input Dims', without 'cat', with 'args.flops' */
+    size_t n_cpu, n_cpu_dims, n_cpu_uncat, n_cpu_flops;
     rt_error *err;
     char *scratch; /* room for the strings of one event (fast path): the input's size */
     const rt_torch_options *opt;
@@ -107,6 +109,14 @@ char *torch_conversion(const char *name, const char *types);
  * each subtree keeping them; coverage of the self time. */
 void torch_apply_costs(reader *r, const size_t *parent, const double *self,
                        const unsigned char *inside, rt_warnings *w);
+/* Whether the trace is torch's own export of the legacy profiler (no operator has 'cat' or
+ * 'Input Dims'): that format carries no shapes even with record_shapes=True. */
+int torch_legacy_export(const reader *r);
+/* The one warning for such a trace: what it lacks, and what records it. */
+void torch_warn_legacy(const reader *r, rt_warnings *w);
+/* With by_source: the share of the operators' self time with a source line, and "source
+ * unknown" (a line the trace does not know), into the provenance notes. */
+void torch_source_notes(const reader *r, rt_profile *p);
 /* The notes of the cost model and its coverage into the profile's provenance. */
 void torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
 

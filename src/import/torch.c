@@ -136,6 +136,12 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
     if (kind < 0)
         return 0; /* annotations, python functions, runtime calls: not kernels */
+    if (kind == EV_CPU) {
+        r->n_cpu++;
+        r->n_cpu_dims += f->dims != NULL;
+        r->n_cpu_uncat += cat == NULL;
+        r->n_cpu_flops += f->flops_ok;
+    }
     const char *missing = !name ? "name" : !f->ts_ok ? "ts" : !f->dur_ok ? "dur" : NULL;
     if (missing) {
         rt_error_set(r->err,
@@ -566,10 +572,15 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
     rt_profile_finish_spreads(p); /* each kernel's calls: median and quartiles of self time */
     if (r.ops)
         torch_cost_notes(&r, p, w);
+    if (o->by_source)
+        torch_source_notes(&r, p);
     if (r.window_us > 0) {
         char win[64];
         snprintf(win, sizeof win, "%.6f", r.window_us * 1e-6);
         rt_tags_set(&p->provenance.notes, "torch_window", win);
+    } else if (torch_legacy_export(&r)) {
+        if (!r.ops) /* with the cost model, its notes say it */
+            torch_warn_legacy(&r, w);
     } else if (!any_flops)
         rt_warnings_add(w,
                         "'%s': no FLOPs recorded (profile with with_flops=True to get them); the "

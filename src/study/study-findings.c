@@ -61,8 +61,8 @@ static void base_name(const char *name, char *buf, size_t n)
         buf[--l] = '\0';
 }
 
-/* Whether no kernel of implementation impl carries a byte count (pytorch: its traces have none):
- * such kernels have no AI and no bandwidth bound. */
+/* Whether no kernel of implementation impl carries a byte count: such kernels have no AI and no
+ * bandwidth bound. */
 static bool impl_without_bytes(const rt_analysis *a, const char *impl)
 {
     bool seen = false;
@@ -201,12 +201,12 @@ static void section_run(rt_findings *o, const rt_analysis *a, const rt_study_res
         if (strcmp(tag(&a->items[i].tags, "implementation"), "pytorch") == 0) {
             rt_findings_item(
                 o, "pytorch: torch's operators from the PyTorch profiler's traces (self time; "
-                   "FLOPs as torch records them: convolutions, matrix products, mul and add, "
-                   "none for sigmoid, tanh, in-place add or copies; the conv2d backward credited "
-                   "by rooftime "
-                   "with twice the forward count), not checked against the reference (torch "
-                   "draws its own inputs); its backward is one autograd pass, input and weight "
-                   "gradients together.");
+                   "FLOPs and bytes from their shapes by the cost model of `rooftime profile "
+                   "--torch`, convolutions by the taps inside the input), not checked against "
+                   "the reference (torch draws its own inputs); its conv2d backward is "
+                   "aten::convolution_backward split by output_mask (backward-data: the input "
+                   "gradient; backward-weights: the weight and bias gradients), its LSTM backward "
+                   "one autograd pass.");
             break;
         }
     for (size_t i = 0; i < r->skipped.n; i++)

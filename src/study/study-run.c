@@ -290,15 +290,15 @@ static char *torch_method_text(int warmup, int iters, int threads, const char *p
     return rt_asprintf(
         "rooftime study, pytorch: '%s %s' runs every sweep point%s in one process%s, %d warm-up "
         "and %d measured iterations of the pass per point, the measured ones recorded by the "
-        "PyTorch profiler (record_shapes, with_flops) inside 'rooftime:measured' ranges and "
-        "imported as in 'rooftime import torch': operators by self time (duration minus their "
-        "children's), invocations per call. FLOPs: as torch records them (forward convolutions "
-        "2NKCRSPQ over the padded taps, matrix products 2MNK, mul and add one per element; "
-        "none for other operators such as sigmoid, tanh and copies), except that "
-        "aten::convolution_backward, for which torch records none, is credited with twice the "
-        "forward count (input and weight gradients; the bias gradient not counted). Bytes: "
-        "none (torch's traces have no byte counts). Backward is torch's one autograd backward "
-        "(input and weight gradients together).",
+        "PyTorch profiler (record_shapes, with_flops) inside 'rooftime:measured' ranges, "
+        "written by the `profile --torch` runner (types, concrete arguments) and imported as "
+        "in 'rooftime import torch': operators by self time (duration minus their children's), "
+        "invocations per call. FLOPs and bytes: the cost model (data/torch/ops.json) from the "
+        "recorded shapes and types, convolutions by the taps inside the input as the study's "
+        "own implementations count them; bytes the compulsory traffic at DRAM; views, "
+        "allocations and dispatch have none. Conv2d backward: aten::convolution_backward with "
+        "output_mask [input] (backward-data) or [weight, bias] (backward-weights); the LSTM's "
+        "backward is torch's one autograd backward.",
         python, script, pts, th, warmup, iters);
 }
 

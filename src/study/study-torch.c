@@ -12,6 +12,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/study/study.h"
+#include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/spawn.h"
 #include "rooftime/util/strings.h"
@@ -122,35 +123,19 @@ static char *point_spec(const rt_study_point *pt)
                        s->hidden);
 }
 
-/* Torch records FLOPs for the forward convolution (over the padded taps: 2 N K C R S P Q) but
- * none for its backward, which computes the input and the weight gradients: credit each
- * aten::convolution_backward call with twice the forward count, the same formula for each
- * gradient (the bias gradient's N K P Q additions are not counted, as torch's forward does not
- * count the bias). A torch that records them keeps its own. */
-static void credit_conv_backward(rt_profile *p, const rt_study_point *pt, rt_precision prec)
-{
-    for (size_t j = 0; j < p->n_kernels; j++) {
-        rt_kernel *k = &p->kernels[j];
-        if (strncmp(k->name, "aten::convolution_backward", 26) != 0 ||
-            (k->name[26] != '\0' && k->name[26] != ' ') || rt_values_sum(&k->flops) > 0)
-            continue;
-        rt_values_set(&k->flops, rt_precision_name(prec),
-                      k->invocations * 2 * 2 * rt_conv_macs_padded(&pt->conv));
-    }
-}
-
 /* Add the kernels of point i's trace to prof under the point's tags. */
 static int import_point(const char *trace, const rt_tags *base, const rt_study_point *pt,
-                        const rt_torch_study_opts *o, rt_profile *prof, rt_error *err)
+                        const rt_torch_ops *ops, rt_profile *prof, rt_error *err)
 {
     rt_warnings w = {0};
     rt_profile *p = NULL;
-    int rc = rt_import_torch(trace, "rooftime:measured", &p, &w, err);
+    /* as `profile --torch` imports its runner's traces: FLOPs and bytes from the cost model,
+     * convolutions by the taps inside the input as the study's own implementations count them */
+    rt_torch_options to = {.within = "rooftime:measured", .ops = ops, .conv = RT_CONV_TAPS};
+    int rc = rt_import_torch_opts(trace, &to, &p, &w, err);
     rt_warnings_release(&w);
     if (rc != 0)
         return -1;
-    if (o->op == RT_OP_CONV2D && o->pass == RT_PASS_BWD)
-        credit_conv_backward(p, pt, o->precision);
     rt_tags tags = {0};
     rt_tags_copy(&tags, base);
     size_t np = 0;
@@ -177,8 +162,11 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
                      rt_precision_name(o->precision));
         return -1;
     }
-    if (o->pass != RT_PASS_FWD && o->pass != RT_PASS_BWD) {
-        rt_error_set(err, "pytorch: pass %s is not separable (torch runs one backward)",
+    bool split = o->pass == RT_PASS_BWD_DATA || o->pass == RT_PASS_BWD_WEIGHTS;
+    if (o->pass != RT_PASS_FWD && o->pass != RT_PASS_BWD && !(split && o->op == RT_OP_CONV2D)) {
+        rt_error_set(err,
+                     "pytorch: pass %s is not separable (torch runs one backward; conv2d's "
+                     "splits by output_mask)",
                      rt_pass_name(o->pass));
         return -1;
     }
@@ -197,11 +185,17 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
         }
     }
     int warmup = o->warmup >= 0 ? o->warmup : 5, iters = o->iters >= 1 ? o->iters : 20;
+    rt_torch_ops *ops = NULL;
+    if (rt_torch_ops_load(NULL, &ops, err) != 0) {
+        rt_error_prefix(err, "pytorch");
+        return -1;
+    }
     const char *tmp = o->tmpdir ? o->tmpdir : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     char *dir = rt_asprintf("%s/rooftime-torch-XXXXXX", tmp);
     if (!mkdtemp(dir)) {
         rt_error_set(err, "cannot create a directory under '%s': %s", tmp, strerror(errno));
         free(dir);
+        rt_torch_ops_free(ops);
         return -1;
     }
     char *errf = rt_asprintf("%s/stderr.txt", dir);
@@ -216,8 +210,10 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
         prof->method = rt_asprintf(
             "scripts/torch-client.py over the sweep points in one process, %d warm-up and %d "
             "measured iterations per point recorded by the PyTorch profiler (record_shapes, "
-            "with_flops); operators by self time inside the measured ranges; FLOPs as torch "
-            "records them (conv2d backward: twice the forward count, by rooftime); no bytes",
+            "with_flops) and written by the profile --torch runner (types, concrete arguments); "
+            "operators by self time inside the measured ranges; FLOPs and bytes from their "
+            "shapes by the cost model (data/torch/ops.json), as `rooftime profile --torch` gives "
+            "them",
             warmup, iters);
     }
     rt_tags base = {0};
@@ -230,7 +226,8 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
     /* python script --op .. --precision .. --pass .. --warmup W --iters N --trace-dir DIR
      * --progress-fd FD --point SPEC ... */
     int fds[2] = {-1, -1};
-    size_t na = 0, nmax = 20 + 2 * o->n_points;
+    size_t na = 0, nmax = 24 + 2 * o->n_points;
+    char *runner = rt_asprintf("%s/torch/runner/sitecustomize.py", rt_datadir());
     char **argv = rt_xcalloc(nmax, sizeof *argv);
     char nums[4][32];
     snprintf(nums[0], sizeof nums[0], "%d", warmup);
@@ -243,7 +240,7 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
     argv[na++] = "--precision";
     argv[na++] = (char *)rt_precision_name(o->precision);
     argv[na++] = "--pass";
-    argv[na++] = o->pass == RT_PASS_FWD ? "forward" : "backward";
+    argv[na++] = (char *)rt_pass_name(o->pass);
     argv[na++] = "--warmup";
     argv[na++] = nums[0];
     argv[na++] = "--iters";
@@ -254,6 +251,10 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
     argv[na++] = nums[2];
     argv[na++] = "--threads";
     argv[na++] = nums[3];
+    argv[na++] = "--runner";
+    argv[na++] = runner;
+    argv[na++] = "--ops";
+    argv[na++] = (char *)rt_torch_ops_path(ops);
     size_t first_spec = na;
     for (size_t i = 0; i < o->n_points; i++) {
         argv[na++] = "--point";
@@ -298,7 +299,7 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
             break;
         }
         char *trace = rt_asprintf("%s/trace-%zu.json", dir, done);
-        int irc = import_point(trace, &base, &o->points[done], o, prof, err);
+        int irc = import_point(trace, &base, &o->points[done], ops, prof, err);
         remove(trace);
         free(trace);
         if (irc != 0) {
@@ -350,6 +351,8 @@ out:
     for (size_t i = first_spec + 1; i < na; i += 2)
         free(argv[i]);
     free(argv);
+    free(runner);
+    rt_torch_ops_free(ops);
     rt_tags_release(&base);
     /* whatever the client left behind: remaining traces, a partial one, its stderr */
     for (size_t i = done; i <= o->n_points; i++) {

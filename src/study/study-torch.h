@@ -14,7 +14,8 @@ typedef struct rt_torch_study_opts {
     const rt_study_point *points; /* the sweep points (rt_study_points) */
     size_t n_points;
     rt_precision precision; /* RT_PREC_FP32 or RT_PREC_BF16 */
-    rt_pass pass;           /* RT_PASS_FWD or RT_PASS_BWD (torch runs one backward for both) */
+    rt_pass pass;           /* RT_PASS_FWD, RT_PASS_BWD; conv2d also RT_PASS_BWD_DATA and
+                             * RT_PASS_BWD_WEIGHTS (aten::convolution_backward by output_mask) */
     int warmup;             /* < 0: the paper's 5 (0 is none) */
     int iters;              /* < 1: the paper's 20 */
     int threads;            /* torch's intra-op threads; 0: torch's choice */
@@ -50,8 +51,9 @@ char *rt_torch_study_script(rt_error *err);
  * implementation=pytorch, precision, operation and pass, whose kernels carry those tags plus one
  * per parameter (batch, filters, kernel, stride; batch, seq, features, hidden). With o->into the
  * kernels are added to that profile and *out is o->into; otherwise *out is a new profile, the
- * caller's. The traces hold time and FLOPs, no bytes. On failure (-1, naming the point) o->into
- * keeps the points that finished; *out is NULL.
+ * caller's. The client writes its traces with the `profile --torch` runner's writer and they are
+ * imported with the cost model (data/torch/ops.json): FLOPs and bytes. On failure (-1, naming the
+ * point) o->into keeps the points that finished; *out is NULL.
  */
 int rt_torch_study_run(const char *python, const char *script, const rt_torch_study_opts *o,
                        rt_profile **out, rt_error *err);

@@ -22,13 +22,17 @@ fields of the operators inside them (and of their backward, through the autograd
   filled in, padding "same"/"valid" made numbers) as 'Concrete Inputs';
 - the shapes and types of tensor lists (torch.cat, torch.stack, torch._foreach_*), which torch 1.13
   records as [] of type 'TensorList', into 'Input Dims' and 'Input type';
-- the user's file:line (Python's frames: torch 1.13's stack line numbers are wrong on Python 3.11)
-  of each nn.Module call, torch.nn.functional and torch function called from the user's code,
-  Tensor.backward and optimizer step, first in 'Call stack';
+- the user's file:line (Python's frames: torch 1.13's stack line numbers are wrong on Python 3.11,
+  so there only torch's 'nn.Module:' entries are kept) of each nn.Module call, torch.nn.functional
+  and torch function (tensor factories included: module-level statements get their line) called
+  from the user's code, Tensor.backward and optimizer step, and the nearest user line of each
+  torch.nn.init function (a layer's weight initialisation) and Optimizer.zero_grad, first in
+  'Call stack'; what has no user line gets none;
 - which optimizer object stepped, so --steps counts the steps of one of them.
 
 A script that starts torch's profiler itself stops with a message saying why (one profiler a
-thread).
+thread). rooftime study's client (scripts/torch-client.py) loads this file by its path and uses
+instrument() and write_trace(), so that its traces carry what the cost model needs for bytes.
 """
 import atexit
 import json
@@ -101,6 +105,17 @@ def _caller(depth):
     return _frame_text(f)
 
 
+def _user_line(depth):
+    """The nearest user line up the stack from the frame `depth` up, or None."""
+    try:
+        f = sys._getframe(depth + 1)
+    except ValueError:
+        return None
+    while f is not None and _library(f.f_code.co_filename):
+        f = f.f_back
+    return _frame_text(f) if f is not None else None
+
+
 def _sourced(a, depth):
     """a with the user's line that called the function `depth` frames up, when there is one."""
     src = _caller(depth + 1)
@@ -141,7 +156,15 @@ def _lists(torch, args, kwargs, names=()):
     return lists, types
 
 
-def _wrap(torch):
+# torch's functions that make tensors from no tensor: their operators get the user's line
+FACTORIES = ("arange", "as_strided", "as_tensor", "asarray", "bartlett_window", "blackman_window",
+             "empty", "empty_strided", "eye", "from_file", "from_numpy", "frombuffer", "full",
+             "hamming_window", "hann_window", "kaiser_window", "linspace", "logspace", "normal",
+             "ones", "rand", "randint", "randn", "randperm", "scalar_tensor", "sparse_coo_tensor",
+             "tensor", "tril_indices", "triu_indices", "vander", "zeros")
+
+
+def _wrap(torch, sources=True):
     import functools
     import inspect
     import torch.nn.functional as F
@@ -208,10 +231,15 @@ def _wrap(torch):
             return ranged(call, _sourced(a, 1))
         return _jit_alias(fn, w)
 
-    def source(fn):
+    def source(fn, outer=False):
+        """fn in a range naming the user's line that called it; outer: the nearest user line
+        up the stack (weight initialisation inside nn.Conv2d(...), zero_grad's zero_), where
+        library code calls it. Without sources: fn itself."""
+        if not sources:
+            return fn
         @functools.wraps(fn)
         def w(*args, **kwargs):
-            src = _caller(1)
+            src = _user_line(1) if outer else _caller(1)
             if src is None:
                 return fn(*args, **kwargs)
             with record_function(SRC + src):
@@ -269,7 +297,9 @@ def _wrap(torch):
         setattr(F, name, source(fn))
     try:
         import torch.overrides
-        tensor_fns = torch.overrides.get_overridable_functions().get(torch, [])
+        tensor_fns = list(torch.overrides.get_overridable_functions().get(torch, []))
+        # and the factories, of no tensor argument (module-level statements get their line)
+        tensor_fns += [getattr(torch, n) for n in FACTORIES if hasattr(torch, n)]
     except Exception:  # noqa: BLE001
         tensor_fns = []
     for fn in tensor_fns:
@@ -277,6 +307,14 @@ def _wrap(torch):
         if inspect.isbuiltin(fn) and name and not name.startswith("_") and name not in done \
                 and getattr(torch, name, None) is fn:
             setattr(torch, name, source(fn))
+    # weight initialisation (nn.Conv2d(...) calls init.kaiming_uniform_) and zero_grad: the
+    # nearest user line up the stack
+    import torch.nn.init as init
+    for name in dir(init):
+        fn = getattr(init, name)
+        if not name.startswith("_") and inspect.isfunction(fn) and fn.__module__ == init.__name__:
+            setattr(init, name, source(fn, outer=True))
+    torch.optim.Optimizer.zero_grad = source(torch.optim.Optimizer.zero_grad, outer=True)
     # backward: the user's line that started it
     torch.Tensor.backward = source(torch.Tensor.backward)
     torch.autograd.backward = source(torch.autograd.backward)
@@ -361,6 +399,9 @@ def _guard_profiler(torch):
 
 
 _ACTIVE = []
+# Whether torch's own stack frames have right line numbers: torch 1.x on Python 3.11 writes the
+# code object's first line (or 0) for every frame, so only the runner's own lines are kept there
+_TORCH_LINES = [True]
 
 
 def _hook_modules(torch):
@@ -448,7 +489,37 @@ def _step_ends(events, steps):
 FROM_CALLER = {("aten::embedding", "aten::index_select"): {"dim": 0}}
 
 
-def _write(path, events, positions, steps, t_start):
+def _latest(seen, start, default):
+    """The parameters of the latest (start, params) in seen that started before start."""
+    best = None
+    for at, p in seen or ():
+        if at <= start and (best is None or at >= best[0]):
+            best = (at, p)
+    return best[1] if best else default
+
+
+def _overlapping(events, within):
+    """Whether each event overlaps a range named within on its thread."""
+    import bisect
+
+    ranges = {}
+    for e in events:
+        if e[0] == within:
+            ranges.setdefault(e[1], []).append((e[2], e[3]))
+    starts = {}
+    for t, v in ranges.items():
+        v.sort()
+        starts[t] = [r[0] for r in v]
+    keep = []
+    for e in events:
+        v = ranges.get(e[1])
+        # ranges do not overlap one another: the one starting last before e ends is the candidate
+        i = bisect.bisect_right(starts[e[1]], e[3]) if v else 0
+        keep.append(i > 0 and v[i - 1][1] >= e[2])
+    return keep
+
+
+def _write(path, events, positions, steps, t_start, within=None):
     # steady state: between the end of optimizer step FIRST and the end of step LAST
     lo, hi = None, None
     if steps:
@@ -483,18 +554,24 @@ def _write(path, events, positions, steps, t_start):
             except (ValueError, TypeError):
                 pass
         elif seq >= 0 and p is not None and not name.endswith(("Backward0", "Backward1")):
-            by_seq.setdefault((tid, seq), p)
+            # torch reuses sequence numbers (an operator inside one backward call takes the number
+            # of the next iteration's forward): a backward node takes its latest forward before it
+            by_seq.setdefault((tid, seq), []).append((start, p))
         elif seq >= 0 and name.endswith(("Backward0", "Backward1")):
-            p = by_seq.get((fwd if fwd else tid, seq), by_seq.get((tid, seq), p))
+            p = _latest(by_seq.get((fwd if fwd else tid, seq)) or by_seq.get((tid, seq)),
+                        start, p)
         given = FROM_CALLER.get((stack[-1][2] if stack else None, name))
         params[i] = dict(p or {}, **given) if given else p
         stack.append((end, p, name))
     out = []
     pid = os.getpid()
+    # only what overlaps the measured ranges (the study's client): the importer's --within makes
+    # the exact choice; the forward before a measured backward is left out, half the trace
+    keep = _overlapping(events, within) if within else None
     for i, (name, tid, start, end, shapes, types, stack_, flops, seq, fwd) in enumerate(events):
         if name.startswith((ARGS, SRC, STEP)) or name in ("[memory]", "[OutOfMemory]"):
             continue
-        if lo is not None and (start < lo or end > hi):
+        if (lo is not None and (start < lo or end > hi)) or (keep is not None and not keep[i]):
             continue
         args = {}
         p = params[i]
@@ -518,7 +595,7 @@ def _write(path, events, positions, steps, t_start):
                     if k in p and isinstance(at, int) and 0 <= at < len(c):
                         c[at] = _concrete_text(k, p[k])
                 args["Concrete Inputs"] = c
-        frames = list(stack_ or [])
+        frames = [x for x in stack_ or [] if _TORCH_LINES[0] or x.startswith("nn.Module: ")]
         if p and "source" in p:
             frames.insert(0, p["source"])
         if frames:
@@ -540,6 +617,37 @@ def _write(path, events, positions, steps, t_start):
     os.replace(tmp, path)
 
 
+def instrument(torch, ops_path, sources=True):
+    """Wrap torch's functions so that the trace gets what the events lack (concrete arguments,
+    tensor lists, and with sources the user's lines); the cost model's concrete-argument
+    positions (read from ops_path) for write_trace. rooftime study's client
+    (scripts/torch-client.py) calls this too, without sources: their ranges would put
+    record_function's own operators inside its measured ranges."""
+    import sysconfig
+
+    _LIB.append(os.path.dirname(torch.__file__) + os.sep)
+    _LIB.append(sysconfig.get_paths()["stdlib"] + os.sep)
+    _wrap(torch, sources)
+    try:
+        old = int(torch.__version__.split(".")[0]) < 2
+    except ValueError:
+        old = True
+    _TORCH_LINES[0] = not (old and sys.version_info >= (3, 11))
+    return _positions(ops_path)
+
+
+def write_trace(path, result, positions, steps=None, within=None):
+    """The events of torch.autograd._disable_profiler()'s result as a chrome trace at path;
+    within: only those overlapping ranges of that name on their thread."""
+    t0 = result.trace_start_us()
+    evs = []
+    for e in result.events():
+        st = e.start_us() - t0
+        evs.append((e.name(), e.start_thread_id(), st, st + e.duration_us(), e.shapes(),
+                    e.dtypes(), e.stack(), e.flops() or 0, e.sequence_nr(), e.fwd_thread_id()))
+    _write(path, evs, positions, steps, t0, within)
+
+
 def _start():
     path = os.environ.get("ROOFTIME_TORCH_TRACE")
     if not path:
@@ -549,17 +657,12 @@ def _start():
     if s:
         a, _, b = s.partition(":")
         steps = (int(a), int(b))
-    import sysconfig
-
     import torch
     from torch.autograd import profiler
 
-    _LIB.append(os.path.dirname(torch.__file__) + os.sep)
-    _LIB.append(sysconfig.get_paths()["stdlib"] + os.sep)
-    _wrap(torch)
+    positions = instrument(torch, os.environ.get("ROOFTIME_TORCH_OPS", ""))
     _hook_modules(torch)
     _hook_optimizers(torch)
-    positions = _positions(os.environ.get("ROOFTIME_TORCH_OPS", ""))
     prof = profiler.profile(record_shapes=True, with_stack=True, with_modules=True,
                             with_flops=True)
     prof.__enter__()
@@ -569,23 +672,16 @@ def _start():
     def finish():
         try:
             _ACTIVE.clear()
-            result = torch.autograd._disable_profiler()
-            t0 = result.trace_start_us()
-            evs = []
-            for e in result.events():
-                st = e.start_us() - t0
-                evs.append((e.name(), e.start_thread_id(), st, st + e.duration_us(), e.shapes(),
-                            e.dtypes(), e.stack(), e.flops() or 0, e.sequence_nr(),
-                            e.fwd_thread_id()))
-            _write(path, evs, positions, steps, t0)
+            write_trace(path, torch.autograd._disable_profiler(), positions, steps)
         except Exception as e:  # noqa: BLE001 - report, never hide the program's own exit
             print("rooftime runner: cannot write the trace %s: %s" % (path, e), file=sys.stderr)
 
     atexit.register(finish)
 
 
-_chain_site()
-try:
-    _start()
-except Exception as e:  # noqa: BLE001
-    print("rooftime runner: profiler not started: %s" % e, file=sys.stderr)
+if __name__ == "sitecustomize":  # not when the study's client loads this file by its path
+    _chain_site()
+    try:
+        _start()
+    except Exception as e:  # noqa: BLE001
+        print("rooftime runner: profiler not started: %s" % e, file=sys.stderr)
