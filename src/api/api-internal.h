@@ -1,0 +1,18 @@
+/* What the API's files share: the per-thread error and warnings. */
+#ifndef ROOFTIME_API_INTERNAL_H
+#define ROOFTIME_API_INTERNAL_H
+
+#include "rooftime/util/error.h"
+
+/* Set this thread's error message (printf-style). */
+void api_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Keep w's messages as this thread's warnings (replacing the last call's); w stays the caller's. */
+void api_keep_warnings(const rt_warnings *w);
+/* Clear the error and warnings at the start of a call. */
+void api_begin(void);
+/* A heap string of everything fn wrote to a memory stream, or NULL (error set) when it failed. */
+#include <stdio.h>
+typedef int (*api_writer)(void *ctx, FILE *fp, rt_error *err);
+char *api_capture(api_writer fn, void *ctx);
+
+#endif
