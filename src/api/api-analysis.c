@@ -230,6 +230,10 @@ char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t top)
         api_fail("no analysis");
         return NULL;
     }
+    if (format && strcmp(format, "findings") == 0) {
+        rt_analysis *an = in_mode(a, a->mode_given ? a->mode : RT_MODE_HIER);
+        return an ? api_findings_json(an) : NULL;
+    }
     if (rt_format_parse(format ? format : "csv", &t.fmt, &err) != 0) {
         api_fail("%s", err.msg);
         return NULL;

@@ -15,4 +15,8 @@ void api_begin(void);
 typedef int (*api_writer)(void *ctx, FILE *fp, rt_error *err);
 char *api_capture(api_writer fn, void *ctx);
 
+/* The summary and callouts of an analysis as a JSON array of blocks (api-findings.c). */
+#include "rooftime/core/analysis.h"
+char *api_findings_json(const rt_analysis *an);
+
 #endif

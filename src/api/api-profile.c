@@ -23,7 +23,7 @@
 /* Tag the communication kernels as the commands do when they load a profile (cli_comm_tag). */
 static int comm_tag(rt_profile *p)
 {
-    rt_comm_patterns patterns;
+    rt_comm_patterns patterns = {0};
     rt_error err;
     if (rt_comm_patterns_load(NULL, &patterns, &err) != 0) {
         api_fail("communication kernel patterns: %s", err.msg);

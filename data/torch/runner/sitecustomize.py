@@ -4,7 +4,8 @@
 runs this file at start-up (then Debian's own sitecustomize, which it would otherwise hide). It
 starts torch's profiler (record_shapes, with_stack, with_modules, with_flops) before the script
 runs and writes the recorded operators as a chrome trace in Kineto's layout when the interpreter
-exits. Settings come from the environment:
+exits. The Python package's rooftime.torch.profile() calls start() below around a block of code in
+the same process instead. Settings come from the environment:
 
   ROOFTIME_TORCH_TRACE  the trace to write (nothing happens without it)
   ROOFTIME_TORCH_OPS    rooftime's cost model (data/torch/ops.json): which operators take which
@@ -540,6 +541,54 @@ def _write(path, events, positions, steps, t_start):
     os.replace(tmp, path)
 
 
+_INSTALLED = []
+
+
+def start(path, steps=None, ops_path="", library_dirs=()):
+    """Start the profiler with the runner's hooks (installed once per process); returns finish(),
+    which stops it and writes the trace to path. `profile --torch` calls it at start-up with the
+    settings of the environment and finish at exit; the Python package's rooftime.torch.profile()
+    around a block of the user's code (library_dirs: its own files, never the user's line)."""
+    import sysconfig
+
+    import torch
+    from torch.autograd import profiler
+
+    if not _INSTALLED:
+        _LIB.append(os.path.dirname(torch.__file__) + os.sep)
+        _LIB.append(sysconfig.get_paths()["stdlib"] + os.sep)
+        _wrap(torch)
+        _hook_modules(torch)
+        _hook_optimizers(torch)
+        _INSTALLED.append(True)
+    for d in library_dirs:
+        if d not in _LIB:
+            _LIB.append(d)
+            _LIBCACHE.clear()
+    positions = _positions(ops_path)
+    prof = profiler.profile(record_shapes=True, with_stack=True, with_modules=True,
+                            with_flops=True)
+    prof.__enter__()
+    if len(_INSTALLED) == 1:
+        _guard_profiler(torch)
+        _INSTALLED.append(True)
+    _ACTIVE.append(True)
+
+    def finish():
+        _ACTIVE.clear()
+        result = torch.autograd._disable_profiler()
+        t0 = result.trace_start_us()
+        evs = []
+        for e in result.events():
+            st = e.start_us() - t0
+            evs.append((e.name(), e.start_thread_id(), st, st + e.duration_us(), e.shapes(),
+                        e.dtypes(), e.stack(), e.flops() or 0, e.sequence_nr(),
+                        e.fwd_thread_id()))
+        _write(path, evs, positions, steps, t0)
+
+    return finish
+
+
 def _start():
     path = os.environ.get("ROOFTIME_TORCH_TRACE")
     if not path:
@@ -549,43 +598,21 @@ def _start():
     if s:
         a, _, b = s.partition(":")
         steps = (int(a), int(b))
-    import sysconfig
+    finish = start(path, steps, os.environ.get("ROOFTIME_TORCH_OPS", ""))
 
-    import torch
-    from torch.autograd import profiler
-
-    _LIB.append(os.path.dirname(torch.__file__) + os.sep)
-    _LIB.append(sysconfig.get_paths()["stdlib"] + os.sep)
-    _wrap(torch)
-    _hook_modules(torch)
-    _hook_optimizers(torch)
-    positions = _positions(os.environ.get("ROOFTIME_TORCH_OPS", ""))
-    prof = profiler.profile(record_shapes=True, with_stack=True, with_modules=True,
-                            with_flops=True)
-    prof.__enter__()
-    _guard_profiler(torch)
-    _ACTIVE.append(True)
-
-    def finish():
+    def at_exit():
         try:
-            _ACTIVE.clear()
-            result = torch.autograd._disable_profiler()
-            t0 = result.trace_start_us()
-            evs = []
-            for e in result.events():
-                st = e.start_us() - t0
-                evs.append((e.name(), e.start_thread_id(), st, st + e.duration_us(), e.shapes(),
-                            e.dtypes(), e.stack(), e.flops() or 0, e.sequence_nr(),
-                            e.fwd_thread_id()))
-            _write(path, evs, positions, steps, t0)
+            finish()
         except Exception as e:  # noqa: BLE001 - report, never hide the program's own exit
             print("rooftime runner: cannot write the trace %s: %s" % (path, e), file=sys.stderr)
 
-    atexit.register(finish)
+    atexit.register(at_exit)
 
 
-_chain_site()
-try:
-    _start()
-except Exception as e:  # noqa: BLE001
-    print("rooftime runner: profiler not started: %s" % e, file=sys.stderr)
+# At start-up as sitecustomize (`profile --torch`); imported by the Python package, only defines.
+if __name__ == "sitecustomize":
+    _chain_site()
+    try:
+        _start()
+    except Exception as e:  # noqa: BLE001
+        print("rooftime runner: profiler not started: %s" % e, file=sys.stderr)

@@ -69,7 +69,9 @@ typedef struct rt_api_analysis rt_api_analysis;
 RT_API rt_api_analysis *rt_api_analyze(const rt_machine *m, rt_profile *const *ps, size_t n,
                                        const char *mode, const char *tau, const char *reference,
                                        const char *group_by, const char *ignore);
-/* The tables as `analyze --format F`: "csv", "json" or "text" (top: its --top). */
+/* The tables as `analyze --format F`: "csv", "json" or "text" (top: its --top); or "findings":
+ * the summary and callouts of `report` as a JSON array, one object per block ({"source",
+ * "section", "kind", "lead", "text", "rows", "note"}). */
 RT_API char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t top);
 
 /* The options of `rooftime plot`; zero or NULL fields take its defaults. */
