@@ -8,6 +8,7 @@ import ctypes
 import io
 import json
 import os
+import sys
 import warnings
 
 from . import _lib
@@ -19,9 +20,19 @@ except ImportError:  # plain lists of dicts without pandas
     _pd = None
 
 
+_PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
 def _warn(what):
-    for w in _lib.warnings_text():
-        warnings.warn("rooftime: %s: %s" % (what, w), stacklevel=3)
+    """The last call's warnings, as Python warnings pointing at the user's line."""
+    ws = _lib.warnings_text()
+    if not ws:
+        return
+    level, f = 1, sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_PKG):
+        level, f = level + 1, f.f_back
+    for w in ws:
+        warnings.warn("rooftime: %s: %s" % (what, w), stacklevel=level)
 
 
 class Machine:
