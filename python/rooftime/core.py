@@ -196,6 +196,7 @@ class Analysis:
         self._keep = (list(profiles), machine)  # the C analysis reads the profiles
         self.mode = mode
         self._csv = None
+        self._df = None
 
     def __del__(self):
         if getattr(self, "_h", None):
@@ -219,7 +220,10 @@ class Analysis:
 
     def _frame(self, kind):
         if _pd is not None:
-            df = _pd.read_csv(io.StringIO(self.csv), keep_default_na=False, na_values=["nan"])
+            if self._df is None:  # the CSV read once, split by kind on each call
+                self._df = _pd.read_csv(io.StringIO(self.csv), keep_default_na=False,
+                                        na_values=["nan"])
+            df = self._df
             return df[df["kind"] == kind].reset_index(drop=True)
         return _rows(self.csv, kind)
 
