@@ -10,7 +10,7 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
 
-def execute(path, env):
+def execute(path, env, cwd=None):
     nb = nbformat.read(path, as_version=4)
     # the kernel imports the package under test, whichever way this process found it
     import rooftime
@@ -21,7 +21,7 @@ def execute(path, env):
     os.environ.update(env)  # the kernel inherits this process's environment
     try:
         nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                resources={"metadata": {"path": os.path.dirname(path)}}).execute()
+                                resources={"metadata": {"path": cwd or os.path.dirname(path)}}).execute()
     finally:
         for k, v in old.items():
             if v is None:
@@ -70,3 +70,15 @@ def test_torch_notebook(repo):
     assert re.search(r"operators: \d+", text)
     assert "aten::mkldnn_convolution" in text or "aten::convolution" in text
     assert "operator self time" in text
+
+
+def test_readme_snippet_draws_a_4d_chart_inline(repo, tmp_path):
+    """The README's Python snippet, run as a notebook cell from the checkout, shows a chart."""
+    text = open(os.path.join(repo, "README.md")).read()
+    section = text[text.index("## Python and Jupyter"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(code)]
+    nbformat.write(nb, str(tmp_path / "snippet.ipynb"))
+    svgs, out = execute(str(tmp_path / "snippet.ipynb"), {}, cwd=repo)
+    assert len(svgs) == 1 and "</svg>" in svgs[0]
