@@ -12,9 +12,10 @@ from ._lib import Error
 from .core import (Analysis, Chart, Machine, Profile, analyze, import_cupti, import_ncu,
                    import_onednn, import_table, import_torch, load_machine, load_profile, machine,
                    machine_measure)
+from .across import Across, across
 from . import torch  # noqa: E402  (rooftime.torch.profile)
 
 __version__ = "0.1.0"
 __all__ = ["Error", "Machine", "Profile", "Analysis", "Chart", "machine", "machine_measure",
            "load_machine", "load_profile", "import_ncu", "import_table", "import_torch",
-           "import_onednn", "import_cupti", "analyze", "torch"]
+           "import_onednn", "import_cupti", "analyze", "across", "Across", "torch"]

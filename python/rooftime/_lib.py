@@ -63,6 +63,10 @@ def _load():
         "rt_api_analysis_plot": (i, [vp, c.POINTER(PlotOpts), cp]),
         "rt_api_analysis_report": (i, [vp, c.POINTER(ReportOpts), cp]),
         "rt_api_analysis_free": (None, [vp]),
+        "rt_api_across_new": (vp, [c.POINTER(cp), sz, d, sz]),
+        "rt_api_across_text": (vp, [vp, cp, sz]),
+        "rt_api_across_chart": (i, [vp, vp, cp]),
+        "rt_api_across_free": (None, [vp]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)

@@ -191,3 +191,29 @@ def test_errors_are_per_thread(repo):
     for t in ts:
         t.join()
     assert all("/nonexistent/%d.json" % i in msgs[i] for i in range(4))
+
+
+def test_across_ranks_matches_the_command(repo, rooftime_bin, tmp_path):
+    d = tmp_path / "ranks"
+    d.mkdir()
+    ex = json.load(open(os.path.join(repo, EXAMPLE)))
+    for r in range(4):
+        p = json.loads(json.dumps(ex))
+        if r == 2:  # one slow rank
+            for k in p["kernels"]:
+                k["time"] *= 1.5
+        (d / ("r%d.json" % r)).write_text(json.dumps(p))
+    cli = run([rooftime_bin, "analyze", "--across", "rank", "--format", "json", str(d)])
+    a = rooftime.across(d, by="rank")
+    assert a.to_dict() == json.loads(cli)
+    assert set(a.stragglers["rank"]) == {2}
+    assert a.text() == run([rooftime_bin, "analyze", "--across", "rank", str(d)])
+    a.chart(tmp_path / "box.svg", machine="v100")
+    assert "</svg>" in (tmp_path / "box.svg").read_text()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(rooftime.Error, match="no .json profile"):
+        rooftime.across(tmp_path / "empty")
+    with pytest.raises(rooftime.Error):
+        rooftime.across([d / "r0.json", tmp_path / "missing.json"])
+    with pytest.raises(rooftime.Error, match="straggler"):
+        rooftime.across(d, straggler=-1)

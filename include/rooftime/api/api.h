@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "rooftime/core/across.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/profile.h"
 
@@ -100,5 +101,16 @@ typedef struct rt_api_report_opts {
 /* DIR/report.html and its charts, as `rooftime report -o DIR`. */
 RT_API int rt_api_analysis_report(rt_api_analysis *a, const rt_api_report_opts *o, const char *dir);
 RT_API void rt_api_analysis_free(rt_api_analysis *a);
+
+/* ---- across ranks (api-across.c) ---- */
+/* `analyze --across rank` over profile files (one per rank, folded one at a time); straggler and
+ * slowest as its options (0: the defaults, 0.2 and 3). */
+RT_API rt_across *rt_api_across_new(const char *const *paths, size_t n, double straggler,
+                                    size_t slowest);
+/* Its text ("text", top rows per table) or "json" output. */
+RT_API char *rt_api_across_text(const rt_across *a, const char *format, size_t top);
+/* Its --chart (.svg, .png, .pdf); m may be NULL (no compute roof). */
+RT_API int rt_api_across_chart(const rt_across *a, const rt_machine *m, const char *path);
+RT_API void rt_api_across_free(rt_across *a);
 
 #endif
