@@ -9,6 +9,7 @@ import io
 import json
 import os
 import sys
+import threading
 import warnings
 
 from . import _lib
@@ -197,6 +198,8 @@ class Analysis:
         self.mode = mode
         self._csv = None
         self._df = None
+        # the C analysis computes each mode's tables on first use: one call at a time on it
+        self._lock = threading.Lock()
 
     def __del__(self):
         if getattr(self, "_h", None):
@@ -205,7 +208,8 @@ class Analysis:
 
     def text(self, format="text", top=20):
         """The output of `analyze --format FORMAT` (text, csv or json) as a string."""
-        return take(lib.rt_api_analysis_text(self._h, b(format), top))
+        with self._lock:
+            return take(lib.rt_api_analysis_text(self._h, b(format), top))
 
     @property
     def csv(self):
@@ -240,7 +244,7 @@ class Analysis:
     @property
     def findings(self):
         """The summary and callouts the report opens with, one row per block."""
-        blocks = json.loads(take(lib.rt_api_analysis_text(self._h, b"findings", 0)))
+        blocks = json.loads(self.text("findings", 0))
         for x in blocks:
             x["text"] = (x.get("lead") or "") + (x.get("text") or "")
         if _pd is not None:
@@ -261,8 +265,9 @@ class Analysis:
             split_by = ",".join(split_by)
         o = _lib.ReportOpts(b(title), b(split_by), b(series_by), b(marker_by), b(fill_by),
                             b(points), 1 if all_roofs else 0)
-        if lib.rt_api_analysis_report(self._h, ctypes.byref(o), b(directory)) != 0:
-            raise fail()
+        with self._lock:
+            if lib.rt_api_analysis_report(self._h, ctypes.byref(o), b(directory)) != 0:
+                raise fail()
         return os.path.join(os.fspath(directory), "report.html")
 
     def __repr__(self):
@@ -298,7 +303,8 @@ class Chart:
     def svg(self):
         """The chart as SVG text."""
         if self._svg is None:
-            self._svg = take(lib.rt_api_analysis_svg(self._a._h, ctypes.byref(self._o)))
+            with self._a._lock:
+                self._svg = take(lib.rt_api_analysis_svg(self._a._h, ctypes.byref(self._o)))
         return self._svg
 
     def _repr_svg_(self):
@@ -306,8 +312,9 @@ class Chart:
 
     def save(self, path):
         """Write the chart: .svg, .png or .pdf by the extension (PNG and PDF need cairo)."""
-        if lib.rt_api_analysis_plot(self._a._h, ctypes.byref(self._o), b(path)) != 0:
-            raise fail()
+        with self._a._lock:
+            if lib.rt_api_analysis_plot(self._a._h, ctypes.byref(self._o), b(path)) != 0:
+                raise fail()
         return os.fspath(path)
 
     def __repr__(self):

@@ -217,3 +217,21 @@ def test_across_ranks_matches_the_command(repo, rooftime_bin, tmp_path):
         rooftime.across([d / "r0.json", tmp_path / "missing.json"])
     with pytest.raises(rooftime.Error, match="straggler"):
         rooftime.across(d, straggler=-1)
+
+
+def test_threads_share_an_analysis(repo):
+    # calls run without the GIL: threads on one analysis get the same tables and charts
+    a = rooftime.analyze(os.path.join(repo, EXAMPLE), "v100")
+    out = {}
+
+    def work(i):
+        out[i] = (a.text("csv"), a.plot(view=("4d", "roofline")[i % 2]).svg())
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len({out[i][0] for i in out}) == 1
+    assert len({out[i][1] for i in out if i % 2 == 0}) == 1
+    assert len({out[i][1] for i in out if i % 2 == 1}) == 1
