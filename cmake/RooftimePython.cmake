@@ -1,7 +1,7 @@
 # The Python package (python/) against this build's librooftime.so: its pytest suite, the
 # notebooks of examples/ executed headless among them (tests/python-package.sh).
 set(RT_PY_ENV ${RT_TEST_ENV} "ROOFTIME_LIB=$<TARGET_FILE:rooftime-shared>"
-              "PYTHONPATH=${CMAKE_SOURCE_DIR}/python")
+              "PYTHONPATH=${CMAKE_SOURCE_DIR}/python" "PYTHONDONTWRITEBYTECODE=1")
 if(ROOFTIME_SANITIZE)
   # a sanitized library in an unsanitized interpreter: the runtime first, and no leak report for
   # the interpreter's own allocations

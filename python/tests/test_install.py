@@ -1,5 +1,6 @@
 """`pip install ./python` gives a package that finds its library and data/ with no environment."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -12,8 +13,14 @@ def test_pip_install_then_use_without_environment(repo, tmp_path):
         pytest.skip("ROOFTIME_LIB names no build's library")
     env = dict(os.environ, ROOFTIME_BUILD=os.path.dirname(lib))
     target = tmp_path / "site"
+    # pip builds in the source tree (build/, *.egg-info): a copy of python/ beside the real data/
+    checkout = tmp_path / "checkout"
+    shutil.copytree(os.path.join(repo, "python"), checkout / "python",
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__",
+                                                  ".pytest_cache"))
+    os.symlink(os.path.join(repo, "data"), checkout / "data")
     r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-build-isolation",
-                        "--no-deps", "--target", str(target), os.path.join(repo, "python")],
+                        "--no-deps", "--target", str(target), str(checkout / "python")],
                        capture_output=True, text=True, env=env)
     if r.returncode != 0 and "No module named pip" in r.stderr:
         pytest.skip("no pip for %s (Debian python3-pip)" % sys.executable)
