@@ -9,7 +9,7 @@ Every call goes to the C library through ctypes, which releases the GIL while it
 raise rooftime.Error with the library's message (file, line and field where known).
 """
 from ._lib import Error
-from .core import (Analysis, Chart, Machine, Profile, analyze, import_cupti, import_ncu,
+from .core import (Analysis, Chart, Diff, Machine, Profile, analyze, diff, import_cupti, import_ncu,
                    import_onednn, import_table, import_torch, load_machine, load_profile, machine,
                    machine_measure)
 from .across import Across, across
@@ -18,4 +18,4 @@ from . import torch  # noqa: E402  (rooftime.torch.profile)
 __version__ = "0.1.0"
 __all__ = ["Error", "Machine", "Profile", "Analysis", "Chart", "machine", "machine_measure",
            "load_machine", "load_profile", "import_ncu", "import_table", "import_torch",
-           "import_onednn", "import_cupti", "analyze", "across", "Across", "torch"]
+           "import_onednn", "import_cupti", "analyze", "diff", "Diff", "across", "Across", "torch"]

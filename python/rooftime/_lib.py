@@ -63,6 +63,7 @@ def _load():
         "rt_api_analysis_plot": (i, [vp, c.POINTER(PlotOpts), cp]),
         "rt_api_analysis_report": (i, [vp, c.POINTER(ReportOpts), cp]),
         "rt_api_analysis_free": (None, [vp]),
+        "rt_api_diff": (vp, [vp, vp, vp, cp, cp, cp, cp, sz, cp]),
         "rt_api_across_new": (vp, [c.POINTER(cp), sz, d, sz]),
         "rt_api_across_text": (vp, [vp, cp, sz]),
         "rt_api_across_chart": (i, [vp, vp, cp]),

@@ -342,3 +342,40 @@ def analyze(profiles, machine, mode=None, tau=None, reference=None, group_by=Non
     if not h:
         raise fail()
     return Analysis(h, ps, m, mode)
+
+
+class Diff:
+    """Two runs kernel by kernel, as `rooftime diff`: .text (the table for people), .csv and
+    .rows (its CSV: every matched kernel, then the total, as a DataFrame or a list of dicts)."""
+
+    def __init__(self, text, csv_text):
+        self.text, self.csv = text, csv_text
+
+    @property
+    def rows(self):
+        if _pd is not None:
+            return _pd.read_csv(io.StringIO(self.csv), keep_default_na=False, na_values=["nan"])
+        return list(csv.DictReader(io.StringIO(self.csv)))
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return self.text
+
+
+def diff(before, after, machine=None, mode=None, tau=None, reference=None, by="name", top=30):
+    """`rooftime diff BEFORE AFTER`: profiles (or paths); machine (a Machine, preset or file) for
+    the verdicts; mode (single by default), tau and reference as its options; by "name", "op" or a
+    tag; top rows in the text table."""
+    a, z = (p if isinstance(p, Profile) else load_profile(p) for p in (before, after))
+    m = None
+    if machine is not None:
+        m = machine if isinstance(machine, Machine) else globals()["machine"](machine)
+    if not isinstance(top, int) or top < 1:
+        raise Error("diff: top takes a whole number >= 1, not %r" % (top,))
+    out = []
+    for fmt in (b"text", b"csv"):
+        out.append(take(lib.rt_api_diff(a._h, z._h, m._h if m else None, b(mode), b(tau),
+                                        b(reference), b(by), top, fmt)))
+    return Diff(*out)

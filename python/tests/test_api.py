@@ -235,3 +235,26 @@ def test_threads_share_an_analysis(repo):
     assert len({out[i][0] for i in out}) == 1
     assert len({out[i][1] for i in out if i % 2 == 0}) == 1
     assert len({out[i][1] for i in out if i % 2 == 1}) == 1
+
+
+def test_diff_matches_the_command(fixtures, rooftime_bin, tmp_path):
+    t = os.path.join(fixtures, "paper-tables")
+    paths = []
+    for name in ("conv2d-pt", "conv2d-tf2-noxla"):
+        out = str(tmp_path / (name + ".json"))
+        run([rooftime_bin, "import", "table", os.path.join(t, name + ".main.csv"), "--ai-file",
+             os.path.join(t, name + ".l2-l1-ai.csv"), "-o", out])
+        paths.append(out)
+    for opts, kw in (([], {}), (["-m", "v100", "--top", "5"], {"machine": "v100", "top": 5}),
+                     (["-m", "v100", "--mode", "hier", "--by", "Precision", "--tau", "10us"],
+                      {"machine": "v100", "mode": "hier", "by": "Precision", "tau": "10us"})):
+        d = rooftime.diff(paths[0], paths[1], **kw)
+        assert d.text == run([rooftime_bin, "diff"] + opts + paths)
+        assert d.csv == run([rooftime_bin, "diff", "--format", "csv"] + opts + paths)
+    assert len(d.rows) == len(d.csv.splitlines()) - 1  # every row and the total
+    with pytest.raises(rooftime.Error, match="need a machine"):
+        rooftime.diff(paths[0], paths[1], tau="1us")
+    with pytest.raises(rooftime.Error):
+        rooftime.diff(paths[0], paths[1], machine="v100", mode="sideways")
+    with pytest.raises(rooftime.Error):
+        rooftime.diff(paths[0], tmp_path / "missing.json")

@@ -82,7 +82,7 @@ static int parse_time(const char *s, double *out)
     return -1;
 }
 
-static rt_machine *copy_machine(const rt_machine *m)
+rt_machine *api_copy_machine(const rt_machine *m)
 {
     json_t *j = rt_machine_to_json(m);
     rt_machine *c = NULL;
@@ -95,7 +95,7 @@ static rt_machine *copy_machine(const rt_machine *m)
     return c;
 }
 
-static rt_profile *copy_profile(const rt_profile *p)
+rt_profile *api_copy_profile(const rt_profile *p)
 {
     json_t *j = rt_profile_to_json(p);
     rt_profile *c = NULL;
@@ -109,30 +109,30 @@ static rt_profile *copy_profile(const rt_profile *p)
 }
 
 /* --tau: an overhead of the machine by name, or a time (cli_analysis_apply). */
-static int apply_tau(rt_api_analysis *a, const char *tau)
+int api_apply_tau(rt_machine *m, rt_profile **ps, size_t n, const char *tau)
 {
     double secs;
-    const rt_overhead *oh = rt_machine_overhead(a->m, tau);
+    const rt_overhead *oh = rt_machine_overhead(m, tau);
     if (oh) {
-        for (size_t i = 0; i < a->n; i++)
-            rt_machine_set_str(&a->ps[i]->overhead, oh->name);
+        for (size_t i = 0; i < n; i++)
+            rt_machine_set_str(&ps[i]->overhead, oh->name);
         return 0;
     }
     if (parse_time(tau, &secs) == 0) {
-        a->m->tau = secs;
-        rt_machine_set_str(&a->m->tau_method, "given with --tau");
-        for (size_t i = 0; i < a->n; i++)
-            rt_machine_set_str(&a->ps[i]->overhead, NULL);
+        m->tau = secs;
+        rt_machine_set_str(&m->tau_method, "given with --tau");
+        for (size_t i = 0; i < n; i++)
+            rt_machine_set_str(&ps[i]->overhead, NULL);
         return 0;
     }
     char have[512] = "";
-    for (size_t i = 0, off = 0; i < a->m->n_overheads && off + 1 < sizeof have; i++) {
+    for (size_t i = 0, off = 0; i < m->n_overheads && off + 1 < sizeof have; i++) {
         int w =
-            snprintf(have + off, sizeof have - off, "%s%s", i ? ", " : "", a->m->overheads[i].name);
+            snprintf(have + off, sizeof have - off, "%s%s", i ? ", " : "", m->overheads[i].name);
         off += w > 0 ? (size_t)w : 0;
     }
     api_fail("tau takes a time (4.2us, 3e-6) or an overhead of machine '%s' (%s), not '%s'",
-             a->m->name, a->m->n_overheads ? have : "it has none", tau);
+             m->name, m->n_overheads ? have : "it has none", tau);
     return -1;
 }
 
@@ -164,12 +164,12 @@ rt_api_analysis *rt_api_analyze(const rt_machine *m, rt_profile *const *ps, size
         }
         a->mode_given = 1;
     }
-    if (!(a->m = copy_machine(m)))
+    if (!(a->m = api_copy_machine(m)))
         goto fail;
     a->ps = rt_xcalloc(n, sizeof *a->ps);
     a->owns_ps = tau != NULL;
     for (size_t i = 0; i < n; i++)
-        if (!(a->ps[i] = a->owns_ps ? copy_profile(ps[i]) : ps[i]))
+        if (!(a->ps[i] = a->owns_ps ? api_copy_profile(ps[i]) : ps[i]))
             goto fail;
     if (reference) {
         if (rt_reference_set(a->m, reference, &err) != 0) {
@@ -179,7 +179,7 @@ rt_api_analysis *rt_api_analyze(const rt_machine *m, rt_profile *const *ps, size
     } else {
         rt_reference_choose(a->m, a->ps, n);
     }
-    if (tau && apply_tau(a, tau) != 0)
+    if (tau && api_apply_tau(a->m, a->ps, a->n, tau) != 0)
         goto fail;
     a->group = split_list(group_by, &a->n_group);
     a->ignore = split_list(ignore, &a->n_ignore);

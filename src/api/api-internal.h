@@ -19,4 +19,12 @@ char *api_capture(api_writer fn, void *ctx);
 #include "rooftime/core/analysis.h"
 char *api_findings_json(const rt_analysis *an);
 
+/* Copies through JSON, for options that change them (api-analysis.c); NULL with the error set. */
+#include "rooftime/core/machine.h"
+#include "rooftime/core/profile.h"
+rt_machine *api_copy_machine(const rt_machine *m);
+rt_profile *api_copy_profile(const rt_profile *p);
+/* --tau on m and the n profiles: an overhead of m by name, or a time; -1 with the error set. */
+int api_apply_tau(rt_machine *m, rt_profile **ps, size_t n, const char *tau);
+
 #endif

@@ -102,6 +102,14 @@ typedef struct rt_api_report_opts {
 RT_API int rt_api_analysis_report(rt_api_analysis *a, const rt_api_report_opts *o, const char *dir);
 RT_API void rt_api_analysis_free(rt_api_analysis *a);
 
+/* ---- two runs (api-diff.c) ---- */
+/* The table of `rooftime diff BEFORE AFTER` ("text" or "csv"): m NULL for no verdicts; mode
+ * (NULL: single), tau and reference as its options (they need m); by "name" (NULL), "op" or a
+ * tag; top its --top (0: 30). The profiles are not changed. */
+RT_API char *rt_api_diff(const rt_profile *before, const rt_profile *after, const rt_machine *m,
+                         const char *mode, const char *tau, const char *reference, const char *by,
+                         size_t top, const char *format);
+
 /* ---- across ranks (api-across.c) ---- */
 /* `analyze --across rank` over profile files (one per rank, folded one at a time); straggler and
  * slowest as its options (0: the defaults, 0.2 and 3). */
