@@ -258,3 +258,20 @@ def test_diff_matches_the_command(fixtures, rooftime_bin, tmp_path):
         rooftime.diff(paths[0], paths[1], machine="v100", mode="sideways")
     with pytest.raises(rooftime.Error):
         rooftime.diff(paths[0], tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("kind,name,conv", [
+    ("onednn", "onednn-2.6-torch-conv2d-forward.log", None),
+    ("onednn", "onednn-2.6-torch-lstm-bf16.log", None),
+    ("torch", "torch-1.13-conv2d-backward.json", None),
+    ("torch", "torch-1.13-lstm-forward.json", "window"),
+])
+def test_framework_imports_match_the_command(repo, rooftime_bin, tmp_path, kind, name, conv):
+    src = os.path.join(repo, "tests", "data", name)
+    out = str(tmp_path / "p.json")
+    run([rooftime_bin, "import", kind, src, "-o", out] + (["--conv-flops", conv] if conv else []))
+    cli = run([rooftime_bin, "analyze", "--machine", "a100", "--format", "csv", out])
+    fn = rooftime.import_onednn if kind == "onednn" else rooftime.import_torch
+    p = fn(src, conv_flops=conv)
+    assert rooftime.analyze(p, "a100").csv == cli
+    assert p.to_dict()["kernels"] == json.load(open(out))["kernels"]
