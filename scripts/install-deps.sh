@@ -7,10 +7,12 @@ set -euo pipefail
 # OpenCL + PoCL (launch-overhead benchmark), likwid (peer benchmark), chromium (report check),
 # python3-torch (the PyTorch client of the study and of `rooftime profile`), clang and its
 # libFuzzer runtime (the parsers' fuzz targets, tests/fuzz), Open MPI (the --mpi options, optional),
-# python3-pip (to fetch NVRTC 12 from PyPI, below).
+# python3-pip (to fetch NVRTC 12 from PyPI, below), python3-pandas, python3-pytest, python3-nbclient and
+# python3-ipykernel (the Python package's tests and the notebooks, python/ and examples/*.ipynb).
 PACKAGES="build-essential cmake pkg-config libjansson-dev libcmocka-dev libcairo2-dev libhwloc-dev
 libopenblas-dev libdnnl-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd likwid chromium
-python3 python3-pip python3-torch clang libclang-rt-14-dev libopenmpi-dev openmpi-bin"
+python3 python3-pip python3-torch clang libclang-rt-14-dev libopenmpi-dev openmpi-bin
+python3-pandas python3-pytest python3-nbclient python3-ipykernel python3-venv"
 
 # NVRTC 12 from PyPI (nvidia-cuda-nvrtc-cu12): NVRTC 13 dropped sm_70, so the GPU probe's kernels are
 # compiled for the V100 with it in tests/test-gpu-nvrtc.c (ROOFTIME_NVRTC_OLD). Optional: without it

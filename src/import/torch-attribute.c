@@ -22,7 +22,11 @@ static int library_frame(const char *f, size_t n)
     for (size_t i = 0; i < sizeof lib / sizeof lib[0]; i++) {
         size_t l = strlen(lib[i]);
         for (size_t k = 0; k + l <= n; k++)
-            if (memcmp(f + k, lib[i], l) == 0 && (lib[i][0] == '/' || k == 0))
+            /* a file name (*.py) matches as the last part of a path too: the runner loaded
+             * by the Python package (rooftime.torch.profile) has its absolute path */
+            if (memcmp(f + k, lib[i], l) == 0 &&
+                (lib[i][0] == '/' || k == 0 ||
+                 (f[k - 1] == '/' && l > 3 && memcmp(lib[i] + l - 3, ".py", 3) == 0)))
                 return 1;
     }
     return 0;

@@ -14,11 +14,27 @@ static int is_dir(const char *p)
     return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static char *set_dir;
+
+void rt_datadir_set(const char *dir)
+{
+    free(set_dir);
+    set_dir = NULL;
+    if (dir && *dir) {
+        size_t n = strlen(dir) + 1;
+        set_dir = malloc(n);
+        if (set_dir)
+            memcpy(set_dir, dir, n);
+    }
+}
+
 const char *rt_datadir(void)
 {
     const char *env = getenv("ROOFTIME_DATADIR");
     if (env && *env)
         return env;
+    if (set_dir)
+        return set_dir;
     if (is_dir(RT_SOURCE_DATADIR))
         return RT_SOURCE_DATADIR;
     return RT_INSTALL_DATADIR;

@@ -4,7 +4,8 @@
 runs this file at start-up (then Debian's own sitecustomize, which it would otherwise hide). It
 starts torch's profiler (record_shapes, with_stack, with_modules, with_flops) before the script
 runs and writes the recorded operators as a chrome trace in Kineto's layout when the interpreter
-exits. Settings come from the environment:
+exits. The Python package's rooftime.torch.profile() calls start() below around a block of code in
+the same process instead. Settings come from the environment:
 
   ROOFTIME_TORCH_TRACE  the trace to write (nothing happens without it)
   ROOFTIME_TORCH_OPS    rooftime's cost model (data/torch/ops.json): which operators take which
@@ -625,8 +626,9 @@ def instrument(torch, ops_path, sources=True):
     record_function's own operators inside its measured ranges."""
     import sysconfig
 
-    _LIB.append(os.path.dirname(torch.__file__) + os.sep)
-    _LIB.append(sysconfig.get_paths()["stdlib"] + os.sep)
+    for d in (os.path.dirname(torch.__file__) + os.sep, sysconfig.get_paths()["stdlib"] + os.sep):
+        if d not in _LIB:
+            _LIB.append(d)
     _wrap(torch, sources)
     try:
         old = int(torch.__version__.split(".")[0]) < 2
@@ -648,6 +650,42 @@ def write_trace(path, result, positions, steps=None, within=None):
     _write(path, evs, positions, steps, t0, within)
 
 
+_INSTALLED = []
+
+
+def start(path, steps=None, ops_path="", library_dirs=()):
+    """Start the profiler with the runner's hooks (installed once per process); returns finish(),
+    which stops it and writes the trace to path. `profile --torch` calls it at start-up with the
+    settings of the environment and finish at exit; the Python package's rooftime.torch.profile()
+    around a block of the user's code (library_dirs: its own files, never the user's line)."""
+    import torch
+    from torch.autograd import profiler
+
+    if not _INSTALLED:
+        instrument(torch, "")
+        _hook_modules(torch)
+        _hook_optimizers(torch)
+        _INSTALLED.append(True)
+    for d in library_dirs:
+        if d not in _LIB:
+            _LIB.append(d)
+            _LIBCACHE.clear()
+    positions = _positions(ops_path)
+    prof = profiler.profile(record_shapes=True, with_stack=True, with_modules=True,
+                            with_flops=True)
+    prof.__enter__()
+    if len(_INSTALLED) == 1:
+        _guard_profiler(torch)
+        _INSTALLED.append(True)
+    _ACTIVE.append(True)
+
+    def finish():
+        _ACTIVE.clear()
+        write_trace(path, torch.autograd._disable_profiler(), positions, steps)
+
+    return finish
+
+
 def _start():
     path = os.environ.get("ROOFTIME_TORCH_TRACE")
     if not path:
@@ -657,29 +695,20 @@ def _start():
     if s:
         a, _, b = s.partition(":")
         steps = (int(a), int(b))
-    import torch
-    from torch.autograd import profiler
+    finish = start(path, steps, os.environ.get("ROOFTIME_TORCH_OPS", ""))
 
-    positions = instrument(torch, os.environ.get("ROOFTIME_TORCH_OPS", ""))
-    _hook_modules(torch)
-    _hook_optimizers(torch)
-    prof = profiler.profile(record_shapes=True, with_stack=True, with_modules=True,
-                            with_flops=True)
-    prof.__enter__()
-    _guard_profiler(torch)
-    _ACTIVE.append(True)
-
-    def finish():
+    def at_exit():
         try:
-            _ACTIVE.clear()
-            write_trace(path, torch.autograd._disable_profiler(), positions, steps)
+            finish()
         except Exception as e:  # noqa: BLE001 - report, never hide the program's own exit
             print("rooftime runner: cannot write the trace %s: %s" % (path, e), file=sys.stderr)
 
-    atexit.register(finish)
+    atexit.register(at_exit)
 
 
-if __name__ == "sitecustomize":  # not when the study's client loads this file by its path
+# At start-up as sitecustomize (`profile --torch`); the study's client and the Python package load
+# this file by its path and only take its definitions.
+if __name__ == "sitecustomize":
     _chain_site()
     try:
         _start()

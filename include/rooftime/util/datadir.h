@@ -5,8 +5,12 @@
 #include <stddef.h>
 
 /* Directory holding the shipped data files (machines/, ncu/ ...): $ROOFTIME_DATADIR, else the
- * source tree's data/ when run from a build tree, else the installed share directory. */
+ * one rt_datadir_set gave, else the source tree's data/ when run from a build tree, else the
+ * installed share directory. */
 const char *rt_datadir(void);
+/* Set the directory taken after $ROOFTIME_DATADIR and before the built-in ones (a language
+ * binding's own copy of data/); NULL clears it. Not thread-safe: call it before any other. */
+void rt_datadir_set(const char *dir);
 
 /* How a profile names a data file it was read with, so that profiles from other machines compare:
  * a shipped file (under rt_datadir()) as "data/ncu/metrics.json sha256:HEX", never the local path

@@ -1,0 +1,124 @@
+/* The stable C API of librooftime.so for other languages (the Python package, python/): opaque
+ * handles, C strings in and out, one error message per thread. Nothing here prints or exits. */
+#ifndef ROOFTIME_API_API_H
+#define ROOFTIME_API_API_H
+
+#include <stddef.h>
+
+#include "rooftime/core/across.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/profile.h"
+
+/* Exported from librooftime.so (the wings inside it are hidden). */
+#define RT_API __attribute__((visibility("default")))
+
+/* Bumped when a signature below changes; the Python package checks it on load. */
+#define RT_API_VERSION 1
+RT_API int rt_api_version(void);
+
+/*
+ * Errors: a call that fails returns -1 or NULL and leaves its message (file, line, field where
+ * known: the library's own rt_error) for rt_api_error(), per thread. rt_api_warnings() is the
+ * warnings of this thread's last import or analysis, one per line ("" when none).
+ */
+RT_API const char *rt_api_error(void);
+RT_API const char *rt_api_warnings(void);
+/* Free a string this API returned. */
+RT_API void rt_api_free(char *s);
+/* Where data/ lives when $ROOFTIME_DATADIR is not set (the package's copy); 0 or -1. */
+RT_API int rt_api_set_datadir(const char *dir);
+RT_API const char *rt_api_datadir(void);
+
+/* ---- machines (api-machine.c) ---- */
+/* A preset name (v100, h100-sxm ...) or a machine file. */
+RT_API rt_machine *rt_api_machine_load(const char *name_or_path);
+/* Measure this machine (quick: the short run, under 30 s on 2 cores). */
+RT_API rt_machine *rt_api_machine_measure(int quick);
+RT_API char *rt_api_machine_json(const rt_machine *m);
+RT_API int rt_api_machine_save(const rt_machine *m, const char *path);
+RT_API const char *rt_api_machine_name(const rt_machine *m);
+RT_API void rt_api_machine_free(rt_machine *m);
+
+/* ---- profiles (api-profile.c) ---- */
+/* A rooftime profile file; its communication kernels tagged as `analyze` tags them. */
+RT_API rt_profile *rt_api_profile_load(const char *path);
+/*
+ * Import other tools' output as `rooftime import KIND` does: kind "ncu" (n files), "table"
+ * (one; ai_file as --ai-file, may be NULL), "torch" and "onednn" (one; conv as --conv-flops,
+ * NULL: taps) or "cupti" (one directory).
+ */
+RT_API rt_profile *rt_api_import(const char *kind, const char *const *paths, size_t n,
+                                 const char *ai_file, const char *conv);
+/* A trace of the torch runner (data/torch/runner) as `profile --torch` imports it: the cost
+ * model, by source line, the wall time and its coverage in the notes; command names the run. */
+RT_API rt_profile *rt_api_profile_torch_trace(const char *trace, double wall_seconds,
+                                              const char *command);
+RT_API char *rt_api_profile_json(const rt_profile *p);
+RT_API int rt_api_profile_save(const rt_profile *p, const char *path);
+RT_API size_t rt_api_profile_kernels(const rt_profile *p);
+RT_API void rt_api_profile_free(rt_profile *p);
+
+/* ---- analyses (api-analysis.c) ---- */
+typedef struct rt_api_analysis rt_api_analysis;
+/*
+ * The analysis of `analyze`: mode "single" or "hier" (NULL: each output's default, as the
+ * commands: hier for the tables, the view's for plot, single for report); tau, reference,
+ * group_by and ignore as the options of the same names (comma lists; each NULL when not given).
+ * The machine and profiles are copied where the options change them; the caller keeps the
+ * profiles alive while the analysis lives.
+ */
+RT_API rt_api_analysis *rt_api_analyze(const rt_machine *m, rt_profile *const *ps, size_t n,
+                                       const char *mode, const char *tau, const char *reference,
+                                       const char *group_by, const char *ignore);
+/* The tables as `analyze --format F`: "csv", "json" or "text" (top: its --top); or "findings":
+ * the summary and callouts of `report` as a JSON array, one object per block ({"source",
+ * "section", "kind", "lead", "text", "rows", "note"}). */
+RT_API char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t top);
+
+/* The options of `rooftime plot`; zero or NULL fields take its defaults. */
+typedef struct rt_api_plot_opts {
+    const char *view;   /* roofline, complexity, time, 4d (default) */
+    const char *points; /* configs (default) or kernels */
+    const char *title;
+    const char *series_by, *marker_by, *fill_by, *family;
+    const char *where; /* "TAG=VALUE" lines, joined by '\n' */
+    double width, height;
+    size_t labels;
+    int all_roofs;
+} rt_api_plot_opts;
+/* The chart as SVG text (path NULL), or written to path (.svg, .png, .pdf; atomic). */
+RT_API char *rt_api_analysis_svg(rt_api_analysis *a, const rt_api_plot_opts *o);
+RT_API int rt_api_analysis_plot(rt_api_analysis *a, const rt_api_plot_opts *o, const char *path);
+
+/* The options of `rooftime report`. */
+typedef struct rt_api_report_opts {
+    const char *title;
+    const char *split_by; /* comma list */
+    const char *series_by, *marker_by, *fill_by;
+    const char *points;
+    int all_roofs;
+} rt_api_report_opts;
+/* DIR/report.html and its charts, as `rooftime report -o DIR`. */
+RT_API int rt_api_analysis_report(rt_api_analysis *a, const rt_api_report_opts *o, const char *dir);
+RT_API void rt_api_analysis_free(rt_api_analysis *a);
+
+/* ---- two runs (api-diff.c) ---- */
+/* The table of `rooftime diff BEFORE AFTER` ("text" or "csv"): m NULL for no verdicts; mode
+ * (NULL: single), tau and reference as its options (they need m); by "name" (NULL), "op" or a
+ * tag; top its --top (0: 30). The profiles are not changed. */
+RT_API char *rt_api_diff(const rt_profile *before, const rt_profile *after, const rt_machine *m,
+                         const char *mode, const char *tau, const char *reference, const char *by,
+                         size_t top, const char *format);
+
+/* ---- across ranks (api-across.c) ---- */
+/* `analyze --across rank` over profile files (one per rank, folded one at a time); straggler and
+ * slowest as its options (0: the defaults, 0.2 and 3). */
+RT_API rt_across *rt_api_across_new(const char *const *paths, size_t n, double straggler,
+                                    size_t slowest);
+/* Its text ("text", top rows per table) or "json" output. */
+RT_API char *rt_api_across_text(const rt_across *a, const char *format, size_t top);
+/* Its --chart (.svg, .png, .pdf); m may be NULL (no compute roof). */
+RT_API int rt_api_across_chart(const rt_across *a, const rt_machine *m, const char *path);
+RT_API void rt_api_across_free(rt_across *a);
+
+#endif

@@ -1,0 +1,381 @@
+"""Machines, profiles, analyses and charts: Python objects over the C library's handles.
+
+No model, importer or chart is written here: every figure comes from librooftime (the tables are
+the text of `analyze --format csv`, the charts the SVG of `plot`).
+"""
+import csv
+import ctypes
+import io
+import json
+import os
+import sys
+import threading
+import warnings
+
+from . import _lib
+from ._lib import Error, b, fail, lib, take
+
+try:
+    import pandas as _pd
+except ImportError:  # plain lists of dicts without pandas
+    _pd = None
+
+
+_PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _warn(what):
+    """The last call's warnings, as Python warnings pointing at the user's line."""
+    ws = _lib.warnings_text()
+    if not ws:
+        return
+    level, f = 1, sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_PKG):
+        level, f = level + 1, f.f_back
+    for w in ws:
+        warnings.warn("rooftime: %s: %s" % (what, w), stacklevel=level)
+
+
+class Machine:
+    """A machine's ceilings: a preset, a file, or this machine measured."""
+
+    def __init__(self, handle, origin):
+        self._h = handle
+        self.origin = origin
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            lib.rt_api_machine_free(self._h)
+            self._h = None
+
+    @property
+    def name(self):
+        return lib.rt_api_machine_name(self._h).decode("utf-8", "replace")
+
+    def to_json(self):
+        """The machine file's JSON text (docs/machine-format.md)."""
+        return take(lib.rt_api_machine_json(self._h))
+
+    def to_dict(self):
+        return json.loads(self.to_json())
+
+    def save(self, path):
+        if lib.rt_api_machine_save(self._h, b(path)) != 0:
+            raise fail()
+
+    def __repr__(self):
+        return "<rooftime.Machine %r from %s>" % (self.name, self.origin)
+
+
+def machine(name_or_path):
+    """A machine preset by name ("v100", "a100", "h100-sxm", "h200") or a machine file."""
+    h = lib.rt_api_machine_load(b(name_or_path))
+    if not h:
+        raise fail()
+    return Machine(h, str(name_or_path))
+
+
+def load_machine(path):
+    """A machine file (as `rooftime machine measure -o FILE` writes it)."""
+    return machine(os.fspath(path))
+
+
+def machine_measure(quick=True):
+    """Measure this machine's CPU ceilings as `rooftime machine measure [--quick]` does."""
+    h = lib.rt_api_machine_measure(1 if quick else 0)
+    _warn("machine measure")
+    if not h:
+        raise fail()
+    return Machine(h, "measured")
+
+
+class Profile:
+    """A rooftime profile (docs/profile-format.md): kernels with time, FLOPs and bytes."""
+
+    def __init__(self, handle, origin):
+        self._h = handle
+        self.origin = origin
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            lib.rt_api_profile_free(self._h)
+            self._h = None
+
+    def __len__(self):
+        return lib.rt_api_profile_kernels(self._h)
+
+    def to_json(self):
+        return take(lib.rt_api_profile_json(self._h))
+
+    def to_dict(self):
+        return json.loads(self.to_json())
+
+    def save(self, path):
+        """Write the profile file (loads back with load_profile and every command)."""
+        if lib.rt_api_profile_save(self._h, b(path)) != 0:
+            raise fail()
+
+    def analyze(self, machine, **kw):
+        return analyze([self], machine, **kw)
+
+    def __repr__(self):
+        return "<rooftime.Profile %d kernels from %s>" % (len(self), self.origin)
+
+
+def load_profile(path):
+    """A rooftime profile file."""
+    h = lib.rt_api_profile_load(b(path))
+    if not h:
+        raise fail()
+    return Profile(h, os.fspath(path))
+
+
+def _paths(paths):
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    return [os.fspath(p) for p in paths]
+
+
+def _import(kind, paths, ai_file=None, conv_flops=None):
+    ps = _paths(paths)
+    arr = (ctypes.c_char_p * max(len(ps), 1))(*[b(p) for p in ps])
+    h = lib.rt_api_import(b(kind), arr, len(ps), b(ai_file), b(conv_flops))
+    _warn("import " + kind)
+    if not h:
+        raise fail()
+    return Profile(h, "%s %s" % (kind, ", ".join(ps)))
+
+
+def import_ncu(paths):
+    """Nsight Compute `ncu --csv` outputs (one or several metric sets of the same run)."""
+    return _import("ncu", paths)
+
+
+def import_table(path, ai_file=None):
+    """A table of kernels (the paper's layout or others; `import table`, --ai-file)."""
+    return _import("table", path, ai_file=ai_file)
+
+
+def import_torch(path, conv_flops=None):
+    """A PyTorch profiler trace (chrome JSON), with the cost model (`import torch`)."""
+    return _import("torch", path, conv_flops=conv_flops)
+
+
+def import_onednn(path, conv_flops=None):
+    """A oneDNN verbose log (`import onednn`)."""
+    return _import("onednn", path, conv_flops=conv_flops)
+
+
+def import_cupti(directory):
+    """The CUPTI collector's output directory (`import cupti`)."""
+    return _import("cupti", directory)
+
+
+def _rows(text, kind):
+    """The rows of `analyze --format csv` of one kind, with numbers as numbers."""
+    rows = []
+    for r in csv.DictReader(io.StringIO(text)):
+        if r.get("kind") != kind:
+            continue
+        for k, v in r.items():
+            if k in ("kind", "name", "config", "bound"):
+                continue
+            try:
+                r[k] = int(v) if v.isdigit() else float(v)
+            except (ValueError, AttributeError):
+                pass
+        rows.append(r)
+    return rows
+
+
+class Analysis:
+    """The verdicts of `rooftime analyze`: .kernels, .configs and .findings as pandas DataFrames
+    (lists of dicts without pandas), .plot() and .report()."""
+
+    def __init__(self, handle, profiles, machine, mode):
+        self._h = handle
+        self._keep = (list(profiles), machine)  # the C analysis reads the profiles
+        self.mode = mode
+        self._csv = None
+        self._df = None
+        # the C analysis computes each mode's tables on first use: one call at a time on it
+        self._lock = threading.Lock()
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            lib.rt_api_analysis_free(self._h)
+            self._h = None
+
+    def text(self, format="text", top=20):
+        """The output of `analyze --format FORMAT` (text, csv or json) as a string."""
+        with self._lock:
+            return take(lib.rt_api_analysis_text(self._h, b(format), top))
+
+    @property
+    def csv(self):
+        """`analyze --format csv` exactly."""
+        if self._csv is None:
+            self._csv = self.text("csv")
+        return self._csv
+
+    def to_dict(self):
+        """`analyze --format json` as a dict."""
+        return json.loads(self.text("json"))
+
+    def _frame(self, kind):
+        if _pd is not None:
+            if self._df is None:  # the CSV read once, split by kind on each call
+                self._df = _pd.read_csv(io.StringIO(self.csv), keep_default_na=False,
+                                        na_values=["nan"])
+            df = self._df
+            return df[df["kind"] == kind].reset_index(drop=True)
+        return _rows(self.csv, kind)
+
+    @property
+    def kernels(self):
+        """One row per kernel: the kernel rows of `analyze --format csv`."""
+        return self._frame("kernel")
+
+    @property
+    def configs(self):
+        """One row per config: the config rows of `analyze --format csv`."""
+        return self._frame("config")
+
+    @property
+    def findings(self):
+        """The summary and callouts the report opens with, one row per block."""
+        blocks = json.loads(self.text("findings", 0))
+        for x in blocks:
+            x["text"] = (x.get("lead") or "") + (x.get("text") or "")
+        if _pd is not None:
+            return _pd.DataFrame(blocks, columns=["source", "section", "kind", "lead", "text",
+                                                  "rows", "note"])
+        return blocks
+
+    def plot(self, view="4d", points="configs", **opts):
+        """A chart of `rooftime plot --view VIEW --points POINTS`; opts: title, series_by,
+        marker_by, fill_by, family, where (a "TAG=VALUE" or a list), width, height, labels,
+        all_roofs. Shown inline by Jupyter; .save(path) writes .svg, .png or .pdf."""
+        return Chart(self, view, points, opts)
+
+    def report(self, directory, title=None, split_by=None, series_by=None, marker_by=None,
+               fill_by=None, points=None, all_roofs=False):
+        """DIR/report.html and its charts, as `rooftime report -o DIR`; returns the page's path."""
+        if isinstance(split_by, (list, tuple)):
+            split_by = ",".join(split_by)
+        o = _lib.ReportOpts(b(title), b(split_by), b(series_by), b(marker_by), b(fill_by),
+                            b(points), 1 if all_roofs else 0)
+        with self._lock:
+            if lib.rt_api_analysis_report(self._h, ctypes.byref(o), b(directory)) != 0:
+                raise fail()
+        return os.path.join(os.fspath(directory), "report.html")
+
+    def __repr__(self):
+        t = self.to_dict()["totals"]
+        return "<rooftime.Analysis %d kernels, %d configs, %.6g s>" % (t["kernels"], t["configs"],
+                                                                       t["time"])
+
+
+class Chart:
+    """One view of an analysis; Jupyter shows it inline (_repr_svg_)."""
+
+    _KEYS = ("title", "series_by", "marker_by", "fill_by", "family", "where", "width", "height",
+             "labels", "all_roofs")
+
+    def __init__(self, analysis, view, points, opts):
+        bad = set(opts) - set(self._KEYS)
+        if bad:
+            raise TypeError("plot: unknown option(s) %s (%s)" % (", ".join(sorted(bad)),
+                                                                 ", ".join(self._KEYS)))
+        self._a = analysis
+        self.view, self.points, self.opts = view, points, dict(opts)
+        self._svg = None
+        where = opts.get("where")
+        if isinstance(where, (list, tuple)):
+            where = "\n".join(where)
+        self._o = _lib.PlotOpts(b(view), b(points), b(opts.get("title")), b(opts.get("series_by")),
+                                b(opts.get("marker_by")), b(opts.get("fill_by")),
+                                b(opts.get("family")), b(where), float(opts.get("width") or 0),
+                                float(opts.get("height") or 0), int(opts.get("labels") or 0),
+                                1 if opts.get("all_roofs") else 0)
+        self.svg()  # a bad option fails here, not at display
+
+    def svg(self):
+        """The chart as SVG text."""
+        if self._svg is None:
+            with self._a._lock:
+                self._svg = take(lib.rt_api_analysis_svg(self._a._h, ctypes.byref(self._o)))
+        return self._svg
+
+    def _repr_svg_(self):
+        return self.svg()
+
+    def save(self, path):
+        """Write the chart: .svg, .png or .pdf by the extension (PNG and PDF need cairo)."""
+        with self._a._lock:
+            if lib.rt_api_analysis_plot(self._a._h, ctypes.byref(self._o), b(path)) != 0:
+                raise fail()
+        return os.fspath(path)
+
+    def __repr__(self):
+        return "<rooftime.Chart %s view, %s>" % (self.view, self.points)
+
+
+def analyze(profiles, machine, mode=None, tau=None, reference=None, group_by=None, ignore=None):
+    """The verdict per kernel and per config, as `rooftime analyze` gives it.
+
+    profiles: a Profile, a path, or a list of them; machine: a Machine, a preset name or a file.
+    mode: "hier" or "single"; None takes each output's default as the commands do (hier for the
+    tables, the view's for plot, single for report). tau, reference, group_by, ignore: the options
+    of the same names (lists or comma-separated strings)."""
+    if isinstance(profiles, (Profile, str, bytes, os.PathLike)):
+        profiles = [profiles]
+    ps = [p if isinstance(p, Profile) else load_profile(p) for p in profiles]
+    m = machine if isinstance(machine, Machine) else globals()["machine"](machine)
+    if isinstance(group_by, (list, tuple)):
+        group_by = ",".join(group_by)
+    if isinstance(ignore, (list, tuple)):
+        ignore = ",".join(ignore)
+    arr = (ctypes.c_void_p * max(len(ps), 1))(*[p._h for p in ps])
+    h = lib.rt_api_analyze(m._h, arr, len(ps), b(mode), b(tau), b(reference), b(group_by),
+                           b(ignore))
+    if not h:
+        raise fail()
+    return Analysis(h, ps, m, mode)
+
+
+class Diff:
+    """Two runs kernel by kernel, as `rooftime diff`: .text (the table for people), .csv and
+    .rows (its CSV: every matched kernel, then the total, as a DataFrame or a list of dicts)."""
+
+    def __init__(self, text, csv_text):
+        self.text, self.csv = text, csv_text
+
+    @property
+    def rows(self):
+        if _pd is not None:
+            return _pd.read_csv(io.StringIO(self.csv), keep_default_na=False, na_values=["nan"])
+        return list(csv.DictReader(io.StringIO(self.csv)))
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return self.text
+
+
+def diff(before, after, machine=None, mode=None, tau=None, reference=None, by="name", top=30):
+    """`rooftime diff BEFORE AFTER`: profiles (or paths); machine (a Machine, preset or file) for
+    the verdicts; mode (single by default), tau and reference as its options; by "name", "op" or a
+    tag; top rows in the text table."""
+    a, z = (p if isinstance(p, Profile) else load_profile(p) for p in (before, after))
+    m = None
+    if machine is not None:
+        m = machine if isinstance(machine, Machine) else globals()["machine"](machine)
+    if not isinstance(top, int) or top < 1:
+        raise Error("diff: top takes a whole number >= 1, not %r" % (top,))
+    out = []
+    for fmt in (b"text", b"csv"):
+        out.append(take(lib.rt_api_diff(a._h, z._h, m._h if m else None, b(mode), b(tau),
+                                        b(reference), b(by), top, fmt)))
+    return Diff(*out)

@@ -1,0 +1,277 @@
+"""The package against the command: the same tables, charts and errors from the same library."""
+import csv
+import ctypes
+import io
+import json
+import os
+import threading
+
+import pytest
+
+import rooftime
+from rooftime import core
+from rooftime._lib import lib
+
+from conftest import run
+
+pd = pytest.importorskip("pandas")
+
+EXAMPLE = "data/examples/conv2d-pt-fp16.json"
+
+
+def csv_rows(text, kind):
+    return [r for r in csv.DictReader(io.StringIO(text)) if r["kind"] == kind]
+
+
+def test_library_is_a_cdll_so_calls_release_the_gil():
+    # ctypes drops the GIL around calls into a CDLL (a PyDLL keeps it)
+    assert type(lib) is ctypes.CDLL
+    assert lib.rt_api_version() == 1
+
+
+def test_machine_presets_and_files(tmp_path):
+    m = rooftime.machine("v100")
+    assert "V100" in m.name
+    d = m.to_dict()
+    assert d["units"] and d["levels"]
+    m.save(tmp_path / "m.json")
+    m2 = rooftime.load_machine(tmp_path / "m.json")
+    assert m2.to_dict() == d
+
+
+def test_kernels_match_analyze_csv_row_for_row(repo, rooftime_bin):
+    path = os.path.join(repo, EXAMPLE)
+    for mode in ("hier", "single"):
+        cli = run([rooftime_bin, "analyze", "--machine", "v100", "--mode", mode, "--format", "csv",
+                   path])
+        a = rooftime.analyze(rooftime.load_profile(path), rooftime.machine("v100"), mode=mode)
+        assert a.csv == cli
+        for kind, frame in (("kernel", a.kernels), ("config", a.configs)):
+            want = csv_rows(cli, kind)
+            assert len(frame) == len(want) > 0
+            for got, exp in zip(frame.to_dict("records"), want):
+                assert got["name"] == exp["name"] and got["rank"] == int(exp["rank"])
+                assert got["bound"] == exp["bound"]
+                for k in ("time_s", "flops", "efficiency", "t_bound_s"):
+                    assert got[k] == pytest.approx(float(exp[k]), rel=1e-9)
+
+
+def test_deepcam_ncu_import_matches_the_command(deepcam, rooftime_bin, tmp_path):
+    out = tmp_path / "deepcam.json"
+    run([rooftime_bin, "import", "ncu", "-o", str(out)] + deepcam)
+    cli = run([rooftime_bin, "analyze", "--machine", "v100", "--format", "csv", str(out)])
+    p = rooftime.import_ncu(deepcam)
+    assert len(p) == 35  # the authors' expected-per-kernel.csv: 35 kernels
+    a = rooftime.analyze(p, "v100")
+    assert a.csv == cli
+    assert list(a.kernels["name"]) == [r["name"] for r in csv_rows(cli, "kernel")]
+    # the profile saved from Python loads back in the command, with the same verdicts
+    p.save(tmp_path / "py.json")
+    assert run([rooftime_bin, "analyze", "--machine", "v100", "--format", "csv",
+                str(tmp_path / "py.json")]) == cli
+
+
+def test_tau_reference_and_json(repo, rooftime_bin):
+    path = os.path.join(repo, EXAMPLE)
+    cli = run([rooftime_bin, "analyze", "--machine", "v100", "--tau", "10us", "--format", "json",
+               path])
+    a = rooftime.analyze(path, "v100", tau="10us")
+    assert a.to_dict() == json.loads(cli)
+    assert a.to_dict()["machine"]["launch_overhead"] == pytest.approx(1e-5)
+    # the machine and profile objects are not changed by an analysis's tau
+    p = rooftime.load_profile(path)
+    m = rooftime.machine("v100")
+    rooftime.analyze(p, m, tau="1ms")
+    assert rooftime.analyze(p, m).to_dict() == rooftime.analyze(path, "v100").to_dict()
+
+
+def test_findings_and_text(repo):
+    a = rooftime.analyze(os.path.join(repo, EXAMPLE), "v100")
+    f = a.findings
+    assert len(f) > 0 and set(f["source"]) <= {"summary", "callouts"}
+    assert "kernel" in a.text("text").lower()
+
+
+def test_plot_svg_png_and_the_command(repo, rooftime_bin, tmp_path):
+    path = os.path.join(repo, EXAMPLE)
+    a = rooftime.analyze(path, "v100")
+    c = a.plot(view="4d", points="kernels")
+    svg = c._repr_svg_()
+    assert svg.lstrip().startswith("<?xml") or svg.lstrip().startswith("<svg")
+    assert "</svg>" in svg
+    run([rooftime_bin, "plot", "--machine", "v100", "--view", "4d", "--points", "kernels",
+         "-o", str(tmp_path / "cli.svg"), path])
+    assert (tmp_path / "cli.svg").read_text() == svg
+    assert c.save(tmp_path / "py.svg") and (tmp_path / "py.svg").read_text() == svg
+    c.save(tmp_path / "py.png")
+    assert (tmp_path / "py.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report(repo, tmp_path):
+    page = rooftime.analyze(os.path.join(repo, EXAMPLE), "v100").report(tmp_path / "r")
+    html = open(page).read()
+    assert "<html" in html and "<svg" in html
+
+
+def test_lists_of_dicts_without_pandas(repo, monkeypatch):
+    a = rooftime.analyze(os.path.join(repo, EXAMPLE), "v100")
+    monkeypatch.setattr(core, "_pd", None)
+    k = a.kernels
+    assert isinstance(k, list) and isinstance(k[0], dict)
+    assert [r["name"] for r in k] == [r["name"] for r in csv_rows(a.csv, "kernel")]
+    assert isinstance(k[0]["time_s"], float)
+    assert isinstance(a.findings, list)
+
+
+def test_paper_table_import(fixtures, rooftime_bin, tmp_path):
+    t = os.path.join(fixtures, "paper-tables")
+    main, ai = os.path.join(t, "rnn1d-pt.main.csv"), os.path.join(t, "rnn1d-pt.l2-l1-ai.csv")
+    run([rooftime_bin, "import", "table", main, "--ai-file", ai, "-o", str(tmp_path / "t.json")])
+    cli = run([rooftime_bin, "analyze", "--machine", "v100", "--format", "csv",
+               str(tmp_path / "t.json")])
+    assert rooftime.analyze(rooftime.import_table(main, ai_file=ai), "v100").csv == cli
+
+
+BAD = [
+    ("load_profile", lambda d: rooftime.load_profile(d / "missing.json"), "missing.json"),
+    ("not text", lambda d: rooftime.load_profile(d / "garbage.json"), "NUL"),
+    ("truncated", lambda d: rooftime.load_profile(d / "truncated.json"), "truncated.json"),
+    ("machine", lambda d: rooftime.machine("no-such-machine"), "no-such-machine"),
+    ("ncu garbage", lambda d: rooftime.import_ncu([d / "garbage.json"]), "garbage.json"),
+    ("torch garbage", lambda d: rooftime.import_torch(d / "garbage.json"), "garbage.json"),
+    ("onednn missing", lambda d: rooftime.import_onednn(d / "none.log"), "none.log"),
+    ("cupti missing", lambda d: rooftime.import_cupti(d / "nodir"), "nodir"),
+    ("table garbage", lambda d: rooftime.import_table(d / "garbage.json"), "garbage.json"),
+]
+
+
+@pytest.mark.parametrize("what,call,needle", BAD, ids=[b[0] for b in BAD])
+def test_bad_input_raises_error_with_the_c_message(tmp_path, what, call, needle):
+    (tmp_path / "garbage.json").write_text("this is not it\n\x00\xff")
+    (tmp_path / "truncated.json").write_text('{"schema": "rooftime.profile/1", "kernels": [{"na')
+    with pytest.raises(rooftime.Error) as e:
+        call(tmp_path)
+    assert needle in str(e.value)
+
+
+def test_bad_options_raise_error(repo):
+    p = rooftime.load_profile(os.path.join(repo, EXAMPLE))
+    with pytest.raises(rooftime.Error, match="mode"):
+        rooftime.analyze(p, "v100", mode="fast")
+    with pytest.raises(rooftime.Error, match="tau takes"):
+        rooftime.analyze(p, "v100", tau="soon")
+    a = rooftime.analyze(p, "v100")
+    with pytest.raises(rooftime.Error, match="view"):
+        a.plot(view="5d")
+    with pytest.raises(rooftime.Error, match="TAG=VALUE"):
+        a.plot(where="nothing")
+    with pytest.raises(rooftime.Error):
+        a.plot(series_by="no-such-tag")
+    with pytest.raises(rooftime.Error, match="extension|format"):
+        a.plot().save("/tmp/chart.bmp")
+    with pytest.raises(rooftime.Error):
+        a.text("yaml")
+    with pytest.raises(rooftime.Error, match="unknown kind"):
+        core._import("nvprof", ["x"])
+
+
+def test_errors_are_per_thread(repo):
+    # a failing call in one thread never shows its message as another thread's error
+    msgs = {}
+
+    def bad(i):
+        try:
+            rooftime.load_profile("/nonexistent/%d.json" % i)
+        except rooftime.Error as e:
+            msgs[i] = str(e)
+
+    ts = [threading.Thread(target=bad, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert all("/nonexistent/%d.json" % i in msgs[i] for i in range(4))
+
+
+def test_across_ranks_matches_the_command(repo, rooftime_bin, tmp_path):
+    d = tmp_path / "ranks"
+    d.mkdir()
+    ex = json.load(open(os.path.join(repo, EXAMPLE)))
+    for r in range(4):
+        p = json.loads(json.dumps(ex))
+        if r == 2:  # one slow rank
+            for k in p["kernels"]:
+                k["time"] *= 1.5
+        (d / ("r%d.json" % r)).write_text(json.dumps(p))
+    cli = run([rooftime_bin, "analyze", "--across", "rank", "--format", "json", str(d)])
+    a = rooftime.across(d, by="rank")
+    assert a.to_dict() == json.loads(cli)
+    assert set(a.stragglers["rank"]) == {2}
+    assert a.text() == run([rooftime_bin, "analyze", "--across", "rank", str(d)])
+    a.chart(tmp_path / "box.svg", machine="v100")
+    assert "</svg>" in (tmp_path / "box.svg").read_text()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(rooftime.Error, match="no .json profile"):
+        rooftime.across(tmp_path / "empty")
+    with pytest.raises(rooftime.Error):
+        rooftime.across([d / "r0.json", tmp_path / "missing.json"])
+    with pytest.raises(rooftime.Error, match="straggler"):
+        rooftime.across(d, straggler=-1)
+
+
+def test_threads_share_an_analysis(repo):
+    # calls run without the GIL: threads on one analysis get the same tables and charts
+    a = rooftime.analyze(os.path.join(repo, EXAMPLE), "v100")
+    out = {}
+
+    def work(i):
+        out[i] = (a.text("csv"), a.plot(view=("4d", "roofline")[i % 2]).svg())
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len({out[i][0] for i in out}) == 1
+    assert len({out[i][1] for i in out if i % 2 == 0}) == 1
+    assert len({out[i][1] for i in out if i % 2 == 1}) == 1
+
+
+def test_diff_matches_the_command(fixtures, rooftime_bin, tmp_path):
+    t = os.path.join(fixtures, "paper-tables")
+    paths = []
+    for name in ("conv2d-pt", "conv2d-tf2-noxla"):
+        out = str(tmp_path / (name + ".json"))
+        run([rooftime_bin, "import", "table", os.path.join(t, name + ".main.csv"), "--ai-file",
+             os.path.join(t, name + ".l2-l1-ai.csv"), "-o", out])
+        paths.append(out)
+    for opts, kw in (([], {}), (["-m", "v100", "--top", "5"], {"machine": "v100", "top": 5}),
+                     (["-m", "v100", "--mode", "hier", "--by", "Precision", "--tau", "10us"],
+                      {"machine": "v100", "mode": "hier", "by": "Precision", "tau": "10us"})):
+        d = rooftime.diff(paths[0], paths[1], **kw)
+        assert d.text == run([rooftime_bin, "diff"] + opts + paths)
+        assert d.csv == run([rooftime_bin, "diff", "--format", "csv"] + opts + paths)
+    assert len(d.rows) == len(d.csv.splitlines()) - 1  # every row and the total
+    with pytest.raises(rooftime.Error, match="need a machine"):
+        rooftime.diff(paths[0], paths[1], tau="1us")
+    with pytest.raises(rooftime.Error):
+        rooftime.diff(paths[0], paths[1], machine="v100", mode="sideways")
+    with pytest.raises(rooftime.Error):
+        rooftime.diff(paths[0], tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("kind,name,conv", [
+    ("onednn", "onednn-2.6-torch-conv2d-forward.log", None),
+    ("onednn", "onednn-2.6-torch-lstm-bf16.log", None),
+    ("torch", "torch-1.13-conv2d-backward.json", None),
+    ("torch", "torch-1.13-lstm-forward.json", "window"),
+])
+def test_framework_imports_match_the_command(repo, rooftime_bin, tmp_path, kind, name, conv):
+    src = os.path.join(repo, "tests", "data", name)
+    out = str(tmp_path / "p.json")
+    run([rooftime_bin, "import", kind, src, "-o", out] + (["--conv-flops", conv] if conv else []))
+    cli = run([rooftime_bin, "analyze", "--machine", "a100", "--format", "csv", out])
+    fn = rooftime.import_onednn if kind == "onednn" else rooftime.import_torch
+    p = fn(src, conv_flops=conv)
+    assert rooftime.analyze(p, "a100").csv == cli
+    assert p.to_dict()["kernels"] == json.load(open(out))["kernels"]

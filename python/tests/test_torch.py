@@ -1,0 +1,87 @@
+"""`with rooftime.torch.profile()` in process against `rooftime profile --torch` on the same script."""
+import json
+import os
+import sys
+
+import pytest
+
+import rooftime
+
+from conftest import run
+
+pytest.importorskip("torch")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def ops(profile):
+    """Operator (name and shapes) -> invocations, FLOPs and bytes per unit, over its source lines.
+    Not per line: which line a backward operator is charged to varies from run to run of
+    `profile --torch` itself (the autograd thread), its counts do not."""
+    out = {}
+    for k in profile["kernels"]:
+        n, f, b = out.get(k["name"], (0, {}, {}))
+        for d, add in ((f, k.get("flops") or {}), (b, k.get("bytes") or {})):
+            for u, v in add.items():
+                d[u] = d.get(u, 0) + v
+        out[k["name"]] = (n + k.get("invocations", 0), f, b)
+    return out
+
+
+def sources(profile):
+    return {k.get("tags", {}).get("source") for k in profile["kernels"]}
+
+
+@pytest.fixture
+def in_here(monkeypatch):
+    # source lines are relative to the working directory: both runs start in the same one
+    monkeypatch.chdir(HERE)
+    monkeypatch.syspath_prepend(HERE)
+
+
+def test_same_op_counts_as_profile_torch(rooftime_bin, tmp_path, in_here):
+    import torch_script
+
+    cli_out = tmp_path / "cli.json"
+    run([rooftime_bin, "profile", "--torch", "-o", str(cli_out), "--", sys.executable,
+         "torch_script.py"])
+    with rooftime.torch.profile() as prof:
+        torch_script.main()
+    cli, py = ops(json.loads(cli_out.read_text())), ops(prof.to_dict())
+    assert any("lstm" in k.lower() for k in py) and any("conv" in k for k in py)
+    assert py == cli
+    # the user's lines, as the command records them
+    assert "torch_script.py:28" in sources(prof.to_dict())
+    assert sources(prof.to_dict()) <= sources(json.loads(cli_out.read_text())) | {None}
+    notes = prof.to_dict()["provenance"]["notes"]
+    assert "torch_coverage" in notes and "torch_wall_coverage" in notes
+    a = prof.analyze("v100")
+    assert len(a.kernels) == len(prof.profile)
+
+
+def test_steps_window(rooftime_bin, tmp_path, in_here):
+    import torch_script
+
+    cli_out = tmp_path / "cli.json"
+    run([rooftime_bin, "profile", "--torch", "--steps", "1:2", "-o", str(cli_out), "--",
+         sys.executable, "torch_script.py"])
+    with rooftime.torch.profile(steps="1:2") as prof:
+        torch_script.main()
+    assert ops(prof.to_dict()) == ops(json.loads(cli_out.read_text()))
+    with rooftime.torch.profile(steps=(0, 3)) as whole:
+        torch_script.main()
+    assert len(whole.profile) >= len(prof.profile)
+
+
+def test_errors():
+    with pytest.raises(rooftime.Error, match="FIRST:LAST"):
+        rooftime.torch.profile(steps="3:1")
+    p = rooftime.torch.profile()
+    with pytest.raises(rooftime.Error, match="no profile yet"):
+        p.analyze("v100")
+    with pytest.raises(rooftime.Error, match="no readable PyTorch trace"):
+        with rooftime.torch.profile():
+            pass
+    # the block's own exception goes through untouched
+    with pytest.raises(ZeroDivisionError):
+        with rooftime.torch.profile():
+            1 / 0

@@ -1,0 +1,416 @@
+/* The API's analyses: the verdict tables of `analyze`, the charts of `plot`, the report of
+ * `report`, each computed by the library's own model, writers and renderer. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api-internal.h"
+#include "rooftime/api/api.h"
+#include "rooftime/core/analysis-findings.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/reference.h"
+#include "rooftime/core/verdict-hints.h"
+#include "rooftime/formats/analysis-format.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/formats/profile-json.h"
+#include "rooftime/formats/verdict-hints-json.h"
+#include "rooftime/render/chart.h"
+#include "rooftime/render/draw.h"
+#include "rooftime/render/report.h"
+#include "rooftime/util/strings.h"
+
+struct rt_api_analysis {
+    rt_machine *m;   /* a copy: the reference and --tau change it */
+    rt_profile **ps; /* the caller's, or copies when --tau changes them (owns_ps) */
+    size_t n;
+    int owns_ps;
+    int mode_given;
+    rt_mode mode;
+    char **group, **ignore;
+    size_t n_group, n_ignore;
+    rt_analysis *by_mode[2]; /* computed when first asked for, per mode */
+};
+
+/* "a,b,c" into heap strings (cli_split_list's rule: blanks before a name and empty names go). */
+static char **split_list(const char *s, size_t *n)
+{
+    *n = 0;
+    if (!s)
+        return NULL;
+    char **out = NULL;
+    char *copy = rt_strdup(s), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ')
+            t++;
+        if (!*t)
+            continue;
+        out = rt_xrealloc(out, (*n + 1) * sizeof *out);
+        out[(*n)++] = rt_strdup(t);
+    }
+    free(copy);
+    return out;
+}
+
+static void free_list(char **l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(l[i]);
+    free(l);
+}
+
+/* "4.2us", "3e-6", "0.5 ms" as seconds, as --tau reads them (cli-util.c); -1 when not a time. */
+static int parse_time(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v) || v < 0)
+        return -1;
+    while (*end == ' ')
+        end++;
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *out = v * units[i].scale;
+            return 0;
+        }
+    return -1;
+}
+
+rt_machine *api_copy_machine(const rt_machine *m)
+{
+    json_t *j = rt_machine_to_json(m);
+    rt_machine *c = NULL;
+    rt_error err;
+    if (!j || rt_machine_from_json(j, "the machine", &c, &err) != 0) {
+        api_fail("cannot copy the machine: %s", j ? err.msg : "no JSON");
+        c = NULL;
+    }
+    json_decref(j);
+    return c;
+}
+
+rt_profile *api_copy_profile(const rt_profile *p)
+{
+    json_t *j = rt_profile_to_json(p);
+    rt_profile *c = NULL;
+    rt_error err;
+    if (!j || rt_profile_from_json(j, "a profile", &c, &err) != 0) {
+        api_fail("cannot copy a profile: %s", j ? err.msg : "no JSON");
+        c = NULL;
+    }
+    json_decref(j);
+    return c;
+}
+
+/* --tau: an overhead of the machine by name, or a time (cli_analysis_apply). */
+int api_apply_tau(rt_machine *m, rt_profile **ps, size_t n, const char *tau)
+{
+    double secs;
+    const rt_overhead *oh = rt_machine_overhead(m, tau);
+    if (oh) {
+        for (size_t i = 0; i < n; i++)
+            rt_machine_set_str(&ps[i]->overhead, oh->name);
+        return 0;
+    }
+    if (parse_time(tau, &secs) == 0) {
+        m->tau = secs;
+        rt_machine_set_str(&m->tau_method, "given with --tau");
+        for (size_t i = 0; i < n; i++)
+            rt_machine_set_str(&ps[i]->overhead, NULL);
+        return 0;
+    }
+    char have[512] = "";
+    for (size_t i = 0, off = 0; i < m->n_overheads && off + 1 < sizeof have; i++) {
+        int w =
+            snprintf(have + off, sizeof have - off, "%s%s", i ? ", " : "", m->overheads[i].name);
+        off += w > 0 ? (size_t)w : 0;
+    }
+    api_fail("tau takes a time (4.2us, 3e-6) or an overhead of machine '%s' (%s), not '%s'",
+             m->name, m->n_overheads ? have : "it has none", tau);
+    return -1;
+}
+
+rt_api_analysis *rt_api_analyze(const rt_machine *m, rt_profile *const *ps, size_t n,
+                                const char *mode, const char *tau, const char *reference,
+                                const char *group_by, const char *ignore)
+{
+    api_begin();
+    rt_error err;
+    if (!m || (n && !ps)) {
+        api_fail("analyze: no machine or no profiles");
+        return NULL;
+    }
+    if (n == 0) {
+        api_fail("analyze: no profile given");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!ps[i]) {
+            api_fail("analyze: profile %zu is missing", i + 1);
+            return NULL;
+        }
+    rt_api_analysis *a = rt_xcalloc(1, sizeof *a);
+    a->n = n;
+    if (mode) {
+        if (rt_mode_parse(mode, &a->mode, &err) != 0) {
+            api_fail("%s", err.msg);
+            goto fail;
+        }
+        a->mode_given = 1;
+    }
+    if (!(a->m = api_copy_machine(m)))
+        goto fail;
+    a->ps = rt_xcalloc(n, sizeof *a->ps);
+    a->owns_ps = tau != NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!(a->ps[i] = a->owns_ps ? api_copy_profile(ps[i]) : ps[i]))
+            goto fail;
+    if (reference) {
+        if (rt_reference_set(a->m, reference, &err) != 0) {
+            api_fail("%s", err.msg);
+            goto fail;
+        }
+    } else {
+        rt_reference_choose(a->m, a->ps, n);
+    }
+    if (tau && api_apply_tau(a->m, a->ps, a->n, tau) != 0)
+        goto fail;
+    a->group = split_list(group_by, &a->n_group);
+    a->ignore = split_list(ignore, &a->n_ignore);
+    return a;
+fail:
+    rt_api_analysis_free(a);
+    return NULL;
+}
+
+/* The analysis in mode (computed once); NULL with the error set. */
+static rt_analysis *in_mode(rt_api_analysis *a, rt_mode mode)
+{
+    int k = mode == RT_MODE_HIER;
+    if (a->by_mode[k])
+        return a->by_mode[k];
+    rt_group_opts g = {.keys = (const char *const *)a->group,
+                       .n_keys = a->n_group,
+                       .ignore = (const char *const *)a->ignore,
+                       .n_ignore = a->n_ignore};
+    rt_error err;
+    a->by_mode[k] = rt_analysis_new(a->m, mode, a->ps, a->n, &g, &err);
+    if (!a->by_mode[k])
+        api_fail("%s", err.msg);
+    else
+        api_keep_warnings(&a->by_mode[k]->warnings);
+    return a->by_mode[k];
+}
+
+typedef struct table_job {
+    rt_analysis *a;
+    rt_format fmt;
+    size_t top;
+} table_job;
+
+static int write_table(void *ctx, FILE *fp, rt_error *err)
+{
+    table_job *t = ctx;
+    return t->fmt == RT_FORMAT_TEXT ? rt_analysis_write_text(t->a, t->top, fp)
+                                    : rt_analysis_write(t->a, t->fmt, fp, err);
+}
+
+char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t top)
+{
+    api_begin();
+    rt_error err;
+    table_job t = {.top = top};
+    if (!a) {
+        api_fail("no analysis");
+        return NULL;
+    }
+    if (format && strcmp(format, "findings") == 0) {
+        rt_analysis *an = in_mode(a, a->mode_given ? a->mode : RT_MODE_HIER);
+        return an ? api_findings_json(an) : NULL;
+    }
+    if (rt_format_parse(format ? format : "csv", &t.fmt, &err) != 0) {
+        api_fail("%s", err.msg);
+        return NULL;
+    }
+    if (!(t.a = in_mode(a, a->mode_given ? a->mode : RT_MODE_HIER)))
+        return NULL;
+    return api_capture(write_table, &t);
+}
+
+/* The chart spec of `plot` from o; where holds the split "TAG=VALUE" lines (freed by the caller).
+ * Returns the analysis to draw, or NULL with the error set. */
+static rt_analysis *plot_spec(rt_api_analysis *a, const rt_api_plot_opts *o, rt_chart_spec *spec,
+                              char ***where, size_t *n_where)
+{
+    rt_error err;
+    *where = NULL;
+    *n_where = 0;
+    rt_api_plot_opts none = {0};
+    if (!o)
+        o = &none;
+    memset(spec, 0, sizeof *spec);
+    if (rt_view_parse(o->view ? o->view : "4d", &spec->view, &err) != 0 ||
+        (o->points && rt_points_parse(o->points, &spec->points, &err) != 0)) {
+        api_fail("%s", err.msg);
+        return NULL;
+    }
+    if ((o->width && !(o->width >= 200 && o->width <= 10000)) ||
+        (o->height && !(o->height >= 200 && o->height <= 10000))) {
+        api_fail("width and height take points between 200 and 10000");
+        return NULL;
+    }
+    if (o->where) {
+        char *copy = rt_strdup(o->where), *save = NULL;
+        for (char *t = strtok_r(copy, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+            if (!strchr(t, '=') || t[0] == '=') {
+                api_fail("where takes TAG=VALUE, not '%s'", t);
+                free(copy);
+                return NULL;
+            }
+            *where = rt_xrealloc(*where, (*n_where + 1) * sizeof **where);
+            (*where)[(*n_where)++] = rt_strdup(t);
+        }
+        free(copy);
+    }
+    spec->title = o->title;
+    spec->width = o->width;
+    spec->height = o->height;
+    spec->series_by = o->series_by;
+    spec->marker_by = o->marker_by;
+    spec->fill_by = o->fill_by;
+    spec->family = o->family;
+    spec->where = (const char *const *)*where;
+    spec->n_where = *n_where;
+    spec->max_labels = o->labels;
+    spec->all_roofs = o->all_roofs != 0;
+    /* `plot`'s default mode: every level in the roofline, the paper's single mode elsewhere */
+    rt_mode mode = a->mode_given                    ? a->mode
+                   : spec->view == RT_VIEW_ROOFLINE ? RT_MODE_HIER
+                                                    : RT_MODE_SINGLE;
+    rt_analysis *an = in_mode(a, mode);
+    if (an && rt_chart_spec_check(spec, an, &err) != 0) {
+        api_fail("%s", err.msg);
+        return NULL;
+    }
+    return an;
+}
+
+char *rt_api_analysis_svg(rt_api_analysis *a, const rt_api_plot_opts *o)
+{
+    api_begin();
+    if (!a) {
+        api_fail("no analysis");
+        return NULL;
+    }
+    rt_chart_spec spec;
+    char **where;
+    size_t n_where;
+    char *svg = NULL;
+    rt_analysis *an = plot_spec(a, o, &spec, &where, &n_where);
+    rt_error err;
+    if (an && !(svg = rt_chart_svg(&spec, an, &err)))
+        api_fail("%s", err.msg);
+    free_list(where, n_where);
+    return svg;
+}
+
+int rt_api_analysis_plot(rt_api_analysis *a, const rt_api_plot_opts *o, const char *path)
+{
+    api_begin();
+    if (!a || !path) {
+        api_fail("no analysis or no path");
+        return -1;
+    }
+    rt_draw_format fmt;
+    rt_error err;
+    if (rt_draw_format_from_path(path, &fmt, &err) != 0) {
+        api_fail("%s", err.msg);
+        return -1;
+    }
+    if (!rt_draw_format_available(fmt)) {
+        api_fail("%s: %s output needs cairo (Debian libcairo2-dev), not found at configure time",
+                 path, rt_draw_format_name(fmt));
+        return -1;
+    }
+    rt_chart_spec spec;
+    char **where;
+    size_t n_where;
+    int rc = -1;
+    rt_analysis *an = plot_spec(a, o, &spec, &where, &n_where);
+    if (an && (rc = rt_chart_render(&spec, an, path, &err)) != 0)
+        api_fail("%s", err.msg);
+    free_list(where, n_where);
+    return rc;
+}
+
+int rt_api_analysis_report(rt_api_analysis *a, const rt_api_report_opts *o, const char *dir)
+{
+    api_begin();
+    if (!a || !dir) {
+        api_fail("no analysis or no directory");
+        return -1;
+    }
+    rt_api_report_opts none = {0};
+    if (!o)
+        o = &none;
+    rt_error err;
+    rt_points points = RT_POINTS_CONFIGS;
+    if (o->points && rt_points_parse(o->points, &points, &err) != 0) {
+        api_fail("%s", err.msg);
+        return -1;
+    }
+    /* as `report`: single mode by default, and the hier analysis beside it */
+    rt_mode mode = a->mode_given ? a->mode : RT_MODE_SINGLE;
+    rt_analysis *an = in_mode(a, mode), *hier = NULL;
+    if (!an || (mode != RT_MODE_HIER && !(hier = in_mode(a, RT_MODE_HIER))))
+        return -1;
+    rt_verdict_hints hints = {0};
+    if (rt_verdict_hints_load(NULL, &hints, &err) != 0) {
+        api_fail("%s", err.msg);
+        return -1;
+    }
+    size_t n_split = 0;
+    char **split = split_list(o->split_by, &n_split);
+    rt_findings *callouts = rt_analysis_findings(an);
+    rt_findings *summary = rt_analysis_summary(an, &hints);
+    rt_report_opts ro = {.title = o->title,
+                         .split_by = (const char *const *)split,
+                         .n_split_by = n_split,
+                         .series_by = o->series_by,
+                         .marker_by = o->marker_by,
+                         .fill_by = o->fill_by,
+                         .callouts = callouts,
+                         .summary = summary,
+                         .points = points,
+                         .all_roofs = o->all_roofs != 0};
+    int rc = rt_report_write(an, hier, a->ps, a->n, &ro, dir, &err);
+    if (rc != 0)
+        api_fail("%s", err.msg);
+    rt_findings_free(callouts);
+    rt_findings_free(summary);
+    rt_verdict_hints_release(&hints);
+    free_list(split, n_split);
+    return rc;
+}
+
+void rt_api_analysis_free(rt_api_analysis *a)
+{
+    if (!a)
+        return;
+    rt_analysis_free(a->by_mode[0]);
+    rt_analysis_free(a->by_mode[1]);
+    if (a->owns_ps)
+        for (size_t i = 0; i < a->n; i++)
+            rt_profile_free(a->ps[i]);
+    free(a->ps);
+    rt_machine_free(a->m);
+    free_list(a->group, a->n_group);
+    free_list(a->ignore, a->n_ignore);
+    free(a);
+}

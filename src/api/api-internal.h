@@ -1,0 +1,30 @@
+/* What the API's files share: the per-thread error and warnings. */
+#ifndef ROOFTIME_API_INTERNAL_H
+#define ROOFTIME_API_INTERNAL_H
+
+#include "rooftime/util/error.h"
+
+/* Set this thread's error message (printf-style). */
+void api_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Keep w's messages as this thread's warnings (replacing the last call's); w stays the caller's. */
+void api_keep_warnings(const rt_warnings *w);
+/* Clear the error and warnings at the start of a call. */
+void api_begin(void);
+/* A heap string of everything fn wrote to a memory stream, or NULL (error set) when it failed. */
+#include <stdio.h>
+typedef int (*api_writer)(void *ctx, FILE *fp, rt_error *err);
+char *api_capture(api_writer fn, void *ctx);
+
+/* The summary and callouts of an analysis as a JSON array of blocks (api-findings.c). */
+#include "rooftime/core/analysis.h"
+char *api_findings_json(const rt_analysis *an);
+
+/* Copies through JSON, for options that change them (api-analysis.c); NULL with the error set. */
+#include "rooftime/core/machine.h"
+#include "rooftime/core/profile.h"
+rt_machine *api_copy_machine(const rt_machine *m);
+rt_profile *api_copy_profile(const rt_profile *p);
+/* --tau on m and the n profiles: an overhead of m by name, or a time; -1 with the error set. */
+int api_apply_tau(rt_machine *m, rt_profile **ps, size_t n, const char *tau);
+
+#endif

@@ -1,0 +1,86 @@
+/* The API's machines: presets, files, this machine measured. */
+#include <jansson.h>
+#include <stdlib.h>
+
+#include "api-internal.h"
+#include "rooftime/api/api.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/probe/measure-machine.h"
+
+rt_machine *rt_api_machine_load(const char *name_or_path)
+{
+    api_begin();
+    if (!name_or_path) {
+        api_fail("no machine given (a preset name or a machine file)");
+        return NULL;
+    }
+    rt_machine *m = NULL;
+    rt_error err;
+    if (rt_machine_resolve(name_or_path, &m, &err) != 0) {
+        api_fail("%s", err.msg);
+        return NULL;
+    }
+    return m;
+}
+
+rt_machine *rt_api_machine_measure(int quick)
+{
+    api_begin();
+    rt_measure_opts mo = {.quick = quick};
+    rt_machine *m = NULL;
+    rt_warnings skipped = {0};
+    rt_error err;
+    int rc = rt_machine_measure(&mo, &m, &skipped, &err);
+    api_keep_warnings(&skipped);
+    rt_warnings_release(&skipped);
+    if (rc != 0) {
+        api_fail("measurement failed: %s", err.msg);
+        return NULL;
+    }
+    return m;
+}
+
+static int write_machine(void *ctx, FILE *fp, rt_error *err)
+{
+    json_t *j = rt_machine_to_json(ctx);
+    int rc = j && json_dumpf(j, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0 ? 0 : -1;
+    json_decref(j);
+    if (rc != 0)
+        rt_error_set(err, "cannot write the machine as JSON");
+    return rc;
+}
+
+char *rt_api_machine_json(const rt_machine *m)
+{
+    api_begin();
+    if (!m) {
+        api_fail("no machine");
+        return NULL;
+    }
+    return api_capture(write_machine, (void *)m);
+}
+
+int rt_api_machine_save(const rt_machine *m, const char *path)
+{
+    api_begin();
+    rt_error err;
+    if (!m || !path) {
+        api_fail("no machine or no path");
+        return -1;
+    }
+    if (rt_machine_save(m, path, &err) != 0) {
+        api_fail("%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+const char *rt_api_machine_name(const rt_machine *m)
+{
+    return m && m->name ? m->name : "";
+}
+
+void rt_api_machine_free(rt_machine *m)
+{
+    rt_machine_free(m);
+}
