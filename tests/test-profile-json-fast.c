@@ -51,6 +51,10 @@ static void test_takes_what_rooftime_writes(void **state)
     (void)state;
     assert_true(both(HEAD "\"kernels\": []}"));
     assert_true(both(" \n" HEAD "\"kernels\": [ ] }\r\n\t"));
+    assert_true(both(HEAD "\"kernels\": [], \"identity\": {\"launcher\": \"openmpi\", \"rank\": 3, "
+                          "\"local_rank\": 1, \"size\": 4, \"host\": \"n1\", \"device\": "
+                          "\"cuda:0\"}}"));
+    assert_true(both(HEAD "\"identity\": {\"rank\": 7.0}, \"kernels\": []}"));
     assert_true(both(
         HEAD "\"source\": {\"tool\": \"ncu\", \"version\": \"v\", \"command\": \"c\", "
              "\"machine\": \"m\", \"method\": \"how\", \"time\": \"device\", \"overhead\": \"o\"}, "
@@ -93,7 +97,12 @@ static void test_gives_up(void **state)
         "{\"kernels\": []}",
         HEAD "\"source\": {}}",
         HEAD "\"kernels\": [], \"kernels\": []}",
-        HEAD "\"kernels\": [], \"identity\": {\"rank\": 1}}",
+        HEAD "\"kernels\": [], \"identity\": {\"rank\": 4, \"size\": 4}}",
+        HEAD "\"kernels\": [], \"identity\": {\"rank\": 1.5}}",
+        HEAD "\"kernels\": [], \"identity\": {\"size\": 0}}",
+        HEAD "\"kernels\": [], \"identity\": {\"rank\": 1e9}}",
+        HEAD "\"kernels\": [], \"identity\": {\"rank\": 1, \"pid\": 2}}",
+        HEAD "\"kernels\": [], \"identity\": {\"host\": null}}",
         HEAD "\"kernels\": [], \"future\": 1}",
         HEAD "\"kernels\": [], \"source\": {\"tool\": null}}",
         HEAD "\"kernels\": [], \"source\": {\"time\": \"cpu\"}}",

@@ -12,7 +12,7 @@
 /*
  * The reader takes the profiles rooftime writes: the known members, strings, numbers, objects
  * and arrays where profile-json.c expects them. Anything else (a null, an unknown member that must
- * be kept, "identity", a duplicate key, an escape it would have to judge, a number jansson would
+ * be kept, a duplicate key, an escape it would have to judge, a number jansson would
  * refuse, a value out of range, a syntax error) makes it give up, and the jansson reader reads the
  * text again: it gives the same profile, or the error a user should see. So the result never
  * differs from rt_profile_from_json's; only its cost does.
@@ -414,9 +414,40 @@ static int provenance(fr *f, rt_provenance *pv)
     return m;
 }
 
+/* "identity": {"launcher", "rank", "local_rank", "size", "host", "device"}, as identity-json.c. */
+static int identity(fr *f, rt_profile *p)
+{
+    static const char *const key[] = {"launcher",   "host", "device", "rank",
+                                      "local_rank", "size", NULL};
+    if (!eat(f, '{'))
+        return GIVE_UP;
+    rt_rank_identity *id = p->identity = rt_xmalloc(sizeof *id);
+    rt_rank_identity_init(id);
+    char **field[3] = {&id->launcher, &id->host, &id->device};
+    long *count[3] = {&id->rank, &id->local_rank, &id->size};
+    int seen = 0, first = 1, m;
+    while ((m = member(f, &first)) == 1) {
+        int i = 0;
+        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+            i++;
+        if (!key[i] || (seen & (1 << i)))
+            return GIVE_UP;
+        seen |= 1 << i;
+        double v;
+        if (i < 3 ? string_to(f, field[i]) != 0
+                  : number(f, &v) != 0 || v < (i == 5 ? 1 : 0) || v != floor(v) ||
+                        v > (double)RT_MAX_RANKS)
+            return GIVE_UP;
+        if (i >= 3)
+            *count[i - 3] = (long)v;
+    }
+    return m != 0 || (id->size > 0 && id->rank >= id->size) ? GIVE_UP : 0;
+}
+
 static int top(fr *f, rt_profile *p)
 {
-    static const char *const key[] = {"schema", "source", "tags", "kernels", "provenance", NULL};
+    static const char *const key[] = {"schema",     "source",   "tags", "kernels",
+                                      "provenance", "identity", NULL};
     if (!eat(f, '{'))
         return GIVE_UP;
     int seen = 0, first = 1, m;
@@ -425,7 +456,7 @@ static int top(fr *f, rt_profile *p)
         while (key[i] && strcmp(f->str[0], key[i]) != 0)
             i++;
         if (!key[i] || (seen & (1 << i)))
-            return GIVE_UP; /* "identity" and unknown members: the general reader */
+            return GIVE_UP; /* unknown members: the general reader keeps them */
         seen |= 1 << i;
         int rc = 0;
         if (i == 0)
@@ -436,6 +467,8 @@ static int top(fr *f, rt_profile *p)
             rc = tags(f, &p->tags);
         else if (i == 4)
             rc = provenance(f, &p->provenance);
+        else if (i == 5)
+            rc = identity(f, p);
         else if (!eat(f, '['))
             rc = GIVE_UP;
         else if (!eat(f, ']')) {
