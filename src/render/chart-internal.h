@@ -12,6 +12,7 @@
 #include "rooftime/util/format.h"
 #include "rooftime/render/draw.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/name-index.h"
 
 /* Okabe-Ito, reordered so the first series read well on white (yellow last). */
 #define RT_PALETTE_N 8
@@ -78,6 +79,7 @@ typedef struct rt_key {
     char **values;   /* sorted */
     size_t n;
     bool *drawn; /* per value: a point of it was drawn (rt_chart_drawn), so the legend lists it */
+    rt_name_index ix; /* value -> its place in values: a tag with a value per config stays linear */
 } rt_key;
 
 typedef struct rt_chart {

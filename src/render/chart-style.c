@@ -42,14 +42,15 @@ static int value_qsort(const void *a, const void *b)
     return value_cmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void key_add(rt_key *k, const char *v)
+static void key_add(rt_key *k, const char *v, size_t *cap)
 {
-    if (!v)
+    if (!v || rt_name_index_get(&k->ix, v, strlen(v)) != (size_t)-1)
         return;
-    for (size_t i = 0; i < k->n; i++)
-        if (strcmp(k->values[i], v) == 0)
-            return;
-    k->values = rt_xrealloc(k->values, (k->n + 1) * sizeof *k->values);
+    if (k->n == *cap) {
+        *cap = *cap ? 2 * *cap : 8;
+        k->values = rt_xrealloc(k->values, *cap * sizeof *k->values);
+    }
+    rt_name_index_put(&k->ix, v, strlen(v), k->n);
     k->values[k->n++] = rt_strdup(v);
 }
 
@@ -59,6 +60,7 @@ void rt_key_release(rt_key *k)
         free(k->values[i]);
     free(k->values);
     free(k->drawn);
+    rt_name_index_release(&k->ix);
     memset(k, 0, sizeof *k);
 }
 
@@ -66,10 +68,8 @@ int rt_key_index(const rt_key *k, const char *value)
 {
     if (!k->tag || !value)
         return -1;
-    for (size_t i = 0; i < k->n; i++)
-        if (strcmp(k->values[i], value) == 0)
-            return (int)i;
-    return -1;
+    size_t i = rt_name_index_get(&k->ix, value, strlen(value));
+    return i == (size_t)-1 ? -1 : (int)i;
 }
 
 void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
@@ -77,17 +77,21 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
     k->tag = tag;
     if (!tag)
         return;
+    size_t cap = 0;
     if (rt_chart_draws_items(ch)) {
         for (size_t i = 0; i < ch->a->n_items; i++)
             if (ch->sel_item[i])
-                key_add(k, rt_chart_item_tag(ch->a, i, tag));
+                key_add(k, rt_chart_item_tag(ch->a, i, tag), &cap);
     } else {
         for (size_t c = 0; c < ch->a->n_configs; c++)
             if (ch->sel_cfg[c])
-                key_add(k, rt_chart_cfg_tag(ch->a, c, tag));
+                key_add(k, rt_chart_cfg_tag(ch->a, c, tag), &cap);
     }
-    if (k->n > 1)
+    if (k->n > 1) {
         qsort(k->values, k->n, sizeof *k->values, value_qsort);
+        for (size_t i = 0; i < k->n; i++) /* the places after sorting */
+            rt_name_index_put(&k->ix, k->values[i], strlen(k->values[i]), i);
+    }
     k->drawn = rt_xcalloc(k->n + 1, sizeof *k->drawn);
 }
 
