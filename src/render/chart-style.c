@@ -60,6 +60,7 @@ void rt_key_release(rt_key *k)
         free(k->values[i]);
     free(k->values);
     free(k->drawn);
+    free(k->cfg);
     rt_name_index_release(&k->ix);
     memset(k, 0, sizeof *k);
 }
@@ -82,10 +83,17 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
         for (size_t i = 0; i < ch->a->n_items; i++)
             if (ch->sel_item[i])
                 key_add(k, rt_chart_item_tag(ch->a, i, tag), &cap);
-    } else {
-        for (size_t c = 0; c < ch->a->n_configs; c++)
+    }
+    /* Each config's value, looked up once in config order, for rt_chart_style and
+     * rt_chart_drawn (points come in time order: a lookup each would wander the heap). */
+    const char **val = NULL;
+    if (!rt_chart_draws_items(ch)) {
+        val = rt_xmalloc((ch->a->n_configs + 1) * sizeof *val);
+        for (size_t c = 0; c < ch->a->n_configs; c++) {
+            val[c] = rt_chart_cfg_tag(ch->a, c, tag);
             if (ch->sel_cfg[c])
-                key_add(k, rt_chart_cfg_tag(ch->a, c, tag), &cap);
+                key_add(k, val[c], &cap);
+        }
     }
     if (k->n > 1) {
         qsort(k->values, k->n, sizeof *k->values, value_qsort);
@@ -93,22 +101,35 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
             rt_name_index_put(&k->ix, k->values[i], strlen(k->values[i]), i);
     }
     k->drawn = rt_xcalloc(k->n + 1, sizeof *k->drawn);
+    if (val) {
+        k->cfg = rt_xmalloc((ch->a->n_configs + 1) * sizeof *k->cfg);
+        for (size_t c = 0; c < ch->a->n_configs; c++)
+            k->cfg[c] = rt_key_index(k, val[c]);
+        free(val);
+    }
 }
 
-static void key_drawn(rt_key *k, const char *value)
+/* The place of config or item idx's value in k, or -1. */
+static int key_of(const rt_chart *ch, const rt_key *k, size_t idx, bool is_item)
 {
-    int i = rt_key_index(k, value);
+    if (!is_item && k->cfg)
+        return k->cfg[idx];
+    return rt_key_index(k, is_item ? rt_chart_item_tag(ch->a, idx, k->tag)
+                                   : rt_chart_cfg_tag(ch->a, idx, k->tag));
+}
+
+static void key_drawn(const rt_chart *ch, rt_key *k, size_t idx, bool is_item)
+{
+    int i = key_of(ch, k, idx, is_item);
     if (i >= 0)
         k->drawn[i] = true;
 }
 
 void rt_chart_drawn(rt_chart *ch, size_t idx, bool is_item, bool open)
 {
-    const char *(*tag)(const rt_analysis *, size_t, const char *) =
-        is_item ? rt_chart_item_tag : rt_chart_cfg_tag;
-    key_drawn(&ch->series, tag(ch->a, idx, ch->series.tag));
-    key_drawn(&ch->marker, tag(ch->a, idx, ch->marker.tag));
-    key_drawn(&ch->fill, tag(ch->a, idx, ch->fill.tag));
+    key_drawn(ch, &ch->series, idx, is_item);
+    key_drawn(ch, &ch->marker, idx, is_item);
+    key_drawn(ch, &ch->fill, idx, is_item);
     ch->n_drawn[open]++;
 }
 
@@ -130,12 +151,9 @@ bool rt_chart_fill_is_shape(const rt_chart *ch)
 
 void rt_chart_style(const rt_chart *ch, size_t idx, bool is_item, rt_marker_style *m)
 {
-    const rt_analysis *a = ch->a;
-    const char *(*tag)(const rt_analysis *, size_t, const char *) =
-        is_item ? rt_chart_item_tag : rt_chart_cfg_tag;
-    int s = rt_key_index(&ch->series, tag(a, idx, ch->series.tag));
-    int mk = rt_key_index(&ch->marker, tag(a, idx, ch->marker.tag));
-    int f = rt_key_index(&ch->fill, tag(a, idx, ch->fill.tag));
+    int s = key_of(ch, &ch->series, idx, is_item);
+    int mk = key_of(ch, &ch->marker, idx, is_item);
+    int f = key_of(ch, &ch->fill, idx, is_item);
     memset(m, 0, sizeof *m);
     m->size = 9;
     m->width = 1.4;
