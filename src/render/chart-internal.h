@@ -80,8 +80,10 @@ typedef struct rt_key {
     size_t n;
     bool *drawn; /* per value: a point of it was drawn (rt_chart_drawn), so the legend lists it */
     rt_name_index ix; /* value -> its place in values: a tag with a value per config stays linear */
-    int *
-        cfg; /* per config, its value's place (-1: none), when the chart draws configs; else NULL */
+    /* Per config (a chart of configs) or per item (a chart of kernels), its value's place (-1:
+     * none); NULL when the key is unused. */
+    int *place;
+    bool items; /* place is per item */
 } rt_key;
 
 typedef struct rt_chart {

@@ -60,7 +60,7 @@ void rt_key_release(rt_key *k)
         free(k->values[i]);
     free(k->values);
     free(k->drawn);
-    free(k->cfg);
+    free(k->place);
     rt_name_index_release(&k->ix);
     memset(k, 0, sizeof *k);
 }
@@ -79,21 +79,15 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
     if (!tag)
         return;
     size_t cap = 0;
-    if (rt_chart_draws_items(ch)) {
-        for (size_t i = 0; i < ch->a->n_items; i++)
-            if (ch->sel_item[i])
-                key_add(k, rt_chart_item_tag(ch->a, i, tag), &cap);
-    }
-    /* Each config's value, looked up once in config order, for rt_chart_style and
+    /* Each config's (or item's) value, looked up once in order, for rt_chart_style and
      * rt_chart_drawn (points come in time order: a lookup each would wander the heap). */
-    const char **val = NULL;
-    if (!rt_chart_draws_items(ch)) {
-        val = rt_xmalloc((ch->a->n_configs + 1) * sizeof *val);
-        for (size_t c = 0; c < ch->a->n_configs; c++) {
-            val[c] = rt_chart_cfg_tag(ch->a, c, tag);
-            if (ch->sel_cfg[c])
-                key_add(k, val[c], &cap);
-        }
+    bool items = rt_chart_draws_items(ch);
+    size_t n = items ? ch->a->n_items : ch->a->n_configs;
+    const char **val = rt_xmalloc((n + 1) * sizeof *val);
+    for (size_t i = 0; i < n; i++) {
+        val[i] = items ? rt_chart_item_tag(ch->a, i, tag) : rt_chart_cfg_tag(ch->a, i, tag);
+        if (items ? ch->sel_item[i] : ch->sel_cfg[i])
+            key_add(k, val[i], &cap);
     }
     if (k->n > 1) {
         qsort(k->values, k->n, sizeof *k->values, value_qsort);
@@ -101,19 +95,18 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
             rt_name_index_put(&k->ix, k->values[i], strlen(k->values[i]), i);
     }
     k->drawn = rt_xcalloc(k->n + 1, sizeof *k->drawn);
-    if (val) {
-        k->cfg = rt_xmalloc((ch->a->n_configs + 1) * sizeof *k->cfg);
-        for (size_t c = 0; c < ch->a->n_configs; c++)
-            k->cfg[c] = rt_key_index(k, val[c]);
-        free(val);
-    }
+    k->items = items;
+    k->place = rt_xmalloc((n + 1) * sizeof *k->place);
+    for (size_t i = 0; i < n; i++)
+        k->place[i] = rt_key_index(k, val[i]);
+    free(val);
 }
 
 /* The place of config or item idx's value in k, or -1. */
 static int key_of(const rt_chart *ch, const rt_key *k, size_t idx, bool is_item)
 {
-    if (!is_item && k->cfg)
-        return k->cfg[idx];
+    if (k->place && k->items == is_item)
+        return k->place[idx];
     return rt_key_index(k, is_item ? rt_chart_item_tag(ch->a, idx, k->tag)
                                    : rt_chart_cfg_tag(ch->a, idx, k->tag));
 }
