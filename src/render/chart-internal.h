@@ -155,6 +155,8 @@ void rt_chart_roofs_pick(rt_chart *ch);
 void rt_key_build(rt_chart *ch, rt_key *k, const char *tag);
 void rt_key_release(rt_key *k);
 int rt_key_index(const rt_key *k, const char *value); /* -1 when absent or unused */
+/* The place in k of config or item idx's value (-1: none): rt_key_index of its tag, cached. */
+int rt_key_place(const rt_chart *ch, const rt_key *k, size_t idx, bool is_item);
 /* The i-th marker shape of the chart order (circle, square, triangle, diamond, ...). */
 rt_marker_shape rt_chart_shape(size_t i);
 /* 4D view: fill_by values take the marker shapes (fill shows closed/open), marker_by is unused. */

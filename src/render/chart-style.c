@@ -102,8 +102,7 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
     free(val);
 }
 
-/* The place of config or item idx's value in k, or -1. */
-static int key_of(const rt_chart *ch, const rt_key *k, size_t idx, bool is_item)
+int rt_key_place(const rt_chart *ch, const rt_key *k, size_t idx, bool is_item)
 {
     if (k->place && k->items == is_item)
         return k->place[idx];
@@ -113,7 +112,7 @@ static int key_of(const rt_chart *ch, const rt_key *k, size_t idx, bool is_item)
 
 static void key_drawn(const rt_chart *ch, rt_key *k, size_t idx, bool is_item)
 {
-    int i = key_of(ch, k, idx, is_item);
+    int i = rt_key_place(ch, k, idx, is_item);
     if (i >= 0)
         k->drawn[i] = true;
 }
@@ -144,9 +143,9 @@ bool rt_chart_fill_is_shape(const rt_chart *ch)
 
 void rt_chart_style(const rt_chart *ch, size_t idx, bool is_item, rt_marker_style *m)
 {
-    int s = key_of(ch, &ch->series, idx, is_item);
-    int mk = key_of(ch, &ch->marker, idx, is_item);
-    int f = key_of(ch, &ch->fill, idx, is_item);
+    int s = rt_key_place(ch, &ch->series, idx, is_item);
+    int mk = rt_key_place(ch, &ch->marker, idx, is_item);
+    int f = rt_key_place(ch, &ch->fill, idx, is_item);
     memset(m, 0, sizeof *m);
     m->size = 9;
     m->width = 1.4;
