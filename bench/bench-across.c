@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "rooftime/core/across.h"
 #include "rooftime/core/profile.h"
@@ -25,8 +29,18 @@
  * and finishes; its wall time and its peak resident memory (getrusage ru_maxrss of that child
  * alone) are printed with the bytes the accumulator holds, and whether the slow rank and kernel
  * were named. The last line gives the ratios between the largest and smallest rank counts:
- * time grows with the ranks (each profile is read once), memory should not.
+ * time grows with the ranks (each profile is read once), memory should not. Then, per rank count,
+ * the profile loading alone (rt_profile_load, within the fold) in MB/s of wall and of CPU time,
+ * against the peer: jansson's json_loadb of the same texts (parsing only, no profile built),
+ * measured after the fold in the same child.
  */
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static unsigned long long rng = 88172645463325252ull;
 static double jitter(void) /* uniform in [-1, 1) */
@@ -75,14 +89,21 @@ static int generate(const char *dir, long ranks, long kernels)
 /* The fold, in the measured child: prints "seconds bytes named" on fd. */
 static int fold(const char *dir, long ranks, long kernels, int fd)
 {
-    double t0 = rt_now();
+    double t0 = rt_now(), load = 0, load_cpu = 0, bytes = 0;
     rt_across *a = rt_across_new(NULL);
     for (long r = 0; r < ranks; r++) {
         char *path = rt_asprintf("%s/rank.%ld.json", dir, r);
         rt_profile *p;
         rt_error err;
+        struct stat st;
+        if (stat(path, &st) == 0)
+            bytes += (double)st.st_size;
+        double l0 = rt_now(), c0 = cpu_now();
+        int rc = rt_profile_load(path, &p, &err);
+        load += rt_now() - l0;
+        load_cpu += cpu_now() - c0;
         long rank;
-        if (rt_profile_load(path, &p, &err) != 0 || rt_across_rank_of(p, path, &rank, &err) != 0 ||
+        if (rc != 0 || rt_across_rank_of(p, path, &rank, &err) != 0 ||
             rt_across_add(a, p, rank, path, &err) != 0) {
             fprintf(stderr, "bench-across: %s\n", err.msg);
             return 1;
@@ -97,8 +118,33 @@ static int fold(const char *dir, long ranks, long kernels, int fd)
     int named = a->n_stragglers > 0 && a->stragglers[0].kind == 0 &&
                 a->stragglers[0].rank == ranks / 3 &&
                 strcmp(a->kernels[a->stragglers[0].entry].name, want) == 0;
-    dprintf(fd, "%.6f %zu %d\n", t, rt_across_bytes(a), named);
+    size_t held = rt_across_bytes(a);
     rt_across_free(a);
+    /* The peer: jansson parsing the same texts. */
+    double peer = 0, peer_cpu = 0;
+    for (long r = 0; r < ranks; r++) {
+        char *path = rt_asprintf("%s/rank.%ld.json", dir, r);
+        FILE *fp = fopen(path, "rb");
+        free(path);
+        if (!fp)
+            return 1;
+        fseek(fp, 0, SEEK_END);
+        size_t len = (size_t)ftell(fp);
+        rewind(fp);
+        char *text = rt_xmalloc(len + 1);
+        size_t got = fread(text, 1, len, fp);
+        fclose(fp);
+        double l0 = rt_now(), c0 = cpu_now();
+        json_t *j = json_loadb(text, got, JSON_REJECT_DUPLICATES, NULL);
+        json_decref(j);
+        peer += rt_now() - l0;
+        peer_cpu += cpu_now() - c0;
+        free(text);
+        if (!j)
+            return 1;
+    }
+    dprintf(fd, "%.6f %zu %d %.6f %.6f %.0f %.6f %.6f\n", t, held, named, load, load_cpu, bytes,
+            peer, peer_cpu);
     return 0;
 }
 
@@ -165,7 +211,7 @@ int main(int argc, char **argv)
     const char *dir = keep ? keep : mkdtemp(tmpl);
     if (!dir || kernels < 2)
         return 1;
-    double secs[16];
+    double secs[16], mbs[16][4];
     long rss[16];
     printf("%8s %8s %12s %12s %14s %6s\n", "ranks", "kernels", "fold (s)", "peak RSS",
            "accumulator", "named");
@@ -179,19 +225,33 @@ int main(int argc, char **argv)
             return 1;
         }
         close(pfd[1]);
-        char line[128] = "";
+        char line[256] = "";
         ssize_t got = read(pfd[0], line, sizeof line - 1);
         close(pfd[0]);
         line[got > 0 ? got : 0] = '\0';
         size_t bytes = 0;
         int named = 0;
-        sscanf(line, "%lf %zu %d", &secs[i], &bytes, &named);
+        double load = 0, load_cpu = 0, in = 0, peer = 0, peer_cpu = 0;
+        sscanf(line, "%lf %zu %d %lf %lf %lf %lf %lf", &secs[i], &bytes, &named, &load, &load_cpu,
+               &in, &peer, &peer_cpu);
+        mbs[i][0] = load > 0 ? in / 1e6 / load : 0;
+        mbs[i][1] = load_cpu > 0 ? in / 1e6 / load_cpu : 0;
+        mbs[i][2] = peer > 0 ? in / 1e6 / peer : 0;
+        mbs[i][3] = peer_cpu > 0 ? in / 1e6 / peer_cpu : 0;
         printf("%8ld %8ld %12.3f %9.1f MiB %10.2f MiB %6s\n", ranks[i], kernels, secs[i],
                rss[i] / 1024.0, bytes / 1048576.0, named ? "yes" : "NO");
     }
     if (n > 1)
         printf("ratio %ld/%ld ranks: time %.2fx, peak memory %.2fx\n", ranks[n - 1], ranks[0],
                secs[n - 1] / secs[0], (double)rss[n - 1] / (double)rss[0]);
+    double la[3] = {0};
+    if (getloadavg(la, 3) == 3)
+        printf("load average %.2f %.2f %.2f\n", la[0], la[1], la[2]);
+    for (size_t i = 0; i < n; i++)
+        printf("%ld ranks: profile loading %.0f MB/s wall, %.0f MB/s CPU; jansson parse alone "
+               "%.0f MB/s wall, %.0f MB/s CPU (ratio loading/jansson %.2f CPU)\n",
+               ranks[i], mbs[i][0], mbs[i][1], mbs[i][2], mbs[i][3],
+               mbs[i][3] > 0 ? mbs[i][1] / mbs[i][3] : 0);
     if (!keep) {
         clear(dir);
         rmdir(dir);

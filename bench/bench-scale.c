@@ -1,24 +1,31 @@
-/* Benchmark: analyze, plot and report of generated profiles of 10k, 100k and 1M distinct configs.
- */
+/* Benchmark: import, analyze, plot and report of generated inputs of 10k, 100k and 1M distinct
+ * kernels and configs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/machine-json.h"
+#include "rooftime/import/ncu.h"
+#include "rooftime/import/onednn.h"
+#include "rooftime/import/table.h"
+#include "rooftime/import/torch-cost.h"
+#include "rooftime/import/torch.h"
 #include "rooftime/render/chart.h"
 #include "rooftime/render/report.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
 
 /*
- * Usage: bench-scale [--max-render N] [KERNELS...]   (default 10000 100000 1000000)
+ * Usage: bench-scale [--max-render N] [--import-only] [--only STAGE] [--repeat R]
+ *                    [--max-ratio X] [KERNELS...]   (default 10000 100000 1000000)
  * Run from the build directory or with ROOFTIME_DATADIR set (the V100 preset is the machine).
  *
  * Every kernel has its own tag set (one config per kernel, as with per-layer or per-shape tags):
@@ -30,12 +37,24 @@
  * stage's own call, not of building the profile. Plot and report run up to --max-render kernels
  * (default: all).
  *
+ * The import stages write an input of N distinct kernels (untimed) and time the library's import
+ * of it: "torch" a chrome trace of N aten::mm calls of distinct shapes through the cost model (as
+ * `import torch` does), "ncu" a raw `ncu --csv` of N launches of distinct kernel names (four
+ * metrics each), "onednn" a verbose log of N matmuls of distinct shapes, "table" a CSV of N rows
+ * of distinct shapes (a tag, so a config each). --import-only runs only those, --only STAGE only
+ * that one (and the baseline); --repeat R runs each stage R times and keeps the fastest (the least
+ * disturbed on a shared machine); --max-ratio X exits 1 when an import's CPU time(N)/time(previous
+ * N) exceeds X times the growth of N over 8 (linear: about 1 for sizes x8; quadratic: 8), which is
+ * how tests/cli-import-scale.sh runs it.
+ *
  * Goals (issue 15): 1M analyze < 5 s and < 2 GB; 100k analyze < 1 s; analyze time(100k)/time(10k)
- * <= 15; plot and report of 100k < 5 s.
+ * <= 15; plot and report of 100k < 5 s. Issue 25: 1M distinct kernels imported in < 10 s by
+ * torch and ncu, every importer linear in kernels.
  */
 
-enum { ST_PROFILE, ST_ANALYZE, ST_PLOT, ST_REPORT, ST_N };
-static const char *const stage_names[ST_N] = {"profile", "analyze", "plot", "report"};
+enum { ST_PROFILE, ST_ANALYZE, ST_PLOT, ST_REPORT, ST_TORCH, ST_NCU, ST_ONEDNN, ST_TABLE, ST_N };
+static const char *const stage_names[ST_N] = {"profile", "analyze", "plot",   "report",
+                                              "torch",   "ncu",     "onednn", "table"};
 
 static rt_profile *generate(size_t n)
 {
@@ -65,8 +84,125 @@ static rt_profile *generate(size_t n)
     return p;
 }
 
+/* The input of an import stage, written into dir; its path (malloc'ed) or NULL. */
+static char *write_input(int stage, size_t n, const char *dir)
+{
+    static const char *const ext[ST_N] = {
+        [ST_TORCH] = "json", [ST_NCU] = "csv", [ST_ONEDNN] = "log", [ST_TABLE] = "csv"};
+    size_t plen = strlen(dir) + 32;
+    char *path = malloc(plen);
+    snprintf(path, plen, "%s/input-%zu.%s", dir, n, ext[stage]);
+    FILE *fp = fopen(path, "w");
+    if (!fp) {
+        perror(path);
+        free(path);
+        return NULL;
+    }
+    setvbuf(fp, NULL, _IOFBF, 1 << 20);
+    if (stage == ST_TORCH)
+        fprintf(fp, "{\"schemaVersion\": 1, \"traceEvents\": [\n");
+    else if (stage == ST_NCU)
+        fprintf(fp, "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\","
+                    "\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\","
+                    "\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n");
+    else if (stage == ST_TABLE)
+        fprintf(fp, "Shape,CUDA Time,FLOPs,DRAM Bytes,Invocations\n");
+    static const char *const metric[4][3] = {
+        {"sm__cycles_elapsed.avg", "cycle", "10000"},
+        {"sm__cycles_elapsed.avg.per_second", "cycle/usecond", "1000"},
+        {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "inst", "2000"},
+        {"dram__bytes.sum", "byte", "4096"}};
+    for (size_t i = 0; i < n; i++) {
+        size_t a = 1 + i % 1000, b = 1 + i / 1000; /* a distinct shape per kernel */
+        if (stage == ST_TORCH)
+            fprintf(fp,
+                    "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, "
+                    "\"tid\": 1, \"ts\": %zu, \"dur\": 1, \"args\": {\"Input Dims\": [[%zu, %zu], "
+                    "[%zu, 16]], \"Input type\": [\"float\", \"float\"]}}",
+                    i ? ",\n" : "", 2 * i, a, b, b);
+        else if (stage == ST_NCU)
+            for (int k = 0; k < 4; k++)
+                fprintf(fp,
+                        "\"%zu\",\"1\",\"app\",\"host\",\"void gemm_%zux%zu<float>(float*)\",\"1\","
+                        "\"7\",\"(128, 1, 1)\",\"(80, 1, 1)\",\"0\",\"7.0\",\"Command line "
+                        "profiler metrics\",\"%s\",\"%s\",\"%s\"\n",
+                        i, a, b, metric[k][0], metric[k][1], metric[k][2]);
+        else if (stage == ST_ONEDNN)
+            fprintf(fp,
+                    "onednn_verbose,exec,cpu,matmul,brg:avx512_core,undef,src_f32::blocked:ab:f0 "
+                    "wei_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,%zux%zu:%zux16:%zux16,0.01\n",
+                    a, b, b, a);
+        else
+            fprintf(fp, "%zux%zu,0.001,%zu,4096,1\n", a, b, 2 * a * b * 16);
+    }
+    if (stage == ST_TORCH)
+        fprintf(fp, "\n]}\n");
+    if (fclose(fp) != 0) {
+        perror(path);
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+/* This process's CPU seconds. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double import_cpu; /* the CPU seconds of the last import_run */
+
+/* An import stage: write the input, then time the import alone (the cost model's load too). */
+static double import_run(int stage, size_t n, const char *dir)
+{
+    char *path = write_input(stage, n, dir);
+    if (!path)
+        return -1;
+    rt_error err = {{0}};
+    rt_warnings w = {0};
+    rt_profile *p = NULL;
+    rt_torch_ops *ops = NULL;
+    double t0 = rt_now(), c0 = cpu_now();
+    int rc = -1;
+    if (stage == ST_TORCH) {
+        if (rt_torch_ops_load(NULL, &ops, &err) == 0) {
+            rt_torch_options o = {.ops = ops, .by_source = 1};
+            rc = rt_import_torch_opts(path, &o, &p, &w, &err);
+        }
+    } else if (stage == ST_NCU) {
+        rt_ncu_options o = {0};
+        const char *paths[1] = {path};
+        rc = rt_import_ncu(paths, 1, &o, &p, &w, &err);
+    } else if (stage == ST_ONEDNN) {
+        rc = rt_import_onednn(path, &p, &w, &err);
+    } else {
+        rt_table_options o = {0};
+        rc = rt_import_table(path, &o, &p, &w, &err);
+    }
+    double t = rt_now() - t0;
+    import_cpu = cpu_now() - c0;
+    if (rc == 0 && p->n_kernels != n) {
+        snprintf(err.msg, sizeof err.msg, "%zu kernels, not %zu", p->n_kernels, n);
+        rc = -1;
+    }
+    if (rc != 0)
+        fprintf(stderr, "bench-scale: import %s of %zu kernels failed: %s\n", stage_names[stage], n,
+                err.msg);
+    rt_profile_free(p);
+    rt_torch_ops_free(ops);
+    rt_warnings_release(&w);
+    remove(path);
+    free(path);
+    return rc == 0 ? t : -1;
+}
+
 static double stage_run(int stage, size_t n, const rt_machine *m, const char *dir)
 {
+    if (stage >= ST_TORCH)
+        return import_run(stage, n, dir);
     rt_profile *p = generate(n);
     rt_error err = {0};
     double t0 = rt_now(), t = 0;
@@ -108,8 +244,10 @@ static double stage_run(int stage, size_t n, const rt_machine *m, const char *di
     return rc == 0 ? t : -1;
 }
 
-/* Run one stage in a child; its seconds and peak memory (MB) come back through a pipe. */
-static int stage(int st, size_t n, const rt_machine *m, const char *dir, double *secs, double *mb)
+/* Run one stage in a child; its seconds, peak memory (MB) and CPU seconds (imports; else 0) come
+ * back through a pipe. */
+static int stage(int st, size_t n, const rt_machine *m, const char *dir, double *secs, double *mb,
+                 double *cpu)
 {
     int fd[2];
     if (pipe(fd) != 0)
@@ -120,7 +258,8 @@ static int stage(int st, size_t n, const rt_machine *m, const char *dir, double 
         return -1;
     if (pid == 0) {
         close(fd[0]);
-        double r[2] = {stage_run(st, n, m, dir), 0};
+        double r[3] = {stage_run(st, n, m, dir), 0, 0};
+        r[2] = import_cpu;
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         r[1] = (double)ru.ru_maxrss / 1024.0;
@@ -129,7 +268,7 @@ static int stage(int st, size_t n, const rt_machine *m, const char *dir, double 
         _exit(w == (ssize_t)sizeof r && r[0] >= 0 ? 0 : 1);
     }
     close(fd[1]);
-    double r[2];
+    double r[3];
     ssize_t got = read(fd[0], r, sizeof r);
     close(fd[0]);
     int status;
@@ -138,19 +277,37 @@ static int stage(int st, size_t n, const rt_machine *m, const char *dir, double 
         return -1;
     *secs = r[0];
     *mb = r[1];
+    *cpu = r[2];
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     size_t sizes[16], ns = 0, max_render = (size_t)-1;
+    int import_only = 0, repeat = 1, only = -1;
+    double max_ratio = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--max-render") == 0 && i + 1 < argc)
             max_render = strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            for (only = 0; only < ST_N && strcmp(stage_names[only], argv[i + 1]) != 0;)
+                only++;
+            if (only == ST_N) {
+                fprintf(stderr, "bench-scale: no stage '%s'\n", argv[i + 1]);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(argv[i], "--import-only") == 0)
+            import_only = 1;
+        else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
+            repeat = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--max-ratio") == 0 && i + 1 < argc && atof(argv[i + 1]) > 0)
+            max_ratio = atof(argv[++i]);
         else if (ns < 16 && strtoul(argv[i], NULL, 10) > 0)
             sizes[ns++] = strtoul(argv[i], NULL, 10);
         else {
-            fprintf(stderr, "usage: bench-scale [--max-render N] [KERNELS...]\n");
+            fprintf(stderr, "usage: bench-scale [--max-render N] [--import-only] [--only STAGE] "
+                            "[--repeat R] [--max-ratio X] [KERNELS...]\n");
             return 2;
         }
     }
@@ -170,31 +327,64 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 1;
     }
-    double secs[16][ST_N] = {{0}}, mb[16][ST_N] = {{0}};
+    double load[3] = {0};
+    if (getloadavg(load, 3) == 3)
+        printf("load average %.2f %.2f %.2f\n", load[0], load[1], load[2]);
+    double secs[16][ST_N] = {{0}}, mb[16][ST_N] = {{0}}, cpu[16][ST_N] = {{0}};
     int fail = 0;
     for (size_t s = 0; s < ns; s++)
-        for (int st = 0; st < ST_N; st++) {
+        for (int st = import_only ? ST_TORCH : 0; st < ST_N; st++) {
             secs[s][st] = -1;
-            if (st >= ST_PLOT && sizes[s] > max_render)
+            if (((st == ST_PLOT || st == ST_REPORT) && sizes[s] > max_render) ||
+                (only >= 0 && st != only && st != ST_PROFILE))
                 continue;
             printf("%8zu kernels %-8s ", sizes[s], stage_names[st]);
-            if (stage(st, sizes[s], m, dir, &secs[s][st], &mb[s][st]) != 0) {
+            int ok = 0;
+            for (int r = 0; r < repeat; r++) {
+                double t, peak, c;
+                if (stage(st, sizes[s], m, dir, &t, &peak, &c) != 0)
+                    continue;
+                if (!ok || t < secs[s][st]) {
+                    secs[s][st] = t;
+                    mb[s][st] = peak;
+                }
+                if (!ok || c < cpu[s][st])
+                    cpu[s][st] = c;
+                ok = 1;
+            }
+            if (!ok) {
                 printf("failed\n");
                 fail = 1;
                 continue;
             }
-            double extra = mb[s][st] - mb[s][ST_PROFILE];
             printf("%8.3f s  peak %7.1f MB", st == ST_PROFILE ? 0 : secs[s][st], mb[s][st]);
-            if (st != ST_PROFILE)
+            if (st >= ST_TORCH)
+                printf(", %.3f s CPU", cpu[s][st]);
+            if (st != ST_PROFILE && st < ST_TORCH) {
+                double extra = mb[s][st] - mb[s][ST_PROFILE];
                 printf(" (+%.1f MB, %.0f bytes/kernel)", extra, extra * 1048576.0 / sizes[s]);
+            }
             printf("\n");
         }
     for (size_t s = 1; s < ns; s++)
         for (int st = ST_ANALYZE; st < ST_N; st++)
-            if (secs[s][st] > 0 && secs[s - 1][st] > 0)
-                printf("%s time(%zu)/time(%zu) = %.1f (sizes x%.0f)\n", stage_names[st], sizes[s],
-                       sizes[s - 1], secs[s][st] / secs[s - 1][st],
-                       (double)sizes[s] / (double)sizes[s - 1]);
+            if (secs[s][st] > 0 && secs[s - 1][st] > 0) {
+                double ratio = secs[s][st] / secs[s - 1][st],
+                       grow = (double)sizes[s] / (double)sizes[s - 1];
+                if (st < ST_TORCH) {
+                    printf("%s time(%zu)/time(%zu) = %.1f (sizes x%.0f)\n", stage_names[st],
+                           sizes[s], sizes[s - 1], ratio, grow);
+                    continue;
+                }
+                /* Imports: the bound is on CPU time, which other jobs on the machine disturb
+                 * less than wall time. */
+                double cr = cpu[s - 1][st] > 0 ? cpu[s][st] / cpu[s - 1][st] : ratio;
+                int over = max_ratio > 0 && cr > max_ratio * grow / 8;
+                printf("import %s time(%zu)/time(%zu) = %.1f wall, %.1f CPU (sizes x%.0f)%s\n",
+                       stage_names[st], sizes[s], sizes[s - 1], ratio, cr, grow,
+                       over ? ": over the bound" : "");
+                fail |= over;
+            }
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

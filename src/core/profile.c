@@ -5,6 +5,7 @@
 
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/name-index.h"
 #include "rooftime/util/strings.h"
 
 void rt_kernel_init(rt_kernel *k, const char *name)
@@ -121,6 +122,10 @@ void rt_profile_free(rt_profile *p)
     rt_rank_identity_free(p->identity);
     rt_provenance_release(&p->provenance);
     free(p->unknown_json);
+    if (p->kernel_ix) {
+        rt_name_index_release(p->kernel_ix);
+        free(p->kernel_ix);
+    }
     free(p);
 }
 
@@ -146,16 +151,42 @@ void rt_profile_finish_spreads(rt_profile *p)
     }
 }
 
-static int same_tags(const rt_tags *a, const rt_tags *b)
+static int by_tag_key(const void *a, const void *b)
 {
-    if (a->n != b->n)
-        return 0;
-    for (size_t i = 0; i < a->n; i++) {
-        const char *v = rt_tags_get(b, a->v[i].key);
-        if (!v || strcmp(v, a->v[i].value) != 0)
-            return 0;
+    return strcmp((*(const rt_tag *const *)a)->key, (*(const rt_tag *const *)b)->key);
+}
+
+/* The index key of a kernel: its name, then its tags sorted by key, each string ending in a NUL
+ * (tag keys are unique, so equal tag sets give equal keys); *buf grows as needed. */
+static size_t kernel_key(char **buf, size_t *cap, const char *name, const rt_tags *tags)
+{
+    const rt_tag *one[8], **t = tags->n <= 8 ? one : rt_xmalloc(tags->n * sizeof *t);
+    size_t len = strlen(name) + 1;
+    for (size_t i = 0; i < tags->n; i++) {
+        t[i] = &tags->v[i];
+        len += strlen(t[i]->key) + strlen(t[i]->value) + 2;
     }
-    return 1;
+    if (tags->n > 1)
+        qsort(t, tags->n, sizeof *t, by_tag_key);
+    if (len > *cap) {
+        *cap = 2 * len;
+        *buf = rt_xrealloc(*buf, *cap);
+    }
+    char *e = *buf;
+    size_t k = strlen(name) + 1;
+    memcpy(e, name, k);
+    e += k;
+    for (size_t i = 0; i < tags->n; i++) {
+        k = strlen(t[i]->key) + 1;
+        memcpy(e, t[i]->key, k);
+        e += k;
+        k = strlen(t[i]->value) + 1;
+        memcpy(e, t[i]->value, k);
+        e += k;
+    }
+    if (t != one)
+        free(t);
+    return len;
 }
 
 rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags *tags)
@@ -163,11 +194,33 @@ rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags
     static const rt_tags none = {0};
     if (!tags)
         tags = &none;
-    for (size_t i = p->n_kernels; i-- > 0;)
-        if (strcmp(p->kernels[i].name, name) == 0 && same_tags(&p->kernels[i].tags, tags))
-            return &p->kernels[i];
+    if (!p->kernel_ix || p->n_indexed > p->n_kernels) {
+        if (p->kernel_ix)
+            rt_name_index_release(p->kernel_ix);
+        else
+            p->kernel_ix = rt_xcalloc(1, sizeof *p->kernel_ix);
+        p->n_indexed = 0;
+    }
+    char *buf = NULL;
+    size_t cap = 0, len;
+    for (; p->n_indexed < p->n_kernels; p->n_indexed++) {
+        const rt_kernel *k = &p->kernels[p->n_indexed];
+        len = kernel_key(&buf, &cap, k->name, &k->tags);
+        rt_name_index_put(p->kernel_ix, buf, len, p->n_indexed);
+    }
+    len = kernel_key(&buf, &cap, name, tags);
+    size_t at = rt_name_index_get(p->kernel_ix, buf, len);
+    if (at != (size_t)-1) {
+        free(buf);
+        return &p->kernels[at];
+    }
     rt_kernel *k = rt_profile_add_kernel(p, name);
     rt_tags_copy(&k->tags, tags);
+    /* its key: the name and tags as stored (invalid UTF-8 replaced) */
+    len = kernel_key(&buf, &cap, k->name, &k->tags);
+    rt_name_index_put(p->kernel_ix, buf, len, p->n_kernels - 1);
+    p->n_indexed = p->n_kernels;
+    free(buf);
     return k;
 }
 

@@ -4,14 +4,40 @@
 #include <string.h>
 
 #include "rooftime/core/values.h"
+#include "rooftime/util/name-index.h"
 #include "rooftime/util/strings.h"
+
+/* Maps up to this size are scanned; a larger one gets its index. */
+enum { VALUES_SCAN = 16 };
 
 static rt_value *values_find(const rt_values *vs, const char *key)
 {
+    if (vs->ix) {
+        size_t i = rt_name_index_get(vs->ix, key, strlen(key));
+        return i == (size_t)-1 ? NULL : &vs->v[i];
+    }
     for (size_t i = 0; i < vs->n; i++)
         if (strcmp(vs->v[i].key, key) == 0)
             return &vs->v[i];
     return NULL;
+}
+
+/* Index entries up to i (all of them when the index is new); the first of equal keys wins, as
+ * with the scan. */
+static void values_index(rt_values *vs, size_t i)
+{
+    size_t from = i;
+    if (!vs->ix) {
+        if (vs->n <= VALUES_SCAN)
+            return;
+        vs->ix = rt_xcalloc(1, sizeof *vs->ix);
+        from = 0;
+    }
+    for (size_t j = from; j <= i; j++) {
+        size_t len = strlen(vs->v[j].key);
+        if (rt_name_index_get(vs->ix, vs->v[j].key, len) == (size_t)-1)
+            rt_name_index_put(vs->ix, vs->v[j].key, len, j);
+    }
 }
 
 static rt_value *values_slot(rt_values *vs, const char *key)
@@ -26,6 +52,7 @@ static rt_value *values_slot(rt_values *vs, const char *key)
     v = &vs->v[vs->n++];
     v->key = rt_strdup_utf8(key);
     v->value = 0;
+    values_index(vs, vs->n - 1);
     return v;
 }
 
@@ -69,6 +96,10 @@ void rt_values_release(rt_values *vs)
     for (size_t i = 0; i < vs->n; i++)
         free(vs->v[i].key);
     free(vs->v);
+    if (vs->ix) {
+        rt_name_index_release(vs->ix);
+        free(vs->ix);
+    }
     memset(vs, 0, sizeof *vs);
 }
 

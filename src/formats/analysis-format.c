@@ -28,6 +28,24 @@ int rt_format_parse(const char *s, rt_format *out, rt_error *err)
     return 0;
 }
 
+/* s padded with spaces to width bytes (left-justified or right), as printf's %*s; the end. s
+ * is shorter than 64 bytes. */
+static char *pad(char *o, const char *s, int width, bool left)
+{
+    size_t len = strlen(s), w = width > 0 ? (size_t)width : 0, fill = w > len ? w - len : 0;
+    if (!left) {
+        memset(o, ' ', fill);
+        o += fill;
+    }
+    memcpy(o, s, len);
+    o += len;
+    if (left) {
+        memset(o, ' ', fill);
+        o += fill;
+    }
+    return o;
+}
+
 static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verdict *v, double time,
                       const char *name)
 {
@@ -46,8 +64,29 @@ static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verd
         snprintf(shown, sizeof shown, "%.*s...", (int)rt_utf8_prefix(name, len, 77), name);
     else
         snprintf(shown, sizeof shown, "%s", name);
-    fprintf(fp, "%4zu  %*s %6.1f%% %9s %10s %9s  %-18s %6s %*s  %s\n", rank, rt_fmt_field(t, 10), t,
-            share, n, gf, ai, v->bound_label, eff, rt_fmt_field(rec, 10), rec, shown);
+    /* As fprintf("%4zu  %*s %6.1f%% %9s %10s %9s  %-18s %6s %*s  %s\n", ...) would write it; put
+     * together by hand, which at a million rows is several times faster. */
+    char line[512], *o = line;
+    o += snprintf(o, 64, "%4zu  ", rank);
+    o = pad(o, t, rt_fmt_field(t, 10), false);
+    o += snprintf(o, 64, " %6.1f%% ", share);
+    o = pad(o, n, 9, false);
+    *o++ = ' ';
+    o = pad(o, gf, 10, false);
+    *o++ = ' ';
+    o = pad(o, ai, 9, false);
+    *o++ = ' ';
+    *o++ = ' ';
+    o = pad(o, v->bound_label, 18, true);
+    *o++ = ' ';
+    o = pad(o, eff, 6, false);
+    *o++ = ' ';
+    o = pad(o, rec, rt_fmt_field(rec, 10), false);
+    *o++ = ' ';
+    *o++ = ' ';
+    fwrite(line, 1, (size_t)(o - line), fp);
+    fputs(shown, fp);
+    fputc('\n', fp);
 }
 
 /* What the times are and which tau the profiles pay: it decides what the overhead bound does. */

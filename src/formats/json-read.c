@@ -41,14 +41,20 @@ int rt_json_load_file(const char *path, json_t **out, rt_error *err)
     size_t len;
     if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
         return -1;
+    int rc = rt_json_load_text(buf, len, path, out, err);
+    free(buf);
+    return rc;
+}
+
+int rt_json_load_text(const char *buf, size_t len, const char *path, json_t **out, rt_error *err)
+{
+    *out = NULL;
     if (len == 0) {
         rt_error_set(err, "cannot read '%s': the file is empty", path);
-        free(buf);
         return -1;
     }
     json_error_t je;
     json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
-    free(buf);
     if (!j) {
         if (je.line > 0)
             rt_error_set(err, "cannot read '%s': line %d, column %d: %s", path, je.line, je.column,

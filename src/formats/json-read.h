@@ -10,6 +10,8 @@
 
 /* Parse a JSON file; errors carry "cannot read 'PATH': line L, column C: ...". */
 int rt_json_load_file(const char *path, json_t **out, rt_error *err);
+/* The same for a file's text already read (len bytes; path names it in errors). */
+int rt_json_load_text(const char *buf, size_t len, const char *path, json_t **out, rt_error *err);
 /* Serialize j atomically to path, pretty-printed with sorted keys off (insertion order). */
 int rt_json_save_file(const json_t *j, const char *path, rt_error *err);
 

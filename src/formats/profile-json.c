@@ -5,9 +5,11 @@
 
 #include "identity-json.h"
 #include "json-read.h"
+#include "profile-json-fast.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/read-file.h"
 
 static const char *const top_known[] = {"schema",     "source",   "tags", "kernels",
                                         "provenance", "identity", NULL};
@@ -315,8 +317,27 @@ int rt_profile_load(const char *path, rt_profile **out, rt_error *err)
 {
     json_t *j;
     *out = NULL;
-    if (rt_json_load_file(path, &j, err) != 0)
+    char *buf;
+    size_t len;
+    if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
         return -1;
+    /* The direct reader takes what rooftime writes; anything else, errors included, goes
+     * through jansson (profile-json-fast.h). */
+    int fast = rt_profile_json_fast(buf, len, out) == 0;
+    if (fast) {
+        /* The load-time checks (sums that overflow, profile-sums.c) are rt_profile_from_json's:
+         * a profile that fails them is read again through jansson, which names kernel and field. */
+        rt_error chk = {0};
+        if (rt_profile_check(*out, &chk) != 0) {
+            rt_profile_free(*out);
+            *out = NULL;
+            fast = 0;
+        }
+    }
+    int parsed = fast || rt_json_load_text(buf, len, path, &j, err) == 0;
+    free(buf);
+    if (fast || !parsed)
+        return fast ? 0 : -1;
     int rc = rt_profile_from_json(j, path, out, err);
     json_decref(j);
     return rc;

@@ -12,6 +12,7 @@
 #include "rooftime/util/format.h"
 #include "rooftime/render/draw.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/name-index.h"
 
 /* Okabe-Ito, reordered so the first series read well on white (yellow last). */
 #define RT_PALETTE_N 8
@@ -78,6 +79,11 @@ typedef struct rt_key {
     char **values;   /* sorted */
     size_t n;
     bool *drawn; /* per value: a point of it was drawn (rt_chart_drawn), so the legend lists it */
+    rt_name_index ix; /* value -> its place in values: a tag with a value per config stays linear */
+    /* Per config (a chart of configs) or per item (a chart of kernels), its value's place (-1:
+     * none); NULL when the key is unused. */
+    int *place;
+    bool items; /* place is per item */
 } rt_key;
 
 typedef struct rt_chart {
@@ -149,6 +155,8 @@ void rt_chart_roofs_pick(rt_chart *ch);
 void rt_key_build(rt_chart *ch, rt_key *k, const char *tag);
 void rt_key_release(rt_key *k);
 int rt_key_index(const rt_key *k, const char *value); /* -1 when absent or unused */
+/* The place in k of config or item idx's value (-1: none): rt_key_index of its tag, cached. */
+int rt_key_place(const rt_chart *ch, const rt_key *k, size_t idx, bool is_item);
 /* The i-th marker shape of the chart order (circle, square, triangle, diamond, ...). */
 rt_marker_shape rt_chart_shape(size_t i);
 /* 4D view: fill_by values take the marker shapes (fill shows closed/open), marker_by is unused. */

@@ -179,8 +179,8 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
         ms.opacity = 0.85;
         if (hier) {
             /* Color is the level here; the series takes the marker shape. */
-            int s = rt_key_index(&ch->series, rt_chart_item_tag(a, i, ch->series.tag));
-            int mk = rt_key_index(&ch->marker, rt_chart_item_tag(a, i, ch->marker.tag));
+            int s = rt_key_place(ch, &ch->series, i, true);
+            int mk = rt_key_place(ch, &ch->marker, i, true);
             ms.shape = rt_chart_shape(s >= 0 ? (size_t)s : mk >= 0 ? (size_t)mk : 0);
         }
         double y = rt_chart_Y(ch, v->perf);

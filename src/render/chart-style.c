@@ -42,14 +42,15 @@ static int value_qsort(const void *a, const void *b)
     return value_cmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void key_add(rt_key *k, const char *v)
+static void key_add(rt_key *k, const char *v, size_t *cap)
 {
-    if (!v)
+    if (!v || rt_name_index_get(&k->ix, v, strlen(v)) != (size_t)-1)
         return;
-    for (size_t i = 0; i < k->n; i++)
-        if (strcmp(k->values[i], v) == 0)
-            return;
-    k->values = rt_xrealloc(k->values, (k->n + 1) * sizeof *k->values);
+    if (k->n == *cap) {
+        *cap = *cap ? 2 * *cap : 8;
+        k->values = rt_xrealloc(k->values, *cap * sizeof *k->values);
+    }
+    rt_name_index_put(&k->ix, v, strlen(v), k->n);
     k->values[k->n++] = rt_strdup(v);
 }
 
@@ -59,6 +60,8 @@ void rt_key_release(rt_key *k)
         free(k->values[i]);
     free(k->values);
     free(k->drawn);
+    free(k->place);
+    rt_name_index_release(&k->ix);
     memset(k, 0, sizeof *k);
 }
 
@@ -66,10 +69,8 @@ int rt_key_index(const rt_key *k, const char *value)
 {
     if (!k->tag || !value)
         return -1;
-    for (size_t i = 0; i < k->n; i++)
-        if (strcmp(k->values[i], value) == 0)
-            return (int)i;
-    return -1;
+    size_t i = rt_name_index_get(&k->ix, value, strlen(value));
+    return i == (size_t)-1 ? -1 : (int)i;
 }
 
 void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
@@ -77,34 +78,50 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
     k->tag = tag;
     if (!tag)
         return;
-    if (rt_chart_draws_items(ch)) {
-        for (size_t i = 0; i < ch->a->n_items; i++)
-            if (ch->sel_item[i])
-                key_add(k, rt_chart_item_tag(ch->a, i, tag));
-    } else {
-        for (size_t c = 0; c < ch->a->n_configs; c++)
-            if (ch->sel_cfg[c])
-                key_add(k, rt_chart_cfg_tag(ch->a, c, tag));
+    size_t cap = 0;
+    /* Each config's (or item's) value, looked up once in order, for rt_chart_style and
+     * rt_chart_drawn (points come in time order: a lookup each would wander the heap). */
+    bool items = rt_chart_draws_items(ch);
+    size_t n = items ? ch->a->n_items : ch->a->n_configs;
+    const char **val = rt_xmalloc((n + 1) * sizeof *val);
+    for (size_t i = 0; i < n; i++) {
+        val[i] = items ? rt_chart_item_tag(ch->a, i, tag) : rt_chart_cfg_tag(ch->a, i, tag);
+        if (items ? ch->sel_item[i] : ch->sel_cfg[i])
+            key_add(k, val[i], &cap);
     }
-    if (k->n > 1)
+    if (k->n > 1) {
         qsort(k->values, k->n, sizeof *k->values, value_qsort);
+        for (size_t i = 0; i < k->n; i++) /* the places after sorting */
+            rt_name_index_put(&k->ix, k->values[i], strlen(k->values[i]), i);
+    }
     k->drawn = rt_xcalloc(k->n + 1, sizeof *k->drawn);
+    k->items = items;
+    k->place = rt_xmalloc((n + 1) * sizeof *k->place);
+    for (size_t i = 0; i < n; i++)
+        k->place[i] = rt_key_index(k, val[i]);
+    free(val);
 }
 
-static void key_drawn(rt_key *k, const char *value)
+int rt_key_place(const rt_chart *ch, const rt_key *k, size_t idx, bool is_item)
 {
-    int i = rt_key_index(k, value);
+    if (k->place && k->items == is_item)
+        return k->place[idx];
+    return rt_key_index(k, is_item ? rt_chart_item_tag(ch->a, idx, k->tag)
+                                   : rt_chart_cfg_tag(ch->a, idx, k->tag));
+}
+
+static void key_drawn(const rt_chart *ch, rt_key *k, size_t idx, bool is_item)
+{
+    int i = rt_key_place(ch, k, idx, is_item);
     if (i >= 0)
         k->drawn[i] = true;
 }
 
 void rt_chart_drawn(rt_chart *ch, size_t idx, bool is_item, bool open)
 {
-    const char *(*tag)(const rt_analysis *, size_t, const char *) =
-        is_item ? rt_chart_item_tag : rt_chart_cfg_tag;
-    key_drawn(&ch->series, tag(ch->a, idx, ch->series.tag));
-    key_drawn(&ch->marker, tag(ch->a, idx, ch->marker.tag));
-    key_drawn(&ch->fill, tag(ch->a, idx, ch->fill.tag));
+    key_drawn(ch, &ch->series, idx, is_item);
+    key_drawn(ch, &ch->marker, idx, is_item);
+    key_drawn(ch, &ch->fill, idx, is_item);
     ch->n_drawn[open]++;
 }
 
@@ -126,12 +143,9 @@ bool rt_chart_fill_is_shape(const rt_chart *ch)
 
 void rt_chart_style(const rt_chart *ch, size_t idx, bool is_item, rt_marker_style *m)
 {
-    const rt_analysis *a = ch->a;
-    const char *(*tag)(const rt_analysis *, size_t, const char *) =
-        is_item ? rt_chart_item_tag : rt_chart_cfg_tag;
-    int s = rt_key_index(&ch->series, tag(a, idx, ch->series.tag));
-    int mk = rt_key_index(&ch->marker, tag(a, idx, ch->marker.tag));
-    int f = rt_key_index(&ch->fill, tag(a, idx, ch->fill.tag));
+    int s = rt_key_place(ch, &ch->series, idx, is_item);
+    int mk = rt_key_place(ch, &ch->marker, idx, is_item);
+    int f = rt_key_place(ch, &ch->fill, idx, is_item);
     memset(m, 0, sizeof *m);
     m->size = 9;
     m->width = 1.4;

@@ -11,7 +11,6 @@
 /* Fixed formatting independent of locale: two decimals, trailing zeros and "-0" dropped. */
 static void num(FILE *fp, double v)
 {
-    char buf[64];
     if (!isfinite(v))
         v = 0;
     long long cents = llround(v * 100.0);
@@ -19,21 +18,32 @@ static void num(FILE *fp, double v)
         fputc('0', fp);
         return;
     }
-    const char *sign = cents < 0 ? "-" : "";
+    /* Written from the right: [-]integer[.d[d]], as "%s%llu.%02llu" with trailing zeros dropped
+     * (by hand: millions of points go through here). */
+    char buf[32], *e = buf + sizeof buf, *o = e;
     unsigned long long a = (unsigned long long)(cents < 0 ? -cents : cents);
     unsigned long long ip = a / 100, fr = a % 100;
-    if (fr == 0)
-        snprintf(buf, sizeof buf, "%s%llu", sign, ip);
-    else if (fr % 10 == 0)
-        snprintf(buf, sizeof buf, "%s%llu.%llu", sign, ip, fr / 10);
-    else
-        snprintf(buf, sizeof buf, "%s%llu.%02llu", sign, ip, fr);
-    fputs(buf, fp);
+    if (fr != 0) {
+        if (fr % 10 != 0)
+            *--o = (char)('0' + fr % 10);
+        *--o = (char)('0' + fr / 10);
+        *--o = '.';
+    }
+    do
+        *--o = (char)('0' + ip % 10);
+    while ((ip /= 10) != 0);
+    if (cents < 0)
+        *--o = '-';
+    fwrite(o, 1, (size_t)(e - o), fp);
 }
 
 static void color(FILE *fp, uint32_t c)
 {
-    fprintf(fp, "#%06x", (unsigned)(c & 0xFFFFFFu));
+    static const char hex[] = "0123456789abcdef";
+    char buf[7] = {'#'};
+    for (int i = 0; i < 6; i++)
+        buf[1 + i] = hex[(c >> (20 - 4 * i)) & 0xF];
+    fwrite(buf, 1, 7, fp);
 }
 
 static void stroke_attrs(FILE *fp, const rt_stroke *s)

@@ -70,6 +70,9 @@ typedef struct rt_analysis {
     double time_real, time_partial, time_unknown;
     double tau_mean; /* sum of n tau over the kernels / sum of n: the tau the profiles pay */
     rt_warnings warnings;
+    /* Items and configs by time, sorted once (rt_analysis_items_by_time and
+     * rt_analysis_configs_by_time hand out copies); owned. */
+    size_t *items_by_time, *configs_by_time;
 } rt_analysis;
 
 /* Analyze profiles on m; the profiles and m must outlive the analysis. NULL opts: defaults. */

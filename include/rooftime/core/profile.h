@@ -99,13 +99,19 @@ typedef struct rt_profile {
      * version), kept for round trips as JSON text: formats/ parses and writes it, the core never
      * looks inside. NULL when there are none. */
     char *unknown_json;
+    /* rt_profile_find_or_add's index: name and tag set -> the last such kernel, over the first
+     * n_indexed kernels; owned, NULL until the first call. */
+    struct rt_name_index *kernel_ix;
+    size_t n_indexed;
 } rt_profile;
 
 rt_profile *rt_profile_new(void);
 void rt_profile_free(rt_profile *p);
 /* Append a zeroed kernel with this name; the pointer is valid until the next add. */
 rt_kernel *rt_profile_add_kernel(rt_profile *p, const char *name);
-/* Find a kernel with this name and these tags, or add it. */
+/* Find a kernel with this name and these tags (the last one added, when several match), or add
+ * it. A hash index keeps n calls O(n); it learns kernels added since the last call, so a kernel's
+ * name and tags must not change once a call has seen it. */
 rt_kernel *rt_profile_find_or_add(rt_profile *p, const char *name, const rt_tags *tags);
 /* Every kernel's samples become its spread and are freed (kernels without samples keep theirs).
  * Sources that record samples call it once they are done. */

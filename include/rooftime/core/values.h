@@ -1,5 +1,9 @@
 /* Small ordered maps (values.c): names to numbers (FLOPs per unit, bytes per level, a
- * derivation's factors) and names to strings (tags). Setters keep names valid UTF-8. */
+ * derivation's factors) and names to strings (tags). Setters keep names valid UTF-8. Number maps
+ * are scanned while small and go through a hash index once they grow (a profile's
+ * provenance.kernel_time_sum holds one entry per kernel), so filling one of n entries costs O(n):
+ * change their keys through these functions only. Tag maps stay small (RT_MAX_TAGS) and are
+ * scanned. */
 #ifndef ROOFTIME_CORE_VALUES_H
 #define ROOFTIME_CORE_VALUES_H
 
@@ -13,6 +17,9 @@ typedef struct rt_value {
 typedef struct rt_values {
     rt_value *v;
     size_t n, cap;
+    /* key -> position in v, built once the map grows past a few entries; owned, NULL while
+     * small (a zeroed rt_values is an empty map). */
+    struct rt_name_index *ix;
 } rt_values;
 
 /* A small ordered map from names to strings (tags). */

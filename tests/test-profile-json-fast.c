@@ -1,0 +1,200 @@
+/* Tests of the direct profile reader: the same profile as the jansson reader on every text it
+ * takes, and a give-up (never an error of its own) on every text it leaves to jansson. */
+#include "testutil.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/formats/profile-json-fast.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/formats/profile-json.h"
+#include "rooftime/import/onednn.h"
+#include "rooftime/import/torch.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+/* Read text both ways: returns whether the direct reader took it; when it did, jansson must
+ * agree (same profile). */
+static int both(const char *text)
+{
+    rt_profile *fast = NULL, *slow = NULL;
+    int took = rt_profile_json_fast(text, strlen(text), &fast) == 0;
+    json_error_t je;
+    json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    rt_error err = {{0}};
+    int ok = j && rt_profile_from_json(j, "t", &slow, &err) == 0;
+    json_decref(j);
+    if (took) {
+        if (!ok)
+            fail_msg("the direct reader took a text jansson refuses (%s): %.200s",
+                     j ? err.msg : je.text, text);
+        rt_error why = {{0}};
+        if (!rt_profile_equal(fast, slow, &why))
+            fail_msg("the readers differ: %s; text %.200s", why.msg, text);
+        assert_true(fast->time_kind == slow->time_kind);
+        for (size_t i = 0; i < fast->n_kernels; i++) {
+            assert_true(fast->kernels[i].spread.q1 == slow->kernels[i].spread.q1);
+            assert_true(fast->kernels[i].spread.n == slow->kernels[i].spread.n);
+        }
+    }
+    rt_profile_free(fast);
+    rt_profile_free(slow);
+    return took;
+}
+
+#define HEAD "{\"schema\": \"rooftime.profile/1\", "
+
+static void test_takes_what_rooftime_writes(void **state)
+{
+    (void)state;
+    assert_true(both(HEAD "\"kernels\": []}"));
+    assert_true(both(" \n" HEAD "\"kernels\": [ ] }\r\n\t"));
+    assert_true(both(HEAD "\"kernels\": [], \"identity\": {\"launcher\": \"openmpi\", \"rank\": 3, "
+                          "\"local_rank\": 1, \"size\": 4, \"host\": \"n1\", \"device\": "
+                          "\"cuda:0\"}}"));
+    assert_true(both(HEAD "\"identity\": {\"rank\": 7.0}, \"kernels\": []}"));
+    assert_true(both(
+        HEAD "\"source\": {\"tool\": \"ncu\", \"version\": \"v\", \"command\": \"c\", "
+             "\"machine\": \"m\", \"method\": \"how\", \"time\": \"device\", \"overhead\": \"o\"}, "
+             "\"tags\": {\"framework\": \"pt\", \"batch\": 16, \"lr\": 0.001, \"neg\": -3, "
+             "\"z\": -0, \"big\": 1e300}, "
+             "\"kernels\": [{\"name\": \"gemm \\\"q\\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u00e9 "
+             "\\ud83d\\ude00 \xc3\xa9\", \"invocations\": 3, \"time\": 1.5e-3, "
+             "\"flops\": {\"fp32\": 1000000, \"tensor\": 2.5E9}, \"bytes\": {\"HBM\": 0, "
+             "\"L2\": 12.0}, \"tags\": {\"op\": \"mm\"}, \"time_spread\": {\"n\": 3, \"median\": "
+             "0.5e-3, \"q1\": 0.4e-3, \"q3\": 0.6e-3}}, {\"time\": 0, \"invocations\": 0, "
+             "\"name\": \"\"}], "
+             "\"provenance\": {\"inputs\": [\"a.csv\", \"b.csv\"], \"launches\": 7, "
+             "\"formulas\": {\"time\": \"cycles / rate\"}, \"notes\": {\"n\": 1}, "
+             "\"kernel_time_sum\": {\"gemm\": 1e-3}}}"));
+    /* many values: the indexed maps */
+    char *t = rt_strdup(HEAD "\"kernels\": [], \"provenance\": {\"kernel_time_sum\": {");
+    for (int i = 0; i < 100; i++) {
+        char *u = rt_asprintf("%s%s\"k%d\": %d", t, i ? ", " : "", i, i);
+        free(t);
+        t = u;
+    }
+    char *u = rt_asprintf("%s}}}", t);
+    assert_true(both(u));
+    free(t);
+    free(u);
+}
+
+/* Each of these goes to jansson: for the error it words, or for what only it keeps. */
+static void test_gives_up(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "",
+        "[]",
+        HEAD "\"kernels\": []",
+        HEAD "\"kernels\": []} x",
+        HEAD "\"kernels\": [],}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 1, \"time\": 1},]}",
+        "{\"schema\": \"rooftime.profile/2\", \"kernels\": []}",
+        "{\"kernels\": []}",
+        HEAD "\"source\": {}}",
+        HEAD "\"kernels\": [], \"kernels\": []}",
+        HEAD "\"kernels\": [], \"identity\": {\"rank\": 4, \"size\": 4}}",
+        HEAD "\"kernels\": [], \"identity\": {\"rank\": 1.5}}",
+        HEAD "\"kernels\": [], \"identity\": {\"size\": 0}}",
+        HEAD "\"kernels\": [], \"identity\": {\"rank\": 1e9}}",
+        HEAD "\"kernels\": [], \"identity\": {\"rank\": 1, \"pid\": 2}}",
+        HEAD "\"kernels\": [], \"identity\": {\"host\": null}}",
+        HEAD "\"kernels\": [], \"future\": 1}",
+        HEAD "\"kernels\": [], \"source\": {\"tool\": null}}",
+        HEAD "\"kernels\": [], \"source\": {\"time\": \"cpu\"}}",
+        HEAD "\"kernels\": [], \"source\": {\"tool\": \"a\", \"tool\": \"b\"}}",
+        HEAD "\"kernels\": [], \"source\": {\"later\": \"a\"}}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": -1, \"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 1, \"time\": 1e999}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 1234567890123456789012, "
+             "\"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 01, \"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 1., \"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 1, \"time\": 1, \"x\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"name\": \"b\", \"invocations\": 1, "
+             "\"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\\u0000b\", \"invocations\": 1, \"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\\ud800\", \"invocations\": 1, \"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\\x\", \"invocations\": 1, \"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\tb\", \"invocations\": 1, \"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"\xff\", \"invocations\": 1, \"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"\xed\xa0\x80\", \"invocations\": 1, \"time\": 1}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 1, \"time\": 1, \"flops\": "
+             "{\"fp32\": 1, \"fp32\": 2}}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 1, \"time\": 1, \"tags\": "
+             "{\"k\": true}}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 1, \"time\": 1, \"time_spread\": "
+             "{\"n\": 3, \"median\": 1, \"q1\": 2, \"q3\": 3}}]}",
+        HEAD "\"kernels\": [{\"name\": \"a\", \"invocations\": 1, \"time\": 1, \"time_spread\": "
+             "{\"n\": 3, \"median\": 1, \"q1\": 1}}]}",
+        HEAD "\"kernels\": [], \"provenance\": {\"inputs\": [1]}}",
+        HEAD "\"kernels\": [], \"provenance\": {\"extra\": 1}}",
+        "\xef\xbb\xbf" HEAD "\"kernels\": []}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        if (both(texts[i]))
+            fail_msg("the direct reader took text %zu: %s", i, texts[i]);
+}
+
+/* Profiles the importers make, saved and read back both ways. */
+static void test_imported_profiles(void **state)
+{
+    (void)state;
+    static const char *const logs[] = {
+        "onednn-2.6-primitives.log", "onednn-2.6-timestamps.log", "onednn-2.6-torch-lstm-bf16.log",
+        "torch-1.13-conv2d-backward.json", "torch-1.13-lstm-forward.json"};
+    char *dir = tu_tmpdir();
+    const char *src = getenv("ROOFTIME_SRC") ? getenv("ROOFTIME_SRC") : "..";
+    for (size_t i = 0; i < sizeof logs / sizeof *logs; i++) {
+        char *in = rt_asprintf("%s/tests/data/%s", src, logs[i]);
+        char *out = rt_asprintf("%s/p%zu.json", dir, i);
+        rt_profile *p = NULL;
+        rt_warnings w = {0};
+        rt_error err = {{0}};
+        int rc = strstr(logs[i], ".json") ? rt_import_torch(in, NULL, &p, &w, &err)
+                                          : rt_import_onednn(in, &p, &w, &err);
+        if (rc != 0)
+            fail_msg("%s: %s", in, err.msg);
+        assert_int_equal(rt_profile_save(p, out, &err), 0);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *fp = fopen(out, "rb");
+        assert_non_null(fp);
+        fseek(fp, 0, SEEK_END);
+        len = (size_t)ftell(fp);
+        rewind(fp);
+        text = rt_xmalloc(len + 1);
+        assert_int_equal(fread(text, 1, len, fp), len);
+        text[len] = '\0';
+        fclose(fp);
+        if (!both(text))
+            fail_msg("the direct reader left %s to jansson", logs[i]);
+        rt_profile *back = NULL;
+        assert_int_equal(rt_profile_load(out, &back, &err), 0);
+        rt_error why = {{0}};
+        if (!rt_profile_equal(p, back, &why))
+            fail_msg("%s: %s", logs[i], why.msg);
+        rt_profile_free(back);
+        rt_profile_free(p);
+        rt_warnings_release(&w);
+        free(text);
+        free(in);
+        free(out);
+    }
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_takes_what_rooftime_writes),
+        cmocka_unit_test(test_gives_up),
+        cmocka_unit_test(test_imported_profiles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
