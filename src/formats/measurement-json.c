@@ -58,6 +58,8 @@ json_t *rt_measurement_to_json(const rt_measurement *x)
         json_object_set_new(e, "instruction", str(p->instruction));
         json_object_set_new(e, "threads", json_integer(p->threads));
         spread(e, "flops", p->flops);
+        json_object_set_new(e, "ceiling", json_real(p->ceiling));
+        json_object_set_new(e, "clean_trials", json_integer(p->clean));
         json_object_set_new(e, "clock_hz", json_real(p->clock_hz));
         json_object_set_new(e, "flops_per_cycle_per_thread",
                             json_real(p->clock_hz > 0 && p->threads > 0
@@ -88,10 +90,10 @@ json_t *rt_measurement_to_json(const rt_measurement *x)
         json_object_set_new(o, "threads", json_integer(c->threads));
         json_object_set_new(o, "columns",
                             json_string("working set per thread (bytes), bytes/s all "
-                                        "threads (median, min, max)"));
+                                        "threads (median, min, max, ceiling)"));
         for (size_t k = 0; k < c->n; k++)
-            json_array_append_new(pts, json_pack("[f,f,f,f]", c->bytes[k], c->bw[k].median,
-                                                 c->bw[k].min, c->bw[k].max));
+            json_array_append_new(pts, json_pack("[f,f,f,f,f]", c->bytes[k], c->bw[k].median,
+                                                 c->bw[k].min, c->bw[k].max, c->ceil[k]));
         json_object_set_new(o, "points", pts);
         json_array_append_new(curves, o);
     }
@@ -104,6 +106,7 @@ json_t *rt_measurement_to_json(const rt_measurement *x)
         json_object_set_new(l, "found", json_boolean(p->found));
         if (p->found) {
             spread(l, "bytes_per_s", p->bw);
+            json_object_set_new(l, "typical", json_real(p->typical));
             json_object_set_new(l, "from_bytes", json_real(p->from_bytes));
             json_object_set_new(l, "to_bytes", json_real(p->to_bytes));
         }

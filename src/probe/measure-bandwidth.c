@@ -319,7 +319,7 @@ static int sweep_job_run(void *ctx, int tid)
  * to last finish) for a trial, or for calibration (calib) the longest thread's
  * own time: scheduling delays on a busy machine must not shrink the pass count.
  */
-static double sweep_time(sweep_ctx *c, size_t bytes, long passes, int *bad, int calib)
+static double sweep_time(sweep_ctx *c, size_t bytes, long passes, int *bad, int calib, bool *clean)
 {
     sweep_job j = {c, bytes, passes};
     rt_team_timing tm;
@@ -327,6 +327,8 @@ static double sweep_time(sweep_ctx *c, size_t bytes, long passes, int *bad, int 
                   : rt_team_run_synced(c->threads, sweep_job_run, &j, &tm)) != 0;
     if (!*bad && tm.threads != c->threads)
         *bad = 1;
+    if (clean)
+        *clean = !tm.disturbed;
     return calib ? tm.thread_max : tm.wall;
 }
 
@@ -363,30 +365,33 @@ int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, double min_bytes, doub
     sweep_ctx c = {kind, isa, threads, rt_xcalloc((size_t)threads, sizeof(void *)), sizes[np - 1]};
     rt_bw_point *out = rt_xcalloc(np, sizeof *out);
     int rc = -1;
-    if (sweep_fill(&c, sizes[0], 1) != 0) {
+    /* The read pattern depends on the position only: filled once, whole, for every size. */
+    if (sweep_fill(&c, kind == RT_BW_READ ? c.cap : sizes[0], 1) != 0) {
         rt_error_set(err, "cannot allocate %zu bytes per thread for the bandwidth sweep", c.cap);
         goto done;
     }
     for (size_t i = 0; i < np; i++) {
         size_t bytes = sizes[i];
         int bad = 0;
-        if (i > 0)
+        if (i > 0 && kind != RT_BW_READ)
             sweep_fill(&c, bytes, 0);
         /* Calibrate: grow the pass count until a run lasts an eighth of the target. */
         long passes = 1;
-        double t = sweep_time(&c, bytes, passes, &bad, 1);
+        double t = sweep_time(&c, bytes, passes, &bad, 1, NULL);
         while (!bad && t < seconds / 8 && passes < (1L << 40)) {
             passes *= 4;
-            t = sweep_time(&c, bytes, passes, &bad, 1);
+            t = sweep_time(&c, bytes, passes, &bad, 1, NULL);
         }
-        /* The fastest of three: a run stretched by another process would give too few passes. */
-        for (int k = 0; k < 2 && !bad; k++)
-            t = fmin(t, sweep_time(&c, bytes, passes, &bad, 1));
+        /* The fastest of three: a run stretched by another process would give too few passes
+         * (not needed when one pass already lasts a trial: the count stays 1). */
+        for (int k = 0; k < 2 && !bad && t < seconds; k++)
+            t = fmin(t, sweep_time(&c, bytes, passes, &bad, 1, NULL));
         if (!bad && t < seconds)
             passes = (long)((double)passes * seconds / (t > 0 ? t : 1e-9)) + 1;
         double v[64];
+        bool clean[64];
         for (int k = 0; k < trials && !bad; k++) {
-            double s = sweep_time(&c, bytes, passes, &bad, 0);
+            double s = sweep_time(&c, bytes, passes, &bad, 0, &clean[k]);
             v[k] = (double)threads * (double)bytes * (double)passes / s;
         }
         if (bad) {
@@ -395,7 +400,7 @@ int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, double min_bytes, doub
             goto done;
         }
         out[i].bytes = (double)bytes;
-        out[i].bw = rt_stat_of(v, (size_t)trials);
+        out[i].bw = rt_stat_of_clean(v, clean, (size_t)trials);
         if (progress)
             progress(pctx, (double)(i + 1) / (double)np);
     }
