@@ -36,6 +36,10 @@ json_t *rt_measurement_to_json(const rt_measurement *x)
     json_object_set_new(j, "quick", json_boolean(x->quick));
     json_object_set_new(j, "max_isa", str(x->max_isa));
     json_object_set_new(j, "seconds", json_real(x->seconds));
+    json_object_set_new(j, "stage_seconds",
+                        json_pack("{s:f,s:f,s:f,s:f}", "clock", x->stage_seconds[0], "compute",
+                                  x->stage_seconds[1], "bandwidth", x->stage_seconds[2],
+                                  "overheads", x->stage_seconds[3]));
     json_object_set_new(j, "timed_runs", json_integer(x->timed_runs));
     json_object_set_new(j, "disturbed_runs", json_integer(x->disturbed_runs));
 

@@ -109,6 +109,21 @@ static const char *const unit_order[] = {"fp64", "fp32",     "bf16",    "fp16",
                                          "int8", "amx_bf16", "amx_int8"};
 #define N_UNITS (sizeof unit_order / sizeof *unit_order)
 
+/* Whether kernel i runs: the CPU has it and the limit allows it; --quick runs only the best ISA of
+ * each unit (the one its ceiling comes from). */
+static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, size_t i, const rt_cpu_info *cpu,
+                        rt_isa limit, bool quick)
+{
+    if (!ks[i].available(cpu) || ks[i].isa > limit)
+        return false;
+    if (quick)
+        for (size_t j = 0; j < nk; j++)
+            if (j != i && strcmp(ks[j].unit, ks[i].unit) == 0 && ks[j].isa > ks[i].isa &&
+                ks[j].available(cpu) && ks[j].isa <= limit)
+                return false;
+    return true;
+}
+
 /* The median of the points' medians between from and to (a plateau's typical figure). */
 static double typical_over(const rt_bw_point *pts, size_t n, double from, double to)
 {
@@ -208,12 +223,14 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                                    "by the monotonic clock on one thread; imul_hz: the same with "
                                    "`imul reg, reg` (3 cycles), a cross-check");
 
+    double t_stage = rt_now();
+    meas->stage_seconds[0] = t_stage - t_start;
     /* ---- compute ---- */
     size_t nk;
     const rt_flops_kernel *ks = rt_flops_kernels(&nk);
     size_t nrun = 0;
     for (size_t i = 0; i < nk; i++)
-        nrun += ks[i].available(&cpu) && ks[i].isa <= limit;
+        nrun += runs_kernel(ks, nk, i, &cpu, limit, o.quick);
     stage(&pr, "compute peaks", 0.03, o.quick ? 0.25 : 0.2);
     unit_result best[N_UNITS];
     memset(best, 0, sizeof best);
@@ -222,7 +239,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     size_t n_clock_samples = 0;
     for (size_t i = 0; i < nk && n_clock_samples < 64; i++) {
         const rt_flops_kernel *k = &ks[i];
-        if (!k->available(&cpu) || k->isa > limit)
+        if (!runs_kernel(ks, nk, i, &cpu, limit, o.quick))
             continue;
         /* A quick correctness run first: a wrong result is an error, not a number. */
         if (rt_flops_kernel_check(k, 100, err) != 0)
@@ -265,6 +282,8 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
         meas->clock_samples = n_clock_samples;
     }
 
+    meas->stage_seconds[1] = rt_now() - t_stage;
+    t_stage = rt_now();
     /* ---- bandwidth ---- */
     rt_cache_info caches[8];
     const char *csrc = "none";
@@ -284,6 +303,9 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     for (int kind = 0; kind < RT_BW_NKINDS; kind++)
         for (int t = 0; t < nt; t++, curve_i++) {
             int th = tcounts[t];
+            /* --quick: copy and triad at the most threads only; the levels come from read. */
+            if (o.quick && kind != RT_BW_READ && t != nt - 1)
+                continue;
             /*
              * Per thread: the plan's total, and at least 8x the thread's share of the
              * last-level cache: a victim L3 keeps serving part of a working set a few
@@ -368,6 +390,8 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                                 "size and the one below, per thread; typical = the median of "
                                 "the points' medians there");
 
+    meas->stage_seconds[2] = rt_now() - t_stage;
+    t_stage = rt_now();
     /* ---- launch overhead ---- */
     stage(&pr, "launch overhead", 0.93, 1.0);
     rt_stat tau_s = {0, 0, 0, 0, 0};
@@ -406,6 +430,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     if (dnrc != 0)
         rt_warnings_add(sk, "oneDNN primitive overhead: %s", dnerr.msg);
     report(&pr, 1.0);
+    meas->stage_seconds[3] = rt_now() - t_stage;
 
     /* ---- the machine ---- */
     char name[128];

@@ -56,6 +56,8 @@ typedef struct rt_measurement {
     size_t n_thread_counts;
     bool quick;
     double seconds;
+    /* seconds each stage took: clock, compute, bandwidth, overheads (OpenMP, OpenCL, framework) */
+    double stage_seconds[4];
     long timed_runs, disturbed_runs;
     /* the core clock */
     rt_spread clock_hz;
