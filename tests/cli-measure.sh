@@ -32,6 +32,19 @@ else
     check "fp64 unit present" grep -q '"name": "fp64"' "$TMP/m.json"
     check "DRAM level present" grep -q '"name": "DRAM"' "$TMP/m.json"
     check "curves saved" grep -q '"curves"' "$TMP/m.json"
+    # Ceilings from the best clean trials, the typical figure beside them, each no higher.
+    python3 - "$TMP/m.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for u in d["units"] + d["levels"]:
+    v = u.get("flops", u.get("bytes_per_s"))
+    assert 0 < u["typical"] <= u["max"] * (1 + 1e-9) and v <= u["max"] * (1 + 1e-9), u
+for f in d["measurement"]["flops"]:
+    assert f["min"] <= f["ceiling"] <= f["max"] * (1 + 1e-9) and 0 <= f["clean_trials"] <= 3, f
+assert all(len(p) == 5 for c in d["measurement"]["bandwidth"]["curves"] for p in c["points"])
+assert set(d["measurement"]["stage_seconds"]) == {"clock", "compute", "bandwidth", "overheads"}
+PY
+    check "ceilings, typical figures and clean trials in the file" test $? -eq 0
     check "no temporary file left" test -z "$(ls "$TMP" | grep tmp)"
     # tau one layer up: the framework dispatch when python3 imports torch, else the reason why not.
     if "${ROOFTIME_PYTHON:-/usr/bin/python3}" -c 'import torch' 2>/dev/null; then
