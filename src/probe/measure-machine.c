@@ -212,7 +212,8 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     double t_start = rt_now();
 
     rt_team_stats_reset();
-    rt_team_pin(true);
+    if (!o.no_pin)
+        rt_team_pin(true);
     /* ---- clock ---- */
     stage(&pr, "core clock", 0.0, 0.03);
     rt_stat imul;
