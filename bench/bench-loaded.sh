@@ -111,7 +111,7 @@ def get(doc, kind, name):
             return x["flops" if kind == "units" else "bytes_per_s"]
     return None
 missed = 0
-print(f"{'ceiling':<8} {'idle':>12} {'loaded':>12} {'loaded/idle':>12}  goal 0.90 .. 1.10")
+print(f"{'ceiling':<8} {'idle':>10} {'loaded':>10} {'':<8} {'loaded/idle':>11}  goal 0.90 .. 1.10")
 for kind, name, scale, unit in (("units", "fp32", 1e9, "GFLOP/s"), ("units", "fp64", 1e9, "GFLOP/s"),
                                 ("levels", "L1", 1e9, "GB/s"), ("levels", "L2", 1e9, "GB/s"),
                                 ("levels", "DRAM", 1e9, "GB/s")):
@@ -123,7 +123,7 @@ for kind, name, scale, unit in (("units", "fp32", 1e9, "GFLOP/s"), ("units", "fp
     r = b / a
     ok = 0.9 <= r <= 1.1
     missed += not ok
-    print(f"{name:<8} {a / scale:>8.1f} {unit:<3} {b / scale:>8.1f} {r:>12.3f}  {'ok' if ok else 'MISSED'}")
+    print(f"{name:<8} {a / scale:>10.1f} {b / scale:>10.1f} {unit:<8} {r:>11.3f}  {'ok' if ok else 'MISSED'}")
 for tag, d in (("idle", idle), ("loaded", loaded)):
     m = d["measurement"]
     print(f"{tag}: {m['disturbed_runs']} of {m['timed_runs']} timed runs disturbed, {m['seconds']:.1f} s")
