@@ -27,6 +27,7 @@ double rt_thread_cpu_now(void)
 static cpu_set_t pin_mask;
 static int pin_cpus[CPU_SETSIZE], pin_n;
 static bool pin_on;
+static unsigned pin_gen; /* bumped by each pinning: a thread pinned before pins again */
 
 void rt_team_pin(bool on)
 {
@@ -38,6 +39,7 @@ void rt_team_pin(bool on)
             if (CPU_ISSET(c, &pin_mask))
                 pin_cpus[pin_n++] = c;
         pin_on = pin_n > 1;
+        pin_gen++;
         return;
     }
     if (!pin_on)
@@ -54,18 +56,19 @@ void rt_team_pin(bool on)
 static void pin_self(int tid)
 {
     static _Thread_local int pinned_to = -1;
-    if (!pin_on || pin_n < 1) {
-        pinned_to = -1;
+    static _Thread_local unsigned pinned_gen;
+    if (!pin_on || pin_n < 1)
         return;
-    }
     int cpu = pin_cpus[tid % pin_n];
-    if (pinned_to == cpu)
+    if (pinned_to == cpu && pinned_gen == pin_gen)
         return;
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
-    if (sched_setaffinity(0, sizeof one, &one) == 0)
+    if (sched_setaffinity(0, sizeof one, &one) == 0) {
         pinned_to = cpu;
+        pinned_gen = pin_gen;
+    }
 }
 
 int rt_team_run(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_timing *tm)
