@@ -338,6 +338,9 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                            ? (caches[ncache - 1].shared_by < th ? caches[ncache - 1].shared_by : th)
                            : 1);
             double maxb = fmax(pl->bw_total_max / th, pl->llc_mult * llc_share);
+            /* --quick: copy and triad stop at the plan's total; the DRAM level is read's. */
+            if (o.quick && kind != RT_BW_READ)
+                maxb = pl->bw_total_max / th;
             if (phys > 0 && maxb * th > phys / 4)
                 maxb = phys / 4 / th;
             char sname[64];
