@@ -23,7 +23,8 @@ check "no file left behind" test ! -e "$TMP/no"
 if ldd "$BIN" 2>/dev/null | grep -q libasan; then
     echo "note: sanitizer build: quick measurement run skipped"
 else
-    expect 0 "skipped: AMX|skipped: fp16|" -- machine measure --quick --threads 1 -o "$TMP/m.json"
+    # Any stderr (a CPU with every unit and a quiet run prints none).
+    expect 0 "" -- machine measure --quick --threads 1 -o "$TMP/m.json"
     check "wrote the machine file" test -s "$TMP/m.json"
     check "the summary names the file" grep -q "wrote $TMP/m.json" "$TMP/out"
     "$BIN" machine check "$TMP/m.json" >"$TMP/check" 2>&1
