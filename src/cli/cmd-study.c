@@ -15,7 +15,7 @@
 #include "rooftime/core/verdict-hints.h"
 #include "rooftime/formats/verdict-hints-json.h"
 #include "rooftime/core/machine.h"
-#include "rooftime/core/reference.h"
+#include "rooftime/core/reference-ceiling.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
