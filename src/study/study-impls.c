@@ -2,7 +2,13 @@
 #include <stdio.h>
 #include <strings.h>
 
-#include "rooftime/study/study.h"
+#include "rooftime/study/conv-direct.h"
+#include "rooftime/study/conv-im2col.h"
+#include "rooftime/study/conv-onednn.h"
+#include "rooftime/study/lstm-onednn.h"
+#include "rooftime/study/lstm-unfused.h"
+#include "rooftime/study/study-impls.h"
+#include "rooftime/study/study-shapes.h"
 
 static const rt_pass fwd_bwd[] = {RT_PASS_FWD, RT_PASS_BWD};
 static const rt_pass conv_passes[] = {RT_PASS_FWD, RT_PASS_BWD_DATA, RT_PASS_BWD_WEIGHTS};

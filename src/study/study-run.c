@@ -7,11 +7,18 @@
 #include <unistd.h>
 
 #include "rooftime-config.h"
-#include "study-torch.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/profile.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/conv-direct.h"
+#include "rooftime/study/lstm-direct.h"
+#include "rooftime/study/study-impls.h"
+#include "rooftime/study/study-onednn.h"
+#include "rooftime/study/study-run.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
+#include "rooftime/study/study-timer.h"
+#include "rooftime/study/study-torch.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
@@ -140,7 +147,7 @@ static float *reference_out(const rt_study_point *pt, rt_pass pass, uint64_t see
     rt_study_case *c = NULL;
     int rc = pt->op == RT_OP_CONV2D
                  ? rt_conv_direct_new(&pt->conv, RT_PREC_FP32, pass, seed, &c, err)
-                 : rt_lstm_reference_new(&pt->lstm, RT_PREC_FP32, pass, seed, &c, err);
+                 : rt_lstm_direct_new(&pt->lstm, RT_PREC_FP32, pass, seed, &c, err);
     if (rc < 0)
         return NULL;
     rt_study_timer t;
