@@ -101,3 +101,15 @@ void rt_study_impls_of(rt_study_op op, char *buf, size_t size)
         if ((op == RT_OP_COUNT || rt_study_impl_has_op((rt_study_impl)i, op)) && n < size)
             n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", impls[i].name);
 }
+
+int rt_study_case_new(rt_study_impl impl, const rt_study_point *pt, rt_precision prec, rt_pass pass,
+                      uint64_t seed, rt_study_case **c, rt_error *err)
+{
+    const rt_study_impl_info *info = rt_study_impl_get(impl);
+    if (info && pt->op == RT_OP_CONV2D && info->conv)
+        return info->conv(&pt->conv, prec, pass, seed, c, err);
+    if (info && pt->op == RT_OP_LSTM && info->lstm)
+        return info->lstm(&pt->lstm, prec, pass, seed, c, err);
+    rt_error_set(err, "%s has no %s", rt_study_impl_name(impl), rt_study_op_name(pt->op));
+    return -1;
+}

@@ -52,4 +52,9 @@ const rt_pass *rt_study_impl_passes(rt_study_impl i, rt_study_op op, size_t *n);
  * them), joined into buf. */
 void rt_study_impls_of(rt_study_op op, char *buf, size_t size);
 
+/* A case of implementation impl at point pt (its op's shape), through the table's constructor;
+ * -1 with a message when impl has no such op or cannot run it. */
+int rt_study_case_new(rt_study_impl impl, const rt_study_point *pt, rt_precision prec, rt_pass pass,
+                      uint64_t seed, rt_study_case **c, rt_error *err);
+
 #endif
