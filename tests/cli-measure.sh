@@ -23,7 +23,8 @@ check "no file left behind" test ! -e "$TMP/no"
 if ldd "$BIN" 2>/dev/null | grep -q libasan; then
     echo "note: sanitizer build: quick measurement run skipped"
 else
-    expect 0 "skipped: AMX|skipped: fp16|" -- machine measure --quick --threads 1 -o "$TMP/m.json"
+    # Any stderr (a CPU with every unit and a quiet run prints none).
+    expect 0 "" -- machine measure --quick --threads 1 -o "$TMP/m.json"
     check "wrote the machine file" test -s "$TMP/m.json"
     check "the summary names the file" grep -q "wrote $TMP/m.json" "$TMP/out"
     "$BIN" machine check "$TMP/m.json" >"$TMP/check" 2>&1
@@ -32,6 +33,19 @@ else
     check "fp64 unit present" grep -q '"name": "fp64"' "$TMP/m.json"
     check "DRAM level present" grep -q '"name": "DRAM"' "$TMP/m.json"
     check "curves saved" grep -q '"curves"' "$TMP/m.json"
+    # Ceilings from the best clean trials, the typical figure beside them, each no higher.
+    python3 - "$TMP/m.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for u in d["units"] + d["levels"]:
+    v = u.get("flops", u.get("bytes_per_s"))
+    assert 0 < u["typical"] <= u["max"] * (1 + 1e-9) and v <= u["max"] * (1 + 1e-9), u
+for f in d["measurement"]["flops"]:
+    assert f["min"] <= f["ceiling"] <= f["max"] * (1 + 1e-9) and 0 <= f["clean_trials"] <= 3, f
+assert all(len(p) == 5 for c in d["measurement"]["bandwidth"]["curves"] for p in c["points"])
+assert set(d["measurement"]["stage_seconds"]) == {"clock", "compute", "bandwidth", "overheads"}
+PY
+    check "ceilings, typical figures and clean trials in the file" test $? -eq 0
     check "no temporary file left" test -z "$(ls "$TMP" | grep tmp)"
     # tau one layer up: the framework dispatch when python3 imports torch, else the reason why not.
     if "${ROOFTIME_PYTHON:-/usr/bin/python3}" -c 'import torch' 2>/dev/null; then

@@ -49,6 +49,7 @@
 #include "rooftime/core/time-spread.h"
 #include "rooftime/core/value-map.h"
 #include "rooftime/core/verdict-hints.h"
+#include "rooftime/core/verdict-trust.h"
 #include "rooftime/formats/across-format.h"
 #include "rooftime/formats/across-state.h"
 #include "rooftime/formats/analysis-format.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "rooftime/core/verdict-trust.h"
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
@@ -242,6 +243,12 @@ rt_findings *rt_analysis_summary(const rt_analysis *a, const rt_verdict_hints *h
     fmt_time(nt, sizeof nt, none);
     fmt_time(pt, sizeof pt, partial);
     rt_findings_list(f);
+    /* Trust first: verdicts against a ceiling measured low read as beating the roof. */
+    char *trust = rt_trust_line(a);
+    if (trust) {
+        rt_findings_item(f, "%s", trust);
+        free(trust);
+    }
     rt_findings_item(f, "Total %s over %zu kernel%s (%.0f launches) in %zu config%s.", tt,
                      a->n_items, a->n_items == 1 ? "" : "s", a->total_n, a->n_configs,
                      a->n_configs == 1 ? "" : "s");

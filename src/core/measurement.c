@@ -35,6 +35,7 @@ void rt_measurement_free(rt_measurement *x)
         free(x->curves[i].isa);
         free(x->curves[i].bytes);
         free(x->curves[i].bw);
+        free(x->curves[i].ceil);
     }
     free(x->curves);
     for (size_t i = 0; i < x->n_plateaus; i++) {
@@ -80,6 +81,7 @@ rt_bw_curve *rt_measurement_add_curve(rt_measurement *x, const char *kernel, con
     c->n = n;
     c->bytes = rt_xcalloc(n ? n : 1, sizeof *c->bytes);
     c->bw = rt_xcalloc(n ? n : 1, sizeof *c->bw);
+    c->ceil = rt_xcalloc(n ? n : 1, sizeof *c->ceil);
     return c;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rooftime/core/verdict-trust.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/machine-sanity.h"
@@ -125,6 +126,11 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     char tau[32], tt[32];
     rt_fmt_seconds(tau, sizeof tau, m->tau);
     rt_fmt_seconds(tt, sizeof tt, a->total_time);
+    char *trust = rt_trust_line(a);
+    if (trust) {
+        fprintf(fp, "%s\n", trust);
+        free(trust);
+    }
     fprintf(fp, "machine: %s (%s)\n", m->name, m->source ? m->source : "unknown source");
     rt_warnings sane = {0};
     if (rt_machine_sanity(m, &sane)) {

@@ -95,6 +95,7 @@ static int read_unit(rt_jr *r, rt_machine *m, const json_t *j, size_t i)
     const json_t *d = NULL;
     if (rt_jr_number(r, j, path, "min", false, 0, &u->min) != 0 ||
         rt_jr_number(r, j, path, "max", false, 0, &u->max) != 0 ||
+        rt_jr_number(r, j, path, "typical", false, 0, &u->typical) != 0 ||
         rt_jr_number(r, j, path, "theoretical", false, 0, &u->theoretical) != 0 ||
         rt_jr_string(r, j, path, "note", false, &u->note) != 0 ||
         rt_jr_member_object(r, j, path, "derivation", false, &d) != 0)
@@ -122,6 +123,7 @@ static int read_level(rt_jr *r, rt_machine *m, const json_t *j, size_t i)
     free(name);
     if (rt_jr_number(r, j, path, "min", false, 0, &l->min) != 0 ||
         rt_jr_number(r, j, path, "max", false, 0, &l->max) != 0 ||
+        rt_jr_number(r, j, path, "typical", false, 0, &l->typical) != 0 ||
         rt_jr_number(r, j, path, "size_bytes", false, 0, &l->size_bytes) != 0 ||
         rt_jr_string(r, j, path, "note", false, &l->note) != 0)
         return -1;
@@ -215,6 +217,7 @@ json_t *rt_machine_to_json(const rt_machine *m)
         json_object_set_new(o, "flops", rt_json_num(u->flops));
         set_pos(o, "min", u->min);
         set_pos(o, "max", u->max);
+        set_pos(o, "typical", u->typical);
         set_pos(o, "theoretical", u->theoretical);
         set_str(o, "note", u->note);
         if (u->derivation.n || u->derivation_notes.n) {
@@ -238,6 +241,7 @@ json_t *rt_machine_to_json(const rt_machine *m)
         json_object_set_new(o, "bytes_per_s", rt_json_num(l->bytes_per_s));
         set_pos(o, "min", l->min);
         set_pos(o, "max", l->max);
+        set_pos(o, "typical", l->typical);
         set_pos(o, "size_bytes", l->size_bytes);
         set_str(o, "note", l->note);
         json_array_append_new(levels, o);

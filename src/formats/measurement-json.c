@@ -36,6 +36,10 @@ json_t *rt_measurement_to_json(const rt_measurement *x)
     json_object_set_new(j, "quick", json_boolean(x->quick));
     json_object_set_new(j, "max_isa", str(x->max_isa));
     json_object_set_new(j, "seconds", json_real(x->seconds));
+    json_object_set_new(j, "stage_seconds",
+                        json_pack("{s:f,s:f,s:f,s:f}", "clock", x->stage_seconds[0], "compute",
+                                  x->stage_seconds[1], "bandwidth", x->stage_seconds[2],
+                                  "overheads", x->stage_seconds[3]));
     json_object_set_new(j, "timed_runs", json_integer(x->timed_runs));
     json_object_set_new(j, "disturbed_runs", json_integer(x->disturbed_runs));
 
@@ -58,6 +62,8 @@ json_t *rt_measurement_to_json(const rt_measurement *x)
         json_object_set_new(e, "instruction", str(p->instruction));
         json_object_set_new(e, "threads", json_integer(p->threads));
         spread(e, "flops", p->flops);
+        json_object_set_new(e, "ceiling", json_real(p->ceiling));
+        json_object_set_new(e, "clean_trials", json_integer(p->clean));
         json_object_set_new(e, "clock_hz", json_real(p->clock_hz));
         json_object_set_new(e, "flops_per_cycle_per_thread",
                             json_real(p->clock_hz > 0 && p->threads > 0
@@ -88,10 +94,10 @@ json_t *rt_measurement_to_json(const rt_measurement *x)
         json_object_set_new(o, "threads", json_integer(c->threads));
         json_object_set_new(o, "columns",
                             json_string("working set per thread (bytes), bytes/s all "
-                                        "threads (median, min, max)"));
+                                        "threads (median, min, max, ceiling)"));
         for (size_t k = 0; k < c->n; k++)
-            json_array_append_new(pts, json_pack("[f,f,f,f]", c->bytes[k], c->bw[k].median,
-                                                 c->bw[k].min, c->bw[k].max));
+            json_array_append_new(pts, json_pack("[f,f,f,f,f]", c->bytes[k], c->bw[k].median,
+                                                 c->bw[k].min, c->bw[k].max, c->ceil[k]));
         json_object_set_new(o, "points", pts);
         json_array_append_new(curves, o);
     }
@@ -104,6 +110,7 @@ json_t *rt_measurement_to_json(const rt_measurement *x)
         json_object_set_new(l, "found", json_boolean(p->found));
         if (p->found) {
             spread(l, "bytes_per_s", p->bw);
+            json_object_set_new(l, "typical", json_real(p->typical));
             json_object_set_new(l, "from_bytes", json_real(p->from_bytes));
             json_object_set_new(l, "to_bytes", json_real(p->to_bytes));
         }

@@ -31,31 +31,34 @@ const char *rt_bw_kind_name(rt_bw_kind k)
 }
 
 /*
- * Read sums the buffer as 64-bit integers (one-cycle adds, four chains), so a
- * pass costs loads only and the sum is checked against a closed form.
+ * Read loads every vector of the buffer and sums one in four of them as 64-bit integers (the sum
+ * is checked against a closed form, so a kernel that skipped its work fails); the other three are
+ * loaded by an asm the compiler cannot drop and nothing consumes them. A loop that adds every load
+ * is bound by the vector ALU ports rather than the load ports (on Intel a 512-bit add takes port
+ * 0 or 5, shared with the loop's own work: 0.65 of the loads alone on the development machine);
+ * this one, like likwid-bench's load kernels, is bound by the loads.
  */
-#define RT_READ_KERNEL(NAME, TARGET, VT, LOAD, ADD, ZERO, STOREU)                                  \
+#define RT_READ_KERNEL(NAME, TARGET, VT, LOAD, ADD, ZERO, STOREU, TOUCH)                           \
     __attribute__((target(TARGET))) static uint64_t NAME(const void *buf, size_t bytes,            \
                                                          long passes)                              \
     {                                                                                              \
         const VT *p = (const VT *)buf;                                                             \
         size_t n = bytes / sizeof(VT);                                                             \
         VT s0 = ZERO(), s1 = ZERO(), s2 = ZERO(), s3 = ZERO();                                     \
-        VT s4 = ZERO(), s5 = ZERO(), s6 = ZERO(), s7 = ZERO();                                     \
-        size_t n8 = n & ~(size_t)7; /* eight loads per iteration: less loop overhead at L1 */      \
+        size_t n8 = n & ~(size_t)7; /* eight loads per iteration, two of them summed */            \
         for (long r = 0; r < passes; r++) {                                                        \
             size_t i = 0;                                                                          \
             for (; i < n8; i += 8) {                                                               \
                 s0 = ADD(s0, LOAD((const void *)(p + i)));                                         \
-                s1 = ADD(s1, LOAD((const void *)(p + i + 1)));                                     \
-                s2 = ADD(s2, LOAD((const void *)(p + i + 2)));                                     \
-                s3 = ADD(s3, LOAD((const void *)(p + i + 3)));                                     \
-                s4 = ADD(s4, LOAD((const void *)(p + i + 4)));                                     \
-                s5 = ADD(s5, LOAD((const void *)(p + i + 5)));                                     \
-                s6 = ADD(s6, LOAD((const void *)(p + i + 6)));                                     \
-                s7 = ADD(s7, LOAD((const void *)(p + i + 7)));                                     \
+                TOUCH(p + i + 1);                                                                  \
+                TOUCH(p + i + 2);                                                                  \
+                TOUCH(p + i + 3);                                                                  \
+                s1 = ADD(s1, LOAD((const void *)(p + i + 4)));                                     \
+                TOUCH(p + i + 5);                                                                  \
+                TOUCH(p + i + 6);                                                                  \
+                TOUCH(p + i + 7);                                                                  \
             }                                                                                      \
-            for (; i < n; i += 4) {                                                                \
+            for (; i < n; i += 4) { /* the rest: every vector summed */                            \
                 s0 = ADD(s0, LOAD((const void *)(p + i)));                                         \
                 s1 = ADD(s1, LOAD((const void *)(p + i + 1)));                                     \
                 s2 = ADD(s2, LOAD((const void *)(p + i + 2)));                                     \
@@ -64,13 +67,28 @@ const char *rt_bw_kind_name(rt_bw_kind k)
             RT_CLOBBER();                                                                          \
         }                                                                                          \
         uint64_t out[sizeof(VT) / 8], sum = 0;                                                     \
-        s0 = ADD(ADD(s0, s4), ADD(s1, s5));                                                        \
-        s2 = ADD(ADD(s2, s6), ADD(s3, s7));                                                        \
-        STOREU((VT *)out, ADD(s0, s2));                                                            \
+        STOREU((VT *)out, ADD(ADD(s0, s1), ADD(s2, s3)));                                          \
         for (size_t l = 0; l < sizeof(VT) / 8; l++)                                                \
             sum += out[l];                                                                         \
         return sum;                                                                                \
     }
+
+/* A load nothing consumes, kept by the asm: the load port's work without an ALU's. */
+#define RT_TOUCH_ZMM(ptr)                                                                          \
+    do {                                                                                           \
+        __m512i t_;                                                                                \
+        __asm__ volatile("vmovdqa64 %1, %0" : "=v"(t_) : "m"(*(const __m512i *)(ptr)));            \
+    } while (0)
+#define RT_TOUCH_YMM(ptr)                                                                          \
+    do {                                                                                           \
+        __m256i t_;                                                                                \
+        __asm__ volatile("vmovdqa %1, %0" : "=x"(t_) : "m"(*(const __m256i *)(ptr)));              \
+    } while (0)
+#define RT_TOUCH_XMM(ptr)                                                                          \
+    do {                                                                                           \
+        __m128i t_;                                                                                \
+        __asm__ volatile("movdqa %1, %0" : "=x"(t_) : "m"(*(const __m128i *)(ptr)));               \
+    } while (0)
 
 /* Copy: the second half of the buffer gets the first half, whole vectors. */
 #define RT_COPY_KERNEL(NAME, TARGET, VT, LOAD, STORE)                                              \
@@ -119,11 +137,11 @@ const char *rt_bw_kind_name(rt_bw_kind k)
 #if defined(__x86_64__)
 #define RT_SSE_MULADD(a, b, c) _mm_add_pd(_mm_mul_pd(a, b), c)
 RT_READ_KERNEL(read_sse, "sse2", __m128i, _mm_load_si128, _mm_add_epi64, _mm_setzero_si128,
-               _mm_storeu_si128)
+               _mm_storeu_si128, RT_TOUCH_XMM)
 RT_READ_KERNEL(read_avx2, "avx2", __m256i, _mm256_load_si256, _mm256_add_epi64,
-               _mm256_setzero_si256, _mm256_storeu_si256)
+               _mm256_setzero_si256, _mm256_storeu_si256, RT_TOUCH_YMM)
 RT_READ_KERNEL(read_avx512, "avx512f", __m512i, _mm512_load_si512, _mm512_add_epi64,
-               _mm512_setzero_si512, _mm512_storeu_si512)
+               _mm512_setzero_si512, _mm512_storeu_si512, RT_TOUCH_ZMM)
 RT_COPY_KERNEL(copy_sse, "sse2", __m128d, _mm_load_pd, _mm_store_pd)
 RT_COPY_KERNEL(copy_avx2, "avx2", __m256d, _mm256_load_pd, _mm256_store_pd)
 RT_COPY_KERNEL(copy_avx512, "avx512f", __m512d, _mm512_load_pd, _mm512_store_pd)
@@ -185,6 +203,31 @@ static uint64_t read_pattern_sum(size_t n)
     return full * (65536ull * 65535ull / 2) + rest * (rest - 1) / 2;
 }
 
+/*
+ * What one pass of a vector read kernel with `lanes` 64-bit lanes sums over n elements: vectors
+ * 0 and 4 of every eight, then every vector of the rest. Vector i holds lanes x (lanes i mod
+ * 65536) + 0 + 1 + ... + (lanes - 1), since 65536 is a multiple of the lanes. The last answer is
+ * kept: every trial of a point asks the same.
+ */
+static uint64_t read_vector_sum(size_t n, size_t lanes)
+{
+    static _Thread_local size_t last_n, last_lanes;
+    static _Thread_local uint64_t last_sum;
+    if (n == last_n && lanes == last_lanes)
+        return last_sum;
+    size_t nv = n / lanes, n8 = nv & ~(size_t)7;
+    uint64_t sum = 0, inner = lanes * (lanes - 1) / 2;
+    for (size_t i = 0; i < nv; i++) {
+        if (i < n8 && i % 8 != 0 && i % 8 != 4)
+            continue;
+        sum += lanes * ((lanes * i) & 0xffff) + inner;
+    }
+    last_n = n;
+    last_lanes = lanes;
+    last_sum = sum;
+    return sum;
+}
+
 void rt_bw_fill(rt_bw_kind kind, void *buf, size_t bytes)
 {
     if (kind == RT_BW_READ) {
@@ -235,13 +278,16 @@ int rt_bw_run(rt_bw_kind kind, rt_isa isa, void *buf, size_t bytes, long passes)
         return -1;
     if (kind == RT_BW_READ) {
         uint64_t (*f)(const void *, size_t, long) = read_scalar;
+        size_t lanes = 0; /* 0: the scalar kernel, which sums every element */
 #if defined(__x86_64__)
         f = isa >= RT_ISA_AVX512 ? read_avx512
             : isa >= RT_ISA_AVX2 ? read_avx2
             : isa >= RT_ISA_SSE  ? read_sse
                                  : read_scalar;
+        lanes = isa >= RT_ISA_AVX512 ? 8 : isa >= RT_ISA_AVX2 ? 4 : isa >= RT_ISA_SSE ? 2 : 0;
 #endif
-        uint64_t want = (uint64_t)passes * read_pattern_sum(bytes / 8);
+        uint64_t one = lanes ? read_vector_sum(bytes / 8, lanes) : read_pattern_sum(bytes / 8);
+        uint64_t want = (uint64_t)passes * one;
         return f(buf, bytes, passes) == want ? 0 : -1;
     }
     void (*g)(void *, size_t, long) = kind == RT_BW_COPY ? copy_scalar : triad_scalar;
@@ -319,7 +365,7 @@ static int sweep_job_run(void *ctx, int tid)
  * to last finish) for a trial, or for calibration (calib) the longest thread's
  * own time: scheduling delays on a busy machine must not shrink the pass count.
  */
-static double sweep_time(sweep_ctx *c, size_t bytes, long passes, int *bad, int calib)
+static double sweep_time(sweep_ctx *c, size_t bytes, long passes, int *bad, int calib, bool *clean)
 {
     sweep_job j = {c, bytes, passes};
     rt_team_timing tm;
@@ -327,6 +373,8 @@ static double sweep_time(sweep_ctx *c, size_t bytes, long passes, int *bad, int 
                   : rt_team_run_synced(c->threads, sweep_job_run, &j, &tm)) != 0;
     if (!*bad && tm.threads != c->threads)
         *bad = 1;
+    if (clean)
+        *clean = !tm.disturbed;
     return calib ? tm.thread_max : tm.wall;
 }
 
@@ -363,30 +411,33 @@ int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, double min_bytes, doub
     sweep_ctx c = {kind, isa, threads, rt_xcalloc((size_t)threads, sizeof(void *)), sizes[np - 1]};
     rt_bw_point *out = rt_xcalloc(np, sizeof *out);
     int rc = -1;
-    if (sweep_fill(&c, sizes[0], 1) != 0) {
+    /* The read pattern depends on the position only: filled once, whole, for every size. */
+    if (sweep_fill(&c, kind == RT_BW_READ ? c.cap : sizes[0], 1) != 0) {
         rt_error_set(err, "cannot allocate %zu bytes per thread for the bandwidth sweep", c.cap);
         goto done;
     }
     for (size_t i = 0; i < np; i++) {
         size_t bytes = sizes[i];
         int bad = 0;
-        if (i > 0)
+        if (i > 0 && kind != RT_BW_READ)
             sweep_fill(&c, bytes, 0);
         /* Calibrate: grow the pass count until a run lasts an eighth of the target. */
         long passes = 1;
-        double t = sweep_time(&c, bytes, passes, &bad, 1);
+        double t = sweep_time(&c, bytes, passes, &bad, 1, NULL);
         while (!bad && t < seconds / 8 && passes < (1L << 40)) {
             passes *= 4;
-            t = sweep_time(&c, bytes, passes, &bad, 1);
+            t = sweep_time(&c, bytes, passes, &bad, 1, NULL);
         }
-        /* The fastest of three: a run stretched by another process would give too few passes. */
-        for (int k = 0; k < 2 && !bad; k++)
-            t = fmin(t, sweep_time(&c, bytes, passes, &bad, 1));
+        /* The fastest of three: a run stretched by another process would give too few passes
+         * (not needed when one pass already lasts a trial: the count stays 1). */
+        for (int k = 0; k < 2 && !bad && t < seconds; k++)
+            t = fmin(t, sweep_time(&c, bytes, passes, &bad, 1, NULL));
         if (!bad && t < seconds)
             passes = (long)((double)passes * seconds / (t > 0 ? t : 1e-9)) + 1;
         double v[64];
+        bool clean[64];
         for (int k = 0; k < trials && !bad; k++) {
-            double s = sweep_time(&c, bytes, passes, &bad, 0);
+            double s = sweep_time(&c, bytes, passes, &bad, 0, &clean[k]);
             v[k] = (double)threads * (double)bytes * (double)passes / s;
         }
         if (bad) {
@@ -395,7 +446,7 @@ int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, double min_bytes, doub
             goto done;
         }
         out[i].bytes = (double)bytes;
-        out[i].bw = rt_stat_of(v, (size_t)trials);
+        out[i].bw = rt_stat_of_clean(v, clean, (size_t)trials);
         if (progress)
             progress(pctx, (double)(i + 1) / (double)np);
     }

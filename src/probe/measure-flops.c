@@ -353,12 +353,15 @@ static int flops_job_run(void *ctx, int tid)
 }
 
 /* Run k on `threads` threads at once; seconds from the first start to the last finish. */
-static double timed_run(const rt_flops_kernel *k, int threads, long iters, int *bad, int *used)
+static double timed_run(const rt_flops_kernel *k, int threads, long iters, int *bad, int *used,
+                        bool *clean)
 {
     flops_job j = {k, iters};
     rt_team_timing tm;
     *bad = rt_team_run_synced(threads, flops_job_run, &j, &tm) != 0;
     *used = tm.threads;
+    if (clean)
+        *clean = !tm.disturbed;
     return tm.wall;
 }
 
@@ -367,24 +370,25 @@ int rt_flops_measure(const rt_flops_kernel *k, int threads, int trials, double s
 {
     int bad = 0, used = 1;
     long iters = 256;
-    double t = timed_run(k, 1, iters, &bad, &used);
+    double t = timed_run(k, 1, iters, &bad, &used, NULL);
     while (!bad && t < seconds / 8 && iters < (1L << 40)) {
         iters *= 4;
-        t = timed_run(k, 1, iters, &bad, &used);
+        t = timed_run(k, 1, iters, &bad, &used, NULL);
     }
     /* The fastest of three: a run stretched by another process would give too few iterations. */
     for (int r = 0; r < 2 && !bad; r++)
-        t = fmin(t, timed_run(k, 1, iters, &bad, &used));
+        t = fmin(t, timed_run(k, 1, iters, &bad, &used, NULL));
     if (bad)
         return rt_flops_kernel_check(k, iters, err);
     iters = (long)((double)iters * seconds / (t > 0 ? t : 1e-9)) + 1;
     double v[64];
+    bool clean[64];
     if (trials < 1)
         trials = 1;
     if (trials > 64)
         trials = 64;
     for (int i = 0; i < trials; i++) {
-        double s = timed_run(k, threads, iters, &bad, &used);
+        double s = timed_run(k, threads, iters, &bad, &used, &clean[i]);
         if (bad) {
             rt_error_set(err, "%s kernel (%s, %s) computed a wrong result on %d threads", k->unit,
                          rt_isa_name(k->isa), k->instr, threads);
@@ -396,6 +400,6 @@ int rt_flops_measure(const rt_flops_kernel *k, int threads, int trials, double s
         }
         v[i] = (double)used * (double)iters * k->instr_per_iter * k->flops_per_instr / s;
     }
-    *flops = rt_stat_of(v, (size_t)trials);
+    *flops = rt_stat_of_clean(v, clean, (size_t)trials);
     return 0;
 }

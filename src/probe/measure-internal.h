@@ -8,13 +8,23 @@
 #include "rooftime/probe/cpu-detect.h"
 #include "rooftime/util/error.h"
 
-/* Median with min and max of repeated trials. */
+/* Median with min and max of repeated trials, and the ceiling estimate (see rt_stat_ceiling). */
 typedef struct rt_stat {
     double median, min, max;
+    double best; /* the ceiling: RT_STAT_QUANTILE of the undisturbed trials (all, when none was) */
+    int clean;   /* undisturbed trials behind best (0: every trial was disturbed) */
 } rt_stat;
 
-/* Summarise n trial values (n >= 1; the array is sorted in place). */
-static inline rt_stat rt_stat_of(double *v, size_t n)
+/*
+ * The quantile of the undisturbed trials a ceiling is read at. Contention only ever lowers a
+ * throughput measurement, so the median of disturbed and clean trials together underestimates
+ * what the machine can do; the maximum alone is one trial's luck (a timer tick, a clock
+ * excursion). A high quantile of the clean trials is what ERT (the maximum over trials) and
+ * likwid-bench (the best of its repetitions) approximate, less sensitive to one outlier.
+ */
+#define RT_STAT_QUANTILE 0.9
+
+static inline void rt_stat_sort(double *v, size_t n)
 {
     for (size_t i = 1; i < n; i++) /* insertion sort: n is a handful of trials */
         for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
@@ -22,13 +32,53 @@ static inline rt_stat rt_stat_of(double *v, size_t n)
             v[j] = v[j - 1];
             v[j - 1] = t;
         }
-    rt_stat s = {0, 0, 0};
+}
+
+/* The q-quantile of n sorted values, linearly interpolated (n >= 1). */
+static inline double rt_stat_quantile(const double *v, size_t n, double q)
+{
+    if (n == 1)
+        return v[0];
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    if (i + 1 >= n)
+        return v[n - 1];
+    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+/*
+ * Summarise n trial values; clean[i] says trial i ran undisturbed (NULL: all did). Median, min
+ * and max are over every trial (the typical figure and its spread); best over the clean ones.
+ * The arrays are not kept in order.
+ */
+static inline rt_stat rt_stat_of_clean(double *v, const bool *clean, size_t n)
+{
+    rt_stat s = {0, 0, 0, 0, 0};
     if (n == 0)
         return s;
+    double c[64];
+    size_t nc = 0;
+    for (size_t i = 0; i < n && nc < 64; i++)
+        if (!clean || clean[i])
+            c[nc++] = v[i];
+    rt_stat_sort(v, n);
     s.min = v[0];
     s.max = v[n - 1];
     s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    s.clean = (int)nc;
+    if (nc == 0) {
+        s.best = rt_stat_quantile(v, n, RT_STAT_QUANTILE);
+    } else {
+        rt_stat_sort(c, nc);
+        s.best = rt_stat_quantile(c, nc, RT_STAT_QUANTILE);
+    }
     return s;
+}
+
+/* Summarise n trial values, all undisturbed (n >= 1; the array is sorted in place). */
+static inline rt_stat rt_stat_of(double *v, size_t n)
+{
+    return rt_stat_of_clean(v, NULL, n);
 }
 
 /* Threads OpenMP may use here (1 without OpenMP). */
@@ -42,6 +92,7 @@ typedef struct rt_team_timing {
     double skew;       /* spread of the threads' starts: late wake-ups */
     int threads;       /* threads that ran */
     double cpu_ratio;  /* least CPU time / wall time of any thread: < 1 when descheduled */
+    bool disturbed;    /* rt_team_run_synced: every attempt was disturbed */
 } rt_team_timing;
 
 /* Timed runs since the reset, and how many stayed disturbed after their attempts. */
@@ -53,9 +104,17 @@ double rt_thread_cpu_now(void);
 
 /* Run job(ctx, tid) on `threads` threads started together; -1 when any job returned non-zero. */
 int rt_team_run(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_timing *tm);
-/* The same, run up to three times while a thread started late (skew > 5% of wall)
- * or one was descheduled (CPU time < 95% of wall); the least disturbed run is kept. Only one
- * attempt while the last six runs all stayed disturbed. */
+/* The same, run again while a thread started late (skew > 5% of wall) or one was descheduled
+ * (CPU time < 95% of wall), yielding the core between attempts so another process's burst can
+ * end; the least disturbed run is kept and tm->disturbed says whether it still was. Up to
+ * RT_TEAM_ATTEMPTS attempts, within a retry budget of RT_TEAM_RETRY_SHARE of the time measured
+ * so far (plus RT_TEAM_RETRY_FLOOR seconds): a disturbance that persists is not waited out. */
+#define RT_TEAM_ATTEMPTS 8
+#define RT_TEAM_RETRY_SHARE 0.25
+#define RT_TEAM_RETRY_FLOOR 1.0
+/* Pin the team's threads one per CPU of the process's affinity mask (on), or give them the whole
+ * mask back (off): a thread that the scheduler moves onto its sibling's CPU halves both. */
+void rt_team_pin(bool on);
 int rt_team_run_synced(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_timing *tm);
 
 /* ---- core clock (measure-clock.c) ---- */

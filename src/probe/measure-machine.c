@@ -45,13 +45,15 @@ typedef struct plan {
     int oh_trials;
     long omp_regions, cl_launches;
     long fw_ops, dnnl_execs; /* framework ops and oneDNN executes per trial */
+    double llc_mult;         /* sweep to at least this many times a thread's last-level share */
 } plan;
 
 static const plan quick_plan = {
-    3, 0.05, 3, 0.02, 3, 0.008, 1.4142135623730951, 512.0 * 1024 * 1024, 15, 200, 50, 2000, 2000};
+    3,  0.05, 3,  0.02, 3,    0.008, 1.4142135623730951, 512.0 * 1024 * 1024,
+    15, 200,  50, 2000, 2000, 6};
 static const plan full_plan = {
-    5,  0.1,  5,   0.05,  5,    0.012, 1.2599210498948732, 1024.0 * 1024 * 1024,
-    31, 1000, 200, 10000, 10000};
+    5,  0.1,  5,   0.05,  5,     0.012, 1.2599210498948732, 1024.0 * 1024 * 1024,
+    31, 1000, 200, 10000, 10000, 8};
 
 /* Progress over the whole run: stages own slices [lo, hi) of [0, 1]. */
 typedef struct progress {
@@ -106,6 +108,53 @@ typedef struct unit_result {
 static const char *const unit_order[] = {"fp64", "fp32",     "bf16",    "fp16",
                                          "int8", "amx_bf16", "amx_int8"};
 #define N_UNITS (sizeof unit_order / sizeof *unit_order)
+
+/* Whether kernel i runs: the CPU has it and the limit allows it; --quick runs only the best ISA of
+ * each unit (the one its ceiling comes from). */
+static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, size_t i, const rt_cpu_info *cpu,
+                        rt_isa limit, bool quick)
+{
+    if (!ks[i].available(cpu) || ks[i].isa > limit)
+        return false;
+    if (quick)
+        for (size_t j = 0; j < nk; j++)
+            if (j != i && strcmp(ks[j].unit, ks[i].unit) == 0 && ks[j].isa > ks[i].isa &&
+                ks[j].available(cpu) && ks[j].isa <= limit)
+                return false;
+    return true;
+}
+
+/* The median of the points' medians between from and to (a plateau's typical figure). */
+static double typical_over(const rt_bw_point *pts, size_t n, double from, double to)
+{
+    double v[256];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < 256; i++)
+        if (pts[i].bytes >= from && pts[i].bytes <= to)
+            v[k++] = pts[i].bw.median;
+    return k ? rt_stat_of(v, k).median : 0;
+}
+
+/*
+ * A plateau's ceiling from its undisturbed points: the median of the ceilings of the points
+ * between from and to that kept at least one clean trial (min and max of those), when any did; a
+ * point whose every trial was disturbed reads low and says nothing about the level. Leaves p as
+ * it is when no point there was clean.
+ */
+static void plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p)
+{
+    double v[256];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < 256; i++)
+        if (pts[i].bytes >= p->from_bytes && pts[i].bytes <= p->to_bytes && pts[i].bw.clean > 0)
+            v[k++] = pts[i].bw.best;
+    if (k == 0)
+        return;
+    rt_stat s = rt_stat_of(v, k);
+    p->bw = s.median;
+    p->min = s.min;
+    p->max = s.max;
+}
 
 static void bw_progress(void *ctx, double f)
 {
@@ -184,6 +233,8 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     double t_start = rt_now();
 
     rt_team_stats_reset();
+    if (!o.no_pin)
+        rt_team_pin(true);
     /* ---- clock ---- */
     stage(&pr, "core clock", 0.0, 0.03);
     rt_stat imul;
@@ -194,12 +245,14 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                                    "by the monotonic clock on one thread; imul_hz: the same with "
                                    "`imul reg, reg` (3 cycles), a cross-check");
 
+    double t_stage = rt_now();
+    meas->stage_seconds[0] = t_stage - t_start;
     /* ---- compute ---- */
     size_t nk;
     const rt_flops_kernel *ks = rt_flops_kernels(&nk);
     size_t nrun = 0;
     for (size_t i = 0; i < nk; i++)
-        nrun += ks[i].available(&cpu) && ks[i].isa <= limit;
+        nrun += runs_kernel(ks, nk, i, &cpu, limit, o.quick);
     stage(&pr, "compute peaks", 0.03, o.quick ? 0.25 : 0.2);
     unit_result best[N_UNITS];
     memset(best, 0, sizeof best);
@@ -208,7 +261,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     size_t n_clock_samples = 0;
     for (size_t i = 0; i < nk && n_clock_samples < 64; i++) {
         const rt_flops_kernel *k = &ks[i];
-        if (!k->available(&cpu) || k->isa > limit)
+        if (!runs_kernel(ks, nk, i, &cpu, limit, o.quick))
             continue;
         /* A quick correctness run first: a wrong result is an error, not a number. */
         if (rt_flops_kernel_check(k, 100, err) != 0)
@@ -219,7 +272,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
          */
         rt_stat kclk = rt_measure_clock(3, 0.01, NULL);
         clock_samples[n_clock_samples++] = kclk.median;
-        rt_stat one = {0, 0, 0}, all = {0, 0, 0};
+        rt_stat one = {0, 0, 0, 0, 0}, all = {0, 0, 0, 0, 0};
         for (int t = 0; t < nt; t++) {
             rt_stat s;
             if (rt_flops_measure(k, tcounts[t], pl->flops_trials, pl->flops_seconds, &s, err) != 0)
@@ -230,13 +283,15 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             rt_peak_trial *e =
                 rt_measurement_add_peak(meas, k->unit, rt_isa_name(k->isa), k->instr, tcounts[t]);
             e->flops = spread_of(s);
+            e->ceiling = s.best;
+            e->clean = s.clean;
             e->clock_hz = kclk.median;
             report(&pr, (done + (double)(t + 1) / nt) / (double)nrun);
         }
         done++;
         for (size_t u = 0; u < N_UNITS; u++)
             if (strcmp(unit_order[u], k->unit) == 0 &&
-                (!best[u].have || all.median > best[u].all.median)) {
+                (!best[u].have || all.best > best[u].all.best)) {
                 best[u].k = k;
                 best[u].all = all;
                 best[u].one = one;
@@ -249,6 +304,8 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
         meas->clock_samples = n_clock_samples;
     }
 
+    meas->stage_seconds[1] = rt_now() - t_stage;
+    t_stage = rt_now();
     /* ---- bandwidth ---- */
     rt_cache_info caches[8];
     const char *csrc = "none";
@@ -261,12 +318,16 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     double llc = ncache ? caches[ncache - 1].size : 32.0 * 1024 * 1024;
     double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     rt_plateau machine_levels[9];
+    double machine_typical[9] = {0};
     size_t n_machine_levels = 0;
     double bw_lo = o.quick ? 0.25 : 0.2, bw_hi = 0.93;
     int ncurves = RT_BW_NKINDS * nt, curve_i = 0;
     for (int kind = 0; kind < RT_BW_NKINDS; kind++)
         for (int t = 0; t < nt; t++, curve_i++) {
             int th = tcounts[t];
+            /* --quick: copy and triad at the most threads only; the levels come from read. */
+            if (o.quick && kind != RT_BW_READ && t != nt - 1)
+                continue;
             /*
              * Per thread: the plan's total, and at least 8x the thread's share of the
              * last-level cache: a victim L3 keeps serving part of a working set a few
@@ -276,7 +337,10 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                 llc / (ncache
                            ? (caches[ncache - 1].shared_by < th ? caches[ncache - 1].shared_by : th)
                            : 1);
-            double maxb = fmax(pl->bw_total_max / th, 8 * llc_share);
+            double maxb = fmax(pl->bw_total_max / th, pl->llc_mult * llc_share);
+            /* --quick: copy and triad stop at the plan's total; the DRAM level is read's. */
+            if (o.quick && kind != RT_BW_READ)
+                maxb = pl->bw_total_max / th;
             if (phys > 0 && maxb * th > phys / 4)
                 maxb = phys / 4 / th;
             char sname[64];
@@ -295,8 +359,9 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             for (size_t i = 0; i < np; i++) {
                 c->bytes[i] = pts[i].bytes;
                 c->bw[i] = spread_of(pts[i].bw);
+                c->ceil[i] = pts[i].bw.best;
                 xs[i] = pts[i].bytes;
-                ys[i] = pts[i].bw.median;
+                ys[i] = pts[i].bw.best; /* levels are ceilings: the points' best clean trials */
             }
             /* Capacity per thread: a shared cache is split among the threads using it. */
             double lim[8];
@@ -321,13 +386,17 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                 rt_bw_plateau *l = rt_measurement_add_plateau(meas, rt_bw_kind_name(kind), th,
                                                               pls[i].name, pls[i].note);
                 l->found = pls[i].found;
+                if (pls[i].found)
+                    plateau_from_clean(pts, np, &pls[i]);
                 if (pls[i].found) {
                     l->bw = (rt_spread){pls[i].bw, pls[i].min, pls[i].max};
+                    l->typical = typical_over(pts, np, pls[i].from_bytes, pls[i].to_bytes);
                     l->from_bytes = pls[i].from_bytes;
                     l->to_bytes = pls[i].to_bytes;
                 }
                 if (is_ref) {
                     machine_levels[i] = pls[i];
+                    machine_typical[i] = l->typical;
                     n_machine_levels = (size_t)i + 1;
                 }
             }
@@ -341,14 +410,18 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     meas->bw_method = rt_strdup("read (64-bit integer sums), copy and triad (x = y + s z) "
                                 "with aligned vector loads, each thread over its own buffer; "
                                 "working sets in geometric steps; bytes per pass = the working "
-                                "set (STREAM counting, no write-allocate traffic); a level = "
-                                "the median of the run of near-equal points (3-point median, "
-                                "within 30%) with the most points between its cache size and "
-                                "the one below, per thread");
+                                "set (STREAM counting, no write-allocate traffic); a point's "
+                                "ceiling = the 0.9 quantile of its undisturbed trials; a level = "
+                                "the median ceiling of the run of near-equal points (3-point "
+                                "median, within 30%) with the most points between its cache "
+                                "size and the one below, per thread; typical = the median of "
+                                "the points' medians there");
 
+    meas->stage_seconds[2] = rt_now() - t_stage;
+    t_stage = rt_now();
     /* ---- launch overhead ---- */
     stage(&pr, "launch overhead", 0.93, 1.0);
-    rt_stat tau_s = {0, 0, 0};
+    rt_stat tau_s = {0, 0, 0, 0, 0};
     for (int t = 0; t < nt; t++) {
         rt_stat s;
         if (rt_overhead_openmp(tcounts[t], pl->oh_trials, pl->omp_regions, &s, err) != 0) {
@@ -384,6 +457,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     if (dnrc != 0)
         rt_warnings_add(sk, "oneDNN primitive overhead: %s", dnerr.msg);
     report(&pr, 1.0);
+    meas->stage_seconds[3] = rt_now() - t_stage;
 
     /* ---- the machine ---- */
     char name[128];
@@ -395,9 +469,10 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
         if (!best[u].have)
             continue;
         const rt_flops_kernel *k = best[u].k;
-        rt_unit *un = rt_machine_add_unit(m, unit_order[u], best[u].all.median);
+        rt_unit *un = rt_machine_add_unit(m, unit_order[u], best[u].all.best);
         un->min = best[u].all.min;
         un->max = best[u].all.max;
+        un->typical = best[u].all.median;
         double per_cycle;
         char how[160];
         if (strncmp(k->unit, "amx_", 4) == 0) {
@@ -405,7 +480,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             per_cycle = strcmp(k->unit, "amx_bf16") == 0 ? 1024 : 2048;
             snprintf(how, sizeof how, "%.0f per cycle per core (Intel's AMX figure)", per_cycle);
         } else {
-            double rate = issue_rate(best[u].one.median / (best[u].hz * k->flops_per_instr));
+            double rate = issue_rate(best[u].one.best / (best[u].hz * k->flops_per_instr));
             per_cycle = rate * k->flops_per_instr;
             snprintf(how, sizeof how,
                      "%.0f per cycle per core = %g per %s x %g issued per cycle (issue rate "
@@ -415,10 +490,12 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
         un->theoretical = best[u].hz * per_cycle * maxt;
         char note[512];
         snprintf(note, sizeof note,
-                 "%s (%s), %d thread%s, median of %d trials; one thread %.4g GFLOP/s; "
+                 "%s (%s), %d thread%s: ceiling = the %.2g quantile of %d undisturbed of %d "
+                 "trials (typical: their median); one thread %.4g GFLOP/s; "
                  "theoretical: %.3f GHz x %d x %s",
-                 k->instr, rt_isa_name(k->isa), maxt, maxt > 1 ? "s" : "", pl->flops_trials,
-                 best[u].one.median / 1e9, best[u].hz / 1e9, maxt, how);
+                 k->instr, rt_isa_name(k->isa), maxt, maxt > 1 ? "s" : "", RT_STAT_QUANTILE,
+                 best[u].all.clean, pl->flops_trials, best[u].one.best / 1e9, best[u].hz / 1e9,
+                 maxt, how);
         rt_machine_set_str(&un->note, note);
         /* The reference is the highest measured floating-point peak (analyze, plot and report
          * choose again among the units a profile uses); integer units never are. */
@@ -434,6 +511,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
         rt_level *lv = rt_machine_add_level(m, p->name, p->bw);
         lv->min = p->min;
         lv->max = p->max;
+        lv->typical = machine_typical[i];
         lv->size_bytes = i < (size_t)ncache ? caches[i].size : 0;
         char note[400];
         snprintf(note, sizeof note, "read kernel (%s), %d thread%s: %s", rt_isa_name(isa), maxt,
@@ -496,7 +574,8 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
              "rooftime machine measure%s: compute = FMA/dot-product/tile throughput kernels with "
              "independent accumulators and checked results, best ISA per unit at %d thread%s; "
              "memory = plateaus of the read-bandwidth sweep (%s loads) named from the %s cache "
-             "sizes; every figure the median of repeated trials (min, max kept); reference unit = "
+             "sizes; every ceiling a high quantile (0.9) of the undisturbed trials, the median "
+             "kept as `typical`, min and max as the spread; reference unit = "
              "the floating-point unit with the highest measured peak, reference level = DRAM; "
              "details in `measurement`",
              o.quick ? " --quick" : "", maxt, maxt > 1 ? "s" : "", rt_isa_name(isa), csrc);
@@ -537,6 +616,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     m = NULL;
     rc = 0;
 fail:
+    rt_team_pin(false);
     rt_measurement_free(meas);
     free(xs);
     free(ys);

@@ -16,8 +16,9 @@
 /* One compute ceiling: a unit such as fp64, fp32, fp16, bf16, tensor, amx_bf16, int8. */
 typedef struct rt_unit {
     char *name;
-    double flops;             /* FLOP/s the model uses */
+    double flops;             /* FLOP/s the model uses: the ceiling */
     double min, max;          /* spread of repeated measurements; 0 when unknown */
+    double typical;           /* the median of those measurements; 0 when unknown */
     double theoretical;       /* clock x FLOPs/cycle peak; 0 when unknown */
     char *note;               /* how the figure was obtained; may be NULL */
     rt_values derivation;     /* factors whose product is flops (sms, clock_hz ...); may be empty */
@@ -27,9 +28,10 @@ typedef struct rt_unit {
 /* One memory level: L1, L2, L3, DRAM, HBM ... */
 typedef struct rt_level {
     char *name;
-    double bytes_per_s;
-    double min, max;   /* spread; 0 when unknown */
-    double size_bytes; /* capacity, 0 when unknown */
+    double bytes_per_s; /* the ceiling */
+    double min, max;    /* spread; 0 when unknown */
+    double typical;     /* the median measurement; 0 when unknown */
+    double size_bytes;  /* capacity, 0 when unknown */
     char *note;
 } rt_level;
 

@@ -15,7 +15,9 @@ typedef struct rt_spread {
 typedef struct rt_peak_trial {
     char *unit, *isa, *instruction;
     int threads;
-    rt_spread flops;
+    rt_spread flops; /* over every trial: the typical figure and its spread */
+    double ceiling;  /* the estimate of what the unit can do: a high quantile of the clean trials */
+    int clean;       /* undisturbed trials behind the ceiling (0: all were disturbed) */
     double clock_hz; /* the clock measured right before it */
 } rt_peak_trial;
 
@@ -33,6 +35,7 @@ typedef struct rt_bw_curve {
     size_t n;
     double *bytes; /* working set per thread */
     rt_spread *bw; /* bytes/s, all threads together */
+    double *ceil;  /* bytes/s: a high quantile of each point's clean trials */
 } rt_bw_curve;
 
 /* A plateau found (or not) on a curve: a named memory level. */
@@ -40,7 +43,8 @@ typedef struct rt_bw_plateau {
     char *kernel, *name, *note;
     int threads;
     bool found;
-    rt_spread bw;
+    rt_spread bw;   /* median, min and max of the points' ceilings over the plateau */
+    double typical; /* the median of the points' medians over the same stretch */
     double from_bytes, to_bytes;
 } rt_bw_plateau;
 
@@ -52,6 +56,8 @@ typedef struct rt_measurement {
     size_t n_thread_counts;
     bool quick;
     double seconds;
+    /* seconds each stage took: clock, compute, bandwidth, overheads (OpenMP, OpenCL, framework) */
+    double stage_seconds[4];
     long timed_runs, disturbed_runs;
     /* the core clock */
     rt_spread clock_hz;

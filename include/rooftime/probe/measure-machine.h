@@ -15,6 +15,7 @@ typedef struct rt_measure_opts {
     const char *max_isa; /* NULL, or "sse", "avx2", "avx512", "amx": never use an ISA above it */
     rt_progress_fn progress;
     void *progress_ctx;
+    int no_pin; /* leave the threads where the OS puts them (several measurements at once) */
 } rt_measure_opts;
 
 /*
@@ -23,7 +24,8 @@ typedef struct rt_measure_opts {
  * and those of bf16, fp16, int8, amx_bf16, amx_int8 the CPU has; levels L1,
  * L2, L3, DRAM found on the read-bandwidth curve; tau the OpenMP fork/join;
  * per-thread-count results, the clock, the curves and the OpenCL overhead in
- * extra. Every figure is the median of repeated trials, min and max kept.
+ * extra. Every ceiling is a high quantile of the undisturbed trials, their
+ * median kept as `typical`, min and max as the spread.
  * What could not be measured here (no AMX, no OpenCL platform, a level with
  * no plateau ...) is added to `skipped` (may be NULL). Returns -1 with err
  * filled on bad options or a kernel that computed a wrong result.

@@ -168,6 +168,7 @@ int cli_machine_measure_mpi(const rt_measure_opts *opts, const char *output, dou
     }
     /* Together: every rank at once, so each node's ranks share its cores, caches and memory. */
     quiet_barrier();
+    mo.no_pin = 1; /* pinned, every rank of a node would pin to its first CPUs */
     if (!bad)
         bad |= measure(&mo, &together, 0) != 0;
     MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

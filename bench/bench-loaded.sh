@@ -1,0 +1,131 @@
+#!/bin/bash
+# Ceilings on a shared machine: `machine measure --quick` idle, then with a competing process busy a
+# third of the time on every core (bursts of 50 ms every 150 ms, the way builds, editors and
+# browsers load a machine), and the loaded/idle ratio of each ceiling.
+#
+# usage: bench/bench-loaded.sh [--full] [--keep DIR] [ROOFTIME_BIN]
+#
+# Goal (issue 26): fp32, fp64, L1, L2 and DRAM within 10% of the idle run (0.90 .. 1.10).
+# The "idle" run is only as idle as the machine: the load average before each run is printed.
+# Exit status: 0 every goal met, 1 a goal missed, 2 usage or a failed run.
+set -u
+
+quick="--quick"
+keep=""
+bin=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --full) quick="" ;;
+    --keep) keep="$2"; shift ;;
+    -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "bench-loaded: unknown option '$1'" >&2; exit 2 ;;
+    *) bin="$1" ;;
+    esac
+    shift
+done
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${bin:-${ROOFTIME_BIN:-$here/../build/rooftime}}
+if [ ! -x "$bin" ]; then
+    echo "bench-loaded: rooftime binary '$bin' not found (pass it as the argument)" >&2
+    exit 2
+fi
+work=${keep:-$(mktemp -d)}
+mkdir -p "$work"
+comp_pid=""
+cleanup() {
+    [ -n "$comp_pid" ] && kill "$comp_pid" 2>/dev/null && wait "$comp_pid" 2>/dev/null
+    [ -z "$keep" ] && rm -rf "$work"
+}
+trap cleanup EXIT
+
+measure() { # NAME: one measurement, its wall time and the load average before it
+    echo "== $1: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    local t0 t1
+    t0=$(date +%s.%N)
+    if ! "$bin" machine measure $quick -o "$work/$1.json" 2>"$work/$1.err"; then
+        cat "$work/$1.err" >&2
+        echo "bench-loaded: rooftime machine measure failed" >&2
+        exit 2
+    fi
+    t1=$(date +%s.%N)
+    grep '^rooftime: skipped: accuracy' "$work/$1.err" || true
+    python3 -c "print(f'$1: machine measure $quick took {$t1 - $t0:.1f} s')"
+}
+
+measure idle
+
+# The competitor: one process per CPU, pinned, busy 50 ms of every 150 ms; it reports the share
+# of the time it was busy when it stops.
+python3 - "$work/competitor.txt" <<'EOF_PY' &
+import os, signal, sys, time
+out = sys.argv[1]
+kids = []
+for cpu in sorted(os.sched_getaffinity(0)):
+    pid = os.fork()
+    if pid == 0:
+        os.sched_setaffinity(0, {cpu})
+        stop = False
+        def on_term(*_):
+            global stop
+            stop = True
+        signal.signal(signal.SIGTERM, on_term)
+        busy = 0.0
+        t_start = time.monotonic()
+        while not stop:
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 0.050 and not stop:
+                pass
+            busy += time.monotonic() - t0
+            rest = 0.150 - (time.monotonic() - t0)
+            if rest > 0 and not stop:
+                time.sleep(rest)
+        total = time.monotonic() - t_start
+        with open(f"{out}.{cpu}", "w") as f:
+            f.write(f"cpu {cpu}: busy {busy / total:.2f} of {total:.1f} s\n")
+        os._exit(0)
+    kids.append(pid)
+def stop_all(*_):
+    for k in kids:
+        os.kill(k, signal.SIGTERM)
+    for k in kids:
+        os.waitpid(k, 0)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop_all)
+while True:
+    time.sleep(1)
+EOF_PY
+comp_pid=$!
+sleep 1
+measure loaded
+kill "$comp_pid" 2>/dev/null
+wait "$comp_pid" 2>/dev/null
+comp_pid=""
+echo "competitor: $(cat "$work"/competitor.txt.* 2>/dev/null | tr '\n' ' ')"
+
+python3 - "$work/idle.json" "$work/loaded.json" <<'EOF_PY'
+import json, sys
+idle, loaded = (json.load(open(p)) for p in sys.argv[1:3])
+def get(doc, kind, name):
+    for x in doc[kind]:
+        if x["name"] == name:
+            return x["flops" if kind == "units" else "bytes_per_s"]
+    return None
+missed = 0
+print(f"{'ceiling':<8} {'idle':>10} {'loaded':>10} {'':<8} {'loaded/idle':>11}  goal 0.90 .. 1.10")
+for kind, name, scale, unit in (("units", "fp32", 1e9, "GFLOP/s"), ("units", "fp64", 1e9, "GFLOP/s"),
+                                ("levels", "L1", 1e9, "GB/s"), ("levels", "L2", 1e9, "GB/s"),
+                                ("levels", "DRAM", 1e9, "GB/s")):
+    a, b = get(idle, kind, name), get(loaded, kind, name)
+    if not a or not b:
+        print(f"{name:<8} missing in {'idle' if not a else 'loaded'} run")
+        missed += 1
+        continue
+    r = b / a
+    ok = 0.9 <= r <= 1.1
+    missed += not ok
+    print(f"{name:<8} {a / scale:>10.1f} {b / scale:>10.1f} {unit:<8} {r:>11.3f}  {'ok' if ok else 'MISSED'}")
+for tag, d in (("idle", idle), ("loaded", loaded)):
+    m = d["measurement"]
+    print(f"{tag}: {m['disturbed_runs']} of {m['timed_runs']} timed runs disturbed, {m['seconds']:.1f} s")
+sys.exit(1 if missed else 0)
+EOF_PY

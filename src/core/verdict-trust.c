@@ -1,0 +1,126 @@
+/* Whether the verdicts can be trusted: the machine check, and kernels above their roofs by more
+ * than the measured spread; one line naming the suspect ceiling and a remedy. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/core/machine-sanity.h"
+#include "rooftime/core/verdict-trust.h"
+#include "rooftime/util/format.h"
+#include "rooftime/util/strings.h"
+
+/* The relative spread of a ceiling, or the default where the file has none. */
+static double spread_of(double value, double min, double max)
+{
+    if (value > 0 && max > min && min > 0)
+        return (max - min) / value;
+    return RT_TRUST_DEFAULT_SPREAD;
+}
+
+/* The ceiling bounding v and its tolerance; 0 when v is bound by none we can name. */
+static int bound_ceiling(const rt_machine *m, const rt_verdict *v, char *name, size_t len,
+                         double *spread)
+{
+    if (v->bound == RT_BOUND_COMPUTE && v->bound_unit >= 0 && (size_t)v->bound_unit < m->n_units) {
+        const rt_unit *u = &m->units[v->bound_unit];
+        snprintf(name, len, "%s", u->name);
+        *spread = spread_of(u->flops, u->min, u->max);
+        return 1;
+    }
+    if (v->bound == RT_BOUND_BANDWIDTH && v->bound_level >= 0 &&
+        (size_t)v->bound_level < m->n_levels) {
+        const rt_level *l = &m->levels[v->bound_level];
+        snprintf(name, len, "%s", l->name);
+        *spread = spread_of(l->bytes_per_s, l->min, l->max);
+        return 1;
+    }
+    if (v->bound == RT_BOUND_OVERHEAD) {
+        snprintf(name, len, "launch overhead");
+        *spread = RT_TRUST_DEFAULT_SPREAD;
+        return 1;
+    }
+    return 0;
+}
+
+int rt_trust_check(const rt_analysis *a, rt_trust *t)
+{
+    memset(t, 0, sizeof *t);
+    const rt_machine *m = a->machine;
+    rt_warnings w = {0};
+    t->failed_rules = rt_machine_sanity(m, &w);
+    rt_warnings_release(&w);
+    /* Per ceiling: a handful of units and levels, plus the overhead. */
+    rt_trust_above acc[64];
+    size_t n_acc = 0;
+    for (size_t i = 0; i < a->n_items; i++) {
+        const rt_verdict *v = &a->items[i].v;
+        if (!rt_verdict_is_real(v) || !isfinite(v->efficiency))
+            continue;
+        char name[64];
+        double spread;
+        if (!bound_ceiling(m, v, name, sizeof name, &spread) || v->efficiency <= 1 + spread)
+            continue;
+        size_t k = 0;
+        while (k < n_acc && strcmp(acc[k].name, name) != 0)
+            k++;
+        if (k == n_acc) {
+            if (n_acc == sizeof acc / sizeof *acc)
+                continue;
+            memset(&acc[k], 0, sizeof acc[k]);
+            snprintf(acc[k].name, sizeof acc[k].name, "%s", name);
+            acc[k].spread = spread;
+            n_acc++;
+        }
+        acc[k].kernels++;
+        acc[k].time += v->time;
+        t->kernels_above++;
+        t->time_above += v->time;
+    }
+    t->ceilings_above = n_acc;
+    for (size_t k = 0; k < n_acc; k++)
+        if (k == 0 || acc[k].time > t->worst.time)
+            t->worst = acc[k];
+    return t->failed_rules > 0 || t->kernels_above > 0;
+}
+
+char *rt_trust_line(const rt_analysis *a)
+{
+    rt_trust t;
+    if (!rt_trust_check(a, &t))
+        return NULL;
+    char buf[1024], tt[32];
+    size_t len = 0;
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        int r_ = snprintf(buf + len, sizeof buf - len, __VA_ARGS__);                               \
+        if (r_ > 0)                                                                                \
+            len = len + (size_t)r_ < sizeof buf ? len + (size_t)r_ : sizeof buf - 1;               \
+    } while (0)
+    ADD("Verdicts suspect: ");
+    if (t.kernels_above > 0) {
+        rt_fmt_time(tt, sizeof tt, t.worst.time);
+        ADD("%zu kernel%s (%s, %.1f%% of the time) run%s above the %s roof by more than its "
+            "measured spread (%.0f%%)",
+            t.worst.kernels, t.worst.kernels == 1 ? "" : "s", tt,
+            a->total_time > 0 ? 100 * t.worst.time / a->total_time : 0,
+            t.worst.kernels == 1 ? "s" : "", t.worst.name, 100 * t.worst.spread);
+        if (t.ceilings_above > 1) {
+            rt_fmt_time(tt, sizeof tt, t.time_above);
+            ADD(" (%zu kernels, %s, above %zu ceilings in all)", t.kernels_above, tt,
+                t.ceilings_above);
+        }
+        ADD(", so the %s ceiling of machine '%s' reads low", t.worst.name, a->machine->name);
+        if (t.failed_rules)
+            ADD(", and the machine fails %zu rule%s of `rooftime machine check`", t.failed_rules,
+                t.failed_rules == 1 ? "" : "s");
+    } else {
+        ADD("machine '%s' fails %zu rule%s of `rooftime machine check` (see the machine section)",
+            a->machine->name, t.failed_rules, t.failed_rules == 1 ? "" : "s");
+    }
+    ADD(". Remedy: measure the machine again while it is idle (`rooftime machine measure`), or "
+        "pass `--machine` a preset of this hardware (`rooftime machine list`), or `--reference` "
+        "another unit or level.");
+#undef ADD
+    return rt_strdup(buf);
+}
