@@ -5,7 +5,12 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/conv-direct.h"
+#include "rooftime/study/conv-im2col.h"
+#include "rooftime/study/conv-onednn.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
+#include "rooftime/study/study-timer.h"
 #include "rooftime/util/error.h"
 
 typedef int (*conv_new)(const rt_conv_shape *, rt_precision, rt_pass, uint64_t, rt_study_case **,

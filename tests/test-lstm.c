@@ -6,7 +6,13 @@
 
 #include "testutil.h"
 #include "rooftime/core/profile.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/lstm-direct.h"
+#include "rooftime/study/lstm-onednn.h"
+#include "rooftime/study/lstm-unfused.h"
+#include "rooftime/study/study-flops.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
+#include "rooftime/study/study-timer.h"
 #include "rooftime/util/error.h"
 
 typedef int (*lstm_new)(const rt_lstm_shape *, rt_precision, rt_pass, uint64_t, rt_study_case **,
@@ -44,7 +50,7 @@ static void check_impl(lstm_new fn, rt_precision prec, double bound)
             rt_pass pass = p ? RT_PASS_BWD : RT_PASS_FWD;
             uint64_t seed = 77 + 13 * i + (uint64_t)p;
             size_t nr = 0, ni = 0;
-            float *ref = run_case(rt_lstm_reference_new, &shapes[i], RT_PREC_FP32, pass, seed, &nr);
+            float *ref = run_case(rt_lstm_direct_new, &shapes[i], RT_PREC_FP32, pass, seed, &nr);
             assert_non_null(ref);
             float *got = run_case(fn, &shapes[i], prec, pass, seed, &ni);
             if (!got) {

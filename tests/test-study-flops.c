@@ -4,7 +4,12 @@
 
 #include "testutil.h"
 #include "rooftime/core/profile.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/conv-direct.h"
+#include "rooftime/study/conv-im2col.h"
+#include "rooftime/study/study-flops.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
+#include "rooftime/study/study-timer.h"
 #include "rooftime/util/error.h"
 
 static const rt_conv_shape shapes[] = {

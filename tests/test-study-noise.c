@@ -12,7 +12,8 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/findings-text.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-findings.h"
+#include "rooftime/study/study-run.h"
 #include "rooftime/util/strings.h"
 #include "testutil.h"
 

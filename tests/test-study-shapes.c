@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-impls.h"
+#include "rooftime/study/study-run.h"
+#include "rooftime/study/study-shapes.h"
 #include "rooftime/util/error.h"
 
 static void expect_conv_error(rt_conv_shape s, const char *part)

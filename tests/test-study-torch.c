@@ -4,9 +4,10 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "study-torch.h"
 #include "rooftime/core/profile.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-flops.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-torch.h"
 #include "rooftime/util/error.h"
 
 static const char *python = "/usr/bin/python3";

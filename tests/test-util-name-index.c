@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "rooftime/core/profile.h"
-#include "rooftime/core/values.h"
+#include "rooftime/core/tag-map.h"
+#include "rooftime/core/value-map.h"
 #include "rooftime/util/name-index.h"
 #include "testutil.h"
 

@@ -11,7 +11,7 @@
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/model.h"
-#include "rooftime/core/reference.h"
+#include "rooftime/core/reference-ceiling.h"
 #include "rooftime/core/verdict-hints.h"
 #include "rooftime/formats/analysis-format.h"
 #include "rooftime/formats/machine-json.h"

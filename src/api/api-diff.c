@@ -6,7 +6,7 @@
 #include "api-internal.h"
 #include "rooftime/api/api.h"
 #include "rooftime/core/model.h"
-#include "rooftime/core/reference.h"
+#include "rooftime/core/reference-ceiling.h"
 #include "rooftime/formats/diff-format.h"
 
 typedef struct diff_job {

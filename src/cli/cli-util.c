@@ -13,7 +13,7 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
-#include "rooftime/core/reference.h"
+#include "rooftime/core/reference-ceiling.h"
 #include "rooftime/formats/comm-json.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"

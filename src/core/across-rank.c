@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "rooftime/core/across.h"
-#include "rooftime/core/values.h"
+#include "rooftime/core/tag-map.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/rank-identity.h"
 

@@ -4,7 +4,11 @@
 #include <string.h>
 
 #include "rooftime-config.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/conv-direct.h"
+#include "rooftime/study/study-flops.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
+#include "rooftime/study/study-timer.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 

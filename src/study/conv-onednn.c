@@ -4,8 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study-onednn.h"
-#include "rooftime/study/study.h"
+#include "study-onednn-internal.h"
+#include "rooftime/study/conv-onednn.h"
+#include "rooftime/study/study-flops.h"
+#include "rooftime/study/study-onednn.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
+#include "rooftime/study/study-timer.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
@@ -20,7 +25,7 @@ typedef struct onednn_conv {
     dnnl_stream_t strm;
     dnnl_primitive_t conv;
     dnnl_memory_t user[3], prim[3];
-    dn_reorder re[3];
+    rt_dnnl_reorder re[3];
     int out_role; /* which tensor the pass writes */
     rt_kernel_cost cost;
     char name[32];
@@ -43,22 +48,23 @@ static int conv_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
     onednn_conv *d = (onednn_conv *)base;
     for (int i = 0; i < 3; i++)
         if (i != d->out_role &&
-            dn_reorder_run(&d->re[i], d->strm, t, reorder_names[d->pass][i], err) < 0)
+            rt_dnnl_reorder_run(&d->re[i], d->strm, t, reorder_names[d->pass][i], err) < 0)
             return -1;
     dnnl_exec_arg_t args[3];
     for (int i = 0; i < 3; i++)
         args[i] = (dnnl_exec_arg_t){arg_ids[d->pass][i], d->prim[i]};
-    if (dn_exec(d->conv, d->strm, 3, args, t, &d->cost, err) < 0)
+    if (rt_dnnl_exec(d->conv, d->strm, 3, args, t, &d->cost, err) < 0)
         return -1;
-    return dn_reorder_run(&d->re[d->out_role], d->strm, t, reorder_names[d->pass][d->out_role],
-                          err);
+    return rt_dnnl_reorder_run(&d->re[d->out_role], d->strm, t, reorder_names[d->pass][d->out_role],
+                               err);
 }
 
 static float *conv_out(rt_study_case *base, size_t *n)
 {
     onednn_conv *d = (onednn_conv *)base;
     rt_error err;
-    float *f = dn_read_f32(d->eng, d->strm, d->user[d->out_role], user_tags[d->out_role], n, &err);
+    float *f =
+        rt_dnnl_read_f32(d->eng, d->strm, d->user[d->out_role], user_tags[d->out_role], n, &err);
     if (!f) { /* a check with nothing to compare fails on its NaN */
         *n = 1;
         f = rt_xmalloc(sizeof *f);
@@ -71,7 +77,7 @@ static void conv_free(rt_study_case *base)
 {
     onednn_conv *d = (onednn_conv *)base;
     for (int i = 0; i < 3; i++) {
-        dn_reorder_release(&d->re[i]);
+        rt_dnnl_reorder_release(&d->re[i]);
         dnnl_memory_destroy(d->user[i]);
     }
     dnnl_primitive_destroy(d->conv);
@@ -157,13 +163,13 @@ int rt_conv_onednn_new(const rt_conv_shape *s, rt_precision prec, rt_pass pass, 
     d->prec = prec;
     d->pass = pass;
     d->out_role = pass == RT_PASS_FWD ? 2 : pass == RT_PASS_BWD_DATA ? 0 : 1;
-    dnnl_data_type_t dt = dn_type(prec);
+    dnnl_data_type_t dt = rt_dnnl_type(prec);
     dnnl_primitive_desc_t pd = NULL;
     dnnl_status_t st = dnnl_engine_create(&d->eng, dnnl_cpu, 0);
     if (st == dnnl_success)
         st = dnnl_stream_create(&d->strm, d->eng, dnnl_stream_default_flags);
     if (st != dnnl_success) {
-        rt_error_set(err, "onednn: cannot create a CPU engine: %s", dn_status(st));
+        rt_error_set(err, "onednn: cannot create a CPU engine: %s", rt_dnnl_status(st));
         conv_free(&d->base);
         return -1;
     }
@@ -176,11 +182,11 @@ int rt_conv_onednn_new(const rt_conv_shape *s, rt_precision prec, rt_pass pass, 
     if (st != dnnl_success) {
         rt_error_set(err, "onednn: no %s convolution %s on this CPU (oneDNN %d.%d, ISA %s): %s",
                      rt_precision_name(prec), rt_pass_name(pass), DNNL_VERSION_MAJOR,
-                     DNNL_VERSION_MINOR, rt_onednn_isa(), dn_status(st));
+                     DNNL_VERSION_MINOR, rt_onednn_isa(), rt_dnnl_status(st));
         conv_free(&d->base);
         return -1;
     }
-    const char *impl = dn_impl(pd);
+    const char *impl = rt_dnnl_impl(pd);
     d->base.impl = rt_strdup(impl);
     dnnl_dims_t dims[3] = {{s->n, s->c, s->h, s->w},
                            {s->k, s->c, s->r, s->s},
@@ -195,11 +201,11 @@ int rt_conv_onednn_new(const rt_conv_shape *s, rt_precision prec, rt_pass pass, 
         size_t n = (size_t)dims[i][0] * dims[i][1] * dims[i][2] * dims[i][3];
         float *vals = rt_xmalloc(n * sizeof *vals);
         rt_study_fill_random(vals, n, &seed); /* same order and seed as the other implementations */
-        rc = dn_mem_from_f32(d->eng, d->strm, &umd, user_tags[i], vals, &d->user[i], err);
+        rc = rt_dnnl_mem_from_f32(d->eng, d->strm, &umd, user_tags[i], vals, &d->user[i], err);
         free(vals);
         if (rc == 0)
-            rc = dn_reorder_init(&d->re[i], d->eng, d->user[i], pmd, i != d->out_role, &d->prim[i],
-                                 err);
+            rc = rt_dnnl_reorder_init(&d->re[i], d->eng, d->user[i], pmd, i != d->out_role,
+                                      &d->prim[i], err);
         tensor_bytes += (double)dnnl_memory_desc_get_size(pmd);
         snprintf(layouts[i], sizeof layouts[i], "%s", d->re[i].prim ? "reordered" : "plain");
     }
@@ -216,7 +222,7 @@ int rt_conv_onednn_new(const rt_conv_shape *s, rt_precision prec, rt_pass pass, 
              : pass == RT_PASS_BWD_DATA ? "bwd_data"
                                         : "bwd_weights");
     d->cost = (rt_kernel_cost){.name = d->name,
-                               .unit = dn_unit(impl, prec),
+                               .unit = rt_dnnl_unit(impl, prec),
                                .flops = 2 * macs,
                                .dram_bytes = tensor_bytes,
                                .l1_bytes = -1,

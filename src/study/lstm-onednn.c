@@ -4,9 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study-lstm.h"
-#include "study-onednn.h"
-#include "rooftime/study/study.h"
+#include "lstm-data.h"
+#include "study-onednn-internal.h"
+#include "rooftime/study/lstm-onednn.h"
+#include "rooftime/study/study-flops.h"
+#include "rooftime/study/study-onednn.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
+#include "rooftime/study/study-timer.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
@@ -58,7 +63,7 @@ typedef struct onednn_lstm {
     dnnl_primitive_t fwd, bwd;
     dnnl_memory_t user[T_COUNT]; /* plain layouts (what a framework holds) */
     dnnl_memory_t prim[T_COUNT]; /* what the primitive is given */
-    dn_reorder re_w[2], re_dw[2];
+    rt_dnnl_reorder re_w[2], re_dw[2];
     int n_args;
     rt_kernel_cost cost;
     double zero_bytes;
@@ -73,7 +78,7 @@ static int lstm_exec(onednn_lstm *d, dnnl_primitive_t p, int n, rt_study_timer *
     for (int i = 0; i < n; i++)
         if (d->prim[i])
             args[m++] = (dnnl_exec_arg_t){arg_of[i], d->prim[i]};
-    return dn_exec(p, d->strm, m, args, t, cost, err);
+    return rt_dnnl_exec(p, d->strm, m, args, t, cost, err);
 }
 
 static void zero_mem(dnnl_memory_t m)
@@ -88,8 +93,8 @@ static void zero_mem(dnnl_memory_t m)
 static int lstm_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
 {
     onednn_lstm *d = (onednn_lstm *)base;
-    if (dn_reorder_run(&d->re_w[0], d->strm, t, "reorder_weights_layer", err) < 0 ||
-        dn_reorder_run(&d->re_w[1], d->strm, t, "reorder_weights_iter", err) < 0)
+    if (rt_dnnl_reorder_run(&d->re_w[0], d->strm, t, "reorder_weights_layer", err) < 0 ||
+        rt_dnnl_reorder_run(&d->re_w[1], d->strm, t, "reorder_weights_iter", err) < 0)
         return -1;
     if (d->pass == RT_PASS_FWD)
         return lstm_exec(d, d->fwd, T_WORKSPACE + 1, t, &d->cost, err);
@@ -106,8 +111,8 @@ static int lstm_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
     rt_timer_stop(t, &zc);
     if (lstm_exec(d, d->bwd, T_COUNT, t, &d->cost, err) < 0)
         return -1;
-    if (dn_reorder_run(&d->re_dw[0], d->strm, t, "reorder_diff_weights_layer", err) < 0 ||
-        dn_reorder_run(&d->re_dw[1], d->strm, t, "reorder_diff_weights_iter", err) < 0)
+    if (rt_dnnl_reorder_run(&d->re_dw[0], d->strm, t, "reorder_diff_weights_layer", err) < 0 ||
+        rt_dnnl_reorder_run(&d->re_dw[1], d->strm, t, "reorder_diff_weights_iter", err) < 0)
         return -1;
     return 0;
 }
@@ -132,7 +137,8 @@ static float *lstm_out(rt_study_case *base, size_t *n)
     for (int i = 0; i < np; i++) {
         rt_error err;
         size_t m = 0;
-        float *f = dn_read_f32(d->eng, d->strm, d->user[parts[i]], user_tag[parts[i]], &m, &err);
+        float *f =
+            rt_dnnl_read_f32(d->eng, d->strm, d->user[parts[i]], user_tag[parts[i]], &m, &err);
         if (!f || off + m > *n) { /* a check with nothing to compare fails on the NaN */
             free(f);
             for (size_t j = 0; j < *n; j++)
@@ -150,8 +156,8 @@ static void lstm_free(rt_study_case *base)
 {
     onednn_lstm *d = (onednn_lstm *)base;
     for (int i = 0; i < 2; i++) {
-        dn_reorder_release(&d->re_w[i]);
-        dn_reorder_release(&d->re_dw[i]);
+        rt_dnnl_reorder_release(&d->re_w[i]);
+        rt_dnnl_reorder_release(&d->re_dw[i]);
     }
     for (int i = 0; i < T_COUNT; i++)
         dnnl_memory_destroy(d->user[i]);
@@ -246,7 +252,7 @@ static int lstm_fill(onednn_lstm *d, const lstm_types *ty, uint64_t seed, rt_err
         float *zeros = NULL;
         if (!src[i])
             src[i] = zeros = rt_xcalloc(elems ? elems : 1, sizeof(float));
-        rc = dn_mem_from_f32(d->eng, d->strm, &md[i], user_tag[i], src[i], &d->user[i], err);
+        rc = rt_dnnl_mem_from_f32(d->eng, d->strm, &md[i], user_tag[i], src[i], &d->user[i], err);
         free(zeros);
     }
     rt_lstm_data_release(&data);
@@ -276,14 +282,14 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
     if (st == dnnl_success)
         st = dnnl_stream_create(&d->strm, d->eng, dnnl_stream_default_flags);
     if (st != dnnl_success) {
-        rt_error_set(err, "onednn: cannot create a CPU engine: %s", dn_status(st));
+        rt_error_set(err, "onednn: cannot create a CPU engine: %s", rt_dnnl_status(st));
         lstm_free(&d->base);
         return -1;
     }
     /* oneDNN 2.6 runs 16-bit LSTMs with the cell state, bias and weight gradients in f32, and
      * (found by trying, for bf16 backward on avx512_core_bf16) the activation gradients in f32
      * too; try those, then everything in the 16-bit type. */
-    dnnl_data_type_t dt = dn_type(prec);
+    dnnl_data_type_t dt = rt_dnnl_type(prec);
     lstm_types tries[3] = {{dt, dnnl_f32, dnnl_f32, dnnl_f32, dt},
                            {dt, dnnl_f32, dnnl_f32, dnnl_f32, dnnl_f32},
                            {dt, dt, dt, dt, dt}};
@@ -302,14 +308,14 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
     if (st != dnnl_success) {
         rt_error_set(err, "onednn: no %s LSTM %s on this CPU (oneDNN %d.%d, ISA %s): %s",
                      rt_precision_name(prec), rt_pass_name(pass), DNNL_VERSION_MAJOR,
-                     DNNL_VERSION_MINOR, rt_onednn_isa(), dn_status(st));
+                     DNNL_VERSION_MINOR, rt_onednn_isa(), rt_dnnl_status(st));
         dnnl_primitive_desc_destroy(fpd);
         dnnl_primitive_desc_destroy(bpd);
         lstm_free(&d->base);
         return -1;
     }
     const_dnnl_primitive_desc_t main_pd = pass == RT_PASS_FWD ? fpd : bpd;
-    snprintf(d->impl, sizeof d->impl, "%s", dn_impl(main_pd));
+    snprintf(d->impl, sizeof d->impl, "%s", rt_dnnl_impl(main_pd));
     d->base.impl = rt_strdup(d->impl);
     int rc = lstm_fill(d, &ty, seed, err);
     for (int i = 0; i < T_COUNT; i++)
@@ -320,13 +326,13 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
     for (int i = 0; i < 2 && rc == 0; i++) {
         const dnnl_memory_desc_t *wmd =
             dnnl_primitive_desc_query_md(main_pd, dnnl_query_exec_arg_md, wq[i]);
-        rc = dn_reorder_init(&d->re_w[i], d->eng, d->user[T_W_LAYER + i], wmd, true,
-                             &d->prim[T_W_LAYER + i], err);
+        rc = rt_dnnl_reorder_init(&d->re_w[i], d->eng, d->user[T_W_LAYER + i], wmd, true,
+                                  &d->prim[T_W_LAYER + i], err);
         if (rc == 0 && pass == RT_PASS_BWD) {
             const dnnl_memory_desc_t *dmd =
                 dnnl_primitive_desc_query_md(bpd, dnnl_query_exec_arg_md, dwq[i]);
-            rc = dn_reorder_init(&d->re_dw[i], d->eng, d->user[T_DW_LAYER + i], dmd, false,
-                                 &d->prim[T_DW_LAYER + i], err);
+            rc = rt_dnnl_reorder_init(&d->re_dw[i], d->eng, d->user[T_DW_LAYER + i], dmd, false,
+                                      &d->prim[T_DW_LAYER + i], err);
         }
     }
     const dnnl_memory_desc_t *wsmd = dnnl_primitive_desc_query_md(fpd, dnnl_query_workspace_md, 0);
@@ -346,21 +352,21 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
          * forward weights may want another layout than the backward ones */
         rt_study_timer t;
         rt_timer_init(&t, NULL, NULL);
-        dn_reorder fw[2] = {{0}};
+        rt_dnnl_reorder fw[2] = {{0}};
         dnnl_memory_t bw[2] = {d->prim[T_W_LAYER], d->prim[T_W_ITER]};
         for (int i = 0; i < 2 && rc == 0; i++) {
             const dnnl_memory_desc_t *wmd =
                 dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md, wq[i]);
-            rc = dn_reorder_init(&fw[i], d->eng, d->user[T_W_LAYER + i], wmd, true,
-                                 &d->prim[T_W_LAYER + i], err);
+            rc = rt_dnnl_reorder_init(&fw[i], d->eng, d->user[T_W_LAYER + i], wmd, true,
+                                      &d->prim[T_W_LAYER + i], err);
             if (rc == 0)
-                rc = dn_reorder_run(&fw[i], d->strm, &t, "reorder", err);
+                rc = rt_dnnl_reorder_run(&fw[i], d->strm, &t, "reorder", err);
         }
         rt_kernel_cost none = {.name = "lstm_fwd", .l1_bytes = -1};
         if (rc == 0)
             rc = lstm_exec(d, d->fwd, T_WORKSPACE + 1, &t, &none, err);
         for (int i = 0; i < 2; i++) {
-            dn_reorder_release(&fw[i]);
+            rt_dnnl_reorder_release(&fw[i]);
             d->prim[T_W_LAYER + i] = bw[i];
         }
     }
@@ -375,7 +381,7 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
                 d->zero_bytes += (double)dnnl_memory_desc_get_size(md);
         }
     d->cost = (rt_kernel_cost){.name = pass == RT_PASS_FWD ? "lstm_fwd" : "lstm_bwd",
-                               .unit = dn_unit(d->impl, prec),
+                               .unit = rt_dnnl_unit(d->impl, prec),
                                .flops = rt_lstm_flops(s, pass),
                                .dram_bytes = bytes,
                                .l1_bytes = -1,

@@ -5,8 +5,12 @@
 #include <string.h>
 
 #include "rooftime-config.h"
-#include "study-lstm.h"
-#include "rooftime/study/study.h"
+#include "lstm-data.h"
+#include "rooftime/study/lstm-unfused.h"
+#include "rooftime/study/study-flops.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
+#include "rooftime/study/study-timer.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 

@@ -11,7 +11,10 @@
 #include "rooftime/core/findings.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-findings.h"
+#include "rooftime/study/study-flops.h"
+#include "rooftime/study/study-run.h"
+#include "rooftime/study/study-shapes.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 

@@ -1,5 +1,6 @@
 /* Exact FLOP and byte counts of the study's kernels, for the loops as they are written. */
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-flops.h"
+#include "rooftime/study/study-shapes.h"
 #include "rooftime/util/sliding-window.h"
 
 long rt_conv_valid_taps(long in, long ksize, long stride, long pad, long out)
@@ -81,7 +82,7 @@ double rt_gemm_flops(long m, long n, long k, bool accumulate)
     return 2.0 * m * n * k + (accumulate ? (double)m * n : 0.0);
 }
 
-/* Per time step, the kernels of lstm-unfused.c (lstm-reference.c does the same arithmetic). */
+/* Per time step, the kernels of lstm-unfused.c (lstm-direct.c does the same arithmetic). */
 double rt_lstm_flops(const rt_lstm_shape *s, rt_pass pass)
 {
     double N = s->batch, F = s->features, H = s->hidden, G = 4 * H, T = s->seq;

@@ -2,7 +2,13 @@
 #include <stdio.h>
 #include <strings.h>
 
-#include "rooftime/study/study.h"
+#include "rooftime/study/conv-direct.h"
+#include "rooftime/study/conv-im2col.h"
+#include "rooftime/study/conv-onednn.h"
+#include "rooftime/study/lstm-onednn.h"
+#include "rooftime/study/lstm-unfused.h"
+#include "rooftime/study/study-impls.h"
+#include "rooftime/study/study-shapes.h"
 
 static const rt_pass fwd_bwd[] = {RT_PASS_FWD, RT_PASS_BWD};
 static const rt_pass conv_passes[] = {RT_PASS_FWD, RT_PASS_BWD_DATA, RT_PASS_BWD_WEIGHTS};
@@ -94,4 +100,16 @@ void rt_study_impls_of(rt_study_op op, char *buf, size_t size)
     for (int i = 0; i < RT_IMPL_COUNT; i++)
         if ((op == RT_OP_COUNT || rt_study_impl_has_op((rt_study_impl)i, op)) && n < size)
             n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", impls[i].name);
+}
+
+int rt_study_case_new(rt_study_impl impl, const rt_study_point *pt, rt_precision prec, rt_pass pass,
+                      uint64_t seed, rt_study_case **c, rt_error *err)
+{
+    const rt_study_impl_info *info = rt_study_impl_get(impl);
+    if (info && pt->op == RT_OP_CONV2D && info->conv)
+        return info->conv(&pt->conv, prec, pass, seed, c, err);
+    if (info && pt->op == RT_OP_LSTM && info->lstm)
+        return info->lstm(&pt->lstm, prec, pass, seed, c, err);
+    rt_error_set(err, "%s has no %s", rt_study_impl_name(impl), rt_study_op_name(pt->op));
+    return -1;
 }

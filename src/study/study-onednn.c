@@ -4,25 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study-onednn.h"
-#include "rooftime/study/study.h"
+#include "study-onednn-internal.h"
+#include "rooftime/study/study-onednn.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-timer.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
 #ifdef RT_HAVE_DNNL
 #include <oneapi/dnnl/dnnl_debug.h>
 
-const char *dn_status(dnnl_status_t s)
+const char *rt_dnnl_status(dnnl_status_t s)
 {
     return dnnl_status2str(s);
 }
 
-dnnl_data_type_t dn_type(rt_precision p)
+dnnl_data_type_t rt_dnnl_type(rt_precision p)
 {
     return p == RT_PREC_BF16 ? dnnl_bf16 : p == RT_PREC_FP16 ? dnnl_f16 : dnnl_f32;
 }
 
-const char *dn_impl(const_dnnl_primitive_desc_t pd)
+const char *rt_dnnl_impl(const_dnnl_primitive_desc_t pd)
 {
     const char *s = NULL;
     if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &s) != dnnl_success || !s)
@@ -50,14 +52,15 @@ static int run_reorder_once(dnnl_engine_t eng, dnnl_stream_t strm, dnnl_memory_t
     dnnl_primitive_destroy(prim);
     dnnl_primitive_desc_destroy(pd);
     if (st != dnnl_success) {
-        rt_error_set(err, "onednn: reorder failed: %s", dn_status(st));
+        rt_error_set(err, "onednn: reorder failed: %s", rt_dnnl_status(st));
         return -1;
     }
     return 0;
 }
 
-int dn_mem_from_f32(dnnl_engine_t eng, dnnl_stream_t strm, const dnnl_memory_desc_t *md,
-                    dnnl_format_tag_t tag, const float *values, dnnl_memory_t *out, rt_error *err)
+int rt_dnnl_mem_from_f32(dnnl_engine_t eng, dnnl_stream_t strm, const dnnl_memory_desc_t *md,
+                         dnnl_format_tag_t tag, const float *values, dnnl_memory_t *out,
+                         rt_error *err)
 {
     *out = NULL;
     dnnl_memory_desc_t fmd;
@@ -68,7 +71,7 @@ int dn_mem_from_f32(dnnl_engine_t eng, dnnl_stream_t strm, const dnnl_memory_des
     if (st == dnnl_success)
         st = dnnl_memory_create(out, md, eng, DNNL_MEMORY_ALLOCATE);
     if (st != dnnl_success) {
-        rt_error_set(err, "onednn: cannot create a memory: %s", dn_status(st));
+        rt_error_set(err, "onednn: cannot create a memory: %s", rt_dnnl_status(st));
         dnnl_memory_destroy(f32);
         return -1;
     }
@@ -84,8 +87,8 @@ int dn_mem_from_f32(dnnl_engine_t eng, dnnl_stream_t strm, const dnnl_memory_des
     return rc;
 }
 
-float *dn_read_f32(dnnl_engine_t eng, dnnl_stream_t strm, dnnl_memory_t mem, dnnl_format_tag_t tag,
-                   size_t *n, rt_error *err)
+float *rt_dnnl_read_f32(dnnl_engine_t eng, dnnl_stream_t strm, dnnl_memory_t mem,
+                        dnnl_format_tag_t tag, size_t *n, rt_error *err)
 {
     const dnnl_memory_desc_t *md;
     dnnl_memory_get_memory_desc(mem, &md);
@@ -110,9 +113,9 @@ float *dn_read_f32(dnnl_engine_t eng, dnnl_stream_t strm, dnnl_memory_t mem, dnn
     return out;
 }
 
-int dn_reorder_init(dn_reorder *r, dnnl_engine_t eng, dnnl_memory_t user,
-                    const dnnl_memory_desc_t *prim_md, bool to_prim, dnnl_memory_t *prim_mem,
-                    rt_error *err)
+int rt_dnnl_reorder_init(rt_dnnl_reorder *r, dnnl_engine_t eng, dnnl_memory_t user,
+                         const dnnl_memory_desc_t *prim_md, bool to_prim, dnnl_memory_t *prim_mem,
+                         rt_error *err)
 {
     memset(r, 0, sizeof *r);
     const dnnl_memory_desc_t *umd;
@@ -130,12 +133,12 @@ int dn_reorder_init(dn_reorder *r, dnnl_engine_t eng, dnnl_memory_t user,
     if (st == dnnl_success)
         st = dnnl_primitive_create(&r->prim, pd);
     if (st != dnnl_success) {
-        rt_error_set(err, "onednn: cannot create a reorder: %s", dn_status(st));
+        rt_error_set(err, "onednn: cannot create a reorder: %s", rt_dnnl_status(st));
         dnnl_primitive_desc_destroy(pd);
         dnnl_memory_destroy(pm);
         return -1;
     }
-    snprintf(r->impl, sizeof r->impl, "%s", dn_impl(pd));
+    snprintf(r->impl, sizeof r->impl, "%s", rt_dnnl_impl(pd));
     dnnl_primitive_desc_destroy(pd);
     r->from = to_prim ? user : pm;
     r->to = to_prim ? pm : user;
@@ -145,7 +148,7 @@ int dn_reorder_init(dn_reorder *r, dnnl_engine_t eng, dnnl_memory_t user,
     return 0;
 }
 
-void dn_reorder_release(dn_reorder *r)
+void rt_dnnl_reorder_release(rt_dnnl_reorder *r)
 {
     dnnl_primitive_destroy(r->prim);
     dnnl_memory_destroy(r->own);
@@ -153,8 +156,8 @@ void dn_reorder_release(dn_reorder *r)
     r->own = NULL;
 }
 
-int dn_reorder_run(dn_reorder *r, dnnl_stream_t strm, rt_study_timer *t, const char *name,
-                   rt_error *err)
+int rt_dnnl_reorder_run(rt_dnnl_reorder *r, dnnl_stream_t strm, rt_study_timer *t, const char *name,
+                        rt_error *err)
 {
     if (!r->prim)
         return 0;
@@ -165,11 +168,11 @@ int dn_reorder_run(dn_reorder *r, dnnl_stream_t strm, rt_study_timer *t, const c
                            .dram_bytes = r->bytes,
                            .l1_bytes = -1,
                            .impl = r->impl};
-    return dn_exec(r->prim, strm, 2, args, t, &cost, err);
+    return rt_dnnl_exec(r->prim, strm, 2, args, t, &cost, err);
 }
 
-int dn_exec(dnnl_primitive_t p, dnnl_stream_t strm, int nargs, const dnnl_exec_arg_t *args,
-            rt_study_timer *t, const rt_kernel_cost *cost, rt_error *err)
+int rt_dnnl_exec(dnnl_primitive_t p, dnnl_stream_t strm, int nargs, const dnnl_exec_arg_t *args,
+                 rt_study_timer *t, const rt_kernel_cost *cost, rt_error *err)
 {
     rt_timer_start(t);
     dnnl_status_t st = dnnl_primitive_execute(p, strm, nargs, args);
@@ -177,13 +180,13 @@ int dn_exec(dnnl_primitive_t p, dnnl_stream_t strm, int nargs, const dnnl_exec_a
         st = dnnl_stream_wait(strm);
     rt_timer_stop(t, cost);
     if (st != dnnl_success) {
-        rt_error_set(err, "onednn: %s failed: %s", cost->name, dn_status(st));
+        rt_error_set(err, "onednn: %s failed: %s", cost->name, rt_dnnl_status(st));
         return -1;
     }
     return 0;
 }
 
-const char *dn_unit(const char *impl, rt_precision prec)
+const char *rt_dnnl_unit(const char *impl, rt_precision prec)
 {
     if (prec == RT_PREC_FP32)
         return "fp32";

@@ -7,11 +7,17 @@
 #include <unistd.h>
 
 #include "rooftime-config.h"
-#include "study-torch.h"
+#include "study-checks.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/profile.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-impls.h"
+#include "rooftime/study/study-onednn.h"
+#include "rooftime/study/study-run.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
+#include "rooftime/study/study-timer.h"
+#include "rooftime/study/study-torch.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
@@ -53,11 +59,6 @@ static int n_warmup(const rt_study_opts *o)
 static int n_iters(const rt_study_opts *o)
 {
     return o->iters >= 0 ? o->iters : o->quick ? 3 : 20;
-}
-
-static const rt_pass *op_passes(rt_study_op op, size_t *n)
-{
-    return rt_study_impl_passes(RT_IMPL_COUNT, op, n);
 }
 
 int rt_study_validate(const rt_study_opts *o, rt_error *err)
@@ -119,133 +120,6 @@ int rt_study_validate(const rt_study_opts *o, rt_error *err)
         return -1;
     }
     return 0;
-}
-
-static int case_new(rt_study_impl impl, const rt_study_point *pt, rt_precision prec, rt_pass pass,
-                    uint64_t seed, rt_study_case **c, rt_error *err)
-{
-    const rt_study_impl_info *info = rt_study_impl_get(impl);
-    if (info && pt->op == RT_OP_CONV2D && info->conv)
-        return info->conv(&pt->conv, prec, pass, seed, c, err);
-    if (info && pt->op == RT_OP_LSTM && info->lstm)
-        return info->lstm(&pt->lstm, prec, pass, seed, c, err);
-    rt_error_set(err, "%s has no %s", rt_study_impl_name(impl), rt_study_op_name(pt->op));
-    return -1;
-}
-
-/* The reference result of a small case: direct loops in fp32 (conv2d), the plain-C LSTM. */
-static float *reference_out(const rt_study_point *pt, rt_pass pass, uint64_t seed, size_t *n,
-                            rt_error *err)
-{
-    rt_study_case *c = NULL;
-    int rc = pt->op == RT_OP_CONV2D
-                 ? rt_conv_direct_new(&pt->conv, RT_PREC_FP32, pass, seed, &c, err)
-                 : rt_lstm_reference_new(&pt->lstm, RT_PREC_FP32, pass, seed, &c, err);
-    if (rc < 0)
-        return NULL;
-    rt_study_timer t;
-    rt_timer_init(&t, NULL, NULL);
-    float *out = c->run(c, &t, err) == 0 ? c->out(c, n) : NULL;
-    rt_study_case_free(c);
-    return out;
-}
-
-static void add_check(rt_study_result *r, char *what, double d, double bound)
-{
-    r->checks = rt_xrealloc(r->checks, (r->n_checks + 1) * sizeof *r->checks);
-    r->checks[r->n_checks++] =
-        (rt_study_check){.what = what, .rel_diff = d, .bound = bound, .ok = d <= bound};
-}
-
-/* Note a skipped case; the passes of one implementation x precision x op that fail for the
- * same reason share one note. */
-static void add_skip(rt_study_result *r, rt_study_impl i, rt_precision pr, rt_study_op op,
-                     rt_pass pass, const char *msg)
-{
-    char *head =
-        rt_asprintf("%s %s %s", rt_study_impl_name(i), rt_precision_name(pr), rt_study_op_name(op));
-    size_t hl = strlen(head);
-    for (size_t k = 0; k < r->skipped.n; k++) {
-        char *m = r->skipped.msg[k];
-        const char *colon = strstr(m, ": ");
-        if (strncmp(m, head, hl) == 0 && m[hl] == ' ' && colon && strcmp(colon + 2, msg) == 0) {
-            char *merged =
-                rt_asprintf("%.*s, %s: %s", (int)(colon - m), m, rt_pass_name(pass), msg);
-            free(m);
-            r->skipped.msg[k] = merged;
-            free(head);
-            return;
-        }
-    }
-    rt_warnings_add(&r->skipped, "%s %s: %s", head, rt_pass_name(pass), msg);
-    free(head);
-}
-
-/* Check every selected implementation x precision x pass at a small shape; returns the number
- * of failed checks. Cases that cannot be created are noted as skipped (once). */
-static size_t run_checks(const rt_study_opts *o, rt_study_result *r, bool **skip)
-{
-    size_t failed = 0;
-    rt_study_point small[RT_OP_COUNT] = {
-        {.op = RT_OP_CONV2D,
-         .conv = {.n = 2, .c = 8, .h = 15, .w = 13, .k = 8, .r = 3, .s = 3, .stride = 2, .pad = 1}},
-        {.op = RT_OP_LSTM, .lstm = {.batch = 4, .seq = 5, .features = 8, .hidden = 6}}};
-    for (int op = 0; op < RT_OP_COUNT; op++) {
-        if (!o->ops[op])
-            continue;
-        size_t np;
-        const rt_pass *passes = op_passes((rt_study_op)op, &np);
-        for (size_t p = 0; p < np; p++) {
-            uint64_t seed = 0x5eed + 31u * (uint64_t)op + p;
-            size_t nref = 0;
-            rt_error err;
-            float *ref = reference_out(&small[op], passes[p], seed, &nref, &err);
-            for (int i = 0; i < RT_IMPL_COUNT; i++)
-                for (int pr = 0; pr < RT_PREC_COUNT; pr++) {
-                    /* an external client draws its own inputs: there is no result to compare */
-                    if (!o->impls[i] || !o->precisions[pr] ||
-                        rt_study_impl_get((rt_study_impl)i)->external ||
-                        !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op))
-                        continue;
-                    size_t idx =
-                        ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT +
-                        passes[p];
-                    char *what =
-                        rt_asprintf("%s %s %s %s", rt_study_impl_name((rt_study_impl)i),
-                                    rt_precision_name((rt_precision)pr),
-                                    rt_study_op_name((rt_study_op)op), rt_pass_name(passes[p]));
-                    if (rt_study_impl_get((rt_study_impl)i)->reference && pr == RT_PREC_FP32) {
-                        free(what); /* the reference itself */
-                        continue;
-                    }
-                    rt_study_case *c = NULL;
-                    if (case_new((rt_study_impl)i, &small[op], (rt_precision)pr, passes[p], seed,
-                                 &c, &err) < 0) {
-                        add_skip(r, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
-                                 err.msg);
-                        (*skip)[idx] = true;
-                        free(what);
-                        continue;
-                    }
-                    rt_study_timer t;
-                    rt_timer_init(&t, NULL, NULL);
-                    size_t n = 0;
-                    float *got = NULL;
-                    if (ref && c->run(c, &t, &err) == 0)
-                        got = c->out(c, &n);
-                    double d = got && n == nref ? rt_rel_diff(got, ref, n) : NAN;
-                    /* fp32 sums in another order; 16-bit inputs round to 8 (bf16) or 11 bits */
-                    double bound = pr == RT_PREC_FP32 ? 1e-4 : 2e-2;
-                    add_check(r, what, d, bound);
-                    if (!(d <= bound))
-                        failed++;
-                    free(got);
-                    rt_study_case_free(c);
-                }
-            free(ref);
-        }
-    }
-    return failed;
 }
 
 static char *method_text(int warmup, int iters, bool direct)
@@ -395,99 +269,208 @@ static void on_torch_point(void *ud, size_t k)
     tp->o->progress(tp->o->progress_ud, &pg);
 }
 
-int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
+/* What one run keeps between its steps. */
+typedef struct study_run {
+    const rt_study_opts *o;
+    rt_study_result *r;
+    double t0;
+    const char *python;
+    char *script; /* the torch client; NULL when pytorch does not run */
+    bool torch;   /* pytorch runs */
+    bool *skip;   /* by case_index: cases known not to run */
+    rt_study_point *pts[RT_OP_COUNT], *tpts[RT_OP_COUNT]; /* the sweep points; torch's */
+    size_t npts[RT_OP_COUNT], ntpts[RT_OP_COUNT];
+    size_t total, done; /* cases, for the progress line */
+} study_run;
+
+static size_t case_index(int op, int i, int pr, rt_pass pass)
 {
-    *out = NULL;
-    if (rt_study_validate(o, err) < 0)
-        return -1;
-    double t0 = rt_now();
-    rt_study_result *r = rt_xcalloc(1, sizeof *r);
-    r->isa = rt_strdup(rt_onednn_isa());
-    r->quick = o->quick;
-    r->scale = o->scale;
-    r->warmup = n_warmup(o);
-    r->iters = n_iters(o);
-    r->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    double load[1] = {NAN};
-    r->load_start = getloadavg(load, 1) == 1 ? load[0] : NAN;
+    return ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT + pass;
+}
 
-    /* pytorch needs a python with torch and the client script; asked for, it must run */
-    const char *python = o->python ? o->python : rt_torch_study_python();
-    char *script = NULL;
-    bool torch = o->impls[RT_IMPL_PYTORCH];
-    if (torch) {
-        rt_error terr;
-        if (rt_torch_study_probe(python, &terr) == 0)
-            script = rt_torch_study_script(&terr);
-        if (!script) {
-            if (!o->pytorch_optional) {
-                rt_error_set(err, "pytorch: %s", terr.msg);
-                rt_study_result_free(r);
-                return -1;
-            }
-            rt_warnings_add(&r->skipped, "pytorch: %s: skipped", terr.msg);
-            torch = false;
+/* pytorch needs a python with torch and the client script; asked for, it must run. */
+static int torch_setup(study_run *s, rt_error *err)
+{
+    const rt_study_opts *o = s->o;
+    s->python = o->python ? o->python : rt_torch_study_python();
+    s->torch = o->impls[RT_IMPL_PYTORCH];
+    if (!s->torch)
+        return 0;
+    rt_error terr;
+    if (rt_torch_study_probe(s->python, &terr) == 0)
+        s->script = rt_torch_study_script(&terr);
+    if (!s->script) {
+        if (!o->pytorch_optional) {
+            rt_error_set(err, "pytorch: %s", terr.msg);
+            return -1;
         }
+        rt_warnings_add(&s->r->skipped, "pytorch: %s: skipped", terr.msg);
+        s->torch = false;
     }
+    return 0;
+}
 
-    /* the cost of one clock read, the only overhead the timer adds to a kernel's time */
+/* The cost of one clock read, the only overhead the timer adds to a kernel's time. */
+static double clock_cost(void)
+{
     double c0 = rt_now();
     for (int k = 0; k < 100000; k++)
         (void)rt_now();
-    r->clock_cost = (rt_now() - c0) / 100000;
-    bool *skip = rt_xcalloc((size_t)RT_OP_COUNT * RT_IMPL_COUNT * RT_PREC_COUNT * RT_PASS_COUNT,
-                            sizeof *skip);
-    size_t failed = run_checks(o, r, &skip);
-    if (failed) {
-        rt_error_set(err,
-                     "%zu correctness check%s failed (see the checks): the study would "
-                     "measure wrong kernels",
-                     failed, failed == 1 ? "" : "s");
-        for (size_t i = 0; i < r->n_checks; i++)
-            if (!r->checks[i].ok) {
-                rt_error_prefix(err, "%s: relative difference %g > %g", r->checks[i].what,
-                                r->checks[i].rel_diff, r->checks[i].bound);
-                break;
-            }
-        free(skip);
-        free(script);
-        rt_study_result_free(r);
-        return -1;
-    }
+    return (rt_now() - c0) / 100000;
+}
 
-    /* the cases that run, and their points; counted first for the progress line */
-    size_t total = 0, done = 0;
-    rt_study_point *pts[RT_OP_COUNT] = {0}, *tpts[RT_OP_COUNT] = {0};
-    size_t npts[RT_OP_COUNT] = {0}, ntpts[RT_OP_COUNT] = {0};
+/* The correctness checks; -1 naming the first that failed. */
+static int checks_pass(study_run *s, rt_error *err)
+{
+    rt_study_result *r = s->r;
+    size_t failed = rt_study_checks_run(s->o, r, s->skip);
+    if (!failed)
+        return 0;
+    rt_error_set(err,
+                 "%zu correctness check%s failed (see the checks): the study would "
+                 "measure wrong kernels",
+                 failed, failed == 1 ? "" : "s");
+    for (size_t i = 0; i < r->n_checks; i++)
+        if (!r->checks[i].ok) {
+            rt_error_prefix(err, "%s: relative difference %g > %g", r->checks[i].what,
+                            r->checks[i].rel_diff, r->checks[i].bound);
+            break;
+        }
+    return -1;
+}
+
+/* The cases that run, and their points; counted first for the progress line. */
+static void count_cases(study_run *s)
+{
+    const rt_study_opts *o = s->o;
     for (int op = 0; op < RT_OP_COUNT; op++) {
         if (!o->ops[op])
             continue;
-        pts[op] = rt_study_points((rt_study_op)op, o->quick, o->scale, &npts[op]);
-        tpts[op] = torch_points(o, (rt_study_op)op, pts[op], npts[op], &ntpts[op]);
+        s->pts[op] = rt_study_points((rt_study_op)op, o->quick, o->scale, &s->npts[op]);
+        s->tpts[op] = torch_points(o, (rt_study_op)op, s->pts[op], s->npts[op], &s->ntpts[op]);
         for (int i = 0; i < RT_IMPL_COUNT; i++) {
             const rt_study_impl_info *info = rt_study_impl_get((rt_study_impl)i);
             size_t np;
             const rt_pass *passes = rt_study_impl_passes((rt_study_impl)i, (rt_study_op)op, &np);
             for (int pr = 0; pr < RT_PREC_COUNT; pr++)
                 for (size_t p = 0; p < np; p++) {
-                    size_t idx =
-                        ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT +
-                        passes[p];
+                    size_t idx = case_index(op, i, pr, passes[p]);
                     if (!o->impls[i] || !o->precisions[pr] ||
-                        !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || skip[idx] ||
-                        (o->quick && !info->timed_quick) || (info->external && !torch))
+                        !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || s->skip[idx] ||
+                        (o->quick && !info->timed_quick) || (info->external && !s->torch))
                         continue;
                     if (!info->precisions[pr]) {
-                        add_skip(r, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
-                                 info->precision_note);
-                        skip[idx] = true;
+                        rt_study_skip_add(s->r, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op,
+                                          passes[p], info->precision_note);
+                        s->skip[idx] = true;
                         continue;
                     }
-                    total += info->reference ? 1 : info->external ? ntpts[op] : npts[op];
+                    s->total += info->reference ? 1 : info->external ? s->ntpts[op] : s->npts[op];
                 }
         }
     }
+}
 
+/* One case of the external client: one process runs every point; a failure skips the rest of
+ * this case (noted), not the study. */
+static void run_torch_case(study_run *s, rt_study_impl i, rt_precision pr, rt_study_op op,
+                           rt_pass pass)
+{
+    const rt_study_opts *o = s->o;
+    rt_study_result *r = s->r;
+    rt_profile *prof =
+        new_profile(i, pr, op, pass,
+                    torch_method_text(n_warmup(o), n_iters(o), torch_threads(r), s->python,
+                                      s->script, s->ntpts[op], s->npts[op]));
+    torch_progress tp = {o, s->tpts[op], s->done, s->total, s->t0, pr, op, pass};
+    rt_torch_study_opts to = {.op = op,
+                              .points = s->tpts[op],
+                              .n_points = s->ntpts[op],
+                              .precision = pr,
+                              .pass = pass,
+                              .warmup = n_warmup(o),
+                              .iters = n_iters(o),
+                              .threads = torch_threads(r),
+                              .into = prof,
+                              .progress = o->progress ? on_torch_point : NULL,
+                              .progress_ud = &tp};
+    rt_profile *got = NULL;
+    rt_error terr;
+    if (rt_torch_study_run(s->python, s->script, &to, &got, &terr) != 0)
+        rt_study_skip_add(r, i, pr, op, pass, terr.msg);
+    if (prof->n_kernels)
+        add_profile(r, prof);
+    else
+        rt_profile_free(prof);
+    s->done += s->ntpts[op];
+}
+
+/* One sweep point of an in-process case: warm-up and measured iterations into prof. */
+static int run_point(study_run *s, rt_profile *prof, rt_study_impl i, rt_precision pr,
+                     rt_study_op op, rt_pass pass, size_t k, int warmup, int iters, rt_error *err)
+{
+    const rt_study_opts *o = s->o;
+    const rt_study_point *pt = &s->pts[op][k];
+    int rc = 0;
+    rt_tags tags = {0};
+    rt_tags_copy(&tags, &prof->tags);
+    tag_point(&tags, pt);
+    char what[160];
+    point_what(what, sizeof what, i, pr, op, pass, pt);
+    if (o->progress) {
+        rt_study_progress pg = {s->done, s->total, what, rt_now() - s->t0};
+        o->progress(o->progress_ud, &pg);
+    }
+    rt_study_case *c = NULL;
+    rt_error cerr;
+    uint64_t seed = 0xc0ffee + 7919u * k + 104729u * (uint64_t)pass;
+    if (rt_study_case_new(i, pt, pr, pass, seed, &c, &cerr) < 0) {
+        rt_warnings_add(&s->r->skipped, "%s: %s", what, cerr.msg);
+    } else {
+        rt_study_timer t;
+        rt_timer_init(&t, prof, &tags);
+        for (int it = 0; it < warmup + iters && rc == 0; it++) {
+            t.recording = it >= warmup;
+            rc = c->run(c, &t, err);
+        }
+        /* the case's per-call times become its kernels' spreads */
+        rt_profile_finish_spreads(prof);
+        if (c->note)
+            rt_tags_set(&prof->provenance.notes, what, c->note);
+        rt_study_case_free(c);
+    }
+    rt_tags_release(&tags);
+    s->done++;
+    return rc;
+}
+
+/* One in-process case: its profile, over the sweep points. The reference is timed at the default
+ * config only, and not in a quick run (too slow; noted). */
+static int run_case(study_run *s, rt_study_impl i, rt_precision pr, rt_study_op op, rt_pass pass,
+                    rt_error *err)
+{
+    const rt_study_opts *o = s->o;
+    const rt_study_impl_info *info = rt_study_impl_get(i);
+    bool direct = info->reference;
+    if (o->quick && !info->timed_quick)
+        return 0;
+    int warmup = n_warmup(o), iters = n_iters(o);
+    if (direct) {
+        warmup = warmup < 1 ? warmup : 1;
+        iters = iters < 3 ? iters : 3;
+    }
+    rt_profile *prof = new_profile(i, pr, op, pass, method_text(warmup, iters, direct));
+    add_profile(s->r, prof);
+    int rc = 0;
+    for (size_t k = 0; k < (direct ? 1 : s->npts[op]) && rc == 0; k++)
+        rc = run_point(s, prof, i, pr, op, pass, k, warmup, iters, err);
+    return rc;
+}
+
+/* Every selected implementation x precision x op x pass that is not skipped, in that order. */
+static int run_cases(study_run *s, rt_error *err)
+{
+    const rt_study_opts *o = s->o;
     int rc = 0;
     for (int op = 0; op < RT_OP_COUNT && rc == 0; op++) {
         if (!o->ops[op])
@@ -498,98 +481,29 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
             const rt_pass *passes = rt_study_impl_passes((rt_study_impl)i, (rt_study_op)op, &np);
             for (int pr = 0; pr < RT_PREC_COUNT && rc == 0; pr++)
                 for (size_t p = 0; p < np && rc == 0; p++) {
-                    size_t idx =
-                        ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT +
-                        passes[p];
                     if (!o->impls[i] || !o->precisions[pr] ||
-                        !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || skip[idx])
+                        !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) ||
+                        s->skip[case_index(op, i, pr, passes[p])])
                         continue;
                     if (info->external) {
-                        if (!torch)
-                            continue;
-                        /* one client process runs every point; a failure skips the rest of
-                         * this case (noted), not the study */
-                        rt_profile *prof = new_profile(
-                            (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
-                            torch_method_text(n_warmup(o), n_iters(o), torch_threads(r), python,
-                                              script, ntpts[op], npts[op]));
-                        torch_progress tp = {
-                            o,        tpts[op], done, total, t0, (rt_precision)pr, (rt_study_op)op,
-                            passes[p]};
-                        rt_torch_study_opts to = {.op = (rt_study_op)op,
-                                                  .points = tpts[op],
-                                                  .n_points = ntpts[op],
-                                                  .precision = (rt_precision)pr,
-                                                  .pass = passes[p],
-                                                  .warmup = n_warmup(o),
-                                                  .iters = n_iters(o),
-                                                  .threads = torch_threads(r),
-                                                  .into = prof,
-                                                  .progress = o->progress ? on_torch_point : NULL,
-                                                  .progress_ud = &tp};
-                        rt_profile *got = NULL;
-                        rt_error terr;
-                        if (rt_torch_study_run(python, script, &to, &got, &terr) != 0)
-                            add_skip(r, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op,
-                                     passes[p], terr.msg);
-                        if (prof->n_kernels)
-                            add_profile(r, prof);
-                        else
-                            rt_profile_free(prof);
-                        done += ntpts[op];
+                        if (s->torch)
+                            run_torch_case(s, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op,
+                                           passes[p]);
                         continue;
                     }
-                    /* The reference is timed at the default config only, and not in a quick run
-                     * (too slow; noted). */
-                    bool direct = info->reference;
-                    if (o->quick && !info->timed_quick)
-                        continue;
-                    int warmup = n_warmup(o), iters = n_iters(o);
-                    if (direct) {
-                        warmup = warmup < 1 ? warmup : 1;
-                        iters = iters < 3 ? iters : 3;
-                    }
-                    rt_profile *prof =
-                        new_profile((rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
-                                    method_text(warmup, iters, direct));
-                    add_profile(r, prof);
-                    for (size_t k = 0; k < (direct ? 1 : npts[op]) && rc == 0; k++) {
-                        const rt_study_point *pt = &pts[op][k];
-                        rt_tags tags = {0};
-                        rt_tags_copy(&tags, &prof->tags);
-                        tag_point(&tags, pt);
-                        char what[160];
-                        point_what(what, sizeof what, (rt_study_impl)i, (rt_precision)pr,
-                                   (rt_study_op)op, passes[p], pt);
-                        if (o->progress) {
-                            rt_study_progress pg = {done, total, what, rt_now() - t0};
-                            o->progress(o->progress_ud, &pg);
-                        }
-                        rt_study_case *c = NULL;
-                        rt_error cerr;
-                        uint64_t seed = 0xc0ffee + 7919u * k + 104729u * (uint64_t)passes[p];
-                        if (case_new((rt_study_impl)i, pt, (rt_precision)pr, passes[p], seed, &c,
-                                     &cerr) < 0) {
-                            rt_warnings_add(&r->skipped, "%s: %s", what, cerr.msg);
-                        } else {
-                            rt_study_timer t;
-                            rt_timer_init(&t, prof, &tags);
-                            for (int it = 0; it < warmup + iters && rc == 0; it++) {
-                                t.recording = it >= warmup;
-                                rc = c->run(c, &t, err);
-                            }
-                            /* the case's per-call times become its kernels' spreads */
-                            rt_profile_finish_spreads(prof);
-                            if (c->note)
-                                rt_tags_set(&prof->provenance.notes, what, c->note);
-                            rt_study_case_free(c);
-                        }
-                        rt_tags_release(&tags);
-                        done++;
-                    }
+                    rc = run_case(s, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op, passes[p],
+                                  err);
                 }
         }
     }
+    return rc;
+}
+
+/* What the reader of the results must know about how the direct loops and torch ran. */
+static void add_notes(study_run *s)
+{
+    const rt_study_opts *o = s->o;
+    rt_study_result *r = s->r;
     if (o->impls[RT_IMPL_DIRECT] && o->ops[RT_OP_CONV2D]) {
         if (o->quick)
             rt_warnings_add(&r->skipped, "direct conv2d: not timed in a quick run (it is the "
@@ -604,31 +518,73 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
                             n_warmup(o) < 1 ? n_warmup(o) : 1, n_iters(o) < 3 ? n_iters(o) : 3,
                             n_iters(o) < 3 ? n_iters(o) : 3, n_iters(o));
     }
-    if (torch && o->quick && o->ops[RT_OP_CONV2D] && ntpts[RT_OP_CONV2D] < npts[RT_OP_CONV2D])
+    if (s->torch && o->quick && o->ops[RT_OP_CONV2D] &&
+        s->ntpts[RT_OP_CONV2D] < s->npts[RT_OP_CONV2D])
         rt_warnings_add(&r->skipped,
                         "pytorch conv2d: %zu of the quick run's %zu sweep points (the kernel and "
                         "stride points are left out to keep a quick run quick)",
-                        ntpts[RT_OP_CONV2D], npts[RT_OP_CONV2D]);
+                        s->ntpts[RT_OP_CONV2D], s->npts[RT_OP_CONV2D]);
+}
+
+static void study_run_release(study_run *s)
+{
     for (int op = 0; op < RT_OP_COUNT; op++) {
-        free(pts[op]);
-        free(tpts[op]);
+        free(s->pts[op]);
+        free(s->tpts[op]);
     }
-    free(skip);
-    free(script);
-    r->seconds = rt_now() - t0;
-    if (rc == 0 && total == 0) {
+    free(s->skip);
+    free(s->script);
+}
+
+static double load_average(void)
+{
+    double load[1] = {NAN};
+    return getloadavg(load, 1) == 1 ? load[0] : NAN;
+}
+
+int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
+{
+    *out = NULL;
+    if (rt_study_validate(o, err) < 0)
+        return -1;
+    study_run s = {.o = o, .t0 = rt_now()};
+    rt_study_result *r = s.r = rt_xcalloc(1, sizeof *r);
+    r->isa = rt_strdup(rt_onednn_isa());
+    r->quick = o->quick;
+    r->scale = o->scale;
+    r->warmup = n_warmup(o);
+    r->iters = n_iters(o);
+    r->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    r->load_start = load_average();
+    int rc = torch_setup(&s, err);
+    if (rc == 0) {
+        r->clock_cost = clock_cost();
+        s.skip = rt_xcalloc((size_t)RT_OP_COUNT * RT_IMPL_COUNT * RT_PREC_COUNT * RT_PASS_COUNT,
+                            sizeof *s.skip);
+        rc = checks_pass(&s, err);
+    }
+    if (rc < 0) {
+        study_run_release(&s);
+        rt_study_result_free(r);
+        return -1;
+    }
+    count_cases(&s);
+    rc = run_cases(&s, err);
+    add_notes(&s);
+    study_run_release(&s);
+    r->seconds = rt_now() - s.t0;
+    if (rc == 0 && s.total == 0) {
         rt_error_set(err, "nothing to run: every selected case is skipped (%s)",
                      r->skipped.n ? r->skipped.msg[0] : "no case");
         rc = -1;
     }
-    load[0] = NAN;
-    r->load_end = getloadavg(load, 1) == 1 ? load[0] : NAN;
+    r->load_end = load_average();
     if (rc < 0) {
         rt_study_result_free(r);
         return -1;
     }
     if (o->progress) {
-        rt_study_progress pg = {done, total, "done", r->seconds};
+        rt_study_progress pg = {s.done, s.total, "done", r->seconds};
         o->progress(o->progress_ud, &pg);
     }
     *out = r;

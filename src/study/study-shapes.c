@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-shapes.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 

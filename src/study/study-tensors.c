@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
 #include "rooftime/util/strings.h"
 
 /* xorshift64*: fast, deterministic for a seed, good enough for test data. */

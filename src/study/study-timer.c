@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "rooftime/core/profile.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-timer.h"
 #include "rooftime/util/clock.h"
 
 void rt_timer_init(rt_study_timer *t, rt_profile *p, const rt_tags *tags)

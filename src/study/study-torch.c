@@ -8,10 +8,11 @@
 #include <unistd.h>
 
 #include "rooftime-config.h"
-#include "study-torch.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/torch.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-run.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-torch.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/spawn.h"

@@ -9,7 +9,8 @@
 
 #include "rooftime/core/profile.h"
 #include "rooftime/core/quantile-sketch.h"
-#include "rooftime/core/values.h"
+#include "rooftime/core/tag-map.h"
+#include "rooftime/core/value-map.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/name-index.h"
 

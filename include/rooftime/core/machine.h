@@ -6,7 +6,8 @@
 
 #include "rooftime/core/gpu-measurement.h"
 #include "rooftime/core/measurement.h"
-#include "rooftime/core/values.h"
+#include "rooftime/core/tag-map.h"
+#include "rooftime/core/value-map.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/rank-identity.h"
 

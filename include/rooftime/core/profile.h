@@ -7,7 +7,8 @@
 #include <stddef.h>
 
 #include "rooftime/core/time-spread.h"
-#include "rooftime/core/values.h"
+#include "rooftime/core/tag-map.h"
+#include "rooftime/core/value-map.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/rank-identity.h"
 

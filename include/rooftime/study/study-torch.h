@@ -6,7 +6,8 @@
 #include <stddef.h>
 
 #include "rooftime/core/profile.h"
-#include "rooftime/study/study.h"
+#include "rooftime/study/study-run.h"
+#include "rooftime/study/study-shapes.h"
 #include "rooftime/util/error.h"
 
 typedef struct rt_torch_study_opts {
@@ -57,5 +58,10 @@ char *rt_torch_study_script(rt_error *err);
  */
 int rt_torch_study_run(const char *python, const char *script, const rt_torch_study_opts *o,
                        rt_profile **out, rt_error *err);
+
+/* Whether the pytorch implementation can run: the python of o imports torch and
+ * scripts/torch-client.py is found ($ROOFTIME_SRC/scripts, the source tree, the installed share
+ * directory). 0, or -1 with the reason. Starts python: a second or two. */
+int rt_study_torch_check(const rt_study_opts *o, rt_error *err);
 
 #endif

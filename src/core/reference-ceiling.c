@@ -8,7 +8,7 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
-#include "rooftime/core/reference.h"
+#include "rooftime/core/reference-ceiling.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 

@@ -1,7 +1,7 @@
 /* Which compute units and memory levels profiles use, and the machine's reference unit and level
- * chosen from them and the measured peaks (reference.c). */
-#ifndef ROOFTIME_CORE_REFERENCE_H
-#define ROOFTIME_CORE_REFERENCE_H
+ * chosen from them and the measured peaks (reference-ceiling.c). */
+#ifndef ROOFTIME_CORE_REFERENCE_CEILING_H
+#define ROOFTIME_CORE_REFERENCE_CEILING_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,11 @@
-/* Private: the LSTM tensors every implementation of the study starts from (lstm-reference.c). */
-#ifndef ROOFTIME_STUDY_LSTM_H
-#define ROOFTIME_STUDY_LSTM_H
+/* Private: the LSTM tensors every implementation of the study starts from (lstm-data.c). */
+#ifndef ROOFTIME_STUDY_LSTM_DATA_H
+#define ROOFTIME_STUDY_LSTM_DATA_H
 
-#include "rooftime/study/study.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rooftime/study/study-shapes.h"
 
 /* Gate order i, f, g, o (oneDNN's ldigo): W [F][4][H], U [H][4][H], b [4][H]. */
 typedef struct rt_lstm_data {

@@ -1,0 +1,32 @@
+/* Small ordered maps from names to numbers (value-map.c): FLOPs per unit, bytes per level, a
+ * derivation's factors. Setters keep names valid UTF-8. The maps are scanned while small and go
+ * through a hash index once they grow (a profile's provenance.kernel_time_sum holds one entry per
+ * kernel), so filling one of n entries costs O(n): change their keys through these functions only.
+ */
+#ifndef ROOFTIME_CORE_VALUE_MAP_H
+#define ROOFTIME_CORE_VALUE_MAP_H
+
+#include <stddef.h>
+
+/* A small ordered map from names to numbers (FLOPs per unit, bytes per level). */
+typedef struct rt_value {
+    char *key;
+    double value;
+} rt_value;
+typedef struct rt_values {
+    rt_value *v;
+    size_t n, cap;
+    /* key -> position in v, built once the map grows past a few entries; owned, NULL while
+     * small (a zeroed rt_values is an empty map). */
+    struct rt_name_index *ix;
+} rt_values;
+
+void rt_values_set(rt_values *vs, const char *key, double value);
+void rt_values_add(rt_values *vs, const char *key, double value); /* accumulate */
+int rt_values_has(const rt_values *vs, const char *key);
+double rt_values_get(const rt_values *vs, const char *key, double dflt);
+double rt_values_sum(const rt_values *vs);
+void rt_values_copy(rt_values *dst, const rt_values *src);
+void rt_values_release(rt_values *vs);
+
+#endif

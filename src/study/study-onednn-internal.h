@@ -1,0 +1,51 @@
+/* Private helpers shared by the oneDNN implementations of the study (conv-onednn.c, lstm-onednn.c).
+ */
+#ifndef ROOFTIME_STUDY_ONEDNN_INTERNAL_H
+#define ROOFTIME_STUDY_ONEDNN_INTERNAL_H
+
+#include "rooftime-config.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-timer.h"
+#include "rooftime/util/error.h"
+
+#ifdef RT_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.h>
+
+/* A reorder between a user tensor and the layout a primitive chose, timed as a kernel. */
+typedef struct rt_dnnl_reorder {
+    dnnl_primitive_t prim; /* NULL when the layouts are equal and nothing moves */
+    dnnl_memory_t from, to;
+    dnnl_memory_t own; /* the primitive-side memory this reorder created */
+    char impl[64];
+    double bytes;
+} rt_dnnl_reorder;
+
+const char *rt_dnnl_status(dnnl_status_t s);
+dnnl_data_type_t rt_dnnl_type(rt_precision p);
+/* Memory for md filled from n floats in plain layout `tag` (converted by an untimed reorder). */
+int rt_dnnl_mem_from_f32(dnnl_engine_t eng, dnnl_stream_t strm, const dnnl_memory_desc_t *md,
+                         dnnl_format_tag_t tag, const float *values, dnnl_memory_t *out,
+                         rt_error *err);
+/* The contents of mem as floats in plain layout `tag`; caller frees. */
+float *rt_dnnl_read_f32(dnnl_engine_t eng, dnnl_stream_t strm, dnnl_memory_t mem,
+                        dnnl_format_tag_t tag, size_t *n, rt_error *err);
+/* Prepare moving `user` to the primitive's md (to_prim) or back (!to_prim); *prim_mem is the
+ * memory the primitive uses (user itself when the layouts agree). */
+int rt_dnnl_reorder_init(rt_dnnl_reorder *r, dnnl_engine_t eng, dnnl_memory_t user,
+                         const dnnl_memory_desc_t *prim_md, bool to_prim, dnnl_memory_t *prim_mem,
+                         rt_error *err);
+void rt_dnnl_reorder_release(rt_dnnl_reorder *r);
+/* Run a reorder (if any) as a timed kernel named name. */
+int rt_dnnl_reorder_run(rt_dnnl_reorder *r, dnnl_stream_t strm, rt_study_timer *t, const char *name,
+                        rt_error *err);
+/* Execute a primitive and wait for it, timed. */
+int rt_dnnl_exec(dnnl_primitive_t p, dnnl_stream_t strm, int nargs, const dnnl_exec_arg_t *args,
+                 rt_study_timer *t, const rt_kernel_cost *cost, rt_error *err);
+/* The implementation name oneDNN chose for pd. */
+const char *rt_dnnl_impl(const_dnnl_primitive_desc_t pd);
+/* The compute unit a oneDNN implementation runs prec on: amx_bf16 for AMX kernels, bf16 when
+ * the ISA has bf16 dot products, else fp32 (bf16 emulated), fp16 likewise. */
+const char *rt_dnnl_unit(const char *impl, rt_precision prec);
+#endif
+
+#endif
