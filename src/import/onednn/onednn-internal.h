@@ -7,21 +7,12 @@
 
 #include "rooftime/util/error.h"
 #include "rooftime/util/formula.h"
+#include "problem-shape.h"
 
 /* Bounds of what one line may describe: more is an unreadable line. */
 #define MAX_LISTS 16 /* dimension lists ("2x3:4x5") */
 #define MAX_DIMS 12  /* dimensions in one list */
 #define MAX_MDS 24   /* memory descriptors */
-
-/* Problem descriptors such as "g2mb16_ic64oc64_ih112oh56kh3sh2dh0ph1_iw112ow56kw3sw2dw0pw1" or
- * "l1t16mb16sic16slc32dhc16dic16": letters name the number that follows. */
-typedef struct shape {
-    struct {
-        char k[8];
-        double v;
-    } kv[48];
-    int n;
-} shape;
 
 typedef struct dimlists {
     double d[MAX_LISTS][MAX_DIMS];
@@ -44,9 +35,6 @@ typedef struct mdlist {
 
 /* ---- onednn-desc.c: problem descriptors, dimension lists, memory descriptors ---- */
 
-int dn_shape_parse(const char *s, shape *sh);
-int dn_shape_has(const shape *sh, const char *k);
-double dn_shape_get(const shape *sh, const char *k, double dflt);
 int dn_dims_parse(const char *s, dimlists *dl);
 double dn_dims_prod(const dimlists *dl, int l);
 double dn_dt_size(const char *dt);
@@ -118,21 +106,21 @@ int dn_sum_bytes(const mdlist *ml, const void *ctx, elems_fn f, const char *prop
                  rt_error *err);
 /* window: count every output position times the whole kernel (torch's convention) rather than the
  * taps inside the input (benchdnn's); rt_conv_flops of import/conv-flops.h. */
-int dn_cost_conv(int deconv, int window, const shape *sh, const mdlist *ml, const char *prop,
+int dn_cost_conv(int deconv, int window, const rt_shape *sh, const mdlist *ml, const char *prop,
                  cost *c, rt_error *err);
-int dn_cost_ip(const shape *sh, const mdlist *ml, const char *prop, cost *c, rt_error *err);
+int dn_cost_ip(const rt_shape *sh, const mdlist *ml, const char *prop, cost *c, rt_error *err);
 int dn_cost_matmul(const char *problem, const mdlist *ml, const char *prop, cost *c, rt_error *err);
-int dn_cost_rnn(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
+int dn_cost_rnn(const rt_shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
                 rt_error *err);
-int dn_cost_bnorm(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
+int dn_cost_bnorm(const rt_shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
                   rt_error *err);
 int dn_cost_lnorm(const char *problem, const mdlist *ml, const char *prop, const char *aux, cost *c,
                   rt_error *err);
 int dn_cost_dims_elementwise(const char *kind, const dn_kind_model *model, const char *problem,
                              const mdlist *ml, const char *prop, const char *aux, cost *c,
                              rt_error *err);
-int dn_cost_pool(int window, const shape *sh, const mdlist *ml, const char *prop, const char *aux,
-                 cost *c, rt_error *err);
+int dn_cost_pool(int window, const rt_shape *sh, const mdlist *ml, const char *prop,
+                 const char *aux, cost *c, rt_error *err);
 int dn_cost_lists(const char *kind, const char *problem, const mdlist *ml, const char *aux, cost *c,
                   rt_error *err);
 

@@ -31,23 +31,23 @@ static double conv_elems(const void *c_, const char *arg, const char *prop, doub
     return -1;
 }
 
-int dn_cost_conv(int deconv, int window, const shape *sh, const mdlist *ml, const char *prop,
+int dn_cost_conv(int deconv, int window, const rt_shape *sh, const mdlist *ml, const char *prop,
                  cost *c, rt_error *err)
 {
     static const char *need[] = {"mb", "ic", "oc"};
     for (size_t i = 0; i < 3; i++)
-        if (!dn_shape_has(sh, need[i])) {
+        if (!rt_shape_has(sh, need[i])) {
             rt_error_set(err, "problem descriptor lacks '%s'", need[i]);
             return -1;
         }
-    if (!dn_shape_has(sh, "iw") && !dn_shape_has(sh, "ih") && !dn_shape_has(sh, "id")) {
+    if (!rt_shape_has(sh, "iw") && !rt_shape_has(sh, "ih") && !rt_shape_has(sh, "id")) {
         rt_error_set(err, "problem descriptor has no spatial dimension");
         return -1;
     }
-    conv_ctx x = {.mb = dn_shape_get(sh, "mb", 1),
-                  .g = dn_shape_get(sh, "g", 1),
-                  .ic = dn_shape_get(sh, "ic", 1),
-                  .oc = dn_shape_get(sh, "oc", 1)};
+    conv_ctx x = {.mb = rt_shape_get(sh, "mb", 1),
+                  .g = rt_shape_get(sh, "g", 1),
+                  .ic = rt_shape_get(sh, "ic", 1),
+                  .oc = rt_shape_get(sh, "oc", 1)};
     const char dims[3] = {'d', 'h', 'w'};
     double *in[3] = {&x.id, &x.ih, &x.iw}, *out[3] = {&x.od, &x.oh, &x.ow},
            *ker[3] = {&x.kd, &x.kh, &x.kw};
@@ -61,11 +61,11 @@ int dn_cost_conv(int deconv, int window, const shape *sh, const mdlist *ml, cons
         char kd[4], kp[4];
         snprintf(kd, 4, "d%c", dims[i]);
         snprintf(kp, 4, "p%c", dims[i]);
-        *in[i] = dn_shape_get(sh, k[0], 1);
-        *out[i] = dn_shape_get(sh, k[1], 1);
-        *ker[i] = dn_shape_get(sh, k[2], 1);
-        double s = dn_shape_get(sh, k[3], 1), d = dn_shape_get(sh, kd, 0),
-               p = dn_shape_get(sh, kp, 0);
+        *in[i] = rt_shape_get(sh, k[0], 1);
+        *out[i] = rt_shape_get(sh, k[1], 1);
+        *ker[i] = rt_shape_get(sh, k[2], 1);
+        double s = rt_shape_get(sh, k[3], 1), d = rt_shape_get(sh, kd, 0),
+               p = rt_shape_get(sh, kp, 0);
         if (s < 1) {
             rt_error_set(err, "stride %s is %g", k[3], s);
             return -1;
@@ -121,14 +121,14 @@ static double ip_elems(const void *c_, const char *arg, const char *prop, double
     return -1;
 }
 
-int dn_cost_ip(const shape *sh, const mdlist *ml, const char *prop, cost *c, rt_error *err)
+int dn_cost_ip(const rt_shape *sh, const mdlist *ml, const char *prop, cost *c, rt_error *err)
 {
-    if (!dn_shape_has(sh, "mb") || !dn_shape_has(sh, "ic") || !dn_shape_has(sh, "oc")) {
+    if (!rt_shape_has(sh, "mb") || !rt_shape_has(sh, "ic") || !rt_shape_has(sh, "oc")) {
         rt_error_set(err, "inner product problem descriptor needs mb, ic and oc");
         return -1;
     }
-    ip_ctx x = {dn_shape_get(sh, "mb", 1), dn_shape_get(sh, "ic", 1), dn_shape_get(sh, "oc", 1),
-                dn_shape_get(sh, "id", 1) * dn_shape_get(sh, "ih", 1) * dn_shape_get(sh, "iw", 1)};
+    ip_ctx x = {rt_shape_get(sh, "mb", 1), rt_shape_get(sh, "ic", 1), rt_shape_get(sh, "oc", 1),
+                rt_shape_get(sh, "id", 1) * rt_shape_get(sh, "ih", 1) * rt_shape_get(sh, "iw", 1)};
     c->n.macs = x.mb * x.oc * x.ic * x.sp;
     for (int i = 0; i < ml->n; i++)
         if (strcmp(ml->m[i].arg, "bia") == 0 && strcmp(ml->m[i].dt, "undef") != 0 &&
@@ -222,25 +222,25 @@ static double rnn_elems(const void *c_, const char *arg, const char *prop, doubl
     return -1;
 }
 
-int dn_cost_rnn(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
+int dn_cost_rnn(const rt_shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
                 rt_error *err)
 {
     static const char *need[] = {"l", "t", "mb", "sic", "slc", "dhc"};
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-        if (!dn_shape_has(sh, need[i])) {
+        if (!rt_shape_has(sh, need[i])) {
             rt_error_set(err, "rnn problem descriptor lacks '%s'", need[i]);
             return -1;
         }
     char alg[64], dir[64];
     dn_aux_get(aux, "alg", alg, sizeof alg);
     dn_aux_get(aux, "direction", dir, sizeof dir);
-    rnn_ctx x = {.l = dn_shape_get(sh, "l", 1),
-                 .t = dn_shape_get(sh, "t", 1),
-                 .mb = dn_shape_get(sh, "mb", 1),
-                 .sic = dn_shape_get(sh, "sic", 1),
-                 .slc = dn_shape_get(sh, "slc", 1),
-                 .dhc = dn_shape_get(sh, "dhc", 1)};
-    x.dic = dn_shape_get(sh, "dic", x.dhc);
+    rnn_ctx x = {.l = rt_shape_get(sh, "l", 1),
+                 .t = rt_shape_get(sh, "t", 1),
+                 .mb = rt_shape_get(sh, "mb", 1),
+                 .sic = rt_shape_get(sh, "sic", 1),
+                 .slc = rt_shape_get(sh, "slc", 1),
+                 .dhc = rt_shape_get(sh, "dhc", 1)};
+    x.dic = rt_shape_get(sh, "dic", x.dhc);
     /* Gates per cell: what each cell's GEMMs produce. */
     if (strcmp(alg, "vanilla_lstm") == 0)
         x.gates = 4;

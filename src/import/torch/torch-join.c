@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "onednn-internal.h"
+#include "problem-shape.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
@@ -50,13 +50,13 @@ static int read_conv(const rt_kernel *k, dconv *c)
     if (strncmp(k->name, "convolution ", 12) != 0)
         return -1;
     char buf[512];
-    shape sh;
-    if (!problem_of(k->name, buf, sizeof buf) || dn_shape_parse(buf, &sh) != 0 ||
-        !dn_shape_has(&sh, "mb"))
+    rt_shape sh;
+    if (!problem_of(k->name, buf, sizeof buf) || rt_shape_parse(buf, &sh) != 0 ||
+        !rt_shape_has(&sh, "mb"))
         return -1;
     c->backward = strstr(k->name, " backward") != NULL;
-    double mb = dn_shape_get(&sh, "mb", 1), g = dn_shape_get(&sh, "g", 1),
-           ic = dn_shape_get(&sh, "ic", 1), oc = dn_shape_get(&sh, "oc", 1);
+    double mb = rt_shape_get(&sh, "mb", 1), g = rt_shape_get(&sh, "g", 1),
+           ic = rt_shape_get(&sh, "ic", 1), oc = rt_shape_get(&sh, "oc", 1);
     c->src[0] = c->dst[0] = mb;
     c->src[1] = ic;
     c->dst[1] = oc;
@@ -69,11 +69,11 @@ static int read_conv(const rt_kernel *k, dconv *c)
         snprintf(ki, sizeof ki, "i%s", sp[i]);
         snprintf(ko, sizeof ko, "o%s", sp[i]);
         snprintf(kk, sizeof kk, "k%s", sp[i]);
-        if (!dn_shape_has(&sh, ki))
+        if (!rt_shape_has(&sh, ki))
             continue;
-        c->src[n] = dn_shape_get(&sh, ki, 1);
-        c->dst[n] = dn_shape_get(&sh, ko, 1);
-        c->wei[n] = dn_shape_get(&sh, kk, 1);
+        c->src[n] = rt_shape_get(&sh, ki, 1);
+        c->dst[n] = rt_shape_get(&sh, ko, 1);
+        c->wei[n] = rt_shape_get(&sh, kk, 1);
         n++;
     }
     c->nd = c->nw = n;

@@ -89,7 +89,7 @@ const char *dn_flops_unit(const mdlist *ml, const char *impl)
 typedef struct dn_call {
     const char *kind, *problem, *prop, *aux;
     const mdlist *ml;
-    const shape *sh;
+    const rt_shape *sh;
     const dn_kind_model *model; /* NULL: the model has no formula for the kind */
     int window;                 /* RT_CONV_WINDOW: whole windows for convolution and pooling */
 } dn_call;
@@ -181,8 +181,8 @@ int dn_cost(const dn_model *model, const char *kind, const char *prop, const mdl
         if (kinds[i].prefix ? strncmp(kind, kinds[i].kind, n) != 0
                             : strcmp(kind, kinds[i].kind) != 0)
             continue;
-        shape sh;
-        if (kinds[i].shape_first && dn_shape_parse(problem, &sh) != 0) {
+        rt_shape sh;
+        if (kinds[i].shape_first && rt_shape_parse(problem, &sh) != 0) {
             rt_error_set(err, "cannot read problem descriptor '%s'", problem);
             return -1;
         }

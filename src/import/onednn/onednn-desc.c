@@ -10,57 +10,6 @@
 #include "onednn-internal.h"
 #include "rooftime/util/strings.h"
 
-int dn_shape_parse(const char *s, shape *sh)
-{
-    sh->n = 0;
-    const char *p = s;
-    while (*p) {
-        if (*p == '_' || *p == ' ') {
-            p++;
-            continue;
-        }
-        if (*p == 'n' && p[1] == '"') { /* a primitive's name: n"text" */
-            const char *q = strchr(p + 2, '"');
-            if (!q)
-                return -1;
-            p = q + 1;
-            continue;
-        }
-        const char *k0 = p;
-        while (isalpha((unsigned char)*p))
-            p++;
-        size_t kl = (size_t)(p - k0);
-        if (kl == 0 || kl >= sizeof sh->kv[0].k || !isdigit((unsigned char)*p))
-            return -1;
-        double v = 0;
-        while (isdigit((unsigned char)*p))
-            v = v * 10 + (*p++ - '0');
-        if (sh->n == (int)(sizeof sh->kv / sizeof sh->kv[0]))
-            return -1;
-        memcpy(sh->kv[sh->n].k, k0, kl);
-        sh->kv[sh->n].k[kl] = '\0';
-        sh->kv[sh->n].v = v;
-        sh->n++;
-    }
-    return sh->n > 0 ? 0 : -1;
-}
-
-int dn_shape_has(const shape *sh, const char *k)
-{
-    for (int i = 0; i < sh->n; i++)
-        if (strcmp(sh->kv[i].k, k) == 0)
-            return 1;
-    return 0;
-}
-
-double dn_shape_get(const shape *sh, const char *k, double dflt)
-{
-    for (int i = 0; i < sh->n; i++)
-        if (strcmp(sh->kv[i].k, k) == 0)
-            return sh->kv[i].v;
-    return dflt;
-}
-
 /* Dimension lists such as "4x32x64:4x64x48:4x32x48". */
 
 int dn_dims_parse(const char *s, dimlists *dl)

@@ -59,16 +59,16 @@ static void norm_flags(const char *aux, dn_counts *n)
     n->relu = strchr(flags, 'R') != NULL || strchr(flags, 'A') != NULL;
 }
 
-int dn_cost_bnorm(const shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
+int dn_cost_bnorm(const rt_shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
                   rt_error *err)
 {
-    if (!dn_shape_has(sh, "mb") || !dn_shape_has(sh, "ic")) {
+    if (!rt_shape_has(sh, "mb") || !rt_shape_has(sh, "ic")) {
         rt_error_set(err, "batch normalization problem descriptor needs mb and ic");
         return -1;
     }
-    elem_ctx x = {.channels = dn_shape_get(sh, "ic", 1)};
-    x.elems = dn_shape_get(sh, "mb", 1) * x.channels * dn_shape_get(sh, "id", 1) *
-              dn_shape_get(sh, "ih", 1) * dn_shape_get(sh, "iw", 1);
+    elem_ctx x = {.channels = rt_shape_get(sh, "ic", 1)};
+    x.elems = rt_shape_get(sh, "mb", 1) * x.channels * rt_shape_get(sh, "id", 1) *
+              rt_shape_get(sh, "ih", 1) * rt_shape_get(sh, "iw", 1);
     x.stats = x.channels;
     c->n.elems = x.elems;
     norm_flags(aux, &c->n);
@@ -150,10 +150,10 @@ static double pool_elems(const void *c_, const char *arg, const char *prop, doub
     return -1;
 }
 
-int dn_cost_pool(int window, const shape *sh, const mdlist *ml, const char *prop, const char *aux,
-                 cost *c, rt_error *err)
+int dn_cost_pool(int window, const rt_shape *sh, const mdlist *ml, const char *prop,
+                 const char *aux, cost *c, rt_error *err)
 {
-    if (!dn_shape_has(sh, "mb") || !dn_shape_has(sh, "ic")) {
+    if (!rt_shape_has(sh, "mb") || !rt_shape_has(sh, "ic")) {
         rt_error_set(err, "pooling problem descriptor needs mb and ic");
         return -1;
     }
@@ -161,7 +161,7 @@ int dn_cost_pool(int window, const shape *sh, const mdlist *ml, const char *prop
     dn_aux_get(aux, "alg", alg, sizeof alg);
     int include_pad = strstr(alg, "include_padding") != NULL;
     int avg = strstr(alg, "avg") != NULL;
-    double mbc = dn_shape_get(sh, "mb", 1) * dn_shape_get(sh, "ic", 1);
+    double mbc = rt_shape_get(sh, "mb", 1) * rt_shape_get(sh, "ic", 1);
     double taps = 1, src = mbc, dst = mbc;
     const char dims[3] = {'d', 'h', 'w'};
     for (int i = 0; i < 3; i++) {
@@ -172,9 +172,9 @@ int dn_cost_pool(int window, const shape *sh, const mdlist *ml, const char *prop
         snprintf(ks, 4, "s%c", dims[i]);
         snprintf(kd, 4, "d%c", dims[i]);
         snprintf(kp, 4, "p%c", dims[i]);
-        double in = dn_shape_get(sh, ki, 1), out = dn_shape_get(sh, ko, 1),
-               k = dn_shape_get(sh, kk, 1);
-        double s = dn_shape_get(sh, ks, 1);
+        double in = rt_shape_get(sh, ki, 1), out = rt_shape_get(sh, ko, 1),
+               k = rt_shape_get(sh, kk, 1);
+        double s = rt_shape_get(sh, ks, 1);
         if (s < 1) {
             rt_error_set(err, "stride %s is %g", ks, s);
             return -1;
@@ -183,8 +183,8 @@ int dn_cost_pool(int window, const shape *sh, const mdlist *ml, const char *prop
         dst *= out;
         /* Average including padding divides by the whole window but still adds only real inputs. */
         taps *= include_pad || window ? out * k
-                                      : dn_valid_taps(out, in, k, s, dn_shape_get(sh, kd, 0),
-                                                      dn_shape_get(sh, kp, 0));
+                                      : dn_valid_taps(out, in, k, s, rt_shape_get(sh, kd, 0),
+                                                      rt_shape_get(sh, kp, 0));
     }
     /* One compare (max) or add (avg) per tap, plus one divide per output for avg. */
     c->n.window_taps = mbc * taps;
