@@ -45,7 +45,7 @@ typedef struct cupti_import {
     const char *ranges_dir; /* where ranges.PID.csv are read: dir, or --reevaluate's rows */
     rt_error *err;
     rt_warnings *w;
-    ncu_map map;
+    rt_ncu_map map;
     proc *p;
     size_t np;
     rt_name_index names;
@@ -58,10 +58,10 @@ typedef struct cupti_import {
 } cupti_import;
 
 /* collector.PID.txt (file is its name in im->dir) into *p; -1 with the file and line in im->err. */
-int cupti_read_collector(cupti_import *im, const char *file, long pid, proc *p);
+int rt_cupti_read_collector(cupti_import *im, const char *file, long pid, proc *p);
 /* Process pi's trace: kernels.PID.csv, with launches.PID.csv's call times when present. */
-int cupti_read_kernels(cupti_import *im, uint32_t pi);
+int rt_cupti_read_kernels(cupti_import *im, uint32_t pi);
 /* Process pi's counters: ranges.PID.csv through the mapping's metric slots. */
-int cupti_read_ranges(cupti_import *im, uint32_t pi);
+int rt_cupti_read_ranges(cupti_import *im, uint32_t pi);
 
 #endif

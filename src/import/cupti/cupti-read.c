@@ -43,7 +43,7 @@ static int parse_i32(const char *s, int32_t *out)
 
 /* ---- collector.PID.txt ---- */
 
-int cupti_read_collector(cupti_import *im, const char *file, long pid, proc *p)
+int rt_cupti_read_collector(cupti_import *im, const char *file, long pid, proc *p)
 {
     char *path = rt_asprintf("%s/%s", im->dir, file), *text = NULL;
     size_t len;
@@ -253,7 +253,7 @@ static int cmp_launch(const void *a, const void *b)
 }
 
 /* kernels.PID.csv of a trace run. */
-int cupti_read_kernels(cupti_import *im, uint32_t pi)
+int rt_cupti_read_kernels(cupti_import *im, uint32_t pi)
 {
     const proc *p = &im->p[pi];
     rt_csv_row row;
@@ -341,7 +341,7 @@ out:
 }
 
 /* ranges.PID.csv of a counter run: "range,name," then metric names. */
-int cupti_read_ranges(cupti_import *im, uint32_t pi)
+int rt_cupti_read_ranges(cupti_import *im, uint32_t pi)
 {
     const proc *p = &im->p[pi];
     rt_csv_row row;
@@ -357,7 +357,7 @@ int cupti_read_ranges(cupti_import *im, uint32_t pi)
     int *slot = rt_xcalloc(ncol, sizeof *slot);
     uint64_t have = 0;
     for (size_t i = 2; i < ncol; i++) {
-        slot[i] = ncu_map_slot(&im->map, row.field[i]);
+        slot[i] = rt_ncu_map_slot(&im->map, row.field[i]);
         if (slot[i] >= 0)
             have |= (uint64_t)1 << slot[i];
     }

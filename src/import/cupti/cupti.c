@@ -47,7 +47,7 @@ static size_t choose(cupti_import *im, int *chosen)
         if (!have)
             sms[n_sms++] = im->p[i].sm;
     }
-    size_t n = ncu_map_choose(&im->map, im->avail, sms, n_sms, 0, chosen, lacking, &n_lacking);
+    size_t n = rt_ncu_map_choose(&im->map, im->avail, sms, n_sms, 0, chosen, lacking, &n_lacking);
     for (size_t i = 0; i < n_lacking && im->w; i++)
         rt_warnings_add(im->w, "%s not imported: the counters lack its metrics",
                         im->map.q[lacking[i]].quantity);
@@ -102,14 +102,14 @@ static void dims(char *buf, size_t n, const int32_t *d)
 static int eval_range(cupti_import *im, const range *R, const int *chosen, size_t nq,
                       double launch_time, double *q, double *own_time)
 {
-    const double *cst = ncu_map_constants(&im->map, im->p[R->proc].sm);
-    double cycles = ncu_formula_eval(&im->map.cycles, R->v, cst, 0);
-    double rate = ncu_formula_eval(&im->map.rate, R->v, cst, 0);
+    const double *cst = rt_ncu_map_constants(&im->map, im->p[R->proc].sm);
+    double cycles = rt_ncu_formula_eval(&im->map.cycles, R->v, cst, 0);
+    double rate = rt_ncu_formula_eval(&im->map.rate, R->v, cst, 0);
     *own_time = rate > 0 ? cycles / rate : 0;
     if (launch_time < 0)
         launch_time = *own_time;
     for (size_t i = 0; i < nq; i++) {
-        double x = ncu_formula_eval(&im->map.q[chosen[i]].f, R->v, cst, launch_time);
+        double x = rt_ncu_formula_eval(&im->map.q[chosen[i]].f, R->v, cst, launch_time);
         if (isnan(x))
             x = 0; /* a constant the mapping lacks for this architecture */
         if (!isfinite(x) || x < 0) {
@@ -187,8 +187,9 @@ static int build(cupti_import *im, const rt_cupti_options *opt, rt_profile *prof
         k->time += t;
         if (!opt->per_launch)
             rt_kernel_add_sample(k, t); /* the spread of launch times */
-        set_quantities(im, k, chosen, nq, q,
-                       ncu_map_applying(&im->map, chosen, nq, im->p[L ? L->proc : R->proc].sm, 0));
+        set_quantities(
+            im, k, chosen, nq, q,
+            rt_ncu_map_applying(&im->map, chosen, nq, im->p[L ? L->proc : R->proc].sm, 0));
         if (L && L->api >= 0) {
             api_sum[name] += L->api;
             api_n[name] += 1;
@@ -339,7 +340,7 @@ static void release(cupti_import *im)
     free(im->r);
     free(im->l);
     rt_name_index_release(&im->names);
-    ncu_map_release(&im->map);
+    rt_ncu_map_release(&im->map);
 }
 
 int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **out, rt_warnings *w,
@@ -377,7 +378,7 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
             cap = cap ? 2 * cap : 8;
             im.p = rt_xrealloc(im.p, cap * sizeof *im.p);
         }
-        if (cupti_read_collector(&im, e->d_name, pid, &im.p[im.np]) != 0) {
+        if (rt_cupti_read_collector(&im, e->d_name, pid, &im.p[im.np]) != 0) {
             closedir(d);
             goto done;
         }
@@ -392,10 +393,10 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
         goto done;
     }
     qsort(im.p, im.np, sizeof *im.p, by_started);
-    if (ncu_map_load(mpath, &im.map, err) != 0)
+    if (rt_ncu_map_load(mpath, &im.map, err) != 0)
         goto done;
     for (uint32_t i = 0; i < im.np; i++)
-        if ((im.p[i].counters ? cupti_read_ranges(&im, i) : cupti_read_kernels(&im, i)) != 0)
+        if ((im.p[i].counters ? rt_cupti_read_ranges(&im, i) : rt_cupti_read_kernels(&im, i)) != 0)
             goto done;
     if (im.nl == 0 && im.nr == 0) {
         rt_error_set(err,

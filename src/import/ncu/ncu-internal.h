@@ -94,7 +94,7 @@ typedef struct ktotal {
 typedef struct ncu_import {
     const rt_ncu_options *opt;
     rt_warnings *warnings; /* may be NULL */
-    ncu_map map;
+    rt_ncu_map map;
     ncu_file *f;
     size_t nf;
     uint64_t all_files;
@@ -137,16 +137,16 @@ typedef struct ncu_import {
 /* ---- ncu-read.c: one file's rows, grouped by launch ---- */
 
 /* Count a warning of one kind; list it only while the count is small. */
-int ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg);
+int rt_ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg);
 /* Find the table header ("ID","Process ID",...) after the program's own output. */
-int ncu_find_header(ncu_import *im, ncu_file *f);
+int rt_ncu_find_header(ncu_import *im, ncu_file *f);
 /* The next launch of file f (all its metric rows) into g: 1, 0 at the end, -1 on error. */
-int ncu_next_group(ncu_import *im, ncu_file *f, group *g);
+int rt_ncu_next_group(ncu_import *im, ncu_file *f, group *g);
 
 /* ---- ncu-pending.c: launches in flight ---- */
 
 /* The pending launch with this key, creating it when create is set; NULL if absent. */
-pending *ncu_pend_get(ncu_import *im, uint64_t key, int create);
-void ncu_pend_remove(ncu_import *im, uint64_t key);
+pending *rt_ncu_pend_get(ncu_import *im, uint64_t key, int create);
+void rt_ncu_pend_remove(ncu_import *im, uint64_t key);
 
 #endif

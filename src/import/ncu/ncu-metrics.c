@@ -19,11 +19,11 @@
 enum { BANK_METRIC, BANK_CONST, BANK_TIME };
 
 typedef struct fctx {
-    ncu_map *m;
-    ncu_formula *f;
+    rt_ncu_map *m;
+    rt_ncu_formula *f;
 } fctx;
 
-static int f_slot(ncu_map *m, const char *name, size_t n)
+static int f_slot(rt_ncu_map *m, const char *name, size_t n)
 {
     for (size_t i = 0; i < m->n_metric; i++)
         if (strlen(m->metric[i]) == n && memcmp(m->metric[i], name, n) == 0)
@@ -63,7 +63,8 @@ static int f_resolve(void *ctx, const char *b, size_t n, int *bank, int *index, 
     return 0;
 }
 
-static int f_compile(ncu_map *m, const char *text, const char *where, ncu_formula *f, rt_error *err)
+static int f_compile(rt_ncu_map *m, const char *text, const char *where, rt_ncu_formula *f,
+                     rt_error *err)
 {
     memset(f, 0, sizeof *f);
     fctx c = {.m = m, .f = f};
@@ -74,8 +75,8 @@ static int f_compile(ncu_map *m, const char *text, const char *where, ncu_formul
     return 0;
 }
 
-double ncu_formula_eval(const ncu_formula *f, const double *metric, const double *constants,
-                        double launch_time)
+double rt_ncu_formula_eval(const rt_ncu_formula *f, const double *metric, const double *constants,
+                           double launch_time)
 {
     const double *bank[] = {metric, constants, &launch_time};
     return rt_formula_eval(&f->e, bank);
@@ -83,7 +84,7 @@ double ncu_formula_eval(const ncu_formula *f, const double *metric, const double
 
 /* ---- architectures ---- */
 
-int ncu_parse_arch(const char *s)
+int rt_ncu_parse_arch(const char *s)
 {
     if (!s)
         return -1;
@@ -103,18 +104,18 @@ int ncu_parse_arch(const char *s)
     return -1;
 }
 
-const double *ncu_map_constants(const ncu_map *m, int sm)
+const double *rt_ncu_map_constants(const rt_ncu_map *m, int sm)
 {
     if (m->n_arch == 0)
         return NULL;
-    const ncu_arch *best = &m->arch[0];
+    const rt_ncu_arch *best = &m->arch[0];
     for (size_t i = 0; i < m->n_arch; i++)
         if (m->arch[i].sm <= sm)
             best = &m->arch[i];
     return best->value;
 }
 
-int ncu_map_slot(const ncu_map *m, const char *name)
+int rt_ncu_map_slot(const rt_ncu_map *m, const char *name)
 {
     for (size_t i = 0; i < m->n_metric; i++)
         if (strcmp(m->metric[i], name) == 0)
@@ -122,7 +123,7 @@ int ncu_map_slot(const ncu_map *m, const char *name)
     return -1;
 }
 
-int ncu_quantity_applies(const ncu_map *m, const ncu_quantity *q, int sm, int lift_tf)
+int rt_ncu_quantity_applies(const rt_ncu_map *m, const rt_ncu_quantity *q, int sm, int lift_tf)
 {
     if (lift_tf && m->tensor_factor_const >= 0 && m->tensor_factor_const < 64 &&
         ((q->f.consts >> m->tensor_factor_const) & 1))
@@ -130,8 +131,8 @@ int ncu_quantity_applies(const ncu_map *m, const ncu_quantity *q, int sm, int li
     return sm >= q->from_sm && sm <= q->to_sm;
 }
 
-size_t ncu_map_choose(const ncu_map *m, uint64_t avail, const int *sms, size_t n_sms, int lift_tf,
-                      int *chosen, int *lacking, size_t *n_lacking)
+size_t rt_ncu_map_choose(const rt_ncu_map *m, uint64_t avail, const int *sms, size_t n_sms,
+                         int lift_tf, int *chosen, int *lacking, size_t *n_lacking)
 {
     size_t n = 0;
     *n_lacking = 0;
@@ -146,8 +147,8 @@ size_t ncu_map_choose(const ncu_map *m, uint64_t avail, const int *sms, size_t n
         for (size_t a = 0; a < n_sms; a++) {
             int in_scope = -1, pick = -1;
             for (size_t j = i; j < m->n_q && pick < 0; j++) {
-                const ncu_quantity *q = &m->q[j];
-                if (strcmp(q->quantity, qn) != 0 || !ncu_quantity_applies(m, q, sms[a], lift_tf))
+                const rt_ncu_quantity *q = &m->q[j];
+                if (strcmp(q->quantity, qn) != 0 || !rt_ncu_quantity_applies(m, q, sms[a], lift_tf))
                     continue;
                 if (in_scope < 0)
                     in_scope = (int)j;
@@ -186,7 +187,7 @@ static size_t add_arch(int *out, size_t n, int sm)
     return n + 1;
 }
 
-size_t ncu_map_archs(const ncu_map *m, const int *extra, size_t n_extra, int *out)
+size_t rt_ncu_map_archs(const rt_ncu_map *m, const int *extra, size_t n_extra, int *out)
 {
     size_t n = 0;
     for (size_t i = 0; i < n_extra; i++)
@@ -202,12 +203,12 @@ size_t ncu_map_archs(const ncu_map *m, const int *extra, size_t n_extra, int *ou
     return n;
 }
 
-uint64_t ncu_map_applying(const ncu_map *m, const int *chosen, size_t n, int sm, int lift_tf)
+uint64_t rt_ncu_map_applying(const rt_ncu_map *m, const int *chosen, size_t n, int sm, int lift_tf)
 {
     uint64_t on = 0;
     for (size_t i = 0; i < n && i < 64; i++) {
-        const ncu_quantity *q = &m->q[chosen[i]];
-        if (!ncu_quantity_applies(m, q, sm, lift_tf))
+        const rt_ncu_quantity *q = &m->q[chosen[i]];
+        if (!rt_ncu_quantity_applies(m, q, sm, lift_tf))
             continue;
         int taken = 0;
         for (size_t j = 0; j < i && !taken; j++)
@@ -220,7 +221,7 @@ uint64_t ncu_map_applying(const ncu_map *m, const int *chosen, size_t n, int sm,
 
 static int arch_cmp(const void *a, const void *b)
 {
-    return ((const ncu_arch *)a)->sm - ((const ncu_arch *)b)->sm;
+    return ((const rt_ncu_arch *)a)->sm - ((const rt_ncu_arch *)b)->sm;
 }
 
 static const char *jstr(json_t *o, const char *key)
@@ -229,7 +230,7 @@ static const char *jstr(json_t *o, const char *key)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
+int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err)
 {
     memset(m, 0, sizeof *m);
     m->path = rt_strdup(path);
@@ -247,7 +248,7 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
             rt_error_set(err, "%s: line %d: %s", path, je.line, je.text);
     }
     if (!root) {
-        ncu_map_release(m);
+        rt_ncu_map_release(m);
         return -1;
     }
     int rc = -1;
@@ -282,7 +283,7 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
         m->arch = rt_xcalloc(json_object_size(consts) + 1, sizeof *m->arch);
         json_object_foreach(consts, aname, aval)
         {
-            int sm = ncu_parse_arch(aname);
+            int sm = rt_ncu_parse_arch(aname);
             if (sm < 0 || !json_is_object(aval)) {
                 rt_error_set(err,
                              "%s: constants: '%s' is not an architecture like sm_70 with an "
@@ -290,7 +291,7 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
                              path, aname);
                 goto done;
             }
-            ncu_arch *a = &m->arch[m->n_arch++];
+            rt_ncu_arch *a = &m->arch[m->n_arch++];
             a->sm = sm;
             a->value = rt_xcalloc(m->n_const ? m->n_const : 1, sizeof(double));
             for (size_t i = 0; i < m->n_const; i++) {
@@ -304,7 +305,7 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
         if (strcmp(m->const_name[i], "tensor_factor") == 0)
             m->tensor_factor_const = (int)i;
     const char *da = jstr(root, "default_arch");
-    m->default_sm = da ? ncu_parse_arch(da) : 70;
+    m->default_sm = da ? rt_ncu_parse_arch(da) : 70;
     if (m->default_sm < 0) {
         rt_error_set(err, "%s: default_arch: '%s' is not an architecture like sm_70", path, da);
         goto done;
@@ -343,7 +344,7 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
                          path, i);
             goto done;
         }
-        ncu_quantity *q = &m->q[m->n_q++];
+        rt_ncu_quantity *q = &m->q[m->n_q++];
         q->quantity = rt_strdup(qn);
         q->set = rt_strdup(set ? set : "");
         q->from_sm = 0;
@@ -353,7 +354,7 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
             json_t *a = json_object_get(qv, bound[b]);
             if (!a)
                 continue;
-            int sm = json_is_string(a) ? ncu_parse_arch(json_string_value(a)) : -1;
+            int sm = json_is_string(a) ? rt_ncu_parse_arch(json_string_value(a)) : -1;
             if (sm < 0) {
                 rt_error_set(err, "%s: quantities[%zu]: %s must be an architecture like sm_80",
                              path, i, bound[b]);
@@ -375,16 +376,16 @@ int ncu_map_load(const char *path, ncu_map *m, rt_error *err)
 done:
     json_decref(root);
     if (rc != 0)
-        ncu_map_release(m);
+        rt_ncu_map_release(m);
     return rc;
 }
 
-static void f_release(ncu_formula *f)
+static void f_release(rt_ncu_formula *f)
 {
     rt_formula_release(&f->e);
 }
 
-void ncu_map_release(ncu_map *m)
+void rt_ncu_map_release(rt_ncu_map *m)
 {
     if (!m)
         return;
@@ -417,8 +418,8 @@ int rt_ncu_metric_list_load(const char *metrics_file, const char *set, int sm,
     memset(out, 0, sizeof *out);
     char *path =
         metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
-    ncu_map m;
-    int rc = ncu_map_load(path, &m, err);
+    rt_ncu_map m;
+    int rc = rt_ncu_map_load(path, &m, err);
     free(path);
     if (rc != 0)
         return -1;
@@ -427,20 +428,20 @@ int rt_ncu_metric_list_load(const char *metrics_file, const char *set, int sm,
     int found = 0;
     for (size_t i = 0; i < m.n_q; i++)
         if ((!set || strcmp(m.q[i].set, set) == 0) &&
-            (sm <= 0 || ncu_quantity_applies(&m, &m.q[i], sm, 0))) {
+            (sm <= 0 || rt_ncu_quantity_applies(&m, &m.q[i], sm, 0))) {
             want |= m.q[i].f.metrics;
             found = 1;
         }
     if (!found) {
         rt_error_set(err, "%s: no quantities of set '%s'", m.path, set);
-        ncu_map_release(&m);
+        rt_ncu_map_release(&m);
         return -1;
     }
     out->metric = rt_xcalloc(m.n_metric + 1, sizeof *out->metric);
     for (size_t s = 0; s < m.n_metric; s++)
         if ((want >> s) & 1)
             out->metric[out->n++] = rt_strdup(m.metric[s]);
-    ncu_map_release(&m);
+    rt_ncu_map_release(&m);
     return 0;
 }
 
@@ -449,24 +450,24 @@ int rt_ncu_tensor_formulas(const char *metrics_file, const char *set, int sm, ch
 {
     char *path =
         metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
-    ncu_map m;
-    int rc = ncu_map_load(path, &m, err);
+    rt_ncu_map m;
+    int rc = rt_ncu_map_load(path, &m, err);
     free(path);
     if (rc != 0)
         return -1;
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < m.n_q; i++) {
-        const ncu_quantity *q = &m.q[i];
+        const rt_ncu_quantity *q = &m.q[i];
         if (strncmp(q->quantity, "flops.tensor", 12) != 0 || (set && strcmp(q->set, set) != 0) ||
-            !ncu_quantity_applies(&m, q, sm, 0))
+            !rt_ncu_quantity_applies(&m, q, sm, 0))
             continue;
         int w = snprintf(buf + used, n - used, "%s = %s\n", q->quantity, q->f.e.text);
         if (w < 0 || (size_t)w >= n - used)
             break;
         used += (size_t)w;
     }
-    ncu_map_release(&m);
+    rt_ncu_map_release(&m);
     return 0;
 }
 
@@ -475,17 +476,17 @@ int rt_ncu_constant(const char *metrics_file, const char *arch, const char *name
 {
     char *path =
         metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
-    ncu_map m;
-    int rc = ncu_map_load(path, &m, err);
+    rt_ncu_map m;
+    int rc = rt_ncu_map_load(path, &m, err);
     free(path);
     if (rc != 0)
         return -1;
-    int sm = arch ? ncu_parse_arch(arch) : m.default_sm;
+    int sm = arch ? rt_ncu_parse_arch(arch) : m.default_sm;
     rc = -1;
     if (sm < 0) {
         rt_error_set(err, "'%s' is not an architecture like sm_70", arch);
     } else {
-        const double *c = ncu_map_constants(&m, sm);
+        const double *c = rt_ncu_map_constants(&m, sm);
         for (size_t i = 0; c && i < m.n_const; i++)
             if (strcmp(m.const_name[i], name) == 0 && !isnan(c[i])) {
                 *value = c[i];
@@ -494,7 +495,7 @@ int rt_ncu_constant(const char *metrics_file, const char *arch, const char *name
         if (rc != 0)
             rt_error_set(err, "%s: no constant '%s' for sm_%d", m.path, name, sm);
     }
-    ncu_map_release(&m);
+    rt_ncu_map_release(&m);
     return rc;
 }
 

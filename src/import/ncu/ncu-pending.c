@@ -33,7 +33,7 @@ static size_t pend_home(const ncu_import *im, uint64_t key)
 }
 
 /* The pending launch with this key, creating it when create is set; NULL if absent. */
-pending *ncu_pend_get(ncu_import *im, uint64_t key, int create)
+pending *rt_ncu_pend_get(ncu_import *im, uint64_t key, int create)
 {
     if (create && 2 * (im->nlive + 1) > im->ntable)
         pend_grow(im);
@@ -65,7 +65,7 @@ pending *ncu_pend_get(ncu_import *im, uint64_t key, int create)
     return &im->pool[e];
 }
 
-void ncu_pend_remove(ncu_import *im, uint64_t key)
+void rt_ncu_pend_remove(ncu_import *im, uint64_t key)
 {
     size_t j = pend_home(im, key);
     while (im->pool[im->table[j]].key != key)

@@ -17,7 +17,7 @@ static const char *const col_names[COL_N] = {"ID",          "Process ID",  "Kern
                                              "Metric Name", "Metric Unit", "Metric Value",
                                              "CC",          "Grid Size"};
 
-int ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg)
+int rt_ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg)
 {
     (*count)++;
     if (im->warnings && *count <= NCU_MAX_WARN)
@@ -26,7 +26,7 @@ int ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg)
 }
 
 /* Find the table header ("ID","Process ID",...) after the program's own output. */
-int ncu_find_header(ncu_import *im, ncu_file *f)
+int rt_ncu_find_header(ncu_import *im, ncu_file *f)
 {
     static const char sig[] = "\"ID\",\"Process ID\"";
     rt_error *err = im->err;
@@ -212,7 +212,7 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
         if (strncmp(cc, f->last_cc, sizeof f->last_cc) == 0 && f->last_cc[0]) {
             sm = f->last_sm;
         } else {
-            int v = ncu_parse_arch(cc);
+            int v = rt_ncu_parse_arch(cc);
             if (v < 0) {
                 rt_error_set(err,
                              "%s: line %lu: field 'CC': '%.20s' is not a compute capability "
@@ -243,7 +243,7 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
     if (mid >= im->nmslot) {
         im->mslot = rt_xrealloc(im->mslot, (mid + 1) * sizeof *im->mslot);
         for (size_t i = im->nmslot; i <= mid; i++)
-            im->mslot[i] = ncu_map_slot(&im->map, im->mnames.key[i]);
+            im->mslot[i] = rt_ncu_map_slot(&im->map, im->mnames.key[i]);
         im->nmslot = mid + 1;
     }
     int slot = im->mslot[mid];
@@ -286,7 +286,7 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
 }
 
 /* The next launch of a file: its consecutive rows with one key (one row is read ahead). */
-int ncu_next_group(ncu_import *im, ncu_file *f, group *g)
+int rt_ncu_next_group(ncu_import *im, ncu_file *f, group *g)
 {
     if (!f->have_next) {
         if (f->done)

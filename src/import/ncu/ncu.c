@@ -85,7 +85,7 @@ static int ncu_finish(ncu_import *im, pending *p)
             rt_error_set(err, "%s (--allow-missing counts it as 0)", msg);
             return -1;
         }
-        ncu_warn_limited(im, &im->missing, msg);
+        rt_ncu_warn_limited(im, &im->missing, msg);
         break;
     }
     double v[NCU_MAX_METRICS];
@@ -97,16 +97,16 @@ static int ncu_finish(ncu_import *im, pending *p)
                 snprintf(msg, sizeof msg,
                          "launch %ld (kernel '%s'): metric '%s' is nan, counted as 0", p->id,
                          ncu_short(im->names.key[p->kname], sbuf, sizeof sbuf), im->map.metric[s]);
-                ncu_warn_limited(im, &im->nan_values, msg);
+                rt_ncu_warn_limited(im, &im->nan_values, msg);
             }
             x = 0;
         }
         v[s] = x;
     }
     /* --tensor-factor was written into every architecture's constants at the start. */
-    const double *cst = ncu_map_constants(&im->map, p->sm);
-    double cycles = ncu_formula_eval(&im->map.cycles, v, cst, 0);
-    double rate = ncu_formula_eval(&im->map.rate, v, cst, 0);
+    const double *cst = rt_ncu_map_constants(&im->map, p->sm);
+    double cycles = rt_ncu_formula_eval(&im->map.cycles, v, cst, 0);
+    double rate = rt_ncu_formula_eval(&im->map.rate, v, cst, 0);
     double lt = rate > 0 ? cycles / rate : 0;
     if (!isfinite(lt)) {
         rt_error_set(im->err,
@@ -131,15 +131,15 @@ static int ncu_finish(ncu_import *im, pending *p)
         rt_time_samples_add(&t->launch_times, lt);
     if (im->on_sm != p->sm) {
         im->on_sm = p->sm;
-        im->on_mask =
-            ncu_map_applying(&im->map, im->chosen, im->nchosen, p->sm, im->opt->tensor_factor > 0);
+        im->on_mask = rt_ncu_map_applying(&im->map, im->chosen, im->nchosen, p->sm,
+                                          im->opt->tensor_factor > 0);
     }
     im->used |= im->on_mask;
     for (size_t i = 0; i < im->nchosen; i++) {
         if (!((im->on_mask >> i) & 1))
             continue; /* out of its scope on this architecture */
         t->applied |= (uint64_t)1 << i;
-        double x = ncu_formula_eval(&im->map.q[im->chosen[i]].f, v, cst, lt);
+        double x = rt_ncu_formula_eval(&im->map.q[im->chosen[i]].f, v, cst, lt);
         if (isnan(x)) {
             /* A constant the mapping lacks for this architecture. */
             char msg[512];
@@ -147,7 +147,7 @@ static int ncu_finish(ncu_import *im, pending *p)
                      "%s of launch %ld is undefined on sm_%d (a constant the mapping "
                      "lacks?), counted as 0",
                      im->map.q[im->chosen[i]].quantity, p->id, p->sm);
-            ncu_warn_limited(im, &im->nan_values, msg);
+            rt_ncu_warn_limited(im, &im->nan_values, msg);
             x = 0;
         }
         if (!isfinite(x) || x < 0) {
@@ -182,7 +182,7 @@ static int ncu_finish(ncu_import *im, pending *p)
 static int ncu_merge(ncu_import *im, size_t fi, const group *g)
 {
     rt_error *err = im->err;
-    pending *p = ncu_pend_get(im, g->key, 1);
+    pending *p = rt_ncu_pend_get(im, g->key, 1);
     if (p->files == 0) {
         p->pid = g->pid;
         p->id = g->id;
@@ -229,7 +229,7 @@ static int ncu_merge(ncu_import *im, size_t fi, const group *g)
     if (p->files == im->all_files) {
         if (ncu_finish(im, p) != 0)
             return -1;
-        ncu_pend_remove(im, g->key);
+        rt_ncu_pend_remove(im, g->key);
     }
     return 0;
 }
@@ -257,16 +257,16 @@ static int ncu_choose(ncu_import *im, uint64_t avail, const int *sms, size_t n_s
     int lift = im->opt->tensor_factor > 0;
     /* Warnings for the architectures of the files' first launches; formulas for every one the
      * mapping distinguishes, so that a later launch of another finds its own. */
-    ncu_map_choose(&im->map, avail, sms, n_sms, lift, im->chosen, lacking, &n_lacking);
+    rt_ncu_map_choose(&im->map, avail, sms, n_sms, lift, im->chosen, lacking, &n_lacking);
     int *all = rt_xcalloc(im->map.n_arch + 2 * im->map.n_q + n_sms + 1, sizeof *all);
-    size_t n_all = ncu_map_archs(&im->map, sms, n_sms, all);
+    size_t n_all = rt_ncu_map_archs(&im->map, sms, n_sms, all);
     size_t unused;
     int *spare = rt_xcalloc(im->map.n_q + 1, sizeof *spare);
-    im->nchosen = ncu_map_choose(&im->map, avail, all, n_all, lift, im->chosen, spare, &unused);
+    im->nchosen = rt_ncu_map_choose(&im->map, avail, all, n_all, lift, im->chosen, spare, &unused);
     free(spare);
     free(all);
     for (size_t i = 0; i < n_lacking && im->warnings; i++) {
-        const ncu_quantity *q = &im->map.q[lacking[i]];
+        const rt_ncu_quantity *q = &im->map.q[lacking[i]];
         rt_warnings_add(im->warnings,
                         "%s not imported: metric '%s' is in none of the "
                         "inputs",
@@ -302,7 +302,7 @@ static void ncu_import_release(ncu_import *im)
     for (size_t i = 0; i < im->nf && im->occ; i++)
         free(im->occ[i]);
     free(im->occ);
-    ncu_map_release(&im->map);
+    rt_ncu_map_release(&im->map);
 }
 
 /* Join per kernel name: the key of file fi's next launch of g's kernel is the name and the
@@ -369,11 +369,11 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
     group *g = rt_xmalloc(sizeof *g);
     char *mpath = opt->metrics_file ? rt_strdup(opt->metrics_file)
                                     : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
-    if (ncu_map_load(mpath, &im.map, err) != 0)
+    if (rt_ncu_map_load(mpath, &im.map, err) != 0)
         goto done;
     im.default_sm = im.map.default_sm;
     if (opt->arch) {
-        im.default_sm = ncu_parse_arch(opt->arch);
+        im.default_sm = rt_ncu_parse_arch(opt->arch);
         if (im.default_sm < 0) {
             rt_error_set(err, "'%s' is not an architecture like sm_70", opt->arch);
             goto done;
@@ -396,7 +396,7 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
         ncu_file *f = &im.f[i];
         f->path = paths[i];
         f->csv = rt_csv_open(paths[i], err);
-        if (!f->csv || ncu_find_header(&im, f) != 0)
+        if (!f->csv || rt_ncu_find_header(&im, f) != 0)
             goto done;
     }
     /* First launch of each file: which metrics it holds decides the formulas. */
@@ -404,7 +404,7 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
     group *first = rt_xcalloc(n, sizeof *first);
     int *sms = rt_xcalloc(n, sizeof *sms);
     for (size_t i = 0; i < n; i++) {
-        int r = ncu_next_group(&im, &im.f[i], &first[i]);
+        int r = rt_ncu_next_group(&im, &im.f[i], &first[i]);
         if (r < 0) {
             free(first);
             free(sms);
@@ -440,7 +440,7 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
         im.map.tensor_factor_const >= 0)
         for (size_t i = 0; i < im.nchosen; i++)
             if (strcmp(im.map.q[im.chosen[i]].quantity, "flops.tensor") == 0) {
-                const double *cst = ncu_map_constants(&im.map, im.default_sm);
+                const double *cst = rt_ncu_map_constants(&im.map, im.default_sm);
                 rt_warnings_add(im.warnings,
                                 "%s: no CC column: sm_%d assumed, %g FLOPs per tensor instruction "
                                 "(--arch or --tensor-factor to change)",
@@ -457,7 +457,7 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
         time_in_one |= (im.f[i].metrics & tmask) == tmask;
     if (by_name && im.warnings)
         for (size_t i = 0; i < im.nchosen; i++) {
-            const ncu_formula *f = &im.map.q[im.chosen[i]].f;
+            const rt_ncu_formula *f = &im.map.q[im.chosen[i]].f;
             uint64_t need = f->metrics | (f->uses_time ? tmask : 0);
             int one = 0;
             for (size_t j = 0; j < n; j++)
@@ -479,7 +479,7 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
     for (;;) {
         int progress = 0;
         for (size_t i = 0; i < n; i++) {
-            int r = ncu_next_group(&im, &im.f[i], g);
+            int r = rt_ncu_next_group(&im, &im.f[i], g);
             if (r < 0)
                 goto done;
             if (r == 0)
@@ -501,7 +501,7 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
                 p = &im.pool[im.table[j]];
         if (ncu_finish(&im, p) != 0)
             goto done;
-        ncu_pend_remove(&im, p->key);
+        rt_ncu_pend_remove(&im, p->key);
     }
 
     /* The profile. */

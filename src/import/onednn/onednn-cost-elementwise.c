@@ -23,7 +23,7 @@ static double elem_elems(const void *c_, const char *arg, const char *prop, doub
 {
     const elem_ctx *c = c_;
     if (strcmp(arg, "data") == 0) {
-        *mult = dn_is_forward(prop) ? 2 : 1;
+        *mult = rt_onednn_is_forward(prop) ? 2 : 1;
         return c->elems;
     }
     if (strcmp(arg, "diff") == 0) {
@@ -35,7 +35,7 @@ static double elem_elems(const void *c_, const char *arg, const char *prop, doub
         return c->stats;
     }
     int d;
-    const char *a = dn_base_arg(arg, &d);
+    const char *a = rt_onednn_base_arg(arg, &d);
     if (strcmp(a, "src") == 0 || strcmp(a, "dst") == 0)
         return c->elems;
     if (strcmp(a, "scale") == 0 || strcmp(a, "shift") == 0 || strcmp(a, "mean") == 0 ||
@@ -48,10 +48,10 @@ static double elem_elems(const void *c_, const char *arg, const char *prop, doub
 
 /* The normalization flags the cost model's formula reads: G (global statistics given), S (scale
  * and shift), C (scale), H (shift), R/A (fused ReLU). */
-static void norm_flags(const char *aux, dn_counts *n)
+static void norm_flags(const char *aux, rt_onednn_counts *n)
 {
     char flags[32];
-    dn_aux_get(aux, "flags", flags, sizeof flags);
+    rt_onednn_aux_get(aux, "flags", flags, sizeof flags);
     n->global_stats = strchr(flags, 'G') != NULL;
     n->scale_shift = strchr(flags, 'S') != NULL;
     n->scale = strchr(flags, 'C') != NULL;
@@ -59,8 +59,8 @@ static void norm_flags(const char *aux, dn_counts *n)
     n->relu = strchr(flags, 'R') != NULL || strchr(flags, 'A') != NULL;
 }
 
-int dn_cost_bnorm(const rt_shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
-                  rt_error *err)
+int rt_onednn_cost_bnorm(const rt_shape *sh, const mdlist *ml, const char *prop, const char *aux,
+                         cost *c, rt_error *err)
 {
     if (!rt_shape_has(sh, "mb") || !rt_shape_has(sh, "ic")) {
         rt_error_set(err, "batch normalization problem descriptor needs mb and ic");
@@ -72,26 +72,26 @@ int dn_cost_bnorm(const rt_shape *sh, const mdlist *ml, const char *prop, const 
     x.stats = x.channels;
     c->n.elems = x.elems;
     norm_flags(aux, &c->n);
-    if (dn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
+    if (rt_onednn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
     return 0;
 }
 
-int dn_cost_lnorm(const char *problem, const mdlist *ml, const char *prop, const char *aux, cost *c,
-                  rt_error *err)
+int rt_onednn_cost_lnorm(const char *problem, const mdlist *ml, const char *prop, const char *aux,
+                         cost *c, rt_error *err)
 {
     dimlists dl;
-    if (dn_dims_parse(problem, &dl) != 0 || dl.nd[0] < 2) {
+    if (rt_onednn_dims_parse(problem, &dl) != 0 || dl.nd[0] < 2) {
         rt_error_set(err, "layer normalization problem '%s' is not dims", problem);
         return -1;
     }
-    elem_ctx x = {.elems = dn_dims_prod(&dl, 0)};
+    elem_ctx x = {.elems = rt_onednn_dims_prod(&dl, 0)};
     x.channels = dl.d[0][dl.nd[0] - 1];
     x.stats = x.elems / x.channels;
     c->n.elems = x.elems;
     norm_flags(aux, &c->n);
-    if (dn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
+    if (rt_onednn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
     return 0;
@@ -99,11 +99,11 @@ int dn_cost_lnorm(const char *problem, const mdlist *ml, const char *prop, const
 
 /* Eltwise: 1 for a function with a multiply and an add (the model's two_op_algs, matched as a
  * prefix of the algorithm; and leaky ReLU, a relu with a non-zero alpha), else 0. */
-static double eltwise_two_op(const dn_kind_model *model, const char *aux)
+static double eltwise_two_op(const rt_onednn_kind_model *model, const char *aux)
 {
     char alg[64], alpha[32];
-    dn_aux_get(aux, "alg", alg, sizeof alg);
-    dn_aux_get(aux, "alpha", alpha, sizeof alpha);
+    rt_onednn_aux_get(aux, "alg", alg, sizeof alg);
+    rt_onednn_aux_get(aux, "alpha", alpha, sizeof alpha);
     const char *a = strncmp(alg, "eltwise_", 8) == 0 ? alg + 8 : alg;
     for (size_t i = 0; model && i < model->n_two_op; i++)
         if (strncmp(a, model->two_op_algs[i], strlen(model->two_op_algs[i])) == 0)
@@ -111,21 +111,21 @@ static double eltwise_two_op(const dn_kind_model *model, const char *aux)
     return strncmp(a, "relu", 4) == 0 && alpha[0] && strtod(alpha, NULL) != 0;
 }
 
-int dn_cost_dims_elementwise(const char *kind, const dn_kind_model *model, const char *problem,
-                             const mdlist *ml, const char *prop, const char *aux, cost *c,
-                             rt_error *err)
+int rt_onednn_cost_dims_elementwise(const char *kind, const rt_onednn_kind_model *model,
+                                    const char *problem, const mdlist *ml, const char *prop,
+                                    const char *aux, cost *c, rt_error *err)
 {
     dimlists dl;
-    if (dn_dims_parse(problem, &dl) != 0) {
+    if (rt_onednn_dims_parse(problem, &dl) != 0) {
         rt_error_set(err, "%s problem '%s' is not dims", kind, problem);
         return -1;
     }
-    elem_ctx x = {.elems = dn_dims_prod(&dl, 0)};
+    elem_ctx x = {.elems = rt_onednn_dims_prod(&dl, 0)};
     x.stats = x.channels = x.elems;
     c->n.elems = x.elems;
     if (strcmp(kind, "eltwise") == 0)
         c->n.two_op = eltwise_two_op(model, aux);
-    if (dn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
+    if (rt_onednn_sum_bytes(ml, &x, elem_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
     return 0;
@@ -142,7 +142,7 @@ static double pool_elems(const void *c_, const char *arg, const char *prop, doub
     (void)mult;
     const pool_ctx *c = c_;
     int d;
-    const char *a = dn_base_arg(arg, &d);
+    const char *a = rt_onednn_base_arg(arg, &d);
     if (strcmp(a, "src") == 0)
         return c->src;
     if (strcmp(a, "dst") == 0 || strcmp(a, "ws") == 0)
@@ -150,15 +150,15 @@ static double pool_elems(const void *c_, const char *arg, const char *prop, doub
     return -1;
 }
 
-int dn_cost_pool(int window, const rt_shape *sh, const mdlist *ml, const char *prop,
-                 const char *aux, cost *c, rt_error *err)
+int rt_onednn_cost_pool(int window, const rt_shape *sh, const mdlist *ml, const char *prop,
+                        const char *aux, cost *c, rt_error *err)
 {
     if (!rt_shape_has(sh, "mb") || !rt_shape_has(sh, "ic")) {
         rt_error_set(err, "pooling problem descriptor needs mb and ic");
         return -1;
     }
     char alg[64];
-    dn_aux_get(aux, "alg", alg, sizeof alg);
+    rt_onednn_aux_get(aux, "alg", alg, sizeof alg);
     int include_pad = strstr(alg, "include_padding") != NULL;
     int avg = strstr(alg, "avg") != NULL;
     double mbc = rt_shape_get(sh, "mb", 1) * rt_shape_get(sh, "ic", 1);
@@ -183,15 +183,15 @@ int dn_cost_pool(int window, const rt_shape *sh, const mdlist *ml, const char *p
         dst *= out;
         /* Average including padding divides by the whole window but still adds only real inputs. */
         taps *= include_pad || window ? out * k
-                                      : dn_valid_taps(out, in, k, s, rt_shape_get(sh, kd, 0),
-                                                      rt_shape_get(sh, kp, 0));
+                                      : rt_onednn_valid_taps(out, in, k, s, rt_shape_get(sh, kd, 0),
+                                                             rt_shape_get(sh, kp, 0));
     }
     /* One compare (max) or add (avg) per tap, plus one divide per output for avg. */
     c->n.window_taps = mbc * taps;
     c->n.avg = avg;
     c->n.dst = dst;
     pool_ctx x = {src, dst};
-    if (dn_sum_bytes(ml, &x, pool_elems, prop, &c->bytes, err) != 0)
+    if (rt_onednn_sum_bytes(ml, &x, pool_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
     return 0;
@@ -200,11 +200,11 @@ int dn_cost_pool(int window, const rt_shape *sh, const mdlist *ml, const char *p
 /* Kinds whose problem is a list of dims, one per source: binary, sum, concat, reorder, shuffle,
  * prelu, reduction, resampling. Sources take the lists in order; the destination is the
  * broadcast (binary), the sum of the concatenated lists (concat) or the last list. */
-int dn_cost_lists(const char *kind, const char *problem, const mdlist *ml, const char *aux, cost *c,
-                  rt_error *err)
+int rt_onednn_cost_lists(const char *kind, const char *problem, const mdlist *ml, const char *aux,
+                         cost *c, rt_error *err)
 {
     dimlists dl;
-    if (dn_dims_parse(problem, &dl) != 0) {
+    if (rt_onednn_dims_parse(problem, &dl) != 0) {
         rt_error_set(err, "%s problem '%s' is not dims", kind, problem);
         return -1;
     }
@@ -227,23 +227,23 @@ int dn_cost_lists(const char *kind, const char *problem, const mdlist *ml, const
     } else if (strcmp(kind, "concat") == 0) {
         dst = 0;
         for (int l = 0; l < dl.n; l++)
-            dst += dn_dims_prod(&dl, l);
+            dst += rt_onednn_dims_prod(&dl, l);
     } else {
-        dst = dn_dims_prod(&dl, dl.n - 1);
+        dst = rt_onednn_dims_prod(&dl, dl.n - 1);
     }
     int n_src = 0;
     double b = 0;
     for (int i = 0; i < ml->n; i++) {
         const mdesc *m = &ml->m[i];
-        double sz = dn_dt_size(m->dt);
+        double sz = rt_onednn_dt_size(m->dt);
         if (sz <= 0)
             continue;
         int d;
-        const char *a = dn_base_arg(m->arg, &d);
+        const char *a = rt_onednn_base_arg(m->arg, &d);
         if (strncmp(a, "src", 3) == 0 || strcmp(a, "wei") == 0) {
             int l = n_src < dl.n ? n_src : dl.n - 1;
             /* sum and reorder: every source has the one shape. */
-            b += dn_dims_prod(&dl, l) * sz;
+            b += rt_onednn_dims_prod(&dl, l) * sz;
             n_src++;
         } else if (strcmp(a, "dst") == 0) {
             b += dst * sz;
@@ -255,7 +255,7 @@ int dn_cost_lists(const char *kind, const char *problem, const mdlist *ml, const
     c->bytes = b;
     c->bytes_known = 1;
     c->n.dst = dst;
-    c->n.src = dn_dims_prod(&dl, 0);
+    c->n.src = rt_onednn_dims_prod(&dl, 0);
     c->n.sources = n_src > 1 ? n_src : 1;
     (void)aux;
     return 0;

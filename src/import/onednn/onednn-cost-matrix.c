@@ -19,7 +19,7 @@ static double conv_elems(const void *c_, const char *arg, const char *prop, doub
     (void)mult;
     const conv_ctx *c = c_;
     int d;
-    const char *a = dn_base_arg(arg, &d);
+    const char *a = rt_onednn_base_arg(arg, &d);
     if (strcmp(a, "src") == 0)
         return c->mb * c->ic * c->id * c->ih * c->iw;
     if (strcmp(a, "wei") == 0 || strcmp(a, "weights") == 0)
@@ -31,8 +31,8 @@ static double conv_elems(const void *c_, const char *arg, const char *prop, doub
     return -1;
 }
 
-int dn_cost_conv(int deconv, int window, const rt_shape *sh, const mdlist *ml, const char *prop,
-                 cost *c, rt_error *err)
+int rt_onednn_cost_conv(int deconv, int window, const rt_shape *sh, const mdlist *ml,
+                        const char *prop, cost *c, rt_error *err)
 {
     static const char *need[] = {"mb", "ic", "oc"};
     for (size_t i = 0; i < 3; i++)
@@ -75,8 +75,8 @@ int dn_cost_conv(int deconv, int window, const rt_shape *sh, const mdlist *ml, c
         if (window)
             taps *= (deconv ? *in[i] : *out[i]) * *ker[i];
         else
-            taps *= deconv ? dn_valid_taps(*in[i], *out[i], *ker[i], s, d, p)
-                           : dn_valid_taps(*out[i], *in[i], *ker[i], s, d, p);
+            taps *= deconv ? rt_onednn_valid_taps(*in[i], *out[i], *ker[i], s, d, p)
+                           : rt_onednn_valid_taps(*out[i], *in[i], *ker[i], s, d, p);
     }
     if (x.g < 1 || fmod(x.ic, x.g) != 0 || fmod(x.oc, x.g) != 0) {
         rt_error_set(err, "channels ic%g oc%g not divisible by groups g%g", x.ic, x.oc, x.g);
@@ -90,9 +90,9 @@ int dn_cost_conv(int deconv, int window, const rt_shape *sh, const mdlist *ml, c
             strcmp(ml->m[i].dt, "undef") != 0)
             has_bias = 1;
     /* The bias is one add per output element forward, and one reduction add backward. */
-    if (has_bias && (dn_is_forward(prop) || strcmp(prop, "backward_weights") == 0))
+    if (has_bias && (rt_onednn_is_forward(prop) || strcmp(prop, "backward_weights") == 0))
         c->n.bias_adds = x.mb * x.oc * x.od * x.oh * x.ow;
-    if (dn_sum_bytes(ml, &x, conv_elems, prop, &c->bytes, err) != 0)
+    if (rt_onednn_sum_bytes(ml, &x, conv_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
     return 0;
@@ -109,7 +109,7 @@ static double ip_elems(const void *c_, const char *arg, const char *prop, double
     (void)mult;
     const ip_ctx *c = c_;
     int d;
-    const char *a = dn_base_arg(arg, &d);
+    const char *a = rt_onednn_base_arg(arg, &d);
     if (strcmp(a, "src") == 0)
         return c->mb * c->ic * c->sp;
     if (strcmp(a, "wei") == 0 || strcmp(a, "weights") == 0)
@@ -121,7 +121,8 @@ static double ip_elems(const void *c_, const char *arg, const char *prop, double
     return -1;
 }
 
-int dn_cost_ip(const rt_shape *sh, const mdlist *ml, const char *prop, cost *c, rt_error *err)
+int rt_onednn_cost_ip(const rt_shape *sh, const mdlist *ml, const char *prop, cost *c,
+                      rt_error *err)
 {
     if (!rt_shape_has(sh, "mb") || !rt_shape_has(sh, "ic") || !rt_shape_has(sh, "oc")) {
         rt_error_set(err, "inner product problem descriptor needs mb, ic and oc");
@@ -132,9 +133,9 @@ int dn_cost_ip(const rt_shape *sh, const mdlist *ml, const char *prop, cost *c, 
     c->n.macs = x.mb * x.oc * x.ic * x.sp;
     for (int i = 0; i < ml->n; i++)
         if (strcmp(ml->m[i].arg, "bia") == 0 && strcmp(ml->m[i].dt, "undef") != 0 &&
-            (dn_is_forward(prop) || strcmp(prop, "backward_weights") == 0))
+            (rt_onednn_is_forward(prop) || strcmp(prop, "backward_weights") == 0))
             c->n.bias_adds += x.mb * x.oc;
-    if (dn_sum_bytes(ml, &x, ip_elems, prop, &c->bytes, err) != 0)
+    if (rt_onednn_sum_bytes(ml, &x, ip_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
     return 0;
@@ -161,10 +162,11 @@ static double mm_elems(const void *c_, const char *arg, const char *prop, double
     return -1;
 }
 
-int dn_cost_matmul(const char *problem, const mdlist *ml, const char *prop, cost *c, rt_error *err)
+int rt_onednn_cost_matmul(const char *problem, const mdlist *ml, const char *prop, cost *c,
+                          rt_error *err)
 {
     dimlists dl;
-    if (dn_dims_parse(problem, &dl) != 0 || dl.n < 3 || dl.nd[0] < 2 || dl.nd[1] < 2 ||
+    if (rt_onednn_dims_parse(problem, &dl) != 0 || dl.n < 3 || dl.nd[0] < 2 || dl.nd[1] < 2 ||
         dl.nd[2] < 2) {
         rt_error_set(err, "matmul problem '%s' is not SRC:WEIGHTS:DST dims", problem);
         return -1;
@@ -177,8 +179,9 @@ int dn_cost_matmul(const char *problem, const mdlist *ml, const char *prop, cost
     for (int i = 0; i < ml->n; i++)
         if (strcmp(ml->m[i].arg, "bia") == 0 && strcmp(ml->m[i].dt, "undef") != 0)
             c->n.bias_adds += batch * m * n;
-    mm_ctx x = {dn_dims_prod(&dl, 0), dn_dims_prod(&dl, 1), dn_dims_prod(&dl, 2), n};
-    if (dn_sum_bytes(ml, &x, mm_elems, prop, &c->bytes, err) != 0)
+    mm_ctx x = {rt_onednn_dims_prod(&dl, 0), rt_onednn_dims_prod(&dl, 1),
+                rt_onednn_dims_prod(&dl, 2), n};
+    if (rt_onednn_sum_bytes(ml, &x, mm_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
     return 0;
@@ -195,7 +198,7 @@ static double rnn_elems(const void *c_, const char *arg, const char *prop, doubl
     (void)mult;
     const rnn_ctx *c = c_;
     int d;
-    const char *a = dn_base_arg(arg, &d);
+    const char *a = rt_onednn_base_arg(arg, &d);
     double ld = c->l * c->dirs;
     if (strcmp(a, "src_layer") == 0)
         return c->t * c->mb * c->slc;
@@ -222,8 +225,8 @@ static double rnn_elems(const void *c_, const char *arg, const char *prop, doubl
     return -1;
 }
 
-int dn_cost_rnn(const rt_shape *sh, const mdlist *ml, const char *prop, const char *aux, cost *c,
-                rt_error *err)
+int rt_onednn_cost_rnn(const rt_shape *sh, const mdlist *ml, const char *prop, const char *aux,
+                       cost *c, rt_error *err)
 {
     static const char *need[] = {"l", "t", "mb", "sic", "slc", "dhc"};
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
@@ -232,8 +235,8 @@ int dn_cost_rnn(const rt_shape *sh, const mdlist *ml, const char *prop, const ch
             return -1;
         }
     char alg[64], dir[64];
-    dn_aux_get(aux, "alg", alg, sizeof alg);
-    dn_aux_get(aux, "direction", dir, sizeof dir);
+    rt_onednn_aux_get(aux, "alg", alg, sizeof alg);
+    rt_onednn_aux_get(aux, "direction", dir, sizeof dir);
     rnn_ctx x = {.l = rt_shape_get(sh, "l", 1),
                  .t = rt_shape_get(sh, "t", 1),
                  .mb = rt_shape_get(sh, "mb", 1),
@@ -274,7 +277,7 @@ int dn_cost_rnn(const rt_shape *sh, const mdlist *ml, const char *prop, const ch
     c->n.bias_adds = x.bias_gates * x.mb * x.dhc;
     /* Backward (data/onednn/cost.json): the data gradient and the weights gradient GEMMs, each
      * as large as forward's. */
-    if (dn_sum_bytes(ml, &x, rnn_elems, prop, &c->bytes, err) != 0)
+    if (rt_onednn_sum_bytes(ml, &x, rnn_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;
     return 0;

@@ -1,5 +1,5 @@
 /* The oneDNN cost model's knowledge: data/onednn/cost.json read, checked and evaluated (its
- * formulas through util/formula.c over the counts of dn_counts). */
+ * formulas through util/formula.c over the counts of rt_onednn_counts). */
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@ static const struct {
 } counts[] = {
 #define C(f)                                                                                       \
     {                                                                                              \
-#f, offsetof(dn_counts, f)                                                                 \
+#f, offsetof(rt_onednn_counts, f)                                                          \
     }
     C(macs),        C(bias_adds), C(cells), C(gemm_macs), C(elems),  C(global_stats),
     C(scale_shift), C(scale),     C(shift), C(relu),      C(two_op), C(window_taps),
@@ -25,7 +25,7 @@ static const struct {
 #undef C
 };
 
-int dn_count_offset(const char *name, size_t len)
+int rt_onednn_count_offset(const char *name, size_t len)
 {
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         if (strlen(counts[i].name) == len && memcmp(counts[i].name, name, len) == 0)
@@ -41,7 +41,7 @@ static int resolve(void *ctx, const char *name, size_t len, int *bank, int *inde
         size_t n = strcspn(p, " ");
         if (n == len && memcmp(p, name, len) == 0) {
             *bank = 0;
-            *index = dn_count_offset(name, len) / (int)sizeof(double);
+            *index = rt_onednn_count_offset(name, len) / (int)sizeof(double);
             return 0;
         }
         p += n;
@@ -51,26 +51,26 @@ static int resolve(void *ctx, const char *name, size_t len, int *bank, int *inde
     return -1;
 }
 
-static int compile(const dn_model *m, const char *kind, const char *dir, json_t *v, rt_formula *f,
-                   rt_error *err)
+static int compile(const rt_onednn_model *m, const char *kind, const char *dir, json_t *v,
+                   rt_formula *f, rt_error *err)
 {
     if (!json_is_string(v)) {
         rt_error_set(err, "%s: kinds.%s.flops%s%s: a formula (a string) expected", m->path, kind,
                      dir ? "." : "", dir ? dir : "");
         return -1;
     }
-    if (rt_formula_compile(f, json_string_value(v), resolve, (void *)dn_kind_counts(kind), err) !=
-        0) {
+    if (rt_formula_compile(f, json_string_value(v), resolve, (void *)rt_onednn_kind_counts(kind),
+                           err) != 0) {
         rt_error_prefix(err, "%s: kinds.%s.flops%s%s (counts: %s)", m->path, kind, dir ? "." : "",
-                        dir ? dir : "", dn_kind_counts(kind));
+                        dir ? dir : "", rt_onednn_kind_counts(kind));
         return -1;
     }
     return 0;
 }
 
-static int load_kind(dn_model *m, const char *kind, json_t *o, rt_error *err)
+static int load_kind(rt_onednn_model *m, const char *kind, json_t *o, rt_error *err)
 {
-    if (!dn_kind_counts(kind)) {
+    if (!rt_onednn_kind_counts(kind)) {
         rt_error_set(err, "%s: kinds.%s: not a primitive kind the importer reads", m->path, kind);
         return -1;
     }
@@ -79,7 +79,7 @@ static int load_kind(dn_model *m, const char *kind, json_t *o, rt_error *err)
         rt_error_set(err, "%s: kinds.%s: needs \"flops\"", m->path, kind);
         return -1;
     }
-    dn_kind_model *k = &m->k[m->n++];
+    rt_onednn_kind_model *k = &m->k[m->n++];
     k->kind = rt_strdup(kind);
     if (json_is_object(flops)) {
         if (compile(m, kind, "forward", json_object_get(flops, "forward"), &k->forward, err) != 0 ||
@@ -113,7 +113,7 @@ static int load_kind(dn_model *m, const char *kind, json_t *o, rt_error *err)
     return 0;
 }
 
-int dn_model_load(const char *path, dn_model *m, rt_error *err)
+int rt_onednn_model_load(const char *path, rt_onednn_model *m, rt_error *err)
 {
     memset(m, 0, sizeof *m);
     m->path = path ? rt_strdup(path) : rt_asprintf("%s/onednn/cost.json", rt_datadir());
@@ -129,7 +129,7 @@ int dn_model_load(const char *path, dn_model *m, rt_error *err)
             rt_error_set(err, "%s: line %d: %s", m->path, je.line, je.text);
     }
     if (!root) {
-        dn_model_release(m);
+        rt_onednn_model_release(m);
         return -1;
     }
     int rc = -1;
@@ -155,16 +155,16 @@ int dn_model_load(const char *path, dn_model *m, rt_error *err)
 done:
     json_decref(root);
     if (rc != 0)
-        dn_model_release(m);
+        rt_onednn_model_release(m);
     return rc;
 }
 
-void dn_model_release(dn_model *m)
+void rt_onednn_model_release(rt_onednn_model *m)
 {
     if (!m)
         return;
     for (size_t i = 0; i < m->n; i++) {
-        dn_kind_model *k = &m->k[i];
+        rt_onednn_kind_model *k = &m->k[i];
         free(k->kind);
         rt_formula_release(&k->forward);
         rt_formula_release(&k->backward);
@@ -177,7 +177,7 @@ void dn_model_release(dn_model *m)
     memset(m, 0, sizeof *m);
 }
 
-const dn_kind_model *dn_model_kind(const dn_model *m, const char *kind)
+const rt_onednn_kind_model *rt_onednn_model_kind(const rt_onednn_model *m, const char *kind)
 {
     for (size_t i = 0; i < m->n; i++)
         if (strcmp(m->k[i].kind, kind) == 0)
@@ -185,8 +185,9 @@ const dn_kind_model *dn_model_kind(const dn_model *m, const char *kind)
     return NULL;
 }
 
-double dn_model_flops(const dn_kind_model *k, const char *prop, const dn_counts *n)
+double rt_onednn_model_flops(const rt_onednn_kind_model *k, const char *prop,
+                             const rt_onednn_counts *n)
 {
     const double *bank[] = {(const double *)n};
-    return rt_formula_eval(dn_is_forward(prop) ? &k->forward : &k->backward, bank);
+    return rt_formula_eval(rt_onednn_is_forward(prop) ? &k->forward : &k->backward, bank);
 }

@@ -15,7 +15,7 @@
  * oneDNN's dilation is 0-based (d = 0: dense). Taps that fall into padding do no work. NAN when a
  * size is not a whole number within RT_WINDOW_MAX_DIM (checked before any conversion).
  */
-double dn_valid_taps(double out, double in, double kern, double s, double d, double p)
+double rt_onednn_valid_taps(double out, double in, double kern, double s, double d, double p)
 {
     const double lim = (double)RT_WINDOW_MAX_DIM;
     const double v[6] = {out, in, kern, s, d, p};
@@ -27,7 +27,7 @@ double dn_valid_taps(double out, double in, double kern, double s, double d, dou
     return t < 0 ? NAN : (double)t;
 }
 
-int dn_is_forward(const char *prop)
+int rt_onednn_is_forward(const char *prop)
 {
     return strncmp(prop, "forward", 7) == 0;
 }
@@ -35,13 +35,13 @@ int dn_is_forward(const char *prop)
 /* Elements of a memory descriptor whose size follows from `elems(arg)`; -1 when the argument is
  * not one this kind has. */
 
-int dn_sum_bytes(const mdlist *ml, const void *ctx, elems_fn f, const char *prop, double *bytes,
-                 rt_error *err)
+int rt_onednn_sum_bytes(const mdlist *ml, const void *ctx, elems_fn f, const char *prop,
+                        double *bytes, rt_error *err)
 {
     double b = 0;
     for (int i = 0; i < ml->n; i++) {
         const mdesc *m = &ml->m[i];
-        double sz = dn_dt_size(m->dt);
+        double sz = rt_onednn_dt_size(m->dt);
         if (sz <= 0)
             continue; /* undef: the argument is not used */
         double mult = 1;
@@ -56,7 +56,7 @@ int dn_sum_bytes(const mdlist *ml, const void *ctx, elems_fn f, const char *prop
     return 0;
 }
 
-const char *dn_flops_unit(const mdlist *ml, const char *impl)
+const char *rt_onednn_flops_unit(const mdlist *ml, const char *impl)
 {
     const char *dt = NULL;
     static const char *src_args[] = {"src", "src_layer", "data", "src_0", "src_1", "diff_src"};
@@ -90,45 +90,46 @@ typedef struct dn_call {
     const char *kind, *problem, *prop, *aux;
     const mdlist *ml;
     const rt_shape *sh;
-    const dn_kind_model *model; /* NULL: the model has no formula for the kind */
-    int window;                 /* RT_CONV_WINDOW: whole windows for convolution and pooling */
+    const rt_onednn_kind_model *model; /* NULL: the model has no formula for the kind */
+    int window; /* RT_CONV_WINDOW: whole windows for convolution and pooling */
 } dn_call;
 
 static int k_conv(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_conv(x->kind[0] == 'd', x->window, x->sh, x->ml, x->prop, c, err);
+    return rt_onednn_cost_conv(x->kind[0] == 'd', x->window, x->sh, x->ml, x->prop, c, err);
 }
 static int k_ip(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_ip(x->sh, x->ml, x->prop, c, err);
+    return rt_onednn_cost_ip(x->sh, x->ml, x->prop, c, err);
 }
 static int k_rnn(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_rnn(x->sh, x->ml, x->prop, x->aux, c, err);
+    return rt_onednn_cost_rnn(x->sh, x->ml, x->prop, x->aux, c, err);
 }
 static int k_bnorm(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_bnorm(x->sh, x->ml, x->prop, x->aux, c, err);
+    return rt_onednn_cost_bnorm(x->sh, x->ml, x->prop, x->aux, c, err);
 }
 static int k_pool(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_pool(x->window, x->sh, x->ml, x->prop, x->aux, c, err);
+    return rt_onednn_cost_pool(x->window, x->sh, x->ml, x->prop, x->aux, c, err);
 }
 static int k_matmul(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_matmul(x->problem, x->ml, x->prop, c, err);
+    return rt_onednn_cost_matmul(x->problem, x->ml, x->prop, c, err);
 }
 static int k_lnorm(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_lnorm(x->problem, x->ml, x->prop, x->aux, c, err);
+    return rt_onednn_cost_lnorm(x->problem, x->ml, x->prop, x->aux, c, err);
 }
 static int k_elementwise(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_dims_elementwise(x->kind, x->model, x->problem, x->ml, x->prop, x->aux, c, err);
+    return rt_onednn_cost_dims_elementwise(x->kind, x->model, x->problem, x->ml, x->prop, x->aux, c,
+                                           err);
 }
 static int k_lists(const dn_call *x, cost *c, rt_error *err)
 {
-    return dn_cost_lists(x->kind, x->problem, x->ml, x->aux, c, err);
+    return rt_onednn_cost_lists(x->kind, x->problem, x->ml, x->aux, c, err);
 }
 
 /* Every primitive kind this importer reads, with the counts its function provides to the cost
@@ -162,7 +163,7 @@ static const struct {
     {"resampling", 0, 0, k_lists, "dst src sources"},
 };
 
-const char *dn_kind_counts(const char *kind)
+const char *rt_onednn_kind_counts(const char *kind)
 {
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(kinds[i].kind, kind) == 0)
@@ -170,12 +171,12 @@ const char *dn_kind_counts(const char *kind)
     return NULL;
 }
 
-int dn_cost(const dn_model *model, const char *kind, const char *prop, const mdlist *ml,
-            const char *aux, const char *problem, int window, cost *c, dn_coverage *coverage,
-            rt_error *err)
+int rt_onednn_cost(const rt_onednn_model *model, const char *kind, const char *prop,
+                   const mdlist *ml, const char *aux, const char *problem, int window, cost *c,
+                   rt_onednn_coverage *coverage, rt_error *err)
 {
     memset(c, 0, sizeof *c);
-    *coverage = DN_UNMODELLED;
+    *coverage = RT_ONEDNN_UNMODELLED;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         size_t n = strlen(kinds[i].kind);
         if (kinds[i].prefix ? strncmp(kind, kinds[i].kind, n) != 0
@@ -186,15 +187,15 @@ int dn_cost(const dn_model *model, const char *kind, const char *prop, const mdl
             rt_error_set(err, "cannot read problem descriptor '%s'", problem);
             return -1;
         }
-        const dn_kind_model *km = dn_model_kind(model, kinds[i].kind);
+        const rt_onednn_kind_model *km = rt_onednn_model_kind(model, kinds[i].kind);
         dn_call x = {kind, problem, prop, aux, ml, kinds[i].shape_first ? &sh : NULL, km, window};
         if (kinds[i].fn(&x, c, err) != 0)
             return -1;
         if (km) {
-            c->flops = dn_model_flops(km, prop, &c->n);
+            c->flops = rt_onednn_model_flops(km, prop, &c->n);
             c->flops_known = 1;
         }
-        *coverage = c->flops_known ? DN_MODELLED : DN_NO_FLOPS;
+        *coverage = c->flops_known ? RT_ONEDNN_MODELLED : RT_ONEDNN_NO_FLOPS;
         return 0;
     }
     return 0;

@@ -12,7 +12,7 @@
 
 /* Dimension lists such as "4x32x64:4x64x48:4x32x48". */
 
-int dn_dims_parse(const char *s, dimlists *dl)
+int rt_onednn_dims_parse(const char *s, dimlists *dl)
 {
     memset(dl, 0, sizeof *dl);
     const char *p = s;
@@ -44,7 +44,7 @@ int dn_dims_parse(const char *s, dimlists *dl)
     }
 }
 
-double dn_dims_prod(const dimlists *dl, int l)
+double rt_onednn_dims_prod(const dimlists *dl, int l)
 {
     double p = 1;
     for (int i = 0; i < dl->nd[l]; i++)
@@ -52,7 +52,7 @@ double dn_dims_prod(const dimlists *dl, int l)
     return p;
 }
 
-double dn_dt_size(const char *dt)
+double rt_onednn_dt_size(const char *dt)
 {
     static const struct {
         const char *dt;
@@ -66,7 +66,7 @@ double dn_dt_size(const char *dt)
     return -1;
 }
 
-int dn_md_parse(const char *tok, mdesc *m)
+int rt_onednn_md_parse(const char *tok, mdesc *m)
 {
     memset(m, 0, sizeof *m);
     char buf[256];
@@ -82,7 +82,7 @@ int dn_md_parse(const char *tok, mdesc *m)
             *s = '\0';
             parts[np++] = s + 1;
         }
-    if (np >= 2 && dn_dt_size(parts[1]) >= 0) { /* later 3.x: arg:dt:... */
+    if (np >= 2 && rt_onednn_dt_size(parts[1]) >= 0) { /* later 3.x: arg:dt:... */
         snprintf(m->arg, sizeof m->arg, "%s", parts[0]);
         snprintf(m->dt, sizeof m->dt, "%s", parts[1]);
         if (np >= 5)
@@ -110,7 +110,7 @@ int dn_md_parse(const char *tok, mdesc *m)
     return 0;
 }
 
-int dn_mds_parse(const char *s, mdlist *ml, rt_error *err)
+int rt_onednn_mds_parse(const char *s, mdlist *ml, rt_error *err)
 {
     ml->n = 0;
     char buf[2048];
@@ -125,7 +125,7 @@ int dn_mds_parse(const char *s, mdlist *ml, rt_error *err)
             rt_error_set(err, "more than %d memory descriptors", MAX_MDS);
             return -1;
         }
-        if (dn_md_parse(tok, &ml->m[ml->n]) != 0) {
+        if (rt_onednn_md_parse(tok, &ml->m[ml->n]) != 0) {
             rt_error_set(err, "cannot read memory descriptor '%s'", tok);
             return -1;
         }
@@ -139,7 +139,7 @@ int dn_mds_parse(const char *s, mdlist *ml, rt_error *err)
 }
 
 /* The value of "key:value" in the auxiliary field ("alg:vanilla_lstm direction:... flags:S"). */
-void dn_aux_get(const char *aux, const char *key, char *out, size_t n)
+void rt_onednn_aux_get(const char *aux, const char *key, char *out, size_t n)
 {
     out[0] = '\0';
     size_t kl = strlen(key);
@@ -157,7 +157,7 @@ void dn_aux_get(const char *aux, const char *key, char *out, size_t n)
 }
 
 /* The argument name without "diff_" (its traffic is the same size as the plain argument's). */
-const char *dn_base_arg(const char *arg, int *is_diff)
+const char *rt_onednn_base_arg(const char *arg, int *is_diff)
 {
     *is_diff = strncmp(arg, "diff_", 5) == 0;
     return *is_diff ? arg + 5 : arg;

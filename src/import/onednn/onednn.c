@@ -51,9 +51,9 @@ struct rt_onednn_reader {
     char *version;
     char *isa;
     char *engine;
-    dn_model model;    /* data/onednn/cost.json */
-    char *model_error; /* why it could not be read: every line is then skipped */
-    int window;        /* RT_CONV_WINDOW */
+    rt_onednn_model model; /* data/onednn/cost.json */
+    char *model_error;     /* why it could not be read: every line is then skipped */
+    int window;            /* RT_CONV_WINDOW */
 };
 
 /* ---- the reader ---- */
@@ -63,7 +63,7 @@ rt_onednn_reader *rt_onednn_reader_new(const char *origin)
     rt_onednn_reader *r = rt_xcalloc(1, sizeof *r);
     r->origin = rt_strdup(origin ? origin : "oneDNN verbose output");
     rt_error err = {{0}};
-    if (dn_model_load(NULL, &r->model, &err) != 0)
+    if (rt_onednn_model_load(NULL, &r->model, &err) != 0)
         r->model_error = rt_strdup(err.msg);
     return r;
 }
@@ -78,7 +78,7 @@ void rt_onednn_reader_free(rt_onednn_reader *r)
     if (!r)
         return;
     free(r->origin);
-    dn_model_release(&r->model);
+    rt_onednn_model_release(&r->model);
     free(r->model_error);
     for (size_t i = 0; i < r->n_e; i++) {
         free(r->e[i].name);
@@ -166,7 +166,7 @@ static char *make_name(const char *kind, const char *impl, const char *prop, con
                        const mdlist *ml, const char *problem)
 {
     char alg[64] = "";
-    dn_aux_get(aux, "alg", alg, sizeof alg);
+    rt_onednn_aux_get(aux, "alg", alg, sizeof alg);
     if (strcmp(alg, "convolution_direct") == 0 || strcmp(alg, "deconvolution_direct") == 0)
         alg[0] = '\0';
     char types[256] = "";
@@ -198,15 +198,15 @@ static char *make_name(const char *kind, const char *impl, const char *prop, con
 static int compute_cost(rt_onednn_reader *r, const char *kind, const char *prop, const mdlist *ml,
                         const char *aux, const char *problem, cost *c, rt_error *err)
 {
-    dn_coverage cov;
-    if (dn_cost(&r->model, kind, prop, ml, aux, problem, r->window, c, &cov, err) != 0)
+    rt_onednn_coverage cov;
+    if (rt_onednn_cost(&r->model, kind, prop, ml, aux, problem, r->window, c, &cov, err) != 0)
         return -1;
-    if (cov == DN_NO_FLOPS)
+    if (cov == RT_ONEDNN_NO_FLOPS)
         note_once(r, kind,
                   "FLOPs of '%s' primitives are not modelled: their kernels have time and bytes "
                   "but no FLOPs",
                   kind);
-    else if (cov == DN_UNMODELLED)
+    else if (cov == RT_ONEDNN_UNMODELLED)
         note_once(r, kind,
                   "'%s' primitives are not modelled: their kernels have time but no FLOPs or bytes",
                   kind);
@@ -250,7 +250,7 @@ static void read_exec(rt_onednn_reader *r, char **f, int nf, int i)
         mdlist ml;
         rt_error e = {{0}};
         cost c;
-        if (dn_mds_parse(mds, &ml, &e) != 0 ||
+        if (rt_onednn_mds_parse(mds, &ml, &e) != 0 ||
             compute_cost(r, kind, prop, &ml, aux, problem, &c, &e) != 0 ||
             (c.flops_known && !(isfinite(c.flops) && c.flops >= 0) &&
              (rt_error_set(&e, "FLOPs per call %g: a size is out of range", c.flops), 1)) ||
@@ -288,7 +288,7 @@ static void read_exec(rt_onednn_reader *r, char **f, int nf, int i)
         rt_name_index_put(&r->names, name, strlen(name), r->n_e);
         en->name = name;
         if (c.flops_known)
-            rt_values_set(&en->flops, dn_flops_unit(&ml, impl), c.flops);
+            rt_values_set(&en->flops, rt_onednn_flops_unit(&ml, impl), c.flops);
         if (c.bytes_known)
             rt_values_set(&en->bytes, "DRAM", c.bytes);
         idx = r->n_e++;

@@ -33,25 +33,25 @@ static inline const char *table_cell(const table *t, size_t r, size_t c)
 }
 
 /* A cell or a header field that reads as a number. */
-int table_is_number(const char *s);
+int rt_table_is_number(const char *s);
 
 /*
  * Open a table and read its header: one header row, or two (metric names over tag names) as the
- * notebooks wrote. The rows are read later (table_read_rows), once the columns the import needs
+ * notebooks wrote. The rows are read later (rt_table_read_rows), once the columns the import needs
  * are known to be there: a table without them fails at its header, whatever its size. max_bytes
  * bounds what the table holds (its cells' text and 8 bytes each, 8 bytes a row).
  */
-int table_open(const char *path, size_t max_bytes, table *t, rt_error *err);
-/* The rest of the rows, after table_open; closes the input. */
-int table_read_rows(table *t, rt_error *err);
-void table_release(table *t);
+int rt_table_open(const char *path, size_t max_bytes, table *t, rt_error *err);
+/* The rest of the rows, after rt_table_open; closes the input. */
+int rt_table_read_rows(table *t, rt_error *err);
+void rt_table_release(table *t);
 
 /* The column with this name, or -1. */
-int table_find(const table *t, const char *name);
+int rt_table_find(const table *t, const char *name);
 /* The values of the columns cols[0..n) of row r, each as its length and its bytes (so that no
  * value can run into the next) in *buf (grown as needed): a key for the string map; returns its
  * length. */
-size_t table_join_key(const table *t, size_t r, const size_t *cols, size_t n, char **buf,
-                      size_t *cap);
+size_t rt_table_join_key(const table *t, size_t r, const size_t *cols, size_t n, char **buf,
+                         size_t *cap);
 
 #endif

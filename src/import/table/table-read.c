@@ -8,7 +8,7 @@
 #include "rooftime/import/table.h"
 #include "rooftime/util/strings.h"
 
-void table_release(table *t)
+void rt_table_release(table *t)
 {
     for (size_t c = 0; c < t->ncol; c++)
         free(t->col[c]);
@@ -20,7 +20,7 @@ void table_release(table *t)
     rt_csv_free(t->csv);
 }
 
-int table_is_number(const char *s)
+int rt_table_is_number(const char *s)
 {
     double v;
     return rt_parse_double(s, &v);
@@ -81,7 +81,7 @@ static int table_add_row(table *t, const rt_csv_row *row, rt_error *err)
     return 0;
 }
 
-int table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
+int rt_table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
 {
     memset(t, 0, sizeof *t);
     t->path = path;
@@ -99,7 +99,7 @@ int table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
     size_t named = 0, numeric = 0;
     for (size_t i = 0; i < row.n; i++) {
         named += row.len[i] > 0;
-        numeric += row.len[i] > 0 && table_is_number(row.field[i]);
+        numeric += row.len[i] > 0 && rt_table_is_number(row.field[i]);
         if (strlen(row.field[i]) != row.len[i]) {
             rt_error_set(err,
                          "%s: line %lu: column %zu: a NUL byte in the header (not a text table?)",
@@ -135,7 +135,7 @@ int table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
     for (size_t i = 0; second && i < row.n; i++) {
         if (row.len[i] == 0)
             continue;
-        if (t->col[i][0] != '\0' || table_is_number(row.field[i]))
+        if (t->col[i][0] != '\0' || rt_table_is_number(row.field[i]))
             second = 0;
         else
             fills++;
@@ -154,7 +154,7 @@ int table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
     return table_add_row(t, &row, err);
 }
 
-int table_read_rows(table *t, rt_error *err)
+int rt_table_read_rows(table *t, rt_error *err)
 {
     rt_csv_row row;
     int r;
@@ -175,7 +175,7 @@ int table_read_rows(table *t, rt_error *err)
     return 0;
 }
 
-int table_find(const table *t, const char *name)
+int rt_table_find(const table *t, const char *name)
 {
     for (size_t c = 0; c < t->ncol; c++)
         if (strcmp(t->col[c], name) == 0)
@@ -183,8 +183,8 @@ int table_find(const table *t, const char *name)
     return -1;
 }
 
-size_t table_join_key(const table *t, size_t r, const size_t *cols, size_t n, char **buf,
-                      size_t *cap)
+size_t rt_table_join_key(const table *t, size_t r, const size_t *cols, size_t n, char **buf,
+                         size_t *cap)
 {
     size_t len = 0;
     for (size_t k = 0; k < n; k++) {

@@ -192,10 +192,10 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         rt_error_set(err, "standard input ('-') can be the table or the AI table, not both");
         goto done;
     }
-    if (table_open(path, max_bytes, &t[0], err) != 0)
+    if (rt_table_open(path, max_bytes, &t[0], err) != 0)
         goto done;
     if (opt->ai_file) {
-        if (table_open(opt->ai_file, max_bytes, &t[1], err) != 0)
+        if (rt_table_open(opt->ai_file, max_bytes, &t[1], err) != 0)
             goto done;
         nt = 2;
     }
@@ -215,7 +215,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         }
         qcol x = {.quantity = qn, .column = opt->map[i].column, .file = -1, .col = -1};
         for (int f = 0; f < nt && x.col < 0; f++)
-            if ((x.col = table_find(&t[f], x.column)) >= 0)
+            if ((x.col = rt_table_find(&t[f], x.column)) >= 0)
                 x.file = f;
         if (x.col < 0) {
             rt_error_set(err, "%s: --map %s=%s: no such column", path, qn, x.column);
@@ -235,7 +235,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
                   .file = -1,
                   .col = -1};
         for (int f = 0; f < nt && x.col < 0; f++)
-            if ((x.col = table_find(&t[f], x.column)) >= 0)
+            if ((x.col = rt_table_find(&t[f], x.column)) >= 0)
                 x.file = f;
         if (x.col >= 0)
             q[nq++] = x;
@@ -257,7 +257,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         for (size_t c = 0; c < t[1].ncol; c++) {
             if (!t[1].tagpart[c])
                 continue;
-            int mc = table_find(&t[0], t[1].col[c]);
+            int mc = rt_table_find(&t[0], t[1].col[c]);
             if (mc < 0) {
                 rt_error_set(err, "%s: tag column '%s' is not in %s", opt->ai_file, t[1].col[c],
                              path);
@@ -274,7 +274,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
     }
     /* The columns are there: now the rows. */
     for (int f = 0; f < nt; f++)
-        if (table_read_rows(&t[f], err) != 0)
+        if (rt_table_read_rows(&t[f], err) != 0)
             goto done;
     if (!have_inv && w)
         rt_warnings_add(w, "%s: no invocations column: 1 per row assumed", path);
@@ -300,7 +300,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
             continue;
         int text = 0;
         for (size_t r = 0; r < t[0].nrow && !text; r++)
-            text = table_cell(&t[0], r, c)[0] && !table_is_number(table_cell(&t[0], r, c));
+            text = table_cell(&t[0], r, c)[0] && !rt_table_is_number(table_cell(&t[0], r, c));
         for (size_t j = 0; j < nq; j++)
             if (q[j].file == 0 && q[j].col == (int)c && strncmp(q[j].quantity, "tag.", 4) == 0)
                 text = 1;
@@ -322,13 +322,13 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
         char *key = NULL;
         size_t kcap = 0;
         for (size_t r = 0; r < t[1].nrow; r++) {
-            size_t len = table_join_key(&t[1], r, keycol, nk, &key, &kcap);
+            size_t len = rt_table_join_key(&t[1], r, keycol, nk, &key, &kcap);
             if (rt_name_index_get(&keys, key, len) == (size_t)-1)
                 rt_name_index_put(&keys, key, len, r);
         }
         join = rt_xmalloc(t[0].nrow * sizeof *join);
         for (size_t r = 0; r < t[0].nrow; r++) {
-            size_t len = table_join_key(&t[0], r, maincol, nk, &key, &kcap);
+            size_t len = rt_table_join_key(&t[0], r, maincol, nk, &key, &kcap);
             size_t at = rt_name_index_get(&keys, key, len);
             if (at == (size_t)-1) {
                 rt_error_set(err, "%s: line %lu: no row with the same %s ... in %s", path,
@@ -379,7 +379,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
             if (!is_tag[c] || !table_cell(&t[0], r, c)[0])
                 continue;
             const char *v = table_cell(&t[0], r, c);
-            if (table_is_number(v))
+            if (rt_table_is_number(v))
                 len += (size_t)snprintf(name + len, cap - len, " %s=%s", t[0].col[c], v);
             else
                 len += (size_t)snprintf(name + len, cap - len, " %s", v);
@@ -500,7 +500,7 @@ done:
     free(in_name);
     free(unused);
     rt_name_index_release(&seen);
-    table_release(&t[0]);
-    table_release(&t[1]);
+    rt_table_release(&t[0]);
+    rt_table_release(&t[1]);
     return rc;
 }

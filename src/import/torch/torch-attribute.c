@@ -32,7 +32,7 @@ static int library_frame(const char *f, size_t n)
     return 0;
 }
 
-void torch_source_of(const char *stack, char **source, char **module)
+void rt_torch_source_of(const char *stack, char **source, char **module)
 {
     *source = *module = NULL;
     int known = 0;
@@ -70,7 +70,7 @@ void torch_source_of(const char *stack, char **source, char **module)
 
 /* "float->c10::BFloat16" when a copy's two recorded tensor types differ (a dtype conversion), else
  * NULL. */
-char *torch_conversion(const char *name, const char *types)
+char *rt_torch_conversion(const char *name, const char *types)
 {
     if (!types || strcmp(name, "aten::copy_") != 0)
         return NULL;
@@ -129,8 +129,8 @@ static void uncovered(reader *r, uint32_t key, const char *why, double us)
     r->cov.why_us[id] += us;
 }
 
-void torch_apply_costs(reader *r, const size_t *parent, const double *self,
-                       const unsigned char *inside, rt_warnings *w)
+void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
+                          const unsigned char *inside, rt_warnings *w)
 {
     (void)w;
     size_t n = r->n_evs;
@@ -163,7 +163,7 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
      * aten::embedding's aten::index_select, a _foreach_ operator's per-tensor ones): the nearest
      * working caller of each costed call is asked */
     char **op = rt_xcalloc(r->n_k ? r->n_k : 1, sizeof *op);
-    int legacy = torch_legacy_export(r);
+    int legacy = rt_torch_legacy_export(r);
     for (size_t i = 0; i < n; i++) {
         if (!cost[i] || cost[i]->status != RT_TC_COSTED)
             continue;
@@ -233,12 +233,12 @@ void torch_apply_costs(reader *r, const size_t *parent, const double *self,
     free(cost);
 }
 
-int torch_legacy_export(const reader *r)
+int rt_torch_legacy_export(const reader *r)
 {
     return r->n_cpu > 0 && r->n_cpu_dims == 0 && r->n_cpu_uncat == r->n_cpu;
 }
 
-void torch_warn_legacy(const reader *r, rt_warnings *w)
+void rt_torch_warn_legacy(const reader *r, rt_warnings *w)
 {
     int flops = r->n_cpu_flops > 0;
     rt_warnings_add(w,
@@ -253,7 +253,7 @@ void torch_warn_legacy(const reader *r, rt_warnings *w)
                           : "time and invocations only");
 }
 
-void torch_source_notes(const reader *r, rt_profile *p)
+void rt_torch_source_notes(const reader *r, rt_profile *p)
 {
     double all = 0, known = 0;
     for (size_t i = 0; i < r->n_k; i++) {
@@ -286,7 +286,7 @@ static int share_cmp(const void *a_, const void *b_)
 
 #define MAX_LISTED 12
 
-void torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
+void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
 {
     rt_tags_set(&p->provenance.formulas, "flops",
                 r->opt->conv == RT_CONV_WINDOW
@@ -334,8 +334,8 @@ void torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
         if (nw > MAX_LISTED && len + 32 < cap)
             snprintf(list + len, cap - len, "; %zu more", nw - MAX_LISTED);
         rt_tags_set(&p->provenance.notes, "torch_uncovered", list);
-        if (torch_legacy_export(r))
-            torch_warn_legacy(r, w); /* one cause for every operator: said once */
+        if (rt_torch_legacy_export(r))
+            rt_torch_warn_legacy(r, w); /* one cause for every operator: said once */
         else
             rt_warnings_add(w,
                             "'%s': %.1f%% of the operator self time is uncovered (time only): %s",

@@ -70,7 +70,7 @@ static double shape_of(const json_t *s, tc_arg *a)
 }
 
 /* The call's arguments from its recorded JSON; -1 with why when they cannot be read. */
-int tc_read_call(const rt_torch_call *rc, tc_call *c, char *why, size_t wn)
+int rt_torch_cost_read_call(const rt_torch_call *rc, tc_call *c, char *why, size_t wn)
 {
     memset(c, 0, sizeof *c);
     c->concrete = rc->concrete;
@@ -141,7 +141,7 @@ out:
     return rc_;
 }
 
-int tc_concrete_ints(const tc_call *c, int pos, int64_t *out, int max)
+int rt_torch_cost_concrete_ints(const tc_call *c, int pos, int64_t *out, int max)
 {
     if (pos < 0 || !c->concrete)
         return 0;

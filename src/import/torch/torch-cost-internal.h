@@ -79,16 +79,19 @@ typedef struct tc_call {
 } tc_call;
 
 /* The call's arguments from its recorded JSON; -1 with why when they cannot be read. */
-int tc_read_call(const rt_torch_call *rc, tc_call *c, char *why, size_t wn);
+int rt_torch_cost_read_call(const rt_torch_call *rc, tc_call *c, char *why, size_t wn);
 /* Integers of "Concrete Inputs" at pos ("[2, 2]", "3", "True"): how many (up to max), 0 when the
  * position is empty or not recorded, -1 when it cannot be read. */
-int tc_concrete_ints(const tc_call *c, int pos, int64_t *out, int max);
+int rt_torch_cost_concrete_ints(const tc_call *c, int pos, int64_t *out, int max);
 
-void tc_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_torch_cost *out);
-void tc_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
-                           rt_torch_cost *out);
-void tc_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_torch_cost *out);
+void rt_torch_cost_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                             rt_torch_cost *out);
+void rt_torch_cost_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                                      rt_torch_cost *out);
+void rt_torch_cost_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                             rt_torch_cost *out);
 /* Mark out incomplete with a reason. */
-void tc_incomplete(rt_torch_cost *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -30,7 +30,7 @@ static int window_list(const tc_call *c, int pos, int k, int64_t dflt, int64_t *
             v[i] = dflt;
         return 1;
     }
-    int n = tc_concrete_ints(c, pos, x, MAXK + 1);
+    int n = rt_torch_cost_concrete_ints(c, pos, x, MAXK + 1);
     if (n < 0 || n > k || (n > 1 && n != k))
         return -1;
     if (n == 0)
@@ -48,17 +48,18 @@ static int read_window(const tc_entry *e, const tc_call *c, int k, window *w, rt
     int b = window_list(c, e->pos[TCP_PADDING], k, 0, w->p);
     int d = window_list(c, e->pos[TCP_DILATION], k, 1, w->d);
     if (a < 0 || b < 0 || d < 0) {
-        tc_incomplete(out,
-                      "'Concrete Inputs' has a stride, padding or dilation that is not a "
-                      "list of %d whole numbers",
-                      k);
+        rt_torch_cost_incomplete(
+            out,
+            "'Concrete Inputs' has a stride, padding or dilation that is not a "
+            "list of %d whole numbers",
+            k);
         return -1;
     }
     w->known = a && b && d;
     for (int i = 0; w->known && i < k; i++)
         if (w->s[i] < 1 || w->d[i] < 1 || w->p[i] < 0) {
-            tc_incomplete(out, "stride %lld, dilation %lld or padding %lld out of range",
-                          (long long)w->s[i], (long long)w->d[i], (long long)w->p[i]);
+            rt_torch_cost_incomplete(out, "stride %lld, dilation %lld or padding %lld out of range",
+                                     (long long)w->s[i], (long long)w->d[i], (long long)w->p[i]);
             return -1;
         }
     return 0;
@@ -107,11 +108,13 @@ static double prod(const double *v, int k)
     return n;
 }
 
-void tc_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_torch_cost *out)
+void rt_torch_cost_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                             rt_torch_cost *out)
 {
     const tc_arg *in = tensor(c, e->a), *wt = tensor(c, e->b), *bias = tensor(c, e->c);
     if (!in || !wt || in->nd < 3 || in->nd > 2 + MAXK || wt->nd != in->nd) {
-        tc_incomplete(out, "input and weight are not recorded tensors of 3 to 5 dimensions");
+        rt_torch_cost_incomplete(out,
+                                 "input and weight are not recorded tensors of 3 to 5 dimensions");
         return;
     }
     if (bias && bias->numel == 0)
@@ -119,7 +122,8 @@ void tc_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_to
     int k = in->nd - 2;
     double n = in->d[0], ci = in->d[1], co = wt->d[0], cg = wt->d[1];
     if (cg < 1 || fmod(ci, cg) != 0) {
-        tc_incomplete(out, "input channels %g not a multiple of the weight's %g", ci, cg);
+        rt_torch_cost_incomplete(out, "input channels %g not a multiple of the weight's %g", ci,
+                                 cg);
         return;
     }
     window w;
@@ -132,13 +136,13 @@ void tc_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_to
     if (w.known) {
         for (int i = 0; i < k; i++)
             if ((o[i] = out_size(in->d[2 + i], kern[i], &w, i, 0)) < 1) {
-                tc_incomplete(out, "the window does not fit the input");
+                rt_torch_cost_incomplete(out, "the window does not fit the input");
                 return;
             }
         po = prod(o, k);
         np = pairs(o, in->d + 2, kern, &w, conv);
         if (np < 0) {
-            tc_incomplete(out, "sizes beyond the window counter");
+            rt_torch_cost_incomplete(out, "sizes beyond the window counter");
             return;
         }
     } else if (conv == RT_CONV_WINDOW && c->flops_arg > 0 && n * co * cg * prod(kern, k) > 0) {
@@ -146,10 +150,10 @@ void tc_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_to
         po = c->flops_arg / (2 * n * co * cg * prod(kern, k));
         np = po * prod(kern, k);
     } else {
-        tc_incomplete(out,
-                      "stride and padding not recorded ('Concrete Inputs'), needed by "
-                      "--conv-flops %s",
-                      rt_conv_flops_name(conv));
+        rt_torch_cost_incomplete(out,
+                                 "stride and padding not recorded ('Concrete Inputs'), needed by "
+                                 "--conv-flops %s",
+                                 rt_conv_flops_name(conv));
         return;
     }
     out->unit = in->unit;
@@ -162,14 +166,15 @@ void tc_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_to
     }
 }
 
-void tc_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
-                           rt_torch_cost *out)
+void rt_torch_cost_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                                      rt_torch_cost *out)
 {
     const tc_arg *go = tensor(c, e->a), *in = tensor(c, e->b), *wt = tensor(c, e->c);
     if (!go || !in || !wt || in->nd < 3 || in->nd > 2 + MAXK || wt->nd != in->nd ||
         go->nd != in->nd) {
-        tc_incomplete(out, "grad_output, input and weight are not recorded tensors of 3 to 5 "
-                           "dimensions");
+        rt_torch_cost_incomplete(out,
+                                 "grad_output, input and weight are not recorded tensors of 3 to 5 "
+                                 "dimensions");
         return;
     }
     int k = in->nd - 2;
@@ -178,9 +183,10 @@ void tc_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops co
     for (int i = 0; i < k; i++)
         kern[i] = wt->d[2 + i];
     int64_t mask[3] = {1, 1, 0};
-    int nm = tc_concrete_ints(c, e->pos[TCP_MASK], mask, 3);
+    int nm = rt_torch_cost_concrete_ints(c, e->pos[TCP_MASK], mask, 3);
     if (nm < 0 || (nm > 0 && nm != 3)) {
-        tc_incomplete(out, "'Concrete Inputs' has an output_mask that is not three booleans");
+        rt_torch_cost_incomplete(out,
+                                 "'Concrete Inputs' has an output_mask that is not three booleans");
         return;
     }
     window w;
@@ -190,11 +196,12 @@ void tc_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops co
     if (conv == RT_CONV_WINDOW) {
         np = po * prod(kern, k);
     } else if (!w.known) {
-        tc_incomplete(out, "stride and padding not recorded ('Concrete Inputs'), needed by "
-                           "--conv-flops taps");
+        rt_torch_cost_incomplete(out,
+                                 "stride and padding not recorded ('Concrete Inputs'), needed by "
+                                 "--conv-flops taps");
         return;
     } else if ((np = pairs(go->d + 2, in->d + 2, kern, &w, conv)) < 0) {
-        tc_incomplete(out, "sizes beyond the window counter");
+        rt_torch_cost_incomplete(out, "sizes beyond the window counter");
         return;
     }
     double per = 2 * n * co * cg * np;
@@ -214,11 +221,12 @@ void tc_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops co
     }
 }
 
-void tc_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_torch_cost *out)
+void rt_torch_cost_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                             rt_torch_cost *out)
 {
     const tc_arg *in = tensor(c, 0);
     if (!in || in->nd < 3 || in->nd > 2 + MAXK) {
-        tc_incomplete(out, "the input is not a recorded tensor of 3 to 5 dimensions");
+        rt_torch_cost_incomplete(out, "the input is not a recorded tensor of 3 to 5 dimensions");
         return;
     }
     int k = in->nd - 2;
@@ -227,7 +235,7 @@ void tc_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_to
         int64_t os[MAXK];
         int r = window_list(c, e->pos[TCP_OUTSIZE], k, 1, os);
         if (r <= 0) {
-            tc_incomplete(out, "output_size not recorded ('Concrete Inputs')");
+            rt_torch_cost_incomplete(out, "output_size not recorded ('Concrete Inputs')");
             return;
         }
         for (int i = 0; i < k; i++)
@@ -237,7 +245,7 @@ void tc_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_to
         int64_t kk[MAXK], cm = 0;
         int r = window_list(c, e->pos[TCP_KERNEL], k, 1, kk);
         if (r <= 0) {
-            tc_incomplete(out, "kernel size not recorded ('Concrete Inputs')");
+            rt_torch_cost_incomplete(out, "kernel size not recorded ('Concrete Inputs')");
             return;
         }
         window w;
@@ -245,8 +253,8 @@ void tc_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_to
             return;
         /* an empty stride is the kernel */
         int64_t sx[MAXK + 1];
-        if (e->pos[TCP_STRIDE] >= 0 && tc_concrete_ints(c, e->pos[TCP_STRIDE], sx, MAXK + 1) == 0 &&
-            w.known == 0) {
+        if (e->pos[TCP_STRIDE] >= 0 &&
+            rt_torch_cost_concrete_ints(c, e->pos[TCP_STRIDE], sx, MAXK + 1) == 0 && w.known == 0) {
             for (int i = 0; i < k; i++)
                 w.s[i] = kk[i];
             int b = window_list(c, e->pos[TCP_PADDING], k, 0, w.p);
@@ -254,27 +262,27 @@ void tc_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_to
             w.known = b > 0 && d > 0;
         }
         if (!w.known) {
-            tc_incomplete(out, "padding or dilation not recorded ('Concrete Inputs')");
+            rt_torch_cost_incomplete(out, "padding or dilation not recorded ('Concrete Inputs')");
             return;
         }
-        if (tc_concrete_ints(c, e->pos[TCP_CEIL], &cm, 1) < 0) {
-            tc_incomplete(out, "ceil_mode is not a boolean");
+        if (rt_torch_cost_concrete_ints(c, e->pos[TCP_CEIL], &cm, 1) < 0) {
+            rt_torch_cost_incomplete(out, "ceil_mode is not a boolean");
             return;
         }
         for (int i = 0; i < k; i++) {
             if (kk[i] < 1) {
-                tc_incomplete(out, "kernel size %lld", (long long)kk[i]);
+                rt_torch_cost_incomplete(out, "kernel size %lld", (long long)kk[i]);
                 return;
             }
             kern[i] = (double)kk[i];
             if ((o[i] = out_size(in->d[2 + i], kern[i], &w, i, cm != 0)) < 1) {
-                tc_incomplete(out, "the window does not fit the input");
+                rt_torch_cost_incomplete(out, "the window does not fit the input");
                 return;
             }
         }
         double np = pairs(o, in->d + 2, kern, &w, conv);
         if (np < 0) {
-            tc_incomplete(out, "sizes beyond the window counter");
+            rt_torch_cost_incomplete(out, "sizes beyond the window counter");
             return;
         }
         flops = nc * np;

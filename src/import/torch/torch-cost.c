@@ -444,7 +444,7 @@ int rt_torch_ops_defers(const rt_torch_ops *o, const char *parent, const char *c
     return 0;
 }
 
-void tc_incomplete(rt_torch_cost *out, const char *fmt, ...)
+void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -466,7 +466,8 @@ static void cost_matmul(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
 {
     const tc_arg *a = tensor(c, e->a), *b = tensor(c, e->b), *bias = tensor(c, e->c);
     if (!a || !b || a->nd < 1 || b->nd < 1) {
-        tc_incomplete(out, "the matrices (inputs %d and %d) are not recorded tensors", e->a, e->b);
+        rt_torch_cost_incomplete(out, "the matrices (inputs %d and %d) are not recorded tensors",
+                                 e->a, e->b);
         return;
     }
     double m = a->nd >= 2 ? a->d[a->nd - 2] : 1, k = a->d[a->nd - 1];
@@ -479,7 +480,7 @@ static void cost_matmul(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
         n = b->nd >= 2 ? b->d[b->nd - 1] : 1;
     }
     if (kb != k) {
-        tc_incomplete(out, "inner sizes %g and %g differ", k, kb);
+        rt_torch_cost_incomplete(out, "inner sizes %g and %g differ", k, kb);
         return;
     }
     /* batch: the broadcast of the leading dimensions */
@@ -509,7 +510,7 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
         if (c->arg[i].is_tensor)
             first = &c->arg[i];
     if (!first) {
-        tc_incomplete(out, "no tensor input recorded");
+        rt_torch_cost_incomplete(out, "no tensor input recorded");
         return;
     }
     double bytes = 0;
@@ -527,8 +528,8 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
         if (e->out[o] >= 0) {
             const tc_arg *a = tensor(c, e->out[o]);
             if (!a) {
-                tc_incomplete(out, "output shaped like input %d, which is not a recorded tensor",
-                              e->out[o]);
+                rt_torch_cost_incomplete(
+                    out, "output shaped like input %d, which is not a recorded tensor", e->out[o]);
                 return;
             }
             n = a->numel;
@@ -580,25 +581,25 @@ static void cost_embedding(const tc_entry *e, const tc_call *c, rt_torch_cost *o
 {
     const tc_arg *w = tensor(c, e->a), *ix = tensor(c, e->b);
     if (!w || !ix || w->nd < 1) {
-        tc_incomplete(out, "the %s and the indices are not recorded tensors",
-                      e->backward ? "gradient" : "weight");
+        rt_torch_cost_incomplete(out, "the %s and the indices are not recorded tensors",
+                                 e->backward ? "gradient" : "weight");
         return;
     }
     double row = w->d[w->nd - 1];
     if (!e->backward && e->pos[TCP_DIM] >= 0) {
         /* index_select: the slices across dimension dim, one per index */
         int64_t dim = 0;
-        int n = tc_concrete_ints(c, e->pos[TCP_DIM], &dim, 1);
+        int n = rt_torch_cost_concrete_ints(c, e->pos[TCP_DIM], &dim, 1);
         if (n < 0 || (n == 0 && w->nd > 1)) {
-            tc_incomplete(out, "%s",
-                          n < 0 ? "dim is not a whole number"
-                                : "dim not recorded ('Concrete Inputs')");
+            rt_torch_cost_incomplete(out, "%s",
+                                     n < 0 ? "dim is not a whole number"
+                                           : "dim not recorded ('Concrete Inputs')");
             return;
         }
         if (dim < 0)
             dim += w->nd;
         if (dim < 0 || dim >= w->nd) {
-            tc_incomplete(out, "dim %lld out of range", (long long)dim);
+            rt_torch_cost_incomplete(out, "dim %lld out of range", (long long)dim);
             return;
         }
         row = w->d[dim] > 0 ? w->numel / w->d[dim] : 0;
@@ -637,17 +638,17 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
     }
     out->status = RT_TC_COSTED;
     tc_call *c = rt_xmalloc(sizeof *c);
-    if (tc_read_call(rc, c, out->why, sizeof out->why) != 0) {
+    if (rt_torch_cost_read_call(rc, c, out->why, sizeof out->why) != 0) {
         out->status = RT_TC_INCOMPLETE;
         free(c);
         return;
     }
     for (int i = 0; i < c->n; i++)
         if (c->arg[i].bare_list) {
-            tc_incomplete(out,
-                          "a tensor list recorded as [] without its shapes, as torch 1.13 records "
-                          "lists: profile --torch records those of torch.cat, torch.stack and "
-                          "torch._foreach_* called from Python");
+            rt_torch_cost_incomplete(
+                out, "a tensor list recorded as [] without its shapes, as torch 1.13 records "
+                     "lists: profile --torch records those of torch.cat, torch.stack and "
+                     "torch._foreach_* called from Python");
             free(c);
             return;
         }
@@ -656,13 +657,13 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         cost_matmul(e, c, out);
         break;
     case TC_CONV:
-        tc_cost_conv(e, c, conv, out);
+        rt_torch_cost_cost_conv(e, c, conv, out);
         break;
     case TC_CONV_BACKWARD:
-        tc_cost_conv_backward(e, c, conv, out);
+        rt_torch_cost_cost_conv_backward(e, c, conv, out);
         break;
     case TC_POOL:
-        tc_cost_pool(e, c, conv, out);
+        rt_torch_cost_cost_pool(e, c, conv, out);
         break;
     case TC_STREAM:
         cost_stream(e, c, out);
@@ -674,9 +675,9 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         break;
     }
     if (out->status == RT_TC_COSTED && !out->flops_known && !out->bytes_known)
-        tc_incomplete(out, "%s",
-                      c->typed ? "the inputs' types are not tensor types"
-                               : "no input types recorded ('Input type')");
+        rt_torch_cost_incomplete(out, "%s",
+                                 c->typed ? "the inputs' types are not tensor types"
+                                          : "no input types recorded ('Input type')");
     if (out->status == RT_TC_COSTED && !out->bytes_known && !out->why[0])
         snprintf(out->why, sizeof out->why, "no input types recorded: no bytes");
     free(c);

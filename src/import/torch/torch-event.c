@@ -23,7 +23,7 @@ static const char *unit_of_type(const char *s, size_t n)
     return NULL;
 }
 
-void torch_evf_release(evf *f)
+void rt_torch_evf_release(evf *f)
 {
     free(f->dims);
     free(f->types);
@@ -32,7 +32,7 @@ void torch_evf_release(evf *f)
     f->dims = f->types = f->concrete = f->stack = NULL;
 }
 
-void torch_event_from_json(const json_t *j, evf *f)
+void rt_torch_event_from_json(const json_t *j, evf *f)
 {
     memset(f, 0, sizeof *f);
     f->is_object = json_is_object(j);
@@ -365,7 +365,7 @@ static int event_member(void *ctx_, const char *k, size_t kl, const char *v, con
 }
 
 /* Read one event at p without jansson. 0 and *used on success; -1: let jansson read it. */
-int torch_event_scan(const char *p, const char *e, evf *f, char *scratch, size_t *used)
+int rt_torch_event_scan(const char *p, const char *e, evf *f, char *scratch, size_t *used)
 {
     memset(f, 0, sizeof *f);
     f->is_object = 1;
@@ -374,7 +374,7 @@ int torch_event_scan(const char *p, const char *e, evf *f, char *scratch, size_t
     fast_ctx c = {f, scratch, scratch + SCRATCH_SIZE};
     const char *q = sc_object(p, e, event_member, &c);
     if (!q) {
-        torch_evf_release(f);
+        rt_torch_evf_release(f);
         return -1;
     }
     char tid[128];

@@ -29,16 +29,16 @@ typedef struct evf {
 } evf;
 
 /* Free the heap strings of f. */
-void torch_evf_release(evf *f);
+void rt_torch_evf_release(evf *f);
 
-/* Scratch space torch_event_scan copies strings into. */
+/* Scratch space rt_torch_event_scan copies strings into. */
 #define SCRATCH_SIZE 65536
 
 /* Read one event at p (up to e) without jansson: 0 and *used on success; -1 when it is not a
  * plain event (let jansson read it). */
-int torch_event_scan(const char *p, const char *e, evf *f, char *scratch, size_t *used);
+int rt_torch_event_scan(const char *p, const char *e, evf *f, char *scratch, size_t *used);
 /* The fields of an event jansson parsed (strings point into j). */
-void torch_event_from_json(const json_t *j, evf *f);
+void rt_torch_event_from_json(const json_t *j, evf *f);
 
 /* ---- the reader torch.c fills and torch-attribute.c completes ---- */
 
@@ -102,22 +102,22 @@ typedef struct reader {
 
 /* Source line ("file.py:12") and nn.Module ("Linear_0") of the user's code in a "Call stack"
  * (frames innermost first, ';' between them); either may be NULL. */
-void torch_source_of(const char *stack, char **source, char **module);
+void rt_torch_source_of(const char *stack, char **source, char **module);
 /* "float->c10::BFloat16" when an aten::copy_ converts between its recorded types, else NULL. */
-char *torch_conversion(const char *name, const char *types);
+char *rt_torch_conversion(const char *name, const char *types);
 /* FLOPs and bytes of every operator call from the cost model, the innermost working operator of
  * each subtree keeping them; coverage of the self time. */
-void torch_apply_costs(reader *r, const size_t *parent, const double *self,
-                       const unsigned char *inside, rt_warnings *w);
+void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
+                          const unsigned char *inside, rt_warnings *w);
 /* Whether the trace is torch's own export of the legacy profiler (no operator has 'cat' or
  * 'Input Dims'): that format carries no shapes even with record_shapes=True. */
-int torch_legacy_export(const reader *r);
+int rt_torch_legacy_export(const reader *r);
 /* The one warning for such a trace: what it lacks, and what records it. */
-void torch_warn_legacy(const reader *r, rt_warnings *w);
+void rt_torch_warn_legacy(const reader *r, rt_warnings *w);
 /* With by_source: the share of the operators' self time with a source line, and "source
  * unknown" (a line the trace does not know), into the provenance notes. */
-void torch_source_notes(const reader *r, rt_profile *p);
+void rt_torch_source_notes(const reader *r, rt_profile *p);
 /* The notes of the cost model and its coverage into the profile's provenance. */
-void torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
+void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
 
 #endif

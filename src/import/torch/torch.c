@@ -171,7 +171,7 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
         if (kind == EV_CPU && (r->opt->ops || r->opt->by_source)) {
             char *source = NULL, *module = NULL;
             if (r->opt->by_source && f->stack)
-                torch_source_of(f->stack, &source, &module);
+                rt_torch_source_of(f->stack, &source, &module);
             /* one kernel per distinct call: what the cost model reads, and where it came from */
             char *key =
                 rt_asprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", name, f->dims ? f->dims : "",
@@ -224,18 +224,18 @@ static int read_events(reader *r)
         evf f;
         size_t used;
         int rc;
-        if (torch_event_scan(r->buf + r->pos, r->buf + r->len, &f, r->scratch, &used) == 0) {
+        if (rt_torch_event_scan(r->buf + r->pos, r->buf + r->len, &f, r->scratch, &used) == 0) {
             rc = take_event(r, &f, line, col);
             advance(r, r->pos + used);
         } else {
             json_t *j = next_value(r);
             if (!j)
                 return -1;
-            torch_event_from_json(j, &f);
+            rt_torch_event_from_json(j, &f);
             rc = take_event(r, &f, line, col);
             json_decref(j);
         }
-        torch_evf_release(&f);
+        rt_torch_evf_release(&f);
         if (rc != 0)
             return -1;
         skip_ws(r);
@@ -390,7 +390,7 @@ static void aggregate(reader *r, rt_warnings *w)
 
     double *flops = rt_xcalloc(n ? n : 1, sizeof *flops);
     if (r->ops)
-        torch_apply_costs(r, parent, self, inside, w);
+        rt_torch_apply_costs(r, parent, self, inside, w);
     for (size_t i = 0; i < n && !r->ops; i++) {
         if (r->evs[i].kind != EV_CPU || r->evs[i].flops <= 0)
             continue;
@@ -540,7 +540,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "precision", k->cunit);
             const char *full = r.names[i], *sep = strchr(full, '\x1f');
             char *op = sep ? rt_strndup(full, (size_t)(sep - full)) : rt_strdup(full);
-            char *conv = torch_conversion(op, k->types);
+            char *conv = rt_torch_conversion(op, k->types);
             if (conv)
                 rt_tags_set(&tags, "convert", conv);
             free(conv);
@@ -571,16 +571,16 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
     }
     rt_profile_finish_spreads(p); /* each kernel's calls: median and quartiles of self time */
     if (r.ops)
-        torch_cost_notes(&r, p, w);
+        rt_torch_cost_notes(&r, p, w);
     if (o->by_source)
-        torch_source_notes(&r, p);
+        rt_torch_source_notes(&r, p);
     if (r.window_us > 0) {
         char win[64];
         snprintf(win, sizeof win, "%.6f", r.window_us * 1e-6);
         rt_tags_set(&p->provenance.notes, "torch_window", win);
-    } else if (torch_legacy_export(&r)) {
+    } else if (rt_torch_legacy_export(&r)) {
         if (!r.ops) /* with the cost model, its notes say it */
-            torch_warn_legacy(&r, w);
+            rt_torch_warn_legacy(&r, w);
     } else if (!any_flops)
         rt_warnings_add(w,
                         "'%s': no FLOPs recorded (profile with with_flops=True to get them); the "
