@@ -8,7 +8,7 @@
 #include "gpu-measurement-json.h"
 #include "identity-json.h"
 #include "job-json.h"
-#include "json-read.h"
+#include "json-write.h"
 #include "measurement-json.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/formats/machine-json.h"

@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json-read.h"
+#include "json-write.h"
 #include "rooftime/core/verdict-hints.h"
 #include "rooftime/formats/verdict-hints-json.h"
+#include "rooftime/util/data-file.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
@@ -73,13 +74,11 @@ int rt_verdict_hints_parse(const char *text, size_t len, const char *origin, rt_
 int rt_verdict_hints_load(const char *path, rt_verdict_hints *out, rt_error *err)
 {
     memset(out, 0, sizeof *out);
-    char *def = path ? NULL : rt_asprintf("%s/verdict-hints.json", rt_datadir());
-    json_t *root;
-    int rc = rt_json_load_file(path ? path : def, &root, err);
+    rt_data_file f; /* the one loader of data files; from_json checks the schema */
+    int rc = rt_data_file_load(&f, path, "verdict-hints.json", NULL, err);
     if (rc == 0) {
-        rc = from_json(root, path ? path : def, out, err);
-        json_decref(root);
+        rc = from_json(f.root, f.path, out, err);
+        rt_data_file_release(&f);
     }
-    free(def);
     return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/import/hints.h"
+#include "rooftime/util/data-file.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/read-file.h"
@@ -191,29 +192,14 @@ static int load_rule(const json_t *j, rule *r, const char *path, size_t i, rt_er
 int rt_hints_load(const char *path, rt_hints **out, rt_error *err)
 {
     *out = NULL;
-    char *dflt = path ? NULL : rt_asprintf("%s/torch/hints.json", rt_datadir());
-    const char *p = path ? path : dflt;
-    char *buf;
-    size_t len;
     int rc = -1;
-    json_t *root = NULL;
     rt_hints *h = NULL;
-    if (rt_read_text_file(p, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
-        goto out;
-    json_error_t je;
-    root = json_loadb(buf, len, 0, &je);
-    free(buf);
-    if (!root) {
-        rt_error_set(err, "cannot read '%s': line %d, column %d: %s", p, je.line, je.column,
-                     je.text);
-        goto out;
-    }
-    const char *schema = json_string_value(json_object_get(root, "schema"));
-    const json_t *rules = json_object_get(root, "rules");
-    if (!schema || strcmp(schema, "rooftime.hints/1") != 0) {
-        rt_error_set(err, "'%s': field 'schema' is not \"rooftime.hints/1\"", p);
-        goto out;
-    }
+    /* The one loader of data files: bounded, duplicate keys refused, the schema checked. */
+    rt_data_file f;
+    if (rt_data_file_load(&f, path, "torch/hints.json", "rooftime.hints/1", err) != 0)
+        return -1;
+    const char *p = f.path;
+    const json_t *rules = json_object_get(f.root, "rules");
     if (!json_is_array(rules) || json_array_size(rules) > MAX_RULES) {
         rt_error_set(err, "'%s': field 'rules' missing or not a list of at most %d rules", p,
                      MAX_RULES);
@@ -232,8 +218,7 @@ int rt_hints_load(const char *path, rt_hints **out, rt_error *err)
     rc = 0;
 out:
     rt_hints_free(h);
-    json_decref(root);
-    free(dflt);
+    rt_data_file_release(&f);
     return rc;
 }
 

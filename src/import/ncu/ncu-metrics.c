@@ -1,6 +1,7 @@
 /* The Nsight Compute metric mapping: loads data/ncu/metrics.json, compiles and evaluates its
  * formulas. */
 #include "rooftime/import/ncu-metrics.h"
+#include "rooftime/util/data-file.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/read-file.h"
@@ -235,30 +236,16 @@ int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err)
     memset(m, 0, sizeof *m);
     m->path = rt_strdup(path);
     m->tensor_factor_const = -1;
-    /* Read as every input is (a directory, a FIFO, a NUL or the size limit named alike). */
-    char *text;
-    size_t len;
-    json_error_t je;
-    json_t *root = NULL;
-    if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &text, &len, err) == 0) {
-        root = json_loadb(text, len, 0, &je);
-        m->label = rt_data_file_label(path, text, len);
-        free(text);
-        if (!root)
-            rt_error_set(err, "%s: line %d: %s", path, je.line, je.text);
-    }
-    if (!root) {
+    /* The one loader of data files: bounded, duplicate keys refused, the schema checked. */
+    rt_data_file f;
+    if (rt_data_file_load(&f, path, NULL, "rooftime.ncu-metrics/1", err) != 0) {
         rt_ncu_map_release(m);
         return -1;
     }
+    m->label = f.label;
+    f.label = NULL;
+    json_t *root = f.root;
     int rc = -1;
-    const char *schema = jstr(root, "schema");
-    if (!schema || strcmp(schema, "rooftime.ncu-metrics/1") != 0) {
-        rt_error_set(err,
-                     "%s: not a metric mapping (\"schema\": \"rooftime.ncu-metrics/1\" expected)",
-                     path);
-        goto done;
-    }
     /* Constants first: formulas refer to them by name. */
     json_t *consts = json_object_get(root, "constants");
     const char *aname;
@@ -374,7 +361,7 @@ int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err)
     }
     rc = 0;
 done:
-    json_decref(root);
+    rt_data_file_release(&f);
     if (rc != 0)
         rt_ncu_map_release(m);
     return rc;

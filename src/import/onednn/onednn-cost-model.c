@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "onednn-internal.h"
+#include "rooftime/util/data-file.h"
+#include "rooftime/util/json-read.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
@@ -116,44 +118,27 @@ static int load_kind(rt_onednn_model *m, const char *kind, json_t *o, rt_error *
 int rt_onednn_model_load(const char *path, rt_onednn_model *m, rt_error *err)
 {
     memset(m, 0, sizeof *m);
-    m->path = path ? rt_strdup(path) : rt_asprintf("%s/onednn/cost.json", rt_datadir());
-    /* Read as every input is (a directory, a FIFO, a NUL or the size limit named alike). */
-    char *text;
-    size_t len;
-    json_error_t je;
-    json_t *root = NULL;
-    if (rt_read_text_file(m->path, RT_MAX_TEXT_INPUT, &text, &len, err) == 0) {
-        root = json_loadb(text, len, 0, &je);
-        free(text);
-        if (!root)
-            rt_error_set(err, "%s: line %d: %s", m->path, je.line, je.text);
-    }
-    if (!root) {
-        rt_onednn_model_release(m);
+    /* The one loader of data files: bounded, duplicate keys refused, the schema checked. */
+    rt_data_file f;
+    if (rt_data_file_load(&f, path, "onednn/cost.json", "rooftime.onednn-cost/1", err) != 0)
         return -1;
-    }
+    m->path = rt_strdup(f.path);
     int rc = -1;
-    json_t *schema = json_object_get(root, "schema"), *kinds = json_object_get(root, "kinds");
-    if (!json_is_string(schema) ||
-        strcmp(json_string_value(schema), "rooftime.onednn-cost/1") != 0 ||
-        !json_is_object(kinds)) {
-        rt_error_set(err,
-                     "%s: not a oneDNN cost model (\"schema\": \"rooftime.onednn-cost/1\" and "
-                     "\"kinds\" expected)",
-                     m->path);
+    rt_jr r = {f.path, err};
+    const json_t *kinds;
+    if (rt_jr_member_object(&r, f.root, "", "kinds", true, &kinds) != 0)
         goto done;
-    }
     m->k = rt_xcalloc(json_object_size(kinds) + 1, sizeof *m->k);
     const char *kind;
     json_t *o;
-    json_object_foreach(kinds, kind, o)
+    json_object_foreach((json_t *)kinds, kind, o)
     {
         if (load_kind(m, kind, o, err) != 0)
             goto done;
     }
     rc = 0;
 done:
-    json_decref(root);
+    rt_data_file_release(&f);
     if (rc != 0)
         rt_onednn_model_release(m);
     return rc;

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "torch-cost-internal.h"
+#include "rooftime/util/data-file.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/name-index.h"
 #include "rooftime/util/read-file.h"
@@ -314,31 +315,14 @@ static int add_name(rt_torch_ops *o, const char *name, size_t idx, const char *p
 int rt_torch_ops_load(const char *path, rt_torch_ops **out, rt_error *err)
 {
     *out = NULL;
-    char *dflt = path ? NULL : rt_asprintf("%s/torch/ops.json", rt_datadir());
-    const char *p = path ? path : dflt;
-    char *buf;
-    size_t len;
-    if (rt_read_text_file(p, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0) {
-        free(dflt);
+    /* The one loader of data files: bounded, duplicate keys refused, the schema checked. */
+    rt_data_file f;
+    if (rt_data_file_load(&f, path, "torch/ops.json", "rooftime.torch-ops/1", err) != 0)
         return -1;
-    }
-    json_error_t je;
-    json_t *root = json_loadb(buf, len, 0, &je);
     rt_torch_ops *o = rt_xcalloc(1, sizeof *o);
-    o->path = rt_strdup(p);
-    o->label = rt_data_file_label(p, buf, len);
-    free(buf);
-    free(dflt);
-    if (!root) {
-        rt_error_set(err, "cannot read '%s': line %d, column %d: %s", o->path, je.line, je.column,
-                     je.text);
-        goto fail;
-    }
-    const char *schema = json_string_value(json_object_get(root, "schema"));
-    if (!schema || strcmp(schema, "rooftime.torch-ops/1") != 0) {
-        rt_error_set(err, "'%s': field 'schema' is not \"rooftime.torch-ops/1\"", o->path);
-        goto fail;
-    }
+    o->path = f.path;
+    o->label = f.label;
+    json_t *root = f.root;
     const json_t *ops = json_object_get(root, "ops");
     if (!json_is_array(ops) || json_array_size(ops) == 0) {
         rt_error_set(err, "'%s': field 'ops' missing or not a non-empty list", o->path);

@@ -1,10 +1,13 @@
-/* Private helpers for reading rooftime's JSON files with errors that name the file and the field.
- */
-#ifndef ROOFTIME_JSON_READ_H
-#define ROOFTIME_JSON_READ_H
+/* Reading rooftime's JSON files (json-read.c): parse errors with line and column, field errors
+ * with their JSON path, so that every wing reading a data file or a document says where it went
+ * wrong. util is the one wing every reader may call; the core, which knows no file format, uses
+ * none of it (tests/wing-boundaries.sh). */
+#ifndef ROOFTIME_UTIL_JSON_READ_H
+#define ROOFTIME_UTIL_JSON_READ_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "rooftime/util/error.h"
 
@@ -12,8 +15,6 @@
 int rt_json_load_file(const char *path, json_t **out, rt_error *err);
 /* The same for a file's text already read (len bytes; path names it in errors). */
 int rt_json_load_text(const char *buf, size_t len, const char *path, json_t **out, rt_error *err);
-/* Serialize j atomically to path, pretty-printed with sorted keys off (insertion order). */
-int rt_json_save_file(const json_t *j, const char *path, rt_error *err);
 
 /* A reader bound to one file: every error is "cannot read 'ORIGIN': field 'PATH.KEY': ...". */
 typedef struct rt_jr {
@@ -40,18 +41,5 @@ int rt_jr_schema(rt_jr *r, const json_t *obj, const char *want);
 /* Set an error about one field. */
 void rt_jr_fail(rt_jr *r, const char *path, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-
-/* Unknown members kept as opaque JSON text in the core objects: the text of extra (stolen; NULL
- * stays NULL), and that text parsed back (a new reference, or NULL). */
-char *rt_json_opaque_text(json_t *extra);
-json_t *rt_json_opaque_parse(const char *text);
-/* Members of obj not named in known[] (NULL-terminated), copied into a new object (NULL if none).
- */
-json_t *rt_json_extra(const json_t *obj, const char *const *known);
-/* Copy every member of extra into obj (used when saving). */
-void rt_json_merge_extra(json_t *obj, const json_t *extra);
-
-/* JSON number that stays exact for integers and round-trips doubles. */
-json_t *rt_json_num(double v);
 
 #endif
