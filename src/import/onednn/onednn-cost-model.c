@@ -61,10 +61,10 @@ static int compile(const rt_onednn_model *m, const char *kind, const char *dir, 
                      dir ? "." : "", dir ? dir : "");
         return -1;
     }
-    if (rt_formula_compile(f, json_string_value(v), resolve, (void *)rt_onednn_kind_counts(kind),
-                           err) != 0) {
+    if (rt_formula_compile(f, json_string_value(v), resolve, (void *)m->counts_of(kind), err) !=
+        0) {
         rt_error_prefix(err, "%s: kinds.%s.flops%s%s (counts: %s)", m->path, kind, dir ? "." : "",
-                        dir ? dir : "", rt_onednn_kind_counts(kind));
+                        dir ? dir : "", m->counts_of(kind));
         return -1;
     }
     return 0;
@@ -72,7 +72,7 @@ static int compile(const rt_onednn_model *m, const char *kind, const char *dir, 
 
 static int load_kind(rt_onednn_model *m, const char *kind, json_t *o, rt_error *err)
 {
-    if (!rt_onednn_kind_counts(kind)) {
+    if (!m->counts_of(kind)) {
         rt_error_set(err, "%s: kinds.%s: not a primitive kind the importer reads", m->path, kind);
         return -1;
     }
@@ -115,9 +115,11 @@ static int load_kind(rt_onednn_model *m, const char *kind, json_t *o, rt_error *
     return 0;
 }
 
-int rt_onednn_model_load(const char *path, rt_onednn_model *m, rt_error *err)
+int rt_onednn_model_load(const char *path, const char *(*counts_of)(const char *kind),
+                         rt_onednn_model *m, rt_error *err)
 {
     memset(m, 0, sizeof *m);
+    m->counts_of = counts_of;
     /* The one loader of data files: bounded, duplicate keys refused, the schema checked. */
     rt_data_file f;
     if (rt_data_file_load(&f, path, "onednn/cost.json", "rooftime.onednn-cost/1", err) != 0)

@@ -80,12 +80,16 @@ typedef struct rt_onednn_kind_model {
 
 typedef struct rt_onednn_model {
     char *path;
+    const char *(*counts_of)(const char *kind); /* the counts a kind provides (see load) */
     rt_onednn_kind_model *k;
     size_t n;
 } rt_onednn_model;
 
-/* Read and check the model (every name a count its kind provides); path NULL: the shipped one. */
-int rt_onednn_model_load(const char *path, rt_onednn_model *m, rt_error *err);
+/* Read and check the model: every name a count that counts_of(kind) lists (the dispatch table of
+ * onednn-cost.c, passed by its caller so that the model calls no cost code); path NULL: the
+ * shipped one. */
+int rt_onednn_model_load(const char *path, const char *(*counts_of)(const char *kind),
+                         rt_onednn_model *m, rt_error *err);
 void rt_onednn_model_release(rt_onednn_model *m);
 /* The model of a kind (the dispatch table's name), or NULL. */
 const rt_onednn_kind_model *rt_onednn_model_kind(const rt_onednn_model *m, const char *kind);
@@ -99,7 +103,9 @@ const char *rt_onednn_kind_counts(const char *kind);
 /* The byte offset of a count in rt_onednn_counts, or -1 (onednn-cost-model.c). */
 int rt_onednn_count_offset(const char *name, size_t len);
 
-/* Elements (and a multiplier) an argument of a primitive moves; helpers of every cost function. */
+/* ---- onednn-cost-common.c: helpers of every cost function ---- */
+
+/* Elements (and a multiplier) an argument of a primitive moves. */
 typedef double (*elems_fn)(const void *ctx, const char *arg, const char *prop, double *mult);
 double rt_onednn_valid_taps(double out, double in, double kern, double s, double d, double p);
 int rt_onednn_is_forward(const char *prop);

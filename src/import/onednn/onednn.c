@@ -63,7 +63,7 @@ rt_onednn_reader *rt_onednn_reader_new(const char *origin)
     rt_onednn_reader *r = rt_xcalloc(1, sizeof *r);
     r->origin = rt_strdup(origin ? origin : "oneDNN verbose output");
     rt_error err = {{0}};
-    if (rt_onednn_model_load(NULL, &r->model, &err) != 0)
+    if (rt_onednn_model_load(NULL, rt_onednn_kind_counts, &r->model, &err) != 0)
         r->model_error = rt_strdup(err.msg);
     return r;
 }

@@ -1,11 +1,10 @@
 /* Read a result table: its header first, then its rows, in one buffer within the limits of
- * docs/limits.md (RT_TABLE_MAX_ROWS, RT_TABLE_MAX_BYTES). */
+ * docs/limits.md (RT_TABLE_MAX_ROWS, the options' max_bytes). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
-#include "table-internal.h"
-#include "rooftime/import/table.h"
+#include "table-read.h"
 #include "rooftime/util/strings.h"
 
 void rt_table_release(table *t)

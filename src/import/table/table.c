@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "table-internal.h"
+#include "table-read.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/csv-reader.h"
 #include "rooftime/import/table.h"

@@ -1,12 +1,14 @@
 /* The cost model of PyTorch operators, the recorded arguments of a call: shapes ('Input Dims'),
- * types ('Input type') and concrete values ('Concrete Inputs'). */
+ * types ('Input type') and concrete values ('Concrete Inputs'); and how a cost is marked
+ * incomplete, which every model of the table does. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "torch-cost-internal.h"
+#include "torch-cost-args.h"
 
 /* The largest element count of one tensor taken as recorded (2^50). */
 #define TC_MAX_NUMEL 1125899906842624.0
@@ -185,4 +187,15 @@ int rt_torch_cost_concrete_ints(const tc_call *c, int pos, int64_t *out, int max
     }
     json_decref(all);
     return n;
+}
+
+void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->why, sizeof out->why, fmt, ap);
+    va_end(ap);
+    out->status = RT_TC_INCOMPLETE;
+    out->flops_known = out->bytes_known = 0;
+    out->flops = out->bytes = 0;
 }

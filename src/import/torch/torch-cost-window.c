@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "torch-cost-internal.h"
+#include "torch-cost-args.h"
 #include "rooftime/util/sliding-window.h"
 
 #define MAXK 3 /* spatial dimensions */
@@ -108,8 +108,7 @@ static double prod(const double *v, int k)
     return n;
 }
 
-void rt_torch_cost_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
-                             rt_torch_cost *out)
+void rt_torch_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_torch_cost *out)
 {
     const tc_arg *in = tensor(c, e->a), *wt = tensor(c, e->b), *bias = tensor(c, e->c);
     if (!in || !wt || in->nd < 3 || in->nd > 2 + MAXK || wt->nd != in->nd) {
@@ -166,8 +165,8 @@ void rt_torch_cost_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops 
     }
 }
 
-void rt_torch_cost_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
-                                      rt_torch_cost *out)
+void rt_torch_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                                 rt_torch_cost *out)
 {
     const tc_arg *go = tensor(c, e->a), *in = tensor(c, e->b), *wt = tensor(c, e->c);
     if (!go || !in || !wt || in->nd < 3 || in->nd > 2 + MAXK || wt->nd != in->nd ||
@@ -221,8 +220,7 @@ void rt_torch_cost_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_co
     }
 }
 
-void rt_torch_cost_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
-                             rt_torch_cost *out)
+void rt_torch_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv, rt_torch_cost *out)
 {
     const tc_arg *in = tensor(c, 0);
     if (!in || in->nd < 3 || in->nd > 2 + MAXK) {

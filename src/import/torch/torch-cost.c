@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "torch-cost-internal.h"
+#include "torch-cost-args.h"
 #include "rooftime/util/data-file.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/name-index.h"
@@ -428,17 +428,6 @@ int rt_torch_ops_defers(const rt_torch_ops *o, const char *parent, const char *c
     return 0;
 }
 
-void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out->why, sizeof out->why, fmt, ap);
-    va_end(ap);
-    out->status = RT_TC_INCOMPLETE;
-    out->flops_known = out->bytes_known = 0;
-    out->flops = out->bytes = 0;
-}
-
 /* ---- matrix products, streams, embeddings ---- */
 
 static const tc_arg *tensor(const tc_call *c, int i)
@@ -641,13 +630,13 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         cost_matmul(e, c, out);
         break;
     case TC_CONV:
-        rt_torch_cost_cost_conv(e, c, conv, out);
+        rt_torch_cost_conv(e, c, conv, out);
         break;
     case TC_CONV_BACKWARD:
-        rt_torch_cost_cost_conv_backward(e, c, conv, out);
+        rt_torch_cost_conv_backward(e, c, conv, out);
         break;
     case TC_POOL:
-        rt_torch_cost_cost_pool(e, c, conv, out);
+        rt_torch_cost_pool(e, c, conv, out);
         break;
     case TC_STREAM:
         cost_stream(e, c, out);

@@ -1,7 +1,8 @@
-/* Private to the PyTorch cost model: the table (torch-cost.c) and the window models
- * (torch-cost-window.c) share these. */
-#ifndef ROOFTIME_IMPORT_TORCH_COST_INTERNAL_H
-#define ROOFTIME_IMPORT_TORCH_COST_INTERNAL_H
+/* Private to the PyTorch cost model: a table entry, a call's recorded arguments and the helpers
+ * that read them (torch-cost-args.c, a leaf), shared by the table (torch-cost.c) and the window
+ * models (torch-cost-window.c), which the table calls. */
+#ifndef ROOFTIME_IMPORT_TORCH_COST_ARGS_H
+#define ROOFTIME_IMPORT_TORCH_COST_ARGS_H
 
 #include <stdint.h>
 
@@ -84,12 +85,12 @@ int rt_torch_cost_read_call(const rt_torch_call *rc, tc_call *c, char *why, size
  * position is empty or not recorded, -1 when it cannot be read. */
 int rt_torch_cost_concrete_ints(const tc_call *c, int pos, int64_t *out, int max);
 
-void rt_torch_cost_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
-                             rt_torch_cost *out);
-void rt_torch_cost_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
-                                      rt_torch_cost *out);
-void rt_torch_cost_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
-                             rt_torch_cost *out);
+void rt_torch_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                        rt_torch_cost *out);
+void rt_torch_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                                 rt_torch_cost *out);
+void rt_torch_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                        rt_torch_cost *out);
 /* Mark out incomplete with a reason. */
 void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -1,8 +1,8 @@
-/* What the re-evaluation of kept raw counter images shares (cupti-reevaluate.c runs it in a child
- * process and reports back; cupti-images.c checks and evaluates the images). Private to the
- * collector. */
-#ifndef ROOFTIME_COLLECT_CUPTI_REEVALUATE_H
-#define ROOFTIME_COLLECT_CUPTI_REEVALUATE_H
+/* The re-evaluation of kept raw counter images, its run and messages (cupti-reevaluate-run.c):
+ * what cupti-reevaluate.c (runs it in a child process and reports back) and cupti-images.c (checks
+ * and evaluates the images) share. Private to the collector. */
+#ifndef ROOFTIME_COLLECT_CUPTI_REEVALUATE_RUN_H
+#define ROOFTIME_COLLECT_CUPTI_REEVALUATE_RUN_H
 
 #include <stddef.h>
 
@@ -44,8 +44,7 @@ void re_warn(re_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* The file CUPTI is about to read, so that a crash can name it. */
 void re_reading(re_run *r, const char *path);
 
-/* Process pid: the images its images.PID.csv lists, checked and evaluated into
- * out_dir/ranges.PID.csv (cupti-images.c). 0, or -1 with the reason in r->err. */
-int re_process(re_run *r, long pid);
+/* One message to the parent on fd: a kind letter, the text with its line breaks as spaces, '\n'. */
+void re_send(int fd, char kind, const char *text);
 
 #endif

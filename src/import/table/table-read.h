@@ -1,13 +1,18 @@
 /* Private to the table importer: a result table in memory, read by table-read.c (the header
  * before the rows, within the limits of docs/limits.md) for table.c (the mapping and the profile).
  */
-#ifndef ROOFTIME_IMPORT_TABLE_INTERNAL_H
-#define ROOFTIME_IMPORT_TABLE_INTERNAL_H
+#ifndef ROOFTIME_IMPORT_TABLE_READ_H
+#define ROOFTIME_IMPORT_TABLE_READ_H
 
 #include <stddef.h>
 
 #include "rooftime/import/csv-reader.h"
 #include "rooftime/util/error.h"
+
+/* The widest table read (docs/limits.md): every unmapped column becomes a tag. */
+#define RT_TABLE_MAX_COLUMNS 1024
+/* The rows a table may hold (docs/limits.md), one per kernel or config. */
+#define RT_TABLE_MAX_ROWS ((size_t)1 << 20)
 
 /* A table in memory: column names, which are in the tag part of the header, and the cells. The
  * cells' text lies in one buffer, each NUL-terminated, so that a row costs its text and 8 bytes a
