@@ -167,41 +167,75 @@ static void table_note_columns(rt_tags *notes, const char *key, const table *t,
     free(s);
 }
 
-int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **out, rt_warnings *w,
-                    rt_error *err)
-{
-    rt_table_options dflt = {0};
-    if (!opt)
-        opt = &dflt;
-    *out = NULL;
-    table t[2];
-    memset(t, 0, sizeof t);
-    int nt = 1, rc = -1;
-    qcol *q = NULL;
-    size_t nq = 0;
-    size_t *join = NULL;                    /* main row -> AI table row */
-    size_t *keycol = NULL, *maincol = NULL; /* the AI table's join columns, and the main table's */
-    size_t nk = 0;
-    rt_name_index keys = {0}; /* the join columns' values -> the AI table's row */
-    rt_profile *p = NULL;
-    unsigned char *is_tag = NULL, *in_name = NULL, *unused = NULL;
-    rt_name_index seen = {0}; /* a row's tags -> its row: rows that would merge into one config */
-    char *base = NULL;
-    size_t max_bytes = opt->max_bytes ? opt->max_bytes : RT_TABLE_MAX_BYTES;
-    if (opt->ai_file && strcmp(path, "-") == 0 && strcmp(opt->ai_file, "-") == 0) {
-        rt_error_set(err, "standard input ('-') can be the table or the AI table, not both");
-        goto done;
-    }
-    if (rt_table_open(path, max_bytes, &t[0], err) != 0)
-        goto done;
-    if (opt->ai_file) {
-        if (rt_table_open(opt->ai_file, max_bytes, &t[1], err) != 0)
-            goto done;
-        nt = 2;
-    }
+/* One import of a table: the tables, the columns chosen, the join, and what the rows become. */
+typedef struct table_import {
+    const char *path;
+    const rt_table_options *opt;
+    table t[2]; /* the table, and the AI table (--ai-file) */
+    int nt;
+    qcol *q; /* the quantities and their columns */
+    size_t nq;
+    int have_time, have_inv, have_name;
+    size_t *join;             /* main row -> AI table row */
+    size_t *keycol, *maincol; /* the AI table's join columns, and the main table's */
+    size_t nk;
+    rt_name_index keys;                       /* the join columns' values -> the AI table's row */
+    unsigned char *is_tag, *in_name, *unused; /* per column of the main table */
+    rt_name_index seen; /* a row's tags -> its row: rows that would merge into one config */
+    char *base;         /* the file's name without its .csv: the kernels' names start with it */
+    unsigned long zero_ai;
+} table_import;
 
-    /* Quantities: the user's mappings, then the defaults for quantities they left alone. */
-    q = rt_xcalloc(opt->n_map + sizeof table_defaults / sizeof table_defaults[0] + 1, sizeof *q);
+static void table_import_release(table_import *ti)
+{
+    free(ti->base);
+    free(ti->q);
+    free(ti->join);
+    free(ti->keycol);
+    free(ti->maincol);
+    rt_name_index_release(&ti->keys);
+    free(ti->is_tag);
+    free(ti->in_name);
+    free(ti->unused);
+    rt_name_index_release(&ti->seen);
+    rt_table_release(&ti->t[0]);
+    rt_table_release(&ti->t[1]);
+}
+
+/* The table's header, and the AI table's. */
+static int open_tables(table_import *ti, rt_error *err)
+{
+    const rt_table_options *opt = ti->opt;
+    size_t max_bytes = opt->max_bytes ? opt->max_bytes : RT_TABLE_MAX_BYTES;
+    if (opt->ai_file && strcmp(ti->path, "-") == 0 && strcmp(opt->ai_file, "-") == 0) {
+        rt_error_set(err, "standard input ('-') can be the table or the AI table, not both");
+        return -1;
+    }
+    if (rt_table_open(ti->path, max_bytes, &ti->t[0], err) != 0)
+        return -1;
+    ti->nt = 1;
+    if (opt->ai_file) {
+        if (rt_table_open(opt->ai_file, max_bytes, &ti->t[1], err) != 0)
+            return -1;
+        ti->nt = 2;
+    }
+    return 0;
+}
+
+/* The column of x in either table (x->file, x->col; -1 when none has it). */
+static void find_column(const table_import *ti, qcol *x)
+{
+    for (int f = 0; f < ti->nt && x->col < 0; f++)
+        if ((x->col = rt_table_find(&ti->t[f], x->column)) >= 0)
+            x->file = f;
+}
+
+/* Quantities: the user's mappings, then the defaults for quantities they left alone. */
+static int choose_quantities(table_import *ti, rt_error *err)
+{
+    const rt_table_options *opt = ti->opt;
+    const size_t n_defaults = sizeof table_defaults / sizeof table_defaults[0];
+    ti->q = rt_xcalloc(opt->n_map + n_defaults + 1, sizeof *ti->q);
     for (size_t i = 0; i < opt->n_map; i++) {
         const char *qn = opt->map[i].quantity;
         if (strcmp(qn, "time") && strcmp(qn, "invocations") && strcmp(qn, "name") &&
@@ -211,296 +245,355 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
                          "--map %s=%s: unknown quantity '%s' (time, invocations, name, "
                          "flops.UNIT, flops.total, bytes.LEVEL, ai.LEVEL, tag.NAME)",
                          qn, opt->map[i].column, qn);
-            goto done;
+            return -1;
         }
         qcol x = {.quantity = qn, .column = opt->map[i].column, .file = -1, .col = -1};
-        for (int f = 0; f < nt && x.col < 0; f++)
-            if ((x.col = rt_table_find(&t[f], x.column)) >= 0)
-                x.file = f;
+        find_column(ti, &x);
         if (x.col < 0) {
-            rt_error_set(err, "%s: --map %s=%s: no such column", path, qn, x.column);
-            goto done;
+            rt_error_set(err, "%s: --map %s=%s: no such column", ti->path, qn, x.column);
+            return -1;
         }
-        q[nq++] = x;
+        ti->q[ti->nq++] = x;
     }
-    for (size_t i = 0; !opt->no_defaults && i < sizeof table_defaults / sizeof table_defaults[0];
-         i++) {
+    for (size_t i = 0; !opt->no_defaults && i < n_defaults; i++) {
         int taken = 0;
-        for (size_t j = 0; j < nq; j++)
-            taken |= strcmp(q[j].quantity, table_defaults[i].quantity) == 0;
+        for (size_t j = 0; j < ti->nq; j++)
+            taken |= strcmp(ti->q[j].quantity, table_defaults[i].quantity) == 0;
         if (taken)
             continue;
         qcol x = {.quantity = table_defaults[i].quantity,
                   .column = table_defaults[i].column,
                   .file = -1,
                   .col = -1};
-        for (int f = 0; f < nt && x.col < 0; f++)
-            if ((x.col = rt_table_find(&t[f], x.column)) >= 0)
-                x.file = f;
+        find_column(ti, &x);
         if (x.col >= 0)
-            q[nq++] = x;
+            ti->q[ti->nq++] = x;
     }
-    int have_time = 0, have_inv = 0;
-    for (size_t j = 0; j < nq; j++) {
-        have_time |= strcmp(q[j].quantity, "time") == 0;
-        have_inv |= strcmp(q[j].quantity, "invocations") == 0;
+    for (size_t j = 0; j < ti->nq; j++) {
+        ti->have_time |= strcmp(ti->q[j].quantity, "time") == 0;
+        ti->have_inv |= strcmp(ti->q[j].quantity, "invocations") == 0;
+        ti->have_name |= strcmp(ti->q[j].quantity, "name") == 0;
     }
-    if (!have_time) {
+    if (!ti->have_time) {
         rt_error_set(err, "%s: no time column ('CUDA Time'; name another with --map time=COLUMN)",
-                     path);
-        goto done;
+                     ti->path);
+        return -1;
     }
-    /* The AI table joins by the tag columns of its second header row: the main table has them. */
-    if (nt == 2) {
-        keycol = rt_xcalloc(t[1].ncol + 1, sizeof *keycol);
-        maincol = rt_xcalloc(t[1].ncol + 1, sizeof *maincol);
-        for (size_t c = 0; c < t[1].ncol; c++) {
-            if (!t[1].tagpart[c])
-                continue;
-            int mc = rt_table_find(&t[0], t[1].col[c]);
-            if (mc < 0) {
-                rt_error_set(err, "%s: tag column '%s' is not in %s", opt->ai_file, t[1].col[c],
-                             path);
-                goto done;
-            }
-            keycol[nk] = c;
-            maincol[nk++] = (size_t)mc;
-        }
-        if (nk == 0) {
-            rt_error_set(err, "%s: no tag columns to join with %s (two-row header expected)",
-                         opt->ai_file, path);
-            goto done;
-        }
-    }
-    /* The columns are there: now the rows. */
-    for (int f = 0; f < nt; f++)
-        if (rt_table_read_rows(&t[f], err) != 0)
-            goto done;
-    if (!have_inv && w)
-        rt_warnings_add(w, "%s: no invocations column: 1 per row assumed", path);
+    return 0;
+}
 
-    /* Tag columns: every column not mapped to a quantity and not "...", except, in the notebooks'
-     * two-row header, the numeric columns of the metric part and, in a one-row header, numeric
-     * columns whose names read as measurements (listed as unused). Numeric tags are the
-     * parameters that families sweep. */
+/* The AI table joins by the tag columns of its second header row: the main table has them. */
+static int join_columns(table_import *ti, rt_error *err)
+{
+    table *t = ti->t;
+    ti->keycol = rt_xcalloc(t[1].ncol + 1, sizeof *ti->keycol);
+    ti->maincol = rt_xcalloc(t[1].ncol + 1, sizeof *ti->maincol);
+    for (size_t c = 0; c < t[1].ncol; c++) {
+        if (!t[1].tagpart[c])
+            continue;
+        int mc = rt_table_find(&t[0], t[1].col[c]);
+        if (mc < 0) {
+            rt_error_set(err, "%s: tag column '%s' is not in %s", ti->opt->ai_file, t[1].col[c],
+                         ti->path);
+            return -1;
+        }
+        ti->keycol[ti->nk] = c;
+        ti->maincol[ti->nk++] = (size_t)mc;
+    }
+    if (ti->nk == 0) {
+        rt_error_set(err, "%s: no tag columns to join with %s (two-row header expected)",
+                     ti->opt->ai_file, ti->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Tag columns: every column not mapped to a quantity and not "...", except, in the notebooks'
+ * two-row header, the numeric columns of the metric part and, in a one-row header, numeric
+ * columns whose names read as measurements (listed as unused). Numeric tags are the parameters
+ * that families sweep. */
+static void choose_tag_columns(table_import *ti)
+{
+    const table *t0 = &ti->t[0];
+    const qcol *q = ti->q;
     int two_row = 0;
-    for (size_t c = 0; c < t[0].ncol; c++)
-        two_row |= t[0].tagpart[c];
-    is_tag = rt_xcalloc(t[0].ncol, 1);
-    in_name = rt_xcalloc(t[0].ncol, 1);
-    unused = rt_xcalloc(t[0].ncol, 1);
-    for (size_t c = 0; c < t[0].ncol; c++) {
-        const char *name = t[0].col[c];
+    for (size_t c = 0; c < t0->ncol; c++)
+        two_row |= t0->tagpart[c];
+    ti->is_tag = rt_xcalloc(t0->ncol, 1);
+    ti->in_name = rt_xcalloc(t0->ncol, 1);
+    ti->unused = rt_xcalloc(t0->ncol, 1);
+    const char *const *nc =
+        ti->opt->name_columns ? ti->opt->name_columns : table_default_name_columns;
+    size_t nn = ti->opt->name_columns ? ti->opt->n_name_columns
+                                      : sizeof table_default_name_columns / sizeof(char *);
+    for (size_t c = 0; c < t0->ncol; c++) {
+        const char *name = t0->col[c];
         if (!name[0] || strcmp(name, "...") == 0)
             continue;
         int mapped = 0;
-        for (size_t j = 0; j < nq; j++)
+        for (size_t j = 0; j < ti->nq; j++)
             mapped |= q[j].file == 0 && q[j].col == (int)c && strncmp(q[j].quantity, "tag.", 4);
         if (mapped)
             continue;
         int text = 0;
-        for (size_t r = 0; r < t[0].nrow && !text; r++)
-            text = table_cell(&t[0], r, c)[0] && !rt_table_is_number(table_cell(&t[0], r, c));
-        for (size_t j = 0; j < nq; j++)
+        for (size_t r = 0; r < t0->nrow && !text; r++)
+            text = table_cell(t0, r, c)[0] && !rt_table_is_number(table_cell(t0, r, c));
+        for (size_t j = 0; j < ti->nq; j++)
             if (q[j].file == 0 && q[j].col == (int)c && strncmp(q[j].quantity, "tag.", 4) == 0)
                 text = 1;
-        if (!t[0].tagpart[c] && !text && (two_row || measurement_name(name))) {
-            unused[c] = 1;
+        if (!t0->tagpart[c] && !text && (two_row || measurement_name(name))) {
+            ti->unused[c] = 1;
             continue;
         }
-        is_tag[c] = 1;
-        const char *const *nc = opt->name_columns ? opt->name_columns : table_default_name_columns;
-        size_t nn = opt->name_columns ? opt->n_name_columns
-                                      : sizeof table_default_name_columns / sizeof(char *);
+        ti->is_tag[c] = 1;
         for (size_t k = 0; k < nn; k++)
             if (strcmp(nc[k], name) == 0)
-                in_name[c] = 1;
+                ti->in_name[c] = 1;
     }
+}
 
-    /* Join the AI table by the tag columns it has: a map from their values to its first row. */
-    if (nt == 2) {
-        char *key = NULL;
-        size_t kcap = 0;
-        for (size_t r = 0; r < t[1].nrow; r++) {
-            size_t len = rt_table_join_key(&t[1], r, keycol, nk, &key, &kcap);
-            if (rt_name_index_get(&keys, key, len) == (size_t)-1)
-                rt_name_index_put(&keys, key, len, r);
-        }
-        join = rt_xmalloc(t[0].nrow * sizeof *join);
-        for (size_t r = 0; r < t[0].nrow; r++) {
-            size_t len = rt_table_join_key(&t[0], r, maincol, nk, &key, &kcap);
-            size_t at = rt_name_index_get(&keys, key, len);
-            if (at == (size_t)-1) {
-                rt_error_set(err, "%s: line %lu: no row with the same %s ... in %s", path,
-                             t[0].line[r], t[1].col[keycol[0]], opt->ai_file);
-                free(key);
-                goto done;
-            }
-            join[r] = at;
-        }
-        free(key);
+/* Join the AI table by the tag columns it has: a map from their values to its first row. */
+static int join_rows(table_import *ti, rt_error *err)
+{
+    table *t = ti->t;
+    char *key = NULL;
+    size_t kcap = 0;
+    int rc = 0;
+    for (size_t r = 0; r < t[1].nrow; r++) {
+        size_t len = rt_table_join_key(&t[1], r, ti->keycol, ti->nk, &key, &kcap);
+        if (rt_name_index_get(&ti->keys, key, len) == (size_t)-1)
+            rt_name_index_put(&ti->keys, key, len, r);
     }
+    ti->join = rt_xmalloc(t[0].nrow * sizeof *ti->join);
+    for (size_t r = 0; r < t[0].nrow && rc == 0; r++) {
+        size_t len = rt_table_join_key(&t[0], r, ti->maincol, ti->nk, &key, &kcap);
+        size_t at = rt_name_index_get(&ti->keys, key, len);
+        if (at == (size_t)-1) {
+            rt_error_set(err, "%s: line %lu: no row with the same %s ... in %s", ti->path,
+                         t[0].line[r], t[1].col[ti->keycol[0]], ti->opt->ai_file);
+            rc = -1;
+        }
+        ti->join[r] = at;
+    }
+    free(key);
+    return rc;
+}
 
-    p = rt_profile_new();
-    p->tool = rt_strdup("table");
-    {
-        const char *b = strrchr(path, '/');
-        b = b ? b + 1 : path;
-        base = rt_strdup(b);
-        char *dot = strstr(base, ".main.csv");
-        if (!dot)
-            dot = strstr(base, ".csv");
-        if (dot && dot != base)
-            *dot = '\0';
+/* The file's name without its directory and its .main.csv or .csv (a heap string). */
+static char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    char *base = rt_strdup(b ? b + 1 : path);
+    char *dot = strstr(base, ".main.csv");
+    if (!dot)
+        dot = strstr(base, ".csv");
+    if (dot && dot != base)
+        *dot = '\0';
+    return base;
+}
+
+/* The cell of quantity j in row r (of the AI table's joined row when the column is there). */
+static const char *q_cell(const table_import *ti, size_t j, size_t r, const table **tt, size_t *rr)
+{
+    *tt = &ti->t[ti->q[j].file];
+    *rr = ti->q[j].file ? ti->join[r] : r;
+    return table_cell(*tt, *rr, (size_t)ti->q[j].col);
+}
+
+/* A row's kernel name: the file, the name columns, then the row's tag values (numbers as
+ * column=value). A heap string. */
+static char *row_name(const table_import *ti, size_t r)
+{
+    const table *t0 = &ti->t[0], *tt;
+    size_t cap = strlen(ti->base) + 1, len, rr;
+    for (size_t c = 0; c < t0->ncol; c++)
+        if (ti->is_tag[c])
+            cap += strlen(t0->col[c]) + strlen(table_cell(t0, r, c)) + 3;
+    for (size_t j = 0; j < ti->nq; j++)
+        if (strcmp(ti->q[j].quantity, "name") == 0)
+            cap += strlen(q_cell(ti, j, r, &tt, &rr)) + 2;
+    char *name = rt_xmalloc(cap);
+    len = (size_t)snprintf(name, cap, "%s", ti->base);
+    for (size_t j = 0; j < ti->nq; j++)
+        if (strcmp(ti->q[j].quantity, "name") == 0)
+            len += (size_t)snprintf(name + len, cap - len, " %s", q_cell(ti, j, r, &tt, &rr));
+    for (size_t c = 0; c < t0->ncol; c++) {
+        if (!ti->is_tag[c] || !table_cell(t0, r, c)[0])
+            continue;
+        const char *v = table_cell(t0, r, c);
+        if (rt_table_is_number(v))
+            len += (size_t)snprintf(name + len, cap - len, " %s=%s", t0->col[c], v);
+        else
+            len += (size_t)snprintf(name + len, cap - len, " %s", v);
     }
-    unsigned long zero_ai = 0;
-    int have_name = 0;
-    for (size_t j = 0; j < nq; j++)
-        have_name |= strcmp(q[j].quantity, "name") == 0;
-    for (size_t r = 0; r < t[0].nrow; r++) {
-        /* Name: the file, then the row's tag values (numbers as column=value). */
-        size_t cap = strlen(base) + 1, len;
-        for (size_t c = 0; c < t[0].ncol; c++)
-            if (is_tag[c])
-                cap += strlen(t[0].col[c]) + strlen(table_cell(&t[0], r, c)) + 3;
-        for (size_t j = 0; j < nq; j++)
-            if (strcmp(q[j].quantity, "name") == 0)
-                cap +=
-                    strlen(table_cell(&t[q[j].file], q[j].file ? join[r] : r, (size_t)q[j].col)) +
-                    2;
-        char *name = rt_xmalloc(cap);
-        len = (size_t)snprintf(name, cap, "%s", base);
-        for (size_t j = 0; j < nq; j++)
-            if (strcmp(q[j].quantity, "name") == 0)
-                len += (size_t)snprintf(
-                    name + len, cap - len, " %s",
-                    table_cell(&t[q[j].file], q[j].file ? join[r] : r, (size_t)q[j].col));
-        for (size_t c = 0; c < t[0].ncol; c++) {
-            if (!is_tag[c] || !table_cell(&t[0], r, c)[0])
-                continue;
-            const char *v = table_cell(&t[0], r, c);
-            if (rt_table_is_number(v))
-                len += (size_t)snprintf(name + len, cap - len, " %s=%s", t[0].col[c], v);
-            else
-                len += (size_t)snprintf(name + len, cap - len, " %s", v);
+    return name;
+}
+
+/* The row's quantities into k: tags, time, invocations, FLOPs and bytes; *total: the FLOPs that
+ * AI divides (flops.total, else the sum of flops.*). */
+static int row_quantities(const table_import *ti, size_t r, rt_kernel *k, double *total,
+                          rt_error *err)
+{
+    double fsum = 0;
+    *total = NAN;
+    for (size_t j = 0; j < ti->nq; j++) {
+        const table *tt;
+        size_t rr;
+        const char *cell = q_cell(ti, j, r, &tt, &rr), *qn = ti->q[j].quantity;
+        if (strcmp(qn, "name") == 0)
+            continue;
+        if (strncmp(qn, "tag.", 4) == 0) {
+            rt_tags_set(&k->tags, qn + 4, cell);
+            continue;
         }
-        rt_kernel *k = rt_profile_add_kernel(p, name);
-        free(name);
-        k->invocations = 1;
-        for (size_t c = 0; c < t[0].ncol; c++) {
-            if (!is_tag[c] || in_name[c])
-                continue;
-            rt_tags_set(&k->tags, t[0].col[c], table_cell(&t[0], r, c));
+        double v;
+        if (cell_number(tt, rr, ti->q[j].col, &v, err) != 0)
+            return -1;
+        if (v < 0) {
+            rt_error_set(err, "%s: line %lu: column '%s': %g is negative", tt->path, tt->line[rr],
+                         tt->col[ti->q[j].col], v);
+            return -1;
         }
-        for (size_t c = 0; c < t[0].ncol; c++)
-            if (is_tag[c] && strcmp(t[0].col[c], "Kernel Shape") == 0)
-                kernel_shape_tags(&k->tags, table_cell(&t[0], r, c));
-        double total = NAN, fsum = 0;
-        for (size_t j = 0; j < nq; j++) {
-            const table *tt = &t[q[j].file];
-            size_t rr = q[j].file ? join[r] : r;
-            const char *qn = q[j].quantity;
-            if (strcmp(qn, "name") == 0)
-                continue;
-            if (strncmp(qn, "tag.", 4) == 0) {
-                rt_tags_set(&k->tags, qn + 4, table_cell(tt, rr, (size_t)q[j].col));
-                continue;
-            }
-            double v;
-            if (cell_number(tt, rr, q[j].col, &v, err) != 0)
-                goto done;
-            if (v < 0) {
-                rt_error_set(err, "%s: line %lu: column '%s': %g is negative", tt->path,
-                             tt->line[rr], tt->col[q[j].col], v);
-                goto done;
-            }
-            if (strcmp(qn, "time") == 0)
-                k->time = v;
-            else if (strcmp(qn, "invocations") == 0)
-                k->invocations = v;
-            else if (strcmp(qn, "flops.total") == 0)
-                total = v;
-            else if (strncmp(qn, "flops.", 6) == 0) {
-                rt_values_set(&k->flops, qn + 6, v);
-                fsum += v;
-            } else if (strncmp(qn, "bytes.", 6) == 0)
-                rt_values_set(&k->bytes, qn + 6, v);
-        }
-        if (table_check_merge(&t[0], r, have_name ? k->name : NULL, &k->tags, &seen, err) != 0)
-            goto done;
-        if (isnan(total))
-            total = fsum;
-        if (!isfinite(total)) {
-            rt_error_set(err, "%s: line %lu: the FLOPs add up to %g", t[0].path, t[0].line[r],
-                         total);
-            goto done;
-        }
-        /* Bytes per level from the arithmetic intensity: Q_l = W / AI_l. */
-        for (size_t j = 0; j < nq; j++) {
-            const char *qn = q[j].quantity;
-            if (strncmp(qn, "ai.", 3) != 0 || rt_values_has(&k->bytes, qn + 3))
-                continue;
-            const table *tt = &t[q[j].file];
-            size_t rr = q[j].file ? join[r] : r;
-            double ai;
-            if (cell_number(tt, rr, q[j].col, &ai, err) != 0)
-                goto done;
-            if (ai > 0 && !isfinite(total / ai)) {
-                rt_error_set(err, "%s: line %lu: column '%s': %g FLOPs / AI %g is out of range",
-                             tt->path, tt->line[rr], tt->col[q[j].col], total, ai);
-                goto done;
-            } else if (ai > 0) {
-                rt_values_set(&k->bytes, qn + 3, total / ai);
-            } else if (total > 0) {
-                rt_error_set(err,
-                             "%s: line %lu: column '%s': AI %g with %g FLOPs gives no byte count",
-                             tt->path, tt->line[rr], tt->col[q[j].col], ai, total);
-                goto done;
-            } else {
-                zero_ai++;
-            }
+        if (strcmp(qn, "time") == 0)
+            k->time = v;
+        else if (strcmp(qn, "invocations") == 0)
+            k->invocations = v;
+        else if (strcmp(qn, "flops.total") == 0)
+            *total = v;
+        else if (strncmp(qn, "flops.", 6) == 0) {
+            rt_values_set(&k->flops, qn + 6, v);
+            fsum += v;
+        } else if (strncmp(qn, "bytes.", 6) == 0)
+            rt_values_set(&k->bytes, qn + 6, v);
+    }
+    if (isnan(*total))
+        *total = fsum;
+    return 0;
+}
+
+/* Bytes per level from the arithmetic intensity: Q_l = W / AI_l. */
+static int row_bytes_from_ai(table_import *ti, size_t r, rt_kernel *k, double total, rt_error *err)
+{
+    for (size_t j = 0; j < ti->nq; j++) {
+        const char *qn = ti->q[j].quantity;
+        if (strncmp(qn, "ai.", 3) != 0 || rt_values_has(&k->bytes, qn + 3))
+            continue;
+        const table *tt;
+        size_t rr;
+        (void)q_cell(ti, j, r, &tt, &rr);
+        const char *col = tt->col[ti->q[j].col];
+        double ai;
+        if (cell_number(tt, rr, ti->q[j].col, &ai, err) != 0)
+            return -1;
+        if (ai > 0 && !isfinite(total / ai)) {
+            rt_error_set(err, "%s: line %lu: column '%s': %g FLOPs / AI %g is out of range",
+                         tt->path, tt->line[rr], col, total, ai);
+            return -1;
+        } else if (ai > 0) {
+            rt_values_set(&k->bytes, qn + 3, total / ai);
+        } else if (total > 0) {
+            rt_error_set(err, "%s: line %lu: column '%s': AI %g with %g FLOPs gives no byte count",
+                         tt->path, tt->line[rr], col, ai, total);
+            return -1;
+        } else {
+            ti->zero_ai++;
         }
     }
-    if (zero_ai && w)
-        rt_warnings_add(w,
-                        "%s: %lu AI values of rows without FLOPs: their bytes at that "
-                        "level are unknown and left out",
-                        path, zero_ai);
-    rt_provenance_add_input(&p->provenance, path);
+    return 0;
+}
+
+/* Row r as a kernel of p. */
+static int add_row(table_import *ti, size_t r, rt_profile *p, rt_error *err)
+{
+    const table *t0 = &ti->t[0];
+    char *name = row_name(ti, r);
+    rt_kernel *k = rt_profile_add_kernel(p, name);
+    free(name);
+    k->invocations = 1;
+    for (size_t c = 0; c < t0->ncol; c++) {
+        if (!ti->is_tag[c] || ti->in_name[c])
+            continue;
+        rt_tags_set(&k->tags, t0->col[c], table_cell(t0, r, c));
+    }
+    for (size_t c = 0; c < t0->ncol; c++)
+        if (ti->is_tag[c] && strcmp(t0->col[c], "Kernel Shape") == 0)
+            kernel_shape_tags(&k->tags, table_cell(t0, r, c));
+    double total;
+    if (row_quantities(ti, r, k, &total, err) != 0 ||
+        table_check_merge(t0, r, ti->have_name ? k->name : NULL, &k->tags, &ti->seen, err) != 0)
+        return -1;
+    if (!isfinite(total)) {
+        rt_error_set(err, "%s: line %lu: the FLOPs add up to %g", t0->path, t0->line[r], total);
+        return -1;
+    }
+    return row_bytes_from_ai(ti, r, k, total, err);
+}
+
+/* Where the profile came from: its inputs, the columns chosen, the time's kind, the method. */
+static void describe(table_import *ti, rt_profile *p)
+{
+    const rt_table_options *opt = ti->opt;
+    rt_provenance_add_input(&p->provenance, ti->path);
     if (opt->ai_file)
         rt_provenance_add_input(&p->provenance, opt->ai_file);
-    for (size_t j = 0; j < nq; j++) {
-        rt_tags_set(&p->provenance.formulas, q[j].quantity, q[j].column);
-        if (strcmp(q[j].quantity, "time") == 0 && !opt->time_kind &&
-            strcasecmp(q[j].column, "CUDA Time") == 0)
+    for (size_t j = 0; j < ti->nq; j++) {
+        rt_tags_set(&p->provenance.formulas, ti->q[j].quantity, ti->q[j].column);
+        if (strcmp(ti->q[j].quantity, "time") == 0 && !opt->time_kind &&
+            strcasecmp(ti->q[j].column, "CUDA Time") == 0)
             p->time_kind = RT_TIME_DEVICE;
     }
     if (opt->time_kind)
         p->time_kind = opt->time_kind;
-    for (size_t c = 0; c < t[0].ncol; c++)
-        is_tag[c] &= !in_name[c];
-    table_note_columns(&p->provenance.notes, "tags", &t[0], is_tag);
-    table_note_columns(&p->provenance.notes, "name columns", &t[0], in_name);
-    table_note_columns(&p->provenance.notes, "unused columns", &t[0], unused);
+    const table *t0 = &ti->t[0];
+    for (size_t c = 0; c < t0->ncol; c++)
+        ti->is_tag[c] &= !ti->in_name[c];
+    table_note_columns(&p->provenance.notes, "tags", t0, ti->is_tag);
+    table_note_columns(&p->provenance.notes, "name columns", t0, ti->in_name);
+    table_note_columns(&p->provenance.notes, "unused columns", t0, ti->unused);
     p->method = rt_strdup("processed table, one config per row; where only AI is given, bytes per "
                           "level = FLOPs / AI at that level (the printed precision of both carries "
                           "into the bytes)");
+}
+
+/* The steps: headers, the quantities' columns, the AI table's join columns, then the rows, the
+ * tag columns, the join, one kernel per row, and where it all came from. */
+int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **out, rt_warnings *w,
+                    rt_error *err)
+{
+    rt_table_options dflt = {0};
+    table_import ti = {.path = path, .opt = opt ? opt : &dflt};
+    rt_profile *p = NULL;
+    int rc = -1;
+    *out = NULL;
+    if (open_tables(&ti, err) != 0 || choose_quantities(&ti, err) != 0 ||
+        (ti.nt == 2 && join_columns(&ti, err) != 0))
+        goto done;
+    /* The columns are there: now the rows. */
+    for (int f = 0; f < ti.nt; f++)
+        if (rt_table_read_rows(&ti.t[f], err) != 0)
+            goto done;
+    if (!ti.have_inv && w)
+        rt_warnings_add(w, "%s: no invocations column: 1 per row assumed", path);
+    choose_tag_columns(&ti);
+    if (ti.nt == 2 && join_rows(&ti, err) != 0)
+        goto done;
+    p = rt_profile_new();
+    p->tool = rt_strdup("table");
+    ti.base = base_name(path);
+    for (size_t r = 0; r < ti.t[0].nrow; r++)
+        if (add_row(&ti, r, p, err) != 0)
+            goto done;
+    if (ti.zero_ai && w)
+        rt_warnings_add(w,
+                        "%s: %lu AI values of rows without FLOPs: their bytes at that "
+                        "level are unknown and left out",
+                        path, ti.zero_ai);
+    describe(&ti, p);
     *out = p;
     p = NULL;
     rc = 0;
 done:
     rt_profile_free(p);
-    free(base);
-    free(q);
-    free(join);
-    free(keycol);
-    free(maincol);
-    rt_name_index_release(&keys);
-    free(is_tag);
-    free(in_name);
-    free(unused);
-    rt_name_index_release(&seen);
-    rt_table_release(&t[0]);
-    rt_table_release(&t[1]);
+    table_import_release(&ti);
     return rc;
 }
