@@ -149,4 +149,13 @@ int rt_ncu_next_group(ncu_import *im, ncu_file *f, group *g);
 pending *rt_ncu_pend_get(ncu_import *im, uint64_t key, int create);
 void rt_ncu_pend_remove(ncu_import *im, uint64_t key);
 
+/* ---- ncu-profile.c: the joined launches into the profile ---- */
+
+/* One kernel per name from the totals (nothing with per_launch: those were added as they
+ * joined); time_in_one: a launch's own time is known (kernel_time_sum, the launch times). */
+void rt_ncu_profile_kernels(ncu_import *im, rt_profile *prof, int time_in_one);
+/* Tool, time kind, inputs, formulas, method and notes, and the warnings counted past their
+ * limit. */
+void rt_ncu_profile_describe(ncu_import *im, rt_profile *prof, const char *const *paths);
+
 #endif

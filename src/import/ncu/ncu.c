@@ -356,6 +356,149 @@ static int ncu_check_counts(ncu_import *im)
     return 0;
 }
 
+/* The mapping, the architecture and the files' headers. */
+static int ncu_setup(ncu_import *im, const char *const *paths, size_t n, int by_name,
+                     const char *mpath, rt_error *err)
+{
+    const rt_ncu_options *opt = im->opt;
+    if (rt_ncu_map_load(mpath, &im->map, err) != 0)
+        return -1;
+    im->default_sm = im->map.default_sm;
+    if (opt->arch) {
+        im->default_sm = rt_ncu_parse_arch(opt->arch);
+        if (im->default_sm < 0) {
+            rt_error_set(err, "'%s' is not an architecture like sm_70", opt->arch);
+            return -1;
+        }
+    }
+    if (opt->tensor_factor > 0 && im->map.tensor_factor_const < 0) {
+        rt_error_set(err, "%s: the mapping has no tensor_factor constant to override", mpath);
+        return -1;
+    }
+    im->f = rt_xcalloc(n, sizeof *im->f);
+    im->nf = n;
+    im->by_name = by_name;
+    if (by_name)
+        im->occ = rt_xcalloc(n, sizeof *im->occ);
+    im->all_files = n == 64 ? ~0ull : (((uint64_t)1 << n) - 1);
+    for (size_t i = 0; i < n; i++) {
+        ncu_file *f = &im->f[i];
+        f->path = paths[i];
+        f->csv = rt_csv_open(paths[i], err);
+        if (!f->csv || rt_ncu_find_header(im, f) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* First launch of each file into first[]: which metrics it holds decides the formulas. */
+static int ncu_first_launches(ncu_import *im, group *first, rt_error *err)
+{
+    size_t n = im->nf;
+    uint64_t avail = 0;
+    int *sms = rt_xcalloc(n, sizeof *sms);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        int r = rt_ncu_next_group(im, &im->f[i], &first[i]);
+        if (r == 0)
+            rt_error_set(err, "%s: line %lu: no data rows after the header", im->f[i].path,
+                         rt_csv_line(im->f[i].csv));
+        if (r <= 0) {
+            rc = -1;
+            break;
+        }
+        im->f[i].metrics = first[i].present;
+        avail |= first[i].present;
+        sms[i] = first[i].sm;
+    }
+    if (rc == 0)
+        rc = ncu_choose(im, avail, sms, n);
+    free(sms);
+    if (rc != 0)
+        return -1;
+    im->launch_q = rt_xcalloc(im->nchosen + 1, sizeof *im->launch_q);
+    if (im->opt->tensor_factor > 0)
+        for (size_t a = 0; a < im->map.n_arch; a++)
+            im->map.arch[a].value[im->map.tensor_factor_const] = im->opt->tensor_factor;
+    return 0;
+}
+
+/* Say what was assumed where it matters: the architecture of a file without a CC column (tensor
+ * FLOPs), and launch_time joined per name. Returns whether one file holds every metric of the
+ * time (then a launch's own time is known). */
+static int ncu_note_assumptions(ncu_import *im)
+{
+    const rt_ncu_options *opt = im->opt;
+    size_t n = im->nf;
+    int no_cc = -1;
+    for (size_t i = 0; i < n; i++)
+        if (im->f[i].col[COL_CC] < 0 && no_cc < 0)
+            no_cc = (int)i;
+    if (no_cc >= 0 && !opt->arch && opt->tensor_factor <= 0 && im->warnings &&
+        im->map.tensor_factor_const >= 0)
+        for (size_t i = 0; i < im->nchosen; i++)
+            if (strcmp(im->map.q[im->chosen[i]].quantity, "flops.tensor") == 0) {
+                const double *cst = rt_ncu_map_constants(&im->map, im->default_sm);
+                rt_warnings_add(im->warnings,
+                                "%s: no CC column: sm_%d assumed, %g FLOPs per tensor instruction "
+                                "(--arch or --tensor-factor to change)",
+                                im->f[no_cc].path, im->default_sm,
+                                cst ? cst[im->map.tensor_factor_const] : NAN);
+                break;
+            }
+    /* Joined per name, a launch's metrics from different files come from the k-th launches of
+     * its kernel: the same launch only where the orders agree. Sums per kernel of formulas
+     * linear in the metrics do not depend on that; launch_time does. */
+    uint64_t tmask = im->map.cycles.metrics | im->map.rate.metrics;
+    int time_in_one = 0;
+    for (size_t i = 0; i < n; i++)
+        time_in_one |= (im->f[i].metrics & tmask) == tmask;
+    for (size_t i = 0; im->by_name && im->warnings && i < im->nchosen; i++) {
+        const rt_ncu_formula *f = &im->map.q[im->chosen[i]].f;
+        uint64_t need = f->metrics | (f->uses_time ? tmask : 0);
+        int one = 0;
+        for (size_t j = 0; j < n; j++)
+            one |= (im->f[j].metrics & need) == need;
+        if (f->uses_time && !one)
+            rt_warnings_add(im->warnings,
+                            "%s uses launch_time, which a join per kernel name takes from "
+                            "another launch of the kernel when its metrics are in different "
+                            "files: approximate",
+                            im->map.q[im->chosen[i]].quantity);
+    }
+    return time_in_one;
+}
+
+/* Every launch of every file joined: the first ones, then one from each file in turn (launches in
+ * the same order in every file join at once), then the launches some file never had. */
+static int ncu_join_all(ncu_import *im, group *first, group *g)
+{
+    for (size_t i = 0; i < im->nf; i++)
+        if (ncu_feed(im, i, &first[i]) != 0)
+            return -1;
+    for (int progress = 1; progress;) {
+        progress = 0;
+        for (size_t i = 0; i < im->nf; i++) {
+            int r = rt_ncu_next_group(im, &im->f[i], g);
+            if (r < 0 || (r > 0 && ncu_feed(im, i, g) != 0))
+                return -1;
+            progress |= r > 0;
+        }
+    }
+    if (im->by_name && ncu_check_counts(im) != 0)
+        return -1;
+    while (im->nlive > 0) {
+        pending *p = NULL;
+        for (size_t j = 0; j < im->ntable; j++)
+            if (im->table[j] >= 0 && (!p || im->pool[im->table[j]].key < p->key))
+                p = &im->pool[im->table[j]];
+        if (ncu_finish(im, p) != 0)
+            return -1;
+        rt_ncu_pend_remove(im, p->key);
+    }
+    return 0;
+}
+
 /* One pass over the files: joined by launch ID, or per kernel name when by_name is set. Returns 0,
  * -1 on error, 1 when the files' launch orders differ (*order_msg says where) and by_name is not
  * set. */
@@ -365,218 +508,20 @@ static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options 
 {
     ncu_import im = {.opt = opt, .warnings = w, .err = err, .per_launch = NULL};
     int rc = -1;
-    rt_profile *prof = NULL;
-    group *g = rt_xmalloc(sizeof *g);
+    rt_profile *prof = rt_profile_new();
+    group *g = rt_xmalloc(sizeof *g), *first = rt_xcalloc(n, sizeof *first);
     char *mpath = opt->metrics_file ? rt_strdup(opt->metrics_file)
                                     : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
-    if (rt_ncu_map_load(mpath, &im.map, err) != 0)
-        goto done;
-    im.default_sm = im.map.default_sm;
-    if (opt->arch) {
-        im.default_sm = rt_ncu_parse_arch(opt->arch);
-        if (im.default_sm < 0) {
-            rt_error_set(err, "'%s' is not an architecture like sm_70", opt->arch);
-            goto done;
-        }
-    }
-    if (opt->tensor_factor > 0 && im.map.tensor_factor_const < 0) {
-        rt_error_set(err, "%s: the mapping has no tensor_factor constant to override", mpath);
-        goto done;
-    }
-    prof = rt_profile_new();
     if (opt->per_launch)
         im.per_launch = prof;
-    im.f = rt_xcalloc(n, sizeof *im.f);
-    im.nf = n;
-    im.by_name = by_name;
-    if (by_name)
-        im.occ = rt_xcalloc(n, sizeof *im.occ);
-    im.all_files = n == 64 ? ~0ull : (((uint64_t)1 << n) - 1);
-    for (size_t i = 0; i < n; i++) {
-        ncu_file *f = &im.f[i];
-        f->path = paths[i];
-        f->csv = rt_csv_open(paths[i], err);
-        if (!f->csv || rt_ncu_find_header(&im, f) != 0)
-            goto done;
-    }
-    /* First launch of each file: which metrics it holds decides the formulas. */
-    uint64_t avail = 0;
-    group *first = rt_xcalloc(n, sizeof *first);
-    int *sms = rt_xcalloc(n, sizeof *sms);
-    for (size_t i = 0; i < n; i++) {
-        int r = rt_ncu_next_group(&im, &im.f[i], &first[i]);
-        if (r < 0) {
-            free(first);
-            free(sms);
-            goto done;
-        }
-        if (r == 0) {
-            rt_error_set(err, "%s: line %lu: no data rows after the header", im.f[i].path,
-                         rt_csv_line(im.f[i].csv));
-            free(first);
-            free(sms);
-            goto done;
-        }
-        im.f[i].metrics = first[i].present;
-        avail |= first[i].present;
-        sms[i] = first[i].sm;
-    }
-    int rc_choose = ncu_choose(&im, avail, sms, n);
-    free(sms);
-    if (rc_choose != 0) {
-        free(first);
+    if (ncu_setup(&im, paths, n, by_name, mpath, err) != 0 ||
+        ncu_first_launches(&im, first, err) != 0)
         goto done;
-    }
-    im.launch_q = rt_xcalloc(im.nchosen + 1, sizeof *im.launch_q);
-    if (opt->tensor_factor > 0)
-        for (size_t a = 0; a < im.map.n_arch; a++)
-            im.map.arch[a].value[im.map.tensor_factor_const] = opt->tensor_factor;
-    /* Say what a file without a CC column was taken to be when it matters (tensor FLOPs). */
-    int no_cc = -1;
-    for (size_t i = 0; i < n; i++)
-        if (im.f[i].col[COL_CC] < 0 && no_cc < 0)
-            no_cc = (int)i;
-    if (no_cc >= 0 && !opt->arch && opt->tensor_factor <= 0 && im.warnings &&
-        im.map.tensor_factor_const >= 0)
-        for (size_t i = 0; i < im.nchosen; i++)
-            if (strcmp(im.map.q[im.chosen[i]].quantity, "flops.tensor") == 0) {
-                const double *cst = rt_ncu_map_constants(&im.map, im.default_sm);
-                rt_warnings_add(im.warnings,
-                                "%s: no CC column: sm_%d assumed, %g FLOPs per tensor instruction "
-                                "(--arch or --tensor-factor to change)",
-                                im.f[no_cc].path, im.default_sm,
-                                cst ? cst[im.map.tensor_factor_const] : NAN);
-                break;
-            }
-    /* Joined per name, a launch's metrics from different files come from the k-th launches of
-     * its kernel: the same launch only where the orders agree. Sums per kernel of formulas
-     * linear in the metrics do not depend on that; launch_time does. */
-    uint64_t tmask = im.map.cycles.metrics | im.map.rate.metrics;
-    int time_in_one = 0;
-    for (size_t i = 0; i < n; i++)
-        time_in_one |= (im.f[i].metrics & tmask) == tmask;
-    if (by_name && im.warnings)
-        for (size_t i = 0; i < im.nchosen; i++) {
-            const rt_ncu_formula *f = &im.map.q[im.chosen[i]].f;
-            uint64_t need = f->metrics | (f->uses_time ? tmask : 0);
-            int one = 0;
-            for (size_t j = 0; j < n; j++)
-                one |= (im.f[j].metrics & need) == need;
-            if (f->uses_time && !one)
-                rt_warnings_add(im.warnings,
-                                "%s uses launch_time, which a join per kernel name takes from "
-                                "another launch of the kernel when its metrics are in different "
-                                "files: approximate",
-                                im.map.q[im.chosen[i]].quantity);
-        }
-    for (size_t i = 0; i < n; i++)
-        if (ncu_feed(&im, i, &first[i]) != 0) {
-            free(first);
-            goto done;
-        }
-    free(first);
-    /* One launch from each file in turn: launches in the same order in every file join at once. */
-    for (;;) {
-        int progress = 0;
-        for (size_t i = 0; i < n; i++) {
-            int r = rt_ncu_next_group(&im, &im.f[i], g);
-            if (r < 0)
-                goto done;
-            if (r == 0)
-                continue;
-            progress = 1;
-            if (ncu_feed(&im, i, g) != 0)
-                goto done;
-        }
-        if (!progress)
-            break;
-    }
-    if (by_name && ncu_check_counts(&im) != 0)
+    int time_in_one = ncu_note_assumptions(&im);
+    if (ncu_join_all(&im, first, g) != 0)
         goto done;
-    /* Launches some file never had. */
-    while (im.nlive > 0) {
-        pending *p = NULL;
-        for (size_t j = 0; j < im.ntable; j++)
-            if (im.table[j] >= 0 && (!p || im.pool[im.table[j]].key < p->key))
-                p = &im.pool[im.table[j]];
-        if (ncu_finish(&im, p) != 0)
-            goto done;
-        rt_ncu_pend_remove(&im, p->key);
-    }
-
-    /* The profile. */
-    prof->tool = rt_strdup("ncu");
-    prof->time_kind = RT_TIME_DEVICE; /* the kernel alone: launch latency is outside it */
-    rt_provenance *pv = &prof->provenance;
-    for (size_t i = 0; i < n; i++) {
-        rt_provenance_add_input(pv, paths[i]);
-        char key[32];
-        snprintf(key, sizeof key, "layout.%zu", i + 1);
-        rt_tags_set(&pv->notes, key, im.f[i].layout);
-    }
-    for (size_t i = 0; i < im.nchosen; i++)
-        if ((im.used >> i) & 1) /* the formulas some launch used */
-            rt_tags_set(&pv->formulas, im.map.q[im.chosen[i]].quantity,
-                        im.map.q[im.chosen[i]].f.e.text);
-    if (!opt->per_launch) {
-        for (size_t id = 0; id < im.names.n; id++) {
-            ktotal *t = &im.k[id];
-            if (id >= im.nk || t->n == 0)
-                continue;
-            rt_kernel *k = rt_profile_add_kernel(prof, im.names.key[id]);
-            k->invocations = t->n;
-            /* The authors' aggregation: total cycles at the mean clock rate. */
-            k->time = t->rate > 0 ? t->cycles / (t->rate / t->n) : 0;
-            for (size_t i = 0; i < im.nchosen; i++) {
-                if (!((t->applied >> i) & 1))
-                    continue; /* out of scope on every launch of this kernel */
-                const char *q = im.map.q[im.chosen[i]].quantity;
-                rt_values_add(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
-            }
-            /* Per name with cycles and rate in different files, a launch's own time is unknown. */
-            if (!by_name || time_in_one) {
-                rt_values_set(&pv->kernel_time_sum, k->name, t->time_sum);
-                rt_kernel_add_samples(k, &t->launch_times); /* the spread of launch times */
-            }
-        }
-    }
-    rt_profile_finish_spreads(prof);
-    prof->method = rt_strdup(
-        opt->per_launch
-            ? "Nsight Compute metrics, one kernel per launch; time = cycles / rate of the launch"
-        : by_name
-            ? "Nsight Compute metrics summed per kernel name in each file and joined on the name "
-              "(the files' launch orders differ); time = sum of cycles / (sum of rates / "
-              "launches), the authors' aggregation"
-            : "Nsight Compute metrics aggregated per kernel name; time = sum of cycles / (sum of "
-              "rates / launches), the authors' aggregation (the sum of per-launch cycles / rate "
-              "is in provenance.kernel_time_sum)");
-    rt_tags_set(&pv->notes, "mapping", im.map.label);
-    rt_tags_set(&pv->notes, "time",
-                opt->per_launch ? "cycles / rate per launch" : "sum of cycles / mean rate");
-    rt_tags_set(&pv->notes, "join",
-                by_name ? "per kernel name (the files' launch orders differ)"
-                        : "per launch (process and launch ID)");
-    pv->launches = (double)im.launches;
-    if (opt->tensor_factor > 0) {
-        char tf[32];
-        snprintf(tf, sizeof tf, "%.17g", opt->tensor_factor);
-        rt_tags_set(&pv->notes, "tensor_factor", tf);
-    }
-    if (im.warnings) {
-        if (im.missing > NCU_MAX_WARN)
-            rt_warnings_add(im.warnings, "%lu launches lacked a metric in all (counted as 0)",
-                            im.missing);
-        if (im.nan_values > NCU_MAX_WARN)
-            rt_warnings_add(im.warnings, "%lu metric values were nan in all (counted as 0)",
-                            im.nan_values);
-        if (im.failed)
-            rt_warnings_add(im.warnings,
-                            "%lu failed launch%s dropped (every metric nan and grid (0, 0, 0): "
-                            "Nsight's record of a launch that did not run)%s",
-                            im.failed, im.failed == 1 ? "" : "es",
-                            by_name && n > 1 ? ", counted in each file" : "");
-    }
+    rt_ncu_profile_kernels(&im, prof, time_in_one);
+    rt_ncu_profile_describe(&im, prof, paths);
     *out = prof;
     prof = NULL;
     rc = 0;
@@ -587,6 +532,7 @@ done:
     }
     rt_profile_free(prof);
     ncu_import_release(&im);
+    free(first);
     free(g);
     free(mpath);
     return rc;
