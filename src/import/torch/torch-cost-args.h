@@ -95,4 +95,9 @@ void rt_torch_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
 void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* ---- torch-ops.c: the table ---- */
+
+/* The entry of an operator (by name, then by "prefix*" / "*suffix" patterns), or NULL. */
+const tc_entry *rt_torch_ops_find(const rt_torch_ops *o, const char *name);
+
 #endif
