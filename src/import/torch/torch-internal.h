@@ -120,4 +120,10 @@ void rt_torch_source_notes(const reader *r, rt_profile *p);
 /* The notes of the cost model and its coverage into the profile's provenance. */
 void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
 
+/* ---- torch-aggregate.c ---- */
+
+/* Self time of every operator (its duration minus its direct children's on the same thread) and
+ * its FLOPs, over r's events (sorted here); warnings into w. */
+void rt_torch_aggregate(reader *r, rt_warnings *w);
+
 #endif
