@@ -5,7 +5,6 @@
 #include "rooftime/core/comm.h"
 #include "rooftime/formats/comm-json.h"
 #include "rooftime/util/data-file.h"
-#include "rooftime/util/datadir.h"
 #include "rooftime/util/strings.h"
 
 /* More patterns than any library needs: a file with more is not a patterns file. */

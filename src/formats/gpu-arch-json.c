@@ -8,7 +8,6 @@
 
 #include "json-write.h"
 #include "rooftime/util/data-file.h"
-#include "rooftime/util/datadir.h"
 #include "rooftime/util/strings.h"
 
 static int get_num(json_t *o, const char *key, double *out, const char *file, const char *where,

@@ -10,7 +10,6 @@
 #include "rooftime/core/hints.h"
 #include "rooftime/formats/hints-json.h"
 #include "rooftime/util/data-file.h"
-#include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 

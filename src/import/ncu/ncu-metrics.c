@@ -4,7 +4,6 @@
 #include "rooftime/util/data-file.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
-#include "rooftime/util/read-file.h"
 #include "rooftime/util/formula.h"
 #include "rooftime/util/strings.h"
 

@@ -9,8 +9,6 @@
 #include "onednn-internal.h"
 #include "rooftime/util/data-file.h"
 #include "rooftime/util/json-read.h"
-#include "rooftime/util/datadir.h"
-#include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
 static const struct {

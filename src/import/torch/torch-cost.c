@@ -7,13 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "torch-cost-args.h"
-#include "rooftime/util/data-file.h"
-#include "rooftime/util/datadir.h"
-#include "rooftime/util/name-index.h"
-#include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
 /* ---- matrix products, streams, embeddings ---- */
