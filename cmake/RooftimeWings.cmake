@@ -30,7 +30,8 @@ function(rt_wing name)
   endforeach()
 
   if(NOT W_SOURCES)
-    file(GLOB W_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${name}/*.c)
+    # a wing may keep rooms of its own (src/import/ncu/ ...): their sources are the wing's too
+    file(GLOB_RECURSE W_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${name}/*.c)
   endif()
   add_library(rt_${name} STATIC ${W_SOURCES})
   set_target_properties(rt_${name} PROPERTIES OUTPUT_NAME rooftime-${name})

@@ -47,6 +47,10 @@ check "profile --keep-log p.%r.log writes p.1.log" test -f "$TMP/p.1.log"
 # Errors: %r without a launcher, unknown placeholders (usage, exit 2); bad launcher values (exit 1).
 expect 2 "%r needs the rank from a launcher" -- import onednn "$LOG" -o "$TMP/x.%r.json"
 expect 2 "unknown placeholder '%q'" -- import onednn "$LOG" -o "$TMP/x.%q.json"
+# every importer expands -o through the one shared path (import cupti wrote 'x.%r.json' before)
+for kind in ncu table torch cupti; do
+    expect 2 "%r needs the rank from a launcher" -- import $kind "$LOG" -o "$TMP/x.%r.json"
+done
 expect 2 "unknown placeholder" -- machine measure -o "$TMP/x.%"
 OMPI_COMM_WORLD_RANK=abc expect 1 "OMPI_COMM_WORLD_RANK='abc' is not a whole number" -- import onednn "$LOG" -o "$TMP/x.json"
 SLURM_PROCID=4 SLURM_NTASKS=4 expect 1 "SLURM_PROCID=4 is not below SLURM_NTASKS=4" -- import onednn "$LOG" -o "$TMP/x.json"

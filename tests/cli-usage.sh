@@ -35,6 +35,11 @@ expect 2 "output '.*in.json' is also an input" -- analyze --machine v100 -o "$TM
 expect 2 "is also an input" -- analyze --machine "$TMP/in.json" -o "$TMP/in.json" "$P"
 expect 2 "is also an input" -- import onednn -o "$TMP/in.json" "$TMP/in.json"
 expect 2 "is also an input" -- import torch -o "$TMP/in.json" "$TMP/in.json"
+# two inputs where the importer reads one: the message names the importer
+expect 2 "import onednn reads one file at a time" -- import onednn -o "$TMP/x.json" "$P" "$P"
+expect 2 "import torch reads one file at a time" -- import torch -o "$TMP/x.json" "$P" "$P"
+expect 2 "import table reads one table at a time" -- import table -o "$TMP/x.json" "$P" "$P"
+expect 2 "import cupti reads one directory" -- import cupti -o "$TMP/x.json" "$P" "$P"
 expect 2 "is also an input" -- import table -o "$TMP/in.json" "$TMP/in.json"
 expect 2 "is also an input" -- import ncu -o "$TMP/in.json" "$TMP/in.json"
 cp "$P" "$TMP/in.svg"

@@ -21,6 +21,10 @@ done
 # The core knows no file format: no JSON library in its sources or headers, none linked.
 check "no core file includes jansson.h" sh -c "! grep -rln 'jansson' '$SRC/src/core' '$SRC/include/rooftime/core'"
 check "the core links no JSON library" sh -c "! grep -q -i jansson '$BUILD/src/core/CMakeFiles/rt_core.dir/link.txt' 2>/dev/null && ! grep -rq 'jansson' '$SRC/src/core/CMakeLists.txt'"
+# util links jansson for the one JSON reader every wing that reads data/ calls (json-read.h,
+# data-file.h): the core, which knows no file format, includes neither.
+check "no core file includes util's JSON reader" \
+    sh -c "! grep -rlnE 'util/(json-read|data-file)\.h' '$SRC/src/core' '$SRC/include/rooftime/core'"
 # Nothing reaches around the views with a relative path into another folder.
 check "no source includes a path with .." sh -c "! grep -rn '#include \"\\.\\./' '$SRC/src' '$SRC/include'"
 # One responsibility per file: none grows past 700 lines (split it by what it does).

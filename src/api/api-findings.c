@@ -7,8 +7,8 @@
 #include "rooftime/api/api.h"
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/findings.h"
-#include "rooftime/core/verdict-hints.h"
-#include "rooftime/formats/verdict-hints-json.h"
+#include "rooftime/core/hints.h"
+#include "rooftime/formats/hints-json.h"
 
 static const char *kind_name(rt_findings_block_kind k)
 {

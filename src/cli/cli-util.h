@@ -70,8 +70,6 @@ typedef struct cli_gpu_opts {
 } cli_gpu_opts;
 int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *output,
                     const rt_tags *tags);
-/* `import cupti DIR` (cmd-import-cupti.c). */
-int cli_import_cupti(int argc, char **argv);
 
 /* Print at most max warnings to stderr, then a count of the rest. The first max warnings; the count
  * of the rest and, when all is not NULL, the command or file that lists them all. */

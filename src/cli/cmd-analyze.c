@@ -15,7 +15,7 @@
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
-#include "rooftime/import/hints.h"
+#include "rooftime/formats/hints-json.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
 

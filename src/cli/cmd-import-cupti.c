@@ -1,11 +1,13 @@
-/* `rooftime import cupti DIR`: the CUPTI collector's directory into a profile; --reevaluate
- * evaluates its raw counter images again through librooftime-cupti.so first. */
+/* `rooftime import cupti DIR`: the CUPTI collector's directory into a profile, a row of the
+ * importers' table; --reevaluate evaluates its raw counter images again through
+ * librooftime-cupti.so first. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli-cupti.h"
+#include "cli-import.h"
 #include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
@@ -37,105 +39,121 @@ static int collector_file(const char *path)
     return 0;
 }
 
-int cli_import_cupti(int argc, char **argv)
+typedef struct cupti_state {
+    rt_cupti_options o;
+    int reevaluate;
+    size_t manifests; /* raw counter images' manifests in the directory */
+    char *scratch;    /* --reevaluate's ranges */
+} cupti_state;
+
+static const struct option options[] = {{"metrics", required_argument, NULL, 'M'},
+                                        {"per-launch", no_argument, NULL, 'P'},
+                                        {"reevaluate", no_argument, NULL, 'R'},
+                                        {0}};
+
+static int option(void *state, int c, char *arg)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"metrics", required_argument, NULL, 'M'},
-        {"per-launch", no_argument, NULL, 'P'},   {"tag", required_argument, NULL, 't'},
-        {"reevaluate", no_argument, NULL, 'R'},   {0}};
-    const char *output = NULL;
-    char *scratch = NULL; /* --reevaluate's ranges */
-    int reevaluate = 0;
-    rt_cupti_options o = {0};
-    rt_tags tags = {0};
-    rt_warnings warnings = {0};
-    rt_profile *p = NULL;
-    int rc = RT_EXIT_USAGE, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:t:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'M':
-            o.metrics_file = optarg;
-            break;
-        case 'P':
-            o.per_launch = true;
-            break;
-        case 'R':
-            reevaluate = 1;
-            break;
-        case 't':
-            if ((rc = cli_tag_option("import", optarg, &tags)) != 0)
-                goto out;
-            break;
-        default:
-            rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
-            goto out;
-        }
+    cupti_state *s = state;
+    switch (c) {
+    case 'M':
+        s->o.metrics_file = arg;
+        return 0;
+    case 'P':
+        s->o.per_launch = true;
+        return 0;
+    case 'R':
+        s->reevaluate = 1;
+        return 0;
     }
-    if (!output) {
-        rc = cli_usage_error("import", "-o FILE is required");
-        goto out;
-    }
-    if (optind != argc - 1) {
-        rc = cli_usage_error("import", optind >= argc ? "no collector directory given"
-                                                      : "import cupti reads one directory");
-        goto out;
-    }
-    if ((rc = cli_output_check("import", output, argv + optind, 1)) != 0 ||
-        (rc = cli_output_check("import", output, (char **)&o.metrics_file, 1)) != 0)
-        goto out;
-    if (cli_path_in_dir(output, argv[optind]) && collector_file(output)) {
-        rc = cli_usage_error("import",
-                             "output '%s' is one of the collector's files in '%s': it "
-                             "would be overwritten",
-                             output, argv[optind]);
-        goto out;
-    }
-    size_t manifests = rt_cupti_image_manifests(argv[optind]);
-    if (reevaluate && manifests == 0) {
-        rc = cli_usage_error(
+    return -1;
+}
+
+static const char *option_input(const void *state)
+{
+    return ((const cupti_state *)state)->o.metrics_file;
+}
+
+/* -o must not be one of the collector's files, and --reevaluate needs raw images. */
+static int check(void *state, const cli_import_args *a)
+{
+    cupti_state *s = state;
+    const char *dir = a->inputs[0];
+    if (cli_path_in_dir(a->output, dir) && collector_file(a->output))
+        return cli_usage_error("import",
+                               "output '%s' is one of the collector's files in '%s': it "
+                               "would be overwritten",
+                               a->output, dir);
+    s->manifests = rt_cupti_image_manifests(dir);
+    if (s->reevaluate && s->manifests == 0)
+        return cli_usage_error(
             "import",
             "--reevaluate: '%s' holds no raw counter images (images.PID.csv): "
             "`profile --gpu --counters` keeps them in run.cupti/ beside run.json, or in "
             "--keep-dir DIR",
-            argv[optind]);
-        goto out;
-    }
-    rc = RT_EXIT_FAIL;
-    if (reevaluate && cli_cupti_reevaluate(argv[optind], &scratch, &warnings) != 0) {
-        cli_print_warnings(&warnings, 10, NULL);
-        goto out;
-    }
-    o.ranges_dir = scratch;
-    rt_error err = {{0}};
-    if (rt_import_cupti(argv[optind], &o, &p, &warnings, &err) != 0) {
-        cli_print_warnings(&warnings, 10, NULL);
-        cli_error("%s", err.msg);
-        goto out;
-    }
-    cli_print_warnings(&warnings, 20, NULL);
-    if (cli_save_profile(p, &tags, output) != 0)
-        goto out;
+            dir);
+    return 0;
+}
+
+/* With --reevaluate, the images evaluated again first (a failure is reported there). */
+static int read_cupti(void *state, const cli_import_args *a, rt_profile **p, rt_warnings *w,
+                      rt_error *err)
+{
+    cupti_state *s = state;
+    if (s->reevaluate && cli_cupti_reevaluate(a->inputs[0], &s->scratch, w) != 0)
+        return -1;
+    s->o.ranges_dir = s->scratch;
+    return rt_import_cupti(a->inputs[0], &s->o, p, w, err);
+}
+
+static void report(const void *state, const cli_import_args *a, const rt_profile *p)
+{
+    const cupti_state *s = state;
     double n = 0;
     for (size_t i = 0; i < p->n_kernels; i++)
         n += p->kernels[i].invocations;
-    printf("%s: %zu kernels, %.0f launches\n", output, p->n_kernels, n);
-    if (manifests && !reevaluate)
+    printf("%s: %zu kernels, %.0f launches\n", a->output, p->n_kernels, n);
+    if (s->manifests && !s->reevaluate)
         fprintf(stderr,
                 "rooftime: import: note: %s keeps raw counter images; --reevaluate evaluates "
                 "them again with this machine's CUPTI (the values read are the collector's)\n",
-                argv[optind]);
-    rc = RT_EXIT_OK;
-out:
-    if (scratch)
-        cli_cupti_remove_dir(scratch);
-    free(scratch);
-    rt_profile_free(p);
-    rt_tags_release(&tags);
-    rt_warnings_release(&warnings);
-    return rc;
+                a->inputs[0]);
 }
+
+static void release(void *state)
+{
+    cupti_state *s = state;
+    if (s->scratch)
+        cli_cupti_remove_dir(s->scratch);
+    free(s->scratch);
+}
+
+const cli_importer cli_importer_cupti = {
+    .name = "cupti",
+    .summary = "the CUPTI collector's directory (profile --gpu --keep-dir)",
+    .synopsis =
+        "rooftime import cupti DIR -o PROFILE [--reevaluate] [--per-launch] [--metrics FILE]\n"
+        "                      [--tag KEY=VALUE]...\n",
+    .help =
+        "import cupti: what `profile --gpu --keep-dir DIR` collected (or run.cupti/ of `profile\n"
+        "--gpu --counters -o run.json`): times from the trace run, FLOPs and bytes from the "
+        "counter\n"
+        "run (formulas of `import ncu`), joined by kernel name and launch order; --per-launch "
+        "and\n"
+        "--metrics as for ncu\n"
+        "      --reevaluate       evaluate the kept raw counter images again with this "
+        "machine's\n"
+        "                         CUPTI (librooftime-cupti.so; no GPU needed) instead of "
+        "reading the\n"
+        "                         values the collector evaluated (docs/import-cupti.md)\n",
+    .options = options,
+    .state_size = sizeof(cupti_state),
+    .max_inputs = 1,
+    .no_input = "no collector directory given",
+    .too_many = "import cupti reads one directory",
+    .option = option,
+    .option_input = option_input,
+    .check = check,
+    .read = read_cupti,
+    .report = report,
+    .release = release,
+};

@@ -1,140 +1,171 @@
-/* `rooftime import onednn LOG` and `import torch TRACE`: the framework rows of `import`. */
+/* `rooftime import onednn LOG` and `import torch TRACE`: the framework rows of the importers'
+ * table. Both take --conv-flops; torch adds --within NAME, --ops FILE and --no-cost-model. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli-output.h"
-#include "cli-util.h"
+#include "cli-import.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/error.h"
 
-/* Options both share: -o FILE, --tag key=value, --conv-flops; torch adds --within NAME, --ops FILE,
- * --no-cost-model. */
-static int run_import(int argc, char **argv, int torch)
+typedef struct framework_state {
+    int torch;
+    const char *within, *ops_file;
+    rt_conv_flops conv; /* RT_CONV_TAPS unless --conv-flops says otherwise */
+    int no_model;
+    rt_torch_ops *ops;
+} framework_state;
+
+static const struct option options[] = {{"within", required_argument, NULL, 'w'},
+                                        {"conv-flops", required_argument, NULL, 'c'},
+                                        {"ops", required_argument, NULL, 'O'},
+                                        {"no-cost-model", no_argument, NULL, 'N'},
+                                        {0}};
+
+static int option(framework_state *s, int c, char *arg)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"tag", required_argument, NULL, 't'},
-                                         {"within", required_argument, NULL, 'w'},
-                                         {"conv-flops", required_argument, NULL, 'c'},
-                                         {"ops", required_argument, NULL, 'O'},
-                                         {"no-cost-model", no_argument, NULL, 'N'},
-                                         {0}};
-    const char *output = NULL, *within = NULL;
-    char *out_path = NULL; /* -o with its placeholders expanded */
-    const char *ops_file = NULL;
-    rt_conv_flops conv = RT_CONV_TAPS;
-    int no_model = 0;
-    rt_torch_ops *ops = NULL;
-    rt_tags tags = {0};
-    rt_warnings warnings = {0};
-    rt_profile *p = NULL;
-    int rc = RT_EXIT_USAGE, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:t:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case 't':
-            if ((rc = cli_tag_option("import", optarg, &tags)) != 0)
-                goto out;
-            break;
-        case 'w':
-            if (!torch) {
-                rc = cli_usage_error("import", "--within is for `import torch`");
-                goto out;
-            }
-            within = optarg;
-            break;
-        case 'c': {
-            rt_error cerr;
-            if (rt_conv_flops_parse(optarg, &conv, &cerr) != 0) {
-                rc = cli_usage_error("import", "--conv-flops: %s", cerr.msg);
-                goto out;
-            }
-            break;
-        }
-        case 'O':
-        case 'N':
-            if (!torch) {
-                rc = cli_usage_error("import", "--%s is for `import torch`",
-                                     c == 'O' ? "ops" : "no-cost-model");
-                goto out;
-            }
-            if (c == 'O')
-                ops_file = optarg;
-            else
-                no_model = 1;
-            break;
-        default:
-            rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
-            goto out;
-        }
+    switch (c) {
+    case 'w':
+        if (!s->torch)
+            return cli_usage_error("import", "--within is for `import torch`");
+        s->within = arg;
+        return 0;
+    case 'c': {
+        rt_error cerr;
+        if (rt_conv_flops_parse(arg, &s->conv, &cerr) != 0)
+            return cli_usage_error("import", "--conv-flops: %s", cerr.msg);
+        return 0;
     }
-    if (!output) {
-        rc = cli_usage_error("import", "-o FILE is required");
-        goto out;
+    case 'O':
+    case 'N':
+        if (!s->torch)
+            return cli_usage_error("import", "--%s is for `import torch`",
+                                   c == 'O' ? "ops" : "no-cost-model");
+        if (c == 'O')
+            s->ops_file = arg;
+        else
+            s->no_model = 1;
+        return 0;
     }
-    if ((rc = cli_output_expand("import", output, &out_path)) != 0)
-        goto out;
-    output = out_path;
-    if (optind != argc - 1) {
-        rc = cli_usage_error(
-            "import", optind >= argc ? "no %s file given" : "import %s reads one file at a time",
-            torch ? "trace" : "log");
-        goto out;
-    }
-    if ((rc = cli_output_check("import", output, argv + optind, 1)) != 0 ||
-        (rc = cli_output_check("import", output, (char **)&ops_file, 1)) != 0)
-        goto out;
-    rt_error err = {{0}};
-    rc = RT_EXIT_FAIL;
-    if (torch && !no_model && rt_torch_ops_load(ops_file, &ops, &err) != 0) {
-        cli_error("%s", err.msg);
-        goto out;
-    }
-    rt_torch_options to = {.within = within, .ops = ops, .conv = conv, .by_source = 1};
-    int r = torch ? rt_import_torch_opts(argv[optind], &to, &p, &warnings, &err)
-                  : rt_import_onednn_conv(argv[optind], conv, &p, &warnings, &err);
-    cli_print_warnings(&warnings, 20, NULL);
-    if (r != 0) {
-        cli_error("%s", err.msg);
-        goto out;
-    }
-    /* Values no profile may hold (sums that overflow ...): named with the trace or log. */
-    if (rt_profile_check(p, &err) != 0) {
-        cli_error("'%s': %s", argv[optind], err.msg);
-        goto out;
-    }
-    if (cli_save_profile(p, &tags, output) != 0)
-        goto out;
+    return -1;
+}
+
+static int option_onednn(void *state, int c, char *arg)
+{
+    return option(state, c, arg);
+}
+
+static int option_torch(void *state, int c, char *arg)
+{
+    ((framework_state *)state)->torch = 1;
+    return option(state, c, arg);
+}
+
+static const char *option_input(const void *state)
+{
+    return ((const framework_state *)state)->ops_file;
+}
+
+/* Values no profile may hold (sums that overflow ...): named with the trace or log. */
+static int check_profile(const cli_import_args *a, const rt_profile *p, rt_error *err)
+{
+    rt_error perr = {{0}};
+    if (rt_profile_check(p, &perr) == 0)
+        return 0;
+    rt_error_set(err, "'%s': %s", a->inputs[0], perr.msg);
+    return -1;
+}
+
+static int read_onednn(void *state, const cli_import_args *a, rt_profile **p, rt_warnings *w,
+                       rt_error *err)
+{
+    const framework_state *s = state;
+    if (rt_import_onednn_conv(a->inputs[0], s->conv, p, w, err) != 0)
+        return -1;
+    return check_profile(a, *p, err);
+}
+
+static int read_torch(void *state, const cli_import_args *a, rt_profile **p, rt_warnings *w,
+                      rt_error *err)
+{
+    framework_state *s = state;
+    if (!s->no_model && rt_torch_ops_load(s->ops_file, &s->ops, err) != 0)
+        return -1;
+    rt_torch_options to = {.within = s->within, .ops = s->ops, .conv = s->conv, .by_source = 1};
+    if (rt_import_torch_opts(a->inputs[0], &to, p, w, err) != 0)
+        return -1;
+    return check_profile(a, *p, err);
+}
+
+static void report(const void *state, const cli_import_args *a, const rt_profile *p)
+{
+    (void)state;
     double calls = 0, t = 0;
     for (size_t i = 0; i < p->n_kernels; i++) {
         calls += p->kernels[i].invocations;
         t += p->kernels[i].time;
     }
-    printf("%s: %zu kernels, %.0f invocations, %.6g s\n", output, p->n_kernels, calls, t);
-    rc = RT_EXIT_OK;
-out:
-    free(out_path);
-    rt_torch_ops_free(ops);
-    rt_profile_free(p);
-    rt_tags_release(&tags);
-    rt_warnings_release(&warnings);
-    return rc;
+    printf("%s: %zu kernels, %.0f invocations, %.6g s\n", a->output, p->n_kernels, calls, t);
 }
 
-int cli_import_onednn(int argc, char **argv)
+static void release(void *state)
 {
-    return run_import(argc, argv, 0);
+    rt_torch_ops_free(((framework_state *)state)->ops);
 }
 
-int cli_import_torch(int argc, char **argv)
-{
-    return run_import(argc, argv, 1);
-}
+const cli_importer cli_importer_onednn = {
+    .name = "onednn",
+    .summary = "a oneDNN verbose log (ONEDNN_VERBOSE=1 or DNNL_VERBOSE=1)",
+    .synopsis =
+        "rooftime import onednn LOG -o PROFILE [--conv-flops taps|window] [--tag KEY=VALUE]...\n",
+    .help = "import onednn: ONEDNN_VERBOSE=1 / DNNL_VERBOSE=1 output of oneDNN 2.x or 3.x, other "
+            "output\n"
+            "interleaved; one kernel per primitive, implementation and shape; FLOPs from the "
+            "problem\n"
+            "descriptors, bytes = compulsory traffic; unreadable lines are reported by number\n",
+    .options = options,
+    .state_size = sizeof(framework_state),
+    .max_inputs = 1,
+    .no_input = "no log file given",
+    .too_many = "import onednn reads one file at a time",
+    .option = option_onednn,
+    .option_input = option_input,
+    .read = read_onednn,
+    .report = report,
+    .release = release,
+};
+
+const cli_importer cli_importer_torch = {
+    .name = "torch",
+    .summary = "a PyTorch profiler chrome trace",
+    .synopsis =
+        "rooftime import torch TRACE.json -o PROFILE [--within RANGE] [--conv-flops taps|window]\n"
+        "                      [--ops FILE | --no-cost-model] [--tag KEY=VALUE]...\n",
+    .help =
+        "import torch: a PyTorch profiler chrome trace; operators by self time, GPU kernels by\n"
+        "launch; FLOPs and bytes of each call from its recorded shapes and types by the cost "
+        "model\n"
+        "(data/torch/ops.json), operators tagged with the user's source line and nn.Module "
+        "when the\n"
+        "trace has call stacks; uncovered operators are listed with their share of the time\n"
+        "      --within RANGE     only what runs inside ranges named RANGE (record_function)\n"
+        "      --ops FILE         another cost model; --no-cost-model: FLOPs from args.flops "
+        "only\n"
+        "      --conv-flops taps|window  convolution and pooling FLOPs: taps inside the input\n"
+        "                         (default, as oneDNN's benchdnn) or the whole window (as "
+        "torch)\n",
+    .options = options,
+    .state_size = sizeof(framework_state),
+    .max_inputs = 1,
+    .no_input = "no trace file given",
+    .too_many = "import torch reads one file at a time",
+    .option = option_torch,
+    .option_input = option_input,
+    .read = read_torch,
+    .report = report,
+    .release = release,
+};

@@ -1,320 +1,172 @@
-/* `rooftime import KIND ...`: profiler output and result tables into rooftime profiles. */
-#include <errno.h>
+/* `rooftime import KIND ...`: the table of importers and the one path that runs a row's steps. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli-import.h"
 #include "cli-output.h"
 #include "cli-util.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
-#include "rooftime/import/ncu.h"
-#include "rooftime/import/table.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
-/* ---- import ncu ---- */
-
-static int import_ncu(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},        {"metrics", required_argument, NULL, 'M'},
-        {"tensor-factor", required_argument, NULL, 'k'}, {"arch", required_argument, NULL, 'a'},
-        {"allow-missing", no_argument, NULL, 'A'},       {"per-launch", no_argument, NULL, 'P'},
-        {"tag", required_argument, NULL, 't'},           {0}};
-    const char *output = NULL;
-    char *out_path = NULL; /* -o with its placeholders expanded */
-    rt_ncu_options o = {0};
-    rt_warnings warnings = {0};
-    rt_tags tags = {0};
-    rt_profile *p = NULL;
-    int rc = RT_EXIT_USAGE, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:t:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'M':
-            o.metrics_file = optarg;
-            break;
-        case 'k': {
-            char *end;
-            errno = 0;
-            o.tensor_factor = strtod(optarg, &end);
-            if (*end || errno || !(o.tensor_factor > 0)) {
-                rc = cli_usage_error("import", "--tensor-factor takes a number > 0, not '%s'",
-                                     optarg);
-                goto out;
-            }
-            break;
-        }
-        case 'a':
-            o.arch = optarg;
-            break;
-        case 'A':
-            o.allow_missing = true;
-            break;
-        case 'P':
-            o.per_launch = true;
-            break;
-        case 't':
-            if ((rc = cli_tag_option("import", optarg, &tags)) != 0)
-                goto out;
-            break;
-        default:
-            rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
-            goto out;
-        }
-    }
-    if (!output) {
-        rc = cli_usage_error("import", "-o FILE is required");
-        goto out;
-    }
-    if ((rc = cli_output_expand("import", output, &out_path)) != 0)
-        goto out;
-    output = out_path;
-    if (optind >= argc) {
-        rc = cli_usage_error("import", "no ncu output file given");
-        goto out;
-    }
-    if ((rc = cli_output_check("import", output, argv + optind, (size_t)(argc - optind))) != 0 ||
-        (rc = cli_output_check("import", output, (char **)&o.metrics_file, 1)) != 0)
-        goto out;
-    rt_error err = {{0}};
-    rc = RT_EXIT_FAIL;
-    if (rt_import_ncu((const char *const *)(argv + optind), (size_t)(argc - optind), &o, &p,
-                      &warnings, &err) != 0) {
-        cli_print_warnings(&warnings, 10, NULL);
-        cli_error("%s", err.msg);
-        goto out;
-    }
-    cli_print_warnings(&warnings, 20, NULL);
-    if (cli_save_profile(p, &tags, output) != 0)
-        goto out;
-    printf("%s: %zu kernels, %.0f launches from %d file%s\n", output, p->n_kernels,
-           p->provenance.launches, argc - optind, argc - optind == 1 ? "" : "s");
-    rc = RT_EXIT_OK;
-out:
-    free(out_path);
-    rt_profile_free(p);
-    rt_tags_release(&tags);
-    rt_warnings_release(&warnings);
-    return rc;
-}
-
-/* ---- import table ---- */
-
-static int import_table(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},      {"ai-file", required_argument, NULL, 'a'},
-        {"map", required_argument, NULL, 'm'},         {"no-defaults", no_argument, NULL, 'N'},
-        {"name-column", required_argument, NULL, 'n'}, {"tag", required_argument, NULL, 't'},
-        {"time", required_argument, NULL, 'T'},        {0}};
-    const char *output = NULL;
-    char *out_path = NULL; /* -o with its placeholders expanded */
-    rt_table_options o = {0};
-    rt_table_map *map = NULL;
-    const char **names = NULL;
-    size_t n_map = 0, n_names = 0;
-    rt_warnings warnings = {0};
-    rt_tags tags = {0};
-    rt_profile *p = NULL;
-    int rc = RT_EXIT_USAGE, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:m:t:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'a':
-            o.ai_file = optarg;
-            break;
-        case 'm': {
-            char *eq = strchr(optarg, '=');
-            if (!eq || eq == optarg || !eq[1]) {
-                rc = cli_usage_error("import", "--map takes quantity=column, not '%s'", optarg);
-                goto out;
-            }
-            *eq = '\0'; /* argv is ours to split */
-            map = rt_xrealloc(map, (n_map + 1) * sizeof *map);
-            map[n_map++] = (rt_table_map){.quantity = optarg, .column = eq + 1};
-            break;
-        }
-        case 'N':
-            o.no_defaults = true;
-            break;
-        case 'T': {
-            rt_error terr;
-            if (rt_time_kind_parse(optarg, &o.time_kind, &terr) != 0) {
-                rc = cli_usage_error("import", "--time: %s", terr.msg);
-                goto out;
-            }
-            break;
-        }
-        case 'n':
-            names = rt_xrealloc(names, (n_names + 1) * sizeof *names);
-            names[n_names++] = optarg;
-            break;
-        case 't':
-            if ((rc = cli_tag_option("import", optarg, &tags)) != 0)
-                goto out;
-            break;
-        default:
-            rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
-            goto out;
-        }
-    }
-    if (!output) {
-        rc = cli_usage_error("import", "-o FILE is required");
-        goto out;
-    }
-    if ((rc = cli_output_expand("import", output, &out_path)) != 0)
-        goto out;
-    output = out_path;
-    if (optind != argc - 1) {
-        rc = cli_usage_error("import", optind >= argc ? "no table file given"
-                                                      : "import table reads one table at a time");
-        goto out;
-    }
-    if ((rc = cli_output_check("import", output, argv + optind, 1)) != 0 ||
-        (rc = cli_output_check("import", output, (char **)&o.ai_file, 1)) != 0)
-        goto out;
-    o.map = map;
-    o.n_map = n_map;
-    o.name_columns = names;
-    o.n_name_columns = n_names;
-    rt_error err = {{0}};
-    rc = RT_EXIT_FAIL;
-    if (rt_import_table(argv[optind], &o, &p, &warnings, &err) != 0) {
-        cli_print_warnings(&warnings, 10, NULL);
-        cli_error("%s", err.msg);
-        goto out;
-    }
-    cli_print_warnings(&warnings, 20, NULL);
-    if (cli_save_profile(p, &tags, output) != 0)
-        goto out;
-    /* The columns it chose, so that a table in another layout can be checked at a glance. */
-    printf("columns:");
-    for (size_t i = 0; i < p->provenance.formulas.n; i++)
-        printf("%s %s = '%s'", i ? "," : "", p->provenance.formulas.v[i].key,
-               p->provenance.formulas.v[i].value);
-    printf("\n");
-    static const char *const notes[][2] = {
-        {"tags", "tags"}, {"name columns", "in the name"}, {"unused columns", "not used"}};
-    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++) {
-        const char *v = rt_tags_get(&p->provenance.notes, notes[i][0]);
-        if (v)
-            printf("%s: %s\n", notes[i][1], v);
-    }
-    printf("%s: %zu kernels from %s\n", output, p->n_kernels, argv[optind]);
-    rc = RT_EXIT_OK;
-out:
-    free(out_path);
-    free(map);
-    free(names);
-    rt_profile_free(p);
-    rt_tags_release(&tags);
-    rt_warnings_release(&warnings);
-    return rc;
-}
-
-/* Framework importers: src/cli/cmd-import-frameworks.c. */
-int cli_import_onednn(int argc, char **argv);
-int cli_import_torch(int argc, char **argv);
-
-/* The importers: to add one, write its function above and add a row here. */
-static const struct importer {
-    const char *name;
-    int (*run)(int argc, char **argv); /* argv[0] is the importer's name */
-    const char *summary;
-} importers[] = {
-    {"ncu", import_ncu, "raw `ncu --csv` output, one metric per file or all in one"},
-    {"table", import_table, "a processed table, one kernel or config per row"},
-    {"onednn", cli_import_onednn, "a oneDNN verbose log (ONEDNN_VERBOSE=1 or DNNL_VERBOSE=1)"},
-    {"torch", cli_import_torch, "a PyTorch profiler chrome trace"},
-    {"cupti", cli_import_cupti, "the CUPTI collector's directory (profile --gpu --keep-dir)"},
+/* The importers, in the order the usage and the list of an unknown importer show them. To add
+ * one: its row in a cmd-import-NAME.c, declared in cli-import.h, and its line here. */
+static const cli_importer *const importers[] = {
+    &cli_importer_ncu,   &cli_importer_table, &cli_importer_onednn,
+    &cli_importer_torch, &cli_importer_cupti,
 };
+#define N_IMPORTERS (sizeof importers / sizeof importers[0])
+
+/* The options every importer takes, before the row's own. */
+static const struct option shared_options[] = {{"output", required_argument, NULL, 'o'},
+                                               {"tag", required_argument, NULL, 't'}};
+#define N_SHARED (sizeof shared_options / sizeof shared_options[0])
+
+/* -o, --tag and the row's options into *output, tags and state; 0 or the exit code. */
+static int parse_options(const cli_importer *im, int argc, char **argv, void *state,
+                         const char **output, rt_tags *tags)
+{
+    size_t n_own = 0;
+    while (im->options && im->options[n_own].name)
+        n_own++;
+    struct option *opts = rt_xmalloc((N_SHARED + n_own + 1) * sizeof *opts);
+    memcpy(opts, shared_options, sizeof shared_options);
+    memcpy(opts + N_SHARED, im->options, n_own * sizeof *opts);
+    memset(&opts[N_SHARED + n_own], 0, sizeof *opts);
+    char *short_opts = rt_asprintf("o:t:%s", im->short_opts ? im->short_opts : "");
+    int rc = 0, c;
+    optind = 1;
+    opterr = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, short_opts, opts, NULL)) != -1) {
+        if (c == 'o')
+            *output = optarg;
+        else if (c == 't')
+            rc = cli_tag_option("import", optarg, tags);
+        else if (c == '?' || c == ':' || !im->option || (rc = im->option(state, c, optarg)) < 0)
+            rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
+    }
+    free(short_opts);
+    free(opts);
+    return rc;
+}
+
+/* The inputs after the options: as many as the row reads; 0 or the exit code. */
+static int check_inputs(const cli_importer *im, int argc)
+{
+    if (optind >= argc)
+        return cli_usage_error("import", "%s", im->no_input);
+    if (im->max_inputs && (size_t)(argc - optind) > im->max_inputs)
+        return cli_usage_error("import", "%s", im->too_many);
+    return 0;
+}
+
+/* Read, save and report: the steps after the checks; 0 or the exit code. */
+static int import_and_save(const cli_importer *im, void *state, const cli_import_args *a,
+                           const rt_tags *tags)
+{
+    rt_warnings warnings = {0};
+    rt_profile *p = NULL;
+    rt_error err = {{0}};
+    int rc = RT_EXIT_FAIL;
+    if (im->read(state, a, &p, &warnings, &err) != 0) {
+        cli_print_warnings(&warnings, 10, NULL);
+        if (err.msg[0])
+            cli_error("%s", err.msg);
+        goto out;
+    }
+    cli_print_warnings(&warnings, 20, NULL);
+    if (cli_save_profile(p, tags, a->output) != 0)
+        goto out;
+    im->report(state, a, p);
+    rc = RT_EXIT_OK;
+out:
+    rt_profile_free(p);
+    rt_warnings_release(&warnings);
+    return rc;
+}
+
+/*
+ * Run one importer (argv[0] its name): its options, -o with its placeholders expanded, its
+ * inputs, the checks that -o names none of them nor a file an option names, its own checks, then
+ * read, save and report. Returns the exit code.
+ */
+static int import_run(const cli_importer *im, int argc, char **argv)
+{
+    void *state = rt_xcalloc(1, im->state_size ? im->state_size : 1);
+    rt_tags tags = {0};
+    const char *output = NULL;
+    char *out_path = NULL; /* -o with its placeholders expanded */
+    int rc = parse_options(im, argc, argv, state, &output, &tags);
+    if (rc != 0)
+        goto out;
+    if (!output) {
+        rc = cli_usage_error("import", "-o FILE is required");
+        goto out;
+    }
+    if ((rc = cli_output_expand("import", output, &out_path)) != 0 ||
+        (rc = check_inputs(im, argc)) != 0)
+        goto out;
+    cli_import_args a = {argv + optind, (size_t)(argc - optind), out_path};
+    const char *extra = im->option_input ? im->option_input(state) : NULL;
+    if ((rc = cli_output_check("import", a.output, a.inputs, a.n_inputs)) != 0 ||
+        (rc = cli_output_check("import", a.output, (char **)&extra, 1)) != 0)
+        goto out;
+    if (im->check && (rc = im->check(state, &a)) != 0)
+        goto out;
+    rc = import_and_save(im, state, &a, &tags);
+out:
+    if (im->release)
+        im->release(state);
+    free(state);
+    free(out_path);
+    rt_tags_release(&tags);
+    return rc;
+}
 
 int cmd_import(int argc, char **argv)
 {
-    const size_t n = sizeof importers / sizeof importers[0];
     if (argc < 2) {
         char list[256] = "";
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < N_IMPORTERS; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
-                     importers[i].name);
+                     importers[i]->name);
         return cli_usage_error("import", "which importer? (%s)", list);
     }
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(argv[1], importers[i].name) == 0)
-            return importers[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < N_IMPORTERS; i++)
+        if (strcmp(argv[1], importers[i]->name) == 0)
+            return import_run(importers[i], argc - 1, argv + 1);
     cli_error("unknown importer '%s'; these exist:", argv[1]);
-    for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "  %-8s %s\n", importers[i].name, importers[i].summary);
+    for (size_t i = 0; i < N_IMPORTERS; i++)
+        fprintf(stderr, "  %-8s %s\n", importers[i]->name, importers[i]->summary);
     return RT_EXIT_USAGE;
 }
 
-/* `rooftime import`: name, entry point, summary and usage (main.c lists it). */
-const rt_command rt_cmd_import = {
-    "import", cmd_import, "turn profiler output or a result table into a rooftime profile",
-    "rooftime import ncu FILE... -o PROFILE [options]\n"
-    "rooftime import table FILE [--ai-file FILE] [--map QUANTITY=COLUMN]... -o PROFILE\n"
-    "rooftime import onednn LOG -o PROFILE [--conv-flops taps|window] [--tag KEY=VALUE]...\n"
-    "rooftime import torch TRACE.json -o PROFILE [--within RANGE] [--conv-flops taps|window]\n"
-    "                      [--ops FILE | --no-cost-model] [--tag KEY=VALUE]...\n"
-    "rooftime import cupti DIR -o PROFILE [--reevaluate] [--per-launch] [--metrics FILE]\n"
-    "                      [--tag KEY=VALUE]...\n"
-    "\n"
-    "import ncu: raw `ncu --csv` output (one metric per file or all in one; the program's own\n"
-    "output before the table is skipped), aggregated per kernel name\n"
-    "  -o, --output FILE      the profile to write (required)\n"
-    "      --metrics FILE     metric-to-quantity mapping (default: data/ncu/metrics.json)\n"
-    "      --tensor-factor K  FLOPs per tensor instruction (default 512 on sm_70/75; from\n"
-    "                         sm_80 on, tensor FLOPs come from the ops counters and K\n"
-    "                         turns the instruction count back on)\n"
-    "      --arch sm_XX       architecture of files without a CC column (default sm_70)\n"
-    "      --allow-missing    a launch lacking a metric in one file: warning, counted as 0\n"
-    "      --per-launch       one kernel per launch (tags launch and process)\n"
-    "  -t, --tag KEY=VALUE    tag the profile (repeatable)\n"
-    "\n"
-    "import table: one kernel or config per row; defaults read the paper's V100 tables\n"
-    "  -o, --output FILE      the profile to write (required)\n"
-    "      --ai-file FILE     more AI columns (L2 AI, L1 AI), joined by the tag columns\n"
-    "  -m, --map Q=COLUMN     time, invocations, name, flops.UNIT, flops.total, bytes.LEVEL,\n"
-    "                         ai.LEVEL (bytes = FLOPs / AI), tag.NAME (repeatable)\n"
-    "      --no-defaults      only the --map columns (defaults: CUDA Time, Invocations,\n"
-    "                         FP32/FP16/TC FLOPs, FLOPs, DRAM AI -> HBM, L2 AI, L1 AI)\n"
-    "      --name-column COL  a tag column that goes into the kernel name instead of the tags\n"
-    "                         (repeatable; default: Input Shape, Kernel Shape)\n"
-    "      --time device|wall what the time column measures (default: device for the paper's\n"
-    "                         CUDA Time, else unknown; see docs/model.md)\n"
-    "  -t, --tag KEY=VALUE    tag the profile (repeatable)\n"
-    "\n"
-    "import onednn: ONEDNN_VERBOSE=1 / DNNL_VERBOSE=1 output of oneDNN 2.x or 3.x, other output\n"
-    "interleaved; one kernel per primitive, implementation and shape; FLOPs from the problem\n"
-    "descriptors, bytes = compulsory traffic; unreadable lines are reported by number\n"
-    "import torch: a PyTorch profiler chrome trace; operators by self time, GPU kernels by\n"
-    "launch; FLOPs and bytes of each call from its recorded shapes and types by the cost model\n"
-    "(data/torch/ops.json), operators tagged with the user's source line and nn.Module when the\n"
-    "trace has call stacks; uncovered operators are listed with their share of the time\n"
-    "      --within RANGE     only what runs inside ranges named RANGE (record_function)\n"
-    "      --ops FILE         another cost model; --no-cost-model: FLOPs from args.flops only\n"
-    "      --conv-flops taps|window  convolution and pooling FLOPs: taps inside the input\n"
-    "                         (default, as oneDNN's benchdnn) or the whole window (as torch)\n"
-    "import cupti: what `profile --gpu --keep-dir DIR` collected (or run.cupti/ of `profile\n"
-    "--gpu --counters -o run.json`): times from the trace run, FLOPs and bytes from the counter\n"
-    "run (formulas of `import ncu`), joined by kernel name and launch order; --per-launch and\n"
-    "--metrics as for ncu\n"
-    "      --reevaluate       evaluate the kept raw counter images again with this machine's\n"
-    "                         CUPTI (librooftime-cupti.so; no GPU needed) instead of reading the\n"
-    "                         values the collector evaluated (docs/import-cupti.md)\n"
+/* The usage: the rows' synopses, their paragraphs, then what every importer shares. Built once
+ * from the table before main runs, so that `rooftime help import` reads it like any command's. */
+static const char usage_tail[] =
     "\n"
     "Every profile records the launcher's rank, the host and the device (\"identity\"); in -o,\n"
     "%r is the rank, %l the local rank, %s the job size, %h the host, %% a '%' (one file per "
     "rank).\n"
-    "See docs/import-ncu.md, docs/import-frameworks.md and docs/import-cupti.md."};
+    "See docs/import-ncu.md, docs/import-frameworks.md and docs/import-cupti.md.";
+static char usage[8192];
+
+__attribute__((constructor)) static void usage_build(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < N_IMPORTERS; i++)
+        n += (size_t)snprintf(usage + n, sizeof usage - n, "%s", importers[i]->synopsis);
+    n += (size_t)snprintf(usage + n, sizeof usage - n, "\n");
+    for (size_t i = 0; i < N_IMPORTERS; i++)
+        n += (size_t)snprintf(usage + n, sizeof usage - n, "%s", importers[i]->help);
+    n += (size_t)snprintf(usage + n, sizeof usage - n, "%s", usage_tail);
+    if (n >= sizeof usage)
+        abort(); /* a row's text outgrew the buffer: a build mistake, caught by cli-usage.sh */
+}
+
+/* `rooftime import`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_import = {
+    "import", cmd_import, "turn profiler output or a result table into a rooftime profile", usage};

@@ -40,7 +40,7 @@ int cmd_ncu_metrics(int argc, char **argv)
     if (strncmp(arch, "sm_", 3) != 0)
         return cli_usage_error("ncu-metrics", "--arch takes sm_70, sm_80, sm_90 ..., not '%s'",
                                arch);
-    int sm = ncu_parse_arch(arch);
+    int sm = rt_ncu_parse_arch(arch);
     if (sm < 0)
         return cli_usage_error("ncu-metrics", "--arch takes sm_70, sm_80, sm_90 ..., not '%s'",
                                arch);

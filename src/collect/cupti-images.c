@@ -13,7 +13,7 @@
 
 #include "cupti-host.h"
 #include "cupti-records.h"
-#include "cupti-reevaluate.h"
+#include "cupti-images.h"
 #include "rooftime/import/cupti.h"
 
 /* path whole into *buf (malloc'ed); at most max bytes, and want (the bytes manifest recorded)

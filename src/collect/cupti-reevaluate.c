@@ -15,55 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cupti-reevaluate.h"
+#include "cupti-images.h"
+#include "cupti-reevaluate-run.h"
 #include "rooftime/import/cupti.h"
 
 #define RTC_EXPORT __attribute__((visibility("default")))
-
-void re_fail(re_run *r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->err, r->errn, fmt, ap);
-    va_end(ap);
-}
-
-/* One message to the parent: a kind letter, the text with its line breaks as spaces, '\n'. */
-static void send_msg(int fd, char kind, const char *text)
-{
-    size_t n = strlen(text);
-    char *line = malloc(n + 2);
-    if (!line)
-        return;
-    line[0] = kind;
-    for (size_t i = 0; i < n; i++)
-        line[i + 1] = text[i] == '\n' || text[i] == '\r' ? ' ' : text[i];
-    line[n + 1] = '\n';
-    for (size_t off = 0; off < n + 2;) {
-        ssize_t w = write(fd, line + off, n + 2 - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    free(line);
-}
-
-void re_warn(re_run *r, const char *fmt, ...)
-{
-    char msg[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    send_msg(r->fd, 'W', msg);
-}
-
-void re_reading(re_run *r, const char *path)
-{
-    send_msg(r->fd, 'F', path);
-}
 
 /* Copy dir/ranges.PID.csv of a counter run that kept no images into out_dir. */
 static int copy_ranges(re_run *r, long pid)
@@ -240,7 +196,7 @@ RTC_EXPORT long rooftime_cupti_reevaluate(const char *dir, const char *out_dir,
         long n = reevaluate(&r);
         char num[32];
         snprintf(num, sizeof num, "%ld", n);
-        send_msg(fds[1], n < 0 ? 'E' : 'N', n < 0 ? cerr : num);
+        re_send(fds[1], n < 0 ? 'E' : 'N', n < 0 ? cerr : num);
         _exit(n < 0 ? 1 : 0);
     }
     close(fds[1]);

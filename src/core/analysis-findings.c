@@ -9,7 +9,7 @@
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
-#include "rooftime/core/verdict-hints.h"
+#include "rooftime/core/hints.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json-read.h"
+#include "json-write.h"
 #include "rooftime/core/across.h"
 #include "rooftime/formats/across-format.h"
 #include "rooftime/util/format.h"

@@ -1,10 +1,10 @@
 /* data/comm/kernels.json: which kernel names are communication, and of which library. */
 #include <stdlib.h>
 
-#include "json-read.h"
+#include "json-write.h"
 #include "rooftime/core/comm.h"
 #include "rooftime/formats/comm-json.h"
-#include "rooftime/util/datadir.h"
+#include "rooftime/util/data-file.h"
 #include "rooftime/util/strings.h"
 
 /* More patterns than any library needs: a file with more is not a patterns file. */
@@ -47,13 +47,11 @@ int rt_comm_patterns_from_json(const json_t *j, const char *origin, rt_comm_patt
 
 int rt_comm_patterns_load(const char *path, rt_comm_patterns *out, rt_error *err)
 {
-    char *def = path ? NULL : rt_asprintf("%s/comm/kernels.json", rt_datadir());
-    json_t *j;
-    int rc = -1;
-    if (rt_json_load_file(path ? path : def, &j, err) == 0) {
-        rc = rt_comm_patterns_from_json(j, path ? path : def, out, err);
-        json_decref(j);
+    rt_data_file f; /* the one loader of data files; from_json checks the schema */
+    int rc = rt_data_file_load(&f, path, "comm/kernels.json", NULL, err);
+    if (rc == 0) {
+        rc = rt_comm_patterns_from_json(f.root, f.path, out, err);
+        rt_data_file_release(&f);
     }
-    free(def);
     return rc;
 }

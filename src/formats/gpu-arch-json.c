@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json-read.h"
-#include "rooftime/util/datadir.h"
+#include "json-write.h"
+#include "rooftime/util/data-file.h"
 #include "rooftime/util/strings.h"
 
 static int get_num(json_t *o, const char *key, double *out, const char *file, const char *where,
@@ -38,11 +38,12 @@ static int get_str(json_t *o, const char *key, char *out, size_t n, const char *
 int rt_gpu_archs_load(const char *path, rt_gpu_archs *out, rt_error *err)
 {
     memset(out, 0, sizeof *out);
-    char *file = path ? rt_strdup(path) : rt_asprintf("%s/gpu/architectures.json", rt_datadir());
-    json_t *root = NULL;
+    rt_data_file f; /* the one loader of data files */
+    if (rt_data_file_load(&f, path, "gpu/architectures.json", NULL, err) != 0)
+        return -1;
+    const char *file = f.path;
+    json_t *root = f.root;
     int rc = -1;
-    if (rt_json_load_file(file, &root, err) != 0)
-        goto done;
     json_t *archs = json_object_get(root, "architectures");
     json_t *parts = json_object_get(root, "parts");
     if (!json_is_array(archs) || !json_is_array(parts)) {
@@ -105,8 +106,7 @@ int rt_gpu_archs_load(const char *path, rt_gpu_archs *out, rt_error *err)
     }
     rc = 0;
 done:
-    json_decref(root);
-    free(file);
+    rt_data_file_release(&f);
     if (rc != 0)
         rt_gpu_archs_release(out);
     return rc;

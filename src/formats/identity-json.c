@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "identity-json.h"
-#include "json-read.h"
+#include "json-write.h"
 #include "rooftime/util/rank-identity.h"
 #include "rooftime/util/strings.h"
 

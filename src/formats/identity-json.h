@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "json-read.h"
+#include "json-write.h"
 #include "rooftime/util/rank-identity.h"
 
 /* {"launcher": "openmpi", "rank": 3, "local_rank": 1, "size": 8, "host": "n1", "device": "cuda:0"},

@@ -2,7 +2,7 @@
 #include <jansson.h>
 
 #include "job-json.h"
-#include "json-read.h"
+#include "json-write.h"
 #include "rooftime/core/job.h"
 
 static json_t *spread_json(rt_spread s)

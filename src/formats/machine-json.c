@@ -8,10 +8,11 @@
 #include "gpu-measurement-json.h"
 #include "identity-json.h"
 #include "job-json.h"
-#include "json-read.h"
+#include "json-write.h"
 #include "measurement-json.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/formats/machine-json.h"
+#include "rooftime/util/data-file.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
@@ -293,12 +294,12 @@ json_t *rt_machine_to_json(const rt_machine *m)
 
 int rt_machine_load(const char *path, rt_machine **out, rt_error *err)
 {
-    json_t *j;
     *out = NULL;
-    if (rt_json_load_file(path, &j, err) != 0)
+    rt_data_file f; /* presets are data files; a measured machine file is read alike */
+    if (rt_data_file_load(&f, path, NULL, NULL, err) != 0)
         return -1;
-    int rc = rt_machine_from_json(j, path, out, err);
-    json_decref(j);
+    int rc = rt_machine_from_json(f.root, path, out, err);
+    rt_data_file_release(&f);
     return rc;
 }
 

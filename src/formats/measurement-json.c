@@ -2,7 +2,7 @@
  * caches, the bandwidth curves and plateaus, and what was skipped. */
 #include <stdlib.h>
 
-#include "json-read.h"
+#include "json-write.h"
 #include "measurement-json.h"
 
 static json_t *spread(json_t *o, const char *key, rt_spread s)

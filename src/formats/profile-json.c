@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "identity-json.h"
-#include "json-read.h"
+#include "json-write.h"
 #include "profile-json-fast.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/profile-json.h"

@@ -4,7 +4,7 @@
 
 #include "fuzz-common.h"
 #include "rooftime/formats/machine-json.h"
-#include "rooftime/import/hints.h"
+#include "rooftime/formats/hints-json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

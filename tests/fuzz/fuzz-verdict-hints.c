@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "fuzz-common.h"
-#include "rooftime/core/verdict-hints.h"
-#include "rooftime/formats/verdict-hints-json.h"
+#include "rooftime/core/hints.h"
+#include "rooftime/formats/hints-json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,7 +6,7 @@
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
-#include "rooftime/core/verdict-hints.h"
+#include "rooftime/core/hints.h"
 
 /* Rows a callout's table lists before "and N more". */
 #define RT_CALLOUT_ROWS 25

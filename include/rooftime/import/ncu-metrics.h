@@ -15,68 +15,68 @@
 #define NCU_MAX_QUANTITIES 64
 
 /* A compiled formula (util/formula.c) and what it reads. */
-typedef struct ncu_formula {
+typedef struct rt_ncu_formula {
     rt_formula e;
     uint64_t metrics; /* slots it reads */
     int uses_time;    /* reads launch_time */
     uint64_t consts;  /* constants it reads (bit i: the mapping's constant i, i < 64) */
-} ncu_formula;
+} rt_ncu_formula;
 
-typedef struct ncu_quantity {
+typedef struct rt_ncu_quantity {
     char *quantity; /* "flops.fp32", "bytes.HBM" */
     char *set;
     int from_sm, to_sm; /* the compute capabilities it applies to, inclusive (0, INT_MAX: all) */
-    ncu_formula f;
-} ncu_quantity;
+    rt_ncu_formula f;
+} rt_ncu_quantity;
 
-typedef struct ncu_arch {
+typedef struct rt_ncu_arch {
     int sm;        /* 70 for sm_70 */
     double *value; /* one per constant name; NAN when the entry lacks it */
-} ncu_arch;
+} rt_ncu_arch;
 
-typedef struct ncu_map {
+typedef struct rt_ncu_map {
     char *path;
     char *label; /* how a profile names it (rt_data_file_label): never a local path of data/ */
     char *metric[NCU_MAX_METRICS]; /* slot -> metric name */
     size_t n_metric;
-    ncu_formula cycles, rate;
-    ncu_quantity *q;
+    rt_ncu_formula cycles, rate;
+    rt_ncu_quantity *q;
     size_t n_q;
     char **const_name;
     size_t n_const;
-    ncu_arch *arch; /* sorted by sm */
+    rt_ncu_arch *arch; /* sorted by sm */
     size_t n_arch;
     int default_sm;
     int tensor_factor_const; /* index of "tensor_factor" among the constants, or -1 */
-} ncu_map;
+} rt_ncu_map;
 
-int ncu_map_load(const char *path, ncu_map *m, rt_error *err);
-void ncu_map_release(ncu_map *m);
+int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err);
+void rt_ncu_map_release(rt_ncu_map *m);
 /* Slot of a metric name, or -1. */
-int ncu_map_slot(const ncu_map *m, const char *name);
+int rt_ncu_map_slot(const rt_ncu_map *m, const char *name);
 /* The constants of the nearest arch at or below sm (or the lowest one). */
-const double *ncu_map_constants(const ncu_map *m, int sm);
+const double *rt_ncu_map_constants(const rt_ncu_map *m, int sm);
 /* Parse "sm_70" or "7.0" into 70; -1 if neither. */
-int ncu_parse_arch(const char *s);
+int rt_ncu_parse_arch(const char *s);
 /* Whether entry q applies to a launch of compute capability sm (its from_arch/to_arch); lift_tf:
  * --tensor-factor was given, which lifts the scope of formulas that read tensor_factor. */
-int ncu_quantity_applies(const ncu_map *m, const ncu_quantity *q, int sm, int lift_tf);
+int rt_ncu_quantity_applies(const rt_ncu_map *m, const rt_ncu_quantity *q, int sm, int lift_tf);
 /* Choose the formulas for inputs of the compute capabilities sms[0..n_sms) holding the metrics in
  * avail: per quantity and architecture the first entry in scope whose metrics are all there.
  * chosen (n_q entries) gets their indexes in mapping order; lacking (n_q entries) the first entry
  * in scope of each quantity that had none, in mapping order. Returns the number chosen. */
-size_t ncu_map_choose(const ncu_map *m, uint64_t avail, const int *sms, size_t n_sms, int lift_tf,
-                      int *chosen, int *lacking, size_t *n_lacking);
+size_t rt_ncu_map_choose(const rt_ncu_map *m, uint64_t avail, const int *sms, size_t n_sms,
+                         int lift_tf, int *chosen, int *lacking, size_t *n_lacking);
 /* Every architecture the mapping distinguishes (its constants' and its entries' bounds) and the
  * extra ones, each once, into out (room for n_arch + 2 n_q + n_extra); their number. Choosing for
  * all of them lets a launch of any architecture find its formula, also in a file whose first launch
  * ran on another. */
-size_t ncu_map_archs(const ncu_map *m, const int *extra, size_t n_extra, int *out);
+size_t rt_ncu_map_archs(const rt_ncu_map *m, const int *extra, size_t n_extra, int *out);
 /* Which chosen formulas a launch on sm evaluates (bit i: chosen[i]): per quantity the first in
  * scope. */
-uint64_t ncu_map_applying(const ncu_map *m, const int *chosen, size_t n, int sm, int lift_tf);
-double ncu_formula_eval(const ncu_formula *f, const double *metric, const double *constants,
-                        double launch_time);
+uint64_t rt_ncu_map_applying(const rt_ncu_map *m, const int *chosen, size_t n, int sm, int lift_tf);
+double rt_ncu_formula_eval(const rt_ncu_formula *f, const double *metric, const double *constants,
+                           double launch_time);
 
 /* The mapping file's quantities, set names and metric names, for `rooftime ncu-metrics`. */
 typedef struct rt_ncu_metric_list {

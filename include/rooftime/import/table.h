@@ -7,11 +7,9 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
 
-/* The widest table read (docs/limits.md): every unmapped column becomes a tag. */
-#define RT_TABLE_MAX_COLUMNS 1024
-/* What a table may hold in memory (docs/limits.md): its rows, one per kernel or config, and its
- * cells' bytes (their text and 8 bytes each, line numbers 8 bytes a row). */
-#define RT_TABLE_MAX_ROWS ((size_t)1 << 20)
+/* What a table's cells may take in memory (docs/limits.md): their text and 8 bytes each, line
+ * numbers 8 bytes a row (the default of the options' max_bytes; rows and columns: the table
+ * reader's limits, src/import/table/table-read.h). */
 #define RT_TABLE_MAX_BYTES ((size_t)256 << 20)
 
 /* One "quantity=column" mapping: time, invocations, name, flops.<unit>, bytes.<level>, ai.<level>,

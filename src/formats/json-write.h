@@ -1,0 +1,28 @@
+/* Private to formats: saving JSON files and keeping unknown members (json-write.c); reading with
+ * errors that name the file and the field is util's (rooftime/util/json-read.h). */
+#ifndef ROOFTIME_FORMATS_JSON_WRITE_H
+#define ROOFTIME_FORMATS_JSON_WRITE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "rooftime/util/error.h"
+#include "rooftime/util/json-read.h"
+
+/* Serialize j atomically to path, pretty-printed with sorted keys off (insertion order). */
+int rt_json_save_file(const json_t *j, const char *path, rt_error *err);
+
+/* Unknown members kept as opaque JSON text in the core objects: the text of extra (stolen; NULL
+ * stays NULL), and that text parsed back (a new reference, or NULL). */
+char *rt_json_opaque_text(json_t *extra);
+json_t *rt_json_opaque_parse(const char *text);
+/* Members of obj not named in known[] (NULL-terminated), copied into a new object (NULL if none).
+ */
+json_t *rt_json_extra(const json_t *obj, const char *const *known);
+/* Copy every member of extra into obj (used when saving). */
+void rt_json_merge_extra(json_t *obj, const json_t *extra);
+
+/* JSON number that stays exact for integers and round-trips doubles. */
+json_t *rt_json_num(double v);
+
+#endif

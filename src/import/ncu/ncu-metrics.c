@@ -1,0 +1,494 @@
+/* The Nsight Compute metric mapping: loads data/ncu/metrics.json, compiles and evaluates its
+ * formulas. */
+#include "rooftime/import/ncu-metrics.h"
+#include "rooftime/util/data-file.h"
+#include "rooftime/util/datadir.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/formula.h"
+#include "rooftime/util/strings.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- formulas: util/formula.c over three banks: metric slots, constants, launch time ---- */
+
+enum { BANK_METRIC, BANK_CONST, BANK_TIME };
+
+typedef struct fctx {
+    rt_ncu_map *m;
+    rt_ncu_formula *f;
+} fctx;
+
+static int f_slot(rt_ncu_map *m, const char *name, size_t n)
+{
+    for (size_t i = 0; i < m->n_metric; i++)
+        if (strlen(m->metric[i]) == n && memcmp(m->metric[i], name, n) == 0)
+            return (int)i;
+    if (m->n_metric == NCU_MAX_METRICS)
+        return -1;
+    m->metric[m->n_metric] = rt_strndup(name, n);
+    return (int)m->n_metric++;
+}
+
+/* launch_time, a constant of the mapping, or else a metric (a new slot). */
+static int f_resolve(void *ctx, const char *b, size_t n, int *bank, int *index, const char **why)
+{
+    fctx *c = ctx;
+    if (n == 11 && memcmp(b, "launch_time", 11) == 0) {
+        c->f->uses_time = 1;
+        *bank = BANK_TIME;
+        *index = 0;
+        return 0;
+    }
+    for (size_t i = 0; i < c->m->n_const; i++)
+        if (strlen(c->m->const_name[i]) == n && memcmp(c->m->const_name[i], b, n) == 0) {
+            *bank = BANK_CONST;
+            *index = (int)i;
+            if (i < 64)
+                c->f->consts |= (uint64_t)1 << i;
+            return 0;
+        }
+    int slot = f_slot(c->m, b, n);
+    if (slot < 0) {
+        *why = "more than 64 distinct metrics in the mapping";
+        return -1;
+    }
+    c->f->metrics |= (uint64_t)1 << slot;
+    *bank = BANK_METRIC;
+    *index = slot;
+    return 0;
+}
+
+static int f_compile(rt_ncu_map *m, const char *text, const char *where, rt_ncu_formula *f,
+                     rt_error *err)
+{
+    memset(f, 0, sizeof *f);
+    fctx c = {.m = m, .f = f};
+    if (rt_formula_compile(&f->e, text, f_resolve, &c, err) != 0) {
+        rt_error_prefix(err, "%s: %s", m->path, where);
+        return -1;
+    }
+    return 0;
+}
+
+double rt_ncu_formula_eval(const rt_ncu_formula *f, const double *metric, const double *constants,
+                           double launch_time)
+{
+    const double *bank[] = {metric, constants, &launch_time};
+    return rt_formula_eval(&f->e, bank);
+}
+
+/* ---- architectures ---- */
+
+int rt_ncu_parse_arch(const char *s)
+{
+    if (!s)
+        return -1;
+    if (strncmp(s, "sm_", 3) == 0) {
+        char *end;
+        long v = strtol(s + 3, &end, 10);
+        return (*end == '\0' && v > 0 && v < 1000) ? (int)v : -1;
+    }
+    /* "7.0", "8.9": major.minor */
+    if (isdigit((unsigned char)s[0])) {
+        char *end;
+        long major = strtol(s, &end, 10); /* LONG_MAX on overflow: refused below */
+        if (*end == '.' && isdigit((unsigned char)end[1]) && end[2] == '\0' && major > 0 &&
+            major < 100)
+            return (int)(major * 10 + (end[1] - '0'));
+    }
+    return -1;
+}
+
+const double *rt_ncu_map_constants(const rt_ncu_map *m, int sm)
+{
+    if (m->n_arch == 0)
+        return NULL;
+    const rt_ncu_arch *best = &m->arch[0];
+    for (size_t i = 0; i < m->n_arch; i++)
+        if (m->arch[i].sm <= sm)
+            best = &m->arch[i];
+    return best->value;
+}
+
+int rt_ncu_map_slot(const rt_ncu_map *m, const char *name)
+{
+    for (size_t i = 0; i < m->n_metric; i++)
+        if (strcmp(m->metric[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int rt_ncu_quantity_applies(const rt_ncu_map *m, const rt_ncu_quantity *q, int sm, int lift_tf)
+{
+    if (lift_tf && m->tensor_factor_const >= 0 && m->tensor_factor_const < 64 &&
+        ((q->f.consts >> m->tensor_factor_const) & 1))
+        return 1;
+    return sm >= q->from_sm && sm <= q->to_sm;
+}
+
+size_t rt_ncu_map_choose(const rt_ncu_map *m, uint64_t avail, const int *sms, size_t n_sms,
+                         int lift_tf, int *chosen, int *lacking, size_t *n_lacking)
+{
+    size_t n = 0;
+    *n_lacking = 0;
+    for (size_t i = 0; i < m->n_q; i++) {
+        const char *qn = m->q[i].quantity;
+        int first = 1; /* the quantity's first entry: each quantity is decided once */
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(m->q[j].quantity, qn) != 0;
+        if (!first)
+            continue;
+        int lack = -1;
+        for (size_t a = 0; a < n_sms; a++) {
+            int in_scope = -1, pick = -1;
+            for (size_t j = i; j < m->n_q && pick < 0; j++) {
+                const rt_ncu_quantity *q = &m->q[j];
+                if (strcmp(q->quantity, qn) != 0 || !rt_ncu_quantity_applies(m, q, sms[a], lift_tf))
+                    continue;
+                if (in_scope < 0)
+                    in_scope = (int)j;
+                if ((q->f.metrics & avail) == q->f.metrics)
+                    pick = (int)j;
+            }
+            if (pick >= 0) {
+                int have = 0;
+                for (size_t c = 0; c < n; c++)
+                    have |= chosen[c] == pick;
+                if (!have)
+                    chosen[n++] = pick;
+            } else if (in_scope >= 0 && lack < 0) {
+                lack = in_scope;
+            }
+        }
+        if (lack >= 0)
+            lacking[(*n_lacking)++] = lack;
+    }
+    /* Mapping order: where two chosen entries of a quantity apply, the earlier one counts. */
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0 && chosen[b - 1] > chosen[b]; b--) {
+            int t = chosen[b];
+            chosen[b] = chosen[b - 1];
+            chosen[b - 1] = t;
+        }
+    return n;
+}
+
+static size_t add_arch(int *out, size_t n, int sm)
+{
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == sm)
+            return n;
+    out[n] = sm;
+    return n + 1;
+}
+
+size_t rt_ncu_map_archs(const rt_ncu_map *m, const int *extra, size_t n_extra, int *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < n_extra; i++)
+        n = add_arch(out, n, extra[i]);
+    for (size_t i = 0; i < m->n_arch; i++)
+        n = add_arch(out, n, m->arch[i].sm);
+    for (size_t i = 0; i < m->n_q; i++) {
+        if (m->q[i].from_sm > 0)
+            n = add_arch(out, n, m->q[i].from_sm);
+        if (m->q[i].to_sm < INT_MAX)
+            n = add_arch(out, n, m->q[i].to_sm);
+    }
+    return n;
+}
+
+uint64_t rt_ncu_map_applying(const rt_ncu_map *m, const int *chosen, size_t n, int sm, int lift_tf)
+{
+    uint64_t on = 0;
+    for (size_t i = 0; i < n && i < 64; i++) {
+        const rt_ncu_quantity *q = &m->q[chosen[i]];
+        if (!rt_ncu_quantity_applies(m, q, sm, lift_tf))
+            continue;
+        int taken = 0;
+        for (size_t j = 0; j < i && !taken; j++)
+            taken = ((on >> j) & 1) && strcmp(m->q[chosen[j]].quantity, q->quantity) == 0;
+        if (!taken)
+            on |= (uint64_t)1 << i;
+    }
+    return on;
+}
+
+static int arch_cmp(const void *a, const void *b)
+{
+    return ((const rt_ncu_arch *)a)->sm - ((const rt_ncu_arch *)b)->sm;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->path = rt_strdup(path);
+    m->tensor_factor_const = -1;
+    /* The one loader of data files: bounded, duplicate keys refused, the schema checked. */
+    rt_data_file f;
+    if (rt_data_file_load(&f, path, NULL, "rooftime.ncu-metrics/1", err) != 0) {
+        rt_ncu_map_release(m);
+        return -1;
+    }
+    m->label = f.label;
+    f.label = NULL;
+    json_t *root = f.root;
+    int rc = -1;
+    /* Constants first: formulas refer to them by name. */
+    json_t *consts = json_object_get(root, "constants");
+    const char *aname;
+    json_t *aval;
+    if (json_is_object(consts)) {
+        json_object_foreach(consts, aname, aval)
+        {
+            const char *cname;
+            json_t *cval;
+            json_object_foreach(aval, cname, cval)
+            {
+                size_t i;
+                for (i = 0; i < m->n_const; i++)
+                    if (strcmp(m->const_name[i], cname) == 0)
+                        break;
+                if (i == m->n_const) {
+                    m->const_name = rt_xrealloc(m->const_name, (m->n_const + 1) * sizeof(char *));
+                    m->const_name[m->n_const++] = rt_strdup(cname);
+                }
+            }
+        }
+        m->arch = rt_xcalloc(json_object_size(consts) + 1, sizeof *m->arch);
+        json_object_foreach(consts, aname, aval)
+        {
+            int sm = rt_ncu_parse_arch(aname);
+            if (sm < 0 || !json_is_object(aval)) {
+                rt_error_set(err,
+                             "%s: constants: '%s' is not an architecture like sm_70 with an "
+                             "object of constants",
+                             path, aname);
+                goto done;
+            }
+            rt_ncu_arch *a = &m->arch[m->n_arch++];
+            a->sm = sm;
+            a->value = rt_xcalloc(m->n_const ? m->n_const : 1, sizeof(double));
+            for (size_t i = 0; i < m->n_const; i++) {
+                json_t *v = json_object_get(aval, m->const_name[i]);
+                a->value[i] = json_is_number(v) ? json_number_value(v) : NAN;
+            }
+        }
+        qsort(m->arch, m->n_arch, sizeof *m->arch, arch_cmp);
+    }
+    for (size_t i = 0; i < m->n_const; i++)
+        if (strcmp(m->const_name[i], "tensor_factor") == 0)
+            m->tensor_factor_const = (int)i;
+    const char *da = jstr(root, "default_arch");
+    m->default_sm = da ? rt_ncu_parse_arch(da) : 70;
+    if (m->default_sm < 0) {
+        rt_error_set(err, "%s: default_arch: '%s' is not an architecture like sm_70", path, da);
+        goto done;
+    }
+
+    json_t *time = json_object_get(root, "time");
+    const char *cyc = jstr(time, "cycles"), *rate = jstr(time, "rate");
+    if (!cyc || !rate) {
+        rt_error_set(err, "%s: \"time\" needs \"cycles\" and \"rate\" formulas", path);
+        goto done;
+    }
+    if (f_compile(m, cyc, "time.cycles", &m->cycles, err) != 0 ||
+        f_compile(m, rate, "time.rate", &m->rate, err) != 0)
+        goto done;
+
+    json_t *qs = json_object_get(root, "quantities");
+    if (!json_is_array(qs)) {
+        rt_error_set(err, "%s: \"quantities\" must be an array", path);
+        goto done;
+    }
+    if (json_array_size(qs) > NCU_MAX_QUANTITIES) {
+        rt_error_set(err, "%s: more than %d quantity entries", path, NCU_MAX_QUANTITIES);
+        goto done;
+    }
+    m->q = rt_xcalloc(json_array_size(qs) + 1, sizeof *m->q);
+    size_t i;
+    json_t *qv;
+    json_array_foreach(qs, i, qv)
+    {
+        const char *qn = jstr(qv, "quantity"), *ft = jstr(qv, "formula"), *set = jstr(qv, "set");
+        if (!qn || !ft || (strncmp(qn, "flops.", 6) != 0 && strncmp(qn, "bytes.", 6) != 0) ||
+            !qn[6]) {
+            rt_error_set(err,
+                         "%s: quantities[%zu]: needs \"quantity\" (flops.UNIT or bytes.LEVEL) "
+                         "and \"formula\"",
+                         path, i);
+            goto done;
+        }
+        rt_ncu_quantity *q = &m->q[m->n_q++];
+        q->quantity = rt_strdup(qn);
+        q->set = rt_strdup(set ? set : "");
+        q->from_sm = 0;
+        q->to_sm = INT_MAX;
+        static const char *const bound[] = {"from_arch", "to_arch"};
+        for (int b = 0; b < 2; b++) {
+            json_t *a = json_object_get(qv, bound[b]);
+            if (!a)
+                continue;
+            int sm = json_is_string(a) ? rt_ncu_parse_arch(json_string_value(a)) : -1;
+            if (sm < 0) {
+                rt_error_set(err, "%s: quantities[%zu]: %s must be an architecture like sm_80",
+                             path, i, bound[b]);
+                goto done;
+            }
+            *(b ? &q->to_sm : &q->from_sm) = sm;
+        }
+        if (q->from_sm > q->to_sm) {
+            rt_error_set(err, "%s: quantities[%zu]: from_arch sm_%d is above to_arch sm_%d", path,
+                         i, q->from_sm, q->to_sm);
+            goto done;
+        }
+        char where[64];
+        snprintf(where, sizeof where, "quantities[%zu]", i);
+        if (f_compile(m, ft, where, &q->f, err) != 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    rt_data_file_release(&f);
+    if (rc != 0)
+        rt_ncu_map_release(m);
+    return rc;
+}
+
+static void f_release(rt_ncu_formula *f)
+{
+    rt_formula_release(&f->e);
+}
+
+void rt_ncu_map_release(rt_ncu_map *m)
+{
+    if (!m)
+        return;
+    free(m->path);
+    free(m->label);
+    for (size_t i = 0; i < m->n_metric; i++)
+        free(m->metric[i]);
+    f_release(&m->cycles);
+    f_release(&m->rate);
+    for (size_t i = 0; i < m->n_q; i++) {
+        free(m->q[i].quantity);
+        free(m->q[i].set);
+        f_release(&m->q[i].f);
+    }
+    free(m->q);
+    for (size_t i = 0; i < m->n_const; i++)
+        free(m->const_name[i]);
+    free(m->const_name);
+    for (size_t i = 0; i < m->n_arch; i++)
+        free(m->arch[i].value);
+    free(m->arch);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- the metric list, for `rooftime ncu-metrics` ---- */
+
+int rt_ncu_metric_list_load(const char *metrics_file, const char *set, int sm,
+                            rt_ncu_metric_list *out, rt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *path =
+        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
+    rt_ncu_map m;
+    int rc = rt_ncu_map_load(path, &m, err);
+    free(path);
+    if (rc != 0)
+        return -1;
+    /* Time first, then the quantities of the set, each metric once. */
+    uint64_t want = m.cycles.metrics | m.rate.metrics;
+    int found = 0;
+    for (size_t i = 0; i < m.n_q; i++)
+        if ((!set || strcmp(m.q[i].set, set) == 0) &&
+            (sm <= 0 || rt_ncu_quantity_applies(&m, &m.q[i], sm, 0))) {
+            want |= m.q[i].f.metrics;
+            found = 1;
+        }
+    if (!found) {
+        rt_error_set(err, "%s: no quantities of set '%s'", m.path, set);
+        rt_ncu_map_release(&m);
+        return -1;
+    }
+    out->metric = rt_xcalloc(m.n_metric + 1, sizeof *out->metric);
+    for (size_t s = 0; s < m.n_metric; s++)
+        if ((want >> s) & 1)
+            out->metric[out->n++] = rt_strdup(m.metric[s]);
+    rt_ncu_map_release(&m);
+    return 0;
+}
+
+int rt_ncu_tensor_formulas(const char *metrics_file, const char *set, int sm, char *buf, size_t n,
+                           rt_error *err)
+{
+    char *path =
+        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
+    rt_ncu_map m;
+    int rc = rt_ncu_map_load(path, &m, err);
+    free(path);
+    if (rc != 0)
+        return -1;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < m.n_q; i++) {
+        const rt_ncu_quantity *q = &m.q[i];
+        if (strncmp(q->quantity, "flops.tensor", 12) != 0 || (set && strcmp(q->set, set) != 0) ||
+            !rt_ncu_quantity_applies(&m, q, sm, 0))
+            continue;
+        int w = snprintf(buf + used, n - used, "%s = %s\n", q->quantity, q->f.e.text);
+        if (w < 0 || (size_t)w >= n - used)
+            break;
+        used += (size_t)w;
+    }
+    rt_ncu_map_release(&m);
+    return 0;
+}
+
+int rt_ncu_constant(const char *metrics_file, const char *arch, const char *name, double *value,
+                    rt_error *err)
+{
+    char *path =
+        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
+    rt_ncu_map m;
+    int rc = rt_ncu_map_load(path, &m, err);
+    free(path);
+    if (rc != 0)
+        return -1;
+    int sm = arch ? rt_ncu_parse_arch(arch) : m.default_sm;
+    rc = -1;
+    if (sm < 0) {
+        rt_error_set(err, "'%s' is not an architecture like sm_70", arch);
+    } else {
+        const double *c = rt_ncu_map_constants(&m, sm);
+        for (size_t i = 0; c && i < m.n_const; i++)
+            if (strcmp(m.const_name[i], name) == 0 && !isnan(c[i])) {
+                *value = c[i];
+                rc = 0;
+            }
+        if (rc != 0)
+            rt_error_set(err, "%s: no constant '%s' for sm_%d", m.path, name, sm);
+    }
+    rt_ncu_map_release(&m);
+    return rc;
+}
+
+void rt_ncu_metric_list_release(rt_ncu_metric_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->metric[i]);
+    free(l->metric);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,338 @@
+/* Nsight Compute import, reading: find the table, parse rows, group them by launch. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ncu-internal.h"
+#include "rooftime/import/ncu-units.h"
+#include "rooftime/util/strings.h"
+
+static const char *const col_names[COL_N] = {"ID",          "Process ID",  "Kernel Name",
+                                             "Metric Name", "Metric Unit", "Metric Value",
+                                             "CC",          "Grid Size"};
+
+int rt_ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg)
+{
+    (*count)++;
+    if (im->warnings && *count <= NCU_MAX_WARN)
+        rt_warnings_add(im->warnings, "%s", msg);
+    return 0;
+}
+
+/* Find the table header ("ID","Process ID",...) after the program's own output. */
+int rt_ncu_find_header(ncu_import *im, ncu_file *f)
+{
+    static const char sig[] = "\"ID\",\"Process ID\"";
+    rt_error *err = im->err;
+    const char *line;
+    size_t len;
+    for (;;) {
+        int r = rt_csv_peek_line(f->csv, &line, &len, err);
+        if (r < 0)
+            return -1;
+        if (r == 0) {
+            rt_error_set(err,
+                         "%s: line %lu: no Nsight Compute table header (\"ID\",\"Process ID\",...) "
+                         "found; is this the output of `ncu --csv`?",
+                         f->path, rt_csv_line(f->csv));
+            return -1;
+        }
+        if (len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+            line += 3;
+            len -= 3;
+        }
+        if (len >= sizeof sig - 1 && memcmp(line, sig, sizeof sig - 1) == 0)
+            break;
+        if (rt_csv_skip_line(f->csv, err) < 0)
+            return -1;
+    }
+    rt_csv_row row;
+    if (rt_csv_next(f->csv, &row, err) != 1) {
+        if (err && !err->msg[0])
+            rt_error_set(err, "%s: cannot read the header", f->path);
+        return -1;
+    }
+    for (int c = 0; c < COL_N; c++)
+        f->col[c] = -1;
+    int kernel_time = 0, block = 0;
+    for (size_t i = 0; i < row.n; i++) {
+        const char *h = row.field[i];
+        if (i == 0 && strncmp(h, "\xEF\xBB\xBF", 3) == 0)
+            h += 3;
+        for (int c = 0; c < COL_N; c++)
+            if (strcmp(h, col_names[c]) == 0 && f->col[c] < 0)
+                f->col[c] = (int)i;
+        if (strcmp(h, "Kernel Time") == 0)
+            kernel_time = 1;
+        if (strcmp(h, "Block Size") == 0)
+            block = 1;
+    }
+    for (int c = 0; c < COL_CC; c++)
+        if (f->col[c] < 0) {
+            rt_error_set(err, "%s: line %lu: the header has no column '%s'", f->path, row.line,
+                         col_names[c]);
+            return -1;
+        }
+    f->ncols = row.n;
+    f->layout = kernel_time ? "2019.5/2020.1 (Kernel Time)"
+                            : (block ? "2020.2+ (Block Size, Grid Size, Device, CC)" : "unknown");
+    return 0;
+}
+
+static int parse_long(const char *s, long *out)
+{
+    if (!*s)
+        return -1;
+    long v = 0;
+    for (; *s; s++) {
+        if (*s == ',')
+            continue;
+        if (*s < '0' || *s > '9' || v > (LONG_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+/* A metric value: thousands separators stripped into a small buffer; nan and n/a are NAN. */
+static int parse_value(const char *s, size_t n, double *out)
+{
+    char buf[64];
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == ',')
+            continue;
+        if (w == sizeof buf - 1)
+            return -1;
+        buf[w++] = s[i];
+    }
+    buf[w] = '\0';
+    if (w == 0)
+        return -1;
+    if (strcmp(buf, "nan") == 0 || strcmp(buf, "-nan") == 0 || strcmp(buf, "n/a") == 0 ||
+        strcmp(buf, "NaN") == 0) {
+        *out = NAN;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (end != buf + w || errno == ERANGE || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A value Nsight writes for a metric it could not collect. */
+static int is_nan_text(const char *s, size_t n)
+{
+    return (n == 3 &&
+            (memcmp(s, "nan", 3) == 0 || memcmp(s, "NaN", 3) == 0 || memcmp(s, "n/a", 3) == 0)) ||
+           (n == 4 && memcmp(s, "-nan", 4) == 0);
+}
+
+/* A grid of no blocks, "(0, 0, 0)": how Nsight records a launch that failed. */
+static int is_zero_grid(const char *s)
+{
+    int zero = 0;
+    for (; *s; s++) {
+        if (*s == '0')
+            zero = 1;
+        else if (*s != '(' && *s != ')' && *s != ',' && *s != ' ')
+            return 0;
+    }
+    return zero;
+}
+
+/* Parse the next data row into *rr: 1 = a row, 0 = the end, -1 = error. */
+static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
+{
+    rt_error *err = im->err;
+    rt_csv_row row;
+    for (;;) {
+        int r = rt_csv_next(f->csv, &row, err);
+        if (r <= 0)
+            return r;
+        if ((row.n == 1 && row.len[0] == 0) ||
+            (!row.quoted[0] && strncmp(row.field[0], "==", 2) == 0))
+            continue; /* a blank line or a profiler message (==PROF==, ==WARNING==) in the table */
+        break;
+    }
+    if (row.n != f->ncols) {
+        rt_error_set(err, "%s: line %lu: expected %zu fields as in the header, found %zu%s",
+                     f->path, row.line, f->ncols, row.n,
+                     row.n < f->ncols ? " (truncated file or missing fields?)" : "");
+        return -1;
+    }
+    f->rows++;
+    long pid, id;
+    if (parse_long(row.field[f->col[COL_ID]], &id) != 0) {
+        rt_error_set(err, "%s: line %lu: field 'ID': '%.40s' is not a launch number", f->path,
+                     row.line, row.field[f->col[COL_ID]]);
+        return -1;
+    }
+    if (parse_long(row.field[f->col[COL_PID]], &pid) != 0) {
+        rt_error_set(err, "%s: line %lu: field 'Process ID': '%.40s' is not a number", f->path,
+                     row.line, row.field[f->col[COL_PID]]);
+        return -1;
+    }
+    size_t ord;
+    for (ord = 0; ord < f->npid; ord++)
+        if (f->pid[ord] == pid)
+            break;
+    if (ord == f->npid) {
+        f->pid = rt_xrealloc(f->pid, (f->npid + 1) * sizeof *f->pid);
+        f->pid[f->npid++] = pid;
+    }
+    uint64_t key = ((uint64_t)ord << 40) | ((uint64_t)id & ((1ull << 40) - 1));
+
+    /* Kernel name: the previous row's name in the common case, else the intern table. */
+    const char *kn = row.field[f->col[COL_NAME]];
+    size_t kl = row.len[f->col[COL_NAME]];
+    uint32_t kname;
+    if (f->have_last && im->names.len[f->last_kname] == kl &&
+        memcmp(im->names.key[f->last_kname], kn, kl) == 0) {
+        kname = f->last_kname;
+    } else {
+        kname = (uint32_t)rt_name_index_intern(&im->names, kn, kl);
+        f->last_kname = kname;
+        f->have_last = 1;
+    }
+
+    int sm = im->default_sm;
+    if (f->col[COL_CC] >= 0) {
+        const char *cc = row.field[f->col[COL_CC]];
+        if (strncmp(cc, f->last_cc, sizeof f->last_cc) == 0 && f->last_cc[0]) {
+            sm = f->last_sm;
+        } else {
+            int v = rt_ncu_parse_arch(cc);
+            if (v < 0) {
+                rt_error_set(err,
+                             "%s: line %lu: field 'CC': '%.20s' is not a compute capability "
+                             "like 7.0",
+                             f->path, row.line, cc);
+                return -1;
+            }
+            snprintf(f->last_cc, sizeof f->last_cc, "%s", cc);
+            f->last_sm = sm = v;
+        }
+        if (im->opt->arch)
+            sm = im->default_sm; /* --arch wins over the file */
+    }
+
+    rr->key = key;
+    rr->pid = pid;
+    rr->id = id;
+    rr->kname = kname;
+    rr->sm = sm;
+    rr->line = row.line;
+    rr->slot = -1;
+    rr->value = 0;
+    rr->grid_zero = f->col[COL_GRID] < 0 || is_zero_grid(row.field[f->col[COL_GRID]]);
+    rr->nan = is_nan_text(row.field[f->col[COL_MVALUE]], row.len[f->col[COL_MVALUE]]);
+
+    const char *mname = row.field[f->col[COL_MNAME]];
+    uint32_t mid = (uint32_t)rt_name_index_intern(&im->mnames, mname, row.len[f->col[COL_MNAME]]);
+    if (mid >= im->nmslot) {
+        im->mslot = rt_xrealloc(im->mslot, (mid + 1) * sizeof *im->mslot);
+        for (size_t i = im->nmslot; i <= mid; i++)
+            im->mslot[i] = rt_ncu_map_slot(&im->map, im->mnames.key[i]);
+        im->nmslot = mid + 1;
+    }
+    int slot = im->mslot[mid];
+    if (slot < 0)
+        return 1; /* a metric the mapping does not use: its unit and value are not read */
+    const char *unit = row.field[f->col[COL_MUNIT]];
+    double scale;
+    if (strncmp(unit, f->last_unit[slot], sizeof f->last_unit[slot]) == 0 &&
+        f->last_unit[slot][0]) {
+        scale = f->last_scale[slot];
+    } else {
+        scale = rt_ncu_unit_scale(unit);
+        if (scale == 0) {
+            rt_error_set(err,
+                         "%s: line %lu: field 'Metric Unit': unknown unit '%.40s' of metric '%s'",
+                         f->path, row.line, unit, mname);
+            return -1;
+        }
+        if (strlen(unit) < sizeof f->last_unit[slot]) {
+            strcpy(f->last_unit[slot], unit);
+            f->last_scale[slot] = scale;
+        }
+    }
+    double v;
+    const char *vs = row.field[f->col[COL_MVALUE]];
+    if (parse_value(vs, row.len[f->col[COL_MVALUE]], &v) != 0) {
+        rt_error_set(err,
+                     "%s: line %lu: field 'Metric Value': '%.40s' is not a number (metric '%s')",
+                     f->path, row.line, vs, mname);
+        return -1;
+    }
+    if (!isnan(v) && (v < 0 || !isfinite(v * scale))) { /* nan: counted as missing later */
+        rt_error_set(err, "%s: line %lu: field 'Metric Value': %.40s is %s (metric '%s')", f->path,
+                     row.line, vs, v < 0 ? "negative" : "out of range", mname);
+        return -1;
+    }
+    rr->slot = slot;
+    rr->value = v * scale;
+    return 1;
+}
+
+/* The next launch of a file: its consecutive rows with one key (one row is read ahead). */
+int rt_ncu_next_group(ncu_import *im, ncu_file *f, group *g)
+{
+    if (!f->have_next) {
+        if (f->done)
+            return 0;
+        int r = ncu_read_row(im, f, &f->next);
+        if (r < 0)
+            return -1;
+        if (r == 0) {
+            f->done = 1;
+            return 0;
+        }
+    }
+    f->have_next = 0;
+    const rowrec *rr = &f->next;
+    g->key = rr->key;
+    g->pid = rr->pid;
+    g->id = rr->id;
+    g->kname = rr->kname;
+    g->sm = rr->sm;
+    g->line = rr->line;
+    g->present = 0;
+    g->failed = 1;
+    for (;;) {
+        g->failed &= rr->nan && rr->grid_zero;
+        if (rr->slot >= 0) {
+            g->value[rr->slot] = rr->value;
+            g->present |= (uint64_t)1 << rr->slot;
+        }
+        int r = ncu_read_row(im, f, &f->next);
+        if (r < 0)
+            return -1;
+        if (r == 0) {
+            f->done = 1;
+            return 1;
+        }
+        if (rr->key != g->key) {
+            f->have_next = 1;
+            return 1;
+        }
+        if (rr->kname != g->kname) {
+            rt_error_set(im->err,
+                         "%s: line %lu: launch %ld of process %ld has kernel '%.200s' here "
+                         "but '%.200s' on line %lu",
+                         f->path, rr->line, rr->id, rr->pid, im->names.key[rr->kname],
+                         im->names.key[g->kname], g->line);
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,574 @@
+/* Import raw `ncu --csv` output: stream rows, join launches across files, aggregate per kernel. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ncu-internal.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/import/csv-reader.h"
+#include "rooftime/import/ncu-metrics.h"
+#include "rooftime/import/ncu-units.h"
+#include "rooftime/import/ncu.h"
+#include "rooftime/util/datadir.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/name-index.h"
+#include "rooftime/util/strings.h"
+
+/* ---- finishing a launch ---- */
+
+static ktotal *ncu_total(ncu_import *im, uint32_t kname)
+{
+    if (kname >= im->nk) {
+        size_t nn = im->nk ? im->nk : 64;
+        while (nn <= kname)
+            nn *= 2;
+        im->k = rt_xrealloc(im->k, nn * sizeof *im->k);
+        for (size_t i = im->nk; i < nn; i++) {
+            memset(&im->k[i], 0, sizeof im->k[i]);
+            im->k[i].q = NULL;
+        }
+        im->nk = nn;
+    }
+    ktotal *t = &im->k[kname];
+    if (!t->q)
+        t->q = rt_xcalloc(im->nchosen ? im->nchosen : 1, sizeof(double));
+    return t;
+}
+
+static const char *ncu_short(const char *name, char *buf, size_t n)
+{
+    size_t l = strlen(name);
+    if (l < n)
+        return name;
+    snprintf(buf, n, "%.*s...", (int)(n - 4), name);
+    return buf;
+}
+
+static int ncu_finish(ncu_import *im, pending *p)
+{
+    rt_error *err = im->err;
+    char sbuf[160];
+    if (p->failed_files && p->failed_files == p->files) {
+        im->failed++; /* a failed launch in every file that has it: dropped */
+        return 0;
+    }
+    /* Every metric a file had in its first launch must be there for this launch too. */
+    for (size_t fi = 0; fi < im->nf; fi++) {
+        uint64_t want = im->f[fi].metrics & im->needed;
+        uint64_t miss = want & ~p->present;
+        if (!miss)
+            continue;
+        int slot = __builtin_ctzll(miss);
+        int in_file = (p->files >> fi) & 1;
+        char msg[1200];
+        if (in_file)
+            snprintf(msg, sizeof msg,
+                     "launch %ld of process %ld (kernel '%s', %s line %lu): metric '%s' missing "
+                     "from %s",
+                     p->id, p->pid, ncu_short(im->names.key[p->kname], sbuf, sizeof sbuf),
+                     im->f[p->first_file].path, p->first_line, im->map.metric[slot],
+                     im->f[fi].path);
+        else
+            snprintf(msg, sizeof msg,
+                     "launch %ld of process %ld (kernel '%s') is in %s (line %lu) but missing "
+                     "from %s (metric '%s')",
+                     p->id, p->pid, ncu_short(im->names.key[p->kname], sbuf, sizeof sbuf),
+                     im->f[p->first_file].path, p->first_line, im->f[fi].path,
+                     im->map.metric[slot]);
+        if (!im->opt->allow_missing) {
+            rt_error_set(err, "%s (--allow-missing counts it as 0)", msg);
+            return -1;
+        }
+        rt_ncu_warn_limited(im, &im->missing, msg);
+        break;
+    }
+    double v[NCU_MAX_METRICS];
+    for (size_t s = 0; s < im->map.n_metric; s++) {
+        double x = ((p->present >> s) & 1) ? p->value[s] : 0;
+        if (isnan(x)) {
+            if ((im->needed >> s) & 1) {
+                char msg[1200];
+                snprintf(msg, sizeof msg,
+                         "launch %ld (kernel '%s'): metric '%s' is nan, counted as 0", p->id,
+                         ncu_short(im->names.key[p->kname], sbuf, sizeof sbuf), im->map.metric[s]);
+                rt_ncu_warn_limited(im, &im->nan_values, msg);
+            }
+            x = 0;
+        }
+        v[s] = x;
+    }
+    /* --tensor-factor was written into every architecture's constants at the start. */
+    const double *cst = rt_ncu_map_constants(&im->map, p->sm);
+    double cycles = rt_ncu_formula_eval(&im->map.cycles, v, cst, 0);
+    double rate = rt_ncu_formula_eval(&im->map.rate, v, cst, 0);
+    double lt = rate > 0 ? cycles / rate : 0;
+    if (!isfinite(lt)) {
+        rt_error_set(im->err,
+                     "%s: line %lu: launch %ld: time = cycles / rate = %g / %g is not finite",
+                     im->f[p->first_file].path, p->first_line, p->id, cycles, rate);
+        return -1;
+    }
+    ktotal *t;
+    ktotal one = {0};
+    if (im->per_launch) {
+        t = &one;
+        one.q = im->launch_q;
+        memset(one.q, 0, (im->nchosen ? im->nchosen : 1) * sizeof *one.q);
+    } else {
+        t = ncu_total(im, p->kname);
+    }
+    t->n += 1;
+    t->cycles += cycles;
+    t->rate += rate;
+    t->time_sum += lt;
+    if (!im->per_launch)
+        rt_time_samples_add(&t->launch_times, lt);
+    if (im->on_sm != p->sm) {
+        im->on_sm = p->sm;
+        im->on_mask = rt_ncu_map_applying(&im->map, im->chosen, im->nchosen, p->sm,
+                                          im->opt->tensor_factor > 0);
+    }
+    im->used |= im->on_mask;
+    for (size_t i = 0; i < im->nchosen; i++) {
+        if (!((im->on_mask >> i) & 1))
+            continue; /* out of its scope on this architecture */
+        t->applied |= (uint64_t)1 << i;
+        double x = rt_ncu_formula_eval(&im->map.q[im->chosen[i]].f, v, cst, lt);
+        if (isnan(x)) {
+            /* A constant the mapping lacks for this architecture. */
+            char msg[512];
+            snprintf(msg, sizeof msg,
+                     "%s of launch %ld is undefined on sm_%d (a constant the mapping "
+                     "lacks?), counted as 0",
+                     im->map.q[im->chosen[i]].quantity, p->id, p->sm);
+            rt_ncu_warn_limited(im, &im->nan_values, msg);
+            x = 0;
+        }
+        if (!isfinite(x) || x < 0) {
+            rt_error_set(im->err, "%s: line %lu: launch %ld: %s = %g (%s) is not a finite count",
+                         im->f[p->first_file].path, p->first_line, p->id,
+                         im->map.q[im->chosen[i]].quantity, x, im->map.q[im->chosen[i]].f.e.text);
+            return -1;
+        }
+        t->q[i] += x;
+    }
+    if (im->per_launch) {
+        rt_kernel *k = rt_profile_add_kernel(im->per_launch, im->names.key[p->kname]);
+        k->invocations = 1;
+        k->time = lt;
+        for (size_t i = 0; i < im->nchosen; i++) {
+            if (im->chosen[i] < 0 || !((t->applied >> i) & 1))
+                continue;
+            const char *q = im->map.q[im->chosen[i]].quantity;
+            rt_values_add(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
+        }
+        char num[32];
+        snprintf(num, sizeof num, "%ld", p->id);
+        rt_tags_set(&k->tags, "launch", num);
+        snprintf(num, sizeof num, "%ld", p->pid);
+        rt_tags_set(&k->tags, "process", num);
+    }
+    im->launches++;
+    return 0;
+}
+
+/* Merge one file's view of a launch into the pending table; finish it once every file has it. */
+static int ncu_merge(ncu_import *im, size_t fi, const group *g)
+{
+    rt_error *err = im->err;
+    pending *p = rt_ncu_pend_get(im, g->key, 1);
+    if (p->files == 0) {
+        p->pid = g->pid;
+        p->id = g->id;
+        p->kname = g->kname;
+        p->sm = g->sm;
+        p->first_file = (int)fi;
+        p->first_line = g->line;
+    } else if (p->kname != g->kname) {
+        char a[160], b[160];
+        snprintf(im->order_msg, sizeof im->order_msg,
+                 "launch %ld: kernel '%s' in %s (line %lu) but '%s' in %s (line %lu)", g->id,
+                 ncu_short(im->names.key[p->kname], a, sizeof a), im->f[p->first_file].path,
+                 p->first_line, ncu_short(im->names.key[g->kname], b, sizeof b), im->f[fi].path,
+                 g->line);
+        if ((int)fi != p->first_file && !im->opt->per_launch) {
+            im->reorder = 1; /* the caller joins per kernel name instead */
+            rt_error_set(err, "%s", im->order_msg);
+            return -1;
+        }
+        rt_error_set(err, "%s%s", im->order_msg,
+                     (int)fi != p->first_file
+                         ? ": the files list launches in different orders (separate runs of a "
+                           "multi-threaded framework do), so no launch can be matched across "
+                           "them; --per-launch needs one launch order in every file (without it "
+                           "launches are joined per kernel name)"
+                         : "");
+        return -1;
+    } else if ((p->files >> fi) & 1) {
+        rt_error_set(err,
+                     "%s: line %lu: launch %ld of process %ld appears twice (rows not "
+                     "together)",
+                     im->f[fi].path, g->line, g->id, g->pid);
+        return -1;
+    }
+    uint64_t add = g->present & ~p->present;
+    for (uint64_t m = add; m; m &= m - 1) {
+        int s = __builtin_ctzll(m);
+        p->value[s] = g->value[s];
+    }
+    p->present |= add;
+    p->files |= (uint64_t)1 << fi;
+    if (g->failed)
+        p->failed_files |= (uint64_t)1 << fi;
+    if (p->files == im->all_files) {
+        if (ncu_finish(im, p) != 0)
+            return -1;
+        rt_ncu_pend_remove(im, g->key);
+    }
+    return 0;
+}
+
+/* Choose, per quantity and architecture, the first formula in scope whose metrics the files
+ * hold (sms: the architectures of the files' first launches). */
+static int ncu_choose(ncu_import *im, uint64_t avail, const int *sms, size_t n_sms)
+{
+    rt_error *err = im->err;
+    uint64_t tmask = im->map.cycles.metrics | im->map.rate.metrics;
+    if ((tmask & avail) != tmask) {
+        int s = __builtin_ctzll(tmask & ~avail);
+        rt_error_set(err,
+                     "no time: metric '%s' is in none of the inputs (collect it with "
+                     "`rooftime ncu-metrics`)",
+                     im->map.metric[s]);
+        if (im->nf == 1)
+            rt_error_prefix(err, "%s", im->f[0].path);
+        return -1;
+    }
+    im->needed = tmask;
+    im->chosen = rt_xcalloc(im->map.n_q + 1, sizeof *im->chosen);
+    int *lacking = rt_xcalloc(im->map.n_q + 1, sizeof *lacking);
+    size_t n_lacking = 0;
+    int lift = im->opt->tensor_factor > 0;
+    /* Warnings for the architectures of the files' first launches; formulas for every one the
+     * mapping distinguishes, so that a later launch of another finds its own. */
+    rt_ncu_map_choose(&im->map, avail, sms, n_sms, lift, im->chosen, lacking, &n_lacking);
+    int *all = rt_xcalloc(im->map.n_arch + 2 * im->map.n_q + n_sms + 1, sizeof *all);
+    size_t n_all = rt_ncu_map_archs(&im->map, sms, n_sms, all);
+    size_t unused;
+    int *spare = rt_xcalloc(im->map.n_q + 1, sizeof *spare);
+    im->nchosen = rt_ncu_map_choose(&im->map, avail, all, n_all, lift, im->chosen, spare, &unused);
+    free(spare);
+    free(all);
+    for (size_t i = 0; i < n_lacking && im->warnings; i++) {
+        const rt_ncu_quantity *q = &im->map.q[lacking[i]];
+        rt_warnings_add(im->warnings,
+                        "%s not imported: metric '%s' is in none of the "
+                        "inputs",
+                        q->quantity, im->map.metric[__builtin_ctzll(q->f.metrics & ~avail)]);
+    }
+    free(lacking);
+    for (size_t i = 0; i < im->nchosen; i++)
+        im->needed |= im->map.q[im->chosen[i]].f.metrics;
+    im->on_sm = -1;
+    return 0;
+}
+
+static void ncu_import_release(ncu_import *im)
+{
+    for (size_t i = 0; i < im->nf; i++) {
+        rt_csv_free(im->f[i].csv);
+        free(im->f[i].pid);
+    }
+    free(im->f);
+    for (size_t i = 0; i < im->nk; i++) {
+        free(im->k[i].q);
+        rt_time_samples_release(&im->k[i].launch_times);
+    }
+    free(im->k);
+    rt_name_index_release(&im->names);
+    rt_name_index_release(&im->mnames);
+    free(im->mslot);
+    free(im->pool);
+    free(im->free_list);
+    free(im->table);
+    free(im->chosen);
+    free(im->launch_q);
+    for (size_t i = 0; i < im->nf && im->occ; i++)
+        free(im->occ[i]);
+    free(im->occ);
+    rt_ncu_map_release(&im->map);
+}
+
+/* Join per kernel name: the key of file fi's next launch of g's kernel is the name and the
+ * launch's ordinal among that name's launches in the file. Failed launches are not counted. */
+static int ncu_feed(ncu_import *im, size_t fi, group *g)
+{
+    if (!im->by_name)
+        return ncu_merge(im, fi, g);
+    if (g->failed) {
+        im->failed++;
+        return 0;
+    }
+    if (g->kname >= im->nocc) {
+        size_t nn = im->nocc ? 2 * im->nocc : 64;
+        while (nn <= g->kname)
+            nn *= 2;
+        for (size_t i = 0; i < im->nf; i++) {
+            im->occ[i] = rt_xrealloc(im->occ[i], nn * sizeof *im->occ[i]);
+            memset(im->occ[i] + im->nocc, 0, (nn - im->nocc) * sizeof *im->occ[i]);
+        }
+        im->nocc = nn;
+    }
+    unsigned long *occ = &im->occ[fi][g->kname];
+    if (*occ >= 0xFFFFFFFFul) {
+        rt_error_set(im->err, "%s: line %lu: more than 2^32 launches of one kernel", im->f[fi].path,
+                     g->line);
+        return -1;
+    }
+    g->key = ((uint64_t)g->kname << 32) | (*occ)++;
+    return ncu_merge(im, fi, g);
+}
+
+/* Joined per name, every kernel must have as many launches in each file. */
+static int ncu_check_counts(ncu_import *im)
+{
+    char sbuf[160];
+    for (size_t k = 0; k < im->nocc; k++)
+        for (size_t fi = 1; fi < im->nf; fi++) {
+            unsigned long a = im->occ[0][k], b = im->occ[fi][k];
+            if (a == b)
+                continue;
+            rt_error_set(im->err,
+                         "kernel '%s': %lu launch%s in %s but %lu in %s; the files list launches "
+                         "in different orders, so they are joined per kernel name, which needs "
+                         "the same number of launches of each kernel in every file%s",
+                         ncu_short(im->names.key[k], sbuf, sizeof sbuf), a, a == 1 ? "" : "es",
+                         im->f[0].path, b, im->f[fi].path,
+                         im->failed ? " (failed launches not counted)" : "");
+            return -1;
+        }
+    return 0;
+}
+
+/* The mapping, the architecture and the files' headers. */
+static int ncu_setup(ncu_import *im, const char *const *paths, size_t n, int by_name,
+                     const char *mpath, rt_error *err)
+{
+    const rt_ncu_options *opt = im->opt;
+    if (rt_ncu_map_load(mpath, &im->map, err) != 0)
+        return -1;
+    im->default_sm = im->map.default_sm;
+    if (opt->arch) {
+        im->default_sm = rt_ncu_parse_arch(opt->arch);
+        if (im->default_sm < 0) {
+            rt_error_set(err, "'%s' is not an architecture like sm_70", opt->arch);
+            return -1;
+        }
+    }
+    if (opt->tensor_factor > 0 && im->map.tensor_factor_const < 0) {
+        rt_error_set(err, "%s: the mapping has no tensor_factor constant to override", mpath);
+        return -1;
+    }
+    im->f = rt_xcalloc(n, sizeof *im->f);
+    im->nf = n;
+    im->by_name = by_name;
+    if (by_name)
+        im->occ = rt_xcalloc(n, sizeof *im->occ);
+    im->all_files = n == 64 ? ~0ull : (((uint64_t)1 << n) - 1);
+    for (size_t i = 0; i < n; i++) {
+        ncu_file *f = &im->f[i];
+        f->path = paths[i];
+        f->csv = rt_csv_open(paths[i], err);
+        if (!f->csv || rt_ncu_find_header(im, f) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* First launch of each file into first[]: which metrics it holds decides the formulas. */
+static int ncu_first_launches(ncu_import *im, group *first, rt_error *err)
+{
+    size_t n = im->nf;
+    uint64_t avail = 0;
+    int *sms = rt_xcalloc(n, sizeof *sms);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        int r = rt_ncu_next_group(im, &im->f[i], &first[i]);
+        if (r == 0)
+            rt_error_set(err, "%s: line %lu: no data rows after the header", im->f[i].path,
+                         rt_csv_line(im->f[i].csv));
+        if (r <= 0) {
+            rc = -1;
+            break;
+        }
+        im->f[i].metrics = first[i].present;
+        avail |= first[i].present;
+        sms[i] = first[i].sm;
+    }
+    if (rc == 0)
+        rc = ncu_choose(im, avail, sms, n);
+    free(sms);
+    if (rc != 0)
+        return -1;
+    im->launch_q = rt_xcalloc(im->nchosen + 1, sizeof *im->launch_q);
+    if (im->opt->tensor_factor > 0)
+        for (size_t a = 0; a < im->map.n_arch; a++)
+            im->map.arch[a].value[im->map.tensor_factor_const] = im->opt->tensor_factor;
+    return 0;
+}
+
+/* Say what was assumed where it matters: the architecture of a file without a CC column (tensor
+ * FLOPs), and launch_time joined per name. Returns whether one file holds every metric of the
+ * time (then a launch's own time is known). */
+static int ncu_note_assumptions(ncu_import *im)
+{
+    const rt_ncu_options *opt = im->opt;
+    size_t n = im->nf;
+    int no_cc = -1;
+    for (size_t i = 0; i < n; i++)
+        if (im->f[i].col[COL_CC] < 0 && no_cc < 0)
+            no_cc = (int)i;
+    if (no_cc >= 0 && !opt->arch && opt->tensor_factor <= 0 && im->warnings &&
+        im->map.tensor_factor_const >= 0)
+        for (size_t i = 0; i < im->nchosen; i++)
+            if (strcmp(im->map.q[im->chosen[i]].quantity, "flops.tensor") == 0) {
+                const double *cst = rt_ncu_map_constants(&im->map, im->default_sm);
+                rt_warnings_add(im->warnings,
+                                "%s: no CC column: sm_%d assumed, %g FLOPs per tensor instruction "
+                                "(--arch or --tensor-factor to change)",
+                                im->f[no_cc].path, im->default_sm,
+                                cst ? cst[im->map.tensor_factor_const] : NAN);
+                break;
+            }
+    /* Joined per name, a launch's metrics from different files come from the k-th launches of
+     * its kernel: the same launch only where the orders agree. Sums per kernel of formulas
+     * linear in the metrics do not depend on that; launch_time does. */
+    uint64_t tmask = im->map.cycles.metrics | im->map.rate.metrics;
+    int time_in_one = 0;
+    for (size_t i = 0; i < n; i++)
+        time_in_one |= (im->f[i].metrics & tmask) == tmask;
+    for (size_t i = 0; im->by_name && im->warnings && i < im->nchosen; i++) {
+        const rt_ncu_formula *f = &im->map.q[im->chosen[i]].f;
+        uint64_t need = f->metrics | (f->uses_time ? tmask : 0);
+        int one = 0;
+        for (size_t j = 0; j < n; j++)
+            one |= (im->f[j].metrics & need) == need;
+        if (f->uses_time && !one)
+            rt_warnings_add(im->warnings,
+                            "%s uses launch_time, which a join per kernel name takes from "
+                            "another launch of the kernel when its metrics are in different "
+                            "files: approximate",
+                            im->map.q[im->chosen[i]].quantity);
+    }
+    return time_in_one;
+}
+
+/* Every launch of every file joined: the first ones, then one from each file in turn (launches in
+ * the same order in every file join at once), then the launches some file never had. */
+static int ncu_join_all(ncu_import *im, group *first, group *g)
+{
+    for (size_t i = 0; i < im->nf; i++)
+        if (ncu_feed(im, i, &first[i]) != 0)
+            return -1;
+    for (int progress = 1; progress;) {
+        progress = 0;
+        for (size_t i = 0; i < im->nf; i++) {
+            int r = rt_ncu_next_group(im, &im->f[i], g);
+            if (r < 0 || (r > 0 && ncu_feed(im, i, g) != 0))
+                return -1;
+            progress |= r > 0;
+        }
+    }
+    if (im->by_name && ncu_check_counts(im) != 0)
+        return -1;
+    while (im->nlive > 0) {
+        pending *p = NULL;
+        for (size_t j = 0; j < im->ntable; j++)
+            if (im->table[j] >= 0 && (!p || im->pool[im->table[j]].key < p->key))
+                p = &im->pool[im->table[j]];
+        if (ncu_finish(im, p) != 0)
+            return -1;
+        rt_ncu_pend_remove(im, p->key);
+    }
+    return 0;
+}
+
+/* One pass over the files: joined by launch ID, or per kernel name when by_name is set. Returns 0,
+ * -1 on error, 1 when the files' launch orders differ (*order_msg says where) and by_name is not
+ * set. */
+static int ncu_attempt(const char *const *paths, size_t n, const rt_ncu_options *opt, int by_name,
+                       rt_profile **out, rt_warnings *w, char *order_msg, size_t order_len,
+                       rt_error *err)
+{
+    ncu_import im = {.opt = opt, .warnings = w, .err = err, .per_launch = NULL};
+    int rc = -1;
+    rt_profile *prof = rt_profile_new();
+    group *g = rt_xmalloc(sizeof *g), *first = rt_xcalloc(n, sizeof *first);
+    char *mpath = opt->metrics_file ? rt_strdup(opt->metrics_file)
+                                    : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
+    if (opt->per_launch)
+        im.per_launch = prof;
+    if (ncu_setup(&im, paths, n, by_name, mpath, err) != 0 ||
+        ncu_first_launches(&im, first, err) != 0)
+        goto done;
+    int time_in_one = ncu_note_assumptions(&im);
+    if (ncu_join_all(&im, first, g) != 0)
+        goto done;
+    rt_ncu_profile_kernels(&im, prof, time_in_one);
+    rt_ncu_profile_describe(&im, prof, paths);
+    *out = prof;
+    prof = NULL;
+    rc = 0;
+done:
+    if (rc != 0 && im.reorder) {
+        snprintf(order_msg, order_len, "%s", im.order_msg);
+        rc = 1;
+    }
+    rt_profile_free(prof);
+    ncu_import_release(&im);
+    free(first);
+    free(g);
+    free(mpath);
+    return rc;
+}
+
+int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt, rt_profile **out,
+                  rt_warnings *w, rt_error *err)
+{
+    rt_ncu_options dflt = {0};
+    if (!opt)
+        opt = &dflt;
+    *out = NULL;
+    if (n == 0) {
+        rt_error_set(err, "no input files");
+        return -1;
+    }
+    if (n > NCU_MAX_FILES) {
+        rt_error_set(err, "at most %d input files (one per metric is about 15)", NCU_MAX_FILES);
+        return -1;
+    }
+    /* Joined by launch ID first; its warnings are kept only if that join is the one used. */
+    rt_warnings first = {0};
+    char order[600] = "";
+    int rc = ncu_attempt(paths, n, opt, 0, out, w ? &first : NULL, order, sizeof order, err);
+    if (rc == 1) {
+        rt_warnings_release(&first);
+        rc = ncu_attempt(paths, n, opt, 1, out, w ? &first : NULL, order, sizeof order, err);
+        if (rc == 0 && w)
+            rt_warnings_add(w,
+                            "the files list launches in different orders (%s): joined per kernel "
+                            "name, as the authors' scripts do (every kernel has the same number "
+                            "of launches in each file)",
+                            order);
+    }
+    for (size_t i = 0; w && i < first.n; i++)
+        rt_warnings_add(w, "%s", first.msg[i]);
+    rt_warnings_release(&first);
+    return rc == 0 ? 0 : -1;
+}

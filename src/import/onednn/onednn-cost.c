@@ -1,0 +1,154 @@
+/* oneDNN verbose logs, the cost model: FLOPs and bytes per call of each primitive kind, from its
+ * problem and memory descriptors, dispatched from a table by kind. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onednn-internal.h"
+#include "rooftime/util/strings.h"
+
+const char *rt_onednn_flops_unit(const mdlist *ml, const char *impl)
+{
+    const char *dt = NULL;
+    static const char *src_args[] = {"src", "src_layer", "data", "src_0", "src_1", "diff_src"};
+    for (size_t a = 0; a < sizeof src_args / sizeof src_args[0] && !dt; a++)
+        for (int i = 0; i < ml->n; i++)
+            if (strcmp(ml->m[i].arg, src_args[a]) == 0 && strcmp(ml->m[i].dt, "undef") != 0) {
+                dt = ml->m[i].dt;
+                break;
+            }
+    for (int i = 0; i < ml->n && !dt; i++)
+        if (strcmp(ml->m[i].dt, "undef") != 0)
+            dt = ml->m[i].dt;
+    if (!dt)
+        return "fp32";
+    int amx = strstr(impl, "amx") != NULL || strstr(impl, "AMX") != NULL;
+    if (strcmp(dt, "bf16") == 0)
+        return amx ? "amx_bf16" : "bf16";
+    if (strcmp(dt, "f16") == 0)
+        return "fp16";
+    if (strcmp(dt, "s8") == 0 || strcmp(dt, "u8") == 0)
+        return amx ? "amx_int8" : "int8";
+    if (strcmp(dt, "f64") == 0)
+        return "fp64";
+    return "fp32";
+}
+
+/* ---- dispatch by kind ---- */
+
+/* Adapters to one signature: the kind, its problem descriptor parsed or as text. */
+typedef struct dn_call {
+    const char *kind, *problem, *prop, *aux;
+    const mdlist *ml;
+    const rt_shape *sh;
+    const rt_onednn_kind_model *model; /* NULL: the model has no formula for the kind */
+    int window; /* RT_CONV_WINDOW: whole windows for convolution and pooling */
+} dn_call;
+
+static int k_conv(const dn_call *x, cost *c, rt_error *err)
+{
+    return rt_onednn_cost_conv(x->kind[0] == 'd', x->window, x->sh, x->ml, x->prop, c, err);
+}
+static int k_ip(const dn_call *x, cost *c, rt_error *err)
+{
+    return rt_onednn_cost_ip(x->sh, x->ml, x->prop, c, err);
+}
+static int k_rnn(const dn_call *x, cost *c, rt_error *err)
+{
+    return rt_onednn_cost_rnn(x->sh, x->ml, x->prop, x->aux, c, err);
+}
+static int k_bnorm(const dn_call *x, cost *c, rt_error *err)
+{
+    return rt_onednn_cost_bnorm(x->sh, x->ml, x->prop, x->aux, c, err);
+}
+static int k_pool(const dn_call *x, cost *c, rt_error *err)
+{
+    return rt_onednn_cost_pool(x->window, x->sh, x->ml, x->prop, x->aux, c, err);
+}
+static int k_matmul(const dn_call *x, cost *c, rt_error *err)
+{
+    return rt_onednn_cost_matmul(x->problem, x->ml, x->prop, c, err);
+}
+static int k_lnorm(const dn_call *x, cost *c, rt_error *err)
+{
+    return rt_onednn_cost_lnorm(x->problem, x->ml, x->prop, x->aux, c, err);
+}
+static int k_elementwise(const dn_call *x, cost *c, rt_error *err)
+{
+    return rt_onednn_cost_dims_elementwise(x->kind, x->model, x->problem, x->ml, x->prop, x->aux, c,
+                                           err);
+}
+static int k_lists(const dn_call *x, cost *c, rt_error *err)
+{
+    return rt_onednn_cost_lists(x->kind, x->problem, x->ml, x->aux, c, err);
+}
+
+/* Every primitive kind this importer reads, with the counts its function provides to the cost
+ * model's formulas; a kind not here (lrn, kinds newer than the importer) keeps its time and is
+ * named in a note. */
+static const struct {
+    const char *kind;
+    int prefix;      /* match "softmax", "softmax_v2" ... */
+    int shape_first; /* the problem descriptor is a shape ("mb16_ic64...") to parse first */
+    int (*fn)(const dn_call *, cost *, rt_error *);
+    const char *counts;
+} kinds[] = {
+    {"convolution", 0, 1, k_conv, "macs bias_adds"},
+    {"deconvolution", 0, 1, k_conv, "macs bias_adds"},
+    {"inner_product", 0, 1, k_ip, "macs bias_adds"},
+    {"rnn", 0, 1, k_rnn, "cells gemm_macs bias_adds"},
+    {"batch_normalization", 0, 1, k_bnorm, "elems global_stats scale_shift scale shift relu"},
+    {"pooling", 1, 1, k_pool, "window_taps avg dst"},
+    {"matmul", 0, 0, k_matmul, "macs bias_adds"},
+    {"layer_normalization", 0, 0, k_lnorm, "elems global_stats scale_shift scale shift relu"},
+    {"eltwise", 0, 0, k_elementwise, "elems two_op"},
+    {"softmax", 1, 0, k_elementwise, "elems"},
+    {"logsoftmax", 0, 0, k_elementwise, "elems"},
+    {"binary", 0, 0, k_lists, "dst src sources"},
+    {"sum", 0, 0, k_lists, "dst src sources"},
+    {"concat", 0, 0, k_lists, "dst src sources"},
+    {"reorder", 0, 0, k_lists, "dst src sources"},
+    {"shuffle", 0, 0, k_lists, "dst src sources"},
+    {"prelu", 0, 0, k_lists, "dst src sources"},
+    {"reduction", 0, 0, k_lists, "dst src sources"},
+    {"resampling", 0, 0, k_lists, "dst src sources"},
+};
+
+const char *rt_onednn_kind_counts(const char *kind)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kinds[i].kind, kind) == 0)
+            return kinds[i].counts;
+    return NULL;
+}
+
+int rt_onednn_cost(const rt_onednn_model *model, const char *kind, const char *prop,
+                   const mdlist *ml, const char *aux, const char *problem, int window, cost *c,
+                   rt_onednn_coverage *coverage, rt_error *err)
+{
+    memset(c, 0, sizeof *c);
+    *coverage = RT_ONEDNN_UNMODELLED;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        size_t n = strlen(kinds[i].kind);
+        if (kinds[i].prefix ? strncmp(kind, kinds[i].kind, n) != 0
+                            : strcmp(kind, kinds[i].kind) != 0)
+            continue;
+        rt_shape sh;
+        if (kinds[i].shape_first && rt_shape_parse(problem, &sh) != 0) {
+            rt_error_set(err, "cannot read problem descriptor '%s'", problem);
+            return -1;
+        }
+        const rt_onednn_kind_model *km = rt_onednn_model_kind(model, kinds[i].kind);
+        dn_call x = {kind, problem, prop, aux, ml, kinds[i].shape_first ? &sh : NULL, km, window};
+        if (kinds[i].fn(&x, c, err) != 0)
+            return -1;
+        if (km) {
+            c->flops = rt_onednn_model_flops(km, prop, &c->n);
+            c->flops_known = 1;
+        }
+        *coverage = c->flops_known ? RT_ONEDNN_MODELLED : RT_ONEDNN_NO_FLOPS;
+        return 0;
+    }
+    return 0;
+}

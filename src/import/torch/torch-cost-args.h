@@ -1,0 +1,103 @@
+/* Private to the PyTorch cost model: a table entry, a call's recorded arguments and the helpers
+ * that read them (torch-cost-args.c, a leaf), shared by the table (torch-cost.c) and the window
+ * models (torch-cost-window.c), which the table calls. */
+#ifndef ROOFTIME_IMPORT_TORCH_COST_ARGS_H
+#define ROOFTIME_IMPORT_TORCH_COST_ARGS_H
+
+#include <stdint.h>
+
+#include "rooftime/import/torch-cost.h"
+#include "rooftime/util/formula.h"
+
+#define TC_MAX_ARGS 32               /* arguments of one call looked at */
+#define TC_MAX_DIMS 8                /* dimensions of one tensor */
+#define TC_MAX_OUT 4                 /* outputs of one stream entry */
+#define TC_MAX_CONCRETE 2147483648LL /* the largest integer of a concrete argument */
+
+typedef enum tc_model {
+    TC_NONE,
+    TC_MATMUL,
+    TC_CONV,
+    TC_CONV_BACKWARD,
+    TC_POOL,
+    TC_STREAM,
+    TC_EMBEDDING
+} tc_model;
+
+/* Positions in "Concrete Inputs" of the arguments the window models read; -1: not an argument. */
+enum {
+    TCP_STRIDE,
+    TCP_PADDING,
+    TCP_DILATION,
+    TCP_GROUPS,
+    TCP_MASK,
+    TCP_KERNEL,
+    TCP_CEIL,
+    TCP_OUTSIZE,
+    TCP_DIM,
+    TCP_N
+};
+
+typedef struct tc_entry {
+    tc_model model;
+    const char *klass; /* static */
+    /* matmul: a b c; conv: input weight bias; conv_backward: grad_output input weight;
+     * embedding: weight/grad_output indices */
+    int a, b, c;
+    int transpose_b, indices, adaptive, backward;
+    int pos[TCP_N];
+    rt_formula flops; /* stream */
+    int has_flops;
+    int n_out;
+    int out[TC_MAX_OUT]; /* input index, or -1: broadcast */
+    int reads_all;
+    uint32_t reads; /* bit i: input i */
+    int out_bool;
+    /* in a call where it calls a costed operator, the work is the callee's: any (defer_any) or
+     * one of these names */
+    int defer_any;
+    char **defer;
+    size_t n_defer;
+} tc_entry;
+
+/* One recorded argument. */
+typedef struct tc_arg {
+    int is_tensor; /* a tensor or a tensor list */
+    int bare_list; /* a tensor list recorded as [] ('TensorList'): its shapes are unknown */
+    int nd;        /* -1: a list of tensors */
+    double d[TC_MAX_DIMS];
+    double numel;
+    double esize;     /* bytes per element; 0: unknown */
+    const char *unit; /* FLOPs unit when a floating type, else NULL */
+} tc_arg;
+
+typedef struct tc_call {
+    tc_arg arg[TC_MAX_ARGS];
+    int n;
+    int typed;            /* "Input type" was recorded */
+    const char *concrete; /* JSON text or NULL */
+    double flops_arg;
+} tc_call;
+
+/* The call's arguments from its recorded JSON; -1 with why when they cannot be read. */
+int rt_torch_cost_read_call(const rt_torch_call *rc, tc_call *c, char *why, size_t wn);
+/* Integers of "Concrete Inputs" at pos ("[2, 2]", "3", "True"): how many (up to max), 0 when the
+ * position is empty or not recorded, -1 when it cannot be read. */
+int rt_torch_cost_concrete_ints(const tc_call *c, int pos, int64_t *out, int max);
+
+void rt_torch_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                        rt_torch_cost *out);
+void rt_torch_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                                 rt_torch_cost *out);
+void rt_torch_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
+                        rt_torch_cost *out);
+/* Mark out incomplete with a reason. */
+void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- torch-ops.c: the table ---- */
+
+/* The entry of an operator (by name, then by "prefix*" / "*suffix" patterns), or NULL. */
+const tc_entry *rt_torch_ops_find(const rt_torch_ops *o, const char *name);
+
+#endif

@@ -1,0 +1,129 @@
+/* Private to the PyTorch trace importer: one trace event's fields, read by a fast strict scanner
+ * or through jansson (torch-event.c), for torch.c to aggregate. */
+#ifndef ROOFTIME_IMPORT_TORCH_INTERNAL_H
+#define ROOFTIME_IMPORT_TORCH_INTERNAL_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "rooftime/core/time-spread.h"
+#include "rooftime/import/torch-cost.h"
+#include "rooftime/import/torch.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/name-index.h"
+
+/* The fields of one event that matter, whichever parser read it. Strings are NUL-terminated
+ * copies in `scratch` (fast path) or point into the json_t (jansson path). */
+typedef struct evf {
+    int is_object;
+    const char *ph, *cat, *name;
+    int ts_ok, dur_ok, flops_ok;
+    double ts, dur, flops;
+    char thread[256]; /* pid and tid as written ("1/1", "\"CPU functions\"/1") */
+    char *dims;       /* compact "Input Dims", heap, or NULL */
+    char *types;      /* compact "Input type", heap, or NULL */
+    char *concrete;   /* compact "Concrete Inputs", heap, or NULL */
+    char *stack;      /* "Call stack" (frames, innermost first, ';' between), heap, or NULL */
+    const char *unit;
+} evf;
+
+/* Free the heap strings of f. */
+void rt_torch_evf_release(evf *f);
+
+/* Scratch space rt_torch_event_scan copies strings into. */
+#define SCRATCH_SIZE 65536
+
+/* Read one event at p (up to e) without jansson: 0 and *used on success; -1 when it is not a
+ * plain event (let jansson read it). */
+int rt_torch_event_scan(const char *p, const char *e, evf *f, char *scratch, size_t *used);
+/* The fields of an event jansson parsed (strings point into j). */
+void rt_torch_event_from_json(const json_t *j, evf *f);
+
+/* ---- the reader torch.c fills and torch-attribute.c completes ---- */
+
+enum { EV_CPU = 0, EV_GPU = 1, EV_WITHIN = 2 };
+
+/* One complete ("ph": "X") event, reduced to what the profile needs. */
+typedef struct ev {
+    double ts, end; /* microseconds */
+    double flops;
+    uint32_t key;    /* kernel index (EV_CPU, EV_GPU) */
+    uint32_t thread; /* interned pid/tid */
+    uint8_t kind;
+} ev;
+
+typedef struct kern {
+    double calls, us, flops;
+    rt_time_samples samples; /* each call's self time in seconds, for the kernel's spread */
+    const char *unit;
+    int gpu;
+    /* with the cost model or sources: what one call recorded, and where it came from */
+    char *dims, *types, *concrete, *source, *module;
+    char *display;      /* "name [dims]" */
+    rt_torch_cost cost; /* of one call, for cost_flops_arg */
+    double cost_flops_arg;
+    int cost_done;
+    double cflops, cbytes; /* summed over the calls the model costs */
+    int has_cflops, has_cbytes;
+    const char *cunit;
+} kern;
+
+typedef struct reader {
+    const char *origin;
+    const char *within;
+    const char *buf;
+    size_t len, pos;
+    size_t line, col; /* of pos, 1-based */
+    size_t n_events;  /* trace events seen, of every kind */
+    ev *evs;
+    size_t n_evs, cap_evs;
+    rt_name_index keys, threads;
+    char **names; /* kernel index -> name */
+    kern *k;
+    size_t n_k, cap_k;
+    size_t n_launch;  /* runtime launch events (cudaLaunchKernel ...) */
+    size_t n_partial; /* children overlapping their parent's end */
+    /* CPU operators: all, with 'Input Dims', without 'cat', with 'args.flops' */
+    size_t n_cpu, n_cpu_dims, n_cpu_uncat, n_cpu_flops;
+    rt_error *err;
+    char *scratch; /* room for the strings of one event (fast path): the input's size */
+    const rt_torch_options *opt;
+    double window_us;        /* the longest "rooftime:window" event (the runner's --steps) */
+    const rt_torch_ops *ops; /* the cost model, or NULL */
+    struct {
+        double busy, work, zero, composite; /* self time (us) by what the model says */
+        double aten_busy, aten_work;        /* the same for aten:: operators */
+        rt_name_index why;                  /* uncovered operator + reason -> slot */
+        double *why_us;
+        size_t cap_why;
+    } cov;
+} reader;
+
+/* Source line ("file.py:12") and nn.Module ("Linear_0") of the user's code in a "Call stack"
+ * (frames innermost first, ';' between them); either may be NULL. */
+void rt_torch_source_of(const char *stack, char **source, char **module);
+/* "float->c10::BFloat16" when an aten::copy_ converts between its recorded types, else NULL. */
+char *rt_torch_conversion(const char *name, const char *types);
+/* FLOPs and bytes of every operator call from the cost model, the innermost working operator of
+ * each subtree keeping them; coverage of the self time. */
+void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
+                          const unsigned char *inside, rt_warnings *w);
+/* Whether the trace is torch's own export of the legacy profiler (no operator has 'cat' or
+ * 'Input Dims'): that format carries no shapes even with record_shapes=True. */
+int rt_torch_legacy_export(const reader *r);
+/* The one warning for such a trace: what it lacks, and what records it. */
+void rt_torch_warn_legacy(const reader *r, rt_warnings *w);
+/* With by_source: the share of the operators' self time with a source line, and "source
+ * unknown" (a line the trace does not know), into the provenance notes. */
+void rt_torch_source_notes(const reader *r, rt_profile *p);
+/* The notes of the cost model and its coverage into the profile's provenance. */
+void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
+
+/* ---- torch-aggregate.c ---- */
+
+/* Self time of every operator (its duration minus its direct children's on the same thread) and
+ * its FLOPs, over r's events (sorted here); warnings into w. */
+void rt_torch_aggregate(reader *r, rt_warnings *w);
+
+#endif

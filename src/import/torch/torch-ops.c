@@ -1,0 +1,437 @@
+/* The cost model of PyTorch operators, its table: data/torch/ops.json read (through the one data
+ * loader) into entries, and the lookups by operator name. The models that use an entry:
+ * torch-cost.c (matrix, stream, embedding) and torch-cost-window.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "rooftime/util/data-file.h"
+#include "rooftime/util/name-index.h"
+#include "rooftime/util/strings.h"
+#include "torch-cost-args.h"
+
+struct rt_torch_ops {
+    char *path;
+    char *label; /* how a profile names it (rt_data_file_label): never a local path of data/ */
+    tc_entry *e;
+    size_t n_e;
+    rt_name_index names; /* operator -> entry */
+    char **glob;         /* "prefix*" or "*suffix" patterns */
+    size_t *glob_entry, n_glob;
+};
+
+static const struct {
+    const char *name;
+    tc_model model;
+} models[] = {{"none", TC_NONE},          {"matmul", TC_MATMUL},
+              {"conv", TC_CONV},          {"conv_backward", TC_CONV_BACKWARD},
+              {"pool", TC_POOL},          {"stream", TC_STREAM},
+              {"embedding", TC_EMBEDDING}};
+
+static const char *const classes[] = {"view", "allocation", "dispatch"};
+
+static const char *const pos_names[TCP_N] = {"stride",    "padding",     "dilation",
+                                             "groups",    "output_mask", "kernel",
+                                             "ceil_mode", "output_size", "dim"};
+
+static int stream_resolve(void *ctx, const char *name, size_t len, int *bank, int *index,
+                          const char **why)
+{
+    (void)ctx;
+    *bank = 0;
+    if (len == 3 && memcmp(name, "out", 3) == 0) {
+        *index = 0;
+        return 0;
+    }
+    if (len >= 3 && len <= 4 && name[0] == 'i' && name[1] == 'n') {
+        int v = 0;
+        for (size_t i = 2; i < len; i++) {
+            if (name[i] < '0' || name[i] > '9')
+                goto bad;
+            v = v * 10 + (name[i] - '0');
+        }
+        if (v < TC_MAX_ARGS) {
+            *index = 1 + v;
+            return 0;
+        }
+    }
+bad:
+    *why = "unknown name (out, in0 .. in31)";
+    return -1;
+}
+
+/* An optional small non-negative integer member; -1 when absent. */
+static int int_member(const json_t *o, const char *key, int max, int *out, const char *where,
+                      rt_error *err)
+{
+    const json_t *v = json_object_get(o, key);
+    *out = -1;
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) >= max) {
+        rt_error_set(err, "%s: field '%s' is not a whole number from 0 to %d", where, key, max - 1);
+        return -1;
+    }
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+/* "defer": true (any costed callee carries the work) or a list of the callees that do. */
+static int load_defer(tc_entry *e, const json_t *d, const char *where, rt_error *err)
+{
+    if (!d || json_is_false(d))
+        return 0;
+    if (json_is_true(d)) {
+        e->defer_any = 1;
+        return 0;
+    }
+    if (!json_is_array(d) || json_array_size(d) == 0) {
+        rt_error_set(err, "%s: field 'defer' is neither true nor a list of operator names", where);
+        return -1;
+    }
+    size_t i;
+    const json_t *v;
+    e->defer = rt_xcalloc(json_array_size(d), sizeof *e->defer);
+    json_array_foreach(d, i, v)
+    {
+        if (!json_is_string(v) || !*json_string_value(v)) {
+            rt_error_set(err, "%s: defer[%zu] is not an operator name", where, i);
+            return -1;
+        }
+        e->defer[e->n_defer++] = rt_strdup(json_string_value(v));
+    }
+    return 0;
+}
+
+static void entry_release(tc_entry *e)
+{
+    if (e->has_flops)
+        rt_formula_release(&e->flops);
+    for (size_t i = 0; i < e->n_defer; i++)
+        free(e->defer[i]);
+    free(e->defer);
+    e->defer = NULL;
+    e->n_defer = 0;
+}
+
+/* "concrete": where the window models find their arguments in "Concrete Inputs". */
+static int load_concrete(tc_entry *e, const json_t *cst, const char *where, rt_error *err)
+{
+    if (cst) {
+        if (!json_is_object(cst)) {
+            rt_error_set(err, "%s: field 'concrete' is not an object", where);
+            return -1;
+        }
+        const char *k;
+        const json_t *v;
+        json_object_foreach((json_t *)cst, k, v)
+        {
+            int p = 0;
+            while (p < TCP_N && strcmp(pos_names[p], k) != 0)
+                p++;
+            if (p == TCP_N) {
+                rt_error_set(err, "%s: concrete argument '%s' is not one the models read", where,
+                             k);
+                return -1;
+            }
+            if (int_member(cst, k, TC_MAX_ARGS, &e->pos[p], where, err) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* A stream's FLOPs formula, outputs, inputs read and output type. */
+static int load_stream(tc_entry *e, const json_t *j, const char *where, rt_error *err)
+{
+    const json_t *f = json_object_get(j, "flops");
+    if (!json_is_string(f)) {
+        rt_error_set(err, "%s: a stream needs 'flops', a formula over out and inN", where);
+        return -1;
+    }
+    rt_error ferr;
+    if (rt_formula_compile(&e->flops, json_string_value(f), stream_resolve, NULL, &ferr) != 0) {
+        rt_error_set(err, "%s: field 'flops': %s", where, ferr.msg);
+        rt_formula_release(&e->flops);
+        return -1;
+    }
+    e->has_flops = 1;
+    const json_t *out = json_object_get(j, "out"), *v;
+    size_t i;
+    if (!out) {
+        e->n_out = 1;
+        e->out[0] = -1;
+    } else if (!json_is_array(out) || json_array_size(out) > TC_MAX_OUT) {
+        rt_error_set(err, "%s: field 'out' is not a list of at most %d outputs", where, TC_MAX_OUT);
+        return -1;
+    } else {
+        json_array_foreach(out, i, v)
+        {
+            if (json_is_string(v) && strcmp(json_string_value(v), "broadcast") == 0)
+                e->out[i] = -1;
+            else if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+                     json_integer_value(v) < TC_MAX_ARGS)
+                e->out[i] = (int)json_integer_value(v);
+            else {
+                rt_error_set(err, "%s: out[%zu] is neither 'broadcast' nor an input index", where,
+                             i);
+                return -1;
+            }
+            e->n_out++;
+        }
+    }
+    const json_t *reads = json_object_get(j, "reads");
+    if (reads && !(json_is_string(reads) && strcmp(json_string_value(reads), "all") == 0)) {
+        if (!json_is_array(reads)) {
+            rt_error_set(err, "%s: field 'reads' is neither 'all' nor a list of input indices",
+                         where);
+            return -1;
+        }
+        e->reads_all = 0;
+        json_array_foreach(reads, i, v)
+        {
+            if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+                json_integer_value(v) >= TC_MAX_ARGS) {
+                rt_error_set(err, "%s: reads[%zu] is not an input index", where, i);
+                return -1;
+            }
+            e->reads |= 1u << json_integer_value(v);
+        }
+    }
+    const char *ot = json_string_value(json_object_get(j, "out_type"));
+    e->out_bool = ot && strcmp(ot, "bool") == 0;
+    return 0;
+}
+
+static int load_entry(rt_torch_ops *o, const json_t *j, size_t idx, const char *path, rt_error *err)
+{
+    char where[600];
+    snprintf(where, sizeof where, "'%s': ops[%zu]", path, idx);
+    tc_entry *e = &o->e[idx];
+    memset(e, 0, sizeof *e);
+    for (int i = 0; i < TCP_N; i++)
+        e->pos[i] = -1;
+    e->reads_all = 1;
+    if (!json_is_object(j)) {
+        rt_error_set(err, "%s: not an object", where);
+        return -1;
+    }
+    const char *model = json_string_value(json_object_get(j, "model"));
+    size_t m = 0;
+    while (model && m < sizeof models / sizeof models[0] && strcmp(models[m].name, model) != 0)
+        m++;
+    if (!model || m == sizeof models / sizeof models[0]) {
+        rt_error_set(err,
+                     "%s: field 'model' missing or not one of none, matmul, conv, conv_backward, "
+                     "pool, stream, embedding",
+                     where);
+        return -1;
+    }
+    e->model = models[m].model;
+    e->klass = models[m].name;
+    if (e->model == TC_NONE) {
+        const char *k = json_string_value(json_object_get(j, "class"));
+        e->klass = NULL;
+        for (size_t i = 0; k && i < sizeof classes / sizeof classes[0]; i++)
+            if (strcmp(k, classes[i]) == 0)
+                e->klass = classes[i];
+        if (!e->klass) {
+            rt_error_set(err, "%s: field 'class' missing or not view, allocation or dispatch",
+                         where);
+            return -1;
+        }
+    }
+    const char *ak[3] = {"a", "b", "c"};
+    if (e->model == TC_CONV) {
+        ak[0] = "input", ak[1] = "weight", ak[2] = "bias";
+    } else if (e->model == TC_CONV_BACKWARD) {
+        ak[0] = "grad_output", ak[1] = "input", ak[2] = "weight";
+    } else if (e->model == TC_EMBEDDING) {
+        ak[0] = json_object_get(j, "backward") ? "grad_output" : "weight", ak[1] = "indices",
+        ak[2] = "-";
+    }
+    int *av[3] = {&e->a, &e->b, &e->c};
+    for (int i = 0; i < 3; i++)
+        if (int_member(j, ak[i], TC_MAX_ARGS, av[i], where, err) != 0)
+            return -1;
+    if (e->model == TC_MATMUL && (e->a < 0 || e->b < 0)) {
+        rt_error_set(err, "%s: a matmul needs 'a' and 'b'", where);
+        return -1;
+    }
+    if ((e->model == TC_CONV || e->model == TC_CONV_BACKWARD) && (e->a < 0 || e->b < 0)) {
+        rt_error_set(err, "%s: a convolution needs '%s' and '%s'", where, ak[0], ak[1]);
+        return -1;
+    }
+    if (e->model == TC_CONV_BACKWARD && e->c < 0) {
+        rt_error_set(err, "%s: a convolution backward needs 'weight'", where);
+        return -1;
+    }
+    if (e->model == TC_EMBEDDING && (e->a < 0 || e->b < 0)) {
+        rt_error_set(err, "%s: an embedding needs '%s' and 'indices'", where, ak[0]);
+        return -1;
+    }
+    e->transpose_b = json_is_true(json_object_get(j, "transpose_b"));
+    e->indices = json_is_true(json_object_get(j, "indices"));
+    e->adaptive = json_is_true(json_object_get(j, "adaptive"));
+    e->backward = json_is_true(json_object_get(j, "backward"));
+    if (load_concrete(e, json_object_get(j, "concrete"), where, err) != 0)
+        return -1;
+    if (e->model == TC_POOL && e->pos[e->adaptive ? TCP_OUTSIZE : TCP_KERNEL] < 0) {
+        rt_error_set(err, "%s: a pooling needs the position of its %s in 'concrete'", where,
+                     e->adaptive ? "output_size" : "kernel");
+        return -1;
+    }
+    if (load_defer(e, json_object_get(j, "defer"), where, err) != 0)
+        return -1;
+    if (e->model != TC_STREAM)
+        return 0;
+    return load_stream(e, j, where, err);
+}
+
+static int add_name(rt_torch_ops *o, const char *name, size_t idx, const char *path, size_t ei,
+                    rt_error *err)
+{
+    size_t n = strlen(name);
+    if (n == 0) {
+        rt_error_set(err, "'%s': ops[%zu]: an empty operator name", path, ei);
+        return -1;
+    }
+    const char *star = strchr(name, '*');
+    if (star) {
+        if (strchr(star + 1, '*') || (star != name && star != name + n - 1)) {
+            rt_error_set(err, "'%s': ops[%zu]: '%s': '*' only at the start or the end", path, ei,
+                         name);
+            return -1;
+        }
+        o->glob = rt_xrealloc(o->glob, (o->n_glob + 1) * sizeof *o->glob);
+        o->glob_entry = rt_xrealloc(o->glob_entry, (o->n_glob + 1) * sizeof *o->glob_entry);
+        o->glob[o->n_glob] = rt_strdup(name);
+        o->glob_entry[o->n_glob++] = idx;
+        return 0;
+    }
+    if (rt_name_index_get(&o->names, name, n) != (size_t)-1) {
+        rt_error_set(err, "'%s': ops[%zu]: operator '%s' is listed twice", path, ei, name);
+        return -1;
+    }
+    rt_name_index_put(&o->names, name, n, idx);
+    return 0;
+}
+
+int rt_torch_ops_load(const char *path, rt_torch_ops **out, rt_error *err)
+{
+    *out = NULL;
+    /* The one loader of data files: bounded, duplicate keys refused, the schema checked. */
+    rt_data_file f;
+    if (rt_data_file_load(&f, path, "torch/ops.json", "rooftime.torch-ops/1", err) != 0)
+        return -1;
+    rt_torch_ops *o = rt_xcalloc(1, sizeof *o);
+    o->path = f.path;
+    o->label = f.label;
+    json_t *root = f.root;
+    const json_t *ops = json_object_get(root, "ops");
+    if (!json_is_array(ops) || json_array_size(ops) == 0) {
+        rt_error_set(err, "'%s': field 'ops' missing or not a non-empty list", o->path);
+        goto fail;
+    }
+    o->n_e = json_array_size(ops);
+    o->e = rt_xcalloc(o->n_e, sizeof *o->e);
+    for (size_t i = 0; i < o->n_e; i++) {
+        const json_t *j = json_array_get(ops, i);
+        if (load_entry(o, j, i, o->path, err) != 0) {
+            o->n_e = i + 1; /* release what this one compiled */
+            goto fail;
+        }
+        const json_t *names = json_object_get(j, "ops"), *v;
+        size_t k;
+        if (!json_is_array(names) || json_array_size(names) == 0) {
+            rt_error_set(err, "'%s': ops[%zu]: field 'ops' missing or not a list of names", o->path,
+                         i);
+            o->n_e = i + 1;
+            goto fail;
+        }
+        json_array_foreach(names, k, v)
+        {
+            if (!json_is_string(v)) {
+                rt_error_set(err, "'%s': ops[%zu]: ops[%zu] is not a string", o->path, i, k);
+                o->n_e = i + 1;
+                goto fail;
+            }
+            if (add_name(o, json_string_value(v), i, o->path, i, err) != 0) {
+                o->n_e = i + 1;
+                goto fail;
+            }
+        }
+    }
+    json_decref(root);
+    *out = o;
+    return 0;
+fail:
+    json_decref(root);
+    rt_torch_ops_free(o);
+    return -1;
+}
+
+void rt_torch_ops_free(rt_torch_ops *o)
+{
+    if (!o)
+        return;
+    for (size_t i = 0; i < o->n_e; i++)
+        entry_release(&o->e[i]);
+    for (size_t i = 0; i < o->n_glob; i++)
+        free(o->glob[i]);
+    free(o->glob);
+    free(o->glob_entry);
+    free(o->e);
+    rt_name_index_release(&o->names);
+    free(o->path);
+    free(o->label);
+    free(o);
+}
+
+const char *rt_torch_ops_path(const rt_torch_ops *o)
+{
+    return o->path;
+}
+
+const char *rt_torch_ops_label(const rt_torch_ops *o)
+{
+    return o->label;
+}
+
+const tc_entry *rt_torch_ops_find(const rt_torch_ops *o, const char *name)
+{
+    size_t n = strlen(name);
+    size_t i = rt_name_index_get(&o->names, name, n);
+    if (i != (size_t)-1)
+        return &o->e[i];
+    for (size_t g = 0; g < o->n_glob; g++) {
+        const char *p = o->glob[g];
+        size_t pl = strlen(p) - 1;
+        if (p[0] == '*' ? n >= pl && memcmp(name + n - pl, p + 1, pl) == 0
+                        : n >= pl && memcmp(name, p, pl) == 0)
+            return &o->e[o->glob_entry[g]];
+    }
+    return NULL;
+}
+
+int rt_torch_ops_defers(const rt_torch_ops *o, const char *parent, const char *callee)
+{
+    size_t pl = strlen(parent), cl = strlen(callee);
+    /* a redispatch (aten::add -> aten::add), an in-place form through the out-of-place one
+     * (aten::mul_ -> aten::mul, then aten::copy_) */
+    if (strcmp(parent, callee) == 0 ||
+        (pl == cl + 1 && parent[cl] == '_' && memcmp(parent, callee, cl) == 0))
+        return 1;
+    const tc_entry *e = rt_torch_ops_find(o, parent);
+    if (!e || e->model == TC_NONE)
+        return 0;
+    if (e->defer_any)
+        return 1;
+    for (size_t i = 0; i < e->n_defer; i++)
+        if (strcmp(e->defer[i], callee) == 0)
+            return 1;
+    return 0;
+}
