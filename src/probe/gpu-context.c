@@ -13,9 +13,6 @@
 /* A kernel source is a few kilobytes; anything past this is not one. */
 #define MAX_SOURCE ((size_t)1 << 20)
 
-const char *const rt_gpu_kernel_sources[] = {"fma.cu",    "mma.cu",   "memory.cu",
-                                             "launch.cu", "wgmma.cu", NULL};
-
 char *rt_gpu_kernel_source(const char *name, rt_error *err)
 {
     char *p1 = rt_asprintf("%s/gpu/common.cuh", rt_datadir());
@@ -221,21 +218,21 @@ int gpu_open(gpu *g, int index, rt_gpu_measurement *r, rt_error *err)
         gpu_ck(g, g->cu.MemsetD32(g->out, 0, g->out_floats), "cuMemsetD32"))
         return -1;
     for (int i = 0; i < N_MODS; i++) {
-        /* wgmma exists on sm_90a alone (not on sm_100 and later) */
-        if (i == MOD_WGMMA && g->sm != 90) {
+        const rt_gpu_module *m = &rt_gpu_modules[i];
+        if (m->only_sm && g->sm != m->only_sm) {
             snprintf(g->wgmma_absent, sizeof g->wgmma_absent,
                      "wgmma exists only on sm_90a (Hopper); this GPU is sm_%d", g->sm);
             continue;
         }
-        char *src = rt_gpu_kernel_source(rt_gpu_kernel_sources[i], err);
+        char *src = rt_gpu_kernel_source(m->source, err);
         if (!src)
             return -1;
         char *cubin = NULL;
         size_t size;
-        int rc = rt_nvrtc_compile_feature(&g->nv, src, rt_gpu_kernel_sources[i], g->sm,
-                                          i == MOD_WGMMA ? "a" : "", &cubin, &size, err);
+        int rc = rt_nvrtc_compile_feature(&g->nv, src, m->source, g->sm,
+                                          m->feature ? m->feature : "", &cubin, &size, err);
         free(src);
-        if (rc != 0 && i == MOD_WGMMA) {
+        if (rc != 0 && m->only_sm) {
             /* an NVRTC too old for sm_90a: the Tensor Core ceiling goes unmeasured, said so */
             snprintf(g->wgmma_absent, sizeof g->wgmma_absent, "%s", err->msg);
             continue;

@@ -13,8 +13,9 @@
 #define BLOCK 256
 #define MAX_TRIALS 9
 
-/* MOD_WGMMA is compiled for sm_90a alone; elsewhere (or when NVRTC cannot) it stays unloaded and
- * g->wgmma_absent says why. */
+/* Handles of the kernel modules: indexes into rt_gpu_modules (gpu-modules.c), whose rows say
+ * what each holds. MOD_WGMMA is compiled for sm_90a alone; elsewhere (or when NVRTC cannot) it
+ * stays unloaded and g->wgmma_absent says why. */
 enum { MOD_FMA, MOD_MMA, MOD_MEM, MOD_LAUNCH, MOD_WGMMA, N_MODS };
 
 typedef struct gpu {
