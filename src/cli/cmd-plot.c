@@ -165,7 +165,7 @@ int cmd_plot(int argc, char **argv)
         goto out;
     }
     /* The roofline shows every level by default; the other views are the paper's single mode. */
-    rc = cli_analysis_finish(&in, "plot", view == RT_VIEW_ROOFLINE ? "hier" : "single", &mode, &g);
+    rc = cli_analysis_finish(&in, "plot", rt_mode_name(rt_view_default_mode(view)), &mode, &g);
     if (rc != 0)
         goto out;
     rc = RT_EXIT_USAGE;

@@ -484,12 +484,15 @@ static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles
                               .text_scale = RT_REPORT_TEXT_SCALE,
                               .points = o->points,
                               .all_roofs = o->all_roofs};
-        static const char *const names[RT_VIEW_N] = {"roofline", "complexity", "time", "4d"};
         for (int v = 0; v < RT_VIEW_N && rc == 0; v++) {
             spec.view = (rt_view)v;
-            rc = chart(html, dir, &sp[s], names[v], &spec, a, err);
-            if (rc == 0 && v == RT_VIEW_ROOFLINE && hier) {
-                rc = chart(html, dir, &sp[s], "roofline-hier", &spec, hier, err);
+            const char *name = rt_view_name(spec.view);
+            rc = chart(html, dir, &sp[s], name, &spec, a, err);
+            /* a view drawn in hier mode by default also gets its hier chart */
+            if (rc == 0 && rt_view_default_mode(spec.view) == RT_MODE_HIER && hier) {
+                char hname[64];
+                snprintf(hname, sizeof hname, "%s-hier", name);
+                rc = chart(html, dir, &sp[s], hname, &spec, hier, err);
             }
         }
         fputs("</div>\n", html);
