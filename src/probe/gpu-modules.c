@@ -1,11 +1,12 @@
 /* The probe's kernel modules, one row each: the source under data/gpu/, the kernels it defines,
  * and the architecture it is compiled for. Adding a module is one row here and one .cu file; its
- * compute kernels get a row in gpu_compute_kernels (gpu-kernels.c) naming the unit they measure. */
+ * compute kernels get a row in rt_rt_gpu_compute_kernels (gpu-kernels.c) naming the unit they measure.
+ */
 #include "gpu-internal.h"
 
 /* Indexed by the MOD_* handles of gpu-internal.h, so the order cannot drift. The FLOPs of a compute
  * kernel are not listed: each kernel writes its FLOPs per warp per iteration into meta[0], and
- * gpu_run_compute checks the result it computed against them. */
+ * rt_gpu_run_compute checks the result it computed against them. */
 const rt_gpu_module rt_gpu_modules[] = {
     [MOD_FMA] = {.source = "fma.cu",
                  .kernels =
