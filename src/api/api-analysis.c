@@ -61,7 +61,7 @@ static void free_list(char **l, size_t n)
     free(l);
 }
 
-/* "4.2us", "3e-6", "0.5 ms" as seconds, as --tau reads them (cli-util.c); -1 when not a time. */
+/* "4.2us", "3e-6", "0.5 ms" as seconds, as --tau reads them (cli-inputs.c); -1 when not a time. */
 static int parse_time(const char *s, double *out)
 {
     char *end;

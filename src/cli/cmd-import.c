@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/ncu.h"

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-diff.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
@@ -27,11 +28,6 @@ static int parse_size(const char *s, double *out)
     *out = v;
     return 0;
 }
-
-/* cmd-diff.c: the two runs of `plot --diff`, tagged for a family by run, and notes on what the
- * chart cannot show. */
-int cli_diff_for_plot(rt_profile *const *ps, size_t n, size_t top, const char *by, rt_profile **out,
-                      char ***notes, size_t *n_notes);
 
 int cmd_plot(int argc, char **argv)
 {

@@ -1,6 +1,7 @@
-/* Helpers the commands share: comma lists, profiles, tags, warnings. */
-#ifndef ROOFTIME_CLI_UTIL_H
-#define ROOFTIME_CLI_UTIL_H
+/* The inputs the commands share: comma lists, tags, the machine and the profiles, the analysis
+ * options (--reference, --tau, --mode), warnings. */
+#ifndef ROOFTIME_CLI_INPUTS_H
+#define ROOFTIME_CLI_INPUTS_H
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
@@ -62,14 +63,6 @@ void cli_analysis_release(cli_analysis_opts *o);
 int cli_analysis_apply(const cli_analysis_opts *o, const char *cmd, rt_machine *m, rt_profile **ps,
                        size_t n);
 
-/* `profile --gpu` (cmd-profile-gpu.c): run the command under the CUPTI collector and import. */
-typedef struct cli_gpu_opts {
-    int on, counters, per_launch;
-    int no_keep_images; /* with --counters: no raw images (default: run.cupti/ for run.json) */
-    const char *keep_dir;
-} cli_gpu_opts;
-int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *output,
-                    const rt_tags *tags);
 /* `import cupti DIR` (cmd-import-cupti.c). */
 int cli_import_cupti(int argc, char **argv);
 
