@@ -16,14 +16,18 @@
 
 static rt_nvrtc nv, old; /* the NVRTC found, and an older one for what it dropped */
 
-/* The kernels each source must define (extern "C" names appear verbatim in the cubin). */
-static const char *const kernels[][8] = {
-    {"fma.cu", "fma_fp64", "fma_fp32", "fma_fp16", "fma_bf16", NULL},
-    {"mma.cu", "mma_fp16", "mma_bf16", "mma_tf32", "mma_int8", "mma_fp8", "mma_fp64", NULL},
-    {"memory.cu", "bw_read", "bw_read_l2", "bw_rmw", "bw_l1", "bw_shared", NULL},
-    {"launch.cu", "empty_kernel", NULL},
-    {"wgmma.cu", "wgmma_fp16", "wgmma_bf16", "wgmma_tf32", "wgmma_fp8", "wgmma_int8", NULL},
-};
+/* The modules the probe must have: every source of data/gpu/ but the prelude. The kernels each
+ * module's row names must be in its cubin (extern "C" names appear verbatim there). */
+static const char *const sources[] = {"fma.cu", "mma.cu", "memory.cu", "launch.cu", "wgmma.cu"};
+
+static const rt_gpu_module *module_of(const char *source)
+{
+    for (const rt_gpu_module *m = rt_gpu_modules; m->source; m++)
+        if (strcmp(m->source, source) == 0)
+            return m;
+    fail_msg("no module row for %s", source);
+    return NULL;
+}
 
 static int contains(const char *buf, size_t n, const char *s)
 {
@@ -40,13 +44,14 @@ static void test_sources_compile(void **state)
     static const int sms[] = {70, 80, 90};
     int compiled = 0;
     size_t n_sources = 0;
-    while (rt_gpu_kernel_sources[n_sources])
+    while (rt_gpu_modules[n_sources].source)
         n_sources++;
-    assert_int_equal(n_sources, sizeof kernels / sizeof *kernels);
+    assert_int_equal(n_sources, sizeof sources / sizeof *sources);
     for (size_t s = 0; s < n_sources; s++) {
-        assert_string_equal(rt_gpu_kernel_sources[s], kernels[s][0]);
+        const rt_gpu_module *m = module_of(sources[s]);
+        assert_non_null(m->kernels[0]);
         rt_error err;
-        char *src = rt_gpu_kernel_source(rt_gpu_kernel_sources[s], &err);
+        char *src = rt_gpu_kernel_source(m->source, &err);
         if (!src)
             fail_msg("%s", err.msg);
         for (size_t a = 0; a < sizeof sms / sizeof *sms; a++) {
@@ -67,14 +72,12 @@ static void test_sources_compile(void **state)
                         old.minor, old.path);
             char *cubin = NULL;
             size_t size = 0;
-            if (rt_nvrtc_compile(use, src, rt_gpu_kernel_sources[s], sms[a], &cubin, &size, &err) !=
-                0)
+            if (rt_nvrtc_compile(use, src, m->source, sms[a], &cubin, &size, &err) != 0)
                 fail_msg("%s", err.msg);
             assert_true(size > 0);
-            for (size_t k = 1; kernels[s][k]; k++)
-                if (!contains(cubin, size, kernels[s][k]))
-                    fail_msg("%s for sm_%d lacks kernel %s", rt_gpu_kernel_sources[s], sms[a],
-                             kernels[s][k]);
+            for (size_t k = 0; m->kernels[k]; k++)
+                if (!contains(cubin, size, m->kernels[k]))
+                    fail_msg("%s for sm_%d lacks kernel %s", m->source, sms[a], m->kernels[k]);
             free(cubin);
             compiled++;
         }
@@ -144,9 +147,10 @@ static void test_wgmma_sm90a(void **state)
     size_t size = 0;
     if (rt_nvrtc_compile_feature(&nv, src, "wgmma.cu", 90, "a", &cubin, &size, &err) != 0)
         fail_msg("%s", err.msg);
-    for (size_t k = 1; kernels[4][k]; k++)
-        if (!contains(cubin, size, kernels[4][k]))
-            fail_msg("wgmma.cu for sm_90a lacks kernel %s", kernels[4][k]);
+    const char *const *kernels = module_of("wgmma.cu")->kernels;
+    for (size_t k = 0; kernels[k]; k++)
+        if (!contains(cubin, size, kernels[k]))
+            fail_msg("wgmma.cu for sm_90a lacks kernel %s", kernels[k]);
     check_sass(cubin, size);
     free(cubin);
     /* a feature suffix that is none */

@@ -61,7 +61,7 @@ static void free_list(char **l, size_t n)
     free(l);
 }
 
-/* "4.2us", "3e-6", "0.5 ms" as seconds, as --tau reads them (cli-util.c); -1 when not a time. */
+/* "4.2us", "3e-6", "0.5 ms" as seconds, as --tau reads them (cli-inputs.c); -1 when not a time. */
 static int parse_time(const char *s, double *out)
 {
     char *end;
@@ -290,9 +290,7 @@ static rt_analysis *plot_spec(rt_api_analysis *a, const rt_api_plot_opts *o, rt_
     spec->max_labels = o->labels;
     spec->all_roofs = o->all_roofs != 0;
     /* `plot`'s default mode: every level in the roofline, the paper's single mode elsewhere */
-    rt_mode mode = a->mode_given                    ? a->mode
-                   : spec->view == RT_VIEW_ROOFLINE ? RT_MODE_HIER
-                                                    : RT_MODE_SINGLE;
+    rt_mode mode = a->mode_given ? a->mode : rt_view_default_mode(spec->view);
     rt_analysis *an = in_mode(a, mode);
     if (an && rt_chart_spec_check(spec, an, &err) != 0) {
         api_fail("%s", err.msg);

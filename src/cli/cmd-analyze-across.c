@@ -11,7 +11,7 @@
 #include "cli-across.h"
 #include "cli-mpi.h"
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/across.h"
 #include "rooftime/core/machine.h"

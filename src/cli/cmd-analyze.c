@@ -7,7 +7,7 @@
 
 #include "cli-across.h"
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/coverage.h"

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli-util.h"
+#include "cli-diff.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"

@@ -9,7 +9,7 @@
 #include "cli-cupti.h"
 #include "cli-import.h"
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/cupti.h"

@@ -6,7 +6,7 @@
 
 #include "cli-import.h"
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"

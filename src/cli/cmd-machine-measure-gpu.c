@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/formats/gpu-arch-json.h"

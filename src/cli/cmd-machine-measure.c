@@ -8,7 +8,7 @@
 
 #include "cli-mpi.h"
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/formats/machine-json.h"

@@ -18,7 +18,8 @@
 
 #include "cli-cupti.h"
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-inputs.h"
+#include "cli-profile.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/profile-json.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli-util.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/util/error.h"

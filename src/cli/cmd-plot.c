@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-diff.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
@@ -28,152 +29,153 @@ static int parse_size(const char *s, double *out)
     return 0;
 }
 
-/* cmd-diff.c: the two runs of `plot --diff`, tagged for a family by run, and notes on what the
- * chart cannot show. */
-int cli_diff_for_plot(rt_profile *const *ps, size_t n, size_t top, const char *by, rt_profile **out,
-                      char ***notes, size_t *n_notes);
+/* The options of one `plot` command line; the chart's spec filled as they are read (view,
+ * filters and notes are set after). */
+typedef struct plot_args {
+    cli_analysis_opts in;
+    const char *view_s, *output, *diff_by;
+    size_t diff_top;
+    char **where;
+    size_t n_where;
+    rt_chart_spec spec;
+} plot_args;
+
+static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
+                                     {"view", required_argument, NULL, 'v'},
+                                     {"mode", required_argument, NULL, 'M'},
+                                     {"series-by", required_argument, NULL, 's'},
+                                     {"marker-by", required_argument, NULL, 'k'},
+                                     {"fill-by", required_argument, NULL, 'F'},
+                                     {"family", required_argument, NULL, 'f'},
+                                     {"where", required_argument, NULL, 'w'},
+                                     {"title", required_argument, NULL, 't'},
+                                     {"group-by", required_argument, NULL, 'g'},
+                                     {"ignore", required_argument, NULL, 'i'},
+                                     {"width", required_argument, NULL, 'W'},
+                                     {"height", required_argument, NULL, 'H'},
+                                     {"labels", required_argument, NULL, 'L'},
+                                     {"output", required_argument, NULL, 'o'},
+                                     {"points", required_argument, NULL, 'p'},
+                                     {"all-roofs", no_argument, NULL, 'R'},
+                                     {"diff", optional_argument, NULL, 'D'},
+                                     {"by", required_argument, NULL, 'B'},
+                                     CLI_ANALYSIS_LONG_OPTS,
+                                     {0}};
+
+/* One option of `plot` (not an analysis option): 0, or the exit code of the usage error it
+ * printed. arg_text: the option as written, for the error. */
+static int plot_option(plot_args *o, int c, const char *arg, const char *arg_text)
+{
+    rt_error perr;
+    switch (c) {
+    case 'v':
+        o->view_s = arg;
+        break;
+    case 's':
+        o->spec.series_by = arg;
+        break;
+    case 'k':
+        o->spec.marker_by = arg;
+        break;
+    case 'F':
+        o->spec.fill_by = arg;
+        break;
+    case 'f':
+        o->spec.family = arg;
+        break;
+    case 'w':
+        if (!strchr(arg, '=') || arg[0] == '=') {
+            return cli_usage_error("plot", "--where takes TAG=VALUE, not '%s'", arg);
+        }
+        o->where = rt_xrealloc(o->where, (o->n_where + 1) * sizeof *o->where);
+        o->where[o->n_where++] = rt_strdup(arg);
+        break;
+    case 't':
+        o->spec.title = arg;
+        break;
+    case 'W':
+    case 'H':
+        if (parse_size(arg, c == 'W' ? &o->spec.width : &o->spec.height) != 0) {
+            return cli_usage_error("plot", "--%s takes points between 200 and 10000, not '%s'",
+                                   c == 'W' ? "width" : "height", arg);
+        }
+        break;
+    case 'L': {
+        long v;
+        if (cli_parse_long(arg, 1, LONG_MAX, &v) != 0) {
+            return cli_usage_error("plot", "--labels takes a whole number >= 1, not '%s'", arg);
+        }
+        o->spec.max_labels = (size_t)v;
+        break;
+    }
+    case 'o':
+        o->output = arg;
+        break;
+    case 'p':
+        if (rt_points_parse(arg, &o->spec.points, &perr) != 0) {
+            return cli_usage_error("plot", "--points: %s", perr.msg);
+        }
+        break;
+    case 'R':
+        o->spec.all_roofs = true;
+        break;
+    case 'D': {
+        long v = 8;
+        if (arg && cli_parse_long(arg, 1, 1000, &v) != 0) {
+            return cli_usage_error("plot", "--diff=N takes a whole number from 1 to 1000, not '%s'",
+                                   arg);
+        }
+        o->diff_top = (size_t)v;
+        break;
+    }
+    case 'B':
+        o->diff_by = arg;
+        break;
+    default:
+        return cli_usage_error("plot", "unknown option '%s'", arg_text);
+    }
+    return 0;
+}
 
 int cmd_plot(int argc, char **argv)
 {
-    size_t diff_top = 0;
-    const char *diff_by = NULL;
+    plot_args o = {.view_s = "4d", .spec.points = RT_POINTS_CONFIGS};
     char **notes = NULL;
     size_t n_notes = 0;
-    const char *view_s = "4d", *output = NULL, *title = NULL;
-    const char *series = NULL, *marker = NULL, *fill = NULL, *family = NULL;
-    cli_analysis_opts in = {0};
-    char **where = NULL;
-    size_t n_where = 0, labels = 0;
-    double width = 0, height = 0;
-    rt_points points = RT_POINTS_CONFIGS;
-    bool all_roofs = false;
-    rt_error perr;
     int rc = RT_EXIT_USAGE;
-    static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
-                                         {"view", required_argument, NULL, 'v'},
-                                         {"mode", required_argument, NULL, 'M'},
-                                         {"series-by", required_argument, NULL, 's'},
-                                         {"marker-by", required_argument, NULL, 'k'},
-                                         {"fill-by", required_argument, NULL, 'F'},
-                                         {"family", required_argument, NULL, 'f'},
-                                         {"where", required_argument, NULL, 'w'},
-                                         {"title", required_argument, NULL, 't'},
-                                         {"group-by", required_argument, NULL, 'g'},
-                                         {"ignore", required_argument, NULL, 'i'},
-                                         {"width", required_argument, NULL, 'W'},
-                                         {"height", required_argument, NULL, 'H'},
-                                         {"labels", required_argument, NULL, 'L'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"points", required_argument, NULL, 'p'},
-                                         {"all-roofs", no_argument, NULL, 'R'},
-                                         {"diff", optional_argument, NULL, 'D'},
-                                         {"by", required_argument, NULL, 'B'},
-                                         CLI_ANALYSIS_LONG_OPTS,
-                                         {0}};
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "m:v:g:w:o:", opts, NULL)) != -1) {
-        if (cli_analysis_option(&in, c, optarg))
+        if (cli_analysis_option(&o.in, c, optarg))
             continue;
-        switch (c) {
-        case 'v':
-            view_s = optarg;
-            break;
-        case 's':
-            series = optarg;
-            break;
-        case 'k':
-            marker = optarg;
-            break;
-        case 'F':
-            fill = optarg;
-            break;
-        case 'f':
-            family = optarg;
-            break;
-        case 'w':
-            if (!strchr(optarg, '=') || optarg[0] == '=') {
-                rc = cli_usage_error("plot", "--where takes TAG=VALUE, not '%s'", optarg);
-                goto out;
-            }
-            where = rt_xrealloc(where, (n_where + 1) * sizeof *where);
-            where[n_where++] = rt_strdup(optarg);
-            break;
-        case 't':
-            title = optarg;
-            break;
-        case 'W':
-        case 'H':
-            if (parse_size(optarg, c == 'W' ? &width : &height) != 0) {
-                rc = cli_usage_error("plot", "--%s takes points between 200 and 10000, not '%s'",
-                                     c == 'W' ? "width" : "height", optarg);
-                goto out;
-            }
-            break;
-        case 'L': {
-            long v;
-            if (cli_parse_long(optarg, 1, LONG_MAX, &v) != 0) {
-                rc =
-                    cli_usage_error("plot", "--labels takes a whole number >= 1, not '%s'", optarg);
-                goto out;
-            }
-            labels = (size_t)v;
-            break;
-        }
-        case 'o':
-            output = optarg;
-            break;
-        case 'p':
-            if (rt_points_parse(optarg, &points, &perr) != 0) {
-                rc = cli_usage_error("plot", "--points: %s", perr.msg);
-                goto out;
-            }
-            break;
-        case 'R':
-            all_roofs = true;
-            break;
-        case 'D': {
-            long v = 8;
-            if (optarg && cli_parse_long(optarg, 1, 1000, &v) != 0) {
-                rc = cli_usage_error(
-                    "plot", "--diff=N takes a whole number from 1 to 1000, not '%s'", optarg);
-                goto out;
-            }
-            diff_top = (size_t)v;
-            break;
-        }
-        case 'B':
-            diff_by = optarg;
-            break;
-        default:
-            rc = cli_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
+        if ((rc = plot_option(&o, c, optarg, argv[optind - 1])) != 0)
             goto out;
-        }
     }
+    rc = RT_EXIT_USAGE;
     rt_view view;
     rt_mode mode;
     rt_error err;
     rt_draw_format fmt;
     rt_group_opts g;
-    if (!in.machine) {
+    if (!o.in.machine) {
         rc = cli_usage_error("plot", "--machine is required");
         goto out;
     }
-    if (rt_view_parse(view_s, &view, &err) != 0) {
+    if (rt_view_parse(o.view_s, &view, &err) != 0) {
         rc = cli_usage_error("plot", "%s", err.msg);
         goto out;
     }
     /* The roofline shows every level by default; the other views are the paper's single mode. */
-    rc = cli_analysis_finish(&in, "plot", view == RT_VIEW_ROOFLINE ? "hier" : "single", &mode, &g);
+    rc = cli_analysis_finish(&o.in, "plot", rt_mode_name(rt_view_default_mode(view)), &mode, &g);
     if (rc != 0)
         goto out;
     rc = RT_EXIT_USAGE;
-    if (!output) {
+    if (!o.output) {
         rc = cli_usage_error("plot", "-o FILE is required (.svg, .png or .pdf)");
         goto out;
     }
-    if (rt_draw_format_from_path(output, &fmt, &err) != 0) {
+    if (rt_draw_format_from_path(o.output, &fmt, &err) != 0) {
         rc = cli_usage_error("plot", "%s", err.msg);
         goto out;
     }
@@ -181,39 +183,40 @@ int cmd_plot(int argc, char **argv)
         rc = cli_usage_error("plot", "no profile given");
         goto out;
     }
-    if ((rc = cli_output_check("plot", output, argv + optind, (size_t)(argc - optind))) != 0 ||
-        (rc = cli_output_check("plot", output, (char **)&in.machine, 1)) != 0) {
+    if ((rc = cli_output_check("plot", o.output, argv + optind, (size_t)(argc - optind))) != 0 ||
+        (rc = cli_output_check("plot", o.output, (char **)&o.in.machine, 1)) != 0) {
         goto out;
     }
     rc = RT_EXIT_FAIL;
     if (!rt_draw_format_available(fmt)) {
         cli_error("%s: %s output needs cairo (Debian libcairo2-dev), not found at configure time",
-                  output, rt_draw_format_name(fmt));
+                  o.output, rt_draw_format_name(fmt));
         goto out;
     }
     rt_machine *m = NULL;
     rt_profile **ps = NULL;
     size_t n_ps = (size_t)(argc - optind);
-    if (diff_top && n_ps != 2) {
+    if (o.diff_top && n_ps != 2) {
         rc = cli_usage_error("plot", "--diff takes two profiles, BEFORE and AFTER");
         goto out;
     }
-    if (diff_by && !diff_top) {
+    if (o.diff_by && !o.diff_top) {
         rc = cli_usage_error("plot", "--by is for --diff");
         goto out;
     }
-    if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
+    if (cli_load_inputs(o.in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
-    if ((rc = cli_analysis_apply(&in, "plot", m, ps, n_ps)) != 0) {
+    if ((rc = cli_analysis_apply(&o.in, "plot", m, ps, n_ps)) != 0) {
         cli_free_profiles(ps, n_ps);
         rt_machine_free(m);
         goto out;
     }
     rc = RT_EXIT_FAIL;
-    if (diff_top) {
+    if (o.diff_top) {
         /* each kernel's two points, joined from the filled (before) to the hollow (after) */
         rt_profile *d[2];
-        cli_diff_for_plot(ps, n_ps, diff_top, diff_by ? diff_by : "name", d, &notes, &n_notes);
+        cli_diff_for_plot(ps, n_ps, o.diff_top, o.diff_by ? o.diff_by : "name", d, &notes,
+                          &n_notes);
         rt_profile_free(ps[0]);
         rt_profile_free(ps[1]);
         ps[0] = d[0];
@@ -223,8 +226,8 @@ int cmd_plot(int argc, char **argv)
         static const char *const run_param[] = {"run"};
         g.params = run_param;
         g.n_params = 1;
-        fill = fill ? fill : "run";
-        series = series ? series : "kernel";
+        o.spec.fill_by = o.spec.fill_by ? o.spec.fill_by : "run";
+        o.spec.series_by = o.spec.series_by ? o.spec.series_by : "kernel";
     }
     rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err);
     if (!a) {
@@ -233,22 +236,12 @@ int cmd_plot(int argc, char **argv)
         cli_print_warnings(&a->warnings, 10,
                            "`rooftime analyze --format json` with the same machine, mode and "
                            "inputs");
-        rt_chart_spec spec = {.view = view,
-                              .title = title,
-                              .width = width,
-                              .height = height,
-                              .series_by = series,
-                              .marker_by = marker,
-                              .fill_by = fill,
-                              .family = family,
-                              .where = (const char *const *)where,
-                              .n_where = n_where,
-                              .max_labels = labels,
-                              .points = points,
-                              .all_roofs = all_roofs,
-                              .notes = (const char *const *)notes,
-                              .n_notes = n_notes};
-        if (rt_chart_render(&spec, a, output, &err) != 0)
+        o.spec.view = view;
+        o.spec.where = (const char *const *)o.where;
+        o.spec.n_where = o.n_where;
+        o.spec.notes = (const char *const *)notes;
+        o.spec.n_notes = n_notes;
+        if (rt_chart_render(&o.spec, a, o.output, &err) != 0)
             cli_error("%s", err.msg);
         else
             rc = RT_EXIT_OK;
@@ -257,8 +250,8 @@ int cmd_plot(int argc, char **argv)
     cli_free_profiles(ps, n_ps);
     rt_machine_free(m);
 out:
-    cli_analysis_release(&in);
-    cli_free_list(where, n_where);
+    cli_analysis_release(&o.in);
+    cli_free_list(o.where, o.n_where);
     cli_free_list(notes, n_notes);
     return rc;
 }

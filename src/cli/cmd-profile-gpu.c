@@ -13,7 +13,8 @@
 
 #include "cli-cupti.h"
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-inputs.h"
+#include "cli-profile.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/cupti.h"

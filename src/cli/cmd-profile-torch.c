@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 #include "cli-output.h"
-#include "cli-util.h"
+#include "cli-inputs.h"
+#include "cli-profile.h"
 #include "commands.h"
 #include "rooftime/core/coverage.h"
 #include "rooftime/core/profile.h"
@@ -35,9 +36,6 @@ static int parse_steps(const char *s, int *first, int *last)
     *last = (int)z;
     return 0;
 }
-
-/* cmd-profile.c: the command's output to the oneDNN reader and through. */
-void cli_profile_route(int fd, rt_onednn_reader *r, FILE *log);
 
 int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps,
                       const char *conv_name, const char *keep_trace, const char *onednn_out,

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli-util.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
@@ -133,7 +133,10 @@ static int write_analysis(const rt_analysis *a, rt_format fmt, const char *path)
     return 0;
 }
 
-int cmd_study(int argc, char **argv)
+/* The options of `study` into so, *dir, *machine_arg and *mode_s (left as they are when not
+ * given): 0, or the exit code of the usage error it printed. */
+static int study_options(int argc, char **argv, rt_study_opts *so, const char **dir,
+                         const char **machine_arg, const char **mode_s)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"quick", no_argument, NULL, 'q'},
@@ -146,52 +149,49 @@ int cmd_study(int argc, char **argv)
                                          {"mode", required_argument, NULL, 'M'},
                                          {"scale", required_argument, NULL, 's'},
                                          {0}};
-    rt_study_opts so;
-    rt_study_opts_init(&so);
-    const char *dir = "rooftime-study", *machine_arg = NULL, *mode_s = "hier";
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:m:", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
-            dir = optarg;
+            *dir = optarg;
             break;
         case 'q':
-            so.quick = true;
+            so->quick = true;
             break;
         case 'm':
-            machine_arg = optarg;
+            *machine_arg = optarg;
             break;
         case 'M':
-            mode_s = optarg;
+            *mode_s = optarg;
             break;
         case 'I': {
-            if (parse_flags("--impl", optarg, so.impls, RT_IMPL_COUNT, p_impl) < 0)
+            if (parse_flags("--impl", optarg, so->impls, RT_IMPL_COUNT, p_impl) < 0)
                 return RT_EXIT_USAGE;
-            so.pytorch_optional = false; /* asked for by name: it must run */
+            so->pytorch_optional = false; /* asked for by name: it must run */
             break;
         }
         case 'O':
-            if (parse_flags("--op", optarg, so.ops, RT_OP_COUNT, p_op) < 0)
+            if (parse_flags("--op", optarg, so->ops, RT_OP_COUNT, p_op) < 0)
                 return RT_EXIT_USAGE;
             break;
         case 'P':
-            if (parse_flags("--precision", optarg, so.precisions, RT_PREC_COUNT, p_prec) < 0)
+            if (parse_flags("--precision", optarg, so->precisions, RT_PREC_COUNT, p_prec) < 0)
                 return RT_EXIT_USAGE;
             break;
         case 'n':
-            if (parse_count("--iters", optarg, 1, 100000, &so.iters) != 0)
+            if (parse_count("--iters", optarg, 1, 100000, &so->iters) != 0)
                 return RT_EXIT_USAGE;
             break;
         case 'w':
-            if (parse_count("--warmup", optarg, 0, 1000, &so.warmup) != 0)
+            if (parse_count("--warmup", optarg, 0, 1000, &so->warmup) != 0)
                 return RT_EXIT_USAGE;
             break;
         case 's': {
             char *end;
-            so.scale = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || !(so.scale > 0 && so.scale <= 1))
+            so->scale = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || !(so->scale > 0 && so->scale <= 1))
                 return cli_usage_error("study", "--scale: expected a number in (0, 1], got '%s'",
                                        optarg);
             break;
@@ -204,6 +204,17 @@ int cmd_study(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage_error("study", "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+int cmd_study(int argc, char **argv)
+{
+    rt_study_opts so;
+    rt_study_opts_init(&so);
+    const char *dir = "rooftime-study", *machine_arg = NULL, *mode_s = "hier";
+    int orc = study_options(argc, argv, &so, &dir, &machine_arg, &mode_s);
+    if (orc != 0)
+        return orc;
     rt_mode mode;
     rt_error merr;
     if (rt_mode_parse(mode_s, &mode, &merr) != 0)

@@ -13,9 +13,6 @@
 /* A kernel source is a few kilobytes; anything past this is not one. */
 #define MAX_SOURCE ((size_t)1 << 20)
 
-const char *const rt_gpu_kernel_sources[] = {"fma.cu",    "mma.cu",   "memory.cu",
-                                             "launch.cu", "wgmma.cu", NULL};
-
 char *rt_gpu_kernel_source(const char *name, rt_error *err)
 {
     char *p1 = rt_asprintf("%s/gpu/common.cuh", rt_datadir());
@@ -31,7 +28,7 @@ char *rt_gpu_kernel_source(const char *name, rt_error *err)
     free(b);
     return src;
 }
-int gpu_ck(gpu *g, rt_cu_result rc, const char *what)
+int rt_gpu_ck(rt_gpu_probe *g, rt_cu_result rc, const char *what)
 {
     if (rc == RT_CU_SUCCESS)
         return 0;
@@ -40,24 +37,25 @@ int gpu_ck(gpu *g, rt_cu_result rc, const char *what)
     return -1;
 }
 
-int gpu_get_fn(gpu *g, int mod, const char *name, rt_cu_function *f)
+int rt_gpu_get_fn(rt_gpu_probe *g, int mod, const char *name, rt_cu_function *f)
 {
     char what[96];
     snprintf(what, sizeof what, "cuModuleGetFunction(%s)", name);
-    return gpu_ck(g, g->cu.ModuleGetFunction(f, g->mod[mod], name), what);
+    return rt_gpu_ck(g, g->cu.ModuleGetFunction(f, g->mod[mod], name), what);
 }
 
 /* Blocks of BLOCK threads that fill every SM once (one wave). */
-int gpu_one_wave(gpu *g, rt_cu_function f, size_t smem, unsigned *grid)
+int rt_gpu_one_wave(rt_gpu_probe *g, rt_cu_function f, size_t smem, unsigned *grid)
 {
-    return gpu_one_wave_of(g, f, BLOCK, smem, grid);
+    return rt_gpu_one_wave_of(g, f, BLOCK, smem, grid);
 }
 
-int gpu_one_wave_of(gpu *g, rt_cu_function f, unsigned block, size_t smem, unsigned *grid)
+int rt_gpu_one_wave_of(rt_gpu_probe *g, rt_cu_function f, unsigned block, size_t smem,
+                       unsigned *grid)
 {
     int per_sm = 0;
-    if (gpu_ck(g, g->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)block, smem),
-               "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+    if (rt_gpu_ck(g, g->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)block, smem),
+                  "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
         return -1;
     if (per_sm < 1)
         per_sm = 1;
@@ -68,30 +66,30 @@ int gpu_one_wave_of(gpu *g, rt_cu_function f, unsigned block, size_t smem, unsig
 }
 
 /* Launch once between the two events and wait; seconds of device time; meta copied to host. */
-int gpu_timed(gpu *g, rt_cu_function f, unsigned grid, unsigned smem, void **params, double *sec,
-              double meta[4])
+int rt_gpu_timed(rt_gpu_probe *g, rt_cu_function f, unsigned grid, unsigned smem, void **params,
+                 double *sec, double meta[4])
 {
-    return gpu_timed_of(g, f, grid, BLOCK, smem, params, sec, meta);
+    return rt_gpu_timed_of(g, f, grid, BLOCK, smem, params, sec, meta);
 }
 
-int gpu_timed_of(gpu *g, rt_cu_function f, unsigned grid, unsigned block, unsigned smem,
-                 void **params, double *sec, double meta[4])
+int rt_gpu_timed_of(rt_gpu_probe *g, rt_cu_function f, unsigned grid, unsigned block, unsigned smem,
+                    void **params, double *sec, double meta[4])
 {
     float ms = 0;
-    if (gpu_ck(g, g->cu.MemsetD32(g->meta, 0, 8), "cuMemsetD32") ||
-        gpu_ck(g, g->cu.EventRecord(g->e0, g->s), "cuEventRecord") ||
-        gpu_ck(g, g->cu.LaunchKernel(f, grid, 1, 1, block, 1, 1, smem, g->s, params, NULL),
-               "cuLaunchKernel") ||
-        gpu_ck(g, g->cu.EventRecord(g->e1, g->s), "cuEventRecord") ||
-        gpu_ck(g, g->cu.EventSynchronize(g->e1), "kernel run (cuEventSynchronize)") ||
-        gpu_ck(g, g->cu.EventElapsedTime(&ms, g->e0, g->e1), "cuEventElapsedTime") ||
-        gpu_ck(g, g->cu.MemcpyDtoH(meta, g->meta, 4 * sizeof(double)), "cuMemcpyDtoH"))
+    if (rt_gpu_ck(g, g->cu.MemsetD32(g->meta, 0, 8), "cuMemsetD32") ||
+        rt_gpu_ck(g, g->cu.EventRecord(g->e0, g->s), "cuEventRecord") ||
+        rt_gpu_ck(g, g->cu.LaunchKernel(f, grid, 1, 1, block, 1, 1, smem, g->s, params, NULL),
+                  "cuLaunchKernel") ||
+        rt_gpu_ck(g, g->cu.EventRecord(g->e1, g->s), "cuEventRecord") ||
+        rt_gpu_ck(g, g->cu.EventSynchronize(g->e1), "kernel run (cuEventSynchronize)") ||
+        rt_gpu_ck(g, g->cu.EventElapsedTime(&ms, g->e0, g->e1), "cuEventElapsedTime") ||
+        rt_gpu_ck(g, g->cu.MemcpyDtoH(meta, g->meta, 4 * sizeof(double)), "cuMemcpyDtoH"))
         return -1;
     *sec = ms * 1e-3;
     return 0;
 }
 
-rt_spread gpu_stat_of(double *v, int n)
+rt_spread rt_gpu_stat_of(double *v, int n)
 {
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
@@ -108,11 +106,11 @@ rt_spread gpu_stat_of(double *v, int n)
     return s;
 }
 
-double gpu_clock_of(const double meta[4])
+double rt_gpu_clock_of(const double meta[4])
 {
     return meta[3] > 0 ? meta[2] / meta[3] * 1e9 : 0;
 }
-void gpu_progress(gpu_progress_t *p, double f)
+void rt_gpu_progress(rt_gpu_progress_t *p, double f)
 {
     if (p->o->progress)
         p->o->progress(p->o->progress_ctx, p->stage,
@@ -121,16 +119,16 @@ void gpu_progress(gpu_progress_t *p, double f)
                                                           : f));
 }
 
-void gpu_stage(gpu_progress_t *p, const char *name, double lo, double hi)
+void rt_gpu_stage(rt_gpu_progress_t *p, const char *name, double lo, double hi)
 {
     p->stage = name;
     p->lo = lo;
     p->hi = hi;
-    gpu_progress(p, 0);
+    rt_gpu_progress(p, 0);
 }
 /* ---- set-up and tear-down ---- */
 
-void gpu_close(gpu *g)
+void rt_gpu_close(rt_gpu_probe *g)
 {
     if (g->have_ctx) {
         for (int i = 0; i < N_MODS; i++)
@@ -154,18 +152,18 @@ void gpu_close(gpu *g)
     rt_cuda_close(&g->cu);
 }
 
-static int attr(gpu *g, int which, int *v)
+static int attr(rt_gpu_probe *g, int which, int *v)
 {
-    return gpu_ck(g, g->cu.DeviceGetAttribute(v, which, g->dev), "cuDeviceGetAttribute");
+    return rt_gpu_ck(g, g->cu.DeviceGetAttribute(v, which, g->dev), "cuDeviceGetAttribute");
 }
 
-int gpu_open(gpu *g, int index, rt_gpu_measurement *r, rt_error *err)
+int rt_gpu_open(rt_gpu_probe *g, int index, rt_gpu_measurement *r, rt_error *err)
 {
     g->err = err;
     if (rt_cuda_open(&g->cu, err))
         return -1;
     int count = 0;
-    if (gpu_ck(g, g->cu.DeviceGetCount(&count), "cuDeviceGetCount"))
+    if (rt_gpu_ck(g, g->cu.DeviceGetCount(&count), "cuDeviceGetCount"))
         return -1;
     if (index < 0 || index >= count) {
         if (count == 0)
@@ -175,8 +173,8 @@ int gpu_open(gpu *g, int index, rt_gpu_measurement *r, rt_error *err)
                          count == 1 ? "" : "s", count - 1);
         return -1;
     }
-    if (gpu_ck(g, g->cu.DeviceGet(&g->dev, index), "cuDeviceGet") ||
-        gpu_ck(g, g->cu.DeviceGetName(r->device, sizeof r->device, g->dev), "cuDeviceGetName"))
+    if (rt_gpu_ck(g, g->cu.DeviceGet(&g->dev, index), "cuDeviceGet") ||
+        rt_gpu_ck(g, g->cu.DeviceGetName(r->device, sizeof r->device, g->dev), "cuDeviceGetName"))
         return -1;
     int v;
     if (attr(g, RT_CU_ATTR_CC_MAJOR, &r->cc_major) || attr(g, RT_CU_ATTR_CC_MINOR, &r->cc_minor) ||
@@ -196,7 +194,7 @@ int gpu_open(gpu *g, int index, rt_gpu_measurement *r, rt_error *err)
         return -1;
     r->l2_bytes = v;
     size_t mem = 0;
-    if (gpu_ck(g, g->cu.DeviceTotalMem(&mem, g->dev), "cuDeviceTotalMem"))
+    if (rt_gpu_ck(g, g->cu.DeviceTotalMem(&mem, g->dev), "cuDeviceTotalMem"))
         return -1;
     r->mem_bytes = (double)mem;
     r->driver_version = g->cu.version;
@@ -207,40 +205,40 @@ int gpu_open(gpu *g, int index, rt_gpu_measurement *r, rt_error *err)
     if (rt_nvrtc_open(&g->nv, g->sm, err))
         return -1;
     snprintf(r->nvrtc, sizeof r->nvrtc, "%d.%d (%s)", g->nv.major, g->nv.minor, g->nv.path);
-    if (gpu_ck(g, g->cu.PrimaryCtxRetain(&g->ctx, g->dev), "cuDevicePrimaryCtxRetain"))
+    if (rt_gpu_ck(g, g->cu.PrimaryCtxRetain(&g->ctx, g->dev), "cuDevicePrimaryCtxRetain"))
         return -1;
     g->have_ctx = 1;
-    if (gpu_ck(g, g->cu.CtxSetCurrent(g->ctx), "cuCtxSetCurrent") ||
-        gpu_ck(g, g->cu.StreamCreate(&g->s, RT_CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
-        gpu_ck(g, g->cu.EventCreate(&g->e0, 0), "cuEventCreate") ||
-        gpu_ck(g, g->cu.EventCreate(&g->e1, 0), "cuEventCreate"))
+    if (rt_gpu_ck(g, g->cu.CtxSetCurrent(g->ctx), "cuCtxSetCurrent") ||
+        rt_gpu_ck(g, g->cu.StreamCreate(&g->s, RT_CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
+        rt_gpu_ck(g, g->cu.EventCreate(&g->e0, 0), "cuEventCreate") ||
+        rt_gpu_ck(g, g->cu.EventCreate(&g->e1, 0), "cuEventCreate"))
         return -1;
     g->out_floats = (size_t)g->sms * 32 * BLOCK;
-    if (gpu_ck(g, g->cu.MemAlloc(&g->meta, 8 * sizeof(double)), "cuMemAlloc") ||
-        gpu_ck(g, g->cu.MemAlloc(&g->out, g->out_floats * sizeof(float)), "cuMemAlloc") ||
-        gpu_ck(g, g->cu.MemsetD32(g->out, 0, g->out_floats), "cuMemsetD32"))
+    if (rt_gpu_ck(g, g->cu.MemAlloc(&g->meta, 8 * sizeof(double)), "cuMemAlloc") ||
+        rt_gpu_ck(g, g->cu.MemAlloc(&g->out, g->out_floats * sizeof(float)), "cuMemAlloc") ||
+        rt_gpu_ck(g, g->cu.MemsetD32(g->out, 0, g->out_floats), "cuMemsetD32"))
         return -1;
     for (int i = 0; i < N_MODS; i++) {
-        /* wgmma exists on sm_90a alone (not on sm_100 and later) */
-        if (i == MOD_WGMMA && g->sm != 90) {
+        const rt_gpu_module *m = &rt_gpu_modules[i];
+        if (m->only_sm && g->sm != m->only_sm) {
             snprintf(g->wgmma_absent, sizeof g->wgmma_absent,
                      "wgmma exists only on sm_90a (Hopper); this GPU is sm_%d", g->sm);
             continue;
         }
-        char *src = rt_gpu_kernel_source(rt_gpu_kernel_sources[i], err);
+        char *src = rt_gpu_kernel_source(m->source, err);
         if (!src)
             return -1;
         char *cubin = NULL;
         size_t size;
-        int rc = rt_nvrtc_compile_feature(&g->nv, src, rt_gpu_kernel_sources[i], g->sm,
-                                          i == MOD_WGMMA ? "a" : "", &cubin, &size, err);
+        int rc = rt_nvrtc_compile_feature(&g->nv, src, m->source, g->sm,
+                                          m->feature ? m->feature : "", &cubin, &size, err);
         free(src);
-        if (rc != 0 && i == MOD_WGMMA) {
+        if (rc != 0 && m->only_sm) {
             /* an NVRTC too old for sm_90a: the Tensor Core ceiling goes unmeasured, said so */
             snprintf(g->wgmma_absent, sizeof g->wgmma_absent, "%s", err->msg);
             continue;
         }
-        if (rc == 0 && gpu_ck(g, g->cu.ModuleLoadData(&g->mod[i], cubin), "cuModuleLoadData"))
+        if (rc == 0 && rt_gpu_ck(g, g->cu.ModuleLoadData(&g->mod[i], cubin), "cuModuleLoadData"))
             rc = -1;
         free(cubin);
         if (rc)

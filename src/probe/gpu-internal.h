@@ -13,11 +13,12 @@
 #define BLOCK 256
 #define MAX_TRIALS 9
 
-/* MOD_WGMMA is compiled for sm_90a alone; elsewhere (or when NVRTC cannot) it stays unloaded and
- * g->wgmma_absent says why. */
+/* Handles of the kernel modules: indexes into rt_gpu_modules (gpu-modules.c), whose rows say
+ * what each holds. MOD_WGMMA is compiled for sm_90a alone; elsewhere (or when NVRTC cannot) it
+ * stays unloaded and g->wgmma_absent says why. */
 enum { MOD_FMA, MOD_MMA, MOD_MEM, MOD_LAUNCH, MOD_WGMMA, N_MODS };
 
-typedef struct gpu {
+typedef struct rt_gpu_probe {
     rt_cuda cu;
     rt_nvrtc nv;
     rt_cu_device dev;
@@ -32,74 +33,78 @@ typedef struct gpu {
     double clock_hz;
     char wgmma_absent[320];
     rt_error *err;
-} gpu;
+} rt_gpu_probe;
 
 /* gpu-context.c: open (driver, device figures into r, NVRTC, context, kernels) and close. */
-int gpu_open(gpu *g, int index, rt_gpu_measurement *r, rt_error *err);
-void gpu_close(gpu *g);
+int rt_gpu_open(rt_gpu_probe *g, int index, rt_gpu_measurement *r, rt_error *err);
+void rt_gpu_close(rt_gpu_probe *g);
 /* 0 on success, else -1 with g->err naming `what` and the driver's message. */
-int gpu_ck(gpu *g, rt_cu_result rc, const char *what);
-int gpu_get_fn(gpu *g, int mod, const char *name, rt_cu_function *f);
+int rt_gpu_ck(rt_gpu_probe *g, rt_cu_result rc, const char *what);
+int rt_gpu_get_fn(rt_gpu_probe *g, int mod, const char *name, rt_cu_function *f);
 /* Blocks of BLOCK threads that fill every SM once (one wave). */
-int gpu_one_wave(gpu *g, rt_cu_function f, size_t smem, unsigned *grid);
+int rt_gpu_one_wave(rt_gpu_probe *g, rt_cu_function f, size_t smem, unsigned *grid);
 /* The same for blocks of `block` threads. */
-int gpu_one_wave_of(gpu *g, rt_cu_function f, unsigned block, size_t smem, unsigned *grid);
+int rt_gpu_one_wave_of(rt_gpu_probe *g, rt_cu_function f, unsigned block, size_t smem,
+                       unsigned *grid);
 /* Launch once between the two events and wait; seconds of device time; meta copied to host. */
-int gpu_timed(gpu *g, rt_cu_function f, unsigned grid, unsigned smem, void **params, double *sec,
-              double meta[4]);
+int rt_gpu_timed(rt_gpu_probe *g, rt_cu_function f, unsigned grid, unsigned smem, void **params,
+                 double *sec, double meta[4]);
 /* The same for blocks of `block` threads. */
-int gpu_timed_of(gpu *g, rt_cu_function f, unsigned grid, unsigned block, unsigned smem,
-                 void **params, double *sec, double meta[4]);
+int rt_gpu_timed_of(rt_gpu_probe *g, rt_cu_function f, unsigned grid, unsigned block, unsigned smem,
+                    void **params, double *sec, double meta[4]);
 /* Median, min and max of v (sorted in place). */
-rt_spread gpu_stat_of(double *v, int n);
+rt_spread rt_gpu_stat_of(double *v, int n);
 /* The SM clock a kernel saw: clock64 ticks over globaltimer nanoseconds in meta[2], meta[3]. */
-double gpu_clock_of(const double meta[4]);
+double rt_gpu_clock_of(const double meta[4]);
 
-typedef struct gpu_progress_t {
+typedef struct rt_gpu_progress_t {
     const rt_gpu_opts *o;
     const char *stage;
     double lo, hi;
-} gpu_progress_t;
-void gpu_progress(gpu_progress_t *p, double f);
-void gpu_stage(gpu_progress_t *p, const char *name, double lo, double hi);
+} rt_gpu_progress_t;
+void rt_gpu_progress(rt_gpu_progress_t *p, double f);
+void rt_gpu_stage(rt_gpu_progress_t *p, const char *name, double lo, double hi);
 
 /* gpu-kernels.c */
 /* unit: its name before sm_90 (NULL: not run there); unit90: from sm_90 on, where wgmma is the
  * Tensor Core ceiling and mma.sync becomes the mma_* units (NULL: not run). block: threads per
  * block (0: BLOCK). */
-typedef struct gpu_compute_kernel {
+typedef struct rt_gpu_compute_kernel {
     const char *unit, *unit90, *kernel, *instr;
     int mod;
     unsigned block;
-} gpu_compute_kernel;
-extern const gpu_compute_kernel gpu_compute_kernels[];
-extern const size_t gpu_n_compute;
+} rt_gpu_compute_kernel;
+extern const rt_gpu_compute_kernel rt_gpu_compute_kernels[];
+extern const size_t rt_gpu_n_compute;
 /* The unit a kernel measures on sm_<sm>; NULL when it is not run there. */
-const char *gpu_unit_of(const gpu_compute_kernel *k, int sm);
+const char *rt_gpu_unit_of(const rt_gpu_compute_kernel *k, int sm);
 
-typedef enum { BW_READ, BW_READ_L2, BW_RMW } gpu_bw_kind;
-extern const char *const gpu_bw_kernels[];
+typedef enum { BW_READ, BW_READ_L2, BW_RMW } rt_gpu_bw_kind;
+extern const char *const rt_gpu_bw_kernels[];
 
 /* One unit's FLOP/s over `trials` runs of about `target` seconds; *absent when the instruction
  * does not exist on this GPU. -1 on a wrong result or a figure above the theoretical peak. */
-int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch, int trials,
-                    double target, rt_gpu_compute *res, int *absent);
+int rt_gpu_run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, const rt_gpu_arch *arch,
+                       int trials, double target, rt_gpu_compute *res, int *absent);
 /* Stream `ws` bytes per rep; bytes/s over the trials (RMW counts both ways). */
-int gpu_run_bw(gpu *g, gpu_bw_kind kind, double ws, int trials, double target, rt_spread *st,
-               double *clock, double *ws_used);
+int rt_gpu_run_bw(rt_gpu_probe *g, rt_gpu_bw_kind kind, double ws, int trials, double target,
+                  rt_spread *st, double *clock, double *ws_used);
 /* L1 hits: 16 KB per block, at most max_per_sm blocks per SM. */
-int gpu_run_l1(gpu *g, int max_per_sm, int trials, double target, rt_spread *st, double *clock,
-               double *ws);
-int gpu_run_shared(gpu *g, int trials, double target, rt_spread *st, double *clock);
+int rt_gpu_run_l1(rt_gpu_probe *g, int max_per_sm, int trials, double target, rt_spread *st,
+                  double *clock, double *ws);
+int rt_gpu_run_shared(rt_gpu_probe *g, int trials, double target, rt_spread *st, double *clock);
 /* A bandwidth curve from lo to hi bytes in steps of `step`; progress from f0 to f1. */
-int gpu_run_sweep(gpu *g, rt_gpu_curve *c, gpu_bw_kind kind, double lo, double hi, double step,
-                  int trials, double target, gpu_progress_t *p, double f0, double f1);
+int rt_gpu_run_sweep(rt_gpu_probe *g, rt_gpu_curve *c, rt_gpu_bw_kind kind, double lo, double hi,
+                     double step, int trials, double target, rt_gpu_progress_t *p, double f0,
+                     double f1);
 
 /* gpu-overhead.c: the four definitions, `n` launches over `trials` trials. */
-int gpu_overhead_paper(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o);
-int gpu_overhead_async(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o);
-int gpu_overhead_cpu(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o);
-int gpu_overhead_graph(gpu *g, rt_cu_function f, int small, int big, int trials,
-                       rt_gpu_overhead *o);
+int rt_gpu_overhead_paper(rt_gpu_probe *g, rt_cu_function f, long n, int trials,
+                          rt_gpu_overhead *o);
+int rt_gpu_overhead_async(rt_gpu_probe *g, rt_cu_function f, long n, int trials,
+                          rt_gpu_overhead *o);
+int rt_gpu_overhead_cpu(rt_gpu_probe *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o);
+int rt_gpu_overhead_graph(rt_gpu_probe *g, rt_cu_function f, int small, int big, int trials,
+                          rt_gpu_overhead *o);
 
 #endif

@@ -12,7 +12,7 @@
 /* Before sm_90 mma.sync is the Tensor Core ceiling (tensor_*); from sm_90 on wgmma is, on sm_90a,
  * and mma.sync is measured as its own units (mma_*), the ceiling of code that does not use wgmma.
  * DMMA (FP64) has no wgmma form: tensor_fp64 everywhere. */
-const gpu_compute_kernel gpu_compute_kernels[] = {
+const rt_gpu_compute_kernel rt_gpu_compute_kernels[] = {
     {"fp64", "fp64", "fma_fp64", "fma.rn.f64", MOD_FMA, 0},
     {"fp32", "fp32", "fma_fp32", "fma.rn.f32", MOD_FMA, 0},
     {"fp16", "fp16", "fma_fp16", "fma.rn.f16x2", MOD_FMA, 0},
@@ -29,9 +29,9 @@ const gpu_compute_kernel gpu_compute_kernels[] = {
     {"tensor_fp8", "mma_fp8", "mma_fp8", "mma.sync e4m3 x e4m3 + f32", MOD_MMA, 0},
     {"tensor_fp64", "tensor_fp64", "mma_fp64", "mma.sync f64 m8n8k4", MOD_MMA, 0},
 };
-const size_t gpu_n_compute = sizeof gpu_compute_kernels / sizeof *gpu_compute_kernels;
+const size_t rt_gpu_n_compute = sizeof rt_gpu_compute_kernels / sizeof *rt_gpu_compute_kernels;
 
-const char *gpu_unit_of(const gpu_compute_kernel *k, int sm)
+const char *rt_gpu_unit_of(const rt_gpu_compute_kernel *k, int sm)
 {
     return sm >= 90 ? k->unit90 : k->unit;
 }
@@ -40,18 +40,18 @@ const char *gpu_unit_of(const gpu_compute_kernel *k, int sm)
 #define FMA_B 0.75f
 #define FMA_C 0.25f
 
-int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch, int trials,
-                    double target, rt_gpu_compute *res, int *absent)
+int rt_gpu_run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, const rt_gpu_arch *arch,
+                       int trials, double target, rt_gpu_compute *res, int *absent)
 {
     rt_cu_function f;
     unsigned grid, block = k->block ? k->block : BLOCK;
-    const char *unit = gpu_unit_of(k, g->sm);
+    const char *unit = rt_gpu_unit_of(k, g->sm);
     *absent = 0;
     if (!unit || !g->mod[k->mod]) {
         *absent = 1;
         return 0;
     }
-    if (gpu_get_fn(g, k->mod, k->kernel, &f) || gpu_one_wave_of(g, f, block, 0, &grid))
+    if (rt_gpu_get_fn(g, k->mod, k->kernel, &f) || rt_gpu_one_wave_of(g, f, block, 0, &grid))
         return -1;
     int iters = 8;
     float b = FMA_B, c = FMA_C;
@@ -61,7 +61,7 @@ int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch
     double sec, meta[4];
     /* two calibration runs: the second at the scaled count, to settle clocks too */
     for (int cal = 0; cal < 2; cal++) {
-        if (gpu_timed_of(g, f, grid, block, 0, params, &sec, meta))
+        if (rt_gpu_timed_of(g, f, grid, block, 0, params, &sec, meta))
             return -1;
         if (meta[0] <= 0) {
             *absent = 1;
@@ -75,14 +75,14 @@ int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch
     double v[MAX_TRIALS], clk[MAX_TRIALS];
     double warps = (double)grid * block / 32;
     for (int t = 0; t < trials; t++) {
-        if (gpu_timed_of(g, f, grid, block, 0, params, &sec, meta))
+        if (rt_gpu_timed_of(g, f, grid, block, 0, params, &sec, meta))
             return -1;
         v[t] = meta[0] * warps * iters / sec;
-        clk[t] = gpu_clock_of(meta);
+        clk[t] = rt_gpu_clock_of(meta);
     }
     /* the result must be what the kernel computes: the work was done */
     float out0 = 0;
-    if (gpu_ck(g, g->cu.MemcpyDtoH(&out0, g->out, sizeof out0), "cuMemcpyDtoH"))
+    if (rt_gpu_ck(g, g->cu.MemcpyDtoH(&out0, g->out, sizeof out0), "cuMemcpyDtoH"))
         return -1;
     if (k->mod == MOD_FMA) {
         double want = FMA_C / (1.0 - FMA_B);
@@ -106,8 +106,8 @@ int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch
     double top = v[0];
     for (int t = 1; t < trials; t++)
         top = v[t] > top ? v[t] : top;
-    res->flops = gpu_stat_of(v, trials);
-    rt_spread cs = gpu_stat_of(clk, trials);
+    res->flops = rt_gpu_stat_of(v, trials);
+    rt_spread cs = rt_gpu_stat_of(clk, trials);
     res->clock_hz = cs.median;
     res->trials = trials;
     double clock = cs.max > g->clock_hz ? cs.max : g->clock_hz;
@@ -125,15 +125,15 @@ int gpu_run_compute(gpu *g, const gpu_compute_kernel *k, const rt_gpu_arch *arch
 }
 /* ---- bandwidth ---- */
 
-const char *const gpu_bw_kernels[] = {"bw_read", "bw_read_l2", "bw_rmw"};
+const char *const rt_gpu_bw_kernels[] = {"bw_read", "bw_read_l2", "bw_rmw"};
 
 /* Stream `ws` bytes per rep with kernel `kind`; bytes/s over the trials (RMW counts both ways). */
-int gpu_run_bw(gpu *g, gpu_bw_kind kind, double ws, int trials, double target, rt_spread *st,
-               double *clock, double *ws_used)
+int rt_gpu_run_bw(rt_gpu_probe *g, rt_gpu_bw_kind kind, double ws, int trials, double target,
+                  rt_spread *st, double *clock, double *ws_used)
 {
     rt_cu_function f;
     unsigned grid;
-    if (gpu_get_fn(g, MOD_MEM, gpu_bw_kernels[kind], &f) || gpu_one_wave(g, f, 0, &grid))
+    if (rt_gpu_get_fn(g, MOD_MEM, rt_gpu_bw_kernels[kind], &f) || rt_gpu_one_wave(g, f, 0, &grid))
         return -1;
     unsigned long long slice = (unsigned long long)(ws / 16 / grid);
     if (slice < 1)
@@ -144,7 +144,7 @@ int gpu_run_bw(gpu *g, gpu_bw_kind kind, double ws, int trials, double target, r
     void *params[] = {&g->meta, &g->buf, &slice, &reps, &g->out};
     double sec, meta[4];
     for (int cal = 0; cal < 2; cal++) {
-        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+        if (rt_gpu_timed(g, f, grid, 0, params, &sec, meta))
             return -1;
         double want = reps * target / (sec > 1e-6 ? sec : 1e-6);
         reps = want > 1e6 ? 1000000 : want < 1 ? 1 : (int)want;
@@ -152,26 +152,26 @@ int gpu_run_bw(gpu *g, gpu_bw_kind kind, double ws, int trials, double target, r
     double bytes = (double)slice * 16 * grid * reps * (kind == BW_RMW ? 2 : 1);
     double v[MAX_TRIALS], clk[MAX_TRIALS];
     for (int t = 0; t < trials; t++) {
-        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+        if (rt_gpu_timed(g, f, grid, 0, params, &sec, meta))
             return -1;
         v[t] = bytes / sec;
-        clk[t] = gpu_clock_of(meta);
+        clk[t] = rt_gpu_clock_of(meta);
     }
-    *st = gpu_stat_of(v, trials);
-    *clock = gpu_stat_of(clk, trials).median;
+    *st = rt_gpu_stat_of(v, trials);
+    *clock = rt_gpu_stat_of(clk, trials).median;
     *ws_used = (double)slice * 16 * grid;
     return 0;
 }
 
 /* L1 hits: 16 KB per block, at most half the L1 per SM in all (max_per_sm blocks, 0: no limit). */
-int gpu_run_l1(gpu *g, int max_per_sm, int trials, double target, rt_spread *st, double *clock,
-               double *ws)
+int rt_gpu_run_l1(rt_gpu_probe *g, int max_per_sm, int trials, double target, rt_spread *st,
+                  double *clock, double *ws)
 {
     rt_cu_function f;
     unsigned grid;
-    if (gpu_get_fn(g, MOD_MEM, "bw_l1", &f) ||
-        gpu_ck(g, g->cu.FuncSetAttribute(f, RT_CU_FUNC_CARVEOUT, 0), "cuFuncSetAttribute") ||
-        gpu_one_wave(g, f, 0, &grid))
+    if (rt_gpu_get_fn(g, MOD_MEM, "bw_l1", &f) ||
+        rt_gpu_ck(g, g->cu.FuncSetAttribute(f, RT_CU_FUNC_CARVEOUT, 0), "cuFuncSetAttribute") ||
+        rt_gpu_one_wave(g, f, 0, &grid))
         return -1;
     if (max_per_sm > 0 && grid > (unsigned)(g->sms * max_per_sm))
         grid = (unsigned)(g->sms * max_per_sm);
@@ -179,7 +179,7 @@ int gpu_run_l1(gpu *g, int max_per_sm, int trials, double target, rt_spread *st,
     void *params[] = {&g->meta, &g->buf, &reps, &g->out};
     double sec, meta[4];
     for (int cal = 0; cal < 2; cal++) {
-        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+        if (rt_gpu_timed(g, f, grid, 0, params, &sec, meta))
             return -1;
         double want = reps * target / (sec > 1e-6 ? sec : 1e-6);
         reps = want > 1e7 ? 10000000 : want < 16 ? 16 : (int)want;
@@ -187,28 +187,28 @@ int gpu_run_l1(gpu *g, int max_per_sm, int trials, double target, rt_spread *st,
     double bytes = (double)grid * BLOCK * 4 * 16 * reps;
     double v[MAX_TRIALS], clk[MAX_TRIALS];
     for (int t = 0; t < trials; t++) {
-        if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+        if (rt_gpu_timed(g, f, grid, 0, params, &sec, meta))
             return -1;
         v[t] = bytes / sec;
-        clk[t] = gpu_clock_of(meta);
+        clk[t] = rt_gpu_clock_of(meta);
     }
-    *st = gpu_stat_of(v, trials);
-    *clock = gpu_stat_of(clk, trials).median;
+    *st = rt_gpu_stat_of(v, trials);
+    *clock = rt_gpu_stat_of(clk, trials).median;
     *ws = (double)grid * BLOCK * 4 * 16;
     return 0;
 }
 
-int gpu_run_shared(gpu *g, int trials, double target, rt_spread *st, double *clock)
+int rt_gpu_run_shared(rt_gpu_probe *g, int trials, double target, rt_spread *st, double *clock)
 {
     rt_cu_function f;
     unsigned grid, smem = BLOCK * 16 * sizeof(float);
-    if (gpu_get_fn(g, MOD_MEM, "bw_shared", &f) || gpu_one_wave(g, f, smem, &grid))
+    if (rt_gpu_get_fn(g, MOD_MEM, "bw_shared", &f) || rt_gpu_one_wave(g, f, smem, &grid))
         return -1;
     int reps = 16;
     void *params[] = {&g->meta, &reps, &g->out};
     double sec, meta[4];
     for (int cal = 0; cal < 2; cal++) {
-        if (gpu_timed(g, f, grid, smem, params, &sec, meta))
+        if (rt_gpu_timed(g, f, grid, smem, params, &sec, meta))
             return -1;
         double want = reps * target / (sec > 1e-6 ? sec : 1e-6);
         reps = want > 1e7 ? 10000000 : want < 16 ? 16 : (int)want;
@@ -216,17 +216,18 @@ int gpu_run_shared(gpu *g, int trials, double target, rt_spread *st, double *clo
     double bytes = (double)grid * BLOCK * reps * 16 * sizeof(float);
     double v[MAX_TRIALS], clk[MAX_TRIALS];
     for (int t = 0; t < trials; t++) {
-        if (gpu_timed(g, f, grid, smem, params, &sec, meta))
+        if (rt_gpu_timed(g, f, grid, smem, params, &sec, meta))
             return -1;
         v[t] = bytes / sec;
-        clk[t] = gpu_clock_of(meta);
+        clk[t] = rt_gpu_clock_of(meta);
     }
-    *st = gpu_stat_of(v, trials);
-    *clock = gpu_stat_of(clk, trials).median;
+    *st = rt_gpu_stat_of(v, trials);
+    *clock = rt_gpu_stat_of(clk, trials).median;
     return 0;
 }
-int gpu_run_sweep(gpu *g, rt_gpu_curve *c, gpu_bw_kind kind, double lo, double hi, double step,
-                  int trials, double target, gpu_progress_t *p, double f0, double f1)
+int rt_gpu_run_sweep(rt_gpu_probe *g, rt_gpu_curve *c, rt_gpu_bw_kind kind, double lo, double hi,
+                     double step, int trials, double target, rt_gpu_progress_t *p, double f0,
+                     double f1)
 {
     size_t cap = (size_t)(log(hi / lo) / log(step)) + 2;
     c->bytes = rt_xcalloc(cap, sizeof(double));
@@ -234,11 +235,11 @@ int gpu_run_sweep(gpu *g, rt_gpu_curve *c, gpu_bw_kind kind, double lo, double h
     c->min = rt_xcalloc(cap, sizeof(double));
     c->max = rt_xcalloc(cap, sizeof(double));
     snprintf(c->kind, sizeof c->kind, "%s", kind == BW_RMW ? "rmw" : "read");
-    snprintf(c->kernel, sizeof c->kernel, "%s", gpu_bw_kernels[kind]);
+    snprintf(c->kernel, sizeof c->kernel, "%s", rt_gpu_bw_kernels[kind]);
     for (double ws = lo; ws <= hi * 1.0001 && c->n < cap; ws *= step) {
         rt_spread st;
         double clock, used;
-        if (gpu_run_bw(g, kind, ws, trials, target, &st, &clock, &used))
+        if (rt_gpu_run_bw(g, kind, ws, trials, target, &st, &clock, &used))
             return -1;
         if (c->n > 0 && used <= c->bytes[c->n - 1])
             continue;
@@ -247,7 +248,7 @@ int gpu_run_sweep(gpu *g, rt_gpu_curve *c, gpu_bw_kind kind, double lo, double h
         c->min[c->n] = st.min;
         c->max[c->n] = st.max;
         c->n++;
-        gpu_progress(p, f0 + (f1 - f0) * log(ws / lo) / log(hi / lo));
+        rt_gpu_progress(p, f0 + (f1 - f0) * log(ws / lo) / log(hi / lo));
     }
     return 0;
 }

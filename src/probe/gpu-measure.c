@@ -133,12 +133,12 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
     r->quick = o->quick;
     r->tau = o->tau;
     double t_start = rt_now();
-    gpu g;
+    rt_gpu_probe g;
     memset(&g, 0, sizeof g);
-    gpu_progress_t p = {o, "", 0, 0};
+    rt_gpu_progress_t p = {o, "", 0, 0};
     int rc = -1;
-    gpu_stage(&p, "GPU: loading the driver, compiling kernels", 0, 0.05);
-    if (gpu_open(&g, o->device, r, err))
+    rt_gpu_stage(&p, "GPU: loading the driver, compiling kernels", 0, 0.05);
+    if (rt_gpu_open(&g, o->device, r, err))
         goto done;
     const rt_gpu_arch *arch = o->archs ? rt_gpu_arch_find(o->archs, g.sm) : NULL;
     if (arch)
@@ -151,17 +151,17 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
                         g.sm);
 
     /* compute */
-    for (size_t i = 0; i < gpu_n_compute; i++) {
-        const gpu_compute_kernel *k = &gpu_compute_kernels[i];
-        const char *unit = gpu_unit_of(k, g.sm);
+    for (size_t i = 0; i < rt_gpu_n_compute; i++) {
+        const rt_gpu_compute_kernel *k = &rt_gpu_compute_kernels[i];
+        const char *unit = rt_gpu_unit_of(k, g.sm);
         if (!unit)
             continue; /* wgmma before sm_90 */
         if (r->n_compute >= sizeof r->compute / sizeof *r->compute)
             break;
         char label[64];
         snprintf(label, sizeof label, "GPU compute: %s", unit);
-        gpu_stage(&p, label, 0.05 + 0.35 * i / gpu_n_compute,
-                  0.05 + 0.35 * (i + 1) / gpu_n_compute);
+        rt_gpu_stage(&p, label, 0.05 + 0.35 * i / rt_gpu_n_compute,
+                     0.05 + 0.35 * (i + 1) / rt_gpu_n_compute);
         if (arch && rt_gpu_arch_rate(arch, unit) <= 0) {
             if (skipped)
                 rt_warnings_add(skipped, "%s: sm_%d (%s) has no such unit", unit, g.sm, arch->name);
@@ -174,8 +174,8 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
             continue;
         }
         int absent;
-        if (gpu_run_compute(&g, k, arch, pl->trials, pl->compute_s, &r->compute[r->n_compute],
-                            &absent))
+        if (rt_gpu_run_compute(&g, k, arch, pl->trials, pl->compute_s, &r->compute[r->n_compute],
+                               &absent))
             goto done;
         if (absent) {
             if (skipped)
@@ -190,42 +190,42 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
     double hbm_ws = 8 * r->l2_bytes > pl->hbm_min ? 8 * r->l2_bytes : pl->hbm_min;
     double need = hbm_ws > pl->sweep_max ? hbm_ws : pl->sweep_max;
     g.buf_bytes = (size_t)need;
-    if (gpu_ck(&g, g.cu.MemAlloc(&g.buf, g.buf_bytes), "cuMemAlloc (bandwidth buffer)") ||
-        gpu_ck(&g, g.cu.MemsetD32(g.buf, 0, g.buf_bytes / 4), "cuMemsetD32"))
+    if (rt_gpu_ck(&g, g.cu.MemAlloc(&g.buf, g.buf_bytes), "cuMemAlloc (bandwidth buffer)") ||
+        rt_gpu_ck(&g, g.cu.MemsetD32(g.buf, 0, g.buf_bytes / 4), "cuMemsetD32"))
         goto done;
-    gpu_stage(&p, "GPU bandwidth: shared memory, L1, L2, HBM", 0.40, 0.55);
+    rt_gpu_stage(&p, "GPU bandwidth: shared memory, L1, L2, HBM", 0.40, 0.55);
     {
         rt_gpu_bw *b = add_bw(r, "shared", "L1", "bw_shared");
-        if (gpu_run_shared(&g, pl->trials, pl->bw_s, &b->bw, &b->clock_hz))
+        if (rt_gpu_run_shared(&g, pl->trials, pl->bw_s, &b->bw, &b->clock_hz))
             goto done;
         b->working_set = (double)BLOCK * 16 * sizeof(float);
         b->theoretical = arch ? arch->l1_bytes_per_clock_per_sm * r->sms *
                                     (b->clock_hz > r->clock_hz ? b->clock_hz : r->clock_hz)
                               : 0;
-        gpu_progress(&p, 0.2);
+        rt_gpu_progress(&p, 0.2);
         b = add_bw(r, "l1_read", "L1", "bw_l1");
         int max_per_sm = arch ? (int)(arch->l1_bytes_per_sm / 2 / (BLOCK * 64)) : 0;
-        if (gpu_run_l1(&g, max_per_sm > 0 ? max_per_sm : 1, pl->trials, pl->bw_s, &b->bw,
-                       &b->clock_hz, &b->working_set))
+        if (rt_gpu_run_l1(&g, max_per_sm > 0 ? max_per_sm : 1, pl->trials, pl->bw_s, &b->bw,
+                          &b->clock_hz, &b->working_set))
             goto done;
         b->theoretical = r->bw[0].theoretical;
-        gpu_progress(&p, 0.4);
+        rt_gpu_progress(&p, 0.4);
         struct {
             const char *name, *level;
-            gpu_bw_kind kind;
+            rt_gpu_bw_kind kind;
             double ws;
         } runs[] = {{"l2_read", "L2", BW_READ_L2, r->l2_bytes / 4},
                     {"l2_rmw", "L2", BW_RMW, r->l2_bytes / 4},
                     {"hbm_read", "HBM", BW_READ, hbm_ws},
                     {"hbm_rmw", "HBM", BW_RMW, hbm_ws}};
         for (size_t i = 0; i < 4; i++) {
-            b = add_bw(r, runs[i].name, runs[i].level, gpu_bw_kernels[runs[i].kind]);
-            if (gpu_run_bw(&g, runs[i].kind, runs[i].ws, pl->trials, pl->bw_s * (i < 2 ? 1 : 2),
-                           &b->bw, &b->clock_hz, &b->working_set))
+            b = add_bw(r, runs[i].name, runs[i].level, rt_gpu_bw_kernels[runs[i].kind]);
+            if (rt_gpu_run_bw(&g, runs[i].kind, runs[i].ws, pl->trials, pl->bw_s * (i < 2 ? 1 : 2),
+                              &b->bw, &b->clock_hz, &b->working_set))
                 goto done;
             if (i >= 2)
                 b->theoretical = r->hbm_theoretical;
-            gpu_progress(&p, 0.4 + 0.15 * (i + 1));
+            rt_gpu_progress(&p, 0.4 + 0.15 * (i + 1));
         }
     }
     for (size_t i = 0; i < r->n_bw; i++) {
@@ -243,16 +243,16 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
     {
         unsigned grid;
         rt_cu_function f;
-        if (gpu_get_fn(&g, MOD_MEM, "bw_read_l2", &f) || gpu_one_wave(&g, f, 0, &grid))
+        if (rt_gpu_get_fn(&g, MOD_MEM, "bw_read_l2", &f) || rt_gpu_one_wave(&g, f, 0, &grid))
             goto done;
         double lo = (double)grid * BLOCK * 16;
-        gpu_bw_kind kinds[2] = {BW_READ_L2, BW_RMW};
+        rt_gpu_bw_kind kinds[2] = {BW_READ_L2, BW_RMW};
         for (int c = 0; c < 2; c++) {
-            gpu_stage(&p, c == 0 ? "GPU sweep: read-only" : "GPU sweep: read-modify-write",
-                      0.55 + 0.15 * c, 0.70 + 0.15 * c);
+            rt_gpu_stage(&p, c == 0 ? "GPU sweep: read-only" : "GPU sweep: read-modify-write",
+                         0.55 + 0.15 * c, 0.70 + 0.15 * c);
             rt_gpu_curve *cv = &r->curve[c];
-            if (gpu_run_sweep(&g, cv, kinds[c], lo, pl->sweep_max, pl->sweep_step, pl->trials,
-                              pl->sweep_s, &p, 0, 1))
+            if (rt_gpu_run_sweep(&g, cv, kinds[c], lo, pl->sweep_max, pl->sweep_step, pl->trials,
+                                 pl->sweep_s, &p, 0, 1))
                 goto done;
             double limit = r->l2_bytes;
             const char *names[] = {"L2"};
@@ -277,29 +277,30 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
     /* launch overhead */
     {
         rt_cu_function f;
-        if (gpu_get_fn(&g, MOD_LAUNCH, "empty_kernel", &f))
+        if (rt_gpu_get_fn(&g, MOD_LAUNCH, "empty_kernel", &f))
             goto done;
         for (int i = 0; i < 100; i++) /* warm-up */
-            if (gpu_ck(&g, g.cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g.s, NULL, NULL),
-                       "cuLaunchKernel"))
+            if (rt_gpu_ck(&g, g.cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g.s, NULL, NULL),
+                          "cuLaunchKernel"))
                 goto done;
-        if (gpu_ck(&g, g.cu.StreamSynchronize(g.s), "cuStreamSynchronize"))
+        if (rt_gpu_ck(&g, g.cu.StreamSynchronize(g.s), "cuStreamSynchronize"))
             goto done;
         for (int i = 0; i < RT_GPU_TAU_COUNT; i++)
             snprintf(r->overhead[i].label, sizeof r->overhead[i].label, "%s",
                      rt_gpu_tau_name((rt_gpu_tau)i));
-        gpu_stage(&p, "GPU launch overhead: paper (event-timed, synchronized)", 0.85, 0.93);
-        if (gpu_overhead_paper(&g, f, pl->paper_launches, pl->trials,
-                               &r->overhead[RT_GPU_TAU_PAPER]))
+        rt_gpu_stage(&p, "GPU launch overhead: paper (event-timed, synchronized)", 0.85, 0.93);
+        if (rt_gpu_overhead_paper(&g, f, pl->paper_launches, pl->trials,
+                                  &r->overhead[RT_GPU_TAU_PAPER]))
             goto done;
-        gpu_stage(&p, "GPU launch overhead: async, cpu, graph", 0.93, 1.0);
-        if (gpu_overhead_async(&g, f, pl->async_launches, pl->trials,
-                               &r->overhead[RT_GPU_TAU_ASYNC]) ||
-            gpu_overhead_cpu(&g, f, pl->cpu_launches, pl->trials, &r->overhead[RT_GPU_TAU_CPU]) ||
-            gpu_overhead_graph(&g, f, pl->graph_small, pl->graph_big, pl->trials,
-                               &r->overhead[RT_GPU_TAU_GRAPH]))
+        rt_gpu_stage(&p, "GPU launch overhead: async, cpu, graph", 0.93, 1.0);
+        if (rt_gpu_overhead_async(&g, f, pl->async_launches, pl->trials,
+                                  &r->overhead[RT_GPU_TAU_ASYNC]) ||
+            rt_gpu_overhead_cpu(&g, f, pl->cpu_launches, pl->trials,
+                                &r->overhead[RT_GPU_TAU_CPU]) ||
+            rt_gpu_overhead_graph(&g, f, pl->graph_small, pl->graph_big, pl->trials,
+                                  &r->overhead[RT_GPU_TAU_GRAPH]))
             goto done;
-        gpu_progress(&p, 1);
+        rt_gpu_progress(&p, 1);
     }
     r->seconds = rt_now() - t_start;
     *out = build_machine(r, arch);
@@ -307,7 +308,7 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
     r = NULL;
     rc = 0;
 done:
-    gpu_close(&g);
+    rt_gpu_close(&g);
     rt_gpu_measurement_free(r);
     return rc;
 }

@@ -5,7 +5,7 @@
 #include "gpu-internal.h"
 #include "rooftime/util/clock.h"
 
-int gpu_overhead_paper(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o)
+int rt_gpu_overhead_paper(rt_gpu_probe *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o)
 {
     double v[MAX_TRIALS];
     long per = n / trials;
@@ -13,18 +13,18 @@ int gpu_overhead_paper(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_over
         double sum = 0;
         for (long i = 0; i < per; i++) {
             float ms;
-            if (gpu_ck(g, g->cu.EventRecord(g->e0, g->s), "cuEventRecord") ||
-                gpu_ck(g, g->cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g->s, NULL, NULL),
-                       "cuLaunchKernel") ||
-                gpu_ck(g, g->cu.EventRecord(g->e1, g->s), "cuEventRecord") ||
-                gpu_ck(g, g->cu.EventSynchronize(g->e1), "cuEventSynchronize") ||
-                gpu_ck(g, g->cu.EventElapsedTime(&ms, g->e0, g->e1), "cuEventElapsedTime"))
+            if (rt_gpu_ck(g, g->cu.EventRecord(g->e0, g->s), "cuEventRecord") ||
+                rt_gpu_ck(g, g->cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g->s, NULL, NULL),
+                          "cuLaunchKernel") ||
+                rt_gpu_ck(g, g->cu.EventRecord(g->e1, g->s), "cuEventRecord") ||
+                rt_gpu_ck(g, g->cu.EventSynchronize(g->e1), "cuEventSynchronize") ||
+                rt_gpu_ck(g, g->cu.EventElapsedTime(&ms, g->e0, g->e1), "cuEventElapsedTime"))
                 return -1;
             sum += ms * 1e-3;
         }
         v[t] = sum / per;
     }
-    o->seconds = gpu_stat_of(v, trials);
+    o->seconds = rt_gpu_stat_of(v, trials);
     o->launches = per * trials;
     snprintf(o->method, sizeof o->method,
              "the paper's: empty <<<1,1>>> kernel between two device events, synchronized after "
@@ -33,25 +33,25 @@ int gpu_overhead_paper(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_over
     return 0;
 }
 
-int gpu_overhead_async(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o)
+int rt_gpu_overhead_async(rt_gpu_probe *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o)
 {
     double v[MAX_TRIALS];
     long per = n / trials;
     for (int t = 0; t < trials; t++) {
         float ms;
-        if (gpu_ck(g, g->cu.EventRecord(g->e0, g->s), "cuEventRecord"))
+        if (rt_gpu_ck(g, g->cu.EventRecord(g->e0, g->s), "cuEventRecord"))
             return -1;
         for (long i = 0; i < per; i++)
-            if (gpu_ck(g, g->cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g->s, NULL, NULL),
-                       "cuLaunchKernel"))
+            if (rt_gpu_ck(g, g->cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g->s, NULL, NULL),
+                          "cuLaunchKernel"))
                 return -1;
-        if (gpu_ck(g, g->cu.EventRecord(g->e1, g->s), "cuEventRecord") ||
-            gpu_ck(g, g->cu.EventSynchronize(g->e1), "cuEventSynchronize") ||
-            gpu_ck(g, g->cu.EventElapsedTime(&ms, g->e0, g->e1), "cuEventElapsedTime"))
+        if (rt_gpu_ck(g, g->cu.EventRecord(g->e1, g->s), "cuEventRecord") ||
+            rt_gpu_ck(g, g->cu.EventSynchronize(g->e1), "cuEventSynchronize") ||
+            rt_gpu_ck(g, g->cu.EventElapsedTime(&ms, g->e0, g->e1), "cuEventElapsedTime"))
             return -1;
         v[t] = ms * 1e-3 / per;
     }
-    o->seconds = gpu_stat_of(v, trials);
+    o->seconds = rt_gpu_stat_of(v, trials);
     o->launches = per * trials;
     snprintf(o->method, sizeof o->method,
              "back-to-back: %ld empty <<<1,1>>> kernels launched asynchronously between two "
@@ -60,7 +60,7 @@ int gpu_overhead_async(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_over
     return 0;
 }
 
-int gpu_overhead_cpu(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o)
+int rt_gpu_overhead_cpu(rt_gpu_probe *g, rt_cu_function f, long n, int trials, rt_gpu_overhead *o)
 {
     enum { BATCH = 128 }; /* well under the launch queue's depth, so no launch waits */
     double v[MAX_TRIALS];
@@ -72,16 +72,16 @@ int gpu_overhead_cpu(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhe
         for (long b = 0; b < batches; b++) {
             double t0 = rt_now();
             for (int i = 0; i < BATCH; i++)
-                if (gpu_ck(g, g->cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g->s, NULL, NULL),
-                           "cuLaunchKernel"))
+                if (rt_gpu_ck(g, g->cu.LaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g->s, NULL, NULL),
+                              "cuLaunchKernel"))
                     return -1;
             sum += rt_now() - t0;
-            if (gpu_ck(g, g->cu.StreamSynchronize(g->s), "cuStreamSynchronize"))
+            if (rt_gpu_ck(g, g->cu.StreamSynchronize(g->s), "cuStreamSynchronize"))
                 return -1;
         }
         v[t] = sum / (batches * BATCH);
     }
-    o->seconds = gpu_stat_of(v, trials);
+    o->seconds = rt_gpu_stat_of(v, trials);
     o->launches = batches * BATCH * trials;
     snprintf(o->method, sizeof o->method,
              "host time inside cuLaunchKernel: batches of %d asynchronous launches of an empty "
@@ -92,13 +92,13 @@ int gpu_overhead_cpu(gpu *g, rt_cu_function f, long n, int trials, rt_gpu_overhe
 }
 
 /* A graph of `nodes` empty kernels in a chain; device time of one launch of it (median of 5). */
-static int graph_time(gpu *g, rt_cu_function f, int nodes, double *sec)
+static int graph_time(rt_gpu_probe *g, rt_cu_function f, int nodes, double *sec)
 {
     rt_cu_graph graph = NULL;
     rt_cu_graph_exec exec = NULL;
     int rc = -1;
-    if (gpu_ck(g, g->cu.StreamBeginCapture(g->s, RT_CU_CAPTURE_MODE_THREAD_LOCAL),
-               "cuStreamBeginCapture"))
+    if (rt_gpu_ck(g, g->cu.StreamBeginCapture(g->s, RT_CU_CAPTURE_MODE_THREAD_LOCAL),
+                  "cuStreamBeginCapture"))
         return -1;
     rt_cu_result launched = RT_CU_SUCCESS;
     for (int i = 0; i < nodes && launched == RT_CU_SUCCESS; i++)
@@ -106,23 +106,23 @@ static int graph_time(gpu *g, rt_cu_function f, int nodes, double *sec)
     /* The capture ends whatever happened, so the stream stays usable; a graph shorter than asked
      * would time fewer nodes, so a failed launch is an error. */
     rt_cu_result ended = g->cu.StreamEndCapture(g->s, &graph);
-    if (gpu_ck(g, launched, "cuLaunchKernel (stream capture)") ||
-        gpu_ck(g, ended, "cuStreamEndCapture") ||
-        gpu_ck(g, g->cu.GraphInstantiate(&exec, graph, 0), "cuGraphInstantiate"))
+    if (rt_gpu_ck(g, launched, "cuLaunchKernel (stream capture)") ||
+        rt_gpu_ck(g, ended, "cuStreamEndCapture") ||
+        rt_gpu_ck(g, g->cu.GraphInstantiate(&exec, graph, 0), "cuGraphInstantiate"))
         goto done;
     double v[5];
     for (int t = -2; t < 5; t++) {
         float ms;
-        if (gpu_ck(g, g->cu.EventRecord(g->e0, g->s), "cuEventRecord") ||
-            gpu_ck(g, g->cu.GraphLaunch(exec, g->s), "cuGraphLaunch") ||
-            gpu_ck(g, g->cu.EventRecord(g->e1, g->s), "cuEventRecord") ||
-            gpu_ck(g, g->cu.EventSynchronize(g->e1), "cuEventSynchronize") ||
-            gpu_ck(g, g->cu.EventElapsedTime(&ms, g->e0, g->e1), "cuEventElapsedTime"))
+        if (rt_gpu_ck(g, g->cu.EventRecord(g->e0, g->s), "cuEventRecord") ||
+            rt_gpu_ck(g, g->cu.GraphLaunch(exec, g->s), "cuGraphLaunch") ||
+            rt_gpu_ck(g, g->cu.EventRecord(g->e1, g->s), "cuEventRecord") ||
+            rt_gpu_ck(g, g->cu.EventSynchronize(g->e1), "cuEventSynchronize") ||
+            rt_gpu_ck(g, g->cu.EventElapsedTime(&ms, g->e0, g->e1), "cuEventElapsedTime"))
             goto done;
         if (t >= 0)
             v[t] = ms * 1e-3;
     }
-    *sec = gpu_stat_of(v, 5).median;
+    *sec = rt_gpu_stat_of(v, 5).median;
     rc = 0;
 done:
     if (exec)
@@ -132,7 +132,8 @@ done:
     return rc;
 }
 
-int gpu_overhead_graph(gpu *g, rt_cu_function f, int small, int big, int trials, rt_gpu_overhead *o)
+int rt_gpu_overhead_graph(rt_gpu_probe *g, rt_cu_function f, int small, int big, int trials,
+                          rt_gpu_overhead *o)
 {
     double v[MAX_TRIALS];
     for (int t = 0; t < trials; t++) {
@@ -141,7 +142,7 @@ int gpu_overhead_graph(gpu *g, rt_cu_function f, int small, int big, int trials,
             return -1;
         v[t] = (b - a) / (big - small);
     }
-    o->seconds = gpu_stat_of(v, trials);
+    o->seconds = rt_gpu_stat_of(v, trials);
     o->launches = (long)(small + big) * 7 * trials;
     snprintf(o->method, sizeof o->method,
              "per node of a CUDA graph: a chain of %d and one of %d empty <<<1,1>>> kernels "

@@ -15,7 +15,7 @@
 #define SELF_ITERS_WGMMA 129 /* odd: wgmma.cu */
 
 /* The quantity a kernel's work falls under in a profile (metrics.json's names). */
-static void quantity_of(const gpu_compute_kernel *k, int sm, char *q, size_t n)
+static void quantity_of(const rt_gpu_compute_kernel *k, int sm, char *q, size_t n)
 {
     const char *type = strchr(k->kernel, '_') + 1; /* fp64, fp16, tf32, int8 ... */
     if (k->mod == MOD_FMA)
@@ -27,26 +27,26 @@ static void quantity_of(const gpu_compute_kernel *k, int sm, char *q, size_t n)
         snprintf(q, n, "flops.tensor_%s", type);
 }
 
-static int run_compute(gpu *g, const gpu_compute_kernel *k, FILE *out, int *ran)
+static int run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, FILE *out, int *ran)
 {
     rt_cu_function f;
     unsigned grid, block = k->block ? k->block : BLOCK;
     *ran = 0;
-    if (!gpu_unit_of(k, g->sm) || !g->mod[k->mod])
+    if (!rt_gpu_unit_of(k, g->sm) || !g->mod[k->mod])
         return 0;
-    if (gpu_get_fn(g, k->mod, k->kernel, &f) || gpu_one_wave_of(g, f, block, 0, &grid))
+    if (rt_gpu_get_fn(g, k->mod, k->kernel, &f) || rt_gpu_one_wave_of(g, f, block, 0, &grid))
         return -1;
     int iters = k->mod == MOD_WGMMA ? SELF_ITERS_WGMMA : SELF_ITERS;
     float b = 0.75f, c = 0.25f;
     void *pf[] = {&g->meta, &g->out, &iters, &b, &c};
     void *pm[] = {&g->meta, &g->out, &iters};
     double sec, meta[4];
-    if (gpu_timed_of(g, f, grid, block, 0, k->mod == MOD_FMA ? pf : pm, &sec, meta))
+    if (rt_gpu_timed_of(g, f, grid, block, 0, k->mod == MOD_FMA ? pf : pm, &sec, meta))
         return -1;
     if (meta[0] <= 0)
         return 0; /* the instruction does not exist here */
     float out0 = 0;
-    if (gpu_ck(g, g->cu.MemcpyDtoH(&out0, g->out, sizeof out0), "cuMemcpyDtoH"))
+    if (rt_gpu_ck(g, g->cu.MemcpyDtoH(&out0, g->out, sizeof out0), "cuMemcpyDtoH"))
         return -1;
     double want = k->mod == MOD_FMA     ? c / (1.0 - b)
                   : k->mod == MOD_WGMMA ? meta[1]
@@ -66,11 +66,11 @@ static int run_compute(gpu *g, const gpu_compute_kernel *k, FILE *out, int *ran)
 }
 
 /* One pass of a stream kernel over `ws` bytes; its HBM bytes are what it reads (and writes). */
-static int run_stream(gpu *g, gpu_bw_kind kind, double ws, FILE *out)
+static int run_stream(rt_gpu_probe *g, rt_gpu_bw_kind kind, double ws, FILE *out)
 {
     rt_cu_function f;
     unsigned grid;
-    if (gpu_get_fn(g, MOD_MEM, gpu_bw_kernels[kind], &f) || gpu_one_wave(g, f, 0, &grid))
+    if (rt_gpu_get_fn(g, MOD_MEM, rt_gpu_bw_kernels[kind], &f) || rt_gpu_one_wave(g, f, 0, &grid))
         return -1;
     unsigned long long slice = (unsigned long long)(ws / 16 / grid);
     if ((double)slice * 16 * grid > (double)g->buf_bytes)
@@ -78,27 +78,27 @@ static int run_stream(gpu *g, gpu_bw_kind kind, double ws, FILE *out)
     int reps = 1;
     void *params[] = {&g->meta, &g->buf, &slice, &reps, &g->out};
     double sec, meta[4];
-    if (gpu_timed(g, f, grid, 0, params, &sec, meta))
+    if (rt_gpu_timed(g, f, grid, 0, params, &sec, meta))
         return -1;
     double bytes = (double)slice * 16 * grid * (kind == BW_RMW ? 2 : 1);
-    fprintf(out, "%s\tbytes.HBM\t%.17g\n", gpu_bw_kernels[kind], bytes);
+    fprintf(out, "%s\tbytes.HBM\t%.17g\n", rt_gpu_bw_kernels[kind], bytes);
     return 0;
 }
 
 int rt_gpu_selfcheck_kernels(int device, FILE *out, int *n_kernels, rt_error *err)
 {
-    gpu g;
+    rt_gpu_probe g;
     memset(&g, 0, sizeof g);
     rt_gpu_measurement *r = rt_gpu_measurement_new();
     int rc = -1;
     *n_kernels = 0;
-    if (gpu_open(&g, device, r, err))
+    if (rt_gpu_open(&g, device, r, err))
         goto done;
     fprintf(out, "# rooftime self-check manifest: kernel, quantity, expected; %s sm_%d\n",
             r->device, g.sm);
-    for (size_t i = 0; i < gpu_n_compute; i++) {
+    for (size_t i = 0; i < rt_gpu_n_compute; i++) {
         int ran;
-        if (run_compute(&g, &gpu_compute_kernels[i], out, &ran))
+        if (run_compute(&g, &rt_gpu_compute_kernels[i], out, &ran))
             goto done;
         *n_kernels += ran;
     }
@@ -107,9 +107,9 @@ int rt_gpu_selfcheck_kernels(int device, FILE *out, int *n_kernels, rt_error *er
     if (ws > 0.5 * r->mem_bytes)
         ws = 0.5 * r->mem_bytes;
     g.buf_bytes = (size_t)ws;
-    if (gpu_ck(&g, g.cu.MemAlloc(&g.buf, g.buf_bytes), "cuMemAlloc (stream buffer)") ||
-        gpu_ck(&g, g.cu.MemsetD32(g.buf, 0, g.buf_bytes / 4), "cuMemsetD32") ||
-        gpu_ck(&g, g.cu.CtxSynchronize(), "cuCtxSynchronize"))
+    if (rt_gpu_ck(&g, g.cu.MemAlloc(&g.buf, g.buf_bytes), "cuMemAlloc (stream buffer)") ||
+        rt_gpu_ck(&g, g.cu.MemsetD32(g.buf, 0, g.buf_bytes / 4), "cuMemsetD32") ||
+        rt_gpu_ck(&g, g.cu.CtxSynchronize(), "cuCtxSynchronize"))
         goto done;
     if (run_stream(&g, BW_READ, ws, out) || run_stream(&g, BW_RMW, ws, out))
         goto done;
@@ -118,7 +118,7 @@ int rt_gpu_selfcheck_kernels(int device, FILE *out, int *n_kernels, rt_error *er
     if (rc)
         rt_error_set(err, "self-check: cannot write the manifest");
 done:
-    gpu_close(&g);
+    rt_gpu_close(&g);
     rt_gpu_measurement_free(r);
     return rc;
 }

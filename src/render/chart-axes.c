@@ -77,13 +77,10 @@ static void title_fit(rt_chart *ch)
     const char *title = ch->spec->title;
     char buf[256];
     if (!title) {
-        static const char *const names[RT_VIEW_N] = {"Roofline", "Complexity plane", "Time plane",
-                                                     "4D complexity-time roofline"};
-        snprintf(buf, sizeof buf, "%s, %s, %s mode%s", names[ch->spec->view],
+        snprintf(buf, sizeof buf, "%s, %s, %s mode%s", ch->view->title,
                  ch->m->name ? ch->m->name : "machine", rt_mode_name(ch->a->mode),
-                 ch->spec->view != RT_VIEW_ROOFLINE && ch->spec->points == RT_POINTS_KERNELS
-                     ? ", kernels"
-                     : "");
+                 !ch->view->places_kernels && ch->spec->points == RT_POINTS_KERNELS ? ", kernels"
+                                                                                    : "");
         title = buf;
     }
     double avail = ch->W - 24, w, h;

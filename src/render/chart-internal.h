@@ -86,8 +86,29 @@ typedef struct rt_key {
     bool items; /* place is per item */
 } rt_key;
 
-typedef struct rt_chart {
+typedef struct rt_chart rt_chart;
+/* The legend being built (chart-legend.c). */
+typedef struct rt_legend_list rt_legend_list;
+
+/* One chart view (chart-views.c holds the table, indexed by rt_view). */
+typedef struct rt_view_desc {
+    const char *name;           /* on the command line, in the report's file names */
+    const char *title;          /* in the chart's default title */
+    rt_mode default_mode;       /* unless the caller gives one */
+    bool seconds_axes;          /* top and right axes in seconds */
+    bool places_kernels;        /* draws kernels whatever spec->points says */
+    bool closed_open;           /* complexity closed and time open: fill_by becomes a shape */
+    bool hier_levels;           /* in hier mode colour shows the memory level */
+    const char *overhead_label; /* the legend's name of the overhead rectangles */
+    int (*draw)(rt_chart *ch, rt_error *err);
+    /* the legend's entries after the tag keys */
+    void (*legend)(const rt_chart *ch, rt_legend_list *l);
+} rt_view_desc;
+extern const rt_view_desc rt_views[RT_VIEW_N];
+
+struct rt_chart {
     const rt_chart_spec *spec;
+    const rt_view_desc *view; /* &rt_views[spec->view] */
     const rt_analysis *a;
     const rt_machine *m;
     rt_draw *d;
@@ -136,7 +157,7 @@ typedef struct rt_chart {
     char title[2][256];
     int title_lines;
     double title_size;
-} rt_chart;
+};
 
 /* chart.c: selection, families, layout driver */
 const char *rt_chart_cfg_tag(const rt_analysis *a, size_t c, const char *key);
@@ -145,7 +166,7 @@ const char *rt_chart_item_tag(const rt_analysis *a, size_t i, const char *key);
  * places each kernel, the complexity, time and 4D views place configs. */
 static inline bool rt_chart_draws_items(const rt_chart *ch)
 {
-    return ch->spec->view == RT_VIEW_ROOFLINE || ch->spec->points == RT_POINTS_KERNELS;
+    return ch->view->places_kernels || ch->spec->points == RT_POINTS_KERNELS;
 }
 
 void rt_chart_roofs_pick(rt_chart *ch);
@@ -211,6 +232,9 @@ void rt_chart_line_labels_place(rt_chart *ch);
 /* chart-legend.c */
 double rt_chart_legend_width(rt_chart *ch); /* computes the entries' width */
 void rt_chart_legend(rt_chart *ch);
+/* The entries of the roofline, and of the complexity, time and 4D planes. */
+void rt_chart_legend_roofline(const rt_chart *ch, rt_legend_list *l);
+void rt_chart_legend_planes(const rt_chart *ch, rt_legend_list *l);
 
 /* The views */
 int rt_chart_roofline(rt_chart *ch, rt_error *err);

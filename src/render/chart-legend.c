@@ -58,7 +58,7 @@ static void key_entries(const rt_chart *ch, const rt_key *k, int what, entry *e,
         n_shown += shown(ch, k->drawn[i]);
     if (n_shown == 0)
         return;
-    bool hier_roof = ch->spec->view == RT_VIEW_ROOFLINE && ch->a->mode == RT_MODE_HIER;
+    bool hier_roof = ch->view->hier_levels && ch->a->mode == RT_MODE_HIER;
     /* The header names the channel: a tag asked for colour may show as shape, and says so. */
     const char *channel = what == 0   ? (hier_roof ? "shape" : "colour")
                           : what == 1 ? "shape"
@@ -94,77 +94,85 @@ static void key_entries(const rt_chart *ch, const rt_key *k, int what, entry *e,
     }
 }
 
+struct rt_legend_list {
+    entry *e;
+    size_t n;
+};
+
+void rt_chart_legend_roofline(const rt_chart *ch, rt_legend_list *l)
+{
+    entry *e = l->e;
+    size_t n = l->n;
+    if (ch->a->mode == RT_MODE_HIER) {
+        add(e, &n, (entry){.kind = E_HEADER, .text = "colour: memory level"});
+        for (size_t lv = 0; lv < ch->m->n_levels; lv++) {
+            if (!ch->level_on[lv])
+                continue;
+            entry v = {.kind = E_MARKER,
+                       .m = {.size = 9,
+                             .width = 1.4,
+                             .filled = true,
+                             .color = rt_palette_level(lv, ch->m->n_levels)}};
+            text_copy(v.text, ch->m->levels[lv].name);
+            add(e, &n, v);
+        }
+    }
+    if (ch->n_sel_items > 0 && shown(ch, ch->n_drawn[0] > 0))
+        add(e, &n, (entry){.kind = E_HEADER, .text = "area: share of time"});
+    l->n = n;
+}
+
+void rt_chart_legend_planes(const rt_chart *ch, rt_legend_list *l)
+{
+    entry *e = l->e;
+    size_t n = l->n;
+    bool is_4d = ch->view->closed_open;
+    bool closed = is_4d && shown(ch, ch->n_drawn[0] > 0),
+         open = is_4d && shown(ch, ch->n_drawn[1] > 0);
+    bool solid = ch->family && shown(ch, ch->traj_drawn[0]),
+         dashed = ch->family && is_4d && shown(ch, ch->traj_drawn[1]);
+    bool boxes = shown(ch, ch->n_oh_drawn > 0);
+    if (closed || open || solid || dashed || boxes)
+        add(e, &n, (entry){.kind = E_HEADER, .text = "symbols"});
+    if (closed)
+        add(e, &n,
+            (entry){.kind = E_MARKER,
+                    .m = {.size = 9, .width = 1.4, .color = RT_INK, .filled = true},
+                    .text = "complexity (Q, W)"});
+    if (open)
+        add(e, &n,
+            (entry){.kind = E_MARKER,
+                    .m = {.size = 9, .width = 1.4, .color = RT_INK, .filled = false},
+                    .text = "time x peaks"});
+    if (solid) {
+        entry v = {.kind = E_LINE, .s = {.color = RT_INK, .width = 1.5}};
+        snprintf(v.text, sizeof v.text, "%s%.40s", is_4d ? "complexity, " : "by ", ch->family);
+        add(e, &n, v);
+    }
+    if (dashed) {
+        entry o = {.kind = E_LINE, .s = {.color = RT_INK, .width = 1.5, .dash = 1}};
+        snprintf(o.text, sizeof o.text, "time, %.40s", ch->family);
+        add(e, &n, o);
+    }
+    if (boxes) {
+        entry r = {.kind = E_RECT, .s = {.color = RT_INK, .width = 1, .dash = 1}};
+        snprintf(r.text, sizeof r.text, "%s", ch->view->overhead_label);
+        add(e, &n, r);
+    }
+    l->n = n;
+}
+
 static size_t build(const rt_chart *ch, entry *e)
 {
     size_t n = 0;
-    bool hier_roof = ch->spec->view == RT_VIEW_ROOFLINE && ch->a->mode == RT_MODE_HIER;
+    bool hier_roof = ch->view->hier_levels && ch->a->mode == RT_MODE_HIER;
     key_entries(ch, &ch->series, 0, e, &n);
     if (!(hier_roof && ch->series.tag) && !rt_chart_fill_is_shape(ch))
         key_entries(ch, &ch->marker, 1, e, &n);
     key_entries(ch, &ch->fill, 2, e, &n);
-    switch (ch->spec->view) {
-    case RT_VIEW_ROOFLINE:
-        if (hier_roof) {
-            add(e, &n, (entry){.kind = E_HEADER, .text = "colour: memory level"});
-            for (size_t l = 0; l < ch->m->n_levels; l++) {
-                if (!ch->level_on[l])
-                    continue;
-                entry v = {.kind = E_MARKER,
-                           .m = {.size = 9,
-                                 .width = 1.4,
-                                 .filled = true,
-                                 .color = rt_palette_level(l, ch->m->n_levels)}};
-                text_copy(v.text, ch->m->levels[l].name);
-                add(e, &n, v);
-            }
-        }
-        if (ch->n_sel_items > 0 && shown(ch, ch->n_drawn[0] > 0))
-            add(e, &n, (entry){.kind = E_HEADER, .text = "area: share of time"});
-        break;
-    case RT_VIEW_COMPLEXITY:
-    case RT_VIEW_TIME:
-    case RT_VIEW_4D: {
-        bool is_4d = ch->spec->view == RT_VIEW_4D;
-        bool closed = is_4d && shown(ch, ch->n_drawn[0] > 0),
-             open = is_4d && shown(ch, ch->n_drawn[1] > 0);
-        bool solid = ch->family && shown(ch, ch->traj_drawn[0]),
-             dashed = ch->family && is_4d && shown(ch, ch->traj_drawn[1]);
-        bool boxes = shown(ch, ch->n_oh_drawn > 0);
-        if (closed || open || solid || dashed || boxes)
-            add(e, &n, (entry){.kind = E_HEADER, .text = "symbols"});
-        if (closed)
-            add(e, &n,
-                (entry){.kind = E_MARKER,
-                        .m = {.size = 9, .width = 1.4, .color = RT_INK, .filled = true},
-                        .text = "complexity (Q, W)"});
-        if (open)
-            add(e, &n,
-                (entry){.kind = E_MARKER,
-                        .m = {.size = 9, .width = 1.4, .color = RT_INK, .filled = false},
-                        .text = "time x peaks"});
-        if (solid) {
-            entry v = {.kind = E_LINE, .s = {.color = RT_INK, .width = 1.5}};
-            snprintf(v.text, sizeof v.text, "%s%.40s", is_4d ? "complexity, " : "by ", ch->family);
-            add(e, &n, v);
-        }
-        if (dashed) {
-            entry o = {.kind = E_LINE, .s = {.color = RT_INK, .width = 1.5, .dash = 1}};
-            snprintf(o.text, sizeof o.text, "time, %.40s", ch->family);
-            add(e, &n, o);
-        }
-        if (boxes) {
-            entry r = {.kind = E_RECT, .s = {.color = RT_INK, .width = 1, .dash = 1}};
-            snprintf(r.text, sizeof r.text, "%s",
-                     ch->spec->view == RT_VIEW_TIME ? "overhead region (n\xcf\x84)"
-                                                    : "overhead box");
-            add(e, &n, r);
-        }
-        break;
-    }
-    default:
-        break;
-    }
-    return n;
+    rt_legend_list l = {.e = e, .n = n};
+    ch->view->legend(ch, &l);
+    return l.n;
 }
 
 double rt_chart_legend_width(rt_chart *ch)

@@ -38,75 +38,13 @@ static double marker_size(double share)
     return fmin(5 + 24 * sqrt(fmax(share, 0)), 30);
 }
 
-int rt_chart_roofline(rt_chart *ch, rt_error *err)
+/* The roofs, the diagonals and the launch-overhead ceiling oh: on the chart when oh_shown, else
+ * marked at the edge it lies beyond when finite. */
+static void draw_ceilings(rt_chart *ch, double pmax, double bmax, double oh, bool oh_finite,
+                          bool oh_shown)
 {
-    const rt_analysis *a = ch->a;
     const rt_machine *m = ch->m;
-    bool hier = a->mode == RT_MODE_HIER;
-    if (m->n_units == 0 || m->n_levels == 0) {
-        rt_error_set(err, "machine '%s' has no compute units or no memory levels to draw",
-                     m->name ? m->name : "");
-        return -1;
-    }
-    double total_t = 0, total_w = 0, total_n = 0, zero_t = 0;
-    size_t n_zero = 0;
-    for (size_t i = 0; i < a->n_items; i++) {
-        if (!ch->sel_item[i])
-            continue;
-        total_t += a->items[i].v.time;
-        total_w += a->items[i].v.W;
-        total_n += a->items[i].v.n;
-        if (a->items[i].v.zero_ai) { /* bytes and no FLOPs; count-less kernels: chart.c */
-            n_zero++;
-            zero_t += a->items[i].v.time;
-        }
-    }
-    double pmax = 0, bmax = 0, pmin = INFINITY;
-    rt_range rx = {0}, ry = {0};
-    for (size_t u = 0; u < m->n_units; u++)
-        if (unit_shown(ch, u)) {
-            pmax = fmax(pmax, m->units[u].flops);
-            pmin = fmin(pmin, m->units[u].flops);
-            rt_range_add(&ry, m->units[u].flops);
-        }
-    for (size_t l = 0; l < m->n_levels; l++)
-        if (level_shown(ch, l))
-            bmax = fmax(bmax, m->levels[l].bytes_per_s);
-    for (size_t u = 0; u < m->n_units; u++)
-        for (size_t l = 0; l < m->n_levels; l++)
-            if (unit_shown(ch, u) && level_shown(ch, l) && m->levels[l].bytes_per_s > 0)
-                rt_range_add(&rx, m->units[u].flops / m->levels[l].bytes_per_s);
-    size_t n_pts = 0;
-    for (size_t i = 0; i < a->n_items; i++) {
-        if (!ch->sel_item[i] || !(a->items[i].v.W > 0) || !(a->items[i].v.time > 0))
-            continue;
-        for (size_t l = 0; l < m->n_levels; l++) {
-            if (!level_shown(ch, l))
-                continue;
-            double ai = item_ai(ch, i, l);
-            if (ai > 0 && isfinite(ai)) {
-                rt_range_add(&rx, ai);
-                rt_range_add(&ry, a->items[i].v.perf);
-                n_pts++;
-            }
-            if (!hier)
-                break;
-        }
-    }
-    /* The overhead ceiling of what is drawn: inside the axes the data and the roofs need, or
-     * marked at the edge it lies beyond (it never stretches the axes). */
-    double oh = rt_overhead_ceiling(total_w, total_n, m->tau);
-    rt_range_axis(&rx, 3, &ch->x);
-    rt_range_axis(&ry, 2, &ch->y);
-    bool oh_finite = oh > 0 && isfinite(oh);
-    bool oh_shown = oh_finite && log10(oh) >= ch->y.lo && log10(oh) <= ch->y.hi;
-    ch->x.label = "Arithmetic intensity (FLOP/byte)";
-    ch->x.scale_exp = 0;
-    ch->y.label = "Performance (GFLOP/s)";
-    ch->y.scale_exp = 9;
-    rt_chart_layout(ch);
-    rt_chart_frame(ch);
-
+    bool hier = ch->a->mode == RT_MODE_HIER;
     double xl = pow(10, ch->x.lo), xh = pow(10, ch->x.hi);
     rt_draw_group(ch->d, "ceilings");
     /* Diagonals up to the highest roof, roofs from the highest diagonal on. */
@@ -162,7 +100,16 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
                       above ? "above" : "below", above ? "top" : "bottom");
     }
     rt_draw_group(ch->d, NULL);
+}
 
+/* Every selected kernel with FLOPs and time, at its AI per shown level, sized by its share of
+ * total_t; the N longest labelled. *labelled: labels placed; *n_nobytes: kernels with FLOPs but
+ * no finite AI at any shown level. */
+static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, size_t *n_nobytes_out)
+{
+    const rt_analysis *a = ch->a;
+    const rt_machine *m = ch->m;
+    bool hier = a->mode == RT_MODE_HIER;
     /* Kernels, largest first so small ones stay visible on top. */
     size_t *order = rt_analysis_items_by_time(a);
     size_t max_labels = ch->spec->max_labels ? ch->spec->max_labels : 8, labelled = 0;
@@ -244,6 +191,82 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
     }
     rt_draw_group(ch->d, NULL);
     free(order);
+    *labelled_out = labelled;
+    *n_nobytes_out = n_nobytes;
+}
+
+int rt_chart_roofline(rt_chart *ch, rt_error *err)
+{
+    const rt_analysis *a = ch->a;
+    const rt_machine *m = ch->m;
+    bool hier = a->mode == RT_MODE_HIER;
+    if (m->n_units == 0 || m->n_levels == 0) {
+        rt_error_set(err, "machine '%s' has no compute units or no memory levels to draw",
+                     m->name ? m->name : "");
+        return -1;
+    }
+    double total_t = 0, total_w = 0, total_n = 0, zero_t = 0;
+    size_t n_zero = 0;
+    for (size_t i = 0; i < a->n_items; i++) {
+        if (!ch->sel_item[i])
+            continue;
+        total_t += a->items[i].v.time;
+        total_w += a->items[i].v.W;
+        total_n += a->items[i].v.n;
+        if (a->items[i].v.zero_ai) { /* bytes and no FLOPs; count-less kernels: chart.c */
+            n_zero++;
+            zero_t += a->items[i].v.time;
+        }
+    }
+    double pmax = 0, bmax = 0, pmin = INFINITY;
+    rt_range rx = {0}, ry = {0};
+    for (size_t u = 0; u < m->n_units; u++)
+        if (unit_shown(ch, u)) {
+            pmax = fmax(pmax, m->units[u].flops);
+            pmin = fmin(pmin, m->units[u].flops);
+            rt_range_add(&ry, m->units[u].flops);
+        }
+    for (size_t l = 0; l < m->n_levels; l++)
+        if (level_shown(ch, l))
+            bmax = fmax(bmax, m->levels[l].bytes_per_s);
+    for (size_t u = 0; u < m->n_units; u++)
+        for (size_t l = 0; l < m->n_levels; l++)
+            if (unit_shown(ch, u) && level_shown(ch, l) && m->levels[l].bytes_per_s > 0)
+                rt_range_add(&rx, m->units[u].flops / m->levels[l].bytes_per_s);
+    size_t n_pts = 0;
+    for (size_t i = 0; i < a->n_items; i++) {
+        if (!ch->sel_item[i] || !(a->items[i].v.W > 0) || !(a->items[i].v.time > 0))
+            continue;
+        for (size_t l = 0; l < m->n_levels; l++) {
+            if (!level_shown(ch, l))
+                continue;
+            double ai = item_ai(ch, i, l);
+            if (ai > 0 && isfinite(ai)) {
+                rt_range_add(&rx, ai);
+                rt_range_add(&ry, a->items[i].v.perf);
+                n_pts++;
+            }
+            if (!hier)
+                break;
+        }
+    }
+    /* The overhead ceiling of what is drawn: inside the axes the data and the roofs need, or
+     * marked at the edge it lies beyond (it never stretches the axes). */
+    double oh = rt_overhead_ceiling(total_w, total_n, m->tau);
+    rt_range_axis(&rx, 3, &ch->x);
+    rt_range_axis(&ry, 2, &ch->y);
+    bool oh_finite = oh > 0 && isfinite(oh);
+    bool oh_shown = oh_finite && log10(oh) >= ch->y.lo && log10(oh) <= ch->y.hi;
+    ch->x.label = "Arithmetic intensity (FLOP/byte)";
+    ch->x.scale_exp = 0;
+    ch->y.label = "Performance (GFLOP/s)";
+    ch->y.scale_exp = 9;
+    rt_chart_layout(ch);
+    rt_chart_frame(ch);
+
+    draw_ceilings(ch, pmax, bmax, oh, oh_finite, oh_shown);
+    size_t labelled, n_nobytes;
+    draw_kernels(ch, total_t, &labelled, &n_nobytes);
     if (labelled)
         rt_chart_note(ch,
                       "labels K1, K2 ...: the %zu longest kernels, numbered as in the report's "

@@ -138,7 +138,7 @@ rt_marker_shape rt_chart_shape(size_t i)
 
 bool rt_chart_fill_is_shape(const rt_chart *ch)
 {
-    return ch->spec->view == RT_VIEW_4D && ch->fill.tag && ch->fill.n > 1;
+    return ch->view->closed_open && ch->fill.tag && ch->fill.n > 1;
 }
 
 void rt_chart_style(const rt_chart *ch, size_t idx, bool is_item, rt_marker_style *m)

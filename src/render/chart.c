@@ -17,13 +17,6 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
-static const char *const view_names[RT_VIEW_N] = {"roofline", "complexity", "time", "4d"};
-
-const char *rt_view_name(rt_view v)
-{
-    return (unsigned)v < RT_VIEW_N ? view_names[v] : "?";
-}
-
 int rt_points_parse(const char *s, rt_points *out, rt_error *err)
 {
     if (s && strcasecmp(s, "configs") == 0)
@@ -35,17 +28,6 @@ int rt_points_parse(const char *s, rt_points *out, rt_error *err)
         return -1;
     }
     return 0;
-}
-
-int rt_view_parse(const char *s, rt_view *out, rt_error *err)
-{
-    for (int i = 0; i < RT_VIEW_N; i++)
-        if (s && strcasecmp(s, view_names[i]) == 0) {
-            *out = (rt_view)i;
-            return 0;
-        }
-    rt_error_set(err, "unknown view '%s' (roofline, complexity, time or 4d)", s ? s : "");
-    return -1;
 }
 
 void rt_chart_note(rt_chart *ch, const char *fmt, ...)
@@ -344,6 +326,7 @@ int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, r
     if (rt_chart_spec_check(spec, a, err) != 0)
         return -1;
     rt_chart ch = {.spec = spec,
+                   .view = &rt_views[spec->view],
                    .a = a,
                    .m = a->machine,
                    .d = d,
@@ -403,14 +386,12 @@ int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, r
         rt_key_build(&ch, &ch.fill, spec->fill_by);
     }
     rt_chart_roofs_pick(&ch);
-    ch.secondary = spec->view == RT_VIEW_4D;
+    ch.secondary = ch.view->seconds_axes;
     ch.legend_w = rt_chart_legend_width(&ch);
     for (size_t i = 0; i < spec->n_notes; i++)
         rt_chart_note(&ch, "%s", spec->notes[i]);
 
-    static int (*const views[RT_VIEW_N])(rt_chart *, rt_error *) = {
-        rt_chart_roofline, rt_chart_complexity, rt_chart_timeplane, rt_chart_4d};
-    if (views[spec->view](&ch, err) != 0)
+    if (ch.view->draw(&ch, err) != 0)
         goto out;
     ch.drawn_known = true;
     note_unknown(&ch);

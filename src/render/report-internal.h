@@ -8,6 +8,7 @@
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/render/report.h"
 #include "rooftime/util/error.h"
 
 /* report-findings.c: a findings structure as HTML. titled: an <h2> with the title, sections as
@@ -34,5 +35,18 @@ void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n);
 
 /* Escaped text (NULL prints nothing). */
 void rt_report_esc(FILE *fp, const char *s);
+
+/* report-splits.c: distinct values of the split tags in first-seen order, as filter lists
+ * "TAG=VALUE", each with a title and a slug unique among them (*out: heap, freed with
+ * rt_report_splits_free). */
+typedef struct rt_report_split {
+    char **where;
+    size_t n_where;
+    char *title, *slug;
+} rt_report_split;
+size_t rt_report_splits_build(const rt_analysis *a, const rt_report_opts *o, rt_report_split **out);
+void rt_report_splits_free(rt_report_split *s, size_t n);
+/* The tag as kernels spell it ("framework" finds "Framework"), or NULL when none carries it. */
+const char *rt_report_tag_find(const rt_analysis *a, const char *tag);
 
 #endif

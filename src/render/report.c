@@ -86,114 +86,8 @@ static void td_num(FILE *fp, double v, double scale)
         fprintf(fp, "<td>%.4g</td>", v / scale);
 }
 
-/* Distinct values of the split tags in first-seen order, as filter lists "TAG=VALUE". */
-typedef struct split {
-    char **where;
-    size_t n_where;
-    char *title, *slug;
-} split;
-
-static char *slugify(const char *s)
-{
-    char *o = rt_strdup(s);
-    size_t j = 0;
-    for (size_t i = 0; o[i]; i++) {
-        unsigned char c = (unsigned char)o[i];
-        if (isalnum(c))
-            o[j++] = (char)tolower(c);
-        else if (j && o[j - 1] != '-')
-            o[j++] = '-';
-    }
-    while (j && o[j - 1] == '-')
-        j--;
-    o[j] = '\0';
-    if (!j) {
-        free(o);
-        o = rt_strdup("all");
-    }
-    return o;
-}
-
-static size_t build_splits(const rt_analysis *a, const rt_report_opts *o, split **out)
-{
-    split *s = NULL;
-    size_t n = 0;
-    for (size_t i = 0; i < a->n_items; i++) {
-        char **w = rt_xcalloc(o->n_split_by + 1, sizeof *w);
-        size_t nw = 0;
-        for (size_t k = 0; k < o->n_split_by; k++) {
-            const char *v = rt_tags_get(&a->items[i].tags, o->split_by[k]);
-            if (v)
-                w[nw++] = rt_asprintf("%s=%s", o->split_by[k], v);
-        }
-        size_t j = 0;
-        for (; j < n; j++) {
-            bool same = s[j].n_where == nw;
-            for (size_t k = 0; k < nw && same; k++)
-                same = strcmp(s[j].where[k], w[k]) == 0;
-            if (same)
-                break;
-        }
-        if (j < n) {
-            for (size_t k = 0; k < nw; k++)
-                free(w[k]);
-            free(w);
-            continue;
-        }
-        s = rt_xrealloc(s, (n + 1) * sizeof *s);
-        size_t len = 1;
-        for (size_t k = 0; k < nw; k++)
-            len += strlen(w[k]) + 1;
-        char *title = rt_xcalloc(len, 1);
-        for (size_t k = 0; k < nw; k++) {
-            if (k)
-                strcat(title, " ");
-            strcat(title, w[k]);
-        }
-        s[n] = (split){.where = w, .n_where = nw, .title = title, .slug = slugify(title)};
-        /* Two titles can slug alike ("a b" and "a-b"): number the later ones. */
-        for (size_t k = 0; k < n; k++)
-            if (strcmp(s[k].slug, s[n].slug) == 0) {
-                char *t = rt_asprintf("%s-%zu", s[n].slug, n + 1);
-                free(s[n].slug);
-                s[n].slug = t;
-                break;
-            }
-        n++;
-    }
-    *out = s;
-    return n;
-}
-
-static void free_splits(split *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        for (size_t k = 0; k < s[i].n_where; k++)
-            free(s[i].where[k]);
-        free(s[i].where);
-        free(s[i].title);
-        free(s[i].slug);
-    }
-    free(s);
-}
-
-/* The tag as kernels spell it ("framework" finds "Framework"), or NULL when none carries it. */
-static const char *tag_find(const rt_analysis *a, const char *tag)
-{
-    if (!tag)
-        return NULL;
-    for (size_t i = 0; i < a->n_items; i++)
-        if (rt_tags_get(&a->items[i].tags, tag))
-            return tag;
-    for (size_t i = 0; i < a->n_items; i++)
-        for (size_t k = 0; k < a->items[i].tags.n; k++)
-            if (strcasecmp(a->items[i].tags.v[k].key, tag) == 0)
-                return a->items[i].tags.v[k].key;
-    return NULL;
-}
-
 /* Render one chart: write DIR/<slug>-<name>.svg and inline it into the page. */
-static int chart(FILE *html, const char *dir, const split *sp, const char *name,
+static int chart(FILE *html, const char *dir, const rt_report_split *sp, const char *name,
                  const rt_chart_spec *spec, const rt_analysis *a, rt_error *err)
 {
     char *svg = rt_chart_svg(spec, a, err);
@@ -457,14 +351,15 @@ static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles
     rt_report_coverage(html, profiles, n_profiles);
 
     /* Styling tags nobody carries are dropped, so one report call fits every profile. */
-    const char *series = o->series_by ? tag_find(a, o->series_by) : tag_find(a, "framework");
+    const char *series =
+        o->series_by ? rt_report_tag_find(a, o->series_by) : rt_report_tag_find(a, "framework");
     if (!series && !o->series_by)
-        series = tag_find(a, "implementation");
-    const char *fill = tag_find(a, o->fill_by ? o->fill_by : "precision");
-    const char *marker = tag_find(a, o->marker_by);
+        series = rt_report_tag_find(a, "implementation");
+    const char *fill = rt_report_tag_find(a, o->fill_by ? o->fill_by : "precision");
+    const char *marker = rt_report_tag_find(a, o->marker_by);
 
-    split *sp;
-    size_t ns = build_splits(a, o, &sp);
+    rt_report_split *sp;
+    size_t ns = rt_report_splits_build(a, o, &sp);
     int rc = 0;
     for (size_t s = 0; s < ns && rc == 0; s++) {
         fputs("<h2>Charts", html);
@@ -484,17 +379,20 @@ static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles
                               .text_scale = RT_REPORT_TEXT_SCALE,
                               .points = o->points,
                               .all_roofs = o->all_roofs};
-        static const char *const names[RT_VIEW_N] = {"roofline", "complexity", "time", "4d"};
         for (int v = 0; v < RT_VIEW_N && rc == 0; v++) {
             spec.view = (rt_view)v;
-            rc = chart(html, dir, &sp[s], names[v], &spec, a, err);
-            if (rc == 0 && v == RT_VIEW_ROOFLINE && hier) {
-                rc = chart(html, dir, &sp[s], "roofline-hier", &spec, hier, err);
+            const char *name = rt_view_name(spec.view);
+            rc = chart(html, dir, &sp[s], name, &spec, a, err);
+            /* a view drawn in hier mode by default also gets its hier chart */
+            if (rc == 0 && rt_view_default_mode(spec.view) == RT_MODE_HIER && hier) {
+                char hname[64];
+                snprintf(hname, sizeof hname, "%s-hier", name);
+                rc = chart(html, dir, &sp[s], hname, &spec, hier, err);
             }
         }
         fputs("</div>\n", html);
     }
-    free_splits(sp, ns);
+    rt_report_splits_free(sp, ns);
     if (rc != 0)
         return -1;
     rt_report_findings(html, o->findings, true);

@@ -42,9 +42,20 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
  */
 int rt_gpu_selfcheck_kernels(int device, FILE *out, int *n_kernels, rt_error *err);
 
-/* The kernel sources of data/gpu/ (NULL-terminated names, "fma.cu" ...), and one of them with the
- * shared prelude in front, ready for NVRTC (malloc'd; NULL with err when unreadable). */
-extern const char *const rt_gpu_kernel_sources[];
+/* One kernel module of data/gpu/ (gpu-modules.c): its source file, the extern "C" kernels it
+ * defines (NULL-terminated), and, when only_sm is not 0, the one architecture it is compiled for,
+ * as sm_<only_sm><feature> ("a": sm_90a). */
+typedef struct rt_gpu_module {
+    const char *source;
+    const char *const *kernels;
+    int only_sm;
+    const char *feature;
+} rt_gpu_module;
+/* Every module, ended by a row whose source is NULL. */
+extern const rt_gpu_module rt_gpu_modules[];
+
+/* One kernel source with the shared prelude in front, ready for NVRTC (malloc'd; NULL with err
+ * when unreadable). */
 char *rt_gpu_kernel_source(const char *name, rt_error *err);
 
 #endif

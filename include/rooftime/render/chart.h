@@ -16,9 +16,12 @@ typedef enum rt_view {
     RT_VIEW_N
 } rt_view;
 
-/* "roofline", "complexity", "time", "4d". */
+/* The views are one table (render/chart-views.c). "roofline", "complexity", "time", "4d". */
 const char *rt_view_name(rt_view v);
 int rt_view_parse(const char *s, rt_view *out, rt_error *err);
+/* The mode a view is drawn in unless one is given: hier for the roofline (every level), the
+ * paper's single mode elsewhere. */
+rt_mode rt_view_default_mode(rt_view v);
 
 typedef enum rt_points { RT_POINTS_CONFIGS = 0, RT_POINTS_KERNELS } rt_points;
 /* "configs", "kernels". */

@@ -1,4 +1,5 @@
-/* Helpers the commands share: comma lists, output files, loading profiles. */
+/* The inputs the commands share: comma lists, tags, the machine and the profiles, the analysis
+ * options (--reference, --tau, --mode), warnings. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -6,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli-util.h"
+#include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/comm.h"

@@ -1,6 +1,7 @@
-/* Helpers the commands share: comma lists, profiles, tags, warnings. */
-#ifndef ROOFTIME_CLI_UTIL_H
-#define ROOFTIME_CLI_UTIL_H
+/* The inputs the commands share: comma lists, tags, the machine and the profiles, the analysis
+ * options (--reference, --tau, --mode), warnings. */
+#ifndef ROOFTIME_CLI_INPUTS_H
+#define ROOFTIME_CLI_INPUTS_H
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
@@ -61,15 +62,6 @@ void cli_analysis_release(cli_analysis_opts *o);
  * on m and the profiles. 0, or the exit code of the usage error it printed (2). */
 int cli_analysis_apply(const cli_analysis_opts *o, const char *cmd, rt_machine *m, rt_profile **ps,
                        size_t n);
-
-/* `profile --gpu` (cmd-profile-gpu.c): run the command under the CUPTI collector and import. */
-typedef struct cli_gpu_opts {
-    int on, counters, per_launch;
-    int no_keep_images; /* with --counters: no raw images (default: run.cupti/ for run.json) */
-    const char *keep_dir;
-} cli_gpu_opts;
-int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *output,
-                    const rt_tags *tags);
 
 /* Print at most max warnings to stderr, then a count of the rest. The first max warnings; the count
  * of the rest and, when all is not NULL, the command or file that lists them all. */
