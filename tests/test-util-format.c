@@ -1,5 +1,6 @@
 /* Tests of util's number formatting and UTF-8 cutting: one spelling of each unit, aligned columns.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,6 +65,29 @@ static void test_utf8_prefix(void **state)
     assert_int_equal(rt_utf8_prefix(s, strlen(s), 0), 0);
 }
 
+static void test_parse_time(void **state)
+{
+    (void)state;
+    double s = -1;
+    assert_int_equal(rt_parse_time("4.2us", &s), 0);
+    assert_true(fabs(s - 4.2e-6) < 1e-18);
+    assert_int_equal(rt_parse_time("0.5 ms", &s), 0);
+    assert_true(fabs(s - 5e-4) < 1e-15);
+    assert_int_equal(rt_parse_time("2 µs", &s), 0);
+    assert_true(fabs(s - 2e-6) < 1e-18);
+    assert_int_equal(rt_parse_time("3e-6", &s), 0);
+    assert_true(fabs(s - 3e-6) < 1e-18);
+    assert_int_equal(rt_parse_time("7ns", &s), 0);
+    assert_true(fabs(s - 7e-9) < 1e-21);
+    s = 42;
+    assert_int_equal(rt_parse_time("fast", &s), -1);
+    assert_int_equal(rt_parse_time("4.2 min", &s), -1);
+    assert_int_equal(rt_parse_time("-1us", &s), -1);
+    assert_int_equal(rt_parse_time("inf", &s), -1);
+    assert_int_equal(rt_parse_time("", &s), -1);
+    assert_true(s == 42);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -71,6 +95,7 @@ int main(void)
         cmocka_unit_test(test_si),
         cmocka_unit_test(test_field_width),
         cmocka_unit_test(test_utf8_prefix),
+        cmocka_unit_test(test_parse_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

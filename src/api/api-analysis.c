@@ -20,6 +20,7 @@
 #include "rooftime/render/chart.h"
 #include "rooftime/render/draw.h"
 #include "rooftime/render/report.h"
+#include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
 struct rt_api_analysis {
@@ -61,27 +62,6 @@ static void free_list(char **l, size_t n)
     free(l);
 }
 
-/* "4.2us", "3e-6", "0.5 ms" as seconds, as --tau reads them (cli-inputs.c); -1 when not a time. */
-static int parse_time(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !isfinite(v) || v < 0)
-        return -1;
-    while (*end == ' ')
-        end++;
-    static const struct {
-        const char *unit;
-        double scale;
-    } units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9}};
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-        if (strcmp(end, units[i].unit) == 0) {
-            *out = v * units[i].scale;
-            return 0;
-        }
-    return -1;
-}
-
 rt_machine *api_copy_machine(const rt_machine *m)
 {
     json_t *j = rt_machine_to_json(m);
@@ -118,7 +98,7 @@ int api_apply_tau(rt_machine *m, rt_profile **ps, size_t n, const char *tau)
             rt_machine_set_str(&ps[i]->overhead, oh->name);
         return 0;
     }
-    if (parse_time(tau, &secs) == 0) {
+    if (rt_parse_time(tau, &secs) == 0) {
         m->tau = secs;
         rt_machine_set_str(&m->tau_method, "given with --tau");
         for (size_t i = 0; i < n; i++)

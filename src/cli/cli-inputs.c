@@ -18,6 +18,7 @@
 #include "rooftime/formats/comm-json.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
+#include "rooftime/util/format.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
@@ -170,27 +171,6 @@ int cli_analysis_option(cli_analysis_opts *o, int c, const char *arg)
     return 0;
 }
 
-/* "4.2us", "3e-6", "0.5 ms" as seconds; -1 when it is not a time. */
-static int parse_time(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !isfinite(v) || v < 0)
-        return -1;
-    while (*end == ' ')
-        end++;
-    static const struct {
-        const char *unit;
-        double scale;
-    } units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9}};
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-        if (strcmp(end, units[i].unit) == 0) {
-            *out = v * units[i].scale;
-            return 0;
-        }
-    return -1;
-}
-
 int cli_analysis_apply(const cli_analysis_opts *o, const char *cmd, rt_machine *m, rt_profile **ps,
                        size_t n)
 {
@@ -208,7 +188,7 @@ int cli_analysis_apply(const cli_analysis_opts *o, const char *cmd, rt_machine *
     if (oh) {
         for (size_t i = 0; i < n; i++)
             rt_machine_set_str(&ps[i]->overhead, oh->name);
-    } else if (parse_time(o->tau, &secs) == 0) {
+    } else if (rt_parse_time(o->tau, &secs) == 0) {
         m->tau = secs;
         rt_machine_set_str(&m->tau_method, "given with --tau");
         for (size_t i = 0; i < n; i++)

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rooftime/util/format.h"
 
@@ -103,4 +104,24 @@ int rt_fmt_field(const char *s, int width)
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
         extra += (*p & 0xC0) == 0x80; /* continuation bytes take no column */
     return width + extra;
+}
+
+int rt_parse_time(const char *s, double *seconds)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v) || v < 0)
+        return -1;
+    while (*end == ' ')
+        end++;
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *seconds = v * units[i].scale;
+            return 0;
+        }
+    return -1;
 }

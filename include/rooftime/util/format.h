@@ -24,4 +24,8 @@ void rt_fmt_bytes(char *buf, size_t n, double bytes);
  * is two bytes and one column). */
 int rt_fmt_field(const char *s, int width);
 
+/* A time as people write it, back into seconds: "4.2us", "3e-6", "0.5 ms", "2 µs" (s, ms, us,
+ * µs, ns, or no unit for seconds). 0, or -1 when s is not a finite time >= 0 in those units. */
+int rt_parse_time(const char *s, double *seconds);
+
 #endif
