@@ -91,10 +91,8 @@ static void test_parse_time(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seconds),
-        cmocka_unit_test(test_si),
-        cmocka_unit_test(test_field_width),
-        cmocka_unit_test(test_utf8_prefix),
+        cmocka_unit_test(test_seconds),     cmocka_unit_test(test_si),
+        cmocka_unit_test(test_field_width), cmocka_unit_test(test_utf8_prefix),
         cmocka_unit_test(test_parse_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

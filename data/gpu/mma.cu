@@ -6,7 +6,7 @@
 #define NACC 4
 #define UNROLL 2
 
-#define MMA_LOOP(BODY)                                                                            \
+#define MMA_LOOP(BODY)                                                                             \
     for (int i = 0; i < iters; i++) {                                                              \
         _Pragma("unroll") for (int u = 0; u < UNROLL; u++)                                         \
             _Pragma("unroll") for (int k = 0; k < NACC; k++) BODY                                  \

@@ -1,6 +1,7 @@
 /* The probe's kernel modules, one row each: the source under data/gpu/, the kernels it defines,
  * and the architecture it is compiled for. Adding a module is one row here and one .cu file; its
- * compute kernels get a row in rt_rt_gpu_compute_kernels (gpu-kernels.c) naming the unit they measure.
+ * compute kernels get a row in rt_rt_gpu_compute_kernels (gpu-kernels.c) naming the unit they
+ * measure.
  */
 #include "gpu-internal.h"
 

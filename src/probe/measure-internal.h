@@ -198,7 +198,8 @@ int rt_overhead_openmp(int threads, int trials, long regions, rt_stat *sec, rt_e
 int rt_overhead_opencl(int trials, long launches, rt_stat *sec, char *device_name, size_t name_len,
                        rt_error *err);
 
-/* ---- one layer up (measure-framework-overhead.c): 0, or 1 with the reason in err when it cannot run ---- */
+/* ---- one layer up (measure-framework-overhead.c): 0, or 1 with the reason in err when it cannot
+ * run ---- */
 
 /* Seconds per PyTorch eager op (a one-element add, one thread) timed in `python`; version gets
  * torch's version. */
