@@ -35,33 +35,6 @@ struct rt_api_analysis {
     rt_analysis *by_mode[2]; /* computed when first asked for, per mode */
 };
 
-/* "a,b,c" into heap strings (cli_split_list's rule: blanks before a name and empty names go). */
-static char **split_list(const char *s, size_t *n)
-{
-    *n = 0;
-    if (!s)
-        return NULL;
-    char **out = NULL;
-    char *copy = rt_strdup(s), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        while (*t == ' ')
-            t++;
-        if (!*t)
-            continue;
-        out = rt_xrealloc(out, (*n + 1) * sizeof *out);
-        out[(*n)++] = rt_strdup(t);
-    }
-    free(copy);
-    return out;
-}
-
-static void free_list(char **l, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(l[i]);
-    free(l);
-}
-
 rt_machine *api_copy_machine(const rt_machine *m)
 {
     json_t *j = rt_machine_to_json(m);
@@ -161,8 +134,8 @@ rt_api_analysis *rt_api_analyze(const rt_machine *m, rt_profile *const *ps, size
     }
     if (tau && api_apply_tau(a->m, a->ps, a->n, tau) != 0)
         goto fail;
-    a->group = split_list(group_by, &a->n_group);
-    a->ignore = split_list(ignore, &a->n_ignore);
+    a->group = rt_split_list(group_by, &a->n_group);
+    a->ignore = rt_split_list(ignore, &a->n_ignore);
     return a;
 fail:
     rt_api_analysis_free(a);
@@ -294,7 +267,7 @@ char *rt_api_analysis_svg(rt_api_analysis *a, const rt_api_plot_opts *o)
     rt_error err;
     if (an && !(svg = rt_chart_svg(&spec, an, &err)))
         api_fail("%s", err.msg);
-    free_list(where, n_where);
+    rt_free_list(where, n_where);
     return svg;
 }
 
@@ -323,7 +296,7 @@ int rt_api_analysis_plot(rt_api_analysis *a, const rt_api_plot_opts *o, const ch
     rt_analysis *an = plot_spec(a, o, &spec, &where, &n_where);
     if (an && (rc = rt_chart_render(&spec, an, path, &err)) != 0)
         api_fail("%s", err.msg);
-    free_list(where, n_where);
+    rt_free_list(where, n_where);
     return rc;
 }
 
@@ -354,7 +327,7 @@ int rt_api_analysis_report(rt_api_analysis *a, const rt_api_report_opts *o, cons
         return -1;
     }
     size_t n_split = 0;
-    char **split = split_list(o->split_by, &n_split);
+    char **split = rt_split_list(o->split_by, &n_split);
     rt_findings *callouts = rt_analysis_findings(an);
     rt_findings *summary = rt_analysis_summary(an, &hints);
     rt_report_opts ro = {.title = o->title,
@@ -373,7 +346,7 @@ int rt_api_analysis_report(rt_api_analysis *a, const rt_api_report_opts *o, cons
     rt_findings_free(callouts);
     rt_findings_free(summary);
     rt_verdict_hints_release(&hints);
-    free_list(split, n_split);
+    rt_free_list(split, n_split);
     return rc;
 }
 
@@ -388,7 +361,7 @@ void rt_api_analysis_free(rt_api_analysis *a)
             rt_profile_free(a->ps[i]);
     free(a->ps);
     rt_machine_free(a->m);
-    free_list(a->group, a->n_group);
-    free_list(a->ignore, a->n_ignore);
+    rt_free_list(a->group, a->n_group);
+    rt_free_list(a->ignore, a->n_ignore);
     free(a);
 }

@@ -22,30 +22,6 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
-char **cli_split_list(const char *s, size_t *n)
-{
-    *n = 0;
-    char **out = NULL;
-    char *copy = rt_strdup(s), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        while (*t == ' ')
-            t++;
-        if (!*t)
-            continue;
-        out = rt_xrealloc(out, (*n + 1) * sizeof *out);
-        out[(*n)++] = rt_strdup(t);
-    }
-    free(copy);
-    return out;
-}
-
-void cli_free_list(char **list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(list[i]);
-    free(list);
-}
-
 int cli_comm_tag(rt_profile *p)
 {
     static rt_comm_patterns patterns;
@@ -154,12 +130,12 @@ int cli_analysis_option(cli_analysis_opts *o, int c, const char *arg)
         o->mode = arg;
         return 1;
     case 'g':
-        cli_free_list(o->group, o->n_group);
-        o->group = cli_split_list(arg, &o->n_group);
+        rt_free_list(o->group, o->n_group);
+        o->group = rt_split_list(arg, &o->n_group);
         return 1;
     case 'i':
-        cli_free_list(o->ignore, o->n_ignore);
-        o->ignore = cli_split_list(arg, &o->n_ignore);
+        rt_free_list(o->ignore, o->n_ignore);
+        o->ignore = rt_split_list(arg, &o->n_ignore);
         return 1;
     case CLI_OPT_REFERENCE:
         o->reference = arg;
@@ -226,8 +202,8 @@ int cli_analysis_finish(const cli_analysis_opts *o, const char *cmd, const char 
 
 void cli_analysis_release(cli_analysis_opts *o)
 {
-    cli_free_list(o->group, o->n_group);
-    cli_free_list(o->ignore, o->n_ignore);
+    rt_free_list(o->group, o->n_group);
+    rt_free_list(o->ignore, o->n_ignore);
     o->group = o->ignore = NULL;
     o->n_group = o->n_ignore = 0;
 }

@@ -9,9 +9,6 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
 
-/* "a,b,c" into heap strings; free with cli_free_list. */
-char **cli_split_list(const char *s, size_t *n);
-void cli_free_list(char **list, size_t n);
 /* Tag p's communication kernels (class=communication, core/comm.h) by the patterns of
  * data/comm/kernels.json, read once; -1 after printing the error when they cannot be read. */
 int cli_comm_tag(rt_profile *p);

@@ -44,7 +44,7 @@ static int expand_inputs(char **args, size_t n_args, char ***out, size_t *n_out)
         DIR *d = opendir(args[i]);
         if (!d) {
             cli_error("cannot read '%s': %s", args[i], strerror(errno));
-            cli_free_list(v, n);
+            rt_free_list(v, n);
             return -1;
         }
         size_t first = n;
@@ -60,7 +60,7 @@ static int expand_inputs(char **args, size_t n_args, char ***out, size_t *n_out)
         closedir(d);
         if (n == first) {
             cli_error("'%s' holds no .json profile", args[i]);
-            cli_free_list(v, n);
+            rt_free_list(v, n);
             return -1;
         }
         qsort(v + first, n - first, sizeof *v, cmp_str);
@@ -234,12 +234,12 @@ int cli_analyze_across(int argc, char **argv)
     /* A directory's profiles are inputs too: neither output may be one of them. */
     if ((rc = cli_output_check("analyze", o.output, paths, n)) != 0 ||
         (rc = cli_output_check("analyze", o.chart, paths, n)) != 0) {
-        cli_free_list(paths, n);
+        rt_free_list(paths, n);
         return rc;
     }
     if (mpi) {
         rc = cli_across_mpi(paths, n, &ao, &o);
-        cli_free_list(paths, n);
+        rt_free_list(paths, n);
         return rc;
     }
     rt_across *a = rt_across_new(&ao);
@@ -249,6 +249,6 @@ int cli_analyze_across(int argc, char **argv)
         rc = cli_across_write(a, &o, paths, n);
     }
     rt_across_free(a);
-    cli_free_list(paths, n);
+    rt_free_list(paths, n);
     return rc;
 }

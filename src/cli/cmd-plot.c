@@ -251,8 +251,8 @@ int cmd_plot(int argc, char **argv)
     rt_machine_free(m);
 out:
     cli_analysis_release(&o.in);
-    cli_free_list(o.where, o.n_where);
-    cli_free_list(notes, n_notes);
+    rt_free_list(o.where, o.n_where);
+    rt_free_list(notes, n_notes);
     return rc;
 }
 

@@ -19,6 +19,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/render/report.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 /* The report writes DIR/report.html and DIR/<chart>.svg: a usage error (2) when an input (the
  * profiles, or the machine when it is a file) is DIR itself or one of those names in DIR. */
@@ -83,8 +84,8 @@ int cmd_report(int argc, char **argv)
             fill = optarg;
             break;
         case 'S':
-            cli_free_list(split, n_split);
-            split = cli_split_list(optarg, &n_split);
+            rt_free_list(split, n_split);
+            split = rt_split_list(optarg, &n_split);
             break;
         case 't':
             title = optarg;
@@ -188,7 +189,7 @@ int cmd_report(int argc, char **argv)
 out:
     free(across_html);
     cli_analysis_release(&in);
-    cli_free_list(split, n_split);
+    rt_free_list(split, n_split);
     return rc;
 }
 

@@ -54,7 +54,7 @@ static int parse_flags(const char *opt, const char *list, bool *flags, int n,
                        int (*parse)(const char *, int *, rt_error *))
 {
     size_t m;
-    char **names = cli_split_list(list, &m);
+    char **names = rt_split_list(list, &m);
     for (int i = 0; i < n; i++)
         flags[i] = false;
     int rc = m ? 0 : -1;
@@ -73,7 +73,7 @@ static int parse_flags(const char *opt, const char *list, bool *flags, int n,
             flags[v] = true;
         }
     }
-    cli_free_list(names, m);
+    rt_free_list(names, m);
     return rc;
 }
 

@@ -162,3 +162,29 @@ char *rt_strdup_utf8(const char *s)
     *o = '\0';
     return out;
 }
+
+char **rt_split_list(const char *s, size_t *n)
+{
+    *n = 0;
+    if (!s)
+        return NULL;
+    char **out = NULL;
+    char *copy = rt_strdup(s), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (*t == ' ')
+            t++;
+        if (!*t)
+            continue;
+        out = rt_xrealloc(out, (*n + 1) * sizeof *out);
+        out[(*n)++] = rt_strdup(t);
+    }
+    free(copy);
+    return out;
+}
+
+void rt_free_list(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}

@@ -30,4 +30,9 @@ bool rt_utf8_valid(const char *s);
  * (the replacement character): the one rule every importer follows, so whatever is saved loads. */
 char *rt_strdup_utf8(const char *s);
 
+/* "a,b,c" into n heap strings (blanks before a name and empty names dropped); NULL and n = 0 for
+ * NULL or nothing. Free with rt_free_list. */
+char **rt_split_list(const char *s, size_t *n);
+void rt_free_list(char **list, size_t n);
+
 #endif
