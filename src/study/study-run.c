@@ -8,6 +8,7 @@
 
 #include "rooftime-config.h"
 #include "study-checks.h"
+#include "study-method.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/profile.h"
@@ -122,25 +123,6 @@ int rt_study_validate(const rt_study_opts *o, rt_error *err)
     return 0;
 }
 
-static char *method_text(int warmup, int iters, bool direct)
-{
-    return rt_asprintf(
-        "rooftime study: every kernel invocation timed with the monotonic clock around the call "
-        "(oneDNN: execute + stream wait), %d warm-up and %d measured iterations per config, "
-        "times and counts summed over the measured ones. FLOPs: exact formulas for the "
-        "algorithm run (direct loops and oneDNN's direct kernels: multiply-adds over the kernel "
-        "taps inside the input; im2col GEMM and oneDNN gemm kernels: over the padded columns; "
-        "GEMM 2MNK plus MN when accumulating; elementwise kernels counted per element, each libm "
-        "call one FLOP). Bytes: DRAM = compulsory traffic of each kernel's tensors, each read or "
-        "written once (oneDNN: the sizes of its memory descriptors); L1 = loads and stores "
-        "counted per loop iteration, for the C kernels only (OpenBLAS and oneDNN kernels have "
-        "none).%s",
-        warmup, iters,
-        direct ? " The direct loops are the correctness reference: they run at the default "
-                 "config only, with at most 1 warm-up and 3 measured iterations."
-               : "");
-}
-
 /* Torch's threads: as many as the OpenMP team of the other implementations (one per CPU), unless
  * OMP_NUM_THREADS sets both (torch reads it too). Torch's own default is the physical cores, one
  * on a 2-vCPU VM. 0: torch's choice. */
@@ -148,32 +130,6 @@ static int torch_threads(const rt_study_result *r)
 {
     const char *omp = getenv("OMP_NUM_THREADS");
     return omp && *omp ? 0 : (int)r->ncpu;
-}
-
-static char *torch_method_text(int warmup, int iters, int threads, const char *python,
-                               const char *script, size_t npts, size_t nall)
-{
-    char th[64] = "";
-    if (threads > 0)
-        snprintf(th, sizeof th, " with %d threads", threads);
-    else
-        snprintf(th, sizeof th, " with OMP_NUM_THREADS threads");
-    char pts[96] = "";
-    if (npts < nall)
-        snprintf(pts, sizeof pts, " (%zu of the %zu sweep points: a quick run)", npts, nall);
-    return rt_asprintf(
-        "rooftime study, pytorch: '%s %s' runs every sweep point%s in one process%s, %d warm-up "
-        "and %d measured iterations of the pass per point, the measured ones recorded by the "
-        "PyTorch profiler (record_shapes, with_flops) inside 'rooftime:measured' ranges, "
-        "written by the `profile --torch` runner (types, concrete arguments) and imported as "
-        "in 'rooftime import torch': operators by self time (duration minus their children's), "
-        "invocations per call. FLOPs and bytes: the cost model (data/torch/ops.json) from the "
-        "recorded shapes and types, convolutions by the taps inside the input as the study's "
-        "own implementations count them; bytes the compulsory traffic at DRAM; views, "
-        "allocations and dispatch have none. Conv2d backward: aten::convolution_backward with "
-        "output_mask [input] (backward-data) or [weight, bias] (backward-weights); the LSTM's "
-        "backward is torch's one autograd backward.",
-        python, script, pts, th, warmup, iters);
 }
 
 static void tag_point(rt_tags *tags, const rt_study_point *pt)
@@ -380,8 +336,8 @@ static void run_torch_case(study_run *s, rt_study_impl i, rt_precision pr, rt_st
     rt_study_result *r = s->r;
     rt_profile *prof =
         new_profile(i, pr, op, pass,
-                    torch_method_text(n_warmup(o), n_iters(o), torch_threads(r), s->python,
-                                      s->script, s->ntpts[op], s->npts[op]));
+                    rt_study_torch_method_text(n_warmup(o), n_iters(o), torch_threads(r), s->python,
+                                               s->script, s->ntpts[op], s->npts[op]));
     torch_progress tp = {o, s->tpts[op], s->done, s->total, s->t0, pr, op, pass};
     rt_torch_study_opts to = {.op = op,
                               .points = s->tpts[op],
@@ -459,7 +415,7 @@ static int run_case(study_run *s, rt_study_impl i, rt_precision pr, rt_study_op 
         warmup = warmup < 1 ? warmup : 1;
         iters = iters < 3 ? iters : 3;
     }
-    rt_profile *prof = new_profile(i, pr, op, pass, method_text(warmup, iters, direct));
+    rt_profile *prof = new_profile(i, pr, op, pass, rt_study_method_text(warmup, iters, direct));
     add_profile(s->r, prof);
     int rc = 0;
     for (size_t k = 0; k < (direct ? 1 : s->npts[op]) && rc == 0; k++)
