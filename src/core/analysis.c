@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analysis-tagset.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
@@ -33,14 +34,6 @@ static int level_known(const rt_machine *m, const char *name)
         return rt_machine_level_index(m, "DRAM") >= 0;
     if (strcasecmp(name, "DRAM") == 0)
         return rt_machine_level_index(m, "HBM") >= 0;
-    return 0;
-}
-
-static int in_list(const char *const *list, size_t n, const char *s)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(list[i], s) == 0)
-            return 1;
     return 0;
 }
 
@@ -223,82 +216,6 @@ static int numeric_like(const char *s)
                  (s[0] == '.' && isdigit((unsigned char)s[1])));
 }
 
-static int family_tag(const char *k, const char *param, const rt_group_opts *o)
-{
-    return strcmp(k, param) != 0 && !(o && in_list(o->ignore, o->n_ignore, k));
-}
-
-/* A tag set hashes as its keys and values in order, except the one tag skip names (or none) and
- * the ignored ones; FNV-1a over the bytes with the NULs as separators. */
-static uint64_t tags_hash(const rt_tags *t, const char *skip, const rt_group_opts *o)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < t->n; i++) {
-        if (skip && !family_tag(t->v[i].key, skip, o))
-            continue;
-        for (int part = 0; part < 2; part++) {
-            const unsigned char *c = (const unsigned char *)(part ? t->v[i].value : t->v[i].key);
-            for (;; c++) {
-                h = (h ^ *c) * 1099511628211ull;
-                if (!*c)
-                    break;
-            }
-        }
-    }
-    return h ^ (h >> 32);
-}
-
-static bool tags_same(const rt_tags *a, const rt_tags *b, const char *skip, const rt_group_opts *o)
-{
-    size_t i = 0, j = 0;
-    for (;;) {
-        while (skip && i < a->n && !family_tag(a->v[i].key, skip, o))
-            i++;
-        while (skip && j < b->n && !family_tag(b->v[j].key, skip, o))
-            j++;
-        if (i == a->n || j == b->n)
-            return i == a->n && j == b->n;
-        if (strcmp(a->v[i].key, b->v[j].key) != 0 || strcmp(a->v[i].value, b->v[j].value) != 0)
-            return false;
-        i++, j++;
-    }
-}
-
-/* Open addressing over record numbers (configs or groups), keyed by their tag sets' hashes. */
-typedef struct tagset_table {
-    size_t *slot; /* record + 1, 0 = empty */
-    uint64_t *hash;
-    size_t mask;
-} tagset_table;
-
-static void table_init(tagset_table *tt, size_t n)
-{
-    size_t ns = 64;
-    while (ns < 2 * n)
-        ns *= 2;
-    tt->slot = rt_xcalloc(ns, sizeof *tt->slot);
-    tt->hash = rt_xcalloc(n ? n : 1, sizeof *tt->hash);
-    tt->mask = ns - 1;
-}
-
-static void table_release(tagset_table *tt)
-{
-    free(tt->slot);
-    free(tt->hash);
-}
-
-/* Does record rec hold the tag set being looked up (ctx says which)? */
-typedef bool (*same_fn)(const void *ctx, size_t rec);
-
-/* The slot of the record with hash h that same() accepts, or the empty slot where it goes. */
-static size_t table_find(const tagset_table *tt, uint64_t h, same_fn same, const void *ctx)
-{
-    size_t j = (size_t)h & tt->mask;
-    while (tt->slot[j] && !(tt->hash[tt->slot[j] - 1] == h && same(ctx, tt->slot[j] - 1)))
-        j = (j + 1) & tt->mask;
-    return j;
-}
-
 /* The grouping tags of an item: the keys asked for (a new array), or all its tags (its own array,
  * shared). The strings are the profiles'. */
 static void group_tags(const rt_item *it, const rt_group_opts *o, rt_tags *g)
@@ -351,7 +268,7 @@ static bool config_same(const void *ctx, size_t c)
 {
     const config_probe *p = ctx;
     /* Untagged kernels of different profiles stay apart. */
-    return tags_same(p->g, &p->a->configs[c].tags, NULL, NULL) &&
+    return rt_tagset_same(p->g, &p->a->configs[c].tags, NULL, NULL) &&
            (p->g->n || p->a->items[p->first[c]].profile_index == p->profile_index);
 }
 
@@ -359,17 +276,17 @@ static bool config_same(const void *ctx, size_t c)
 static void build_configs(rt_analysis *a, const rt_group_opts *o)
 {
     size_t n = a->n_items ? a->n_items : 1;
-    tagset_table tt;
-    table_init(&tt, n);
+    rt_tagset_table tt;
+    rt_tagset_table_init(&tt, n);
     size_t *first = rt_xcalloc(n, sizeof *first);
     a->configs = rt_xcalloc(n, sizeof *a->configs);
     for (size_t i = 0; i < a->n_items; i++) {
         rt_item *it = &a->items[i];
         rt_tags g;
         group_tags(it, o, &g);
-        uint64_t h = g.n ? tags_hash(&g, NULL, o) : (uint64_t)it->profile_index;
+        uint64_t h = g.n ? rt_tagset_hash(&g, NULL, o) : (uint64_t)it->profile_index;
         config_probe probe = {a, &g, it->profile_index, first};
-        size_t j = table_find(&tt, h, config_same, &probe), c;
+        size_t j = rt_tagset_table_find(&tt, h, config_same, &probe), c;
         if (tt.slot[j]) {
             c = tt.slot[j] - 1;
             if (g.v != it->tags.v)
@@ -396,7 +313,7 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
         it->config = c;
     }
     free(first);
-    table_release(&tt);
+    rt_tagset_table_release(&tt);
     a->configs = rt_xrealloc(a->configs, (a->n_configs ? a->n_configs : 1) * sizeof *a->configs);
     /* Each item is held once: the configs' member lists are slices of one array. */
     a->members = rt_xcalloc(n, sizeof *a->members);
@@ -465,7 +382,7 @@ static char *signature(const rt_config *c, const char *param, const rt_group_opt
     s[0] = '\0';
     for (size_t i = 0; i < c->tags.n; i++) {
         const char *k = c->tags.v[i].key;
-        if (!family_tag(k, param, o))
+        if (!rt_tagset_family_tag(k, param, o))
             continue;
         strcat(s, k);
         strcat(s, "=");
@@ -508,8 +425,8 @@ typedef struct family_probe {
 static bool family_same(const void *ctx, size_t g)
 {
     const family_probe *p = ctx;
-    return tags_same(&p->a->configs[p->config].tags, &p->a->configs[p->first[g]].tags, p->param,
-                     p->o);
+    return rt_tagset_same(&p->a->configs[p->config].tags, &p->a->configs[p->first[g]].tags,
+                          p->param, p->o);
 }
 
 /* The families of one parameter: configs that carry it, grouped by a hash of their other tags,
@@ -519,16 +436,16 @@ static void families_of(rt_analysis *a, const char *param, const rt_group_opts *
     size_t nc = a->n_configs, ng = 0;
     size_t *group = rt_xcalloc(nc ? nc : 1, sizeof *group);
     size_t *first = rt_xcalloc(nc ? nc : 1, sizeof *first);
-    tagset_table tt;
-    table_init(&tt, nc);
+    rt_tagset_table tt;
+    rt_tagset_table_init(&tt, nc);
     for (size_t c = 0; c < nc; c++) {
         const rt_tags *t = &a->configs[c].tags;
         group[c] = (size_t)-1;
         if (!rt_tags_get(t, param))
             continue;
-        uint64_t h = tags_hash(t, param, o);
+        uint64_t h = rt_tagset_hash(t, param, o);
         family_probe probe = {a, param, o, c, first};
-        size_t j = table_find(&tt, h, family_same, &probe);
+        size_t j = rt_tagset_table_find(&tt, h, family_same, &probe);
         if (!tt.slot[j]) {
             tt.slot[j] = ng + 1;
             tt.hash[ng] = h;
@@ -536,7 +453,7 @@ static void families_of(rt_analysis *a, const char *param, const rt_group_opts *
         }
         group[c] = tt.slot[j] - 1;
     }
-    table_release(&tt);
+    rt_tagset_table_release(&tt);
     free(first);
     /* Counting sort by group keeps each group's configs in ascending order. */
     size_t *start = rt_xcalloc(ng + 1, sizeof *start);
@@ -584,9 +501,9 @@ static void build_families(rt_analysis *a, const rt_group_opts *o)
     size_t cap = 0;
     for (size_t p = 0; p < params.n; p++) {
         const char *param = params.v[p].key;
-        if (o && o->n_params && !in_list(o->params, o->n_params, param))
+        if (o && o->n_params && !rt_tagset_in_list(o->params, o->n_params, param))
             continue;
-        if (o && in_list(o->ignore, o->n_ignore, param))
+        if (o && rt_tagset_in_list(o->ignore, o->n_ignore, param))
             continue;
         int ok = 1;
         for (size_t c = 0; c < a->n_configs && ok; c++) {
