@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "study-consistency.h"
+#include "study-names.h"
 #include "study-outliers.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
@@ -31,39 +33,6 @@ static void series_of(const rt_tags *t, char *buf, size_t n)
              tag(t, "operation"), tag(t, "pass"));
 }
 
-/* A small set of strings, insertion-ordered. */
-typedef struct strset {
-    char **v;
-    size_t n;
-} strset;
-
-static size_t strset_add(strset *s, const char *x)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->v[i], x) == 0)
-            return i;
-    s->v = rt_xrealloc(s->v, (s->n + 1) * sizeof *s->v);
-    s->v[s->n] = rt_strdup(x);
-    return s->n++;
-}
-
-static void strset_release(strset *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-    memset(s, 0, sizeof *s);
-}
-
-/* An operator's name without the input shapes torch's traces append ("aten::mm [[2,3],[3,4]]"). */
-static void base_name(const char *name, char *buf, size_t n)
-{
-    snprintf(buf, n, "%.*s", (int)strcspn(name, "["), name);
-    size_t l = strlen(buf);
-    while (l && buf[l - 1] == ' ')
-        buf[--l] = '\0';
-}
-
 /* Whether no kernel of implementation impl carries a byte count: such kernels have no AI and no
  * bandwidth bound. */
 static bool impl_without_bytes(const rt_analysis *a, const char *impl)
@@ -84,14 +53,14 @@ static bool impl_without_bytes(const rt_analysis *a, const char *impl)
 /* The implementations without byte counts, joined ("pytorch"); "" when none. */
 static void impls_without_bytes(const rt_analysis *a, char *buf, size_t n)
 {
-    strset s = {0};
+    rt_study_strset s = {0};
     for (size_t i = 0; i < a->n_items; i++)
-        strset_add(&s, tag(&a->items[i].tags, "implementation"));
+        rt_study_strset_add(&s, tag(&a->items[i].tags, "implementation"));
     buf[0] = '\0';
     for (size_t i = 0; i < s.n; i++)
         if (impl_without_bytes(a, s.v[i]))
             snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? ", " : "", s.v[i]);
-    strset_release(&s);
+    rt_study_strset_release(&s);
 }
 
 static double dram_ai(const rt_kernel *k)
@@ -134,12 +103,12 @@ static double nominal_ai(const rt_study_result *r, const rt_tags *t)
 /* The distinct "impl" tags of a config's kernels, joined; "" when none. */
 static char *config_impls(const rt_analysis *a, const rt_config *c, const char *skip_prefix)
 {
-    strset s = {0};
+    rt_study_strset s = {0};
     for (size_t i = 0; i < c->n_items; i++) {
         const rt_item *it = &a->items[c->items[i]];
         const char *v = rt_tags_get(&it->kernel->tags, "impl");
         if (v && !(skip_prefix && strncmp(it->kernel->name, skip_prefix, strlen(skip_prefix)) == 0))
-            strset_add(&s, v);
+            rt_study_strset_add(&s, v);
     }
     size_t len = 1;
     for (size_t i = 0; i < s.n; i++)
@@ -150,7 +119,7 @@ static char *config_impls(const rt_analysis *a, const rt_config *c, const char *
             strcat(out, ", ");
         strcat(out, s.v[i]);
     }
-    strset_release(&s);
+    rt_study_strset_release(&s);
     return out;
 }
 
@@ -240,11 +209,11 @@ static void section_overhead(rt_findings *o, const rt_analysis *a)
 {
     rt_findings_section_add(
         o, "Overhead-bound configs (inside the overhead box: max(T_compute, T_bw) < n tau)");
-    strset series = {0};
+    rt_study_strset series = {0};
     for (size_t c = 0; c < a->n_configs; c++) {
         char s[160];
         series_of(&a->configs[c].tags, s, sizeof s);
-        strset_add(&series, s);
+        rt_study_strset_add(&series, s);
     }
     const char *head[] = {"series", "overhead-bound configs", "invocations per config",
                           "share of time in overhead-bound kernels"};
@@ -296,13 +265,13 @@ static void section_overhead(rt_findings *o, const rt_analysis *a)
             "missing bytes could bound it harder; their verdicts are partial (FLOPs) or unknown "
             "(no FLOPs).",
             nb);
-    strset_release(&series);
+    rt_study_strset_release(&series);
 }
 
 static void section_matrix_unit(rt_findings *o, const rt_analysis *a, const rt_study_result *r)
 {
     rt_findings_section_add(o, "Matrix unit");
-    strset impls = {0}, units = {0};
+    rt_study_strset impls = {0}, units = {0};
     bool amx = false;
     for (size_t i = 0; i < a->n_items; i++) {
         const rt_item *it = &a->items[i];
@@ -312,12 +281,12 @@ static void section_matrix_unit(rt_findings *o, const rt_analysis *a, const rt_s
             char buf[256];
             snprintf(buf, sizeof buf, "%s %s %s: %s", tag(&it->tags, "precision"),
                      tag(&it->tags, "operation"), tag(&it->tags, "pass"), impl);
-            strset_add(&impls, buf);
+            rt_study_strset_add(&impls, buf);
             amx |= strstr(impl, "amx") != NULL;
         }
         for (size_t u = 0; u < it->kernel->flops.n; u++)
             if (it->kernel->flops.v[u].value > 0)
-                strset_add(&units, it->kernel->flops.v[u].key);
+                rt_study_strset_add(&units, it->kernel->flops.v[u].key);
     }
     rt_findings_list(o);
     char ulist[256] = "";
@@ -336,26 +305,26 @@ static void section_matrix_unit(rt_findings *o, const rt_analysis *a, const rt_s
             r->isa ? r->isa : "?", ulist[0] ? ulist : "none");
     for (size_t i = 0; i < impls.n; i++)
         rt_findings_item(o, "oneDNN %s", impls.v[i]);
-    strset_release(&impls);
-    strset_release(&units);
+    rt_study_strset_release(&impls);
+    rt_study_strset_release(&units);
 }
 
 static void section_zero_ai(rt_findings *o, const rt_analysis *a)
 {
     rt_findings_section_add(o, "Time in zero-AI kernels (no FLOPs: reorders, im2col, zeroing)");
-    strset keys = {0};
+    rt_study_strset keys = {0};
     for (size_t i = 0; i < a->n_items; i++) {
         char k[96];
         snprintf(k, sizeof k, "%s %s", tag(&a->items[i].tags, "implementation"),
                  tag(&a->items[i].tags, "precision"));
-        strset_add(&keys, k);
+        rt_study_strset_add(&keys, k);
     }
     const char *head[] = {"implementation precision", "zero-AI time", "total time", "share",
                           "zero-AI kernels"};
     rt_findings_table(o, 5, head);
     for (size_t ki = 0; ki < keys.n; ki++) {
         double t = 0, tz = 0;
-        strset names = {0};
+        rt_study_strset names = {0};
         for (size_t i = 0; i < a->n_items; i++) {
             char k[96];
             snprintf(k, sizeof k, "%s %s", tag(&a->items[i].tags, "implementation"),
@@ -366,8 +335,8 @@ static void section_zero_ai(rt_findings *o, const rt_analysis *a)
             if (a->items[i].v.zero_ai) {
                 tz += a->items[i].v.time;
                 char bn[128];
-                base_name(a->items[i].kernel->name, bn, sizeof bn);
-                strset_add(&names, bn);
+                rt_study_base_name(a->items[i].kernel->name, bn, sizeof bn);
+                rt_study_strset_add(&names, bn);
             }
         }
         char impl[64];
@@ -382,9 +351,9 @@ static void section_zero_ai(rt_findings *o, const rt_analysis *a)
         for (size_t i = 0; i < names.n; i++)
             snprintf(c4 + strlen(c4), sizeof c4 - strlen(c4), "%s%s", i ? ", " : "", names.v[i]);
         rt_findings_row(o, (const char *const[]){keys.v[ki], c1, c2, c3, names.n ? c4 : "none"});
-        strset_release(&names);
+        rt_study_strset_release(&names);
     }
-    strset_release(&keys);
+    rt_study_strset_release(&keys);
 }
 
 static void section_jumps(rt_findings *o, const rt_analysis *a, const rt_study_result *r)
@@ -458,12 +427,12 @@ static void section_recoverable(rt_findings *o, const rt_analysis *a)
 {
     rt_findings_section_add(
         o, "Recoverable time (measured minus the attainable bound, summed over configs)");
-    strset keys = {0};
+    rt_study_strset keys = {0};
     for (size_t c = 0; c < a->n_configs; c++) {
         char k[96];
         snprintf(k, sizeof k, "%s %s", tag(&a->configs[c].tags, "implementation"),
                  tag(&a->configs[c].tags, "precision"));
-        strset_add(&keys, k);
+        rt_study_strset_add(&keys, k);
     }
     const char *head[] = {"implementation precision", "time", "recoverable", "share",
                           "most recoverable config"};
@@ -495,7 +464,7 @@ static void section_recoverable(rt_findings *o, const rt_analysis *a)
                  impl_without_bytes(a, impl) ? " (upper bound: no byte counts)" : "");
         rt_findings_row(o, (const char *const[]){keys.v[ki], c1, c2, c3, best_label});
     }
-    strset_release(&keys);
+    rt_study_strset_release(&keys);
 }
 
 /* Families whose parameter is batch or seq: how time, launches and AI scale (the paper's
@@ -526,80 +495,6 @@ static void section_scaling(rt_findings *o, const rt_analysis *a)
     }
 }
 
-/* Kernels that ran faster than their bound, by the reason the data points to. */
-static void section_consistency(rt_findings *o, const rt_analysis *a)
-{
-    rt_findings_section_add(o, "Kernels faster than their bound (efficiency above 1)");
-    size_t n_oh = 0, n_bw = 0, n_wino = 0, n_comp = 0;
-    strset oh = {0}, bw = {0}, comp = {0};
-    for (size_t i = 0; i < a->n_items; i++) {
-        const rt_item *it = &a->items[i];
-        if (!(it->v.efficiency > 1))
-            continue;
-        const char *impl = rt_tags_get(&it->kernel->tags, "impl");
-        char bn[128];
-        base_name(it->kernel->name, bn, sizeof bn);
-        if (it->v.bound == RT_BOUND_OVERHEAD) {
-            n_oh++;
-            strset_add(&oh, bn);
-        } else if (it->v.bound == RT_BOUND_BANDWIDTH) {
-            n_bw++;
-            strset_add(&bw, bn);
-        } else if (impl && strstr(impl, "wino")) {
-            n_wino++;
-        } else {
-            n_comp++;
-            strset_add(&comp, bn);
-        }
-    }
-    rt_findings_list(o);
-    char names[512];
-#define JOIN(set)                                                                                  \
-    do {                                                                                           \
-        names[0] = '\0';                                                                           \
-        for (size_t j = 0; j < (set).n; j++)                                                       \
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "",   \
-                     (set).v[j]);                                                                  \
-    } while (0)
-    if (n_oh) {
-        JOIN(oh);
-        rt_findings_item(o,
-                         "%zu kernels beat their overhead bound (%s): the launch overhead their "
-                         "implementation names (tau, from machine measure) overstates their cost "
-                         "per call; single-threaded C loops, memset, small GEMMs and reorders open "
-                         "no parallel region, and a tau measured on a busy machine reads high.",
-                         n_oh, names);
-    }
-    if (n_bw) {
-        JOIN(bw);
-        rt_findings_item(
-            o,
-            "%zu kernels beat their DRAM bound (%s): their tensors likely stay in cache from "
-            "one iteration to the next, so the compulsory DRAM bytes overcount what they move.",
-            n_bw, names);
-    }
-    if (n_wino)
-        rt_findings_item(
-            o,
-            "%zu oneDNN Winograd kernels beat their compute bound: Winograd does fewer "
-            "multiplications than the direct count they are credited with.",
-            n_wino);
-    if (n_comp) {
-        JOIN(comp);
-        rt_findings_item(
-            o,
-            "%zu kernels beat their compute bound (%s): the machine's measured peak is below "
-            "what they reached (a busy machine measures low peaks).",
-            n_comp, names);
-    }
-#undef JOIN
-    if (!n_oh && !n_bw && !n_wino && !n_comp)
-        rt_findings_item(o, "None.");
-    strset_release(&oh);
-    strset_release(&bw);
-    strset_release(&comp);
-}
-
 rt_findings *rt_study_findings(const rt_analysis *a, const rt_study_result *r)
 {
     rt_findings *f = rt_findings_new("Findings");
@@ -612,6 +507,6 @@ rt_findings *rt_study_findings(const rt_analysis *a, const rt_study_result *r)
     section_scaling(f, a);
     section_recoverable(f, a);
     rt_study_section_outliers(f, a);
-    section_consistency(f, a);
+    rt_study_findings_consistency(f, a);
     return f;
 }

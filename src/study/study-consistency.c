@@ -1,0 +1,87 @@
+/* Kernels faster than their bound in the study, by the reason the data points to: launch overhead,
+ * DRAM bytes that stay in cache, Winograd's fewer multiplications, a compute peak measured low. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study-consistency.h"
+#include "study-names.h"
+#include "rooftime/core/model.h"
+#include "rooftime/core/profile.h"
+#include "rooftime/util/format.h"
+#include "rooftime/util/strings.h"
+
+/* Kernels that ran faster than their bound, by the reason the data points to. */
+void rt_study_findings_consistency(rt_findings *o, const rt_analysis *a)
+{
+    rt_findings_section_add(o, "Kernels faster than their bound (efficiency above 1)");
+    size_t n_oh = 0, n_bw = 0, n_wino = 0, n_comp = 0;
+    rt_study_strset oh = {0}, bw = {0}, comp = {0};
+    for (size_t i = 0; i < a->n_items; i++) {
+        const rt_item *it = &a->items[i];
+        if (!(it->v.efficiency > 1))
+            continue;
+        const char *impl = rt_tags_get(&it->kernel->tags, "impl");
+        char bn[128];
+        rt_study_base_name(it->kernel->name, bn, sizeof bn);
+        if (it->v.bound == RT_BOUND_OVERHEAD) {
+            n_oh++;
+            rt_study_strset_add(&oh, bn);
+        } else if (it->v.bound == RT_BOUND_BANDWIDTH) {
+            n_bw++;
+            rt_study_strset_add(&bw, bn);
+        } else if (impl && strstr(impl, "wino")) {
+            n_wino++;
+        } else {
+            n_comp++;
+            rt_study_strset_add(&comp, bn);
+        }
+    }
+    rt_findings_list(o);
+    char names[512];
+#define JOIN(set)                                                                                  \
+    do {                                                                                           \
+        names[0] = '\0';                                                                           \
+        for (size_t j = 0; j < (set).n; j++)                                                       \
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "",   \
+                     (set).v[j]);                                                                  \
+    } while (0)
+    if (n_oh) {
+        JOIN(oh);
+        rt_findings_item(o,
+                         "%zu kernels beat their overhead bound (%s): the launch overhead their "
+                         "implementation names (tau, from machine measure) overstates their cost "
+                         "per call; single-threaded C loops, memset, small GEMMs and reorders open "
+                         "no parallel region, and a tau measured on a busy machine reads high.",
+                         n_oh, names);
+    }
+    if (n_bw) {
+        JOIN(bw);
+        rt_findings_item(
+            o,
+            "%zu kernels beat their DRAM bound (%s): their tensors likely stay in cache from "
+            "one iteration to the next, so the compulsory DRAM bytes overcount what they move.",
+            n_bw, names);
+    }
+    if (n_wino)
+        rt_findings_item(
+            o,
+            "%zu oneDNN Winograd kernels beat their compute bound: Winograd does fewer "
+            "multiplications than the direct count they are credited with.",
+            n_wino);
+    if (n_comp) {
+        JOIN(comp);
+        rt_findings_item(
+            o,
+            "%zu kernels beat their compute bound (%s): the machine's measured peak is below "
+            "what they reached (a busy machine measures low peaks).",
+            n_comp, names);
+    }
+#undef JOIN
+    if (!n_oh && !n_bw && !n_wino && !n_comp)
+        rt_findings_item(o, "None.");
+    rt_study_strset_release(&oh);
+    rt_study_strset_release(&bw);
+    rt_study_strset_release(&comp);
+}
