@@ -2,6 +2,7 @@
 #ifndef ROOFTIME_MEASURE_INTERNAL_H
 #define ROOFTIME_MEASURE_INTERNAL_H
 
+#include "rooftime/probe/measure-plateau.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -176,6 +177,13 @@ typedef struct rt_bw_point {
     double bytes; /* working set per thread */
     rt_stat bw;   /* bytes/s, all threads together */
 } rt_bw_point;
+
+/* The median of the points' medians between from and to: a plateau's typical figure
+ * (measure-plateau.c). */
+double rt_plateau_typical_over(const rt_bw_point *pts, size_t n, double from, double to);
+/* A plateau's ceiling from its points that kept a clean trial: the median of their best figures,
+ * min and max beside it; p unchanged when none did (measure-plateau.c). */
+void rt_plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p);
 
 /*
  * Sweep working sets per thread from min_bytes to max_bytes in geometric steps

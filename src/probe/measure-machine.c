@@ -124,38 +124,6 @@ static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, size_t i, const rt
     return true;
 }
 
-/* The median of the points' medians between from and to (a plateau's typical figure). */
-static double typical_over(const rt_bw_point *pts, size_t n, double from, double to)
-{
-    double v[256];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < 256; i++)
-        if (pts[i].bytes >= from && pts[i].bytes <= to)
-            v[k++] = pts[i].bw.median;
-    return k ? rt_stat_of(v, k).median : 0;
-}
-
-/*
- * A plateau's ceiling from its undisturbed points: the median of the ceilings of the points
- * between from and to that kept at least one clean trial (min and max of those), when any did; a
- * point whose every trial was disturbed reads low and says nothing about the level. Leaves p as
- * it is when no point there was clean.
- */
-static void plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p)
-{
-    double v[256];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < 256; i++)
-        if (pts[i].bytes >= p->from_bytes && pts[i].bytes <= p->to_bytes && pts[i].bw.clean > 0)
-            v[k++] = pts[i].bw.best;
-    if (k == 0)
-        return;
-    rt_stat s = rt_stat_of(v, k);
-    p->bw = s.median;
-    p->min = s.min;
-    p->max = s.max;
-}
-
 static void bw_progress(void *ctx, double f)
 {
     progress *p = ctx;
@@ -387,10 +355,11 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                                                               pls[i].name, pls[i].note);
                 l->found = pls[i].found;
                 if (pls[i].found)
-                    plateau_from_clean(pts, np, &pls[i]);
+                    rt_plateau_from_clean(pts, np, &pls[i]);
                 if (pls[i].found) {
                     l->bw = (rt_spread){pls[i].bw, pls[i].min, pls[i].max};
-                    l->typical = typical_over(pts, np, pls[i].from_bytes, pls[i].to_bytes);
+                    l->typical =
+                        rt_plateau_typical_over(pts, np, pls[i].from_bytes, pls[i].to_bytes);
                     l->from_bytes = pls[i].from_bytes;
                     l->to_bytes = pls[i].to_bytes;
                 }

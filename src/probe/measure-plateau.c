@@ -1,6 +1,7 @@
 /* Finds the flat stretches of a bandwidth curve and names them L1, L2, L3, DRAM from the cache
  * sizes. */
 #define _GNU_SOURCE
+#include "measure-internal.h"
 #include "rooftime/probe/measure-plateau.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
@@ -322,4 +323,36 @@ int rt_plateau_detect(const double *x, const double *y, size_t n, const double *
     free(ys);
     free(seg);
     return 0;
+}
+
+/* The median of the points' medians between from and to (a plateau's typical figure). */
+double rt_plateau_typical_over(const rt_bw_point *pts, size_t n, double from, double to)
+{
+    double v[256];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < 256; i++)
+        if (pts[i].bytes >= from && pts[i].bytes <= to)
+            v[k++] = pts[i].bw.median;
+    return k ? rt_stat_of(v, k).median : 0;
+}
+
+/*
+ * A plateau's ceiling from its undisturbed points: the median of the ceilings of the points
+ * between from and to that kept at least one clean trial (min and max of those), when any did; a
+ * point whose every trial was disturbed reads low and says nothing about the level. Leaves p as
+ * it is when no point there was clean.
+ */
+void rt_plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p)
+{
+    double v[256];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < 256; i++)
+        if (pts[i].bytes >= p->from_bytes && pts[i].bytes <= p->to_bytes && pts[i].bw.clean > 0)
+            v[k++] = pts[i].bw.best;
+    if (k == 0)
+        return;
+    rt_stat s = rt_stat_of(v, k);
+    p->bw = s.median;
+    p->min = s.min;
+    p->max = s.max;
 }
