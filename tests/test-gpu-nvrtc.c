@@ -18,7 +18,8 @@ static rt_nvrtc nv, old; /* the NVRTC found, and an older one for what it droppe
 
 /* The modules the probe must have: every source of data/gpu/ but the prelude. The kernels each
  * module's row names must be in its cubin (extern "C" names appear verbatim there). */
-static const char *const sources[] = {"fma.cu", "mma.cu", "memory.cu", "launch.cu", "wgmma.cu"};
+static const char *const sources[] = {"fma.cu",    "mma.cu",   "memory.cu",
+                                      "launch.cu", "wgmma.cu", "conv-direct.cu"};
 
 static const rt_gpu_module *module_of(const char *source)
 {

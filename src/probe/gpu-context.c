@@ -220,6 +220,8 @@ int rt_gpu_open(rt_gpu_probe *g, int index, rt_gpu_measurement *r, rt_error *err
         return -1;
     for (int i = 0; i < N_MODS; i++) {
         const rt_gpu_module *m = &rt_gpu_modules[i];
+        if (m->on_demand)
+            continue;
         if (m->only_sm && g->sm != m->only_sm) {
             snprintf(g->wgmma_absent, sizeof g->wgmma_absent,
                      "wgmma exists only on sm_90a (Hopper); this GPU is sm_%d", g->sm);

@@ -15,8 +15,9 @@
 
 /* Handles of the kernel modules: indexes into rt_gpu_modules (gpu-modules.c), whose rows say
  * what each holds. MOD_WGMMA is compiled for sm_90a alone; elsewhere (or when NVRTC cannot) it
- * stays unloaded and g->wgmma_absent says why. */
-enum { MOD_FMA, MOD_MMA, MOD_MEM, MOD_LAUNCH, MOD_WGMMA, N_MODS };
+ * stays unloaded and g->wgmma_absent says why. MOD_CONV is on demand: rt_gpu_open leaves it to
+ * gpu-conv.c. */
+enum { MOD_FMA, MOD_MMA, MOD_MEM, MOD_LAUNCH, MOD_WGMMA, MOD_CONV, N_MODS };
 
 typedef struct rt_gpu_probe {
     rt_cuda cu;

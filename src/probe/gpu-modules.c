@@ -25,6 +25,10 @@ const rt_gpu_module rt_gpu_modules[] = {
                                                     "wgmma_fp8", "wgmma_int8", NULL},
                    .only_sm = 90,
                    .feature = "a"},
+    /* the GPU study's correctness reference, compiled when its check runs (gpu-conv.c) */
+    [MOD_CONV] = {.source = "conv-direct.cu",
+                  .kernels = (const char *const[]){"conv_fill", "conv_direct", NULL},
+                  .on_demand = 1},
     {0},
 };
 

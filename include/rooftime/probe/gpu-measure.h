@@ -44,12 +44,14 @@ int rt_gpu_selfcheck_kernels(int device, FILE *out, int *n_kernels, rt_error *er
 
 /* One kernel module of data/gpu/ (gpu-modules.c): its source file, the extern "C" kernels it
  * defines (NULL-terminated), and, when only_sm is not 0, the one architecture it is compiled for,
- * as sm_<only_sm><feature> ("a": sm_90a). */
+ * as sm_<only_sm><feature> ("a": sm_90a). on_demand: not compiled by the probe's measurement but
+ * by the one caller that uses it (conv-direct.cu: the GPU study's check, gpu-conv.c). */
 typedef struct rt_gpu_module {
     const char *source;
     const char *const *kernels;
     int only_sm;
     const char *feature;
+    int on_demand;
 } rt_gpu_module;
 /* Every module, ended by a row whose source is NULL. */
 extern const rt_gpu_module rt_gpu_modules[];
