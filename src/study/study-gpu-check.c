@@ -253,6 +253,23 @@ static int compare_all(float *const *ref, const size_t *n_ref, size_t n, const c
     return failed;
 }
 
+int rt_study_gpu_check_dir(float *const *ref, const size_t *n_ref, size_t n, const char *dir,
+                           char **report_out, rt_error *err)
+{
+    *report_out = NULL;
+    char **names = NULL;
+    size_t count = 0;
+    if (list_files(dir, &names, &count, err))
+        return -1;
+    report r = {NULL, 0};
+    if (count == 0)
+        add_line(&r, rt_asprintf("%s: no client output files", dir));
+    int rc = compare_all(ref, n_ref, n, dir, names, count, &r);
+    rt_free_list(names, count);
+    *report_out = r.text ? r.text : rt_strdup("");
+    return rc;
+}
+
 int rt_study_gpu_check(int device, const rt_study_gpu_check_point *pts, size_t n, const char *dir,
                        char **report_out, rt_error *err)
 {
@@ -263,20 +280,14 @@ int rt_study_gpu_check(int device, const rt_study_gpu_check_point *pts, size_t n
                                         pts[i].filters, pts[i].kernel,   pts[i].stride};
     float **ref = rt_xcalloc(n ? n : 1, sizeof *ref);
     size_t *n_ref = rt_xcalloc(n ? n : 1, sizeof *n_ref);
-    char **names = NULL, device_name[256] = "";
-    size_t count = 0;
+    char device_name[256] = "", *files = NULL;
     int rc = -1;
     if (rt_gpu_conv_direct(device, shapes, n, ref, n_ref, device_name, sizeof device_name, err)) {
         rt_error_prefix(err, "the GPU study's reference convolution (conv-direct.cu)");
-    } else if (list_files(dir, &names, &count, err) == 0) {
-        report r = {NULL, 0};
-        add_line(&r, rt_asprintf("reference: conv-direct.cu on %s, %zu check point%s", device_name,
-                                 n, n == 1 ? "" : "s"));
-        if (count == 0)
-            add_line(&r, rt_asprintf("%s: no client output files", dir));
-        rc = compare_all(ref, n_ref, n, dir, names, count, &r);
-        *report_out = r.text;
-        rt_free_list(names, count);
+    } else if ((rc = rt_study_gpu_check_dir(ref, n_ref, n, dir, &files, err)) >= 0) {
+        *report_out = rt_asprintf("reference: conv-direct.cu on GPU %d (%s), %zu check point%s\n%s",
+                                  device, device_name, n, n == 1 ? "" : "s", files);
+        free(files);
     }
     for (size_t i = 0; i < n; i++)
         free(ref[i]);

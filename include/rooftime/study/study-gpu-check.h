@@ -33,6 +33,14 @@ int rt_study_gpu_check(int device, const rt_study_gpu_check_point *pts, size_t n
 int rt_study_gpu_check_compare(const float *ref, size_t n, const char *path, const char *precision,
                                char **line, double *rel_err, rt_error *err);
 
+/* The directory walk behind it, without a GPU: every .f32 file of dir against ref[i] (n_ref[i]
+ * values) of the check point its name gives, sorted by name, one line each in *report (malloc'd);
+ * a group (<framework>-<precision>-<variant>) that lacks one of the n points gets a FAIL line for
+ * it, and so does a .f32 file whose name is not a check file's. 0 when every line passes, 1 when
+ * one fails, -1 with err when dir cannot be read. */
+int rt_study_gpu_check_dir(float *const *ref, const size_t *n_ref, size_t n, const char *dir,
+                           char **report, rt_error *err);
+
 /* The largest relative L2 error, ||y - ref|| / ||ref||, a precision passes with; -1 for a name
  * that is not one. fp32 1e-5, tf32 2e-3, fp16 and bf16 1e-2 (the reasons: docs/gpu-measure.md). */
 double rt_study_gpu_check_tolerance(const char *precision);
