@@ -67,15 +67,18 @@ def autocast(torch, precision, cache=True):
     return torch.autocast("cuda", dtype=getattr(torch, AMP[precision]), cache_enabled=cache)
 
 
+def det_values(torch, i, seed, div):
+    """The deterministic values (study_gpu_common.py) at the int64 indexes i: float32, CPU."""
+    h = (((i * common.HASH) & 0xFFFFFFFF) + seed) & 0xFFFFFFFF  # int64 wraps: low bits kept
+    return ((h.to(torch.float64) / 4294967296.0 - 0.5) / div).to(torch.float32)
+
+
 def det_tensor(torch, shape, seed, div):
-    """The deterministic values (study_gpu_common.py) as a float32 tensor of shape, on the CPU."""
+    """The deterministic values of a tensor of shape, by its linear (row-major) index."""
     n = 1
     for s in shape:
         n *= s
-    i = torch.arange(n, dtype=torch.int64)
-    h = (((i * common.HASH) & 0xFFFFFFFF) + seed) & 0xFFFFFFFF
-    v = (h.to(torch.float64) / 4294967296.0 - 0.5) / div
-    return v.to(torch.float32).reshape(shape)
+    return det_values(torch, torch.arange(n, dtype=torch.int64), seed, div).reshape(shape)
 
 
 def check_output(torch, point, precision, variant, device):
