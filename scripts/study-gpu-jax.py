@@ -8,11 +8,11 @@ the paper's TensorFlow/XLA: every pass is one jax.jit executable.
 
 - conv2d: lax.conv_general_dilated (NCHW input, OIHW weights, padding kernel // 2) plus a bias;
   backward-data is the VJP with respect to the input alone, backward-weights the VJP with respect
-  to weights and bias: jax.vjp inside jit gives the pullback (a pytree holding its residuals),
-  and a second jit applies it, so a measured iteration runs the backward alone.
+  to weights and bias, each one jit whose unused forward output XLA drops: a measured iteration
+  runs the backward alone.
 - lstm: one layer, batch first, the time loop a lax.scan (gates i, f, g, o as nn.LSTM orders
   them); backward: the pullback of the whole sequence with respect to input and parameters,
-  taken once (its forward unmarked) and applied `iters` times.
+  returned by one jit (its forward, unmarked) and applied by another `iters` times.
 - precision fp32: lax.Precision.HIGHEST (no TF32 on Ampere and later); tf32: lax.Precision.DEFAULT
   (XLA's TF32 for float32); fp16 and bf16: inputs and parameters cast to float16 / bfloat16.
 - variant "jit" (or ""): the same; JAX has no eager mode worth measuring here.
@@ -138,13 +138,11 @@ def conv_steps(ops, pt, dev, keep):
         return ops.conv(x, w, s, pad) + b[None, :, None, None]
 
     fwd = jax.jit(forward)
-    y = fwd(x, w, b)
-    g = jax.numpy.ones_like(y)
-    # the pullbacks, taken once: with respect to the input (holds w), and to weights and bias
-    # (holds x); applying one is the backward pass alone
-    pull_x = jax.jit(lambda x, w, b: jax.vjp(lambda x_: forward(x_, w, b), x)[1])(x, w, b)
-    pull_w = jax.jit(lambda x, w, b: jax.vjp(lambda w_, b_: forward(x, w_, b_), w, b)[1])(x, w, b)
-    apply = jax.jit(lambda pull, g: pull(g))
+    g = jax.numpy.ones_like(fwd(x, w, b))
+    # each pullback inside one jit: the forward's output is unused there and XLA drops it, so a
+    # measured iteration is the backward alone (the data gradient needs w, the weights' x)
+    data = jax.jit(lambda x, w, b, g: jax.vjp(lambda x_: forward(x_, w, b), x)[1](g))
+    weights = jax.jit(lambda x, w, b, g: jax.vjp(lambda w_, b_: forward(x, w_, b_), w, b)[1](g))
 
     def run(fn):
         def step():
@@ -152,8 +150,8 @@ def conv_steps(ops, pt, dev, keep):
         return step
 
     return {"forward": run(lambda: fwd(x, w, b)),
-            "backward-data": run(lambda: apply(pull_x, g)),
-            "backward-weights": run(lambda: apply(pull_w, g))}
+            "backward-data": run(lambda: data(x, w, b, g)),
+            "backward-weights": run(lambda: weights(x, w, b, g))}
 
 
 def lstm_steps(ops, pt, dev, keep):
@@ -168,15 +166,26 @@ def lstm_steps(ops, pt, dev, keep):
     fwd = jax.jit(ops.lstm)
     y = fwd(x, p)
     g = jax.numpy.ones_like(y)
-    # the pullback with respect to input and parameters, its forward run once here (unmarked)
-    pull = jax.jit(lambda x, p: jax.vjp(ops.lstm, x, p)[1])(x, p)
-    apply = jax.jit(lambda pull, g: pull(g))
+    # the pullback with respect to input and parameters, its forward run once here (unmarked):
+    # jax.vjp's pullback is a pytree (jax.tree_util.Partial) holding the residuals, returned by
+    # one jit and applied by another. A JAX whose pullback cannot leave jit gets one executable
+    # for both, said on stderr: then the backward's kernels include its forward's.
+    try:
+        pull = jax.jit(lambda x, p: jax.vjp(ops.lstm, x, p)[1])(x, p)
+        apply = jax.jit(lambda pull, g: pull(g))
+        apply(pull, g)
+        bwd = lambda: apply(pull, g)  # noqa: E731
+    except TypeError as e:
+        print("note: jax: the LSTM's pullback cannot leave jit (%s): its backward runs with its "
+              "forward in one executable" % str(e).splitlines()[0], file=sys.stderr)
+        both = jax.jit(lambda x, p, g: jax.vjp(ops.lstm, x, p)[1](g))
+        bwd = lambda: both(x, p, g)  # noqa: E731
 
     def forward():
         keep["last"] = fwd(x, p)
 
     def backward():
-        keep["last"] = apply(pull, g)
+        keep["last"] = bwd()
 
     return {"forward": forward, "backward": backward}
 
@@ -207,7 +216,7 @@ def run(plan_path):
 
     def wait():
         if keep["last"] is not None:
-            jax.block_until_ready(keep["last"])
+            jax.tree_util.tree_map(lambda a: a.block_until_ready(), keep["last"])
 
     marks = common.Marks(wait)
     if plan["check"] is not None:

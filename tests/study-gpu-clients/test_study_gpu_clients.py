@@ -2,7 +2,8 @@
 their plan checks (exit 2, one line naming the file and the field), a missing framework or device
 (exit 3, one line), the collector's marks through ctypes, the deterministic inputs of the
 correctness check against a plain-Python direct convolution (formula, NCHW layout, the file's
-bytes), and the sweep's marks and progress lines run on the CPU. Run by tests/cli-study-gpu-clients.sh.
+bytes), and the sweep's marks and progress lines run on the CPU. Run by
+tests/cli-study-gpu-clients.sh.
 """
 import copy
 import importlib.util
