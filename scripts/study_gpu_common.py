@@ -27,6 +27,7 @@ POINT_FIELDS = {"conv2d": ("batch", "channels", "size", "filters", "kernel", "st
 # Each size field at most this: far above the paper's sweeps, and a bound on what a plan can ask.
 MAX_FIELD = 1 << 20
 MAX_ITERS = 1000000
+MAX_PLAN = 1 << 24  # characters
 MAX_TAGS = 32 - 5  # the collector takes 32 pairs a mark; the client adds five of its own
 TAG_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
 HASH = 2654435761
@@ -89,9 +90,11 @@ def load_plan(path, framework, variants):
     names this client runs, each mapped to the ops it applies to."""
     try:
         with open(path, encoding="utf-8") as f:
-            text = f.read(1 << 24)
-    except OSError as e:
-        raise PlanError("%s: cannot read the plan: %s" % (path, e.strerror or e))
+            text = f.read(MAX_PLAN + 1)
+    except (OSError, UnicodeDecodeError) as e:
+        raise PlanError("%s: cannot read the plan: %s" % (path, getattr(e, "strerror", None) or e))
+    if len(text) > MAX_PLAN:
+        raise PlanError("%s: cannot read the plan: larger than %d MiB" % (path, MAX_PLAN >> 20))
     try:
         plan = json.loads(text)
     except ValueError as e:

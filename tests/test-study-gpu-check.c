@@ -175,9 +175,9 @@ static void test_dir(void **state)
     assert_non_null(strstr(report, "no client output files"));
     free(report);
 
-    /* two groups complete and right */
-    const char *groups[] = {"pytorch-fp16-channels_last", "jax-fp32-plain"};
-    for (int g = 0; g < 2; g++)
+    /* three groups complete and right; the last one's names sort between the second's */
+    const char *groups[] = {"pytorch-fp16-channels_last", "jax-fp32-plain", "jax-fp32-plain-0x"};
+    for (int g = 0; g < 3; g++)
         for (int i = 0; i < 2; i++) {
             char *p = rt_asprintf("%s/%s-%d.f32", dir, groups[g], i);
             write_floats(p, ref[i], n_ref[i]);
@@ -186,6 +186,7 @@ static void test_dir(void **state)
     assert_int_equal(rt_study_gpu_check_dir(ref, n_ref, 2, dir, &report, &err), 0);
     assert_non_null(strstr(report, "jax-fp32-plain-0.f32: pass"));
     assert_non_null(strstr(report, "pytorch-fp16-channels_last-1.f32: pass"));
+    assert_non_null(strstr(report, "jax-fp32-plain-0x-1.f32: pass"));
     assert_null(strstr(report, "FAIL"));
     free(report);
 

@@ -117,12 +117,7 @@ int rt_study_gpu_check_compare(const float *ref, size_t n, const char *path, con
     return ok ? 0 : 1;
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The .f32 files of dir, sorted; -1 with err when dir cannot be read or holds too many. */
+/* The .f32 files of dir; -1 with err when dir cannot be read or holds too many. */
 static int list_files(const char *dir, char ***names, size_t *count, rt_error *err)
 {
     DIR *d = opendir(dir);
@@ -146,7 +141,6 @@ static int list_files(const char *dir, char ***names, size_t *count, rt_error *e
         v[n++] = rt_strdup(e->d_name);
     }
     closedir(d);
-    qsort(v, n, sizeof *v, by_name);
     *names = v;
     *count = n;
     return 0;
@@ -194,61 +188,89 @@ static void add_line(report *r, char *line)
     free(line);
 }
 
+/* One .f32 file of the check directory, its name parsed (group NULL: not a check file's name). */
+typedef struct entry {
+    char *name, *group, *precision;
+    long index;
+} entry;
+
+/* Names that are no check file's first, then by group and index, so each group is one run. */
+static int by_group(const void *pa, const void *pb)
+{
+    const entry *a = pa, *b = pb;
+    if (!a->group || !b->group)
+        return a->group ? 1 : b->group ? -1 : strcmp(a->name, b->name);
+    int c = strcmp(a->group, b->group);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* The missing points of the group that ends here. */
+static int close_group(const char *group, const unsigned char *seen, size_t n, report *r)
+{
+    int failed = 0;
+    for (size_t i = 0; group && i < n; i++)
+        if (!seen[i]) {
+            add_line(r, rt_asprintf("%s-%zu.f32: FAIL: missing (the client wrote other check "
+                                    "points of %s)",
+                                    group, i, group));
+            failed = 1;
+        }
+    return failed;
+}
+
+/* One file against its point's reference: its line; 0 or 1. */
+static int compare_one(float *const *ref, const size_t *n_ref, size_t n, const char *dir,
+                       const entry *e, report *r)
+{
+    if (!e->group) {
+        add_line(r, rt_asprintf("%s: FAIL: not a check file name "
+                                "(<framework>-<precision>-<variant>-<index>.f32)",
+                                e->name));
+        return 1;
+    }
+    if ((size_t)e->index >= n) {
+        add_line(r, rt_asprintf("%s: FAIL: no check point %ld (the plan has %zu)", e->name,
+                                e->index, n));
+        return 1;
+    }
+    char *path = rt_asprintf("%s/%s", dir, e->name), *line = NULL;
+    rt_error err;
+    int rc = rt_study_gpu_check_compare(ref[e->index], n_ref[e->index], path, e->precision, &line,
+                                        NULL, &err);
+    if (rc < 0)
+        line = rt_asprintf("%s: FAIL: %s", e->name, err.msg);
+    add_line(r, line);
+    free(path);
+    return rc != 0;
+}
+
 /* The files against the references; the groups' missing points named. 0 or 1. */
 static int compare_all(float *const *ref, const size_t *n_ref, size_t n, const char *dir,
                        char **names, size_t count, report *r)
 {
-    int failed = 0;
-    char *group = NULL; /* the group being walked, and which of its points were seen */
-    unsigned char *seen = rt_xcalloc(n ? n : 1, 1);
-    for (size_t f = 0; f <= count; f++) {
-        char *g = NULL, *prec = NULL;
-        long idx = -1;
-        int parsed = f < count && parse_name(names[f], &g, &prec, &idx) == 0;
-        if (group && (f == count || !parsed || strcmp(g, group) != 0)) {
-            for (size_t i = 0; i < n; i++)
-                if (!seen[i]) {
-                    add_line(r, rt_asprintf("%s-%zu.f32: FAIL: missing (the client wrote other "
-                                            "check points of %s)",
-                                            group, i, group));
-                    failed = 1;
-                }
-            free(group);
-            group = NULL;
-        }
-        if (f == count)
-            break;
-        if (!parsed) {
-            add_line(r, rt_asprintf("%s: FAIL: not a check file name "
-                                    "(<framework>-<precision>-<variant>-<index>.f32)",
-                                    names[f]));
-            failed = 1;
-            continue;
-        }
-        if (!group) {
-            group = g;
-            g = NULL;
-            memset(seen, 0, n ? n : 1);
-        }
-        free(g);
-        if ((size_t)idx >= n) {
-            add_line(r, rt_asprintf("%s: FAIL: no check point %ld (the plan has %zu)", names[f],
-                                    idx, n));
-            failed = 1;
-            free(prec);
-            continue;
-        }
-        seen[idx] = 1;
-        char *path = rt_asprintf("%s/%s", dir, names[f]), *line = NULL;
-        rt_error e;
-        int rc = rt_study_gpu_check_compare(ref[idx], n_ref[idx], path, prec, &line, NULL, &e);
-        if (rc < 0)
-            line = rt_asprintf("%s: FAIL: %s", names[f], e.msg);
-        add_line(r, line);
-        failed |= rc != 0;
-        free(path);
-        free(prec);
+    entry *v = rt_xcalloc(count ? count : 1, sizeof *v);
+    for (size_t f = 0; f < count; f++) {
+        v[f].name = names[f];
+        if (parse_name(names[f], &v[f].group, &v[f].precision, &v[f].index) != 0)
+            v[f].group = v[f].precision = NULL;
     }
+    qsort(v, count, sizeof *v, by_group);
+    int failed = 0;
+    unsigned char *seen = rt_xcalloc(n ? n : 1, 1);
+    for (size_t f = 0; f < count; f++) {
+        if (v[f].group && (f == 0 || !v[f - 1].group || strcmp(v[f - 1].group, v[f].group)))
+            memset(seen, 0, n ? n : 1);
+        if (v[f].group && v[f].index >= 0 && (size_t)v[f].index < n)
+            seen[v[f].index] = 1;
+        failed |= compare_one(ref, n_ref, n, dir, &v[f], r);
+        if (v[f].group && (f + 1 == count || strcmp(v[f + 1].group, v[f].group)))
+            failed |= close_group(v[f].group, seen, n, r);
+    }
+    for (size_t f = 0; f < count; f++) {
+        free(v[f].group);
+        free(v[f].precision);
+    }
+    free(v);
     free(seen);
     return failed;
 }
