@@ -220,6 +220,56 @@ static void test_dir(void **state)
     free(dir);
 }
 
+/* The PyTorch client's check output (scripts/study-gpu-torch.py run on the CPU, fp32) passes the
+ * directory check against the host reference: its generator, layout and file format are the ones
+ * rooftime reads. Skipped (said so) without Debian's python3 and torch. */
+static void test_torch_client_files(void **state)
+{
+    (void)state;
+    const char *py = getenv("ROOFTIME_PYTHON") ? getenv("ROOFTIME_PYTHON") : "/usr/bin/python3";
+    char *probe = rt_asprintf("'%s' -c 'import torch' 2>/dev/null", py);
+    int have = tu_run(probe, NULL, NULL) == 0;
+    free(probe);
+    if (!have) {
+        fprintf(stderr, "note: %s cannot import torch: the client's files are not checked\n", py);
+        skip();
+    }
+    const rt_study_gpu_check_point pts[3] = {small, {1, 4, 9, 3, 5, 3}, {2, 2, 6, 5, 1, 1}};
+    char *dir = tu_tmpdir(), *report = NULL, *out = NULL, *errs = NULL;
+    char *cmd = rt_asprintf(
+        "'%s' -c 'import importlib.util as u, sys, torch\n"
+        "s = u.spec_from_file_location(\"c\", sys.argv[1] + \"/scripts/study-gpu-torch.py\")\n"
+        "m = u.module_from_spec(s); s.loader.exec_module(m)\n"
+        "pts = [dict(zip((\"batch\", \"channels\", \"size\", \"filters\", \"kernel\", "
+        "\"stride\"), map(int, p.split(\",\")))) for p in sys.argv[3:]]\n"
+        "for v in (\"\", \"channels_last\"):\n"
+        "    m.write_check(torch, {\"precision\": \"fp32\", \"variant\": v, \"check\": "
+        "{\"dir\": sys.argv[2], \"points\": pts}}, \"cpu\")' '%s' '%s' 2,3,7,4,3,2 1,4,9,3,5,3 "
+        "2,2,6,5,1,1",
+        py, tu_src(), dir);
+    int rc = tu_run(cmd, &out, &errs);
+    if (rc != 0)
+        fail_msg("the client failed (%d): %s", rc, errs ? errs : "");
+    float *ref[3];
+    size_t n_ref[3];
+    for (int i = 0; i < 3; i++)
+        ref[i] = host_conv(&pts[i], &n_ref[i]);
+    rt_error err;
+    rc = rt_study_gpu_check_dir(ref, n_ref, 3, dir, &report, &err);
+    fprintf(stderr, "%s", report ? report : err.msg);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(report, "pytorch-fp32-plain-2.f32: pass"));
+    assert_non_null(strstr(report, "pytorch-fp32-channels_last-1.f32: pass"));
+    for (int i = 0; i < 3; i++)
+        free(ref[i]);
+    free(report);
+    free(out);
+    free(errs);
+    free(cmd);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 static void test_no_driver(void **state)
 {
     (void)state;
@@ -294,9 +344,13 @@ static void test_gpu_reference(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_inputs),    cmocka_unit_test(test_tolerances),
-        cmocka_unit_test(test_compare),   cmocka_unit_test(test_dir),
-        cmocka_unit_test(test_no_driver), cmocka_unit_test(test_gpu_reference),
+        cmocka_unit_test(test_inputs),
+        cmocka_unit_test(test_tolerances),
+        cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_dir),
+        cmocka_unit_test(test_torch_client_files),
+        cmocka_unit_test(test_no_driver),
+        cmocka_unit_test(test_gpu_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
