@@ -66,15 +66,15 @@ static int run_once(char **cmd, const char *command, const char *lib, const char
                     const char *mode, const char *metrics, int keep)
 {
     char *e_lib = rt_asprintf("CUDA_INJECTION64_PATH=%s", lib);
+    /* The library's own path, for the command's rooftime_cupti_mark calls (cupti.h). */
+    char *e_clib = rt_asprintf("ROOFTIME_CUPTI_LIB=%s", lib);
     char *e_dir = rt_asprintf("ROOFTIME_CUPTI_DIR=%s", dir);
     char *e_mode = rt_asprintf("ROOFTIME_CUPTI_MODE=%s", mode);
     char *e_met = rt_asprintf("ROOFTIME_CUPTI_METRICS=%s", metrics ? metrics : "");
-    const char *env[] = {e_lib,
-                         e_dir,
-                         e_mode,
-                         e_met,
-                         keep ? "ROOFTIME_CUPTI_KEEP_IMAGES=1" : "ROOFTIME_CUPTI_KEEP_IMAGES=0",
-                         NULL};
+    const char *env[] = {
+        e_lib,  e_clib, e_dir,
+        e_mode, e_met,  keep ? "ROOFTIME_CUPTI_KEEP_IMAGES=1" : "ROOFTIME_CUPTI_KEEP_IMAGES=0",
+        NULL};
     int failed = -1;
     rt_spawn_opts so = {.env = env, .close_fd = -1};
     rt_child child;
@@ -92,6 +92,7 @@ static int run_once(char **cmd, const char *command, const char *lib, const char
                     status);
     }
     free(e_lib);
+    free(e_clib);
     free(e_dir);
     free(e_mode);
     free(e_met);

@@ -101,10 +101,19 @@ static void launch_enter(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpt
 
 static void on_launch(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
-    if (d == CUPTI_CB_DOMAIN_RUNTIME_API)
+    if (d == CUPTI_CB_DOMAIN_RUNTIME_API) {
         tl_in_runtime_launch = cb->callbackSite == CUPTI_API_ENTER;
-    else if (tl_in_runtime_launch)
-        return; /* the driver call inside a runtime launch: counted once, at the runtime */
+    } else if (tl_in_runtime_launch) {
+        /* The driver call inside a runtime launch: counted once, at the runtime; its correlation
+         * ID still bounds the marks (whichever of the two the kernel record carries). */
+        if (cb->callbackSite == CUPTI_API_ENTER) {
+            pthread_mutex_lock(&rtc_g.lock);
+            if (rtc_g.active && cb->correlationId > rtc_g.last_correlation)
+                rtc_g.last_correlation = cb->correlationId;
+            pthread_mutex_unlock(&rtc_g.lock);
+        }
+        return;
+    }
     if (cb->callbackSite == CUPTI_API_ENTER) {
         launch_enter(d, id, cb);
         return;
