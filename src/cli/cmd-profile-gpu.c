@@ -18,7 +18,6 @@
 #include "commands.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/cupti.h"
-#include "rooftime/import/ncu-metrics.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/spawn.h"
 #include "rooftime/util/strings.h"
@@ -122,36 +121,11 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
     if (o->counters) {
         /* The metrics of the devices' architectures (data/ncu/metrics.json scopes them): those
          * every device's list names, so that one configuration builds on each. */
-        rt_ncu_metric_list l = {0};
         rt_error err = {{0}};
-        if (rt_ncu_metric_list_load(NULL, "throughput", n_sms ? sms[0] : 0, &l, &err) != 0) {
+        if (!(metrics = rt_cupti_metrics_for(sms, n_sms, &err))) {
             cli_error("%s", err.msg);
             goto out;
         }
-        unsigned char *keep = rt_xcalloc(l.n + 1, 1);
-        memset(keep, 1, l.n);
-        for (size_t d = 1; d < n_sms; d++) {
-            rt_ncu_metric_list o2 = {0};
-            if (sms[d] == sms[0] || rt_ncu_metric_list_load(NULL, "throughput", sms[d], &o2, &err))
-                continue;
-            for (size_t i = 0; i < l.n; i++) {
-                int in = 0;
-                for (size_t j = 0; j < o2.n && !in; j++)
-                    in = strcmp(l.metric[i], o2.metric[j]) == 0;
-                keep[i] &= (unsigned char)in;
-            }
-            rt_ncu_metric_list_release(&o2);
-        }
-        size_t n = 1;
-        for (size_t i = 0; i < l.n; i++)
-            n += strlen(l.metric[i]) + 1;
-        metrics = rt_xcalloc(n, 1);
-        for (size_t i = 0; i < l.n; i++)
-            if (keep[i])
-                snprintf(metrics + strlen(metrics), n - strlen(metrics), "%s%s",
-                         metrics[0] ? "," : "", l.metric[i]);
-        free(keep);
-        rt_ncu_metric_list_release(&l);
     }
     if (o->keep_dir) {
         if (mkdir(o->keep_dir, 0777) != 0) {

@@ -116,6 +116,11 @@ typedef struct rt_cupti_options {
 int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **out, rt_warnings *w,
                     rt_error *err);
 
+/* The comma list of metrics counters mode collects on devices of compute capabilities sms (70
+ * for 7.0; n_sms 0: every architecture's): set "throughput" of data/ncu/metrics.json for sms[0],
+ * less those another architecture's list lacks (cupti-metrics.c). Heap; NULL with err. */
+char *rt_cupti_metrics_for(const int *sms, size_t n_sms, rt_error *err);
+
 /* The number of image manifests (images.PID.csv, raw counter images kept) in dir; 0 when none or
  * dir cannot be read. */
 size_t rt_cupti_image_manifests(const char *dir);

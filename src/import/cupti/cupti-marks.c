@@ -29,8 +29,8 @@ static int by_key(const void *a, const void *b)
 
 static int key_char(char c)
 {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == '-';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
 }
 
 /* tags (len bytes) into its canonical text (heap, "" for none); NULL with why (static text) when
@@ -126,8 +126,8 @@ int rt_cupti_read_marks(cupti_import *im, uint32_t pi)
         }
         const cupti_mark *prev = p->n_marks ? &p->marks[p->n_marks - 1] : NULL;
         if (prev && (u[1] < prev->corr || u[2] < prev->ranges)) {
-            rt_error_set(im->err, "%s: line %lu: %s %" PRIu64 " is below the previous mark's",
-                         path, row.line, u[1] < prev->corr ? "correlation" : "ranges",
+            rt_error_set(im->err, "%s: line %lu: %s %" PRIu64 " is below the previous mark's", path,
+                         row.line, u[1] < prev->corr ? "correlation" : "ranges",
                          u[1] < prev->corr ? u[1] : u[2]);
             goto out;
         }

@@ -136,7 +136,7 @@ out:
 /* ---- the CSV files ---- */
 
 rt_csv *rt_cupti_open_csv(cupti_import *im, const char *dir, const char *what, long pid,
-                        const char *want, rt_csv_row *hdr, int *absent, char **path_out)
+                          const char *want, rt_csv_row *hdr, int *absent, char **path_out)
 {
     char *path = rt_asprintf("%s/%s.%ld.csv", dir, what, pid);
     *path_out = path;
@@ -190,8 +190,8 @@ static int read_api(cupti_import *im, long pid, api_time **out, size_t *n)
     char *path;
     *out = NULL;
     *n = 0;
-    rt_csv *c =
-        rt_cupti_open_csv(im, im->dir, "launches", pid, RT_CUPTI_LAUNCH_HEADER, &row, &absent, &path);
+    rt_csv *c = rt_cupti_open_csv(im, im->dir, "launches", pid, RT_CUPTI_LAUNCH_HEADER, &row,
+                                  &absent, &path);
     if (!c) {
         free(path);
         return absent ? 0 : -1;
@@ -204,7 +204,8 @@ static int read_api(cupti_import *im, long pid, api_time **out, size_t *n)
             rt_error_set(im->err, "%s: line %lu: %zu fields, expected 6", path, row.line, row.n);
             goto out;
         }
-        if (rt_cupti_parse_u64(row.field[0], UINT32_MAX, &corr) || rt_cupti_parse_u64(row.field[2], UINT64_MAX, &s) ||
+        if (rt_cupti_parse_u64(row.field[0], UINT32_MAX, &corr) ||
+            rt_cupti_parse_u64(row.field[2], UINT64_MAX, &s) ||
             rt_cupti_parse_u64(row.field[3], UINT64_MAX, &e) || e < s) {
             rt_error_set(im->err,
                          "%s: line %lu: correlation, start_ns or end_ns is not a whole "
@@ -260,8 +261,8 @@ int rt_cupti_read_kernels(cupti_import *im, uint32_t pi)
     size_t napi = 0, first = im->nl;
     if (read_api(im, p->pid, &api, &napi) != 0)
         return -1;
-    rt_csv *c =
-        rt_cupti_open_csv(im, im->dir, "kernels", p->pid, RT_CUPTI_KERNEL_HEADER, &row, &absent, &path);
+    rt_csv *c = rt_cupti_open_csv(im, im->dir, "kernels", p->pid, RT_CUPTI_KERNEL_HEADER, &row,
+                                  &absent, &path);
     if (!c) {
         free(path);
         free(api);
@@ -281,7 +282,8 @@ int rt_cupti_read_kernels(cupti_import *im, uint32_t pi)
         static const int ucol[] = {0, 2, 3, 6, 7};
         for (size_t i = 0; i < 5; i++)
             if (rt_cupti_parse_u64(row.field[ucol[i]],
-                          ucol[i] == 2 || ucol[i] == 3 ? UINT64_MAX : UINT32_MAX, &u[i]) != 0) {
+                                   ucol[i] == 2 || ucol[i] == 3 ? UINT64_MAX : UINT32_MAX,
+                                   &u[i]) != 0) {
                 rt_error_set(im->err, "%s: line %lu: %s '%.40s' is not a whole number", path,
                              row.line, col[ucol[i]], row.field[ucol[i]]);
                 goto out;
@@ -344,7 +346,8 @@ int rt_cupti_read_ranges(cupti_import *im, uint32_t pi)
     rt_csv_row row;
     int absent;
     char *path;
-    rt_csv *c = rt_cupti_open_csv(im, im->ranges_dir, "ranges", p->pid, "range,name", &row, &absent, &path);
+    rt_csv *c =
+        rt_cupti_open_csv(im, im->ranges_dir, "ranges", p->pid, "range,name", &row, &absent, &path);
     if (!c) {
         free(path);
         return absent ? 0 : -1;
