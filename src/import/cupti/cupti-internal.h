@@ -37,7 +37,7 @@ typedef struct launch {
     uint32_t proc, name, corr, stream, graph;
     uint64_t start, end;
     int32_t grid[3], block[3];
-    double api; /* CPU-side launch call, seconds; < 0 when unknown */
+    double api;   /* CPU-side launch call, seconds; < 0 when unknown */
     long range;   /* joined counter range, or -1 */
     uint32_t set; /* its mark's tag set (0: none) */
 } launch;
@@ -47,7 +47,7 @@ typedef struct range {
     uint32_t proc, name;
     uint32_t set; /* its mark's tag set (0: none) */
     uint64_t idx; /* the range column: its number in the process, in launch order */
-    double *v; /* one per mapping slot */
+    double *v;    /* one per mapping slot */
 } range;
 
 typedef struct api_time {
