@@ -69,11 +69,11 @@ RTC_EXPORT int rooftime_cupti_attach(const char *dir, const char *mode, char *er
     }
     pthread_mutex_lock(&rtc_g.lock);
     int active = rtc_g.active;
+    if (active) /* under the injection, or attached before */
+        snprintf(err, errlen, "already collecting (into %s)", rtc_g.dir);
     pthread_mutex_unlock(&rtc_g.lock);
-    if (active) {
-        snprintf(err, errlen, "already collecting");
+    if (active)
         return -1;
-    }
     if (check_device(err, errlen) != 0)
         return -1;
     struct stat st;

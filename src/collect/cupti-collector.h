@@ -1,7 +1,7 @@
 /* Private to librooftime-cupti.so: the collector's state, shared by its start and end
- * (cupti-inject.c), the launch callbacks and activity buffers (cupti-callbacks.c), the Range
- * Profiler per context (cupti-range-profiler.c), the output files (cupti-output.c) and the marks
- * (cupti-marks.c). Every field of rtc_g is guarded by rtc_g.lock. */
+ * (cupti-inject.c, and cupti-attach.c in-process), the launch callbacks and activity buffers
+ * (cupti-callbacks.c), the Range Profiler per context (cupti-range-profiler.c), the output files
+ * (cupti-output.c) and the marks (cupti-marks.c). Every field of rtc_g is guarded by rtc_g.lock. */
 #ifndef ROOFTIME_COLLECT_CUPTI_COLLECTOR_H
 #define ROOFTIME_COLLECT_CUPTI_COLLECTOR_H
 

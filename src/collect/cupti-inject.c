@@ -152,8 +152,8 @@ int rtc_start(const char *dir, int counters, const char *metrics, int keep_image
 {
     pthread_mutex_lock(&rtc_g.lock);
     if (rtc_g.active) {
-        pthread_mutex_unlock(&rtc_g.lock);
         snprintf(err, errlen, "already collecting (into %s)", rtc_g.dir);
+        pthread_mutex_unlock(&rtc_g.lock);
         return -1;
     }
     int rc = -1;
