@@ -16,11 +16,6 @@ import tempfile
 from . import core
 from ._lib import Error, b, fail, lib, take
 
-lib.rt_api_cupti_lib.restype = ctypes.c_void_p
-lib.rt_api_cupti_lib.argtypes = []
-lib.rt_api_cupti_metrics.restype = ctypes.c_void_p
-lib.rt_api_cupti_metrics.argtypes = []
-
 _COLLECTOR = []
 _KEY = re.compile(r"[A-Za-z0-9_.-]+\Z")
 
@@ -29,6 +24,12 @@ def _collector():
     """librooftime-cupti.so, found as `profile --gpu` finds it ($ROOFTIME_CUPTI_LIB, else beside
     librooftime.so); under the injection, dlopen of the same path gives the copy already loaded."""
     if not _COLLECTOR:
+        for name in ("rt_api_cupti_lib", "rt_api_cupti_metrics"):
+            f = getattr(lib, name, None)
+            if f is None:
+                raise Error("rooftime.gpu: this librooftime.so has no %s: reinstall the package "
+                            "from the same checkout" % name)
+            f.restype, f.argtypes = ctypes.c_void_p, []
         path = take(lib.rt_api_cupti_lib())
         try:
             c = ctypes.CDLL(path)
