@@ -122,9 +122,12 @@ static int open_outputs(char *err, size_t errlen)
     rtc_g.launches = rtc_open_out("launches", RT_CUPTI_LAUNCH_HEADER);
     if (!rtc_g.counters) {
         rtc_g.kernels = rtc_open_out("kernels", RT_CUPTI_KERNEL_HEADER);
-        CUptiResult r;
-        if ((r = cuptiActivityRegisterCallbacks(rtc_buffer_requested, rtc_buffer_completed)) !=
-                CUPTI_SUCCESS ||
+        CUptiResult r = CUPTI_SUCCESS;
+        static int registered; /* once per process: an attach after a detach reuses them */
+        if (!registered && (r = cuptiActivityRegisterCallbacks(
+                                rtc_buffer_requested, rtc_buffer_completed)) == CUPTI_SUCCESS)
+            registered = 1;
+        if (r != CUPTI_SUCCESS ||
             (r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS)
             return start_fail(1, err, errlen, "the Activity API: %s", rtc_cupti_msg(r));
         return 0;
