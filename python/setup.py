@@ -37,7 +37,12 @@ class BuildPy(build_py):
         super().run()
         pkg = os.path.join(self.build_lib, "rooftime")
         os.makedirs(os.path.join(pkg, "_lib"), exist_ok=True)
-        shutil.copy2(_library(), os.path.join(pkg, "_lib", "librooftime.so"))
+        lib = _library()
+        shutil.copy2(lib, os.path.join(pkg, "_lib", "librooftime.so"))
+        # The CUPTI collector, beside it (rooftime.gpu.profile finds it there), when built.
+        cupti = os.path.join(os.path.dirname(lib), "librooftime-cupti.so")
+        if os.path.isfile(cupti):
+            shutil.copy2(cupti, os.path.join(pkg, "_lib", "librooftime-cupti.so"))
         data = os.path.join(pkg, "data")
         if os.path.isdir(data):
             shutil.rmtree(data)

@@ -49,6 +49,12 @@ C='format=rooftime.cupti/1\npid=%s\nstarted_ns=%s\ncupti_version=130001\ndevice=
     printf "$C" 2 200; printf 'mode=counters\nend=ok\n=====\n'
     printf 'range,name,%s\n0,k,1000,1e9,100,4096,8192\n1,"g<1, 2>",500,1e9,0,64,128\n' "$MET"
 } >"$B/corpus/cupti/trace-and-counters"
+# The same with marks in both processes (marks.1.csv, marks.2.csv).
+{
+    cat "$B/corpus/cupti/trace-and-counters"
+    printf '\n=====\nseq,correlation,ranges,time_ns,tags\n0,2,0,5,pass=forward;batch=16\n1,3,0,9,\n'
+    printf '=====\nseq,correlation,ranges,time_ns,tags\n0,0,0,5,"note=a, b;pass=backward;"\n1,9,1,7,x=1\n'
+} >"$B/corpus/cupti/trace-and-counters-marks"
 if [ -d "$FIX" ]; then
     for f in "$FIX"/ncu/deepcam-pytorch-fp32-fw/out.* "$FIX"/ncu/gpp-ncu2021/raw.csv; do
         [ -f "$f" ] && head -c 200000 "$f" >"$B/seedtmp" && seed ncu "$B/seedtmp" && mv "$B/corpus/ncu/seedtmp" "$B/corpus/ncu/$(basename "$(dirname "$f")")-$(basename "$f")"

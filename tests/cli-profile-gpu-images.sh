@@ -16,7 +16,9 @@ cat >"$TMP/collector.sh" <<EOF
 # What librooftime-cupti.so writes for one kernel k, in the mode rooftime asks for.
 d=\$ROOFTIME_CUPTI_DIR
 echo "\$ROOFTIME_CUPTI_MODE keep=\$ROOFTIME_CUPTI_KEEP_IMAGES" >>"$TMP/runs"
+echo "\$CUDA_INJECTION64_PATH \$ROOFTIME_CUPTI_LIB" >>"$TMP/libs"
 printf 'format=rooftime.cupti/1\nmode=%s\npid=%s\ndevice=Stand-in GPU\ncc=90\nchip=GH100\nmetrics=$MET\n' "\$ROOFTIME_CUPTI_MODE" \$\$ >"\$d/collector.\$\$.txt"
+printf 'seq,correlation,ranges,time_ns,tags\n0,0,0,5,pass=forward;batch=16\n' >"\$d/marks.\$\$.csv"
 if [ "\$ROOFTIME_CUPTI_MODE" = trace ]; then
     printf 'correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers,shared_static,shared_dynamic\n1,k,0,2000,0,1,7,0,1,1,1,32,1,1,8,0,0\n' >"\$d/kernels.\$\$.csv"
 else
@@ -34,6 +36,9 @@ mkdir "$TMP/p"
 
 expect 0 "collector output in .*p/run.cupti \\(raw counter images: \`import cupti DIR --reevaluate\`\\)" -- profile --gpu --counters -o "$TMP/p/run.json" -- "$TMP/collector.sh"
 check "both runs, images asked for in the counter run" [ "$(paste -sd' ' "$TMP/runs")" = "trace keep=0 counters keep=1" ]
+read -r inj clib <"$TMP/libs"
+check "the command sees ROOFTIME_CUPTI_LIB, the injected library's absolute path ($clib)" \
+    [ "$clib" = "$inj" ] && [ "${clib#/}" != "$clib" ]
 check "run.cupti/ holds the images" [ -f "$(echo "$TMP"/p/run.cupti/counterdata.*.1.0.bin)" ]
 check "and the trace run's files" [ -f "$(echo "$TMP"/p/run.cupti/kernels.*.csv)" ]
 check "no scratch directory left" [ "$(ls "$TMP/p" | paste -sd' ')" = "run.cupti run.json" ]
@@ -41,6 +46,8 @@ check "the provenance names run.cupti" grep -q "p/run.cupti/collector\\." "$TMP/
 check "and where the images are" grep -q '"counter_images": ".*p/run.cupti: raw counter images of 1 process' "$TMP/p/run.json"
 check "no scratch path in the profile" bash -c "! grep -q 'cupti.tmp-' '$TMP/p/run.json'"
 check "FLOPs from the counter run" grep -q '"fp32": 20' "$TMP/p/run.json"
+check "the marks' tags on the kernel (profile --gpu applies marks.PID.csv)" \
+    python3 -c 'import json,sys; k = json.load(open(sys.argv[1]))["kernels"]; sys.exit(not (len(k) == 1 and k[0]["tags"].get("pass") == "forward" and k[0]["tags"].get("batch") == "16"))' "$TMP/p/run.json"
 expect 0 "note: .*run.cupti keeps raw counter images" -- import cupti "$TMP/p/run.cupti" -o "$TMP/again.json"
 
 # Run again: the previous run's directory is replaced.

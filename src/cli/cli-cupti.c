@@ -71,8 +71,9 @@ int cli_cupti_is_collector_dir(const char *dir)
             continue;
         ok = numbered(n, "collector.", 1, ".txt") || numbered(n, "kernels.", 1, ".csv") ||
              numbered(n, "launches.", 1, ".csv") || numbered(n, "ranges.", 1, ".csv") ||
-             numbered(n, "images.", 1, ".csv") || numbered(n, "config.", 2, ".bin") ||
-             numbered(n, "counterdata.", 3, ".bin") || numbered(n, "counterdata.", 3, ".bin.names");
+             numbered(n, "images.", 1, ".csv") || numbered(n, "marks.", 1, ".csv") ||
+             numbered(n, "config.", 2, ".bin") || numbered(n, "counterdata.", 3, ".bin") ||
+             numbered(n, "counterdata.", 3, ".bin.names");
     }
     closedir(d);
     return ok;

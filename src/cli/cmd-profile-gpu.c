@@ -18,7 +18,6 @@
 #include "commands.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/cupti.h"
-#include "rooftime/import/ncu-metrics.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/spawn.h"
 #include "rooftime/util/strings.h"
@@ -66,15 +65,15 @@ static int run_once(char **cmd, const char *command, const char *lib, const char
                     const char *mode, const char *metrics, int keep)
 {
     char *e_lib = rt_asprintf("CUDA_INJECTION64_PATH=%s", lib);
+    /* The library's own path, for the command's rooftime_cupti_mark calls (cupti.h). */
+    char *e_clib = rt_asprintf("ROOFTIME_CUPTI_LIB=%s", lib);
     char *e_dir = rt_asprintf("ROOFTIME_CUPTI_DIR=%s", dir);
     char *e_mode = rt_asprintf("ROOFTIME_CUPTI_MODE=%s", mode);
     char *e_met = rt_asprintf("ROOFTIME_CUPTI_METRICS=%s", metrics ? metrics : "");
-    const char *env[] = {e_lib,
-                         e_dir,
-                         e_mode,
-                         e_met,
-                         keep ? "ROOFTIME_CUPTI_KEEP_IMAGES=1" : "ROOFTIME_CUPTI_KEEP_IMAGES=0",
-                         NULL};
+    const char *env[] = {
+        e_lib,  e_clib, e_dir,
+        e_mode, e_met,  keep ? "ROOFTIME_CUPTI_KEEP_IMAGES=1" : "ROOFTIME_CUPTI_KEEP_IMAGES=0",
+        NULL};
     int failed = -1;
     rt_spawn_opts so = {.env = env, .close_fd = -1};
     rt_child child;
@@ -92,6 +91,7 @@ static int run_once(char **cmd, const char *command, const char *lib, const char
                     status);
     }
     free(e_lib);
+    free(e_clib);
     free(e_dir);
     free(e_mode);
     free(e_met);
@@ -121,36 +121,11 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
     if (o->counters) {
         /* The metrics of the devices' architectures (data/ncu/metrics.json scopes them): those
          * every device's list names, so that one configuration builds on each. */
-        rt_ncu_metric_list l = {0};
         rt_error err = {{0}};
-        if (rt_ncu_metric_list_load(NULL, "throughput", n_sms ? sms[0] : 0, &l, &err) != 0) {
+        if (!(metrics = rt_cupti_metrics_for(sms, n_sms, &err))) {
             cli_error("%s", err.msg);
             goto out;
         }
-        unsigned char *keep = rt_xcalloc(l.n + 1, 1);
-        memset(keep, 1, l.n);
-        for (size_t d = 1; d < n_sms; d++) {
-            rt_ncu_metric_list o2 = {0};
-            if (sms[d] == sms[0] || rt_ncu_metric_list_load(NULL, "throughput", sms[d], &o2, &err))
-                continue;
-            for (size_t i = 0; i < l.n; i++) {
-                int in = 0;
-                for (size_t j = 0; j < o2.n && !in; j++)
-                    in = strcmp(l.metric[i], o2.metric[j]) == 0;
-                keep[i] &= (unsigned char)in;
-            }
-            rt_ncu_metric_list_release(&o2);
-        }
-        size_t n = 1;
-        for (size_t i = 0; i < l.n; i++)
-            n += strlen(l.metric[i]) + 1;
-        metrics = rt_xcalloc(n, 1);
-        for (size_t i = 0; i < l.n; i++)
-            if (keep[i])
-                snprintf(metrics + strlen(metrics), n - strlen(metrics), "%s%s",
-                         metrics[0] ? "," : "", l.metric[i]);
-        free(keep);
-        rt_ncu_metric_list_release(&l);
     }
     if (o->keep_dir) {
         if (mkdir(o->keep_dir, 0777) != 0) {

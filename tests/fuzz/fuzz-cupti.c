@@ -1,6 +1,7 @@
 /* libFuzzer target: a CUPTI collector directory (import cupti). Byte 0 bit 0 picks --per-launch;
  * the rest is cut at each "\n=====\n" into collector.1.txt, kernels.1.csv, launches.1.csv (a trace
- * process), collector.2.txt and ranges.2.csv (a counter process); missing parts are absent files.
+ * process), collector.2.txt and ranges.2.csv (a counter process), then marks.1.csv and marks.2.csv
+ * (their marks); missing parts are absent files.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -9,7 +10,8 @@
 #include "rooftime/import/cupti.h"
 
 static const char *const files[] = {"collector.1.txt", "kernels.1.csv", "launches.1.csv",
-                                    "collector.2.txt", "ranges.2.csv"};
+                                    "collector.2.txt", "ranges.2.csv",  "marks.1.csv",
+                                    "marks.2.csv"};
 #define N_FILES (sizeof files / sizeof *files)
 static char dir[256];
 

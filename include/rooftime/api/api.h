@@ -53,6 +53,12 @@ RT_API rt_profile *rt_api_import(const char *kind, const char *const *paths, siz
  * model, by source line, the wall time and its coverage in the notes; command names the run. */
 RT_API rt_profile *rt_api_profile_torch_trace(const char *trace, double wall_seconds,
                                               const char *command);
+/* The CUPTI collector for rooftime.gpu.profile() (api-gpu.c): the real path of
+ * librooftime-cupti.so, found as `profile --gpu` finds it ($ROOFTIME_CUPTI_LIB, else beside
+ * librooftime.so), and the comma list of metrics its counters mode collects on this machine's GPUs
+ * (as `profile --gpu --counters`). Heap strings (rt_api_free), or NULL with the error set. */
+RT_API char *rt_api_cupti_lib(void);
+RT_API char *rt_api_cupti_metrics(void);
 RT_API char *rt_api_profile_json(const rt_profile *p);
 RT_API int rt_api_profile_save(const rt_profile *p, const char *path);
 RT_API size_t rt_api_profile_kernels(const rt_profile *p);

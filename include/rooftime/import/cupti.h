@@ -26,6 +26,12 @@
  *   counterdata.PID.CTX.N.bin.names   the kernel each range of that image ran, one name per
  *                       line in launch order, as ranges.PID.csv names them (line breaks become
  *                       spaces)
+ *   marks.PID.csv       one row per rooftime_cupti_mark call (RT_CUPTI_MARK_HEADER): seq from
+ *                       0; correlation, the highest launch correlation ID issued in the process
+ *                       before the mark (kernels whose launch correlation is greater belong to
+ *                       this mark or a later one); ranges, the counter ranges named so far
+ *                       (counters mode; 0 in trace mode); time_ns (cuptiGetTimestamp); tags as
+ *                       given, "key=value;key=value" (CSV-quoted), "" ending the tagging
  *   images.PID.csv      the images' manifest (RT_CUPTI_IMAGE_HEADER), one row per image written:
  *                       kind config|counterdata, the context, the chip (cuptiDeviceGetChipName),
  *                       the size and the FNV-1a 64-bit hash, checked before CUPTI reads an image
@@ -38,6 +44,7 @@
     "block_y,block_z,registers,shared_static,shared_dynamic"
 #define RT_CUPTI_LAUNCH_HEADER "correlation,api,start_ns,end_ns,thread,name"
 #define RT_CUPTI_IMAGE_HEADER "file,kind,context,chip,bytes,fnv1a64"
+#define RT_CUPTI_MARK_HEADER "seq,correlation,ranges,time_ns,tags"
 
 /* Bounds on what the importer accepts. */
 #define RT_CUPTI_MAX_PROCESSES 1024
@@ -45,6 +52,33 @@
 #define RT_CUPTI_MAX_LAUNCHES ((size_t)1 << 26)
 #define RT_CUPTI_MAX_IMAGE ((size_t)1 << 30) /* one raw image, read whole by --reevaluate */
 #define RT_CUPTI_MAX_IMAGES 65536            /* rows of one images.PID.csv */
+#define RT_CUPTI_MAX_MARKS ((size_t)1 << 20) /* rows of one marks.PID.csv */
+#define RT_CUPTI_MAX_MARK_TAGS 4096          /* bytes of one mark's tags */
+#define RT_CUPTI_MAX_MARK_PAIRS 32           /* key=value pairs of one mark */
+
+/*
+ * In-process collection: librooftime-cupti.so exports these (C linkage, default visibility). A
+ * process started under the injection (CUDA_INJECTION64_PATH) is already collecting: it finds the
+ * loaded library through $ROOFTIME_CUPTI_LIB (set by `profile --gpu` and the GPU study to the
+ * path they injected) and only marks.
+ *
+ * Start collecting in this process into DIR (created if missing), as CUDA_INJECTION64_PATH
+ * injection does. mode: "trace" or "counters" (the metrics then come from
+ * $ROOFTIME_CUPTI_METRICS, raw images are kept with $ROOFTIME_CUPTI_KEEP_IMAGES=1). 0, or -1 with
+ * one line in err (e.g. "no CUDA driver: libcuda.so.1 not found (...)", "no CUDA device (...)",
+ * "already collecting (into DIR)"). Safe to call where no GPU or driver exists: then nothing is
+ * written.
+ */
+int rooftime_cupti_attach(const char *dir, const char *mode, char *err, size_t errlen);
+/* Flush everything and finish the directory's files (as at process exit), and give CUPTI back.
+ * 0, or -1 with one line in err ("not collecting"). */
+int rooftime_cupti_detach(char *err, size_t errlen);
+/* Tag what follows: every kernel launched after this call (until the next mark) gets these tags.
+ * tags: "key=value;key=value" (at most RT_CUPTI_MAX_MARK_PAIRS pairs and RT_CUPTI_MAX_MARK_TAGS
+ * bytes; keys [A-Za-z0-9_.-]+, values without ';' or line breaks; empty pairs, as from a trailing
+ * ';', are skipped); "" ends tagging. 0, or -1 when not collecting or the tags break these rules
+ * (then nothing is written). One row of marks.PID.csv. */
+int rooftime_cupti_mark(const char *tags);
 
 /*
  * `import cupti --reevaluate`: the entry point librooftime-cupti.so exports (the CLI loads it with
@@ -81,6 +115,11 @@ typedef struct rt_cupti_options {
  */
 int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **out, rt_warnings *w,
                     rt_error *err);
+
+/* The comma list of metrics counters mode collects on devices of compute capabilities sms (70
+ * for 7.0; n_sms 0: every architecture's): set "throughput" of data/ncu/metrics.json for sms[0],
+ * less those another architecture's list lacks (cupti-metrics.c). Heap; NULL with err. */
+char *rt_cupti_metrics_for(const int *sms, size_t n_sms, rt_error *err);
 
 /* The number of image manifests (images.PID.csv, raw counter images kept) in dir; 0 when none or
  * dir cannot be read. */

@@ -16,8 +16,7 @@
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
-/* A whole unsigned number in [0, max]; -1 otherwise. */
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+int rt_cupti_parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
     if (!*s || *s == '-' || *s == '+' || *s == ' ')
         return -1;
@@ -95,7 +94,7 @@ int rt_cupti_read_collector(cupti_import *im, const char *file, long pid, proc *
                                 k[0] == 'w' ? "" : " ", v);
         } else if (strcmp(k, "started_ns") == 0) {
             uint64_t t;
-            if (parse_u64(v, LLONG_MAX, &t) != 0) {
+            if (rt_cupti_parse_u64(v, LLONG_MAX, &t) != 0) {
                 rt_error_set(im->err, "%s: line %lu: started_ns '%.40s' is not a time", path, line,
                              v);
                 goto out;
@@ -103,7 +102,7 @@ int rt_cupti_read_collector(cupti_import *im, const char *file, long pid, proc *
             p->started = (long long)t;
         } else if (strcmp(k, "cc") == 0) {
             uint64_t cc;
-            if (parse_u64(v, 999, &cc) != 0) {
+            if (rt_cupti_parse_u64(v, 999, &cc) != 0) {
                 rt_error_set(im->err, "%s: line %lu: cc '%.40s' is not a compute capability", path,
                              line, v);
                 goto out;
@@ -136,10 +135,8 @@ out:
 
 /* ---- the CSV files ---- */
 
-/* Open DIR/WHAT.PID.csv and check its header starts with want's columns; NULL with *absent set
- * when the file does not exist. */
-static rt_csv *open_csv(cupti_import *im, const char *dir, const char *what, long pid,
-                        const char *want, rt_csv_row *hdr, int *absent, char **path_out)
+rt_csv *rt_cupti_open_csv(cupti_import *im, const char *dir, const char *what, long pid,
+                          const char *want, rt_csv_row *hdr, int *absent, char **path_out)
 {
     char *path = rt_asprintf("%s/%s.%ld.csv", dir, what, pid);
     *path_out = path;
@@ -193,8 +190,8 @@ static int read_api(cupti_import *im, long pid, api_time **out, size_t *n)
     char *path;
     *out = NULL;
     *n = 0;
-    rt_csv *c =
-        open_csv(im, im->dir, "launches", pid, RT_CUPTI_LAUNCH_HEADER, &row, &absent, &path);
+    rt_csv *c = rt_cupti_open_csv(im, im->dir, "launches", pid, RT_CUPTI_LAUNCH_HEADER, &row,
+                                  &absent, &path);
     if (!c) {
         free(path);
         return absent ? 0 : -1;
@@ -207,8 +204,9 @@ static int read_api(cupti_import *im, long pid, api_time **out, size_t *n)
             rt_error_set(im->err, "%s: line %lu: %zu fields, expected 6", path, row.line, row.n);
             goto out;
         }
-        if (parse_u64(row.field[0], UINT32_MAX, &corr) || parse_u64(row.field[2], UINT64_MAX, &s) ||
-            parse_u64(row.field[3], UINT64_MAX, &e) || e < s) {
+        if (rt_cupti_parse_u64(row.field[0], UINT32_MAX, &corr) ||
+            rt_cupti_parse_u64(row.field[2], UINT64_MAX, &s) ||
+            rt_cupti_parse_u64(row.field[3], UINT64_MAX, &e) || e < s) {
             rt_error_set(im->err,
                          "%s: line %lu: correlation, start_ns or end_ns is not a whole "
                          "number, or end_ns < start_ns",
@@ -263,8 +261,8 @@ int rt_cupti_read_kernels(cupti_import *im, uint32_t pi)
     size_t napi = 0, first = im->nl;
     if (read_api(im, p->pid, &api, &napi) != 0)
         return -1;
-    rt_csv *c =
-        open_csv(im, im->dir, "kernels", p->pid, RT_CUPTI_KERNEL_HEADER, &row, &absent, &path);
+    rt_csv *c = rt_cupti_open_csv(im, im->dir, "kernels", p->pid, RT_CUPTI_KERNEL_HEADER, &row,
+                                  &absent, &path);
     if (!c) {
         free(path);
         free(api);
@@ -283,8 +281,9 @@ int rt_cupti_read_kernels(cupti_import *im, uint32_t pi)
         uint64_t u[8];
         static const int ucol[] = {0, 2, 3, 6, 7};
         for (size_t i = 0; i < 5; i++)
-            if (parse_u64(row.field[ucol[i]],
-                          ucol[i] == 2 || ucol[i] == 3 ? UINT64_MAX : UINT32_MAX, &u[i]) != 0) {
+            if (rt_cupti_parse_u64(row.field[ucol[i]],
+                                   ucol[i] == 2 || ucol[i] == 3 ? UINT64_MAX : UINT32_MAX,
+                                   &u[i]) != 0) {
                 rt_error_set(im->err, "%s: line %lu: %s '%.40s' is not a whole number", path,
                              row.line, col[ucol[i]], row.field[ucol[i]]);
                 goto out;
@@ -347,7 +346,8 @@ int rt_cupti_read_ranges(cupti_import *im, uint32_t pi)
     rt_csv_row row;
     int absent;
     char *path;
-    rt_csv *c = open_csv(im, im->ranges_dir, "ranges", p->pid, "range,name", &row, &absent, &path);
+    rt_csv *c =
+        rt_cupti_open_csv(im, im->ranges_dir, "ranges", p->pid, "range,name", &row, &absent, &path);
     if (!c) {
         free(path);
         return absent ? 0 : -1;
@@ -371,7 +371,7 @@ int rt_cupti_read_ranges(cupti_import *im, uint32_t pi)
                          row.n, ncol);
             goto out;
         }
-        if (parse_u64(row.field[0], LONG_MAX, &idx) != 0 || (long)idx <= last) {
+        if (rt_cupti_parse_u64(row.field[0], LONG_MAX, &idx) != 0 || (long)idx <= last) {
             rt_error_set(im->err, "%s: line %lu: range '%.40s' is not a number above the last",
                          path, row.line, row.field[0]);
             goto out;
@@ -387,7 +387,7 @@ int rt_cupti_read_ranges(cupti_import *im, uint32_t pi)
                          RT_CUPTI_MAX_LAUNCHES);
             goto out;
         }
-        range R = {.proc = pi, .v = rt_xcalloc(im->map.n_metric + 1, sizeof(double))};
+        range R = {.proc = pi, .idx = idx, .v = rt_xcalloc(im->map.n_metric + 1, sizeof(double))};
         R.name = (uint32_t)rt_name_index_intern(&im->names, row.field[1], row.len[1]);
         if (im->nr == im->capr) {
             im->capr = im->capr ? 2 * im->capr : 256;

@@ -133,7 +133,59 @@ static void set_quantities(cupti_import *im, rt_kernel *k, const int *chosen, si
     }
 }
 
-/* Per launch (or per range, without a trace) one kernel, or aggregated per name. */
+/* The tags of one launch (or range, without a trace) kept as its own kernel. */
+static void launch_tags(const cupti_import *im, rt_kernel *k, const launch *L, const range *R,
+                        size_t i)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%ld", im->p[L ? L->proc : R->proc].pid);
+    rt_tags_set(&k->tags, "process", buf);
+    if (!L) {
+        snprintf(buf, sizeof buf, "%zu", i);
+        rt_tags_set(&k->tags, "range", buf);
+        return;
+    }
+    snprintf(buf, sizeof buf, "%" PRIu32, L->corr);
+    rt_tags_set(&k->tags, "launch", buf);
+    snprintf(buf, sizeof buf, "%" PRIu32, L->stream);
+    rt_tags_set(&k->tags, "stream", buf);
+    if (L->graph) {
+        snprintf(buf, sizeof buf, "%" PRIu32, L->graph);
+        rt_tags_set(&k->tags, "graph", buf);
+    }
+    dims(buf, sizeof buf, L->grid);
+    rt_tags_set(&k->tags, "grid", buf);
+    dims(buf, sizeof buf, L->block);
+    rt_tags_set(&k->tags, "block", buf);
+    if (L->api >= 0) {
+        snprintf(buf, sizeof buf, "%.3f", L->api * 1e6);
+        rt_tags_set(&k->tags, "launch_call_us", buf);
+    }
+}
+
+/* What an aggregated kernel (one per kernel name and tag set) gathers over its launches. */
+typedef struct group {
+    long kid; /* its kernel, or -1 */
+    int32_t dims[6];
+    int mixed;
+    double api_sum, api_n, counter_time;
+} group;
+
+/* Each unit's group: its kernel name and its marks' tag set; the number of groups. */
+static size_t group_units(const cupti_import *im, size_t n_units, uint32_t *gid)
+{
+    rt_name_index ix = {0};
+    for (size_t i = 0; i < n_units; i++) {
+        const launch *L = im->nl ? &im->l[i] : NULL;
+        uint32_t key[2] = {L ? L->name : im->r[i].name, L ? L->set : im->r[i].set};
+        gid[i] = (uint32_t)rt_name_index_intern(&ix, (const char *)key, sizeof key);
+    }
+    size_t n = ix.n;
+    rt_name_index_release(&ix);
+    return n;
+}
+
+/* Per launch (or per range, without a trace) one kernel, or aggregated per name and tag set. */
 static int build(cupti_import *im, const rt_cupti_options *opt, rt_profile *prof)
 {
     int *chosen = rt_xcalloc(im->map.n_q + 1, sizeof *chosen);
@@ -142,46 +194,45 @@ static int build(cupti_import *im, const rt_cupti_options *opt, rt_profile *prof
     for (size_t i = 0; i < nq; i++)
         rt_tags_set(&pv->formulas, im->map.q[chosen[i]].quantity, im->map.q[chosen[i]].f.e.text);
     double *q = rt_xcalloc(nq + 1, sizeof *q);
-    size_t nn = im->names.n;
-    long *kid = rt_xmalloc((nn + 1) * sizeof *kid); /* kernel of each name, aggregated */
-    int32_t(*grid)[6] = rt_xcalloc(nn + 1, sizeof *grid);
-    unsigned char *mixed = rt_xcalloc(nn + 1, 1);
-    double *api_sum = rt_xcalloc(nn + 1, sizeof *api_sum), *api_n = rt_xcalloc(nn + 1, 8);
-    double *counter_time = rt_xcalloc(nn + 1, sizeof *counter_time);
-    for (size_t k = 0; k < nn; k++)
-        kid[k] = -1;
+    size_t n_units = im->nl ? im->nl : im->nr;
+    uint32_t *gid = rt_xcalloc(n_units + 1, sizeof *gid);
+    size_t ng = group_units(im, n_units, gid);
+    group *gr = rt_xcalloc(ng + 1, sizeof *gr);
+    for (size_t g = 0; g < ng; g++)
+        gr[g].kid = -1;
     int rc = -1;
     char buf[64];
-    size_t n_units = im->nl ? im->nl : im->nr;
     for (size_t i = 0; i < n_units; i++) {
         const launch *L = im->nl ? &im->l[i] : NULL;
         const range *R = L ? (L->range >= 0 ? &im->r[L->range] : NULL) : &im->r[i];
-        uint32_t name = L ? L->name : R->name;
+        uint32_t name = L ? L->name : R->name, set = L ? L->set : R->set;
+        group *G = &gr[gid[i]];
         double t = L ? (double)(L->end - L->start) * 1e-9 : -1, own = 0;
         memset(q, 0, (nq + 1) * sizeof *q);
         if (R && eval_range(im, R, chosen, nq, t, q, &own) != 0)
             goto out;
         if (R && L && !opt->per_launch) /* the counter run's own reading, for comparison */
-            counter_time[name] += own;
+            G->counter_time += own;
         if (t < 0)
             t = own;
         const char *kname = im->names.key[name];
         if (!kname[0])
             kname = "(unnamed range: a graph launch)";
         rt_kernel *k;
-        if (opt->per_launch || kid[name] < 0) {
+        if (opt->per_launch || G->kid < 0) {
             if (!opt->per_launch)
-                kid[name] = (long)prof->n_kernels;
+                G->kid = (long)prof->n_kernels;
             k = rt_profile_add_kernel(prof, kname);
+            rt_cupti_set_tags(im, set, &k->tags);
             if (L) {
-                memcpy(grid[name], L->grid, sizeof L->grid);
-                memcpy(grid[name] + 3, L->block, sizeof L->block);
+                memcpy(G->dims, L->grid, sizeof L->grid);
+                memcpy(G->dims + 3, L->block, sizeof L->block);
             }
         } else {
-            k = &prof->kernels[kid[name]];
-            if (L && (memcmp(grid[name], L->grid, sizeof L->grid) != 0 ||
-                      memcmp(grid[name] + 3, L->block, sizeof L->block) != 0))
-                mixed[name] = 1;
+            k = &prof->kernels[G->kid];
+            if (L && (memcmp(G->dims, L->grid, sizeof L->grid) != 0 ||
+                      memcmp(G->dims + 3, L->block, sizeof L->block) != 0))
+                G->mixed = 1;
         }
         k->invocations += 1;
         k->time += t;
@@ -191,63 +242,36 @@ static int build(cupti_import *im, const rt_cupti_options *opt, rt_profile *prof
             im, k, chosen, nq, q,
             rt_ncu_map_applying(&im->map, chosen, nq, im->p[L ? L->proc : R->proc].sm, 0));
         if (L && L->api >= 0) {
-            api_sum[name] += L->api;
-            api_n[name] += 1;
+            G->api_sum += L->api;
+            G->api_n += 1;
         }
-        if (opt->per_launch) {
-            snprintf(buf, sizeof buf, "%ld", im->p[L ? L->proc : R->proc].pid);
-            rt_tags_set(&k->tags, "process", buf);
-            if (L) {
-                snprintf(buf, sizeof buf, "%" PRIu32, L->corr);
-                rt_tags_set(&k->tags, "launch", buf);
-                snprintf(buf, sizeof buf, "%" PRIu32, L->stream);
-                rt_tags_set(&k->tags, "stream", buf);
-                if (L->graph) {
-                    snprintf(buf, sizeof buf, "%" PRIu32, L->graph);
-                    rt_tags_set(&k->tags, "graph", buf);
-                }
-                dims(buf, sizeof buf, L->grid);
-                rt_tags_set(&k->tags, "grid", buf);
-                dims(buf, sizeof buf, L->block);
-                rt_tags_set(&k->tags, "block", buf);
-                if (L->api >= 0) {
-                    snprintf(buf, sizeof buf, "%.3f", L->api * 1e6);
-                    rt_tags_set(&k->tags, "launch_call_us", buf);
-                }
-            } else {
-                snprintf(buf, sizeof buf, "%zu", i);
-                rt_tags_set(&k->tags, "range", buf);
-            }
-        }
+        if (opt->per_launch)
+            launch_tags(im, k, L, R, i);
     }
     if (!opt->per_launch && im->nl)
-        for (size_t k = 0; k < nn; k++) {
-            if (kid[k] < 0)
+        for (size_t g = 0; g < ng; g++) {
+            if (gr[g].kid < 0)
                 continue;
-            rt_kernel *K = &prof->kernels[kid[k]];
-            if (!mixed[k]) {
-                dims(buf, sizeof buf, grid[k]);
+            rt_kernel *K = &prof->kernels[gr[g].kid];
+            if (!gr[g].mixed) {
+                dims(buf, sizeof buf, gr[g].dims);
                 rt_tags_set(&K->tags, "grid", buf);
-                dims(buf, sizeof buf, grid[k] + 3);
+                dims(buf, sizeof buf, gr[g].dims + 3);
                 rt_tags_set(&K->tags, "block", buf);
             }
-            if (api_n[k] > 0) {
-                snprintf(buf, sizeof buf, "%.3f", api_sum[k] / api_n[k] * 1e6);
+            if (gr[g].api_n > 0) {
+                snprintf(buf, sizeof buf, "%.3f", gr[g].api_sum / gr[g].api_n * 1e6);
                 rt_tags_set(&K->tags, "launch_call_us", buf);
             }
-            if (im->nr)
-                rt_values_set(&pv->kernel_time_sum, K->name, counter_time[k]);
+            if (im->nr) /* per kernel name: the kernels of one name under several tag sets add */
+                rt_values_add(&pv->kernel_time_sum, K->name, gr[g].counter_time);
         }
     rc = 0;
 out:
     free(chosen);
     free(q);
-    free(kid);
-    free(grid);
-    free(mixed);
-    free(api_sum);
-    free(api_n);
-    free(counter_time);
+    free(gid);
+    free(gr);
     return rc;
 }
 
@@ -333,6 +357,7 @@ static void release(cupti_import *im)
     for (size_t i = 0; i < im->np; i++) {
         free(im->p[i].device);
         free(im->p[i].version);
+        free(im->p[i].marks);
     }
     free(im->p);
     for (size_t i = 0; i < im->nr; i++)
@@ -340,6 +365,7 @@ static void release(cupti_import *im)
     free(im->r);
     free(im->l);
     rt_name_index_release(&im->names);
+    rt_name_index_release(&im->sets);
     rt_ncu_map_release(&im->map);
 }
 
@@ -396,8 +422,10 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
     if (rt_ncu_map_load(mpath, &im.map, err) != 0)
         goto done;
     for (uint32_t i = 0; i < im.np; i++)
-        if ((im.p[i].counters ? rt_cupti_read_ranges(&im, i) : rt_cupti_read_kernels(&im, i)) != 0)
+        if (rt_cupti_read_marks(&im, i) != 0 ||
+            (im.p[i].counters ? rt_cupti_read_ranges(&im, i) : rt_cupti_read_kernels(&im, i)) != 0)
             goto done;
+    rt_cupti_apply_marks(&im);
     if (im.nl == 0 && im.nr == 0) {
         rt_error_set(err,
                      "no kernel was captured: %s holds collector output from %zu "
