@@ -7,7 +7,7 @@ analyzes or draws.
 import ctypes
 import os
 
-API_VERSION = 1
+API_VERSION = 2
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -52,6 +52,8 @@ def _load():
         "rt_api_machine_free": (None, [vp]),
         "rt_api_profile_load": (vp, [cp]),
         "rt_api_import": (vp, [cp, c.POINTER(cp), sz, cp, cp]),
+        "rt_api_import_opts": (vp, [cp, c.POINTER(cp), sz, c.POINTER(Option), sz]),
+        "rt_api_import_options": (cp, [cp]),
         "rt_api_profile_torch_trace": (vp, [cp, d, cp]),
         "rt_api_profile_json": (vp, [vp]),
         "rt_api_profile_save": (i, [vp, cp]),
@@ -81,6 +83,11 @@ def _load():
     if os.path.isdir(data):
         lib.rt_api_set_datadir(data.encode())
     return lib
+
+
+class Option(ctypes.Structure):
+    """One option of `rooftime import KIND`: its long name and its value (NULL: a flag)."""
+    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_char_p)]
 
 
 class PlotOpts(ctypes.Structure):
