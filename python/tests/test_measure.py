@@ -1,0 +1,36 @@
+"""rooftime.machine_measure(): this machine measured as `rooftime machine measure --quick` does, once
+(about 20 s on 2 cores: marked slow, run by `make test`; `-m 'not slow'` leaves it out)."""
+import json
+import os
+
+import pytest
+
+import rooftime
+
+
+@pytest.mark.slow
+def test_machine_measure_quick(repo, tmp_path):
+    m = rooftime.machine_measure(quick=True)
+    assert m.origin == "measured"
+    d = m.to_dict()
+    assert d["source"] == "measured"
+    units = {u["name"]: u for u in d["units"]}
+    # the two floating-point ceilings every CPU has, as positive rates, fp32 above fp64
+    for name in ("fp32", "fp64"):
+        assert name in units and units[name]["flops"] > 0, name
+    assert units["fp32"]["flops"] > units["fp64"]["flops"]
+    # bandwidth levels found on the read curve, DRAM among them, caches faster than memory
+    levels = {lv["name"]: lv["bytes_per_s"] for lv in d["levels"]}
+    assert "DRAM" in levels and len(levels) >= 2, sorted(levels)
+    assert all(bw > 0 for bw in levels.values())
+    assert max(levels.values()) > levels["DRAM"]
+    # the file written loads back with load_machine, the same machine
+    path = tmp_path / "here.json"
+    m.save(path)
+    back = rooftime.load_machine(path)
+    assert back.to_dict() == d
+    assert json.loads(path.read_text())["levels"] == d["levels"]
+    # and gives verdicts on a CPU profile
+    p = rooftime.import_onednn(os.path.join(repo, "tests", "data",
+                                            "onednn-2.6-torch-conv2d-forward.log"))
+    assert len(rooftime.analyze(p, back).kernels) == len(p) > 0
