@@ -2,6 +2,7 @@
 same input, the command's message for a bad value, a TypeError for a keyword it does not take."""
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -233,3 +234,20 @@ def test_the_c_api_checks_names_and_values_itself():
         assert str(fail()) == msg or msg in str(fail())
     assert lib.rt_api_import_options(b"cupti") == b"reevaluate\nper-launch\nmetrics=\ntag=*\n"
     assert lib.rt_api_import_options(b"nvprof") is None and "unknown kind" in str(fail())
+
+
+def cli_options(help_text, kind):
+    """The long options `rooftime import --help` shows for KIND: its synopsis and its paragraph,
+    without the commands quoted in backticks, without -o (the API returns the profile)."""
+    text = re.sub(r"`[^`]*`", "", help_text, flags=re.S)
+    syn = re.search(r"rooftime import %s .*?(?=\nrooftime import |\n\n)" % kind, text, re.S)
+    par = re.search(r"\nimport %s: .*?(?=\nimport \w+: |\n\n)" % kind, text, re.S)
+    return set(re.findall(r"--([a-z][a-z-]*)", syn.group(0) + par.group(0))) - {"output"}
+
+
+@pytest.mark.parametrize("kind", ["ncu", "table", "onednn", "torch", "cupti"])
+def test_the_options_are_the_commands(rooftime_bin, kind):
+    """The library's list of each importer's options is the command's, name for name."""
+    from rooftime._lib import lib
+    api = {line.split("=")[0] for line in lib.rt_api_import_options(kind.encode()).decode().split()}
+    assert api == cli_options(run([rooftime_bin, "import", "--help"]), kind)
