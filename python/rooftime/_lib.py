@@ -46,6 +46,7 @@ def _load():
         "rt_api_datadir": (cp, []),
         "rt_api_machine_load": (vp, [cp]),
         "rt_api_machine_measure": (vp, [i]),
+        "rt_api_machine_measure_opts": (vp, [i, cp, cp]),
         "rt_api_machine_json": (vp, [vp]),
         "rt_api_machine_save": (i, [vp, cp]),
         "rt_api_machine_name": (cp, [vp]),

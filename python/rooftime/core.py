@@ -80,9 +80,10 @@ def load_machine(path):
     return machine(os.fspath(path))
 
 
-def machine_measure(quick=True):
-    """Measure this machine's CPU ceilings as `rooftime machine measure [--quick]` does."""
-    h = lib.rt_api_machine_measure(1 if quick else 0)
+def machine_measure(quick=True, threads=None, max_isa=None):
+    """Measure this machine's CPU ceilings as `rooftime machine measure [--quick] [--threads N]
+    [--max-isa ISA]` does (threads None: all cores; max_isa "sse", "avx2", "avx512" or "amx")."""
+    h = lib.rt_api_machine_measure_opts(1 if quick else 0, b(threads), b(max_isa))
     _warn("machine measure")
     if not h:
         raise fail()

@@ -2,6 +2,7 @@
 (about 20 s on 2 cores: marked slow, run by `make test`; `-m 'not slow'` leaves it out)."""
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -34,3 +35,20 @@ def test_machine_measure_quick(repo, tmp_path):
     p = rooftime.import_onednn(os.path.join(repo, "tests", "data",
                                             "onednn-2.6-torch-conv2d-forward.log"))
     assert len(rooftime.analyze(p, back).kernels) == len(p) > 0
+
+
+@pytest.mark.parametrize("kw,args,msg", [
+    ({"threads": 0}, ["--threads", "0"], "--threads: expected a positive whole number, got '0'"),
+    ({"threads": "many"}, ["--threads", "many"],
+     "--threads: expected a positive whole number, got 'many'"),
+    ({"max_isa": "avx9"}, ["--max-isa", "avx9"], "--max-isa: "),
+])
+def test_measure_options_checked_as_the_command(rooftime_bin, kw, args, msg):
+    # refused before anything is measured, with the command's message
+    r = subprocess.run([rooftime_bin, "machine", "measure", "--quick"] + args,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and msg in r.stderr
+    with pytest.raises(rooftime.Error) as e:
+        rooftime.machine_measure(quick=True, **kw)
+    assert msg in str(e.value)
+    assert str(e.value).split(msg)[1] in r.stderr  # the rest of the message too

@@ -13,7 +13,7 @@
 #define RT_API __attribute__((visibility("default")))
 
 /* Bumped when a signature below changes or a function is added; the Python package checks it on
- * load (2: rt_api_import_opts and rt_api_import_options). */
+ * load (2: rt_api_import_opts, rt_api_import_options, rt_api_machine_measure_opts). */
 #define RT_API_VERSION 2
 RT_API int rt_api_version(void);
 
@@ -35,6 +35,11 @@ RT_API const char *rt_api_datadir(void);
 RT_API rt_machine *rt_api_machine_load(const char *name_or_path);
 /* Measure this machine (quick: the short run, under 30 s on 2 cores). */
 RT_API rt_machine *rt_api_machine_measure(int quick);
+/* The same with the arguments of `--threads N` (NULL: all cores) and `--max-isa ISA` (sse, avx2,
+ * avx512, amx; NULL: every ISA) as the command line spells them, checked as the command checks
+ * them before anything runs. */
+RT_API rt_machine *rt_api_machine_measure_opts(int quick, const char *threads,
+                                               const char *max_isa);
 RT_API char *rt_api_machine_json(const rt_machine *m);
 RT_API int rt_api_machine_save(const rt_machine *m, const char *path);
 RT_API const char *rt_api_machine_name(const rt_machine *m);
