@@ -128,11 +128,16 @@ def warnings_text():
     return [x for x in (w.decode("utf-8", "replace") if w else "").split("\n") if x]
 
 
-def take(ptr):
-    """A heap string the library returned, as str (freed); Error when NULL."""
+def take_bytes(ptr):
+    """A heap string the library returned, as bytes (freed); Error when NULL."""
     if not ptr:
         raise fail()
     try:
-        return ctypes.string_at(ptr).decode("utf-8", "replace")
+        return ctypes.string_at(ptr)
     finally:
         lib.rt_api_free(ptr)
+
+
+def take(ptr):
+    """A heap string the library returned, as str (freed); Error when NULL."""
+    return take_bytes(ptr).decode("utf-8", "replace")

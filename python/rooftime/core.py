@@ -270,12 +270,16 @@ class Analysis:
         with self._lock:
             return take(lib.rt_api_analysis_text(self._h, b(format), top))
 
+    def _csv_bytes(self):
+        if self._csv is None:  # kept as the library wrote it: pandas parses bytes directly
+            with self._lock:
+                self._csv = _lib.take_bytes(lib.rt_api_analysis_text(self._h, b"csv", 20))
+        return self._csv
+
     @property
     def csv(self):
         """`analyze --format csv` exactly."""
-        if self._csv is None:
-            self._csv = self.text("csv")
-        return self._csv
+        return self._csv_bytes().decode("utf-8", "replace")
 
     def to_dict(self):
         """`analyze --format json` as a dict."""
@@ -284,8 +288,9 @@ class Analysis:
     def _frame(self, kind):
         if _pd is not None:
             if self._df is None:  # the CSV read once, split by kind on each call
-                self._df = _pd.read_csv(io.StringIO(self.csv), keep_default_na=False,
-                                        na_values=["nan"])
+                self._df = _pd.read_csv(io.BytesIO(self._csv_bytes()), keep_default_na=False,
+                                        na_values=["nan"], encoding="utf-8",
+                                        encoding_errors="replace")
             df = self._df
             return df[df["kind"] == kind].reset_index(drop=True)
         return _rows(self.csv, kind)
