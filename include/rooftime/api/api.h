@@ -38,8 +38,7 @@ RT_API rt_machine *rt_api_machine_measure(int quick);
 /* The same with the arguments of `--threads N` (NULL: all cores) and `--max-isa ISA` (sse, avx2,
  * avx512, amx; NULL: every ISA) as the command line spells them, checked as the command checks
  * them before anything runs. */
-RT_API rt_machine *rt_api_machine_measure_opts(int quick, const char *threads,
-                                               const char *max_isa);
+RT_API rt_machine *rt_api_machine_measure_opts(int quick, const char *threads, const char *max_isa);
 RT_API char *rt_api_machine_json(const rt_machine *m);
 RT_API int rt_api_machine_save(const rt_machine *m, const char *path);
 RT_API const char *rt_api_machine_name(const rt_machine *m);
