@@ -27,6 +27,7 @@ def same(p, cli):
     d = p.to_dict()
     assert d["kernels"] == cli["kernels"]
     assert d.get("tags") == cli.get("tags")
+    assert d.get("identity") == cli.get("identity") and d.get("identity")
     for k in ("inputs", "formulas", "notes"):
         assert d["provenance"].get(k) == cli["provenance"].get(k), k
     return d
@@ -251,3 +252,20 @@ def test_the_options_are_the_commands(rooftime_bin, kind):
     from rooftime._lib import lib
     api = {line.split("=")[0] for line in lib.rt_api_import_options(kind.encode()).decode().split()}
     assert api == cli_options(run([rooftime_bin, "import", "--help"]), kind)
+
+
+def test_the_launchers_rank_as_the_command_records_it(repo, rooftime_bin, tmp_path, monkeypatch):
+    src = os.path.join(repo, CONV)
+    monkeypatch.setenv("RANK", "3")
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    monkeypatch.setenv("WORLD_SIZE", "4")
+    cli = imported(rooftime_bin, tmp_path, "onednn", [src], [])
+    d = same(rooftime.import_onednn(src), cli)
+    assert d["identity"]["rank"] == 3 and d["identity"]["size"] == 4
+    monkeypatch.setenv("RANK", "x")
+    r = subprocess.run([rooftime_bin, "import", "onednn", src, "-o", str(tmp_path / "x.json")],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    with pytest.raises(rooftime.Error) as e:
+        rooftime.import_onednn(src)
+    assert "RANK" in str(e.value) and str(e.value) in r.stderr

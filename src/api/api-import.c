@@ -319,6 +319,17 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
     return rc;
 }
 
+/* The identity the command records in every profile it writes (cli_save_profile). */
+static int stamp(rt_profile *p)
+{
+    rt_rank_identity *id = api_identity();
+    if (!id)
+        return -1;
+    rt_rank_identity_free(p->identity);
+    p->identity = id;
+    return 0;
+}
+
 rt_profile *rt_api_import_opts(const char *kind, const char *const *paths, size_t n,
                                const rt_api_option *opts, size_t n_opts)
 {
@@ -338,7 +349,7 @@ rt_profile *rt_api_import_opts(const char *kind, const char *const *paths, size_
     if ((n_opts == 0 || opts) && parse(&s, spec, opts, n_opts) == 0) {
         if ((rc = run(&s, paths, n, &p, &w, &err)) != 0 && err.msg[0])
             api_fail("%s", err.msg);
-        else if (rc == 0)
+        else if (rc == 0 && (rc = stamp(p)) == 0)
             rt_tags_copy(&p->tags, &s.tags);
     } else if (n_opts && !opts) {
         api_fail("import %s: no options given", kind);

@@ -45,6 +45,10 @@ rt_machine *rt_api_machine_measure_opts(int quick, const char *threads, const ch
         api_fail("--max-isa: %s", err.msg);
         return NULL;
     }
+    /* the rank, host and device `machine measure` records, read before it measures */
+    rt_rank_identity *id = api_identity();
+    if (!id)
+        return NULL;
     rt_measure_opts mo = {.quick = quick, .max_threads = (int)n, .max_isa = max_isa};
     rt_machine *m = NULL;
     rt_warnings skipped = {0};
@@ -52,9 +56,12 @@ rt_machine *rt_api_machine_measure_opts(int quick, const char *threads, const ch
     api_keep_warnings(&skipped);
     rt_warnings_release(&skipped);
     if (rc != 0) {
+        rt_rank_identity_free(id);
         api_fail("measurement failed: %s", err.msg);
         return NULL;
     }
+    rt_rank_identity_free(m->identity);
+    m->identity = id;
     return m;
 }
 

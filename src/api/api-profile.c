@@ -75,7 +75,14 @@ rt_profile *rt_api_profile_torch_trace(const char *trace, double wall, const cha
                  err.msg);
         return NULL;
     }
-    /* the notes `profile --torch` records (cmd-profile-torch.c) */
+    /* the identity and notes `profile --torch` records (cmd-profile-torch.c) */
+    rt_rank_identity *id = api_identity();
+    if (!id) {
+        rt_profile_free(p);
+        return NULL;
+    }
+    rt_rank_identity_free(p->identity);
+    p->identity = id;
     free(p->command);
     p->command = rt_strdup_utf8(command ? command : "python (in process)");
     char buf[512];
