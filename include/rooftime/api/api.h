@@ -56,7 +56,8 @@ RT_API rt_profile *rt_api_profile_load(const char *path);
  * once per value; another given twice keeps the last, as on the command line. An option KIND does
  * not take, a flag with a value, an option without its value or a bad value fails with the
  * command's message ("import ncu: --tensor-factor takes a number > 0, not 'x'"). The strings are
- * read during the call only.
+ * read during the call only. The profile records this process's identity (launcher rank, host,
+ * device) as the command's does. In api-import.c.
  */
 typedef struct rt_api_option {
     const char *name;
