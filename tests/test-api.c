@@ -27,7 +27,30 @@ static void test_bad_arguments_fail_with_a_message(void **state)
     assert_null(rt_api_import("torch", two, 2, NULL, NULL));
     assert_true(strstr(rt_api_error(), "one input at a time") != NULL);
     assert_null(rt_api_import("torch", two, 1, NULL, "diagonal"));
-    assert_true(strstr(rt_api_error(), "conv_flops") != NULL);
+    assert_true(strstr(rt_api_error(), "import torch: --conv-flops: ") != NULL);
+    /* the options of `import KIND` as name/value pairs: checked before anything is read */
+    rt_api_option bad[][1] = {{{"within", "x"}}, {{"per-launch", "1"}},    {{"arch", NULL}},
+                              {{NULL, "x"}},     {{"tensor-factor", "0"}}, {{"tag", "=v"}}};
+    const char *const msgs[] = {"import ncu: unknown option 'within' (it takes metrics, "
+                                "tensor-factor, arch, allow-missing, per-launch, tag)",
+                                "import ncu: --per-launch takes no value, not '1'",
+                                "import ncu: --arch needs a value",
+                                "import ncu: unknown option '(none)'",
+                                "import ncu: --tensor-factor takes a number > 0, not '0'",
+                                "import ncu: --tag takes key=value, not '=v'"};
+    for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++) {
+        assert_null(rt_api_import_opts("ncu", two, 1, bad[i], 1));
+        assert_true(strstr(rt_api_error(), msgs[i]) == rt_api_error());
+    }
+    assert_null(rt_api_import_opts("ncu", two, 1, NULL, 1));
+    assert_null(rt_api_import_opts("nvprof", two, 1, NULL, 0));
+    assert_true(strstr(rt_api_error(), "unknown kind 'nvprof'") != NULL);
+    assert_null(rt_api_import_options(NULL));
+    assert_string_equal(rt_api_import_options("onednn"), "conv-flops=\ntag=*\n");
+    assert_null(rt_api_machine_measure_opts(1, "0", NULL));
+    assert_true(strstr(rt_api_error(), "--threads: expected a positive whole number") != NULL);
+    assert_null(rt_api_machine_measure_opts(1, NULL, "avx9"));
+    assert_true(strstr(rt_api_error(), "--max-isa: ") != NULL);
     assert_null(rt_api_analyze(NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL));
     assert_null(rt_api_analysis_text(NULL, "csv", 0));
     assert_null(rt_api_analysis_svg(NULL, NULL));

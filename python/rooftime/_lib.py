@@ -7,7 +7,7 @@ analyzes or draws.
 import ctypes
 import os
 
-API_VERSION = 1
+API_VERSION = 2
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -46,12 +46,15 @@ def _load():
         "rt_api_datadir": (cp, []),
         "rt_api_machine_load": (vp, [cp]),
         "rt_api_machine_measure": (vp, [i]),
+        "rt_api_machine_measure_opts": (vp, [i, cp, cp]),
         "rt_api_machine_json": (vp, [vp]),
         "rt_api_machine_save": (i, [vp, cp]),
         "rt_api_machine_name": (cp, [vp]),
         "rt_api_machine_free": (None, [vp]),
         "rt_api_profile_load": (vp, [cp]),
         "rt_api_import": (vp, [cp, c.POINTER(cp), sz, cp, cp]),
+        "rt_api_import_opts": (vp, [cp, c.POINTER(cp), sz, c.POINTER(Option), sz]),
+        "rt_api_import_options": (cp, [cp]),
         "rt_api_profile_torch_trace": (vp, [cp, d, cp]),
         "rt_api_profile_json": (vp, [vp]),
         "rt_api_profile_save": (i, [vp, cp]),
@@ -81,6 +84,11 @@ def _load():
     if os.path.isdir(data):
         lib.rt_api_set_datadir(data.encode())
     return lib
+
+
+class Option(ctypes.Structure):
+    """One option of `rooftime import KIND`: its long name and its value (NULL: a flag)."""
+    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_char_p)]
 
 
 class PlotOpts(ctypes.Structure):
@@ -120,11 +128,16 @@ def warnings_text():
     return [x for x in (w.decode("utf-8", "replace") if w else "").split("\n") if x]
 
 
-def take(ptr):
-    """A heap string the library returned, as str (freed); Error when NULL."""
+def take_bytes(ptr):
+    """A heap string the library returned, as bytes (freed); Error when NULL."""
     if not ptr:
         raise fail()
     try:
-        return ctypes.string_at(ptr).decode("utf-8", "replace")
+        return ctypes.string_at(ptr)
     finally:
         lib.rt_api_free(ptr)
+
+
+def take(ptr):
+    """A heap string the library returned, as str (freed); Error when NULL."""
+    return take_bytes(ptr).decode("utf-8", "replace")

@@ -29,7 +29,7 @@ def _warn(what):
     ws = _lib.warnings_text()
     if not ws:
         return
-    level, f = 1, sys._getframe(1)
+    level, f = 2, sys._getframe(1)  # 1 is this function, 2 its caller
     while f is not None and f.f_code.co_filename.startswith(_PKG):
         level, f = level + 1, f.f_back
     for w in ws:
@@ -80,9 +80,10 @@ def load_machine(path):
     return machine(os.fspath(path))
 
 
-def machine_measure(quick=True):
-    """Measure this machine's CPU ceilings as `rooftime machine measure [--quick]` does."""
-    h = lib.rt_api_machine_measure(1 if quick else 0)
+def machine_measure(quick=True, threads=None, max_isa=None):
+    """Measure this machine's CPU ceilings as `rooftime machine measure [--quick] [--threads N]
+    [--max-isa ISA]` does (threads None: all cores; max_isa "sse", "avx2", "avx512" or "amx")."""
+    h = lib.rt_api_machine_measure_opts(1 if quick else 0, b(threads), b(max_isa))
     _warn("machine measure")
     if not h:
         raise fail()
@@ -136,39 +137,97 @@ def _paths(paths):
     return [os.fspath(p) for p in paths]
 
 
-def _import(kind, paths, ai_file=None, conv_flops=None):
+_IMPORT_OPTIONS = {}
+
+
+def _import_options(kind):
+    """The options `rooftime import KIND` takes, from the library: {name: "flag", "value" or
+    "list"}, with the command's long names ("per-launch")."""
+    if kind not in _IMPORT_OPTIONS:
+        spec = lib.rt_api_import_options(b(kind))
+        if spec is None:
+            raise fail()
+        opts = {}
+        for line in spec.decode().splitlines():
+            name, eq, rep = line.partition("=")
+            opts[name] = "list" if rep == "*" else "value" if eq else "flag"
+        _IMPORT_OPTIONS[kind] = opts
+    return _IMPORT_OPTIONS[kind]
+
+
+def _option_values(kind, key, how, v):
+    """A keyword's value as the command line's arguments (C strings; None for a flag)."""
+    if how == "flag":
+        if v is True:
+            return [None]
+        if v is False or v is None:
+            return []
+        raise TypeError("import_%s: %s takes True or False, not %r" % (kind, key, v))
+    if v is None:
+        return []
+    if how == "list":
+        if isinstance(v, dict):  # tag={"run": "a"}, map={"time": "CUDA Time"}
+            v = ["%s=%s" % kv for kv in v.items()]
+        elif isinstance(v, (str, bytes, os.PathLike)) or not hasattr(v, "__iter__"):
+            v = [v]
+        return [b(x) for x in v]
+    if isinstance(v, (list, tuple, dict, set)):
+        raise TypeError("import_%s: %s takes one value, not %r" % (kind, key, v))
+    return [b(v)]
+
+
+def _import(kind, paths, **options):
+    """`rooftime import KIND PATHS --OPTION VALUE...`: keywords are the command's long options
+    with '_' for '-' (per_launch=True, tensor_factor=512, tag={"run": "a"}); the library checks
+    the values as the command does. A keyword the importer does not take: TypeError."""
+    known = _import_options(kind)
+    opts = []
+    for key, v in options.items():
+        name = key.replace("_", "-")
+        if name not in known:
+            raise TypeError("import_%s() got an unexpected keyword argument %r (it takes %s)"
+                            % (kind, key, ", ".join(n.replace("-", "_") for n in known)))
+        opts += [(b(name), x) for x in _option_values(kind, key, known[name], v)]
     ps = _paths(paths)
     arr = (ctypes.c_char_p * max(len(ps), 1))(*[b(p) for p in ps])
-    h = lib.rt_api_import(b(kind), arr, len(ps), b(ai_file), b(conv_flops))
+    oarr = (_lib.Option * max(len(opts), 1))(*[_lib.Option(n, v) for n, v in opts])
+    h = lib.rt_api_import_opts(b(kind), arr, len(ps), oarr, len(opts))
     _warn("import " + kind)
     if not h:
         raise fail()
     return Profile(h, "%s %s" % (kind, ", ".join(ps)))
 
 
-def import_ncu(paths):
-    """Nsight Compute `ncu --csv` outputs (one or several metric sets of the same run)."""
-    return _import("ncu", paths)
+def import_ncu(paths, **options):
+    """Nsight Compute `ncu --csv` outputs (one or several metric sets of the same run), as
+    `rooftime import ncu`; options: metrics (a file), tensor_factor, arch ("sm_80"),
+    allow_missing, per_launch, tag ({key: value} or ["key=value"])."""
+    return _import("ncu", paths, **options)
 
 
-def import_table(path, ai_file=None):
-    """A table of kernels (the paper's layout or others; `import table`, --ai-file)."""
-    return _import("table", path, ai_file=ai_file)
+def import_table(path, **options):
+    """A table of kernels (the paper's layout or others), as `rooftime import table`; options:
+    ai_file, map ({quantity: column} or ["quantity=column"]), no_defaults, name_column (a column
+    or a list), time ("device" or "wall"), tag."""
+    return _import("table", path, **options)
 
 
-def import_torch(path, conv_flops=None):
-    """A PyTorch profiler trace (chrome JSON), with the cost model (`import torch`)."""
-    return _import("torch", path, conv_flops=conv_flops)
+def import_torch(path, **options):
+    """A PyTorch profiler trace (chrome JSON) with the cost model, as `rooftime import torch`;
+    options: within (a record_function range), conv_flops ("taps" or "window"), ops (a cost
+    model file), no_cost_model, tag."""
+    return _import("torch", path, **options)
 
 
-def import_onednn(path, conv_flops=None):
-    """A oneDNN verbose log (`import onednn`)."""
-    return _import("onednn", path, conv_flops=conv_flops)
+def import_onednn(path, **options):
+    """A oneDNN verbose log, as `rooftime import onednn`; options: conv_flops, tag."""
+    return _import("onednn", path, **options)
 
 
-def import_cupti(directory):
-    """The CUPTI collector's output directory (`import cupti`)."""
-    return _import("cupti", directory)
+def import_cupti(directory, **options):
+    """The CUPTI collector's output directory, as `rooftime import cupti`; options: reevaluate,
+    per_launch, metrics, tag."""
+    return _import("cupti", directory, **options)
 
 
 def _rows(text, kind):
@@ -211,12 +270,16 @@ class Analysis:
         with self._lock:
             return take(lib.rt_api_analysis_text(self._h, b(format), top))
 
+    def _csv_bytes(self):
+        if self._csv is None:  # kept as the library wrote it: pandas parses bytes directly
+            with self._lock:
+                self._csv = _lib.take_bytes(lib.rt_api_analysis_text(self._h, b"csv", 20))
+        return self._csv
+
     @property
     def csv(self):
         """`analyze --format csv` exactly."""
-        if self._csv is None:
-            self._csv = self.text("csv")
-        return self._csv
+        return self._csv_bytes().decode("utf-8", "replace")
 
     def to_dict(self):
         """`analyze --format json` as a dict."""
@@ -225,8 +288,9 @@ class Analysis:
     def _frame(self, kind):
         if _pd is not None:
             if self._df is None:  # the CSV read once, split by kind on each call
-                self._df = _pd.read_csv(io.StringIO(self.csv), keep_default_na=False,
-                                        na_values=["nan"])
+                self._df = _pd.read_csv(io.BytesIO(self._csv_bytes()), keep_default_na=False,
+                                        na_values=["nan"], encoding="utf-8",
+                                        encoding_errors="replace")
             df = self._df
             return df[df["kind"] == kind].reset_index(drop=True)
         return _rows(self.csv, kind)

@@ -27,4 +27,9 @@ rt_profile *api_copy_profile(const rt_profile *p);
 /* --tau on m and the n profiles: an overhead of m by name, or a time; -1 with the error set. */
 int api_apply_tau(rt_machine *m, rt_profile **ps, size_t n, const char *tau);
 
+/* This process's rank, host and device, as the commands stamp on what they write (the launcher's
+ * variables, read on each call); NULL with the error set when one holds a bad value. */
+#include "rooftime/util/rank-identity.h"
+rt_rank_identity *api_identity(void);
+
 #endif

@@ -1,10 +1,12 @@
 /* The API's machines: presets, files, this machine measured. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 
 #include "api-internal.h"
 #include "rooftime/api/api.h"
 #include "rooftime/formats/machine-json.h"
+#include "rooftime/probe/cpu-detect.h"
 #include "rooftime/probe/measure-machine.h"
 
 rt_machine *rt_api_machine_load(const char *name_or_path)
@@ -23,21 +25,49 @@ rt_machine *rt_api_machine_load(const char *name_or_path)
     return m;
 }
 
-rt_machine *rt_api_machine_measure(int quick)
+rt_machine *rt_api_machine_measure_opts(int quick, const char *threads, const char *max_isa)
 {
     api_begin();
-    rt_measure_opts mo = {.quick = quick};
+    rt_isa isa;
+    rt_error err;
+    long n = 0;
+    /* checked as `machine measure --threads N --max-isa ISA` checks them */
+    if (threads) {
+        char *end;
+        errno = 0;
+        n = strtol(threads, &end, 10);
+        if (!*threads || *end || errno || n < 1 || n > 4096) {
+            api_fail("--threads: expected a positive whole number, got '%s'", threads);
+            return NULL;
+        }
+    }
+    if (max_isa && rt_isa_parse(max_isa, &isa, &err) != 0) {
+        api_fail("--max-isa: %s", err.msg);
+        return NULL;
+    }
+    /* the rank, host and device `machine measure` records, read before it measures */
+    rt_rank_identity *id = api_identity();
+    if (!id)
+        return NULL;
+    rt_measure_opts mo = {.quick = quick, .max_threads = (int)n, .max_isa = max_isa};
     rt_machine *m = NULL;
     rt_warnings skipped = {0};
-    rt_error err;
     int rc = rt_machine_measure(&mo, &m, &skipped, &err);
     api_keep_warnings(&skipped);
     rt_warnings_release(&skipped);
     if (rc != 0) {
+        rt_rank_identity_free(id);
         api_fail("measurement failed: %s", err.msg);
         return NULL;
     }
+    rt_rank_identity_free(m->identity);
+    m->identity = id;
     return m;
+}
+
+rt_machine *rt_api_machine_measure(int quick)
+{
+    return rt_api_machine_measure_opts(quick, NULL, NULL);
 }
 
 static int write_machine(void *ctx, FILE *fp, rt_error *err)

@@ -1,5 +1,5 @@
-/* The API's profiles: rooftime files, the importers of `rooftime import`, the torch runner's trace.
- */
+/* The API's profiles: rooftime files, the torch runner's trace, JSON and saving (the importers of
+ * `rooftime import`: api-import.c). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +11,6 @@
 #include "rooftime/core/coverage.h"
 #include "rooftime/formats/comm-json.h"
 #include "rooftime/formats/profile-json.h"
-#include "rooftime/import/conv-flops.h"
-#include "rooftime/import/cupti.h"
-#include "rooftime/import/ncu.h"
-#include "rooftime/import/onednn.h"
-#include "rooftime/import/table.h"
 #include "rooftime/import/torch-cost.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/strings.h"
@@ -54,73 +49,6 @@ rt_profile *rt_api_profile_load(const char *path)
     return p;
 }
 
-static int one_path(const char *kind, size_t n)
-{
-    if (n == 1)
-        return 0;
-    api_fail(n == 0 ? "import %s: no input given" : "import %s reads one input at a time", kind);
-    return -1;
-}
-
-rt_profile *rt_api_import(const char *kind, const char *const *paths, size_t n, const char *ai_file,
-                          const char *conv_name)
-{
-    api_begin();
-    rt_profile *p = NULL;
-    rt_warnings w = {0};
-    rt_error err = {{0}};
-    rt_conv_flops conv = RT_CONV_TAPS;
-    int rc = -1;
-    for (size_t i = 0; i < n; i++)
-        if (!paths[i]) {
-            api_fail("import: input %zu is not a path", i + 1);
-            return NULL;
-        }
-    if (!kind) {
-        api_fail("import: no kind given (ncu, table, torch, onednn or cupti)");
-    } else if (conv_name && rt_conv_flops_parse(conv_name, &conv, &err) != 0) {
-        api_fail("conv_flops: %s", err.msg);
-    } else if (strcmp(kind, "ncu") == 0) {
-        rt_ncu_options o = {0};
-        if (n == 0)
-            api_fail("import ncu: no ncu output file given");
-        else if ((rc = rt_import_ncu(paths, n, &o, &p, &w, &err)) != 0)
-            api_fail("%s", err.msg);
-    } else if (strcmp(kind, "table") == 0) {
-        rt_table_options o = {.ai_file = ai_file};
-        if (one_path(kind, n) == 0 && (rc = rt_import_table(paths[0], &o, &p, &w, &err)) != 0)
-            api_fail("%s", err.msg);
-    } else if (strcmp(kind, "onednn") == 0) {
-        if (one_path(kind, n) == 0 &&
-            (rc = rt_import_onednn_conv(paths[0], conv, &p, &w, &err)) != 0)
-            api_fail("%s", err.msg);
-    } else if (strcmp(kind, "torch") == 0) {
-        rt_torch_ops *ops = NULL;
-        if (one_path(kind, n) != 0) {
-        } else if (rt_torch_ops_load(NULL, &ops, &err) != 0) {
-            api_fail("%s", err.msg);
-        } else {
-            rt_torch_options to = {.ops = ops, .conv = conv, .by_source = 1};
-            if ((rc = rt_import_torch_opts(paths[0], &to, &p, &w, &err)) != 0)
-                api_fail("%s", err.msg);
-        }
-        rt_torch_ops_free(ops);
-    } else if (strcmp(kind, "cupti") == 0) {
-        rt_cupti_options o = {0};
-        if (one_path(kind, n) == 0 && (rc = rt_import_cupti(paths[0], &o, &p, &w, &err)) != 0)
-            api_fail("%s", err.msg);
-    } else {
-        api_fail("import: unknown kind '%s' (ncu, table, torch, onednn or cupti)", kind);
-    }
-    api_keep_warnings(&w);
-    rt_warnings_release(&w);
-    if (rc != 0) {
-        rt_profile_free(p);
-        return NULL;
-    }
-    return p;
-}
-
 rt_profile *rt_api_profile_torch_trace(const char *trace, double wall, const char *command)
 {
     api_begin();
@@ -147,7 +75,14 @@ rt_profile *rt_api_profile_torch_trace(const char *trace, double wall, const cha
                  err.msg);
         return NULL;
     }
-    /* the notes `profile --torch` records (cmd-profile-torch.c) */
+    /* the identity and notes `profile --torch` records (cmd-profile-torch.c) */
+    rt_rank_identity *id = api_identity();
+    if (!id) {
+        rt_profile_free(p);
+        return NULL;
+    }
+    rt_rank_identity_free(p->identity);
+    p->identity = id;
     free(p->command);
     p->command = rt_strdup_utf8(command ? command : "python (in process)");
     char buf[512];

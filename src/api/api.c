@@ -1,4 +1,4 @@
-/* The API's errors, warnings, strings and data directory. */
+/* The API's errors, warnings, strings, data directory and this process's identity. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include "api-internal.h"
 #include "rooftime/api/api.h"
 #include "rooftime/util/datadir.h"
+#include "rooftime/util/rank-identity.h"
 
 static _Thread_local char last_error[2048];
 static _Thread_local char *last_warnings;
@@ -99,4 +100,19 @@ int rt_api_set_datadir(const char *dir)
 const char *rt_api_datadir(void)
 {
     return rt_datadir();
+}
+
+rt_rank_identity *api_identity(void)
+{
+    rt_rank_identity id;
+    rt_error err = {{0}};
+    rt_rank_identity_init(&id);
+    if (rt_rank_identity_read(&id, &err) != 0) {
+        rt_rank_identity_release(&id);
+        api_fail("%s", err.msg);
+        return NULL;
+    }
+    rt_rank_identity *out = rt_rank_identity_dup(&id);
+    rt_rank_identity_release(&id);
+    return out;
 }

@@ -12,8 +12,9 @@
 /* Exported from librooftime.so (the wings inside it are hidden). */
 #define RT_API __attribute__((visibility("default")))
 
-/* Bumped when a signature below changes; the Python package checks it on load. */
-#define RT_API_VERSION 1
+/* Bumped when a signature below changes or a function is added; the Python package checks it on
+ * load (2: rt_api_import_opts, rt_api_import_options, rt_api_machine_measure_opts). */
+#define RT_API_VERSION 2
 RT_API int rt_api_version(void);
 
 /*
@@ -34,6 +35,10 @@ RT_API const char *rt_api_datadir(void);
 RT_API rt_machine *rt_api_machine_load(const char *name_or_path);
 /* Measure this machine (quick: the short run, under 30 s on 2 cores). */
 RT_API rt_machine *rt_api_machine_measure(int quick);
+/* The same with the arguments of `--threads N` (NULL: all cores) and `--max-isa ISA` (sse, avx2,
+ * avx512, amx; NULL: every ISA) as the command line spells them, checked as the command checks
+ * them before anything runs. */
+RT_API rt_machine *rt_api_machine_measure_opts(int quick, const char *threads, const char *max_isa);
 RT_API char *rt_api_machine_json(const rt_machine *m);
 RT_API int rt_api_machine_save(const rt_machine *m, const char *path);
 RT_API const char *rt_api_machine_name(const rt_machine *m);
@@ -43,10 +48,28 @@ RT_API void rt_api_machine_free(rt_machine *m);
 /* A rooftime profile file; its communication kernels tagged as `analyze` tags them. */
 RT_API rt_profile *rt_api_profile_load(const char *path);
 /*
- * Import other tools' output as `rooftime import KIND` does: kind "ncu" (n files), "table"
- * (one; ai_file as --ai-file, may be NULL), "torch" and "onednn" (one; conv as --conv-flops,
- * NULL: taps) or "cupti" (one directory).
+ * Import other tools' output as `rooftime import KIND` does: kind "ncu" (n files), "table",
+ * "torch", "onednn" (one file each) or "cupti" (one directory), with the command's options as
+ * name/value pairs: name the long option without its dashes ("per-launch", "metrics",
+ * "tensor-factor"), value its argument as the command line spells it ("512", "sm_80",
+ * "time=CUDA Time"), or NULL for a flag. A repeatable option ("tag", "map", "name-column") comes
+ * once per value; another given twice keeps the last, as on the command line. An option KIND does
+ * not take, a flag with a value, an option without its value or a bad value fails with the
+ * command's message ("import ncu: --tensor-factor takes a number > 0, not 'x'"). The strings are
+ * read during the call only. The profile records this process's identity (launcher rank, host,
+ * device) as the command's does. In api-import.c.
  */
+typedef struct rt_api_option {
+    const char *name;
+    const char *value;
+} rt_api_option;
+RT_API rt_profile *rt_api_import_opts(const char *kind, const char *const *paths, size_t n,
+                                      const rt_api_option *opts, size_t n_opts);
+/* The options KIND takes, one per line: "name" a flag, "name=" one value, "name=*" repeatable
+ * (a static string; NULL with the error set for an unknown kind). */
+RT_API const char *rt_api_import_options(const char *kind);
+/* Version 1's import: ai_file as --ai-file of table, conv as --conv-flops of torch and onednn
+ * (each NULL when not given); rt_api_import_opts with those two. */
 RT_API rt_profile *rt_api_import(const char *kind, const char *const *paths, size_t n,
                                  const char *ai_file, const char *conv);
 /* A trace of the torch runner (data/torch/runner) as `profile --torch` imports it: the cost
