@@ -16,18 +16,20 @@
 #include "rooftime/probe/gpu-driver.h"
 #include "rooftime/util/strings.h"
 
-char *rt_api_cupti_lib(void)
+/* librooftime-cupti.so: $ROOFTIME_CUPTI_LIB, else beside this library (api-internal.h). */
+char *api_find_cupti_lib(void)
 {
-    api_begin();
     const char *env = getenv("ROOFTIME_CUPTI_LIB");
     if (env && *env) {
         char *r = access(env, R_OK) == 0 ? realpath(env, NULL) : NULL;
         if (!r)
-            api_fail("ROOFTIME_CUPTI_LIB='%s': not a readable file", env);
+            api_fail(
+                "librooftime-cupti.so not found: ROOFTIME_CUPTI_LIB='%s' is not a readable file",
+                env);
         return r;
     }
     Dl_info info;
-    if (!dladdr((void *)rt_api_cupti_lib, &info) || !info.dli_fname) {
+    if (!dladdr((void *)api_find_cupti_lib, &info) || !info.dli_fname) {
         api_fail("librooftime-cupti.so not found: librooftime.so cannot tell where it is; set "
                  "ROOFTIME_CUPTI_LIB to its path");
         return NULL;
@@ -46,6 +48,12 @@ char *rt_api_cupti_lib(void)
     free(copy);
     free(self);
     return r;
+}
+
+char *rt_api_cupti_lib(void)
+{
+    api_begin();
+    return api_find_cupti_lib();
 }
 
 char *rt_api_cupti_metrics(void)

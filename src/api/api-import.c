@@ -176,24 +176,6 @@ static int parse(import_state *s, const char *spec, const rt_api_option *opts, s
     return 0;
 }
 
-/* librooftime-cupti.so for --reevaluate: $ROOFTIME_CUPTI_LIB, else beside this library. */
-static char *cupti_library(void)
-{
-    const char *env = getenv("ROOFTIME_CUPTI_LIB");
-    if (env && *env)
-        return access(env, R_OK) == 0 ? realpath(env, NULL) : NULL;
-    Dl_info info;
-    if (!dladdr((void *)cupti_library, &info) || !info.dli_fname)
-        return NULL;
-    const char *slash = strrchr(info.dli_fname, '/');
-    char *p = slash ? rt_asprintf("%.*s/librooftime-cupti.so", (int)(slash - info.dli_fname),
-                                  info.dli_fname)
-                    : rt_strdup("librooftime-cupti.so");
-    char *r = access(p, R_OK) == 0 ? realpath(p, NULL) : NULL;
-    free(p);
-    return r;
-}
-
 static void add_warning(void *ctx, const char *msg)
 {
     rt_warnings_add(ctx, "%s", msg);
@@ -227,10 +209,11 @@ static int reevaluate(const char *dir, char **out, rt_warnings *w)
                  dir);
         return -1;
     }
-    char *lib = cupti_library();
+    char *lib = api_find_cupti_lib();
     if (!lib) {
-        api_fail("--reevaluate: librooftime-cupti.so not found beside librooftime.so (built "
-                 "without CUPTI?); set ROOFTIME_CUPTI_LIB to its path");
+        char *why = rt_strdup(rt_api_error());
+        api_fail("--reevaluate: %s", why);
+        free(why);
         return -1;
     }
     int rc = -1;

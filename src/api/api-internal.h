@@ -32,4 +32,8 @@ int api_apply_tau(rt_machine *m, rt_profile **ps, size_t n, const char *tau);
 #include "rooftime/util/rank-identity.h"
 rt_rank_identity *api_identity(void);
 
+/* librooftime-cupti.so, found as `profile --gpu` finds it: $ROOFTIME_CUPTI_LIB, else beside
+ * librooftime.so; a realpath to free, or NULL with the error set (api-gpu.c). */
+char *api_find_cupti_lib(void);
+
 #endif
