@@ -241,7 +241,8 @@ char *rt_study_gpu_plan_json(const rt_study_gpu_plan *p, const rt_study_gpu_opts
     json_object_set_new(j, "op", json_string(rt_study_op_name(p->op)));
     json_object_set_new(j, "precision", json_string(prec_names[p->precision]));
     json_object_set_new(j, "variant", json_string(p->variant));
-    for (size_t i = 0; i < p->n_passes; i++)
+    /* one point (the ncu cross-check): its forward pass only */
+    for (size_t i = 0; i < (point_index >= 0 ? 1 : p->n_passes); i++)
         json_array_append_new(passes, json_string(rt_pass_name(p->passes[i])));
     json_object_set_new(j, "passes", passes);
     json_object_set_new(j, "warmup", json_integer(counters ? p->c_warmup : p->warmup));

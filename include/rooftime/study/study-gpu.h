@@ -73,7 +73,8 @@ void rt_study_gpu_plans_free(rt_study_gpu_plan *p, size_t n);
 const rt_study_gpu_check_point *rt_study_gpu_check_points(size_t *n);
 
 /* The plan file (JSON text, malloc'd) of p: the trace run's (counters false) or the counter
- * run's. point_index >= 0 keeps that point only and no check (the ncu cross-check). */
+ * run's. point_index >= 0 keeps that point and the forward pass only, and no check (the ncu
+ * cross-check). */
 char *rt_study_gpu_plan_json(const rt_study_gpu_plan *p, const rt_study_gpu_opts *o, bool counters,
                              long point_index);
 
