@@ -398,7 +398,8 @@ static void section_no_flops(rt_findings *o, const rt_analysis *a)
     rt_findings_table(o, 5, head);
     for (size_t ki = 0; ki < keys.n; ki++) {
         double t = 0, tz = 0;
-        const rt_item *top[3] = {0};
+        rt_study_strset names = {0}; /* the kernels without FLOPs, their time summed by name */
+        double *nt = rt_xcalloc(a->n_items + 1, sizeof *nt);
         for (size_t i = 0; i < a->n_items; i++) {
             const rt_item *it = &a->items[i];
             char im[64], k[96];
@@ -410,21 +411,27 @@ static void section_no_flops(rt_findings *o, const rt_analysis *a)
             if (rt_values_sum(&it->kernel->flops) > 0 || rt_values_sum(&it->kernel->bytes) <= 0)
                 continue; /* FLOPs, or no counters at all: not known to be FLOP-free */
             tz += it->v.time;
-            for (int j = 0; j < 3; j++)
-                if (!top[j] || it->v.time > top[j]->v.time) {
-                    for (int m = 2; m > j; m--)
-                        top[m] = top[m - 1];
-                    top[j] = it;
-                    break;
-                }
+            nt[rt_study_strset_add(&names, it->kernel->name)] += it->v.time;
         }
         char c1[32], c2[32], c3[32], c4[400] = "";
         rt_fmt_time(c1, sizeof c1, tz);
         rt_fmt_time(c2, sizeof c2, t);
         snprintf(c3, sizeof c3, "%.1f%%", t > 0 ? 100 * tz / t : 0);
-        for (int j = 0; j < 3 && top[j]; j++)
-            snprintf(c4 + strlen(c4), sizeof c4 - strlen(c4), "%s%.100s", j ? "; " : "",
-                     top[j]->kernel->name);
+        for (int j = 0; j < 3; j++) { /* the three longest by name */
+            size_t best = names.n;
+            for (size_t q = 0; q < names.n; q++)
+                if (nt[q] >= 0 && (best == names.n || nt[q] > nt[best]))
+                    best = q;
+            if (best == names.n)
+                break;
+            char tb[32];
+            rt_fmt_time(tb, sizeof tb, nt[best]);
+            snprintf(c4 + strlen(c4), sizeof c4 - strlen(c4), "%s%.100s (%s)", j ? "; " : "",
+                     names.v[best], tb);
+            nt[best] = -1;
+        }
+        free(nt);
+        rt_study_strset_release(&names);
         rt_findings_row(o, (const char *const[]){keys.v[ki], c1, c2, c3, c4[0] ? c4 : "none"});
     }
     rt_study_strset_release(&keys);
