@@ -19,7 +19,7 @@
 #include "rooftime/render/report.h"
 #include "rooftime/study/study-gpu-findings.h"
 #include "rooftime/study/study-gpu-profiles.h"
-#include "rooftime/study/study-gpu.h"
+#include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 

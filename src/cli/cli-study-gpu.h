@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "rooftime/study/study-gpu-findings.h"
-#include "rooftime/study/study-gpu.h"
+#include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/util/error.h"
 
 typedef struct cli_gpu_study {

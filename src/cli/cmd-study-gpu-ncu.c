@@ -14,7 +14,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
-#include "rooftime/study/study-gpu.h"
+#include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/spawn.h"

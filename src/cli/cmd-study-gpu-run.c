@@ -13,7 +13,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/cupti.h"
 #include "rooftime/study/study-gpu-profiles.h"
-#include "rooftime/study/study-gpu.h"
+#include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"

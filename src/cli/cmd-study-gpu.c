@@ -31,7 +31,7 @@
 #include "rooftime/render/report.h"
 #include "rooftime/study/study-gpu-findings.h"
 #include "rooftime/study/study-gpu-profiles.h"
-#include "rooftime/study/study-gpu.h"
+#include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "rooftime/study/study-gpu-check.h"
-#include "rooftime/study/study-gpu.h"
+#include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/study/study-shapes.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"

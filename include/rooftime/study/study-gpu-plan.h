@@ -1,8 +1,8 @@
 /* The GPU study's planner (study-gpu-plan.c): which client processes run (framework x operation x
  * precision x variant), over which sweep points and passes, with how many iterations in the trace
  * run and in the counter run, and the plan file each client reads (rooftime-study-gpu-plan/1). */
-#ifndef ROOFTIME_STUDY_STUDY_GPU_H
-#define ROOFTIME_STUDY_STUDY_GPU_H
+#ifndef ROOFTIME_STUDY_STUDY_GPU_PLAN_H
+#define ROOFTIME_STUDY_STUDY_GPU_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>

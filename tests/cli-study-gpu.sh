@@ -1,0 +1,61 @@
+# `rooftime study --gpu` without a GPU: a request that cannot run fails with exit 2, a machine
+# without a driver fails with exit 1 and one line naming it before anything is written, and
+# --dry-run writes the plan files of contract section 3 without a GPU.
+. "$(dirname "$0")/lib.sh"
+
+O=$TMP/g
+expect 2 "--framework: unknown framework 'tensorflow' \(known: pytorch, jax\)" -- study --gpu -o "$O" --framework tensorflow
+expect 2 "--precision: unknown precision 'fp8' \(known: fp32, tf32, fp16, bf16\)" -- study --gpu -o "$O" --precision fp8
+expect 2 "no implementation runs the selected operations and precisions" -- study --gpu -o "$O" --framework jax --precision tf32
+expect 2 "--gpu takes one device INDEX \(0 to 1023\), got 'x'" -- study --gpu x -o "$O"
+expect 2 "--gpu takes one device INDEX" -- study --gpu 0 1 -o "$O"
+expect 2 "unknown option '--impl' \(with --gpu\)" -- study --gpu --impl onednn -o "$O"
+expect 2 "--iters: expected a whole number from 1 to 100000, got '0'" -- study --gpu --iters 0 -o "$O"
+check "no output for usage errors" test ! -e "$O"
+
+# No driver: one line naming it, exit 1, nothing written.
+ROOFTIME_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "^rooftime: error: study --gpu: no NVIDIA driver" -- study --gpu -o "$O"
+check "one line" test "$(wc -l <"$TMP/err")" -eq 1
+check "nothing written" test ! -e "$O"
+ROOFTIME_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "no NVIDIA driver" -- study --gpu 1 --quick -o "$O"
+check "nothing written (quick)" test ! -e "$O"
+
+# --dry-run: the plans of every client, trace and counter run, without a GPU.
+ROOFTIME_LIBCUDA=/nonexistent/libcuda.so.1 expect 0 "" -- study --gpu 0 --quick --dry-run -o "$O"
+check "22 clients listed" grep -q "^22 clients, each run twice" "$TMP/out"
+check "44 plan files" test "$(ls "$O/plans" | wc -l)" -eq 44
+check "the torch client for pytorch" grep -q "^pytorch-lstm-fp16-graphs .* scripts/study-gpu-torch.py --plan $O/plans/pytorch-lstm-fp16-graphs.json" "$TMP/out"
+check "the jax client for jax" grep -q "^jax-conv2d-bf16-jit .* scripts/study-gpu-jax.py --plan" "$TMP/out"
+check "no machine measured, nothing run" test ! -e "$O/machine.json" -a ! -e "$O/collect"
+python3 - "$O/plans" <<'PY' || { echo "FAIL: plan files"; FAILS=$((FAILS + 1)); }
+import json, os, sys
+d = sys.argv[1]
+for f in sorted(os.listdir(d)):
+    p = json.load(open(os.path.join(d, f)))
+    assert p["format"] == "rooftime-study-gpu-plan/1", f
+    assert p["framework"] in ("pytorch", "jax") and p["op"] in ("conv2d", "lstm"), f
+    assert p["precision"] in ("fp32", "tf32", "fp16", "bf16"), f
+    assert p["variant"] in ("", "channels_last", "graphs", "jit"), f
+    want = ["forward", "backward-data", "backward-weights"] if p["op"] == "conv2d" else ["forward", "backward"]
+    assert p["passes"] == want, f
+    assert (p["warmup"], p["iters"]) == (1, 3), f  # quick: counters on every iteration too
+    assert len(p["points"]) == 5, f
+    keys = {"batch", "channels", "size", "filters", "kernel", "stride"} if p["op"] == "conv2d" \
+        else {"batch", "seq", "features", "hidden"}
+    for pt in p["points"]:
+        assert set(pt) == keys | {"tags"}, (f, pt)
+        assert all(isinstance(v, str) for v in pt["tags"].values()), f
+    check = p["check"]
+    if p["op"] == "conv2d" and not f.endswith(".counters.json"):
+        assert check["dir"].endswith("/check") and len(check["points"]) >= 3, f
+    else:
+        assert check is None, f
+PY
+PASSES=$((PASSES + 1))
+# the full study's counter run samples 2 of the 20 measured iterations
+ROOFTIME_LIBCUDA=/nonexistent/libcuda.so.1 expect 0 "" -- study --gpu --dry-run --framework jax --op lstm -o "$TMP/full"
+check "full: 3 jax lstm clients" grep -q "^3 clients" "$TMP/out"
+check "full: 12 points, trace 5+20, counters 1+2" grep -q "^jax-lstm-fp32-jit *12 points x 2 passes, trace 5+20, counters 1+2 iterations" "$TMP/out"
+"$BIN" study --help >"$TMP/help" 2>&1
+check "--help explains the GPU study" grep -q "rooftime study --gpu \[INDEX\]" "$TMP/help"
+finish
