@@ -198,8 +198,9 @@ static int run_plan(cli_gpu_study *g, size_t idx, rt_study_gpu_result *r)
 int cli_study_gpu_run(cli_gpu_study *g, rt_study_gpu_result *r)
 {
     rt_error err;
-    const char *sub[] = {"plans", "collect", "logs"};
-    for (int i = 0; i < 3; i++) {
+    /* check/: where the conv2d clients write their outputs for the correctness check */
+    const char *sub[] = {"plans", "collect", "logs", "check"};
+    for (int i = 0; i < 4; i++) {
         char *d = rt_asprintf("%s/%s", g->dir, sub[i]);
         int rc = rt_mkdir_p(d, &err);
         free(d);
