@@ -15,6 +15,7 @@ typedef struct cli_gpu_study {
     rt_study_gpu_plan *plans;
     size_t n_plans;
     const char *dir;    /* the output directory */
+    const char *from;   /* --from: an earlier run's directory, re-imported (nothing runs) */
     const char *python; /* $ROOFTIME_PYTHON, else python3 */
     char *lib;          /* the collector's real path */
     char *metrics;      /* the counter run's metrics, comma-separated */
@@ -33,8 +34,10 @@ int cli_study_gpu(int argc, char **argv);
 char *cli_study_gpu_script(rt_gpu_framework f, rt_error *err);
 
 /* Run every plan's client in a trace and a counter run, import and join the collector's
- * directories into r->profiles. A client that exits 3 is skipped with its line; -1 after printing
- * the error when the study cannot go on (nothing ran, a collector directory cannot be imported). */
+ * directories into r->profiles (with g->from: import that run's directories instead, running
+ * nothing; a client missing there is skipped). A client that exits 3 is skipped with its line; -1
+ * after printing the error when the study cannot go on (nothing ran, a collector directory cannot
+ * be imported). */
 int cli_study_gpu_run(cli_gpu_study *g, rt_study_gpu_result *r);
 
 /* The correctness check of the clients' outputs in DIR/check against rooftime's direct NVRTC

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli-study-gpu.h"
@@ -152,7 +153,21 @@ static int run_plan(cli_gpu_study *g, size_t idx, rt_study_gpu_result *r)
     static const char *const modes[2] = {"trace", "counters"};
     rt_profile *prof[2] = {NULL, NULL};
     int rc = 0;
-    for (int m = 0; m < 2 && rc == 0; m++) {
+    for (int m = 0; m < 2 && rc == 0 && g->from; m++) {
+        /* re-imported: the recording's directories, nothing runs */
+        char *coll = rt_asprintf("%s/collect/%s.%s", g->from, p->name, modes[m]);
+        struct stat st;
+        if (stat(coll, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            if (m == 0) {
+                rt_warnings_add(&r->skipped, "%s: not in the recording %s", p->name, g->from);
+                rc = 1;
+            }
+        } else if (!(prof[m] = import_dir(coll, r))) {
+            rc = -1;
+        }
+        free(coll);
+    }
+    for (int m = 0; m < 2 && rc == 0 && !g->from; m++) {
         char *plan = rt_asprintf("%s/plans/%s%s.json", g->dir, p->name, m ? ".counters" : "");
         char *coll = rt_asprintf("%s/collect/%s.%s", g->dir, p->name, modes[m]);
         char *log = rt_asprintf("%s/logs/%s.%s.log", g->dir, p->name, modes[m]);
@@ -180,6 +195,8 @@ static int run_plan(cli_gpu_study *g, size_t idx, rt_study_gpu_result *r)
         free(coll);
         free(log);
     }
+    if (rc >= 0 && prof[0] && !r->device && prof[0]->machine)
+        r->device = rt_strdup(prof[0]->machine);
     if (rc == 0 || (rc == 1 && prof[0])) {
         rt_error err = {{0}};
         if (rt_study_gpu_join(prof[0], prof[1], p->name, &r->profiles, &r->n_profiles, &r->notes,
@@ -200,7 +217,7 @@ int cli_study_gpu_run(cli_gpu_study *g, rt_study_gpu_result *r)
     rt_error err;
     /* check/: where the conv2d clients write their outputs for the correctness check */
     const char *sub[] = {"plans", "collect", "logs", "check"};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4 && !g->from; i++) {
         char *d = rt_asprintf("%s/%s", g->dir, sub[i]);
         int rc = rt_mkdir_p(d, &err);
         free(d);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli-cupti.h"
@@ -100,6 +101,7 @@ static int gpu_options(int argc, char **argv, cli_gpu_study *g, gpu_args *a)
                                          {"scale", required_argument, NULL, 's'},
                                          {"dry-run", no_argument, NULL, 'D'},
                                          {"no-ncu", no_argument, NULL, 'N'},
+                                         {"from", required_argument, NULL, 'R'},
                                          {0}};
     int c;
     long v;
@@ -126,6 +128,9 @@ static int gpu_options(int argc, char **argv, cli_gpu_study *g, gpu_args *a)
             break;
         case 'N':
             g->no_ncu = true;
+            break;
+        case 'R':
+            g->from = optarg;
             break;
         case 'F':
             if (gpu_flags("--framework", optarg, g->so.frameworks, RT_GPU_FW_COUNT, p_fw))
@@ -435,13 +440,34 @@ int cli_study_gpu(int argc, char **argv)
         free(plans);
         goto out;
     }
-    if (preconditions(&g, &r->device) != 0)
-        goto out;
-    if (rt_mkdir_p(a.dir, &err) != 0) {
-        cli_error("%s", err.msg);
+    char *from_machine = g.from ? rt_asprintf("%s/machine.json", g.from) : NULL;
+    if (g.from && strcmp(g.from, a.dir) == 0) {
+        free(from_machine);
+        rc = cli_usage_error("study", "--from: write the re-import elsewhere than '%s' (-o)",
+                             g.from);
         goto out;
     }
-    if (!(m = gpu_machine(&g, a.machine)))
+    char *from_collect = g.from ? rt_asprintf("%s/collect", g.from) : NULL;
+    struct stat st;
+    if (from_collect && (stat(from_collect, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        cli_error("--from: '%s' is not a directory: not the output of `study --gpu`", from_collect);
+        free(from_collect);
+        free(from_machine);
+        goto out;
+    }
+    free(from_collect);
+    if (!g.from && preconditions(&g, &r->device) != 0) {
+        free(from_machine);
+        goto out;
+    }
+    if (rt_mkdir_p(a.dir, &err) != 0) {
+        cli_error("%s", err.msg);
+        free(from_machine);
+        goto out;
+    }
+    m = gpu_machine(&g, a.machine ? a.machine : from_machine);
+    free(from_machine);
+    if (!m)
         goto out;
     char *mpath = rt_asprintf("%s/machine.json", a.dir);
     int src = rt_machine_save(m, mpath, &err);
@@ -459,10 +485,17 @@ int cli_study_gpu(int argc, char **argv)
     double t_study = rt_now();
     if (cli_study_gpu_run(&g, r) != 0)
         goto out;
-    if (!g.no_ncu)
+    if (g.from) {
+        rt_warnings_add(&r->notes,
+                        "Re-imported from %s (--from): nothing ran here; the check and the ncu "
+                        "cross-check are not repeated.",
+                        g.from);
+        rt_warnings_add(&r->crosscheck, "Skipped: re-imported (--from).");
+    } else if (!g.no_ncu) {
         cli_study_gpu_crosscheck(&g, r);
-    else
+    } else {
         rt_warnings_add(&r->crosscheck, "Skipped: --no-ncu.");
+    }
     r->seconds = rt_now() - t_study;
     rc = write_outputs(&g, m, mode, r);
 out:
