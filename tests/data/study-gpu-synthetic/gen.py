@@ -92,5 +92,50 @@ def main():
                 fp.write("\n")
 
 
+
+def run_dir():
+    """run/: a synthetic `study --gpu --quick` output directory as the collector leaves it (trace
+    runs only, with the marks of contract section 1), for `study --gpu --from`."""
+    import shutil
+    run = os.path.join(HERE, "run")
+    for variant in ("", "graphs"):
+        name = "pytorch-lstm-fp32" + ("-graphs" if variant else "")
+        d = os.path.join(run, "collect", name + ".trace")
+        os.makedirs(d, exist_ok=True)
+        pid = 4242 if not variant else 4243
+        corr, t, marks, rows = 0, 1000000, [], []
+
+        def mark(tags):
+            marks.append("%d,%d,0,%d,\"%s\"" % (len(marks), corr, t, tags))
+
+        for b in (16, 32):
+            for ps in ("forward", "backward"):
+                base = "implementation=pytorch;precision=fp32;operation=lstm;pass=%s;" + \
+                    ("variant=graphs;" if variant else "") + \
+                    "batch=%d;seq=16;features=32;hidden=16" % b
+                for mode, iters in (("warmup", 1), (ps, 3)):
+                    mark(base % mode)
+                    for _ in range(iters * 16 * (2 if ps == "backward" else 1)):
+                        for kn, dur in (("ampere_sgemm_32x32_sliced1x4_nn", 3000),
+                                        ("at::native::lstm_cell_forward", 2400)):
+                            corr += 1
+                            dur = dur if not variant else dur * 3 // 4
+                            rows.append("%d,%s,%d,%d,0,1,7,%d,4,1,1,128,1,1,32,0,0"
+                                        % (corr, kn, t, t + dur, 1 if variant else 0))
+                            t += dur + (5000 if not variant else 800)
+        mark("")
+        with open(os.path.join(d, "collector.%d.txt" % pid), "w") as fp:
+            fp.write("format=rooftime.cupti/1\nmode=trace\npid=%d\ndevice=SYNTHETIC H100-like\ncc=90\n" % pid)
+        with open(os.path.join(d, "kernels.%d.csv" % pid), "w") as fp:
+            fp.write("correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,grid_y,"
+                     "grid_z,block_x,block_y,block_z,registers,shared_static,shared_dynamic\n")
+            fp.write("\n".join(rows) + "\n")
+        with open(os.path.join(d, "marks.%d.csv" % pid), "w") as fp:
+            fp.write("seq,correlation,ranges,time_ns,tags\n")
+            fp.write("\n".join(marks) + "\n")
+    shutil.copy(os.path.join(HERE, "machine.json"), os.path.join(run, "machine.json"))
+
+
 if __name__ == "__main__":
     main()
+    run_dir()
