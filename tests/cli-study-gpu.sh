@@ -59,7 +59,7 @@ check "full: 12 points, trace 5+20, counters 1+2" grep -q "^jax-lstm-fp32-jit *1
 "$BIN" study --help >"$TMP/help" 2>&1
 check "--help explains the GPU study" grep -q "rooftime study --gpu \[INDEX\]" "$TMP/help"
 # --from: a recorded run re-imported without a GPU (tests/data/study-gpu-synthetic/run: synthetic,
-# trace runs of two LSTM clients). Its kernels carry their configs only through the collector's
+# trace and counter runs of two LSTM clients). Its kernels carry their configs only through the collector's
 # marks (marks.PID.csv, contract section 1): where this build's import does not apply them yet,
 # the study says that no kernel carries the marks.
 R=$SRC/tests/data/study-gpu-synthetic/run
@@ -72,7 +72,9 @@ if grep -q '"implementation"' "$TMP/imp.json"; then
     expect 0 "" -- study --gpu $SEL --from "$R" -o "$TMP/re"
     check "overhead-bound LSTM configs named" grep -q "Overhead-bound LSTM: pytorch fp32 lstm forward batch=16 seq=16 features=32 hidden=16" "$TMP/out"
     check "eager and graphs compared" grep -q "CUDA Graphs: over 4 LSTM configs run both ways" "$TMP/out"
-    check "no counter run recorded: said" grep -q "found no counters" "$TMP/out"
+    check "every kernel found its counters" test -z "$(grep "found no counters" "$TMP/out")"
+    # the counter run's FLOPs per invocation (2 x 16 x 64 x 48 for the batch-16 GEMM) x 48
+    check "FLOPs joined" grep -q '"fp32": 4718592' "$TMP/re/profiles/lstm-pytorch-fp32-forward.json"
     check "the recording named" grep -q "Re-imported from $R" "$TMP/out"
     check "report written" test -s "$TMP/re/report.html"
     check "machine from the recording" grep -q SYNTHETIC "$TMP/re/machine.json"

@@ -148,10 +148,13 @@ static void section_overhead(rt_findings *o, const rt_analysis *a)
     }
     rt_study_strset_release(&series);
     rt_findings_list(o);
-    size_t nl = 0;
+    size_t nl = 0, unknown = 0;
     for (size_t c = 0; c < a->n_configs; c++) {
         const rt_config *cf = &a->configs[c];
-        if (!cf->v.overhead_bound || strcmp(tag(&cf->tags, "operation"), "lstm") != 0)
+        if (strcmp(tag(&cf->tags, "operation"), "lstm") != 0)
+            continue;
+        unknown += cf->v.bound == RT_BOUND_UNKNOWN;
+        if (!cf->v.overhead_bound)
             continue;
         char s[160], p[128];
         series_of(&cf->tags, s, sizeof s);
@@ -162,8 +165,13 @@ static void section_overhead(rt_findings *o, const rt_analysis *a)
                          s, p, cf->v.n, cf->v.time / cf->v.n * 1e6, cf->v.tau * 1e6);
         nl++;
     }
+    if (unknown)
+        rt_findings_item(o,
+                         "%zu LSTM configs have no FLOPs and no bytes (no counters): whether "
+                         "they are overhead-bound is unknown.",
+                         unknown);
     if (!nl)
-        rt_findings_item(o, "No LSTM config is overhead-bound.");
+        rt_findings_item(o, "No LSTM config is known to be overhead-bound.");
     /* CUDA Graphs: the same LSTM config eager and captured */
     size_t pairs = 0, eager_ob = 0, graph_ob = 0;
     double t_eager = 0, t_graph = 0;
@@ -182,6 +190,8 @@ static void section_overhead(rt_findings *o, const rt_analysis *a)
                        strcmp(tag(&x->tags, g->tags.v[k].key), g->tags.v[k].value) == 0;
             if (!same)
                 continue;
+            if (x->v.bound == RT_BOUND_UNKNOWN || g->v.bound == RT_BOUND_UNKNOWN)
+                break; /* no counters on one side: nothing to compare */
             pairs++;
             eager_ob += x->v.overhead_bound;
             graph_ob += g->v.overhead_bound;
@@ -201,7 +211,8 @@ static void section_overhead(rt_findings *o, const rt_analysis *a)
                          : eager_ob          ? "Graphs do not lift the overhead bound here."
                                              : "No config was overhead-bound to begin with.");
     else
-        rt_findings_item(o, "CUDA Graphs: no LSTM config ran both eager and captured.");
+        rt_findings_item(o, "CUDA Graphs: no LSTM config with known verdicts ran both eager "
+                            "and captured.");
 }
 
 /* Configs by the side of the roofline their verdict lies on, per implementation and precision. */

@@ -93,46 +93,78 @@ def main():
 
 
 
+METRICS = ["sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second",
+           "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+           "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+           "l1tex__t_bytes.sum", "lts__t_bytes.sum", "dram__bytes.sum"]
+# the rest of `rooftime ncu-metrics --arch sm_90`, all zero here
+ZERO = ["sm__sass_thread_inst_executed_op_%s_pred_on.sum" % o
+        for o in ("dadd", "dmul", "dfma", "fmul", "hadd", "hmul", "hfma")] + \
+    ["sm__ops_path_tensor_src_%s.sum" % t
+     for t in ("fp16", "bf16_dst_fp32", "tf32_dst_fp32", "fp8", "int8", "fp64")]
+RATE = 1.755e9
+
+
 def run_dir():
-    """run/: a synthetic `study --gpu --quick` output directory as the collector leaves it (trace
-    runs only, with the marks of contract section 1), for `study --gpu --from`."""
+    """run/: a synthetic `study --gpu --quick` output directory as the collector leaves it (a trace
+    and a counter run of two LSTM clients, with the marks of contract section 1), for
+    `study --gpu --from`."""
     import shutil
     run = os.path.join(HERE, "run")
     for variant in ("", "graphs"):
         name = "pytorch-lstm-fp32" + ("-graphs" if variant else "")
-        d = os.path.join(run, "collect", name + ".trace")
-        os.makedirs(d, exist_ok=True)
-        pid = 4242 if not variant else 4243
-        corr, t, marks, rows = 0, 1000000, [], []
+        for mode in ("trace", "counters"):
+            d = os.path.join(run, "collect", "%s.%s" % (name, mode))
+            os.makedirs(d, exist_ok=True)
+            pid = (4242 if not variant else 4243) + (10 if mode == "counters" else 0)
+            st = {"corr": 0, "t": 1000000}
+            marks, rows = [], []
 
-        def mark(tags):
-            marks.append("%d,%d,0,%d,\"%s\"" % (len(marks), corr, t, tags))
+            def mark(tags):
+                marks.append("%d,%d,%d,%d,\"%s\"" % (len(marks), st["corr"] if mode == "trace" else 0,
+                                                      len(rows) if mode == "counters" else 0,
+                                                      st["t"], tags))
 
-        for b in (16, 32):
-            for ps in ("forward", "backward"):
-                base = "implementation=pytorch;precision=fp32;operation=lstm;pass=%s;" + \
-                    ("variant=graphs;" if variant else "") + \
-                    "batch=%d;seq=16;features=32;hidden=16" % b
-                for mode, iters in (("warmup", 1), (ps, 3)):
-                    mark(base % mode)
-                    for _ in range(iters * 16 * (2 if ps == "backward" else 1)):
-                        for kn, dur in (("ampere_sgemm_32x32_sliced1x4_nn", 3000),
-                                        ("at::native::lstm_cell_forward", 2400)):
-                            corr += 1
-                            dur = dur if not variant else dur * 3 // 4
-                            rows.append("%d,%s,%d,%d,0,1,7,%d,4,1,1,128,1,1,32,0,0"
-                                        % (corr, kn, t, t + dur, 1 if variant else 0))
-                            t += dur + (5000 if not variant else 800)
-        mark("")
-        with open(os.path.join(d, "collector.%d.txt" % pid), "w") as fp:
-            fp.write("format=rooftime.cupti/1\nmode=trace\npid=%d\ndevice=SYNTHETIC H100-like\ncc=90\n" % pid)
-        with open(os.path.join(d, "kernels.%d.csv" % pid), "w") as fp:
-            fp.write("correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,grid_y,"
-                     "grid_z,block_x,block_y,block_z,registers,shared_static,shared_dynamic\n")
-            fp.write("\n".join(rows) + "\n")
-        with open(os.path.join(d, "marks.%d.csv" % pid), "w") as fp:
-            fp.write("seq,correlation,ranges,time_ns,tags\n")
-            fp.write("\n".join(marks) + "\n")
+            for b in (16, 32):
+                for ps in ("forward", "backward"):
+                    base = "implementation=pytorch;precision=fp32;operation=lstm;pass=%s;" + \
+                        ("variant=graphs;" if variant else "") + \
+                        "batch=%d;seq=16;features=32;hidden=16" % b
+                    for what, iters in (("warmup", 1), (ps, 3)):
+                        mark(base % what)
+                        for _ in range(iters * 16 * (2 if ps == "backward" else 1)):
+                            for kn, dur, fadd, ffma, q in (
+                                    ("ampere_sgemm_32x32_sliced1x4_nn", 3000, 0, b * 64 * 48, 4 * b * 64 * 4),
+                                    ("at::native::lstm_cell_forward", 2400, 10 * b * 16, 0, 4 * b * 16 * 6)):
+                                st["corr"] += 1
+                                dur = dur if not variant else dur * 3 // 4
+                                if mode == "trace":
+                                    rows.append("%d,%s,%d,%d,0,1,7,%d,4,1,1,128,1,1,32,0,0"
+                                                % (st["corr"], kn, st["t"], st["t"] + dur,
+                                                   1 if variant else 0))
+                                else:
+                                    rows.append("%d,%s,%g,%g,%d,%d,%d,%d,%d" % (
+                                        len(rows), kn, dur * 1e-9 * RATE, RATE, fadd, ffma,
+                                        4 * q, 2 * q, q) + ",0" * len(ZERO))
+                                st["t"] += dur + (5000 if not variant else 800)
+            mark("")
+            with open(os.path.join(d, "collector.%d.txt" % pid), "w") as fp:
+                fp.write("format=rooftime.cupti/1\nmode=%s\npid=%d\ndevice=SYNTHETIC H100-like\n"
+                         "cc=90\n" % (mode, pid))
+                if mode == "counters":
+                    fp.write("metrics=%s\n" % ",".join(METRICS + ZERO))
+            if mode == "trace":
+                header = ("correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,"
+                          "grid_y,grid_z,block_x,block_y,block_z,registers,shared_static,"
+                          "shared_dynamic")
+                fname = "kernels.%d.csv" % pid
+            else:
+                header = "range,name," + ",".join(METRICS + ZERO)
+                fname = "ranges.%d.csv" % pid
+            with open(os.path.join(d, fname), "w") as fp:
+                fp.write(header + "\n" + "\n".join(rows) + "\n")
+            with open(os.path.join(d, "marks.%d.csv" % pid), "w") as fp:
+                fp.write("seq,correlation,ranges,time_ns,tags\n" + "\n".join(marks) + "\n")
     shutil.copy(os.path.join(HERE, "machine.json"), os.path.join(run, "machine.json"))
 
 
