@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli-cupti.h"
 #include "cli-study-gpu.h"
 #include "commands.h"
 #include "rooftime-config.h"
@@ -172,7 +173,17 @@ static int run_plan(cli_gpu_study *g, size_t idx, rt_study_gpu_result *r)
         char *coll = rt_asprintf("%s/collect/%s.%s", g->dir, p->name, modes[m]);
         char *log = rt_asprintf("%s/logs/%s.%s.log", g->dir, p->name, modes[m]);
         rt_error err;
-        if (write_plan(g, p, m == 1, plan) != 0) {
+        struct stat st;
+        bool old = lstat(coll, &st) == 0;
+        if (old && !(S_ISDIR(st.st_mode) && cli_cupti_is_collector_dir(coll))) {
+            cli_error("'%s' exists and is not a directory the collector wrote (remove it, or "
+                      "write the study elsewhere)",
+                      coll);
+            rc = -1;
+        } else if (old && (cli_cupti_remove_dir(coll), lstat(coll, &st) == 0)) {
+            cli_error("cannot remove the previous run's '%s'", coll); /* its files would mix */
+            rc = -1;
+        } else if (write_plan(g, p, m == 1, plan) != 0) {
             rc = -1;
         } else if (rt_mkdir_p(coll, &err) != 0) {
             cli_error("%s", err.msg);
