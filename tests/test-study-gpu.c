@@ -17,6 +17,7 @@
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/render/report.h"
+#include "rooftime/study/study-gpu-crosscheck.h"
 #include "rooftime/study/study-gpu-findings.h"
 #include "rooftime/study/study-gpu-profiles.h"
 #include "rooftime/study/study-gpu-plan.h"
@@ -356,13 +357,65 @@ static void test_findings_report(void **state)
     rt_study_gpu_result_free(r);
 }
 
+/* The ncu cross-check's comparison: ncu's profile of the same kernels, one quantity 10% off, one
+ * kernel missing, one matched by its name without the argument list. */
+static void test_crosscheck(void **state)
+{
+    (void)state;
+    rt_study_gpu_result *r = synthetic_result();
+    const rt_profile *ours = profile_of(r, "fp16", "conv2d", "forward", "");
+    assert_non_null(ours);
+    size_t n;
+    rt_study_point *pts = rt_study_points(RT_OP_CONV2D, false, 1, &n);
+    rt_profile *theirs = rt_profile_new();
+    for (size_t i = 0; i < ours->n_kernels; i++) {
+        const rt_kernel *k = &ours->kernels[i];
+        if (strcmp(rt_tags_get(&k->tags, "batch"), "16") != 0 ||
+            strcmp(k->name, "nhwcToNchwKernel") == 0) /* missing from ncu's */
+            continue;
+        bool cast = strstr(k->name, "cast") != NULL;
+        /* ncu's names carry the argument list; its invocations include the warm-up */
+        char *name = rt_asprintf("%s%s", k->name, strncmp(k->name, "sm90", 4) == 0 ? "(int)" : "");
+        rt_kernel *t = rt_profile_add_kernel(theirs, name);
+        free(name);
+        t->invocations = 6;
+        t->time = k->time;
+        for (size_t u = 0; u < k->flops.n; u++)
+            rt_values_add(&t->flops, k->flops.v[u].key, k->flops.v[u].value / k->invocations * 6);
+        for (size_t l = 0; l < k->bytes.n; l++)
+            rt_values_add(&t->bytes, k->bytes.v[l].key,
+                          k->bytes.v[l].value / k->invocations * 6 *
+                              (cast && strcmp(k->bytes.v[l].key, "HBM") == 0 ? 1.1 : 1));
+        rt_values_add(&t->bytes, "DRAM", 1); /* a level only ncu has: not compared */
+    }
+    rt_warnings w = {0};
+    size_t agree = rt_study_gpu_crosscheck(ours, &pts[0], theirs, RT_STUDY_GPU_CROSSCHECK_TOLERANCE,
+                                           "fp16 fwd", &w);
+    assert_int_equal(agree, 2);
+    assert_int_equal(w.n, 3);
+    bool differs = false, missing = false;
+    for (size_t i = 0; i < w.n; i++) {
+        differs |=
+            strstr(w.msg[i], "at::native::cast_kernel_float_to_half: DIFFERS from ncu by "
+                             "more than 5%: FLOPs +0.0%, L1 +0.0%, L2 +0.0%, HBM -9.1%") != NULL;
+        missing |= strstr(w.msg[i], "nhwcToNchwKernel: not in ncu's output") != NULL;
+    }
+    assert_true(differs);
+    assert_true(missing);
+    assert_non_null(strstr(w.msg[w.n - 1], "fp16 fwd: 2 of the 4 longest kernels agree with ncu "
+                                           "within 5% in FLOPs and bytes"));
+    rt_warnings_release(&w);
+    rt_profile_free(theirs);
+    free(pts);
+    rt_study_gpu_result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plans),
-        cmocka_unit_test(test_plan_json),
-        cmocka_unit_test(test_join),
-        cmocka_unit_test(test_findings_report),
+        cmocka_unit_test(test_plans),      cmocka_unit_test(test_plan_json),
+        cmocka_unit_test(test_join),       cmocka_unit_test(test_findings_report),
+        cmocka_unit_test(test_crosscheck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,6 +90,7 @@
 #include "rooftime/study/lstm-unfused.h"
 #include "rooftime/study/study-findings.h"
 #include "rooftime/study/study-flops.h"
+#include "rooftime/study/study-gpu-crosscheck.h"
 #include "rooftime/study/study-gpu-findings.h"
 #include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/study/study-gpu-profiles.h"

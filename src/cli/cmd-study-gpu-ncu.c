@@ -1,9 +1,7 @@
 /* `rooftime study --gpu`: the ncu cross-check. On three configs (the default point, forward pass)
- * the client runs once more under Nsight Compute with the metrics of `rooftime ncu-metrics`; the
- * FLOPs and bytes per invocation of the five longest kernels of the study's profile of that config
- * are compared with ncu's for the same kernel, within 5%. */
+ * the client runs once more under Nsight Compute with the metrics of `rooftime ncu-metrics`, and
+ * the study's profile of that config is compared with ncu's (rt_study_gpu_crosscheck). */
 #define _GNU_SOURCE
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +12,12 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
+#include "rooftime/study/study-gpu-crosscheck.h"
 #include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/spawn.h"
 #include "rooftime/util/strings.h"
-
-#define CROSSCHECK_TOLERANCE 0.05
 
 /* ncu: $ROOFTIME_NCU, else the first in PATH, else the CUDA toolkit's; NULL when none. */
 static char *find_ncu(void)
@@ -59,55 +56,6 @@ static const rt_profile *study_profile(const rt_study_gpu_result *r, const rt_st
             return r->profiles[i];
     }
     return NULL;
-}
-
-/* Whether kernel k ran at plan p's default point (its swept parameters' tags). */
-static bool at_default(const rt_kernel *k, const rt_study_gpu_plan *p)
-{
-    size_t np;
-    const char *const *params = rt_study_params(p->op, &np);
-    for (size_t i = 0; i < np; i++) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%ld", rt_study_point_param(&p->points[0], params[i]));
-        const char *v = rt_tags_get(&k->tags, params[i]);
-        if (!v || strcmp(v, buf) != 0)
-            return false;
-    }
-    return true;
-}
-
-static const rt_kernel *ncu_kernel(const rt_profile *n, const char *name)
-{
-    for (size_t i = 0; i < n->n_kernels; i++)
-        if (strcmp(n->kernels[i].name, name) == 0)
-            return &n->kernels[i];
-    size_t bl = strcspn(name, "(");
-    for (size_t i = 0; i < n->n_kernels; i++)
-        if (strncmp(n->kernels[i].name, name, bl) == 0 && strcspn(n->kernels[i].name, "(") == bl)
-            return &n->kernels[i];
-    return NULL;
-}
-
-/* "FLOPs +1.2%, HBM -7.0% (outside 5%)": per invocation, ours against ncu's; *ok false when a
- * quantity differs by more than the tolerance. */
-static void compare(const rt_kernel *a, const rt_kernel *b, char *buf, size_t n, bool *ok)
-{
-    double fa = rt_values_sum(&a->flops) / a->invocations;
-    double fb = rt_values_sum(&b->flops) / b->invocations;
-    *ok = true;
-    buf[0] = '\0';
-    double d = fb > 0 ? fa / fb - 1 : (fa > 0 ? INFINITY : 0);
-    *ok &= fabs(d) <= CROSSCHECK_TOLERANCE;
-    snprintf(buf, n, "FLOPs %+.1f%%", 100 * d);
-    for (size_t l = 0; l < b->bytes.n; l++) {
-        double qa = rt_values_get(&a->bytes, b->bytes.v[l].key, NAN) / a->invocations;
-        double qb = b->bytes.v[l].value / b->invocations;
-        if (isnan(qa))
-            continue;
-        double e = qb > 0 ? qa / qb - 1 : (qa > 0 ? INFINITY : 0);
-        *ok &= fabs(e) <= CROSSCHECK_TOLERANCE;
-        snprintf(buf + strlen(buf), n - strlen(buf), ", %s %+.1f%%", b->bytes.v[l].key, 100 * e);
-    }
 }
 
 /* One config: the client under ncu, imported, compared. */
@@ -155,41 +103,10 @@ static void crosscheck_plan(const cli_gpu_study *g, const char *ncu, const char 
         rt_warnings_add(&r->crosscheck, "%s: %s", p->name, err.msg);
         goto out;
     }
-    /* the five longest kernels of ours at the default point */
-    const rt_kernel *top[5] = {0};
-    for (size_t i = 0; i < ours->n_kernels; i++) {
-        const rt_kernel *k = &ours->kernels[i];
-        if (!at_default(k, p) || !(k->invocations > 0))
-            continue;
-        for (int j = 0; j < 5; j++)
-            if (!top[j] || k->time > top[j]->time) {
-                for (int m = 4; m > j; m--)
-                    top[m] = top[m - 1];
-                top[j] = k;
-                break;
-            }
-    }
-    size_t agree = 0, n = 0;
-    for (int j = 0; j < 5 && top[j]; j++) {
-        n++;
-        const rt_kernel *b = ncu_kernel(theirs, top[j]->name);
-        if (!b || !(b->invocations > 0)) {
-            rt_warnings_add(&r->crosscheck, "%s: %.120s: not in ncu's output", p->name,
-                            top[j]->name);
-            continue;
-        }
-        char buf[512];
-        bool ok;
-        compare(top[j], b, buf, sizeof buf, &ok);
-        agree += ok;
-        if (!ok)
-            rt_warnings_add(&r->crosscheck, "%s: %.120s: DIFFERS from ncu by more than 5%%: %s",
-                            p->name, top[j]->name, buf);
-    }
-    rt_warnings_add(&r->crosscheck,
-                    "%s (default point, forward): %zu of the %zu longest kernels "
-                    "agree with ncu within 5%% in FLOPs and bytes",
-                    p->name, agree, n);
+    char *what = rt_asprintf("%s (default point, forward)", p->name);
+    rt_study_gpu_crosscheck(ours, &p->points[0], theirs, RT_STUDY_GPU_CROSSCHECK_TOLERANCE, what,
+                            &r->crosscheck);
+    free(what);
 out:
     rt_profile_free(theirs);
     rt_warnings_release(&w);
