@@ -20,8 +20,9 @@ typedef struct cli_gpu_study {
     char *lib;          /* the collector's real path */
     char *metrics;      /* the counter run's metrics, comma-separated */
     char *scripts[RT_GPU_FW_COUNT];
-    int sm;      /* the device's compute capability, 90 for 9.0 */
-    bool no_ncu; /* skip the ncu cross-check */
+    int sm;                /* the device's compute capability, 90 for 9.0 */
+    bool no_ncu;           /* skip the ncu cross-check */
+    double client_timeout; /* seconds one client run may take; 0: no limit */
     bool tty;
     double t0;
 } cli_gpu_study;

@@ -2,6 +2,9 @@
  * run (FLOPs and bytes of sampled iterations), as `profile --gpu` runs a command; the collector's
  * directories imported, the marks' tags kept, warm-up dropped, trace and counters joined. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +68,53 @@ static void last_line(const char *path, char *buf, size_t n)
         fclose(fp);
 }
 
+/* One progress line of the client (when not empty), also its last line so far (why). */
+static void emit(const cli_gpu_study *g, const rt_study_gpu_plan *p, size_t idx, const char *mode,
+                 char *line, size_t *len, char *why, size_t whyn)
+{
+    if (!*len)
+        return;
+    line[*len] = '\0';
+    *len = 0;
+    snprintf(why, whyn, "%s", line);
+    fprintf(stderr, "[%5.0f s %2zu/%zu %s %s] %s\n", rt_now() - g->t0, idx + 1, g->n_plans, p->name,
+            mode, line);
+}
+
+/* The client's stdout as progress lines until it closes; past g->client_timeout seconds (0: no
+ * limit) the client is killed. true when it was. */
+static bool follow(const cli_gpu_study *g, const rt_study_gpu_plan *p, size_t idx, const char *mode,
+                   const rt_child *child, char *why, size_t whyn)
+{
+    char line[512], buf[4096];
+    size_t len = 0;
+    double start = rt_now();
+    bool late = false;
+    for (;;) {
+        struct pollfd pf = {.fd = child->out_fd, .events = POLLIN};
+        int pr = poll(&pf, 1, 1000);
+        if (!late && g->client_timeout > 0 && rt_now() - start > g->client_timeout) {
+            kill(child->pid, SIGKILL); /* its stdout closes, and the loop ends */
+            late = true;
+        }
+        if (pr == 0 || (pr < 0 && errno == EINTR))
+            continue;
+        ssize_t n = pr < 0 ? -1 : read(child->out_fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            emit(g, p, idx, mode, line, &len, why, whyn);
+            return late;
+        }
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] == '\n')
+                emit(g, p, idx, mode, line, &len, why, whyn);
+            else if (buf[i] != '\r' && len < sizeof line - 1)
+                line[len++] = buf[i];
+        }
+    }
+}
+
 /* One run of plan p's client with the collector in mode, into coll; its stdout shown as progress
  * lines, its stderr into log. The client's exit code (-1 when it could not start, 128 + signal),
  * its last line into why. */
@@ -89,27 +139,16 @@ static int run_client(const cli_gpu_study *g, const rt_study_gpu_plan *p, size_t
     if (rt_spawn(argv, &so, &child, &err) != 0) {
         snprintf(why, whyn, "%s", err.msg);
     } else {
-        FILE *out = fdopen(dup(child.out_fd), "r");
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t len;
-        while (out && (len = getline(&line, &cap, out)) >= 0) {
-            while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-                line[--len] = '\0';
-            if (!len)
-                continue;
-            snprintf(why, whyn, "%s", line);
-            fprintf(stderr, "[%5.0f s %2zu/%zu %s %s] %.200s\n", rt_now() - g->t0, idx + 1,
-                    g->n_plans, p->name, mode, line);
-        }
-        free(line);
-        if (out)
-            fclose(out);
+        bool late = follow(g, p, idx, mode, &child, why, whyn);
         rc = rt_spawn_wait(&child);
         char errline[512] = "";
         last_line(log, errline, sizeof errline);
         if (errline[0])
             snprintf(why, whyn, "%s", errline);
+        if (late) {
+            snprintf(why, whyn, "stopped after %.0f s (--client-timeout)", g->client_timeout);
+            rc = 124;
+        }
     }
     for (int i = 0; i < 5; i++)
         free(e[i]);

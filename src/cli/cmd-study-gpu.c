@@ -102,6 +102,7 @@ static int gpu_options(int argc, char **argv, cli_gpu_study *g, gpu_args *a)
                                          {"dry-run", no_argument, NULL, 'D'},
                                          {"no-ncu", no_argument, NULL, 'N'},
                                          {"from", required_argument, NULL, 'R'},
+                                         {"client-timeout", required_argument, NULL, 'T'},
                                          {0}};
     int c;
     long v;
@@ -131,6 +132,14 @@ static int gpu_options(int argc, char **argv, cli_gpu_study *g, gpu_args *a)
             break;
         case 'R':
             g->from = optarg;
+            break;
+        case 'T':
+            if (cli_parse_long(optarg, 0, 86400, &v) != 0)
+                return cli_usage_error("study",
+                                       "--client-timeout: expected seconds from 0 to "
+                                       "86400, got '%s'",
+                                       optarg);
+            g->client_timeout = (double)v;
             break;
         case 'F':
             if (gpu_flags("--framework", optarg, g->so.frameworks, RT_GPU_FW_COUNT, p_fw))
@@ -408,7 +417,7 @@ static rt_machine *gpu_machine(const cli_gpu_study *g, const char *arg)
 
 int cli_study_gpu(int argc, char **argv)
 {
-    cli_gpu_study g = {.t0 = rt_now(), .tty = isatty(STDERR_FILENO)};
+    cli_gpu_study g = {.t0 = rt_now(), .tty = isatty(STDERR_FILENO), .client_timeout = 600};
     rt_study_gpu_opts_init(&g.so);
     gpu_args a = {.dir = "rooftime-study-gpu", .mode = "hier"};
     int rc = gpu_options(argc, argv, &g, &a);

@@ -415,6 +415,7 @@ const rt_command rt_cmd_study = {
     "      --dry-run        write DIR/plans/*.json and print the clients that would run\n"
     "                       (needs no GPU)\n"
     "      --no-ncu         skip the ncu cross-check\n"
+    "      --client-timeout S  kill a client run after S seconds (default 600; 0: never)\n"
     "      --from RUN       re-import an earlier run's collector directories (RUN/collect)\n"
     "                       and write the study anew, with RUN/machine.json unless -m;\n"
     "                       nothing runs, no GPU needed\n"
