@@ -85,4 +85,90 @@ else
     expect 1 "no client ran \(pytorch-lstm-fp32: no measured kernel carries the study's marks" -- study --gpu $SEL --from "$R" -o "$TMP/re"
     echo "note: this build's import does not apply the collector's marks: the re-imported study is not checked"
 fi
+# The run path without a GPU: a stand-in driver (tests/fake-libcuda-study.c) gets the study past
+# its preconditions, and fake clients (under a fake source tree) stand in for the frameworks and
+# write what the collector would (kernels or ranges, with the marks of contract section 1). The
+# torch client runs the LSTM only and exits 3 on conv2d; at bf16 it hangs until the client
+# timeout; the jax client exits 3. Where this build's import does not apply marks yet, no
+# client's kernels carry them and the study says so.
+BUILD=${ROOFTIME_BUILD:-.}
+FAKE=$BUILD/fake-cuda-study/libcuda.so.1
+if [ -f "$FAKE" ]; then
+    mkdir -p "$TMP/src/scripts"
+    cat >"$TMP/src/scripts/study-gpu-torch.py" <<'PY'
+import json, os, sys, time
+plan = json.load(open(sys.argv[2]))
+assert sys.argv[1] == "--plan" and os.environ["CUDA_INJECTION64_PATH"] == os.environ["ROOFTIME_CUPTI_LIB"]
+if plan["op"] != "lstm":
+    print("torch: this fake client runs the LSTM only", file=sys.stderr)
+    sys.exit(3)
+if plan["precision"] == "bf16":
+    time.sleep(60)
+d, mode, pid = os.environ["ROOFTIME_CUPTI_DIR"], os.environ["ROOFTIME_CUPTI_MODE"], os.getpid()
+metrics = [m for m in os.environ["ROOFTIME_CUPTI_METRICS"].split(",") if m]
+assert (mode == "counters") == bool(metrics)
+rows, marks, corr, t = [], [], 0, 1000
+def mark(tags):
+    marks.append('%d,%d,%d,%d,"%s"' % (len(marks), corr if mode == "trace" else 0,
+                                       len(rows) if mode == "counters" else 0, t, tags))
+for k, pt in enumerate(plan["points"]):
+    for ps in plan["passes"]:
+        print("point %d/%d lstm %s %s batch=%d" % (k + 1, len(plan["points"]), plan["precision"], ps, pt["batch"]), flush=True)
+        tags = "implementation=pytorch;precision=%s;operation=lstm;pass=%%s;%s" % (
+            plan["precision"], "variant=%s;" % plan["variant"] if plan["variant"] else "") + \
+            ";".join("%s=%s" % kv for kv in sorted(pt["tags"].items()))
+        for what, n in (("warmup", plan["warmup"]), (ps, plan["iters"])):
+            mark(tags % what)
+            for _ in range(n * pt["seq"]):
+                corr += 1
+                if mode == "trace":
+                    rows.append("%d,sgemm_fake,%d,%d,0,1,7,0,4,1,1,128,1,1,32,0,0" % (corr, t, t + 3000))
+                else:
+                    v = {"sm__cycles_elapsed.avg": 3e-6 * 1.755e9, "sm__cycles_elapsed.avg.per_second": 1.755e9,
+                         "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": pt["batch"] * 64 * 48,
+                         "dram__bytes.sum": 4 * pt["batch"] * 64 * 4}
+                    rows.append("%d,sgemm_fake," % len(rows) + ",".join("%g" % v.get(m, 0) for m in metrics))
+                t += 8000
+mark("")
+with open(os.path.join(d, "collector.%d.txt" % pid), "w") as f:
+    f.write("format=rooftime.cupti/1\nmode=%s\npid=%d\ndevice=Fake GPU (test)\ncc=90\n" % (mode, pid))
+    if metrics:
+        f.write("metrics=%s\n" % ",".join(metrics))
+with open(os.path.join(d, ("kernels.%d.csv" if mode == "trace" else "ranges.%d.csv") % pid), "w") as f:
+    f.write("correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers,shared_static,shared_dynamic\n"
+            if mode == "trace" else "range,name," + ",".join(metrics) + "\n")
+    f.write("\n".join(rows) + "\n")
+with open(os.path.join(d, "marks.%d.csv" % pid), "w") as f:
+    f.write("seq,correlation,ranges,time_ns,tags\n" + "\n".join(marks) + "\n")
+PY
+    printf 'import sys\nprint("jax: cannot import jax", file=sys.stderr)\nsys.exit(3)\n' >"$TMP/src/scripts/study-gpu-jax.py"
+    RUN="study --gpu --quick --precision fp32,bf16 -m $SRC/tests/data/study-gpu-synthetic/machine.json --no-ncu --client-timeout 2 -o $TMP/run"
+    ROOFTIME_LIBCUDA=$FAKE ROOFTIME_CUPTI_LIB=$FAKE ROOFTIME_SRC=$TMP/src ROOFTIME_PYTHON=python3 \
+        "$BIN" $RUN >"$TMP/out" 2>"$TMP/err"
+    got=$?
+    check "progress lines" grep -q "^\[ *[0-9]* s  5/12 pytorch-lstm-fp32 trace\] point 1/5 lstm fp32 forward batch=16" "$TMP/err"
+    check "the counter run too, with the metrics" grep -q "pytorch-lstm-fp32-graphs counters\] point 5/5" "$TMP/err"
+    check "exit 3: skipped with its line" grep -q "skipped: pytorch-conv2d-fp32: torch: this fake client runs the LSTM only" "$TMP/err"
+    check "jax skipped" grep -q "skipped: jax-lstm-fp32-jit: jax: cannot import jax" "$TMP/err"
+    check "a hung client killed" grep -q "skipped: pytorch-lstm-bf16: the trace run failed (exit 124: stopped after 2 s (--client-timeout)" "$TMP/err"
+    check "plans written" test -s "$TMP/run/plans/pytorch-lstm-fp32-graphs.counters.json"
+    check "collector directories kept" test -s "$TMP/run/collect/pytorch-lstm-fp32.trace/kernels.$(ls "$TMP/run/collect/pytorch-lstm-fp32.trace" | sed -n 's/^kernels\.\([0-9]*\)\.csv$/\1/p').csv"
+    if grep -q '"implementation"' "$TMP/imp.json"; then
+        check "exit 0" test "$got" -eq 0
+        check "the LSTM configs named" grep -q "Overhead-bound LSTM: pytorch fp32 lstm forward batch=16 seq=16 features=32 hidden=16" "$TMP/out"
+        check "the skipped in the findings" grep -q "Skipped: jax-conv2d-fp32-jit: jax: cannot import jax" "$TMP/out"
+        check "FLOPs joined from the counter run" grep -q '"fp32": 4718592' "$TMP/run/profiles/lstm-pytorch-fp32-forward.json"
+        check "report" test -s "$TMP/run/report.html"
+        # a second run into the same directory replaces the collector's directories
+        ROOFTIME_LIBCUDA=$FAKE ROOFTIME_CUPTI_LIB=$FAKE ROOFTIME_SRC=$TMP/src ROOFTIME_PYTHON=python3 \
+            "$BIN" $RUN --op lstm --framework pytorch --precision fp32 >"$TMP/out" 2>"$TMP/err"
+        check "rerun: one process per directory" test "$(ls "$TMP/run/collect/pytorch-lstm-fp32.trace" | grep -c '^kernels')" -eq 1
+        check "rerun: same FLOPs" grep -q '"fp32": 4718592' "$TMP/run/profiles/lstm-pytorch-fp32-forward.json"
+    else
+        check "exit 1" test "$got" -eq 1
+        check "no marks: said" grep -q "no client ran" "$TMP/err"
+    fi
+else
+    echo "note: no stand-in driver built: the run path is not checked"
+fi
 finish
