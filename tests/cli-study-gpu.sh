@@ -164,6 +164,30 @@ PY
             "$BIN" $RUN --op lstm --framework pytorch --precision fp32 >"$TMP/out" 2>"$TMP/err"
         check "rerun: one process per directory" test "$(ls "$TMP/run/collect/pytorch-lstm-fp32.trace" | grep -c '^kernels')" -eq 1
         check "rerun: same FLOPs" grep -q '"fp32": 4718592' "$TMP/run/profiles/lstm-pytorch-fp32-forward.json"
+        check "--no-ncu said" grep -q "Skipped: --no-ncu." "$TMP/out"
+        # The ncu cross-check with a fake ncu: it reads the one-point plan it is given and
+        # writes `ncu --csv` rows for the fake client's kernel, its DRAM bytes 10% above.
+        cat >"$TMP/ncu" <<'PY'
+#!/usr/bin/env python3
+import json, sys
+a = sys.argv
+metrics = a[a.index("--metrics") + 1].split(",")
+plan = json.load(open(a[a.index("--plan") + 1]))
+assert len(plan["points"]) == 1 and plan["passes"] == ["forward"], plan
+b = plan["points"][0]["batch"]
+v = {"sm__cycles_elapsed.avg": 5265, "sm__cycles_elapsed.avg.per_second": 1.755e9,
+     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": b * 64 * 48, "dram__bytes.sum": 1.1 * 4 * b * 64 * 4}
+print('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
+for i in range(3):
+    for m in metrics:
+        print('"%d","1","python3","host","sgemm_fake","1","7","(128, 1, 1)","(4, 1, 1)","0","9.0","Command line profiler metrics","%s","","%g"' % (i, m, v.get(m, 0)))
+PY
+        chmod +x "$TMP/ncu"
+        ROOFTIME_NCU=$TMP/ncu ROOFTIME_LIBCUDA=$FAKE ROOFTIME_CUPTI_LIB=$FAKE ROOFTIME_SRC=$TMP/src ROOFTIME_PYTHON=python3 \
+            "$BIN" ${RUN/--no-ncu/} --op lstm --framework pytorch --precision fp32 >"$TMP/out" 2>"$TMP/err"
+        check "ncu: the kernel that differs named" grep -q "pytorch-lstm-fp32 (default point, forward): sgemm_fake: DIFFERS from ncu by more than 5%: FLOPs +0.0%, L1 +0.0%, L2 +0.0%, HBM -9.1%" "$TMP/out"
+        check "ncu: the summary" grep -q "pytorch-lstm-fp32 (default point, forward): 0 of the 1 longest kernels agree" "$TMP/out"
+        check "ncu: its output kept" test -s "$TMP/run/ncu/pytorch-lstm-fp32.csv"
     else
         check "exit 1" test "$got" -eq 1
         check "no marks: said" grep -q "no client ran" "$TMP/err"

@@ -2,6 +2,7 @@
  * the client runs once more under Nsight Compute with the metrics of `rooftime ncu-metrics`, and
  * the study's profile of that config is compared with ncu's (rt_study_gpu_crosscheck). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,13 @@ static void crosscheck_plan(const cli_gpu_study *g, const char *ncu, const char 
                     "--plan",
                     plan,
                     NULL};
+    FILE *fp = fopen(csv, "w"); /* the spawner opens stdout_path without creating it */
+    if (!fp) {
+        rt_warnings_add(&r->crosscheck, "%s: cannot create '%s': %s", p->name, csv,
+                        strerror(errno));
+        goto out;
+    }
+    fclose(fp);
     rt_spawn_opts so = {.stdout_path = csv, .stderr_path = log, .close_fd = -1};
     rt_child child;
     fprintf(stderr, "[ncu] %s: the default point's forward pass under ncu\n", p->name);

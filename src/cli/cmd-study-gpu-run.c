@@ -166,8 +166,14 @@ static rt_profile *import_dir(const char *coll, rt_study_gpu_result *r)
         cli_error("%s", err.msg);
         p = NULL;
     }
-    for (size_t i = 0; i < w.n && i < 5; i++)
+    size_t cl = strlen(coll);
+    for (size_t i = 0, shown = 0; i < w.n && shown < 5; i++) {
+        /* a counter run imported alone has no trace by design: its times are not used */
+        if (strncmp(w.msg[i], coll, cl) == 0 && strstr(w.msg[i] + cl, ": no trace: times are "))
+            continue;
         rt_warnings_add(&r->notes, "import: %s", w.msg[i]);
+        shown++;
+    }
     rt_warnings_release(&w);
     return p;
 }
