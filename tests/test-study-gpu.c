@@ -186,8 +186,9 @@ static rt_study_gpu_result *synthetic_result(void)
     for (size_t i = 0; i < 4; i++) {
         rt_profile *t = load(clients[i], "trace"), *c = load(clients[i], "counters");
         rt_error err = {{0}};
-        assert_int_equal(
-            rt_study_gpu_join(t, c, clients[i], &r->profiles, &r->n_profiles, &r->notes, &err), 0);
+        assert_int_equal(rt_study_gpu_join(t, c, NULL, clients[i], &r->profiles, &r->n_profiles,
+                                           &r->notes, &err),
+                         0);
         rt_profile_free(t);
         rt_profile_free(c);
     }
@@ -256,13 +257,56 @@ static void test_join(void **state)
     assert_null(profile_of(r, "fp32", "lstm", "warmup", ""));
     rt_study_gpu_result_free(r);
 
+    /* CUDA Graphs: the counter run saw graph launches, not kernels; the eager run's counters
+     * stand in, matched without the variant tag */
+    rt_profile *gt = load("pytorch-lstm-fp32-graphs", "trace");
+    rt_profile *gc = load("pytorch-lstm-fp32-graphs", "counters");
+    rt_profile *ec = load("pytorch-lstm-fp32", "counters");
+    for (size_t i = 0; i < gc->n_kernels; i++) {
+        free(gc->kernels[i].name);
+        gc->kernels[i].name = rt_strdup("(unnamed range: a graph launch)");
+    }
+    rt_profile **gps = NULL;
+    size_t ngps = 0;
+    rt_warnings gw = {0};
+    rt_error gerr = {{0}};
+    assert_int_equal(rt_study_gpu_join(gt, gc, ec, "g", &gps, &ngps, &gw, &gerr), 0);
+    assert_int_equal(gw.n, 1);
+    assert_non_null(strstr(gw.msg[0], "g: FLOPs and bytes of 8 of 8 measured kernels from the "
+                                      "counter run without CUDA Graphs"));
+    const rt_kernel *gk = NULL;
+    for (size_t i = 0; i < ngps; i++)
+        if (strcmp(rt_tags_get(&gps[i]->tags, "pass"), "forward") == 0)
+            gk = kernel_of(gps[i], "ampere_sgemm_32x32_sliced1x4_nn", "16");
+    assert_non_null(gk);
+    assert_string_equal(rt_tags_get(&gps[0]->tags, "variant"), "graphs");
+    /* 2 x batch x 4 hidden x (features + hidden) per GEMM, 2 GEMMs x 16 steps x 20 iterations */
+    assert_close(rt_values_get(&gk->flops, "fp32", 0), 2.0 * 16 * 64 * 48 * 2 * 16 * 20, 1e-12);
+    for (size_t i = 0; i < ngps; i++)
+        rt_profile_free(gps[i]);
+    free(gps);
+    rt_warnings_release(&gw);
+    /* without the eager run: unknown, said */
+    gps = NULL;
+    ngps = 0;
+    assert_int_equal(rt_study_gpu_join(gt, gc, NULL, "g", &gps, &ngps, &gw, &gerr), 0);
+    assert_int_equal(gw.n, 1);
+    assert_non_null(strstr(gw.msg[0], "8 of 8 measured kernels found no counters"));
+    for (size_t i = 0; i < ngps; i++)
+        rt_profile_free(gps[i]);
+    free(gps);
+    rt_warnings_release(&gw);
+    rt_profile_free(gt);
+    rt_profile_free(gc);
+    rt_profile_free(ec);
+
     /* without counters: times only, one note */
     rt_profile *t = load("pytorch-lstm-fp32", "trace");
     rt_profile **ps = NULL;
     size_t nps = 0;
     rt_warnings w = {0};
     rt_error err = {{0}};
-    assert_int_equal(rt_study_gpu_join(t, NULL, "x", &ps, &nps, &w, &err), 0);
+    assert_int_equal(rt_study_gpu_join(t, NULL, NULL, "x", &ps, &nps, &w, &err), 0);
     assert_int_equal(w.n, 1);
     assert_non_null(strstr(w.msg[0], "the counter run did not run"));
     assert_int_equal(ps[0]->kernels[0].flops.n, 0);
@@ -275,7 +319,8 @@ static void test_join(void **state)
         rt_tags_set(&t->kernels[i].tags, "pass", "warmup");
     ps = NULL;
     nps = 0;
-    assert_int_equal(rt_study_gpu_join(t, NULL, "jax-lstm-fp32-jit", &ps, &nps, NULL, &err), -1);
+    assert_int_equal(rt_study_gpu_join(t, NULL, NULL, "jax-lstm-fp32-jit", &ps, &nps, NULL, &err),
+                     -1);
     assert_non_null(strstr(err.msg, "jax-lstm-fp32-jit: no measured kernel"));
     assert_int_equal(nps, 0);
     free(ps);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "rooftime/core/profile.h"
 #include "rooftime/study/study-gpu-findings.h"
 #include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/util/error.h"
@@ -23,6 +24,9 @@ typedef struct cli_gpu_study {
     int sm;                /* the device's compute capability, 90 for 9.0 */
     bool no_ncu;           /* skip the ncu cross-check */
     double client_timeout; /* seconds one client run may take; 0: no limit */
+    /* The counter runs of the eager pytorch LSTM clients, per precision: the graphs variant's
+     * counters are read from them (cli_study_gpu_run owns and frees them). */
+    rt_profile *eager[RT_GPU_PREC_COUNT];
     bool tty;
     double t0;
 } cli_gpu_study;

@@ -255,13 +255,18 @@ static int run_plan(cli_gpu_study *g, size_t idx, rt_study_gpu_result *r)
         r->device = rt_strdup(prof[0]->machine);
     if (rc == 0 || (rc == 1 && prof[0])) {
         rt_error err = {{0}};
-        if (rt_study_gpu_join(prof[0], prof[1], p->name, &r->profiles, &r->n_profiles, &r->notes,
-                              &err) != 0) {
+        const rt_profile *eager = strcmp(p->variant, "graphs") == 0 ? g->eager[p->precision] : NULL;
+        if (rt_study_gpu_join(prof[0], prof[1], eager, p->name, &r->profiles, &r->n_profiles,
+                              &r->notes, &err) != 0) {
             rt_warnings_add(&r->skipped, "%s", err.msg);
             rc = 1;
         } else {
             rc = 0;
         }
+    }
+    if (rc == 0 && p->op == RT_OP_LSTM && !p->variant[0] && prof[1] && !g->eager[p->precision]) {
+        g->eager[p->precision] = prof[1]; /* for the graphs variant's kernels */
+        prof[1] = NULL;
     }
     rt_profile_free(prof[0]);
     rt_profile_free(prof[1]);
@@ -283,10 +288,13 @@ int cli_study_gpu_run(cli_gpu_study *g, rt_study_gpu_result *r)
         }
     }
     size_t ran = 0;
-    for (size_t i = 0; i < g->n_plans; i++) {
+    int failed = 0;
+    for (size_t i = 0; i < g->n_plans && !failed; i++) {
         int rc = run_plan(g, i, r);
-        if (rc < 0)
-            return -1;
+        if (rc < 0) {
+            failed = 1;
+            break;
+        }
         if (rc == 1) {
             fprintf(stderr, "[%5.0f s %2zu/%zu %s] skipped: %s\n", rt_now() - g->t0, i + 1,
                     g->n_plans, g->plans[i].name, r->skipped.msg[r->skipped.n - 1]);
@@ -294,6 +302,12 @@ int cli_study_gpu_run(cli_gpu_study *g, rt_study_gpu_result *r)
         }
         ran++;
     }
+    for (int pr = 0; pr < RT_GPU_PREC_COUNT; pr++) {
+        rt_profile_free(g->eager[pr]);
+        g->eager[pr] = NULL;
+    }
+    if (failed)
+        return -1;
     r->clients = ran;
     if (!ran) {
         cli_error("no client ran (%s)", r->skipped.n ? r->skipped.msg[0] : "none planned");

@@ -117,15 +117,28 @@ static bool same_tags(const rt_tags *a, const rt_tags *b)
  * its kernels of that name and tags (the import aggregates per name and tag set, but the dropped
  * tags may split them). false when the counter run has none. */
 static bool counters_per_invocation(const rt_profile *c, const char *name, const rt_tags *t,
-                                    rt_kernel *per)
+                                    bool any_variant, rt_kernel *per)
 {
     double n = 0;
+    rt_tags want = {0}; /* t, without its variant when any will do */
+    for (size_t i = 0; i < t->n; i++)
+        if (!(any_variant && strcmp(t->v[i].key, "variant") == 0))
+            rt_tags_set(&want, t->v[i].key, t->v[i].value);
     for (size_t i = 0; c && i < c->n_kernels; i++) {
         const rt_kernel *k = &c->kernels[i];
         if (strcmp(k->name, name) != 0)
             continue;
         rt_tags kt = {0};
-        bool ok = kept_tags(k, &kt) && same_tags(&kt, t);
+        bool ok = kept_tags(k, &kt);
+        if (ok && any_variant) {
+            rt_tags kv = {0};
+            for (size_t j = 0; j < kt.n; j++)
+                if (strcmp(kt.v[j].key, "variant") != 0)
+                    rt_tags_set(&kv, kt.v[j].key, kt.v[j].value);
+            rt_tags_release(&kt);
+            kt = kv;
+        }
+        ok = ok && same_tags(&kt, &want);
         rt_tags_release(&kt);
         if (!ok)
             continue;
@@ -135,6 +148,7 @@ static bool counters_per_invocation(const rt_profile *c, const char *name, const
         for (size_t l = 0; l < k->bytes.n; l++)
             rt_values_add(&per->bytes, k->bytes.v[l].key, k->bytes.v[l].value);
     }
+    rt_tags_release(&want);
     if (!(n > 0))
         return false;
     for (size_t u = 0; u < per->flops.n; u++)
@@ -144,10 +158,11 @@ static bool counters_per_invocation(const rt_profile *c, const char *name, const
     return true;
 }
 
-int rt_study_gpu_join(const rt_profile *trace, const rt_profile *counters, const char *what,
-                      rt_profile ***profiles, size_t *n_profiles, rt_warnings *w, rt_error *err)
+int rt_study_gpu_join(const rt_profile *trace, const rt_profile *counters, const rt_profile *eager,
+                      const char *what, rt_profile ***profiles, size_t *n_profiles, rt_warnings *w,
+                      rt_error *err)
 {
-    size_t first = *n_profiles, measured = 0, uncounted = 0;
+    size_t first = *n_profiles, measured = 0, uncounted = 0, borrowed = 0;
     for (size_t i = 0; i < trace->n_kernels; i++) {
         const rt_kernel *k = &trace->kernels[i];
         rt_tags t = {0};
@@ -172,7 +187,10 @@ int rt_study_gpu_join(const rt_profile *trace, const rt_profile *counters, const
             rt_kernel_add_samples(&one, k->samples);
         rt_kernel per = {0};
         rt_kernel_init(&per, k->name);
-        if (counters_per_invocation(counters, k->name, &t, &per)) {
+        bool got = counters_per_invocation(counters, k->name, &t, false, &per);
+        if (!got && eager && (got = counters_per_invocation(eager, k->name, &t, true, &per)))
+            borrowed++;
+        if (got) {
             for (size_t u = 0; u < per.flops.n; u++)
                 rt_values_add(&one.flops, per.flops.v[u].key,
                               per.flops.v[u].value * k->invocations);
@@ -198,6 +216,12 @@ int rt_study_gpu_join(const rt_profile *trace, const rt_profile *counters, const
                      what);
         return -1;
     }
+    if (borrowed && w)
+        rt_warnings_add(w,
+                        "%s: FLOPs and bytes of %zu of %zu measured kernels from the counter run "
+                        "without CUDA Graphs (the same kernels; the Range Profiler sees a graph "
+                        "launch as one range, without kernel names)",
+                        what, borrowed, measured);
     if (uncounted && w)
         rt_warnings_add(w,
                         "%s: %zu of %zu measured kernels found no counters for the same name and "
