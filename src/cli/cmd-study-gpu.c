@@ -494,6 +494,8 @@ int cli_study_gpu(int argc, char **argv)
     double t_study = rt_now();
     if (cli_study_gpu_run(&g, r) != 0)
         goto out;
+    if (!g.from)
+        cli_study_gpu_check(&g, r);
     if (g.from) {
         rt_warnings_add(&r->notes,
                         "Re-imported from %s (--from): nothing ran here; the check and the ncu "
@@ -507,6 +509,12 @@ int cli_study_gpu(int argc, char **argv)
     }
     r->seconds = rt_now() - t_study;
     rc = write_outputs(&g, m, mode, r);
+    if (rc == RT_EXIT_OK && r->check_status == 1) {
+        cli_error("the correctness check failed (see %s/findings.txt): a framework computed a "
+                  "convolution that differs from rooftime's reference",
+                  a.dir);
+        rc = RT_EXIT_FAIL;
+    }
 out:
     rt_study_gpu_plans_free(g.plans, g.n_plans);
     rt_study_gpu_result_free(r);
