@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli-inputs.h"
+#include "cli-study-gpu.h"
 #include "commands.h"
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
@@ -209,6 +210,9 @@ static int study_options(int argc, char **argv, rt_study_opts *so, const char **
 
 int cmd_study(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--gpu") == 0)
+            return cli_study_gpu(argc, argv);
     rt_study_opts so;
     rt_study_opts_init(&so);
     const char *dir = "rooftime-study", *machine_arg = NULL, *mode_s = "hier";
@@ -392,5 +396,30 @@ const rt_command rt_cmd_study = {
     "      --iters N        measured iterations per config (default 20)\n"
     "      --mode MODE      hier (default: every unit at its own peak) or single\n"
     "      --scale X        shrink the shapes by X in (0, 1] (tests; 1 = the paper's)\n"
+    "\n"
+    "rooftime study --gpu [INDEX] [-o DIR] [--quick] [--machine M] [options]\n"
+    "\n"
+    "  The same sweeps on NVIDIA GPU INDEX (default 0) through PyTorch (eager fp32 with TF32\n"
+    "  off, tf32, AMP fp16 and bf16; channels_last for conv2d, CUDA Graphs for the LSTM) and\n"
+    "  JAX (jit; fp32, fp16, bf16), one client process (scripts/study-gpu-*.py) per framework\n"
+    "  x op x precision x variant, each run twice under rooftime's CUPTI collector: a trace\n"
+    "  run for the times, a counter run for FLOPs and bytes (every measured iteration with\n"
+    "  --quick; one warm-up and 2 of the 20 measured iterations otherwise). The machine is\n"
+    "  `machine measure --gpu` unless --machine; conv2d outputs are checked against\n"
+    "  rooftime's direct NVRTC convolution; three configs are cross-checked against ncu when\n"
+    "  it is found. A framework that is missing is skipped with a line in the findings.\n"
+    "  Without a CUDA driver or device it exits 1 naming what is missing.\n"
+    "      --framework LIST pytorch, jax (default both)\n"
+    "      --precision LIST fp32, tf32, fp16, bf16 (default all; jax has no tf32)\n"
+    "      --op, --warmup, --iters, --mode, --scale  as above\n"
+    "      --dry-run        write DIR/plans/*.json and print the clients that would run\n"
+    "                       (needs no GPU)\n"
+    "      --no-ncu         skip the ncu cross-check\n"
+    "      --client-timeout S  kill a client run after S seconds (default 600; 0: never)\n"
+    "      --from RUN       re-import an earlier run's collector directories (RUN/collect)\n"
+    "                       and write the study anew, with RUN/machine.json unless -m;\n"
+    "                       nothing runs, no GPU needed\n"
+    "  Writes, besides the files above: plans/, collect/ (the collector's directories),\n"
+    "  logs/, check/, ncu/.\n"
     "\n"
     "See docs/study.md."};

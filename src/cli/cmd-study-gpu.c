@@ -1,0 +1,528 @@
+/* `rooftime study --gpu [INDEX]`: the Conv2D and LSTM sweeps through PyTorch and JAX at each
+ * precision on an NVIDIA GPU, collected in-process with rooftime's CUPTI collector; the profiles,
+ * the analysis, the findings and the report, as `rooftime study` writes them for the CPU. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli-cupti.h"
+#include "cli-inputs.h"
+#include "cli-study-gpu.h"
+#include "commands.h"
+#include "rooftime/core/analysis-findings.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/findings.h"
+#include "rooftime/core/hints.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/reference-ceiling.h"
+#include "rooftime/formats/analysis-format.h"
+#include "rooftime/formats/findings-text.h"
+#include "rooftime/formats/gpu-arch-json.h"
+#include "rooftime/formats/hints-json.h"
+#include "rooftime/formats/machine-json.h"
+#include "rooftime/formats/profile-json.h"
+#include "rooftime/import/ncu-metrics.h"
+#include "rooftime/probe/gpu-driver.h"
+#include "rooftime/probe/gpu-measure.h"
+#include "rooftime/render/report.h"
+#include "rooftime/study/study-gpu-findings.h"
+#include "rooftime/study/study-gpu-profiles.h"
+#include "rooftime/study/study-gpu-plan.h"
+#include "rooftime/util/atomic-file.h"
+#include "rooftime/util/clock.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+/* A comma list into flags by parse; a usage error naming the bad name. */
+static int gpu_flags(const char *opt, const char *list, bool *flags, int n,
+                     int (*parse)(const char *, int *, rt_error *))
+{
+    size_t m;
+    char **names = rt_split_list(list, &m);
+    for (int i = 0; i < n; i++)
+        flags[i] = false;
+    int rc = m ? 0 : cli_usage_error("study", "%s: expected a comma-separated list", opt);
+    for (size_t i = 0; i < m && rc == 0; i++) {
+        int v;
+        rt_error err = {{0}};
+        if (parse(names[i], &v, &err) < 0)
+            rc = cli_usage_error("study", "%s: %s", opt, err.msg);
+        else
+            flags[v] = true;
+    }
+    rt_free_list(names, m);
+    return rc;
+}
+
+static int p_fw(const char *s, int *v, rt_error *err)
+{
+    rt_gpu_framework x = 0;
+    int rc = rt_gpu_framework_parse(s, &x, err);
+    *v = (int)x;
+    return rc;
+}
+static int p_op(const char *s, int *v, rt_error *err)
+{
+    rt_study_op x = 0;
+    int rc = rt_study_op_parse(s, &x, err);
+    *v = (int)x;
+    return rc;
+}
+static int p_prec(const char *s, int *v, rt_error *err)
+{
+    rt_gpu_prec x = 0;
+    int rc = rt_gpu_prec_parse(s, &x, err);
+    *v = (int)x;
+    return rc;
+}
+
+typedef struct gpu_args {
+    const char *dir, *machine, *mode;
+    bool dry_run;
+} gpu_args;
+
+static int gpu_options(int argc, char **argv, cli_gpu_study *g, gpu_args *a)
+{
+    static const struct option opts[] = {{"gpu", no_argument, NULL, 'g'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"quick", no_argument, NULL, 'q'},
+                                         {"machine", required_argument, NULL, 'm'},
+                                         {"framework", required_argument, NULL, 'F'},
+                                         {"op", required_argument, NULL, 'O'},
+                                         {"precision", required_argument, NULL, 'P'},
+                                         {"iters", required_argument, NULL, 'n'},
+                                         {"warmup", required_argument, NULL, 'w'},
+                                         {"mode", required_argument, NULL, 'M'},
+                                         {"scale", required_argument, NULL, 's'},
+                                         {"dry-run", no_argument, NULL, 'D'},
+                                         {"no-ncu", no_argument, NULL, 'N'},
+                                         {"from", required_argument, NULL, 'R'},
+                                         {"client-timeout", required_argument, NULL, 'T'},
+                                         {0}};
+    int c;
+    long v;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:m:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'g':
+            break;
+        case 'o':
+            a->dir = optarg;
+            break;
+        case 'q':
+            g->so.quick = true;
+            break;
+        case 'm':
+            a->machine = optarg;
+            break;
+        case 'M':
+            a->mode = optarg;
+            break;
+        case 'D':
+            a->dry_run = true;
+            break;
+        case 'N':
+            g->no_ncu = true;
+            break;
+        case 'R':
+            g->from = optarg;
+            break;
+        case 'T':
+            if (cli_parse_long(optarg, 0, 86400, &v) != 0)
+                return cli_usage_error("study",
+                                       "--client-timeout: expected seconds from 0 to "
+                                       "86400, got '%s'",
+                                       optarg);
+            g->client_timeout = (double)v;
+            break;
+        case 'F':
+            if (gpu_flags("--framework", optarg, g->so.frameworks, RT_GPU_FW_COUNT, p_fw))
+                return RT_EXIT_USAGE;
+            break;
+        case 'O':
+            if (gpu_flags("--op", optarg, g->so.ops, RT_OP_COUNT, p_op))
+                return RT_EXIT_USAGE;
+            break;
+        case 'P':
+            if (gpu_flags("--precision", optarg, g->so.precisions, RT_GPU_PREC_COUNT, p_prec))
+                return RT_EXIT_USAGE;
+            break;
+        case 'n':
+        case 'w':
+            if (cli_parse_long(optarg, c == 'n' ? 1 : 0, c == 'n' ? 100000 : 1000, &v) != 0)
+                return cli_usage_error("study",
+                                       "--%s: expected a whole number from %d to %d, "
+                                       "got '%s'",
+                                       c == 'n' ? "iters" : "warmup", c == 'n' ? 1 : 0,
+                                       c == 'n' ? 100000 : 1000, optarg);
+            *(c == 'n' ? &g->so.iters : &g->so.warmup) = (int)v;
+            break;
+        case 's': {
+            char *end;
+            g->so.scale = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || !(g->so.scale > 0 && g->so.scale <= 1))
+                return cli_usage_error("study", "--scale: expected a number in (0, 1], got '%s'",
+                                       optarg);
+            break;
+        }
+        case ':':
+            return cli_usage_error("study", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("study", "unknown option '%s' (with --gpu)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        if (optind + 1 < argc || cli_parse_long(argv[optind], 0, 1023, &v) != 0)
+            return cli_usage_error("study", "--gpu takes one device INDEX (0 to 1023), got '%s'",
+                                   argv[optind]);
+        g->so.device = (int)v;
+    }
+    return 0;
+}
+
+/* The driver, the device, the collector, the clients: everything a run needs, checked before
+ * anything is written. 0, or -1 after printing the one line that names what is missing. */
+static int preconditions(cli_gpu_study *g, char **device_name)
+{
+    rt_cuda cu;
+    rt_error err = {{0}};
+    if (rt_cuda_open(&cu, &err) != 0) {
+        cli_error("study --gpu: %s", err.msg);
+        return -1;
+    }
+    int n = 0, major = 0, minor = 0;
+    rt_cu_device dev = 0;
+    char name[256] = "";
+    int rc = -1;
+    if (cu.DeviceGetCount(&n) != 0 || n < 1)
+        cli_error("study --gpu: no CUDA device");
+    else if (g->so.device >= n)
+        cli_error("study --gpu: no CUDA device %d (this machine has %d)", g->so.device, n);
+    else if (cu.DeviceGet(&dev, g->so.device) != 0 || cu.DeviceGetName(name, sizeof name, dev) ||
+             cu.DeviceGetAttribute(&major, 75, dev) || cu.DeviceGetAttribute(&minor, 76, dev))
+        cli_error("study --gpu: cannot query CUDA device %d", g->so.device);
+    else
+        rc = 0;
+    rt_cuda_close(&cu);
+    if (rc != 0)
+        return -1;
+    g->sm = major * 10 + minor;
+    *device_name = rt_strdup(name);
+    if (!(g->lib = cli_cupti_library())) {
+        cli_error("study --gpu: " CLI_CUPTI_NOT_FOUND);
+        return -1;
+    }
+    for (int f = 0; f < RT_GPU_FW_COUNT; f++)
+        if (g->so.frameworks[f] &&
+            !(g->scripts[f] = cli_study_gpu_script((rt_gpu_framework)f, &err))) {
+            cli_error("study --gpu: %s", err.msg);
+            return -1;
+        }
+    rt_ncu_metric_list l = {0};
+    if (rt_ncu_metric_list_load(NULL, "throughput", g->sm, &l, &err) != 0) {
+        cli_error("study --gpu: %s", err.msg);
+        return -1;
+    }
+    size_t len = 1;
+    for (size_t i = 0; i < l.n; i++)
+        len += strlen(l.metric[i]) + 1;
+    g->metrics = rt_xcalloc(len, 1);
+    for (size_t i = 0; i < l.n; i++)
+        snprintf(g->metrics + strlen(g->metrics), len - strlen(g->metrics), "%s%s", i ? "," : "",
+                 l.metric[i]);
+    rt_ncu_metric_list_release(&l);
+    return 0;
+}
+
+/* --dry-run: the plan files and the commands that would run; no GPU needed. */
+static int dry_run(const cli_gpu_study *g)
+{
+    for (size_t i = 0; i < g->n_plans; i++) {
+        const rt_study_gpu_plan *p = &g->plans[i];
+        for (int m = 0; m < 2; m++) {
+            char *path = rt_asprintf("%s/plans/%s%s.json", g->dir, p->name, m ? ".counters" : "");
+            char *json = rt_study_gpu_plan_json(p, &g->so, m == 1, -1);
+            rt_error err;
+            int rc = rt_write_file_atomic(path, json, strlen(json), &err);
+            free(json);
+            if (rc != 0) {
+                cli_error("%s", err.msg);
+                free(path);
+                return RT_EXIT_FAIL;
+            }
+            if (m == 0)
+                printf("%-36s %2zu points x %zu passes, trace %d+%d, counters %d+%d "
+                       "iterations: %s %s --plan %s\n",
+                       p->name, p->n_points, p->n_passes, p->warmup, p->iters, p->c_warmup,
+                       p->c_iters, g->python, rt_study_gpu_script(p->framework), path);
+            free(path);
+        }
+    }
+    printf("%zu clients, each run twice (trace, then counters) under the CUPTI collector; plans in "
+           "%s/plans\n",
+           g->n_plans, g->dir);
+    return RT_EXIT_OK;
+}
+
+static char *profile_path(const char *dir, const rt_profile *p)
+{
+    const char *v = rt_tags_get(&p->tags, "variant");
+    return rt_asprintf("%s/profiles/%s-%s%s%s-%s-%s.json", dir, rt_tags_get(&p->tags, "operation"),
+                       rt_tags_get(&p->tags, "implementation"), v && *v ? "-" : "",
+                       v && *v ? v : "", rt_tags_get(&p->tags, "precision"),
+                       rt_tags_get(&p->tags, "pass"));
+}
+
+static int write_analysis(const rt_analysis *a, rt_format fmt, const char *dir, const char *name)
+{
+    char *path = rt_asprintf("%s/%s", dir, name);
+    rt_atomic_file af = {0};
+    rt_error err;
+    int rc = -1;
+    if (rt_atomic_open(&af, path, &err) != 0 || rt_analysis_write(a, fmt, af.fp, &err) != 0) {
+        if (af.fp)
+            rt_atomic_abort(&af);
+        cli_error("%s", err.msg);
+    } else if (rt_atomic_commit(&af, &err) != 0) {
+        cli_error("%s", err.msg);
+    } else {
+        rc = 0;
+    }
+    free(path);
+    return rc;
+}
+
+/* The profiles, the analysis, the findings and the report from r on machine m. */
+static int write_outputs(const cli_gpu_study *g, rt_machine *m, rt_mode mode,
+                         rt_study_gpu_result *r)
+{
+    rt_error err = {{0}};
+    int rc = RT_EXIT_FAIL;
+    rt_analysis *a = NULL, *hier = NULL;
+    rt_findings *findings = NULL, *callouts = NULL, *summary = NULL;
+    rt_verdict_hints hints = {0};
+    char *text = NULL, *path = rt_asprintf("%s/profiles", g->dir);
+    if (rt_mkdir_p(path, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    for (size_t i = 0; i < r->n_profiles; i++) {
+        free(path);
+        path = profile_path(g->dir, r->profiles[i]);
+        if (!r->profiles[i]->machine)
+            r->profiles[i]->machine = rt_strdup(m->name);
+        if (rt_profile_save(r->profiles[i], path, &err) != 0) {
+            cli_error("%s", err.msg);
+            goto done;
+        }
+    }
+    rt_reference_choose(m, r->profiles, r->n_profiles);
+    a = rt_analysis_new(m, mode, r->profiles, r->n_profiles, rt_study_gpu_group_opts(), &err);
+    if (!a) {
+        cli_error("analysis failed: %s", err.msg);
+        goto done;
+    }
+    if (write_analysis(a, RT_FORMAT_TEXT, g->dir, "analysis.txt") != 0 ||
+        write_analysis(a, RT_FORMAT_JSON, g->dir, "analysis.json") != 0)
+        goto done;
+    findings = rt_study_gpu_findings(a, r);
+    text = rt_findings_text(findings);
+    free(path);
+    path = rt_asprintf("%s/findings.txt", g->dir);
+    if (rt_write_file_atomic(path, text, strlen(text), &err) != 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    if (mode != RT_MODE_HIER &&
+        !(hier = rt_analysis_new(m, RT_MODE_HIER, r->profiles, r->n_profiles,
+                                 rt_study_gpu_group_opts(), &err))) {
+        cli_error("analysis failed: %s", err.msg);
+        goto done;
+    }
+    callouts = rt_analysis_findings(a);
+    if (rt_verdict_hints_load(NULL, &hints, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    summary = rt_analysis_summary(a, &hints);
+    static const char *const split[] = {"operation", "pass"};
+    char title[320];
+    snprintf(title, sizeof title, "rooftime study --gpu: Conv2D and LSTM on %s",
+             r->device ? r->device : m->name);
+    rt_report_opts ro = {.title = title,
+                         .split_by = split,
+                         .n_split_by = 2,
+                         .series_by = "implementation",
+                         .marker_by = "variant",
+                         .fill_by = "precision",
+                         .findings = findings,
+                         .callouts = callouts,
+                         .summary = summary};
+    if (rt_report_write(a, hier, r->profiles, r->n_profiles, &ro, g->dir, &err) != 0) {
+        cli_error("cannot write the report: %s", err.msg);
+        goto done;
+    }
+    fputs(text, stdout);
+    printf("\nwrote %s/report.html, %s/machine.json, %zu profiles in %s/profiles, "
+           "%s/analysis.{txt,json}, %s/findings.txt; collector directories in %s/collect\n",
+           g->dir, g->dir, r->n_profiles, g->dir, g->dir, g->dir, g->dir);
+    rc = RT_EXIT_OK;
+done:
+    free(path);
+    free(text);
+    rt_findings_free(findings);
+    rt_findings_free(callouts);
+    rt_findings_free(summary);
+    rt_verdict_hints_release(&hints);
+    rt_analysis_free(a);
+    rt_analysis_free(hier);
+    return rc;
+}
+
+/* The machine: --machine, else `machine measure --gpu` of the device (quick with --quick). */
+static rt_machine *gpu_machine(const cli_gpu_study *g, const char *arg)
+{
+    rt_machine *m = NULL;
+    rt_error err = {{0}};
+    if (arg) {
+        if (rt_machine_resolve(arg, &m, &err) != 0)
+            cli_error("%s", err.msg);
+        return m;
+    }
+    rt_gpu_archs archs;
+    if (rt_gpu_archs_load(NULL, &archs, &err) != 0) {
+        cli_error("%s", err.msg);
+        return NULL;
+    }
+    fprintf(stderr, "[%5.0f s] measuring GPU %d (machine measure --gpu%s)\n", rt_now() - g->t0,
+            g->so.device, g->so.quick ? " --quick" : "");
+    rt_gpu_opts go = {.device = g->so.device, .quick = g->so.quick, .archs = &archs};
+    rt_warnings skipped = {0};
+    if (rt_gpu_measure(&go, &m, &skipped, &err) != 0) {
+        cli_error("measuring the GPU failed: %s", err.msg);
+        m = NULL;
+    }
+    for (size_t i = 0; i < skipped.n; i++)
+        fprintf(stderr, "rooftime: machine: skipped: %s\n", skipped.msg[i]);
+    rt_warnings_release(&skipped);
+    rt_gpu_archs_release(&archs);
+    return m;
+}
+
+int cli_study_gpu(int argc, char **argv)
+{
+    cli_gpu_study g = {.t0 = rt_now(), .tty = isatty(STDERR_FILENO), .client_timeout = 600};
+    rt_study_gpu_opts_init(&g.so);
+    gpu_args a = {.dir = "rooftime-study-gpu", .mode = "hier"};
+    int rc = gpu_options(argc, argv, &g, &a);
+    if (rc != 0)
+        return rc;
+    rt_mode mode;
+    rt_error err = {{0}};
+    if (rt_mode_parse(a.mode, &mode, &err) != 0)
+        return cli_usage_error("study", "--mode: %s", err.msg);
+    const char *py = getenv("ROOFTIME_PYTHON");
+    g.python = py && *py ? py : "python3";
+    /* plans first: a request that cannot run fails before anything else */
+    char *check_dir = rt_asprintf("%s/check", a.dir);
+    g.so.check_dir = check_dir;
+    g.dir = a.dir;
+    if (rt_study_gpu_plans(&g.so, &g.plans, &g.n_plans, &err) != 0) {
+        free(check_dir);
+        return cli_usage_error("study", "%s", err.msg);
+    }
+    rt_study_gpu_result *r = rt_xcalloc(1, sizeof *r);
+    rt_machine *m = NULL;
+    rc = RT_EXIT_FAIL;
+    if (a.dry_run) {
+        char *plans = rt_asprintf("%s/plans", a.dir);
+        if (rt_mkdir_p(plans, &err) != 0)
+            cli_error("%s", err.msg);
+        else
+            rc = dry_run(&g);
+        free(plans);
+        goto out;
+    }
+    char *from_machine = g.from ? rt_asprintf("%s/machine.json", g.from) : NULL;
+    if (g.from && strcmp(g.from, a.dir) == 0) {
+        free(from_machine);
+        rc = cli_usage_error("study", "--from: write the re-import elsewhere than '%s' (-o)",
+                             g.from);
+        goto out;
+    }
+    char *from_collect = g.from ? rt_asprintf("%s/collect", g.from) : NULL;
+    struct stat st;
+    if (from_collect && (stat(from_collect, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        cli_error("--from: '%s' is not a directory: not the output of `study --gpu`", from_collect);
+        free(from_collect);
+        free(from_machine);
+        goto out;
+    }
+    free(from_collect);
+    if (!g.from && preconditions(&g, &r->device) != 0) {
+        free(from_machine);
+        goto out;
+    }
+    if (rt_mkdir_p(a.dir, &err) != 0) {
+        cli_error("%s", err.msg);
+        free(from_machine);
+        goto out;
+    }
+    m = gpu_machine(&g, a.machine ? a.machine : from_machine);
+    free(from_machine);
+    if (!m)
+        goto out;
+    char *mpath = rt_asprintf("%s/machine.json", a.dir);
+    int src = rt_machine_save(m, mpath, &err);
+    free(mpath);
+    if (src != 0) {
+        cli_error("%s", err.msg);
+        goto out;
+    }
+    r->quick = g.so.quick;
+    r->warmup = g.plans[0].warmup;
+    r->iters = g.plans[0].iters;
+    r->c_warmup = g.plans[0].c_warmup;
+    r->c_iters = g.plans[0].c_iters;
+    r->check_status = -2;
+    double t_study = rt_now();
+    if (cli_study_gpu_run(&g, r) != 0)
+        goto out;
+    if (!g.from)
+        cli_study_gpu_check(&g, r);
+    if (g.from) {
+        rt_warnings_add(&r->notes,
+                        "Re-imported from %s (--from): nothing ran here; the check and the ncu "
+                        "cross-check are not repeated.",
+                        g.from);
+        rt_warnings_add(&r->crosscheck, "Skipped: re-imported (--from).");
+    } else if (!g.no_ncu) {
+        cli_study_gpu_crosscheck(&g, r);
+    } else {
+        rt_warnings_add(&r->crosscheck, "Skipped: --no-ncu.");
+    }
+    r->seconds = rt_now() - t_study;
+    rc = write_outputs(&g, m, mode, r);
+    if (rc == RT_EXIT_OK && r->check_status == 1) {
+        cli_error("the correctness check failed (see %s/findings.txt): a framework computed a "
+                  "convolution that differs from rooftime's reference",
+                  a.dir);
+        rc = RT_EXIT_FAIL;
+    }
+out:
+    rt_study_gpu_plans_free(g.plans, g.n_plans);
+    rt_study_gpu_result_free(r);
+    rt_machine_free(m);
+    free(check_dir);
+    free(g.lib);
+    free(g.metrics);
+    for (int f = 0; f < RT_GPU_FW_COUNT; f++)
+        free(g.scripts[f]);
+    return rc;
+}
