@@ -48,11 +48,6 @@ typedef struct cli_importer {
     void (*release)(void *state);
 } cli_importer;
 
-/* The first of the shared steps, which `profile` takes too (cmd-import.c): -o is required (a
- * usage error naming cmd) and its placeholders are expanded into *out_path (caller frees); 0 or
- * the exit code. */
-int cli_import_output(const char *cmd, const char *output, char **out_path);
-
 /* The rows, each defined in its own cmd-import-NAME.c. */
 extern const cli_importer cli_importer_ncu;    /* cmd-import-ncu.c */
 extern const cli_importer cli_importer_table;  /* cmd-import-table.c */

@@ -63,13 +63,6 @@ static int check_inputs(const cli_importer *im, int argc)
     return 0;
 }
 
-int cli_import_output(const char *cmd, const char *output, char **out_path)
-{
-    if (!output)
-        return cli_usage_error(cmd, "-o FILE is required");
-    return cli_output_expand(cmd, output, out_path);
-}
-
 /* Read, save and report: the steps after the checks; 0 or the exit code. */
 static int import_and_save(const cli_importer *im, void *state, const cli_import_args *a,
                            const rt_tags *tags)
@@ -109,7 +102,7 @@ static int import_run(const cli_importer *im, int argc, char **argv)
     int rc = parse_options(im, argc, argv, state, &output, &tags);
     if (rc != 0)
         goto out;
-    if ((rc = cli_import_output("import", output, &out_path)) != 0 ||
+    if ((rc = cli_output_required("import", output, &out_path)) != 0 ||
         (rc = check_inputs(im, argc)) != 0)
         goto out;
     cli_import_args a = {argv + optind, (size_t)(argc - optind), out_path};

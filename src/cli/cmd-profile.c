@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "cli-output.h"
-#include "cli-import.h"
 #include "cli-inputs.h"
 #include "cli-profile.h"
 #include "commands.h"
@@ -98,12 +97,12 @@ static int parse_options(int argc, char **argv, profile_opts *o)
     return 0;
 }
 
-/* -o (required) and the other paths with their placeholders expanded, as import's (the shared
- * step of cmd-import.c); 0 or the exit code. */
+/* -o (required, as import's) and the other paths with their placeholders expanded; 0 or the
+ * exit code. */
 static int expand_paths(profile_opts *o)
 {
     int rc;
-    if ((rc = cli_import_output("profile", o->output, &o->out_path)) != 0)
+    if ((rc = cli_output_required("profile", o->output, &o->out_path)) != 0)
         return rc;
     o->output = o->out_path;
     if ((rc = cli_output_expand("profile", o->keep, &o->keep_path)) != 0)
