@@ -13,26 +13,8 @@
 set -u
 
 quick=""
-keep=""
-bin=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --quick) quick="--quick" ;;
-    --keep) keep="$2"; shift ;;
-    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "bench-likwid: unknown option '$1'" >&2; exit 2 ;;
-    *) bin="$1" ;;
-    esac
-    shift
-done
-here=$(cd "$(dirname "$0")" && pwd)
-bin=${bin:-${ROOFTIME_BIN:-$here/../build/rooftime}}
-if [ ! -x "$bin" ]; then
-    echo "bench-likwid: rooftime binary '$bin' not found (pass it as the argument)" >&2
-    exit 2
-fi
-work=${keep:-$(mktemp -d)}
-mkdir -p "$work"
+. "$(dirname "$0")/bench-lib.sh"
+bench_setup bench-likwid --quick "$@"
 [ -z "$keep" ] && trap 'rm -rf "$work"' EXIT
 ncpu=$(nproc)
 

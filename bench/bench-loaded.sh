@@ -11,26 +11,8 @@
 set -u
 
 quick="--quick"
-keep=""
-bin=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --full) quick="" ;;
-    --keep) keep="$2"; shift ;;
-    -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "bench-loaded: unknown option '$1'" >&2; exit 2 ;;
-    *) bin="$1" ;;
-    esac
-    shift
-done
-here=$(cd "$(dirname "$0")" && pwd)
-bin=${bin:-${ROOFTIME_BIN:-$here/../build/rooftime}}
-if [ ! -x "$bin" ]; then
-    echo "bench-loaded: rooftime binary '$bin' not found (pass it as the argument)" >&2
-    exit 2
-fi
-work=${keep:-$(mktemp -d)}
-mkdir -p "$work"
+. "$(dirname "$0")/bench-lib.sh"
+bench_setup bench-loaded --full "$@"
 comp_pid=""
 cleanup() {
     [ -n "$comp_pid" ] && kill "$comp_pid" 2>/dev/null && wait "$comp_pid" 2>/dev/null

@@ -27,6 +27,11 @@ check "no core file includes util's JSON reader" \
     sh -c "! grep -rlnE 'util/(json-read|data-file)\.h' '$SRC/src/core' '$SRC/include/rooftime/core'"
 # Nothing reaches around the views with a relative path into another folder.
 check "no source includes a path with .." sh -c "! grep -rn '#include \"\\.\\./' '$SRC/src' '$SRC/include'"
+# The command's rooms (src/cli/import/, machine/, profile/) include their own headers and the
+# root's (on the include path), never another room's: no src/cli file names a folder in an
+# include but rooftime/.
+check "no src/cli file includes a header of a room" \
+    sh -c "! grep -rnE '#include \"[^\"]*/' '$SRC/src/cli' | grep -v '\"rooftime/'"
 # One responsibility per file: none grows past 700 lines (split it by what it does).
 long=$(find "$SRC/src" "$SRC/include" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cpp' \) \
     -exec awk 'END { if (NR > 700) print FILENAME " (" NR " lines)" }' {} \;)

@@ -83,15 +83,8 @@ rt_profile *rt_api_profile_torch_trace(const char *trace, double wall, const cha
     }
     rt_rank_identity_free(p->identity);
     p->identity = id;
-    free(p->command);
-    p->command = rt_strdup_utf8(command ? command : "python (in process)");
     char buf[512];
-    snprintf(buf, sizeof buf, "%.6f", wall);
-    rt_tags_set(&p->provenance.notes, "command_wall_time", buf);
-    rt_wall_coverage wc;
-    rt_profile_wall_coverage(p, &wc);
-    rt_wall_coverage_text(&wc, buf, sizeof buf);
-    rt_tags_set(&p->provenance.notes, "torch_wall_coverage", buf);
+    rt_profile_note_run(p, command ? command : "python (in process)", wall, buf, sizeof buf);
     return p;
 }
 

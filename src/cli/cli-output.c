@@ -187,6 +187,13 @@ int cli_output_expand(const char *cmd, const char *pattern, char **out)
     return 0;
 }
 
+int cli_output_required(const char *cmd, const char *output, char **out_path)
+{
+    if (!output)
+        return cli_usage_error(cmd, "-o FILE is required");
+    return cli_output_expand(cmd, output, out_path);
+}
+
 int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output)
 {
     rt_error err;

@@ -48,6 +48,11 @@ int cli_identity(const rt_rank_identity **out);
  */
 int cli_output_expand(const char *cmd, const char *pattern, char **out);
 
+/* The first step of every command that writes a profile (import's shared path, profile): -o is
+ * required (a usage error naming cmd without it) and its placeholders are expanded into
+ * *out_path (caller frees); 0 or the exit code. */
+int cli_output_required(const char *cmd, const char *output, char **out_path);
+
 /* Tag p with tags and this process's identity and save it to output (atomically); prints the error
  * and returns -1. */
 int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output);

@@ -1,6 +1,7 @@
 /* `rooftime plot`: one time-based roofline view of some profiles, as SVG, PNG or PDF. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
@@ -256,13 +257,13 @@ out:
     return rc;
 }
 
-/* `rooftime plot`: name, entry point, summary and usage (main.c lists it). */
-const rt_command rt_cmd_plot = {
-    "plot", cmd_plot, "draw one time-based roofline view (SVG, PNG or PDF)",
+/* The usage, with the views listed from their table (chart-views.c): built once before main
+ * runs, so that `rooftime help plot` reads it like any command's. */
+static const char usage_head[] =
     "rooftime plot --machine NAME|FILE [options] -o FILE.svg|.png|.pdf PROFILE...\n"
     "\n"
-    "  -m, --machine M       machine preset name or machine file (required)\n"
-    "  -v, --view V          roofline, complexity, time or 4d (default 4d)\n"
+    "  -m, --machine M       machine preset name or machine file (required)\n";
+static const char usage_tail[] =
     "      --mode MODE       single or hier (default: hier for roofline, single otherwise)\n"
     "      --series-by TAG   color by this tag (e.g. framework)\n"
     "      --marker-by TAG   marker shape by this tag (e.g. batch)\n"
@@ -288,4 +289,20 @@ const rt_command rt_cmd_plot = {
     "                        `rooftime diff --by`\n"
     "  -o, --output FILE     the chart; its extension picks the format "
     "(required)\n" CLI_ANALYSIS_USAGE "\n"
-    "See docs/charts.md."};
+    "See docs/charts.md.";
+static char usage[4096];
+
+__attribute__((constructor)) static void usage_build(void)
+{
+    char views[256];
+    rt_view_list(views, sizeof views);
+    size_t n =
+        (size_t)snprintf(usage, sizeof usage, "%s  -v, --view V          %s (default 4d)\n%s",
+                         usage_head, views, usage_tail);
+    if (n >= sizeof usage)
+        abort(); /* the usage outgrew the buffer: a build mistake, caught by cli-usage.sh */
+}
+
+/* `rooftime plot`: name, entry point, summary and usage (main.c lists it). */
+const rt_command rt_cmd_plot = {"plot", cmd_plot,
+                                "draw one time-based roofline view (SVG, PNG or PDF)", usage};

@@ -40,18 +40,79 @@ static int check_inputs(const char *dir, char *const *profiles, size_t n, const 
     return 0;
 }
 
+/* What the options ask of the report, past the analysis options. */
+typedef struct report_args {
+    const char *output, *title, *series, *marker, *fill;
+    const char *const *split;
+    size_t n_split;
+    rt_points points;
+    bool all_roofs;
+    int across;
+    rt_mode mode;
+    rt_group_opts g;
+} report_args;
+
+/* Analyse the profiles (once in o->mode, and in hier mode beside a single-mode analysis) and write
+ * the report into o->output; returns the exit code. */
+static int write_report(const report_args *o, const rt_machine *m, rt_profile **ps, char **paths,
+                        size_t n_ps)
+{
+    int rc = RT_EXIT_FAIL;
+    rt_error err;
+    char *across_html = NULL;
+    /* The analysis, computed once: in the report's mode, and in hier mode beside a single-mode
+     * one (the hierarchical roofline); the callouts come from it. */
+    rt_analysis *a = rt_analysis_new(m, o->mode, ps, n_ps, &o->g, &err), *hier = NULL;
+    if (a && o->mode != RT_MODE_HIER)
+        hier = rt_analysis_new(m, RT_MODE_HIER, ps, n_ps, &o->g, &err);
+    rt_verdict_hints hints = {0};
+    if (!a || (o->mode != RT_MODE_HIER && !hier) ||
+        rt_verdict_hints_load(NULL, &hints, &err) != 0) {
+        cli_error("%s", err.msg);
+    } else {
+        rt_findings *callouts = rt_analysis_findings(a);
+        rt_findings *summary = rt_analysis_summary(a, &hints);
+        rt_report_section sec = {"Stragglers across ranks", NULL};
+        if (o->across)
+            sec.html = across_html = cli_across_section(ps, paths, n_ps, m);
+        rt_report_opts ro = {.title = o->title,
+                             .split_by = o->split,
+                             .n_split_by = o->n_split,
+                             .series_by = o->series,
+                             .marker_by = o->marker,
+                             .fill_by = o->fill,
+                             .callouts = callouts,
+                             .summary = summary,
+                             .points = o->points,
+                             .all_roofs = o->all_roofs,
+                             .sections = o->across ? &sec : NULL,
+                             .n_sections = o->across ? 1 : 0};
+        if (o->across && !across_html) {
+            /* cli_across_section said why */
+        } else if (rt_report_write(a, hier, ps, n_ps, &ro, o->output, &err) != 0) {
+            cli_error("%s", err.msg);
+        } else {
+            printf("%s/report.html\n", o->output);
+            rc = RT_EXIT_OK;
+        }
+        rt_findings_free(callouts);
+        rt_findings_free(summary);
+    }
+    rt_verdict_hints_release(&hints);
+    rt_analysis_free(a);
+    rt_analysis_free(hier);
+    free(across_html);
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
-    const char *output = NULL, *title = NULL;
-    const char *series = NULL, *marker = NULL, *fill = NULL;
+    report_args o = {.points = RT_POINTS_CONFIGS};
     cli_analysis_opts in = {0};
+    const char *output = NULL;
     char **split = NULL;
     size_t n_split = 0;
-    int across = 0;
-    char *across_html = NULL;
     int rc = RT_EXIT_USAGE;
-    rt_points points = RT_POINTS_CONFIGS;
-    bool all_roofs = false;
     static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
                                          {"mode", required_argument, NULL, 'M'},
                                          {"series-by", required_argument, NULL, 's'},
@@ -75,31 +136,31 @@ int cmd_report(int argc, char **argv)
             continue;
         switch (c) {
         case 's':
-            series = optarg;
+            o.series = optarg;
             break;
         case 'k':
-            marker = optarg;
+            o.marker = optarg;
             break;
         case 'F':
-            fill = optarg;
+            o.fill = optarg;
             break;
         case 'S':
             rt_free_list(split, n_split);
             split = rt_split_list(optarg, &n_split);
             break;
         case 't':
-            title = optarg;
+            o.title = optarg;
             break;
         case 'p': {
             rt_error perr;
-            if (rt_points_parse(optarg, &points, &perr) != 0) {
+            if (rt_points_parse(optarg, &o.points, &perr) != 0) {
                 rc = cli_usage_error("report", "--points: %s", perr.msg);
                 goto out;
             }
             break;
         }
         case 'R':
-            all_roofs = true;
+            o.all_roofs = true;
             break;
         case 'o':
             output = optarg;
@@ -109,16 +170,14 @@ int cmd_report(int argc, char **argv)
                 rc = cli_usage_error("report", "--across takes 'rank', not '%s'", optarg);
                 goto out;
             }
-            across = 1;
+            o.across = 1;
             break;
         default:
             rc = cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
             goto out;
         }
     }
-    rt_mode mode;
-    rt_group_opts g;
-    if ((rc = cli_analysis_finish(&in, "report", "single", &mode, &g)) != 0)
+    if ((rc = cli_analysis_finish(&in, "report", "single", &o.mode, &o.g)) != 0)
         goto out;
     rc = RT_EXIT_USAGE;
     if (!output) {
@@ -131,8 +190,10 @@ int cmd_report(int argc, char **argv)
     }
     if ((rc = check_inputs(output, argv + optind, (size_t)(argc - optind), in.machine)) != 0)
         goto out;
+    o.output = output;
+    o.split = (const char *const *)split;
+    o.n_split = n_split;
     rc = RT_EXIT_FAIL;
-    rt_error err;
     rt_machine *m = NULL;
     rt_profile **ps = NULL;
     size_t n_ps = (size_t)(argc - optind);
@@ -143,51 +204,10 @@ int cmd_report(int argc, char **argv)
         rt_machine_free(m);
         goto out;
     }
-    rc = RT_EXIT_FAIL;
-    /* The analysis, computed once: in the report's mode, and in hier mode beside a single-mode
-     * one (the hierarchical roofline); the callouts come from it. */
-    rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err), *hier = NULL;
-    if (a && mode != RT_MODE_HIER)
-        hier = rt_analysis_new(m, RT_MODE_HIER, ps, n_ps, &g, &err);
-    rt_verdict_hints hints = {0};
-    if (!a || (mode != RT_MODE_HIER && !hier) || rt_verdict_hints_load(NULL, &hints, &err) != 0) {
-        cli_error("%s", err.msg);
-    } else {
-        rt_findings *callouts = rt_analysis_findings(a);
-        rt_findings *summary = rt_analysis_summary(a, &hints);
-        rt_report_section sec = {"Stragglers across ranks", NULL};
-        if (across)
-            sec.html = across_html = cli_across_section(ps, argv + optind, n_ps, m);
-        rt_report_opts ro = {.title = title,
-                             .split_by = (const char *const *)split,
-                             .n_split_by = n_split,
-                             .series_by = series,
-                             .marker_by = marker,
-                             .fill_by = fill,
-                             .callouts = callouts,
-                             .summary = summary,
-                             .points = points,
-                             .all_roofs = all_roofs,
-                             .sections = across ? &sec : NULL,
-                             .n_sections = across ? 1 : 0};
-        if (across && !across_html) {
-            /* cli_across_section said why */
-        } else if (rt_report_write(a, hier, ps, n_ps, &ro, output, &err) != 0) {
-            cli_error("%s", err.msg);
-        } else {
-            printf("%s/report.html\n", output);
-            rc = RT_EXIT_OK;
-        }
-        rt_findings_free(callouts);
-        rt_findings_free(summary);
-    }
-    rt_verdict_hints_release(&hints);
-    rt_analysis_free(a);
-    rt_analysis_free(hier);
+    rc = write_report(&o, m, ps, argv + optind, n_ps);
     cli_free_profiles(ps, n_ps);
     rt_machine_free(m);
 out:
-    free(across_html);
     cli_analysis_release(&in);
     rt_free_list(split, n_split);
     return rc;

@@ -32,10 +32,10 @@ extern const rt_command rt_cmd_study;
 
 int cmd_help(int argc, char **argv);
 int cmd_machine(int argc, char **argv);
-int cmd_machine_measure(int argc, char **argv); /* cmd-machine-measure.c */
-/* cmd-machine-measure-gpu.c: `machine measure --gpu`; tau NULL: the paper's */
+int cmd_machine_measure(int argc, char **argv); /* machine/cmd-machine-measure.c */
+/* machine/cmd-machine-measure-gpu.c: `machine measure --gpu`; tau NULL: the paper's */
 int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *output);
-/* cmd-machine-selfcheck.c: `machine measure --gpu --self-check`, and the hidden subcommands
+/* machine/cmd-machine-selfcheck.c: `machine measure --gpu --self-check`, and the hidden subcommands
  * `machine selfcheck-kernels` and `machine selfcheck-compare` */
 int cmd_machine_selfcheck_gpu(int device, const char *output, const char *keep_dir);
 int cmd_machine_selfcheck_kernels(int argc, char **argv);

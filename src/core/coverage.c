@@ -5,6 +5,7 @@
 
 #include "rooftime/core/coverage.h"
 #include "rooftime/util/format.h"
+#include "rooftime/util/strings.h"
 
 /* A note holding a finite number >= 0; -1 when absent or not one. */
 static double note_seconds(const rt_profile *p, const char *key)
@@ -40,4 +41,16 @@ void rt_wall_coverage_text(const rt_wall_coverage *c, char *buf, size_t n)
              "(Python, data loading, start-up, the profiler)",
              ot, c->span > 0 ? 100 * c->kernels / c->span : 0,
              c->steps ? "profiled steps'" : "command's wall time", wt);
+}
+
+void rt_profile_note_run(rt_profile *p, const char *command, double wall, char *buf, size_t n)
+{
+    free(p->command);
+    p->command = rt_strdup_utf8(command);
+    snprintf(buf, n, "%.6f", wall);
+    rt_tags_set(&p->provenance.notes, "command_wall_time", buf);
+    rt_wall_coverage wc;
+    rt_profile_wall_coverage(p, &wc);
+    rt_wall_coverage_text(&wc, buf, n);
+    rt_tags_set(&p->provenance.notes, "torch_wall_coverage", buf);
 }

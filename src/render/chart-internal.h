@@ -160,18 +160,15 @@ struct rt_chart {
 };
 
 /* chart.c: selection, families, layout driver */
+void rt_chart_roofs_pick(rt_chart *ch);
+
+/* chart-style.c: what a point is (a kernel or a config, and its tags), keys from tags, and the
+ * style they give a point */
 const char *rt_chart_cfg_tag(const rt_analysis *a, size_t c, const char *key);
 const char *rt_chart_item_tag(const rt_analysis *a, size_t i, const char *key);
 /* True when the chart draws kernels (items), false when it draws configs: the roofline view
  * places each kernel, the complexity, time and 4D views place configs. */
-static inline bool rt_chart_draws_items(const rt_chart *ch)
-{
-    return ch->view->places_kernels || ch->spec->points == RT_POINTS_KERNELS;
-}
-
-void rt_chart_roofs_pick(rt_chart *ch);
-
-/* chart-style.c: keys from tags, and the style they give a point */
+bool rt_chart_draws_items(const rt_chart *ch);
 /* The distinct values of tag among the drawn points, in natural order. */
 void rt_key_build(rt_chart *ch, rt_key *k, const char *tag);
 void rt_key_release(rt_key *k);

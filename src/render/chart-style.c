@@ -1,4 +1,5 @@
-/* How a point looks: series, marker and fill keys from the tags, and the style they give. */
+/* How a point looks: what a point is (a kernel or a config, and its tags), series, marker and fill
+ * keys from the tags, and the style they give. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,11 @@
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/strings.h"
+
+bool rt_chart_draws_items(const rt_chart *ch)
+{
+    return ch->view->places_kernels || ch->spec->points == RT_POINTS_KERNELS;
+}
 
 const char *rt_chart_item_tag(const rt_analysis *a, size_t i, const char *key)
 {

@@ -47,6 +47,21 @@ rt_mode rt_view_default_mode(rt_view v)
     return (unsigned)v < RT_VIEW_N ? rt_views[v].default_mode : RT_MODE_SINGLE;
 }
 
+void rt_view_list(char *buf, size_t n)
+{
+    size_t len = 0;
+    if (n)
+        buf[0] = '\0';
+    for (int i = 0; i < RT_VIEW_N && len < n; i++) {
+        int w = snprintf(buf + len, n - len, "%s%s",
+                         i == 0               ? ""
+                         : i == RT_VIEW_N - 1 ? " or "
+                                              : ", ",
+                         rt_views[i].name);
+        len += w > 0 ? (size_t)w : 0;
+    }
+}
+
 int rt_view_parse(const char *s, rt_view *out, rt_error *err)
 {
     for (int i = 0; i < RT_VIEW_N; i++)
@@ -54,15 +69,8 @@ int rt_view_parse(const char *s, rt_view *out, rt_error *err)
             *out = (rt_view)i;
             return 0;
         }
-    char names[256] = "";
-    for (int i = 0; i < RT_VIEW_N; i++) {
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s",
-                 i == 0               ? ""
-                 : i == RT_VIEW_N - 1 ? " or "
-                                      : ", ",
-                 rt_views[i].name);
-    }
+    char names[256];
+    rt_view_list(names, sizeof names);
     rt_error_set(err, "unknown view '%s' (%s)", s ? s : "", names);
     return -1;
 }

@@ -154,10 +154,10 @@ static int import_point(const char *trace, const rt_tags *base, const rt_study_p
     return 0;
 }
 
-int rt_torch_study_run(const char *python, const char *script, const rt_torch_study_opts *o,
-                       rt_profile **out, rt_error *err)
+/* What the client cannot run: a precision, a pass or a shape it has no code for; 0, or -1 with
+ * err set. */
+static int check_options(const rt_torch_study_opts *o, rt_error *err)
 {
-    *out = NULL;
     if (o->precision != RT_PREC_FP32 && o->precision != RT_PREC_BF16) {
         rt_error_set(err, "pytorch: precision %s is not run (fp32 and bf16 on the CPU)",
                      rt_precision_name(o->precision));
@@ -185,6 +185,132 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
             return -1;
         }
     }
+    return 0;
+}
+
+/* A new profile for the sweep, its provenance saying how the client measured it. */
+static rt_profile *sweep_profile(const char *python, const char *script, int warmup, int iters)
+{
+    rt_profile *prof = rt_profile_new();
+    prof->tool = rt_strdup("pytorch-profiler");
+    prof->time_kind = RT_TIME_WALL;
+    prof->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK);
+    prof->version = rt_strdup("chrome-trace");
+    prof->command = rt_asprintf("%s %s", python, script);
+    prof->method = rt_asprintf(
+        "scripts/torch-client.py over the sweep points in one process, %d warm-up and %d "
+        "measured iterations per point recorded by the PyTorch profiler (record_shapes, "
+        "with_flops) and written by the profile --torch runner (types, concrete arguments); "
+        "operators by self time inside the measured ranges; FLOPs and bytes from their "
+        "shapes by the cost model (data/torch/ops.json), as `rooftime profile --torch` gives "
+        "them",
+        warmup, iters);
+    return prof;
+}
+
+/* The client's command line: python script --op .. --precision .. --pass .. --warmup W --iters N
+ * --trace-dir DIR --progress-fd FD --threads T --runner R --ops O --point SPEC ... The numbers
+ * live here: the progress fd's (nums[2]) is written once the pipe exists. */
+typedef struct client_cmd {
+    char **argv;
+    size_t n, first_spec; /* argv[first_spec + 2 i + 1] is point i's spec */
+    char nums[4][32];
+    char *runner;
+} client_cmd;
+
+static void client_cmd_build(client_cmd *c, const char *python, const char *script,
+                             const rt_torch_study_opts *o, int warmup, int iters, const char *dir,
+                             const rt_torch_ops *ops)
+{
+    size_t na = 0;
+    c->runner = rt_asprintf("%s/torch/runner/sitecustomize.py", rt_datadir());
+    c->argv = rt_xcalloc(24 + 2 * o->n_points, sizeof *c->argv);
+    snprintf(c->nums[0], sizeof c->nums[0], "%d", warmup);
+    snprintf(c->nums[1], sizeof c->nums[1], "%d", iters);
+    snprintf(c->nums[3], sizeof c->nums[3], "%d", o->threads > 0 ? o->threads : 0);
+    const char *fixed[] = {python,          script,
+                           "--op",          rt_study_op_name(o->op),
+                           "--precision",   rt_precision_name(o->precision),
+                           "--pass",        rt_pass_name(o->pass),
+                           "--warmup",      c->nums[0],
+                           "--iters",       c->nums[1],
+                           "--trace-dir",   dir,
+                           "--progress-fd", c->nums[2],
+                           "--threads",     c->nums[3],
+                           "--runner",      c->runner,
+                           "--ops",         rt_torch_ops_path(ops)};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        c->argv[na++] = (char *)fixed[i];
+    c->first_spec = na;
+    for (size_t i = 0; i < o->n_points; i++) {
+        c->argv[na++] = "--point";
+        c->argv[na++] = point_spec(&o->points[i]);
+    }
+    c->argv[na] = NULL;
+    c->n = na;
+}
+
+static void client_cmd_free(client_cmd *c)
+{
+    for (size_t i = c->first_spec + 1; i < c->n; i += 2)
+        free(c->argv[i]);
+    free(c->argv);
+    free(c->runner);
+}
+
+/* The client writes "<i>" once point i's trace is complete: import it while the next runs.
+ * *done counts the points imported; 0, or -1 with err set when a report or an import failed. */
+static int import_reported(FILE *rd, const char *dir, const rt_tags *base,
+                           const rt_torch_study_opts *o, const rt_torch_ops *ops, rt_profile *prof,
+                           const client_cmd *c, size_t *done, rt_error *err)
+{
+    char line[64];
+    while (*done < o->n_points && fgets(line, sizeof line, rd)) {
+        char *end;
+        long i = strtol(line, &end, 10);
+        if (end == line || i != (long)*done) {
+            rt_error_set(err, "pytorch: the client reported point '%.*s' where %zu was due",
+                         (int)strcspn(line, "\n"), line, *done);
+            return -1;
+        }
+        char *trace = rt_asprintf("%s/trace-%zu.json", dir, *done);
+        int irc = import_point(trace, base, &o->points[*done], ops, prof, err);
+        remove(trace);
+        free(trace);
+        if (irc != 0) {
+            rt_error_prefix(err, "pytorch: point %zu (%s)", *done,
+                            c->argv[c->first_spec + 2 * *done + 1]);
+            return -1;
+        }
+        (*done)++;
+        if (o->progress && *done < o->n_points)
+            o->progress(o->progress_ud, *done);
+    }
+    return 0;
+}
+
+/* Whatever the client left behind in dir: the traces from point done on, a partial one, its
+ * stderr; then dir itself. */
+static void remove_leftovers(const char *dir, const char *errf, size_t done, size_t n_points)
+{
+    for (size_t i = done; i <= n_points; i++) {
+        char *t = rt_asprintf("%s/trace-%zu.json", dir, i);
+        remove(t);
+        char *tt = rt_asprintf("%s.tmp", t);
+        remove(tt);
+        free(t);
+        free(tt);
+    }
+    remove(errf);
+    rmdir(dir);
+}
+
+int rt_torch_study_run(const char *python, const char *script, const rt_torch_study_opts *o,
+                       rt_profile **out, rt_error *err)
+{
+    *out = NULL;
+    if (check_options(o, err) != 0)
+        return -1;
     int warmup = o->warmup >= 0 ? o->warmup : 5, iters = o->iters >= 1 ? o->iters : 20;
     rt_torch_ops *ops = NULL;
     if (rt_torch_ops_load(NULL, &ops, err) != 0) {
@@ -200,69 +326,17 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
         return -1;
     }
     char *errf = rt_asprintf("%s/stderr.txt", dir);
-    rt_profile *prof = o->into;
-    if (!prof) {
-        prof = rt_profile_new();
-        prof->tool = rt_strdup("pytorch-profiler");
-        prof->time_kind = RT_TIME_WALL;
-        prof->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK);
-        prof->version = rt_strdup("chrome-trace");
-        prof->command = rt_asprintf("%s %s", python, script);
-        prof->method = rt_asprintf(
-            "scripts/torch-client.py over the sweep points in one process, %d warm-up and %d "
-            "measured iterations per point recorded by the PyTorch profiler (record_shapes, "
-            "with_flops) and written by the profile --torch runner (types, concrete arguments); "
-            "operators by self time inside the measured ranges; FLOPs and bytes from their "
-            "shapes by the cost model (data/torch/ops.json), as `rooftime profile --torch` gives "
-            "them",
-            warmup, iters);
-    }
+    rt_profile *prof = o->into ? o->into : sweep_profile(python, script, warmup, iters);
     rt_tags base = {0};
     rt_tags_set(&base, "implementation", "pytorch");
     rt_tags_set(&base, "precision", rt_precision_name(o->precision));
     rt_tags_set(&base, "operation", rt_study_op_name(o->op));
     rt_tags_set(&base, "pass", rt_pass_name(o->pass));
     rt_tags_copy(&prof->tags, &base);
+    client_cmd cmd = {0};
+    client_cmd_build(&cmd, python, script, o, warmup, iters, dir, ops);
 
-    /* python script --op .. --precision .. --pass .. --warmup W --iters N --trace-dir DIR
-     * --progress-fd FD --point SPEC ... */
     int fds[2] = {-1, -1};
-    size_t na = 0, nmax = 24 + 2 * o->n_points;
-    char *runner = rt_asprintf("%s/torch/runner/sitecustomize.py", rt_datadir());
-    char **argv = rt_xcalloc(nmax, sizeof *argv);
-    char nums[4][32];
-    snprintf(nums[0], sizeof nums[0], "%d", warmup);
-    snprintf(nums[1], sizeof nums[1], "%d", iters);
-    snprintf(nums[3], sizeof nums[3], "%d", o->threads > 0 ? o->threads : 0);
-    argv[na++] = (char *)python;
-    argv[na++] = (char *)script;
-    argv[na++] = "--op";
-    argv[na++] = (char *)rt_study_op_name(o->op);
-    argv[na++] = "--precision";
-    argv[na++] = (char *)rt_precision_name(o->precision);
-    argv[na++] = "--pass";
-    argv[na++] = (char *)rt_pass_name(o->pass);
-    argv[na++] = "--warmup";
-    argv[na++] = nums[0];
-    argv[na++] = "--iters";
-    argv[na++] = nums[1];
-    argv[na++] = "--trace-dir";
-    argv[na++] = dir;
-    argv[na++] = "--progress-fd";
-    argv[na++] = nums[2];
-    argv[na++] = "--threads";
-    argv[na++] = nums[3];
-    argv[na++] = "--runner";
-    argv[na++] = runner;
-    argv[na++] = "--ops";
-    argv[na++] = (char *)rt_torch_ops_path(ops);
-    size_t first_spec = na;
-    for (size_t i = 0; i < o->n_points; i++) {
-        argv[na++] = "--point";
-        argv[na++] = point_spec(&o->points[i]);
-    }
-    argv[na] = NULL;
-
     int rc = -1;
     size_t done = 0;
     rt_child child = {.pid = -1, .out_fd = -1};
@@ -271,11 +345,11 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
         rt_error_set(err, "pytorch: cannot create a pipe: %s", strerror(errno));
         goto out;
     }
-    snprintf(nums[2], sizeof nums[2], "%d", fds[1]);
+    snprintf(cmd.nums[2], sizeof cmd.nums[2], "%d", fds[1]);
     if (o->progress && o->n_points)
         o->progress(o->progress_ud, 0);
     rt_spawn_opts so = {.stdout_path = "/dev/null", .stderr_path = errf, .close_fd = fds[0]};
-    if (rt_spawn(argv, &so, &child, err) != 0) {
+    if (rt_spawn(cmd.argv, &so, &child, err) != 0) {
         rt_error_prefix(err, "pytorch");
         goto out;
     }
@@ -287,31 +361,7 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
         goto out;
     }
     fds[0] = -1;
-    /* The client writes "<i>" once point i's trace is complete; import it while the next runs. */
-    char line[64];
-    bool import_failed = false;
-    while (done < o->n_points && fgets(line, sizeof line, rd)) {
-        char *end;
-        long i = strtol(line, &end, 10);
-        if (end == line || i != (long)done) {
-            rt_error_set(err, "pytorch: the client reported point '%.*s' where %zu was due",
-                         (int)strcspn(line, "\n"), line, done);
-            import_failed = true;
-            break;
-        }
-        char *trace = rt_asprintf("%s/trace-%zu.json", dir, done);
-        int irc = import_point(trace, &base, &o->points[done], ops, prof, err);
-        remove(trace);
-        free(trace);
-        if (irc != 0) {
-            rt_error_prefix(err, "pytorch: point %zu (%s)", done, argv[first_spec + 2 * done + 1]);
-            import_failed = true;
-            break;
-        }
-        done++;
-        if (o->progress && done < o->n_points)
-            o->progress(o->progress_ud, done);
-    }
+    bool import_failed = import_reported(rd, dir, &base, o, ops, prof, &cmd, &done, err) != 0;
     if (import_failed)
         kill(child.pid, SIGTERM); /* our child: nothing more of it is wanted */
     fclose(rd);
@@ -328,7 +378,7 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
                          : st == 0   ? "stopped early"
                          : st >= 128 ? "was killed"
                                      : "failed",
-                         done, argv[first_spec + 2 * done + 1], why[0] ? ": " : "", why);
+                         done, cmd.argv[cmd.first_spec + 2 * done + 1], why[0] ? ": " : "", why);
         else
             rt_error_set(err, "pytorch: '%s %s' failed after its last point%s%s", python, script,
                          why[0] ? ": " : "", why);
@@ -349,23 +399,10 @@ out:
     }
     if (prof && prof != o->into)
         rt_profile_free(prof);
-    for (size_t i = first_spec + 1; i < na; i += 2)
-        free(argv[i]);
-    free(argv);
-    free(runner);
+    client_cmd_free(&cmd);
     rt_torch_ops_free(ops);
     rt_tags_release(&base);
-    /* whatever the client left behind: remaining traces, a partial one, its stderr */
-    for (size_t i = done; i <= o->n_points; i++) {
-        char *t = rt_asprintf("%s/trace-%zu.json", dir, i);
-        remove(t);
-        char *tt = rt_asprintf("%s.tmp", t);
-        remove(tt);
-        free(t);
-        free(tt);
-    }
-    remove(errf);
-    rmdir(dir);
+    remove_leftovers(dir, errf, done, o->n_points);
     free(errf);
     free(dir);
     return rc;

@@ -23,4 +23,10 @@ int rt_profile_wall_coverage(const rt_profile *p, rt_wall_coverage *out);
  * 6.67 s; the rest is outside any operator (Python, data loading, start-up, the profiler)". */
 void rt_wall_coverage_text(const rt_wall_coverage *c, char *buf, size_t n);
 
+/* Record the run p came from: the command that ran (its text, made valid UTF-8) and its wall
+ * time in seconds (note command_wall_time), then the coverage that gives in words (note
+ * torch_wall_coverage), also written into buf. What `profile --torch` and the Python package's
+ * in-process profile record alike. */
+void rt_profile_note_run(rt_profile *p, const char *command, double wall, char *buf, size_t n);
+
 #endif

@@ -19,6 +19,9 @@ typedef enum rt_view {
 /* The views are one table (render/chart-views.c). "roofline", "complexity", "time", "4d". */
 const char *rt_view_name(rt_view v);
 int rt_view_parse(const char *s, rt_view *out, rt_error *err);
+/* The views' names in the table's order, as a list into buf ("roofline, complexity, time or
+ * 4d"): what `plot --help` and an unknown view's error show. */
+void rt_view_list(char *buf, size_t n);
 /* The mode a view is drawn in unless one is given: hier for the roofline (every level), the
  * paper's single mode elsewhere. */
 rt_mode rt_view_default_mode(rt_view v);

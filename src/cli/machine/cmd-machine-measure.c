@@ -28,6 +28,65 @@ static void show_progress(void *ctx, const char *stage, double fraction)
     *last = pct;
 }
 
+/* A short summary of what was written; `rooftime machine show FILE` prints everything. */
+static void print_summary(const rt_machine *m, const char *output)
+{
+    printf("wrote %s: %s\n", output, m->name);
+    for (size_t i = 0; i < m->n_units; i++)
+        printf("  %-9s %10.4g GFLOP/s  [%.4g .. %.4g]\n", m->units[i].name, m->units[i].flops / 1e9,
+               m->units[i].min / 1e9, m->units[i].max / 1e9);
+    for (size_t i = 0; i < m->n_levels; i++)
+        printf("  %-9s %10.4g GB/s     [%.4g .. %.4g]\n", m->levels[i].name,
+               m->levels[i].bytes_per_s / 1e9, m->levels[i].min / 1e9, m->levels[i].max / 1e9);
+    printf("  tau       %10.4g µs\n", m->tau * 1e6);
+    for (size_t i = 0; i < m->n_overheads; i++)
+        printf("  overhead  %10.4g µs  %s%s\n", m->overheads[i].seconds.median * 1e6,
+               m->overheads[i].name, m->overheads[i].threads > 1 ? " (all threads)" : "");
+}
+
+/* Measure this machine's CPU and write it to output (NULL: standard output), tagged with id;
+ * returns the exit code. */
+static int measure_cpu(rt_measure_opts *mo, const char *output, const rt_rank_identity *id)
+{
+    /* Open the output first: a path we cannot write must fail before minutes of measuring. */
+    cli_output out;
+    int orc = cli_output_open(&out, "machine", output, NULL, 0);
+    if (orc != 0)
+        return orc;
+    rt_error err;
+    int last = -1;
+    if (isatty(STDERR_FILENO)) {
+        mo->progress = show_progress;
+        mo->progress_ctx = &last;
+    }
+    rt_machine *m = NULL;
+    rt_warnings skipped = {0};
+    int rc = rt_machine_measure(mo, &m, &skipped, &err);
+    if (last >= 0)
+        fputc('\n', stderr);
+    for (size_t i = 0; i < skipped.n; i++)
+        fprintf(stderr, "rooftime: skipped: %s\n", skipped.msg[i]);
+    rt_warnings_release(&skipped);
+    if (rc != 0) {
+        cli_error("measurement failed: %s", err.msg);
+        cli_output_close(&out, 1);
+        return RT_EXIT_FAIL;
+    }
+    m->identity = rt_rank_identity_dup(id);
+    json_t *j = rt_machine_to_json(m);
+    int werr = json_dumpf(j, out.fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
+               fputc('\n', out.fp) == EOF;
+    json_decref(j);
+    if (cli_output_close(&out, werr) != RT_EXIT_OK) {
+        rt_machine_free(m);
+        return RT_EXIT_FAIL;
+    }
+    if (output)
+        print_summary(m, output);
+    rt_machine_free(m);
+    return RT_EXIT_OK;
+}
+
 int cmd_machine_measure(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -135,62 +194,12 @@ int cmd_machine_measure(int argc, char **argv)
         free(out_path);
         return orc;
     }
-    /* Open the output first: a path we cannot write must fail before minutes of measuring. */
     if (mpi) {
         orc = cli_machine_measure_mpi(&mo, output, slow);
         free(out_path);
         return orc;
     }
-    cli_output out;
-    if ((orc = cli_output_open(&out, "machine", output, NULL, 0)) != 0) {
-        free(out_path);
-        return orc;
-    }
-    rt_error err;
-    int last = -1;
-    if (isatty(STDERR_FILENO)) {
-        mo.progress = show_progress;
-        mo.progress_ctx = &last;
-    }
-    rt_machine *m = NULL;
-    rt_warnings skipped = {0};
-    int rc = rt_machine_measure(&mo, &m, &skipped, &err);
-    if (last >= 0)
-        fputc('\n', stderr);
-    for (size_t i = 0; i < skipped.n; i++)
-        fprintf(stderr, "rooftime: skipped: %s\n", skipped.msg[i]);
-    rt_warnings_release(&skipped);
-    if (rc != 0) {
-        cli_error("measurement failed: %s", err.msg);
-        cli_output_close(&out, 1);
-        free(out_path);
-        return RT_EXIT_FAIL;
-    }
-    m->identity = rt_rank_identity_dup(id);
-    json_t *j = rt_machine_to_json(m);
-    int werr = json_dumpf(j, out.fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
-               fputc('\n', out.fp) == EOF;
-    json_decref(j);
-    if (cli_output_close(&out, werr) != RT_EXIT_OK) {
-        rt_machine_free(m);
-        free(out_path);
-        return RT_EXIT_FAIL;
-    }
-    if (output) {
-        /* A short summary; `rooftime machine show FILE` prints everything. */
-        printf("wrote %s: %s\n", output, m->name);
-        for (size_t i = 0; i < m->n_units; i++)
-            printf("  %-9s %10.4g GFLOP/s  [%.4g .. %.4g]\n", m->units[i].name,
-                   m->units[i].flops / 1e9, m->units[i].min / 1e9, m->units[i].max / 1e9);
-        for (size_t i = 0; i < m->n_levels; i++)
-            printf("  %-9s %10.4g GB/s     [%.4g .. %.4g]\n", m->levels[i].name,
-                   m->levels[i].bytes_per_s / 1e9, m->levels[i].min / 1e9, m->levels[i].max / 1e9);
-        printf("  tau       %10.4g µs\n", m->tau * 1e6);
-        for (size_t i = 0; i < m->n_overheads; i++)
-            printf("  overhead  %10.4g µs  %s%s\n", m->overheads[i].seconds.median * 1e6,
-                   m->overheads[i].name, m->overheads[i].threads > 1 ? " (all threads)" : "");
-    }
-    rt_machine_free(m);
+    orc = measure_cpu(&mo, output, id);
     free(out_path);
-    return RT_EXIT_OK;
+    return orc;
 }

@@ -208,6 +208,58 @@ static int study_options(int argc, char **argv, rt_study_opts *so, const char **
     return 0;
 }
 
+/* Measure the machine the study runs on (no --machine given); 0, or -1 when it failed (said). */
+static int measure_machine(const rt_study_opts *so, bool tty, rt_machine **m)
+{
+    rt_measure_opts mo = {.quick = so->quick, .progress = tty ? show_measure : NULL};
+    rt_warnings skipped = {0};
+    rt_error err;
+    int rc = rt_machine_measure(&mo, m, &skipped, &err);
+    if (tty)
+        fputc('\n', stderr);
+    for (size_t i = 0; i < skipped.n; i++)
+        fprintf(stderr, "rooftime: machine: skipped: %s\n", skipped.msg[i]);
+    rt_warnings_release(&skipped);
+    if (rc != 0)
+        cli_error("measuring the machine failed: %s", err.msg);
+    return rc != 0 ? -1 : 0;
+}
+
+/* The study's profiles, each naming the machine, into DIR/profiles; 0, or -1 (said). */
+static int save_profiles(const char *dir, rt_study_result *res, const rt_machine *m)
+{
+    rt_error err;
+    for (size_t i = 0; i < res->n_profiles; i++) {
+        rt_machine_set_str(&res->profiles[i]->machine, m->name);
+        char *path = profile_path(dir, res->profiles[i]);
+        int rc = rt_profile_save(res->profiles[i], path, &err);
+        free(path);
+        if (rc != 0) {
+            cli_error("%s", err.msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The analysis's warnings (naming DIR/analysis.json), then DIR/analysis.txt and .json; 0, or -1
+ * (said). */
+static int write_analyses(const rt_analysis *a, const char *dir)
+{
+    char *path = rt_asprintf("%s/analysis.json", dir);
+    cli_print_warnings(&a->warnings, 5, path);
+    free(path);
+    path = rt_asprintf("%s/analysis.txt", dir);
+    int rc = write_analysis(a, RT_FORMAT_TEXT, path);
+    free(path);
+    if (rc != 0)
+        return -1;
+    path = rt_asprintf("%s/analysis.json", dir);
+    rc = write_analysis(a, RT_FORMAT_JSON, path);
+    free(path);
+    return rc != 0 ? -1 : 0;
+}
+
 int cmd_study(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -256,20 +308,8 @@ int cmd_study(int argc, char **argv)
     char *text = NULL, *path = NULL;
     double t0 = rt_now();
 
-    if (!m) {
-        rt_measure_opts mo = {.quick = so.quick, .progress = tty ? show_measure : NULL};
-        rt_warnings skipped = {0};
-        int mrc = rt_machine_measure(&mo, &m, &skipped, &err);
-        if (tty)
-            fputc('\n', stderr);
-        for (size_t i = 0; i < skipped.n; i++)
-            fprintf(stderr, "rooftime: machine: skipped: %s\n", skipped.msg[i]);
-        rt_warnings_release(&skipped);
-        if (mrc != 0) {
-            cli_error("measuring the machine failed: %s", err.msg);
-            goto done;
-        }
-    }
+    if (!m && measure_machine(&so, tty, &m) != 0)
+        goto done;
     double t_machine = rt_now() - t0;
     path = rt_asprintf("%s/machine.json", dir);
     if (rt_machine_save(m, path, &err) != 0) {
@@ -288,16 +328,8 @@ int cmd_study(int argc, char **argv)
         cli_error("study failed: %s", err.msg);
         goto done;
     }
-    for (size_t i = 0; i < res->n_profiles; i++) {
-        rt_machine_set_str(&res->profiles[i]->machine, m->name);
-        path = profile_path(dir, res->profiles[i]);
-        if (rt_profile_save(res->profiles[i], path, &err) != 0) {
-            cli_error("%s", err.msg);
-            goto done;
-        }
-        free(path);
-        path = NULL;
-    }
+    if (save_profiles(dir, res, m) != 0)
+        goto done;
     /* The reference among the units the study's kernels use (the machine file keeps its own). */
     rt_reference_choose(m, res->profiles, res->n_profiles);
     a = rt_analysis_new(m, mode, res->profiles, res->n_profiles, rt_study_group_opts(), &err);
@@ -305,17 +337,8 @@ int cmd_study(int argc, char **argv)
         cli_error("analysis failed: %s", err.msg);
         goto done;
     }
-    path = rt_asprintf("%s/analysis.json", dir);
-    cli_print_warnings(&a->warnings, 5, path);
-    free(path);
-    path = rt_asprintf("%s/analysis.txt", dir);
-    if (write_analysis(a, RT_FORMAT_TEXT, path) != 0)
+    if (write_analyses(a, dir) != 0)
         goto done;
-    free(path);
-    path = rt_asprintf("%s/analysis.json", dir);
-    if (write_analysis(a, RT_FORMAT_JSON, path) != 0)
-        goto done;
-    free(path);
     findings = rt_study_findings(a, res);
     text = rt_findings_text(findings);
     path = rt_asprintf("%s/findings.txt", dir);

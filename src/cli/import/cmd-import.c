@@ -102,11 +102,7 @@ static int import_run(const cli_importer *im, int argc, char **argv)
     int rc = parse_options(im, argc, argv, state, &output, &tags);
     if (rc != 0)
         goto out;
-    if (!output) {
-        rc = cli_usage_error("import", "-o FILE is required");
-        goto out;
-    }
-    if ((rc = cli_output_expand("import", output, &out_path)) != 0 ||
+    if ((rc = cli_output_required("import", output, &out_path)) != 0 ||
         (rc = check_inputs(im, argc)) != 0)
         goto out;
     cli_import_args a = {argv + optind, (size_t)(argc - optind), out_path};

@@ -119,15 +119,8 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
         goto out;
     }
     cli_print_warnings(&warnings, 20, NULL);
-    free(p->command);
-    p->command = rt_strdup_utf8(command);
     char buf[512];
-    snprintf(buf, sizeof buf, "%.6f", wall);
-    rt_tags_set(&p->provenance.notes, "command_wall_time", buf);
-    rt_wall_coverage wc;
-    rt_profile_wall_coverage(p, &wc);
-    rt_wall_coverage_text(&wc, buf, sizeof buf);
-    rt_tags_set(&p->provenance.notes, "torch_wall_coverage", buf);
+    rt_profile_note_run(p, command, wall, buf, sizeof buf);
     if (onednn_out) {
         /* the oneDNN reader's own warnings: the trace's are printed already */
         rt_warnings_release(&warnings);

@@ -18,7 +18,17 @@
 #include "rooftime/util/spawn.h"
 #include "rooftime/util/strings.h"
 
-int cmd_profile(int argc, char **argv)
+/* The options: as given, then (the paths) with their placeholders expanded. */
+typedef struct profile_opts {
+    const char *output, *keep, *steps, *conv, *keep_trace, *onednn_out;
+    int torch;
+    cli_gpu_opts gpu;
+    rt_tags tags;
+    char *out_path, *keep_path, *trace_path, *dn_path, *dir_path; /* expanded: freed at the end */
+} profile_opts;
+
+/* The options up to the command (argv + optind); 0 or the exit code. */
+static int parse_options(int argc, char **argv, profile_opts *o)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"tag", required_argument, NULL, 't'},
@@ -34,164 +44,142 @@ int cmd_profile(int argc, char **argv)
                                          {"keep-dir", required_argument, NULL, 'R'},
                                          {"no-keep-images", no_argument, NULL, 'I'},
                                          {0}};
-    cli_gpu_opts gpu = {0};
-    char *dir_path = NULL; /* --keep-dir expanded */
-    const char *output = NULL, *keep = NULL;
-    char *out_path = NULL, *keep_path = NULL; /* -o and --keep-log with placeholders expanded */
-    const char *steps = NULL, *conv = NULL, *keep_trace = NULL, *onednn_out = NULL;
-    char *trace_path = NULL, *dn_path = NULL; /* --keep-trace and --onednn-output expanded */
-    int torch = 0;
-    rt_tags tags = {0};
-    rt_warnings warnings = {0};
-    rt_profile *p = NULL;
-    rt_onednn_reader *r = NULL;
-    FILE *log = NULL;
-    char *tmp_log = NULL;
-    int rc = RT_EXIT_USAGE, c, fd = -1;
+    int rc, c;
     optind = 1;
     opterr = 0;
     /* "+": stop at the first non-option, so the command's own options stay its own. */
     while ((c = getopt_long(argc, argv, "+o:t:", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
-            output = optarg;
+            o->output = optarg;
             break;
         case 't':
-            if ((rc = cli_tag_option("profile", optarg, &tags)) != 0)
-                goto out;
+            if ((rc = cli_tag_option("profile", optarg, &o->tags)) != 0)
+                return rc;
             break;
         case 'k':
-            keep = optarg;
+            o->keep = optarg;
             break;
         case 'T':
-            torch = 1;
+            o->torch = 1;
             break;
         case 'S':
-            steps = optarg;
+            o->steps = optarg;
             break;
         case 'c':
-            conv = optarg;
+            o->conv = optarg;
             break;
         case 'K':
-            keep_trace = optarg;
+            o->keep_trace = optarg;
             break;
         case 'D':
-            onednn_out = optarg;
+            o->onednn_out = optarg;
             break;
         case 'G':
-            gpu.on = 1;
+            o->gpu.on = 1;
             break;
         case 'C':
-            gpu.counters = 1;
+            o->gpu.counters = 1;
             break;
         case 'P':
-            gpu.per_launch = 1;
+            o->gpu.per_launch = 1;
             break;
         case 'R':
-            gpu.keep_dir = optarg;
+            o->gpu.keep_dir = optarg;
             break;
         case 'I':
-            gpu.no_keep_images = 1;
+            o->gpu.no_keep_images = 1;
             break;
         default:
-            rc = cli_usage_error("profile", "unknown option '%s'", argv[optind - 1]);
-            goto out;
+            return cli_usage_error("profile", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (!output) {
-        rc = cli_usage_error("profile", "-o FILE is required");
-        goto out;
-    }
-    if ((rc = cli_output_expand("profile", output, &out_path)) != 0)
-        goto out;
-    output = out_path;
-    if ((rc = cli_output_expand("profile", keep, &keep_path)) != 0)
-        goto out;
-    keep = keep_path;
-    if ((rc = cli_output_expand("profile", keep_trace, &trace_path)) != 0 ||
-        (rc = cli_output_expand("profile", onednn_out, &dn_path)) != 0)
-        goto out;
-    keep_trace = trace_path;
-    onednn_out = dn_path;
-    if ((rc = cli_output_expand("profile", gpu.keep_dir, &dir_path)) != 0)
-        goto out;
-    gpu.keep_dir = dir_path;
-    if (optind >= argc) {
-        rc = cli_usage_error("profile", "no command given (put it after --)");
-        goto out;
-    }
-    if (!torch && (steps || conv || keep_trace || onednn_out)) {
-        rc = cli_usage_error(
+    return 0;
+}
+
+/* -o (required, as import's) and the other paths with their placeholders expanded; 0 or the
+ * exit code. */
+static int expand_paths(profile_opts *o)
+{
+    int rc;
+    if ((rc = cli_output_required("profile", o->output, &o->out_path)) != 0)
+        return rc;
+    o->output = o->out_path;
+    if ((rc = cli_output_expand("profile", o->keep, &o->keep_path)) != 0)
+        return rc;
+    o->keep = o->keep_path;
+    if ((rc = cli_output_expand("profile", o->keep_trace, &o->trace_path)) != 0 ||
+        (rc = cli_output_expand("profile", o->onednn_out, &o->dn_path)) != 0)
+        return rc;
+    o->keep_trace = o->trace_path;
+    o->onednn_out = o->dn_path;
+    if ((rc = cli_output_expand("profile", o->gpu.keep_dir, &o->dir_path)) != 0)
+        return rc;
+    o->gpu.keep_dir = o->dir_path;
+    return 0;
+}
+
+/* Options that do not go together, paths that name one file twice, and -o and --keep-log
+ * writable; 0 or the exit code. */
+static int check_options(const profile_opts *o)
+{
+    const cli_gpu_opts *gpu = &o->gpu;
+    char **out = (char **)&o->output;
+    if (!o->torch && (o->steps || o->conv || o->keep_trace || o->onednn_out))
+        return cli_usage_error(
             "profile", "--steps, --conv-flops, --keep-trace and --onednn-output are for --torch");
-        goto out;
-    }
-    if (!gpu.on && (gpu.counters || gpu.per_launch || gpu.keep_dir || gpu.no_keep_images)) {
-        rc = cli_usage_error("profile", "--counters, --per-launch, --keep-dir and --no-keep-images "
-                                        "go with --gpu");
-        goto out;
-    }
-    if (gpu.no_keep_images && !gpu.counters) {
-        rc = cli_usage_error("profile", "--no-keep-images goes with --counters (the trace run "
-                                        "keeps no raw images)");
-        goto out;
-    }
-    if (gpu.on && (torch || keep)) {
-        rc = cli_usage_error("profile", "--gpu goes with neither --torch nor --keep-log (use "
-                                        "--keep-dir)");
-        goto out;
-    }
-    if (torch && keep) {
-        rc = cli_usage_error("profile", "--keep-log is for oneDNN mode (without --torch)");
-        goto out;
-    }
-    if (onednn_out && cli_output_is_input(onednn_out, (char **)&output, 1)) {
-        rc =
-            cli_usage_error("profile", "--onednn-output '%s' is also the profile (-o)", onednn_out);
-        goto out;
-    }
-    if (keep_trace && cli_output_is_input(keep_trace, (char **)&output, 1)) {
-        rc = cli_usage_error("profile", "--keep-trace '%s' is also the profile (-o)", keep_trace);
-        goto out;
-    }
-    if (keep_trace && onednn_out && cli_output_is_input(keep_trace, (char **)&onednn_out, 1)) {
-        rc = cli_usage_error("profile", "--keep-trace '%s' is also --onednn-output", keep_trace);
-        goto out;
-    }
-    if (gpu.keep_dir && cli_output_is_input(gpu.keep_dir, (char **)&output, 1)) {
-        rc = cli_usage_error("profile", "--keep-dir '%s' is also the profile (-o)", gpu.keep_dir);
-        goto out;
-    }
-    if (keep && cli_output_is_input(keep, (char **)&output, 1)) {
-        rc = cli_usage_error("profile", "--keep-log '%s' is also the profile (-o)", keep);
-        goto out;
-    }
+    if (!gpu->on && (gpu->counters || gpu->per_launch || gpu->keep_dir || gpu->no_keep_images))
+        return cli_usage_error("profile", "--counters, --per-launch, --keep-dir and "
+                                          "--no-keep-images go with --gpu");
+    if (gpu->no_keep_images && !gpu->counters)
+        return cli_usage_error("profile", "--no-keep-images goes with --counters (the trace run "
+                                          "keeps no raw images)");
+    if (gpu->on && (o->torch || o->keep))
+        return cli_usage_error("profile", "--gpu goes with neither --torch nor --keep-log (use "
+                                          "--keep-dir)");
+    if (o->torch && o->keep)
+        return cli_usage_error("profile", "--keep-log is for oneDNN mode (without --torch)");
+    if (o->onednn_out && cli_output_is_input(o->onednn_out, out, 1))
+        return cli_usage_error("profile", "--onednn-output '%s' is also the profile (-o)",
+                               o->onednn_out);
+    if (o->keep_trace && cli_output_is_input(o->keep_trace, out, 1))
+        return cli_usage_error("profile", "--keep-trace '%s' is also the profile (-o)",
+                               o->keep_trace);
+    if (o->keep_trace && o->onednn_out &&
+        cli_output_is_input(o->keep_trace, (char **)&o->onednn_out, 1))
+        return cli_usage_error("profile", "--keep-trace '%s' is also --onednn-output",
+                               o->keep_trace);
+    if (gpu->keep_dir && cli_output_is_input(gpu->keep_dir, out, 1))
+        return cli_usage_error("profile", "--keep-dir '%s' is also the profile (-o)",
+                               gpu->keep_dir);
+    if (o->keep && cli_output_is_input(o->keep, out, 1))
+        return cli_usage_error("profile", "--keep-log '%s' is also the profile (-o)", o->keep);
     /* Checked before the command runs: a bad path must not cost a whole run. */
-    if ((rc = cli_output_check("profile", output, NULL, 0)) != 0 ||
-        (rc = cli_output_check("profile", keep, NULL, 0)) != 0)
-        goto out;
-    char **cmd = argv + optind;
-    int n_cmd = argc - optind;
-    if (gpu.on) {
-        rc = cli_profile_gpu(&gpu, cmd, n_cmd, output, &tags);
-        goto out;
-    }
-    if (torch) {
-        rc = cli_profile_torch(output, &tags, steps, conv, keep_trace, onednn_out, n_cmd, cmd);
-        goto out;
-    }
-    rc = RT_EXIT_FAIL;
+    int rc = cli_output_check("profile", o->output, NULL, 0);
+    return rc != 0 ? rc : cli_output_check("profile", o->keep, NULL, 0);
+}
+
+/* The oneDNN mode: run cmd with verbose on, import its records, save them to -o and the records
+ * to --keep-log. Returns the exit code. */
+static int profile_onednn(const profile_opts *o, char **cmd, int n_cmd)
+{
+    rt_warnings warnings = {0};
+    rt_profile *p = NULL;
+    rt_onednn_reader *r = NULL;
+    FILE *log = NULL;
+    char *tmp_log = NULL;
+    int rc = RT_EXIT_FAIL;
     rt_error err = {{0}};
-    if (keep) {
+    if (o->keep) {
         /* Written beside its final name and renamed at the end, so a failed run leaves none. */
-        tmp_log = rt_asprintf("%s.tmp.XXXXXX", keep);
+        tmp_log = rt_asprintf("%s.tmp.XXXXXX", o->keep);
         int lfd = mkstemp(tmp_log);
         if (lfd < 0 || !(log = fdopen(lfd, "w"))) {
-            cli_error("cannot write '%s': %s", keep, strerror(errno));
+            cli_error("cannot write '%s': %s", o->keep, strerror(errno));
             if (lfd >= 0)
                 close(lfd);
             free(tmp_log);
-            tmp_log = NULL;
-            goto out;
+            return rc;
         }
     }
     static const char *const verbose_env[] = {"ONEDNN_VERBOSE=1", "DNNL_VERBOSE=1", NULL};
@@ -201,11 +189,9 @@ int cmd_profile(int argc, char **argv)
         cli_error("%s", err.msg);
         goto out;
     }
-    fd = child.out_fd;
     r = rt_onednn_reader_new("the command's output");
-    cli_profile_route(fd, r, log);
+    cli_profile_route(child.out_fd, r, log);
     int status = rt_spawn_wait(&child);
-    fd = -1;
     char *command = rt_spawn_command_text(n_cmd, cmd);
     int cmd_failed = status != 0;
     if (child.signal)
@@ -225,29 +211,24 @@ int cmd_profile(int argc, char **argv)
     free(p->command);
     p->command = rt_strdup_utf8(command);
     free(command);
-    if (cli_save_profile(p, &tags, output) != 0)
+    if (cli_save_profile(p, &o->tags, o->output) != 0)
         goto out;
     if (log) {
         int bad = fclose(log) != 0;
         log = NULL;
-        if (bad || rename(tmp_log, keep) != 0) {
-            cli_error("cannot write '%s': %s", keep, strerror(errno));
+        if (bad || rename(tmp_log, o->keep) != 0) {
+            cli_error("cannot write '%s': %s", o->keep, strerror(errno));
             goto out;
         }
         free(tmp_log);
         tmp_log = NULL;
     }
-    fprintf(stderr, "rooftime: profile: %s: %zu kernels from %zu oneDNN calls\n", output,
+    fprintf(stderr, "rooftime: profile: %s: %zu kernels from %zu oneDNN calls\n", o->output,
             p->n_kernels, rt_onednn_reader_n_exec(r));
     if (cmd_failed)
         cli_error("the command failed; the profile holds what it ran before");
     rc = cmd_failed ? RT_EXIT_FAIL : RT_EXIT_OK;
 out:
-    free(out_path);
-    free(keep_path);
-    free(dir_path);
-    free(trace_path);
-    free(dn_path);
     if (log)
         fclose(log);
     if (tmp_log) {
@@ -256,8 +237,33 @@ out:
     }
     rt_onednn_reader_free(r);
     rt_profile_free(p);
-    rt_tags_release(&tags);
     rt_warnings_release(&warnings);
+    return rc;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+    profile_opts o = {0};
+    int rc = parse_options(argc, argv, &o);
+    if (rc == 0)
+        rc = expand_paths(&o);
+    if (rc == 0 && optind >= argc)
+        rc = cli_usage_error("profile", "no command given (put it after --)");
+    if (rc == 0)
+        rc = check_options(&o);
+    char **cmd = argv + optind;
+    int n_cmd = argc - optind;
+    if (rc == 0)
+        rc = o.gpu.on  ? cli_profile_gpu(&o.gpu, cmd, n_cmd, o.output, &o.tags)
+             : o.torch ? cli_profile_torch(o.output, &o.tags, o.steps, o.conv, o.keep_trace,
+                                           o.onednn_out, n_cmd, cmd)
+                       : profile_onednn(&o, cmd, n_cmd);
+    free(o.out_path);
+    free(o.keep_path);
+    free(o.dir_path);
+    free(o.trace_path);
+    free(o.dn_path);
+    rt_tags_release(&o.tags);
     return rc;
 }
 
