@@ -13,6 +13,7 @@
 #include "cli-cupti.h"
 #include "cli-inputs.h"
 #include "cli-study-gpu.h"
+#include "cli-study.h"
 #include "commands.h"
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
@@ -38,38 +39,10 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
-/* A comma list into flags by parse; a usage error naming the bad name. */
-static int gpu_flags(const char *opt, const char *list, bool *flags, int n,
-                     int (*parse)(const char *, int *, rt_error *))
-{
-    size_t m;
-    char **names = rt_split_list(list, &m);
-    for (int i = 0; i < n; i++)
-        flags[i] = false;
-    int rc = m ? 0 : cli_usage_error("study", "%s: expected a comma-separated list", opt);
-    for (size_t i = 0; i < m && rc == 0; i++) {
-        int v;
-        rt_error err = {{0}};
-        if (parse(names[i], &v, &err) < 0)
-            rc = cli_usage_error("study", "%s: %s", opt, err.msg);
-        else
-            flags[v] = true;
-    }
-    rt_free_list(names, m);
-    return rc;
-}
-
 static int p_fw(const char *s, int *v, rt_error *err)
 {
     rt_gpu_framework x = 0;
     int rc = rt_gpu_framework_parse(s, &x, err);
-    *v = (int)x;
-    return rc;
-}
-static int p_op(const char *s, int *v, rt_error *err)
-{
-    rt_study_op x = 0;
-    int rc = rt_study_op_parse(s, &x, err);
     *v = (int)x;
     return rc;
 }
@@ -142,15 +115,15 @@ static int gpu_options(int argc, char **argv, cli_gpu_study *g, gpu_args *a)
             g->client_timeout = (double)v;
             break;
         case 'F':
-            if (gpu_flags("--framework", optarg, g->so.frameworks, RT_GPU_FW_COUNT, p_fw))
+            if (cli_study_flags("--framework", optarg, g->so.frameworks, RT_GPU_FW_COUNT, p_fw))
                 return RT_EXIT_USAGE;
             break;
         case 'O':
-            if (gpu_flags("--op", optarg, g->so.ops, RT_OP_COUNT, p_op))
+            if (cli_study_flags("--op", optarg, g->so.ops, RT_OP_COUNT, cli_study_op_flag))
                 return RT_EXIT_USAGE;
             break;
         case 'P':
-            if (gpu_flags("--precision", optarg, g->so.precisions, RT_GPU_PREC_COUNT, p_prec))
+            if (cli_study_flags("--precision", optarg, g->so.precisions, RT_GPU_PREC_COUNT, p_prec))
                 return RT_EXIT_USAGE;
             break;
         case 'n':

@@ -9,6 +9,7 @@
 
 #include "cli-inputs.h"
 #include "cli-study-gpu.h"
+#include "cli-study.h"
 #include "commands.h"
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
@@ -50,9 +51,8 @@ static void show_study(void *ud, const rt_study_progress *p)
     fflush(stderr);
 }
 
-/* Parse a comma list of names into flags with the given parser; -1 naming the bad one. */
-static int parse_flags(const char *opt, const char *list, bool *flags, int n,
-                       int (*parse)(const char *, int *, rt_error *))
+int cli_study_flags(const char *opt, const char *list, bool *flags, int n,
+                    int (*parse)(const char *, int *, rt_error *))
 {
     size_t m;
     char **names = rt_split_list(list, &m);
@@ -85,7 +85,7 @@ static int p_impl(const char *s, int *v, rt_error *err)
     *v = (int)x;
     return rc;
 }
-static int p_op(const char *s, int *v, rt_error *err)
+int cli_study_op_flag(const char *s, int *v, rt_error *err)
 {
     rt_study_op x = 0;
     int rc = rt_study_op_parse(s, &x, err);
@@ -168,17 +168,17 @@ static int study_options(int argc, char **argv, rt_study_opts *so, const char **
             *mode_s = optarg;
             break;
         case 'I': {
-            if (parse_flags("--impl", optarg, so->impls, RT_IMPL_COUNT, p_impl) < 0)
+            if (cli_study_flags("--impl", optarg, so->impls, RT_IMPL_COUNT, p_impl) < 0)
                 return RT_EXIT_USAGE;
             so->pytorch_optional = false; /* asked for by name: it must run */
             break;
         }
         case 'O':
-            if (parse_flags("--op", optarg, so->ops, RT_OP_COUNT, p_op) < 0)
+            if (cli_study_flags("--op", optarg, so->ops, RT_OP_COUNT, cli_study_op_flag) < 0)
                 return RT_EXIT_USAGE;
             break;
         case 'P':
-            if (parse_flags("--precision", optarg, so->precisions, RT_PREC_COUNT, p_prec) < 0)
+            if (cli_study_flags("--precision", optarg, so->precisions, RT_PREC_COUNT, p_prec) < 0)
                 return RT_EXIT_USAGE;
             break;
         case 'n':

@@ -1,0 +1,17 @@
+/* What `study` and `study --gpu` (cmd-study.c, cmd-study-gpu.c) share: their list options. */
+#ifndef ROOFTIME_CLI_STUDY_H
+#define ROOFTIME_CLI_STUDY_H
+
+#include <stdbool.h>
+
+#include "rooftime/util/error.h"
+
+/* A comma list of names (option opt) into n flags with parse; -1 after a usage error naming the
+ * bad name, or listing the known ones when the list is empty (cmd-study.c). */
+int cli_study_flags(const char *opt, const char *list, bool *flags, int n,
+                    int (*parse)(const char *, int *, rt_error *));
+
+/* An operation's name (conv2d, lstm) as a flag index, for cli_study_flags (cmd-study.c). */
+int cli_study_op_flag(const char *s, int *v, rt_error *err);
+
+#endif
