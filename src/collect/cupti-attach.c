@@ -20,15 +20,9 @@
  * (CUPTI's queries crash without one). 0, or -1 with the line in err. */
 static int check_device(char *err, size_t errlen)
 {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void *h = rtc_open_libcuda(err, errlen);
     if (!h)
-        h = dlopen("libcuda.so.1", RTLD_NOW);
-    if (!h) {
-        const char *why = dlerror();
-        snprintf(err, errlen, "no CUDA driver: libcuda.so.1 not found (%s)",
-                 why ? why : "dlopen failed");
         return -1;
-    }
     /* Left loaded: the driver stays for the collection (rtc_load_driver takes it again). */
     CUresult (*init)(unsigned) = (CUresult(*)(unsigned))dlsym(h, "cuInit");
     CUresult (*count)(int *) = (CUresult(*)(int *))dlsym(h, "cuDeviceGetCount");

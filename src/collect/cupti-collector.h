@@ -105,6 +105,8 @@ void CUPTIAPI rtc_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf,
 int rtc_enable_callbacks(void);
 
 /* ---- cupti-inject.c: start and end, shared by the injection and by attach ---- */
+/* libcuda.so.1, already loaded or opened now (left loaded); NULL with the line in err. */
+void *rtc_open_libcuda(char *err, size_t errlen);
 /* The driver's entry points into rtc_drv from libcuda.so.1 (the loaded copy if any); 0, or -1
  * with the reason in err. */
 int rtc_load_driver(char *err, size_t errlen);

@@ -21,7 +21,7 @@
 rtc_state rtc_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 rtc_driver rtc_drv;
 
-int rtc_load_driver(char *err, size_t errlen)
+void *rtc_open_libcuda(char *err, size_t errlen)
 {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (!h)
@@ -30,8 +30,15 @@ int rtc_load_driver(char *err, size_t errlen)
         const char *why = dlerror();
         snprintf(err, errlen, "no CUDA driver: libcuda.so.1 not found (%s)",
                  why ? why : "dlopen failed");
-        return -1;
     }
+    return h;
+}
+
+int rtc_load_driver(char *err, size_t errlen)
+{
+    void *h = rtc_open_libcuda(err, errlen);
+    if (!h)
+        return -1;
     rtc_drv.ctx_get_device = (CUresult(*)(CUdevice *))dlsym(h, "cuCtxGetDevice");
     rtc_drv.device_get_name = (CUresult(*)(char *, int, CUdevice))dlsym(h, "cuDeviceGetName");
     rtc_drv.device_get_attribute =
