@@ -14,6 +14,7 @@ import sys
 import tempfile
 
 from . import core
+from ._block import ProfiledBlock
 from ._lib import Error, b, fail, lib, take
 
 _COLLECTOR = []
@@ -67,7 +68,7 @@ def _tags(tags):
     return text
 
 
-class profile:
+class profile(ProfiledBlock):
     """Collect the CUDA kernels a block of code launches in this process.
 
     counters: also the counters of each kernel (FLOPs and bytes; kernels replayed, so slower), with
@@ -75,6 +76,8 @@ class profile:
     (times only). keep_dir: the collector's directory (created if missing) is kept there;
     default a scratch directory removed after the import.
     """
+
+    _what = "rooftime.gpu.profile"
 
     def __init__(self, counters=False, keep_dir=None):
         self.counters = bool(counters)
@@ -138,18 +141,3 @@ class profile:
             if self._scratch:
                 shutil.rmtree(d, ignore_errors=True)
         return False
-
-    def _need(self):
-        if self.profile is None:
-            raise Error("rooftime.gpu.profile: no profile yet (use it in a with block)")
-        return self.profile
-
-    def analyze(self, machine, **kw):
-        """The verdicts of the profiled block on machine (rooftime.analyze's options)."""
-        return core.analyze([self._need()], machine, **kw)
-
-    def save(self, path):
-        self._need().save(path)
-
-    def to_dict(self):
-        return self._need().to_dict()

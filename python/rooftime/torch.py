@@ -10,6 +10,7 @@ import tempfile
 import time
 
 from . import core
+from ._block import ProfiledBlock
 from ._lib import Error, fail, lib
 
 _RUNNER = []
@@ -46,13 +47,15 @@ def _steps(steps):
     return first, last
 
 
-class profile:
+class profile(ProfiledBlock):
     """Profile the PyTorch operators of a block of code.
 
     steps: keep only optimizer steps FIRST+1 .. LAST (a "1:3" string or a pair), as --steps.
     command: the name the profile gives the run (default "python (in process)").
     keep_trace: also keep the runner's trace (chrome JSON) at this path.
     """
+
+    _what = "rooftime.torch.profile"
 
     def __init__(self, steps=None, command=None, keep_trace=None):
         self.steps = _steps(steps)
@@ -97,18 +100,3 @@ class profile:
             if os.path.exists(self._trace):
                 os.unlink(self._trace)
         return False
-
-    def _need(self):
-        if self.profile is None:
-            raise Error("rooftime.torch.profile: no profile yet (use it in a with block)")
-        return self.profile
-
-    def analyze(self, machine, **kw):
-        """The verdicts of the profiled block on machine (rooftime.analyze's options)."""
-        return core.analyze([self._need()], machine, **kw)
-
-    def save(self, path):
-        self._need().save(path)
-
-    def to_dict(self):
-        return self._need().to_dict()
