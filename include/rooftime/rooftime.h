@@ -99,6 +99,7 @@
 #include "rooftime/study/study-impls.h"
 #include "rooftime/study/study-onednn.h"
 #include "rooftime/study/study-run.h"
+#include "rooftime/study/study-scripts.h"
 #include "rooftime/study/study-shapes.h"
 #include "rooftime/study/study-tensors.h"
 #include "rooftime/study/study-timer.h"

@@ -11,6 +11,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/study/study-run.h"
+#include "rooftime/study/study-scripts.h"
 #include "rooftime/study/study-shapes.h"
 #include "rooftime/study/study-torch.h"
 #include "rooftime/util/datadir.h"
@@ -60,27 +61,7 @@ const char *rt_torch_study_python(void)
 
 char *rt_torch_study_script(rt_error *err)
 {
-    /* RT_SOURCE_DATADIR is "<source>/data": the client is in "<source>/scripts" */
-    const char *src = RT_SOURCE_DATADIR;
-    size_t sl = strlen(src);
-    if (sl >= 5 && strcmp(src + sl - 5, "/data") == 0)
-        sl -= 5;
-    const char *env = getenv("ROOFTIME_SRC");
-    char *cand[3] = {env && *env ? rt_asprintf("%s/scripts/torch-client.py", env) : NULL,
-                     rt_asprintf("%.*s/scripts/torch-client.py", (int)sl, src),
-                     rt_asprintf("%s/scripts/torch-client.py", RT_INSTALL_DATADIR)};
-    char *found = NULL;
-    for (int i = 0; i < 3 && !found; i++)
-        if (cand[i] && access(cand[i], R_OK) == 0) {
-            found = cand[i];
-            cand[i] = NULL;
-        }
-    if (!found)
-        rt_error_set(err, "cannot find scripts/torch-client.py (looked in %s%s%s, %s)",
-                     cand[0] ? cand[0] : "", cand[0] ? ", " : "", cand[1], cand[2]);
-    for (int i = 0; i < 3; i++)
-        free(cand[i]);
-    return found;
+    return rt_study_script("scripts/torch-client.py", err);
 }
 
 int rt_study_torch_check(const rt_study_opts *o, rt_error *err)

@@ -19,6 +19,7 @@
 #include "rooftime/import/cupti.h"
 #include "rooftime/study/study-gpu-profiles.h"
 #include "rooftime/study/study-gpu-plan.h"
+#include "rooftime/study/study-scripts.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
@@ -27,27 +28,7 @@
 
 char *cli_study_gpu_script(rt_gpu_framework f, rt_error *err)
 {
-    /* RT_SOURCE_DATADIR is "<source>/data": the clients are in "<source>/scripts" */
-    const char *src = RT_SOURCE_DATADIR, *rel = rt_study_gpu_script(f);
-    size_t sl = strlen(src);
-    if (sl >= 5 && strcmp(src + sl - 5, "/data") == 0)
-        sl -= 5;
-    const char *env = getenv("ROOFTIME_SRC");
-    char *cand[3] = {env && *env ? rt_asprintf("%s/%s", env, rel) : NULL,
-                     rt_asprintf("%.*s/%s", (int)sl, src, rel),
-                     rt_asprintf("%s/%s", RT_INSTALL_DATADIR, rel)};
-    char *found = NULL;
-    for (int i = 0; i < 3 && !found; i++)
-        if (cand[i] && access(cand[i], R_OK) == 0) {
-            found = cand[i];
-            cand[i] = NULL;
-        }
-    if (!found)
-        rt_error_set(err, "cannot find %s (looked in %s%s%s, %s)", rel, cand[0] ? cand[0] : "",
-                     cand[0] ? ", " : "", cand[1], cand[2]);
-    for (int i = 0; i < 3; i++)
-        free(cand[i]);
-    return found;
+    return rt_study_script(rt_study_gpu_script(f), err);
 }
 
 /* The last non-empty line of a file (the client's one line on exit 3), into buf. */
