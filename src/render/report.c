@@ -25,6 +25,7 @@
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/html-escape.h"
+#include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
 #define MAX_KERNEL_ROWS 500
@@ -86,25 +87,36 @@ static void td_num(FILE *fp, double v, double scale)
         fprintf(fp, "<td>%.4g</td>", v / scale);
 }
 
-/* Render one chart: write DIR/<slug>-<name>.svg and inline it into the page. */
+/* Render one chart: write DIR/<slug>-<name>.svg and inline it into the page. The chart goes
+ * straight into its file (a chart of a million points is hundreds of megabytes, never held in
+ * memory); one small enough to inline is read back. */
 static int chart(FILE *html, const char *dir, const rt_report_split *sp, const char *name,
                  const rt_chart_spec *spec, const rt_analysis *a, rt_error *err)
 {
-    char *svg = rt_chart_svg(spec, a, err);
-    if (!svg) {
+    char *path = rt_asprintf("%s/%s-%s.svg", dir, sp->slug, name);
+    rt_error cerr = {{0}};
+    if (rt_chart_render(spec, a, path, &cerr) != 0) {
+        *err = cerr;
         rt_error_prefix(err, "chart %s of '%s'", name, sp->title[0] ? sp->title : "all");
+        free(path);
         return -1;
     }
-    char *path = rt_asprintf("%s/%s-%s.svg", dir, sp->slug, name);
-    int rc = rt_write_file_atomic(path, svg, strlen(svg), err);
+    struct stat st;
+    char *svg = NULL;
+    size_t len = 0;
+    int rc = stat(path, &st) == 0 ? 0 : -1;
+    if (rc != 0)
+        rt_error_set(err, "cannot read '%s' back: %s", path, strerror(errno));
+    else if ((size_t)st.st_size <= MAX_INLINE_SVG)
+        rc = rt_read_text_file(path, MAX_INLINE_SVG + 1, &svg, &len, err);
     free(path);
-    if (rc == 0 && strlen(svg) > MAX_INLINE_SVG) {
+    if (rc == 0 && !svg) {
         /* Past the page's budget the chart is the file beside it, shown as an image. */
         fprintf(html,
                 "<div class=\"chart\" id=\"%s-%s\"><a href=\"%s-%s.svg\"><img src=\"%s-%s.svg\" "
                 "alt=\"%s\" style=\"width:100%%\"></a>\n<p class=\"note\">%.1f MB of SVG: "
                 "linked, not inlined; hover texts in the file</p></div>\n",
-                sp->slug, name, sp->slug, name, sp->slug, name, name, (double)strlen(svg) / 1e6);
+                sp->slug, name, sp->slug, name, sp->slug, name, name, (double)st.st_size / 1e6);
     } else if (rc == 0) {
         /* Inline SVG must not carry the XML declaration. */
         const char *body = strstr(svg, "<svg");
