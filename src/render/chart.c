@@ -437,7 +437,10 @@ int rt_chart_render(const rt_chart_spec *spec, const rt_analysis *a, const char 
     if (rt_atomic_open(&af, path, err) != 0)
         return -1;
     if (draw_to(spec, a, f, af.fp, err) != 0) {
-        rt_atomic_abort(&af);
+        if (ferror(af.fp)) /* the file could not be written: say which and why */
+            rt_atomic_commit(&af, err);
+        else
+            rt_atomic_abort(&af);
         return -1;
     }
     return rt_atomic_commit(&af, err);

@@ -97,7 +97,8 @@ static int chart(FILE *html, const char *dir, const rt_report_split *sp, const c
     rt_error cerr = {{0}};
     if (rt_chart_render(spec, a, path, &cerr) != 0) {
         *err = cerr;
-        rt_error_prefix(err, "chart %s of '%s'", name, sp->title[0] ? sp->title : "all");
+        if (strncmp(err->msg, "cannot write", 12) != 0) /* a write error names its file */
+            rt_error_prefix(err, "chart %s of '%s'", name, sp->title[0] ? sp->title : "all");
         free(path);
         return -1;
     }
