@@ -394,13 +394,11 @@ static char *signature(const rt_config *c, const char *param, const rt_group_opt
     return s;
 }
 
-static const char *sort_param;
-static const rt_analysis *sort_a;
+/* The family parameter's value of each config, for the sort (one family sorted at a time). */
+static const char *const *sort_vals;
 static int cmp_by_param(const void *x, const void *y)
 {
-    const char *a = rt_tags_get(&sort_a->configs[*(const size_t *)x].tags, sort_param);
-    const char *b = rt_tags_get(&sort_a->configs[*(const size_t *)y].tags, sort_param);
-    return natural_cmp(a, b);
+    return natural_cmp(sort_vals[*(const size_t *)x], sort_vals[*(const size_t *)y]);
 }
 
 static void add_family(rt_analysis *a, size_t *cap, const char *param, char *label, size_t *members,
@@ -431,7 +429,8 @@ static bool family_same(const void *ctx, size_t g)
 
 /* The families of one parameter: configs that carry it, grouped by a hash of their other tags,
  * in order of each group's first config, each ordered by the parameter's value. */
-static void families_of(rt_analysis *a, const char *param, const rt_group_opts *o, size_t *cap)
+static void families_of(rt_analysis *a, const char *param, const char *const *vals,
+                        const rt_group_opts *o, size_t *cap)
 {
     size_t nc = a->n_configs, ng = 0;
     size_t *group = rt_xcalloc(nc ? nc : 1, sizeof *group);
@@ -441,7 +440,7 @@ static void families_of(rt_analysis *a, const char *param, const rt_group_opts *
     for (size_t c = 0; c < nc; c++) {
         const rt_tags *t = &a->configs[c].tags;
         group[c] = (size_t)-1;
-        if (!rt_tags_get(t, param))
+        if (!vals[c])
             continue;
         uint64_t h = rt_tagset_hash(t, param, o);
         family_probe probe = {a, param, o, c, first};
@@ -471,16 +470,15 @@ static void families_of(rt_analysis *a, const char *param, const rt_group_opts *
         size_t n = start[g + 1] - start[g];
         const size_t *m = order + start[g];
         /* A family needs at least two distinct values of the parameter. */
-        const char *v0 = rt_tags_get(&a->configs[m[0]].tags, param);
+        const char *v0 = vals[m[0]];
         int distinct = 0;
         for (size_t i = 1; i < n && !distinct; i++)
-            distinct = strcmp(rt_tags_get(&a->configs[m[i]].tags, param), v0) != 0;
+            distinct = strcmp(vals[m[i]], v0) != 0;
         if (!distinct)
             continue;
         size_t *members = rt_xmalloc(n * sizeof *members);
         memcpy(members, m, n * sizeof *members);
-        sort_param = param;
-        sort_a = a;
+        sort_vals = vals;
         qsort(members, n, sizeof *members, cmp_by_param);
         add_family(a, cap, param, signature(&a->configs[m[0]], param, o), members, n);
     }
@@ -490,15 +488,33 @@ static void families_of(rt_analysis *a, const char *param, const rt_group_opts *
     free(fill);
 }
 
+/* Whether config c's tag keys are those of config p, in the same order. */
+static bool same_keys(const rt_analysis *a, size_t c, size_t p)
+{
+    const rt_tags *x = &a->configs[c].tags, *y = &a->configs[p].tags;
+    if (x->n != y->n)
+        return false;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->v[i].key != y->v[i].key && strcmp(x->v[i].key, y->v[i].key) != 0)
+            return false;
+    return true;
+}
+
 static void build_families(rt_analysis *a, const rt_group_opts *o)
 {
-    /* Candidate parameters: the tags configs carry, in first-seen order. */
+    /* Candidate parameters: the tags configs carry, in first-seen order (a config with the keys
+     * of the one before it brings none). */
     rt_tags params = {0};
-    for (size_t c = 0; c < a->n_configs; c++)
+    for (size_t c = 0; c < a->n_configs; c++) {
+        if (c && same_keys(a, c, c - 1))
+            continue;
         for (size_t i = 0; i < a->configs[c].tags.n; i++)
             if (!rt_tags_get(&params, a->configs[c].tags.v[i].key))
                 rt_tags_set(&params, a->configs[c].tags.v[i].key, "");
-    size_t cap = 0;
+    }
+    size_t cap = 0, nc = a->n_configs;
+    /* Each config's value of the parameter, looked up once per parameter. */
+    const char **vals = rt_xmalloc((nc ? nc : 1) * sizeof *vals);
     for (size_t p = 0; p < params.n; p++) {
         const char *param = params.v[p].key;
         if (o && o->n_params && !rt_tagset_in_list(o->params, o->n_params, param))
@@ -506,14 +522,29 @@ static void build_families(rt_analysis *a, const rt_group_opts *o)
         if (o && rt_tagset_in_list(o->ignore, o->n_ignore, param))
             continue;
         int ok = 1;
-        for (size_t c = 0; c < a->n_configs && ok; c++) {
-            const char *v = rt_tags_get(&a->configs[c].tags, param);
+        size_t at = 0; /* where the key sat in the config before: most configs share the order */
+        for (size_t c = 0; c < nc && ok; c++) {
+            const rt_tags *t = &a->configs[c].tags;
+            const char *v;
+            if (at < t->n && strcmp(t->v[at].key, param) == 0) {
+                v = t->v[at].value;
+            } else {
+                v = NULL;
+                for (size_t i = 0; i < t->n; i++)
+                    if (strcmp(t->v[i].key, param) == 0) {
+                        v = t->v[i].value;
+                        at = i;
+                        break;
+                    }
+            }
+            vals[c] = v;
             if (v && !numeric_like(v) && !(o && o->n_params))
                 ok = 0;
         }
         if (ok)
-            families_of(a, param, o, &cap);
+            families_of(a, param, vals, o, &cap);
     }
+    free(vals);
     rt_tags_release(&params);
 }
 
