@@ -28,7 +28,7 @@
 #include "rooftime/util/strings.h"
 
 /*
- * Usage: bench-scale [--max-render N] [--import-only] [--only STAGE] [--repeat R]
+ * Usage: bench-scale [--max-render N] [--import-only] [--only STAGE[,STAGE...]] [--repeat R]
  *                    [--max-ratio X] [KERNELS...]   (default 10000 100000 1000000)
  * Run from the build directory or with ROOFTIME_DATADIR set (the V100 preset is the machine).
  *
@@ -49,10 +49,10 @@
  * `import torch` does), "ncu" a raw `ncu --csv` of N launches of distinct kernel names (four
  * metrics each), "onednn" a verbose log of N matmuls of distinct shapes, "table" a CSV of N rows
  * of distinct shapes (a tag, so a config each). --import-only runs only those, --only STAGE only
- * that one (and the baseline); --repeat R runs each stage R times and keeps the fastest (the least
- * disturbed on a shared machine); --max-ratio X exits 1 when an import's CPU time(N)/time(previous
- * N) exceeds X times the growth of N over 8 (linear: about 1 for sizes x8; quadratic: 8), which is
- * how tests/cli-import-scale.sh runs it.
+ * that one (a comma list: those; and the baseline); --repeat R runs each stage R times and keeps
+ * the fastest (the least disturbed on a shared machine); --max-ratio X exits 1 when an import's CPU
+ * time(N)/time(previous N) exceeds X times the growth of N over 8 (linear: about 1 for sizes x8;
+ * quadratic: 8), which is how tests/cli-import-scale.sh runs it.
  *
  * Goals (issue 15): 1M analyze < 5 s and < 2 GB; 100k analyze < 1 s; analyze time(100k)/time(10k)
  * <= 15; plot and report of 100k < 5 s. Issue 25: 1M distinct kernels imported in < 10 s by
@@ -346,17 +346,26 @@ static int stage(int st, size_t n, const rt_machine *m, const char *dir, double 
 int main(int argc, char **argv)
 {
     size_t sizes[16], ns = 0, max_render = (size_t)-1;
-    int import_only = 0, repeat = 1, only = -1;
+    int import_only = 0, repeat = 1, only = 0; /* only: a bit per stage, 0 all */
     double max_ratio = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--max-render") == 0 && i + 1 < argc)
             max_render = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
-            for (only = 0; only < ST_N && strcmp(stage_names[only], argv[i + 1]) != 0;)
-                only++;
-            if (only == ST_N) {
-                fprintf(stderr, "bench-scale: no stage '%s'\n", argv[i + 1]);
-                return 2;
+            /* a stage, or several separated by commas */
+            only = 0;
+            for (const char *w = argv[i + 1]; *w;) {
+                size_t len = strcspn(w, ",");
+                int st = 0;
+                while (st < ST_N &&
+                       !(strlen(stage_names[st]) == len && strncmp(stage_names[st], w, len) == 0))
+                    st++;
+                if (st == ST_N) {
+                    fprintf(stderr, "bench-scale: no stage '%.*s'\n", (int)len, w);
+                    return 2;
+                }
+                only |= 1 << st;
+                w += len + (w[len] == ',');
             }
             i++;
         } else if (strcmp(argv[i], "--import-only") == 0)
@@ -368,8 +377,9 @@ int main(int argc, char **argv)
         else if (ns < 16 && strtoul(argv[i], NULL, 10) > 0)
             sizes[ns++] = strtoul(argv[i], NULL, 10);
         else {
-            fprintf(stderr, "usage: bench-scale [--max-render N] [--import-only] [--only STAGE] "
-                            "[--repeat R] [--max-ratio X] [KERNELS...]\n");
+            fprintf(stderr,
+                    "usage: bench-scale [--max-render N] [--import-only] [--only STAGE,...] "
+                    "[--repeat R] [--max-ratio X] [KERNELS...]\n");
             return 2;
         }
     }
@@ -398,7 +408,7 @@ int main(int argc, char **argv)
         for (int st = import_only ? ST_TORCH : 0; st < ST_N; st++) {
             secs[s][st] = -1;
             if (((st == ST_PLOT || st == ST_REPORT) && sizes[s] > max_render) ||
-                (only >= 0 && st != only && st != ST_PROFILE))
+                (only && !(only & (1 << st)) && st != ST_PROFILE))
                 continue;
             printf("%8zu kernels %-8s ", sizes[s], stage_names[st]);
             int ok = 0, reps = repeat;
