@@ -264,8 +264,11 @@ static double stage_run(int stage, size_t n, const rt_machine *m, const char *di
     } else if (stage == ST_REPORT) {
         /* The report's cost includes the two analyses it reads (single, and hier beside it). */
         rt_report_opts o = {.series_by = "op", .fill_by = "precision"};
-        rt_analysis *a = rt_analysis_new(m, RT_MODE_SINGLE, &p, 1, NULL, &err);
-        rt_analysis *hier = a ? rt_analysis_new(m, RT_MODE_HIER, &p, 1, NULL, &err) : NULL;
+        /* As `rooftime report` makes them: side by side (rt_analysis_new_modes). */
+        rt_analysis *an[2] = {NULL, NULL};
+        rt_mode modes[2] = {RT_MODE_SINGLE, RT_MODE_HIER};
+        rt_analysis_new_modes(m, modes, 2, &p, 1, NULL, an, &err);
+        rt_analysis *a = an[0], *hier = an[1];
         rc = hier ? rt_report_write(a, hier, &p, 1, &o, dir, &err) : -1;
         rt_analysis_free(a);
         rt_analysis_free(hier);

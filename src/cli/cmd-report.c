@@ -146,9 +146,10 @@ int cmd_report(int argc, char **argv)
     rc = RT_EXIT_FAIL;
     /* The analysis, computed once: in the report's mode, and in hier mode beside a single-mode
      * one (the hierarchical roofline); the callouts come from it. */
-    rt_analysis *a = rt_analysis_new(m, mode, ps, n_ps, &g, &err), *hier = NULL;
-    if (a && mode != RT_MODE_HIER)
-        hier = rt_analysis_new(m, RT_MODE_HIER, ps, n_ps, &g, &err);
+    rt_analysis *an[2] = {NULL, NULL};
+    rt_mode modes[2] = {mode, RT_MODE_HIER};
+    rt_analysis_new_modes(m, modes, mode != RT_MODE_HIER ? 2 : 1, ps, n_ps, &g, an, &err);
+    rt_analysis *a = an[0], *hier = an[1];
     rt_verdict_hints hints = {0};
     if (!a || (mode != RT_MODE_HIER && !hier) || rt_verdict_hints_load(NULL, &hints, &err) != 0) {
         cli_error("%s", err.msg);

@@ -61,7 +61,7 @@ static char *signature(const rt_config *c, const char *param, const rt_group_opt
 }
 
 /* The family parameter's value of each config, for the sort (one family sorted at a time). */
-static const char *const *sort_vals;
+static _Thread_local const char *const *sort_vals; /* analyses may run side by side */
 static int cmp_by_param(const void *x, const void *y)
 {
     return natural_cmp(sort_vals[*(const size_t *)x], sort_vals[*(const size_t *)y]);

@@ -21,7 +21,7 @@
 /* " and 3 more kernels" in a static buffer (one use per expression). */
 static const char *more_kernels(double more)
 {
-    static char buf[64];
+    static _Thread_local char buf[64];
     snprintf(buf, sizeof buf, " and %.0f more kernel%s", more, more > 1 ? "s" : "");
     return buf;
 }
