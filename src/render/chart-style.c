@@ -116,9 +116,13 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
     size_t n = items ? ch->a->n_items : ch->a->n_configs;
     const char **val = rt_xmalloc((n + 1) * sizeof *val);
     all_tags(ch->a, items, tag, val);
+    const char *last = NULL; /* neighbours often share a value: looked up once */
     for (size_t i = 0; i < n; i++) {
-        if (items ? ch->sel_item[i] : ch->sel_cfg[i])
+        if (!(items ? ch->sel_item[i] : ch->sel_cfg[i]) || !val[i])
+            continue;
+        if (!(last && strcmp(val[i], last) == 0))
             key_add(k, val[i], &cap);
+        last = val[i];
     }
     if (k->n > 1) {
         qsort(k->values, k->n, sizeof *k->values, value_qsort);
@@ -129,7 +133,9 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
     k->items = items;
     k->place = rt_xmalloc((n + 1) * sizeof *k->place);
     for (size_t i = 0; i < n; i++)
-        k->place[i] = rt_key_index(k, val[i]);
+        k->place[i] = i && val[i] && val[i - 1] && strcmp(val[i], val[i - 1]) == 0
+                          ? k->place[i - 1]
+                          : rt_key_index(k, val[i]);
     free(val);
 }
 
