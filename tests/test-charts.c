@@ -497,12 +497,50 @@ static void test_key_per_config_linear(void **state)
     assert_true(ratio < 20);
 }
 
+/* The report's analyses made side by side (rt_analysis_new_modes) are those made one after the
+ * other: the same configs and every view drawn the same, byte for byte. */
+static void test_modes_side_by_side(void **state)
+{
+    fx *f = *state;
+    rt_mode modes[2] = {RT_MODE_SINGLE, RT_MODE_HIER};
+    rt_analysis *an[2] = {NULL, NULL};
+    rt_error err;
+    assert_int_equal(rt_analysis_new_modes(f->m, modes, 2, &f->p, 1, NULL, an, &err), 0);
+    const rt_analysis *one[2] = {f->single, f->hier};
+    for (int k = 0; k < 2; k++) {
+        assert_non_null(an[k]);
+        assert_int_equal(an[k]->mode, modes[k]);
+        assert_int_equal(an[k]->n_configs, one[k]->n_configs);
+        assert_int_equal(an[k]->n_families, one[k]->n_families);
+        for (size_t c = 0; c < one[k]->n_configs; c++)
+            assert_string_equal(an[k]->configs[c].label, one[k]->configs[c].label);
+        for (int v = 0; v < RT_VIEW_N; v++) {
+            rt_chart_spec spec = {.view = (rt_view)v, .series_by = "framework"};
+            char *a = rt_chart_svg(&spec, an[k], &err), *b = rt_chart_svg(&spec, one[k], &err);
+            assert_non_null(a);
+            assert_non_null(b);
+            assert_string_equal(a, b);
+            free(a);
+            free(b);
+        }
+        rt_analysis_free(an[k]);
+    }
+    /* A machine that cannot be analyzed against fails every mode, with its message. */
+    rt_machine *bad = rt_machine_new("empty");
+    assert_int_equal(rt_analysis_new_modes(bad, modes, 2, &f->p, 1, NULL, an, &err), -1);
+    assert_null(an[0]);
+    assert_null(an[1]);
+    assert_true(err.msg[0] != '\0');
+    rt_machine_free(bad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_key_per_config_linear),
         cmocka_unit_test(test_golden_views),
         cmocka_unit_test(test_content),
+        cmocka_unit_test(test_modes_side_by_side),
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_render_files),
         cmocka_unit_test(test_report),

@@ -62,9 +62,10 @@ static int write_report(const report_args *o, const rt_machine *m, rt_profile **
     char *across_html = NULL;
     /* The analysis, computed once: in the report's mode, and in hier mode beside a single-mode
      * one (the hierarchical roofline); the callouts come from it. */
-    rt_analysis *a = rt_analysis_new(m, o->mode, ps, n_ps, &o->g, &err), *hier = NULL;
-    if (a && o->mode != RT_MODE_HIER)
-        hier = rt_analysis_new(m, RT_MODE_HIER, ps, n_ps, &o->g, &err);
+    rt_analysis *an[2] = {NULL, NULL};
+    rt_mode modes[2] = {o->mode, RT_MODE_HIER};
+    rt_analysis_new_modes(m, modes, o->mode != RT_MODE_HIER ? 2 : 1, ps, n_ps, &o->g, an, &err);
+    rt_analysis *a = an[0], *hier = an[1];
     rt_verdict_hints hints = {0};
     if (!a || (o->mode != RT_MODE_HIER && !hier) ||
         rt_verdict_hints_load(NULL, &hints, &err) != 0) {

@@ -1,36 +1,60 @@
 /* An analysis's kernels and configs in order of time, longest first: sorted once when the
  * analysis is made, copied for every table and chart that walks them. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/util/strings.h"
 
-/* Sorted as (time, index) pairs side by side: the comparisons read no memory elsewhere, which at
- * a million entries is most of the sort's cost. */
-typedef struct time_index {
-    double t;
-    size_t i;
-} time_index;
-
-static int cmp_time_desc(const void *x, const void *y)
+/* Longest first, ties in index order, as a comparison sort by (time descending, index) would
+ * give: a stable radix sort of the times' bits, one pass per byte that differs between them.
+ * At a million entries this is several times faster than qsort's comparisons. NaN sorts last;
+ * -0 and 0 are one time. */
+static uint64_t desc_key(double t)
 {
-    const time_index *a = x, *b = y;
-    if (a->t != b->t)
-        return a->t > b->t ? -1 : 1;
-    return a->i < b->i ? -1 : (a->i > b->i);
+    if (t != t)
+        return UINT64_MAX;
+    if (t == 0)
+        t = 0; /* -0 */
+    uint64_t u;
+    memcpy(&u, &t, sizeof u);
+    u = (u >> 63) ? ~u : (u | (1ull << 63)); /* ascending as unsigned */
+    return ~u;                               /* descending */
 }
 
 static size_t *order_by(const double *t, size_t n)
 {
-    time_index *p = rt_xcalloc(n ? n : 1, sizeof *p);
-    for (size_t i = 0; i < n; i++)
-        p[i] = (time_index){t[i], i};
-    qsort(p, n, sizeof *p, cmp_time_desc);
-    size_t *idx = rt_xcalloc(n ? n : 1, sizeof *idx);
-    for (size_t i = 0; i < n; i++)
-        idx[i] = p[i].i;
-    free(p);
+    uint64_t *key = rt_xmalloc((n ? n : 1) * sizeof *key),
+             *k2 = rt_xmalloc((n ? n : 1) * sizeof *k2);
+    size_t *idx = rt_xmalloc((n ? n : 1) * sizeof *idx), *i2 = rt_xmalloc((n ? n : 1) * sizeof *i2);
+    uint64_t diff = 0;
+    for (size_t i = 0; i < n; i++) {
+        key[i] = desc_key(t[i]);
+        idx[i] = i;
+        diff |= key[i] ^ key[0];
+    }
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (!((diff >> shift) & 0xFF))
+            continue; /* every key has the same byte here */
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((key[i] >> shift) & 0xFF) + 1]++;
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t i = 0; i < n; i++) {
+            size_t d = count[(key[i] >> shift) & 0xFF]++;
+            k2[d] = key[i];
+            i2[d] = idx[i];
+        }
+        uint64_t *tk = key;
+        key = k2, k2 = tk;
+        size_t *ti = idx;
+        idx = i2, i2 = ti;
+    }
+    free(key);
+    free(k2);
+    free(i2);
     return idx;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analysis-families.h"
 #include "analysis-tagset.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
@@ -20,7 +21,7 @@
 /* " and 3 more kernels" in a static buffer (one use per expression). */
 static const char *more_kernels(double more)
 {
-    static char buf[64];
+    static _Thread_local char buf[64];
     snprintf(buf, sizeof buf, " and %.0f more kernel%s", more, more > 1 ? "s" : "");
     return buf;
 }
@@ -35,26 +36,6 @@ static int level_known(const rt_machine *m, const char *name)
     if (strcasecmp(name, "DRAM") == 0)
         return rt_machine_level_index(m, "HBM") >= 0;
     return 0;
-}
-
-/* Compare strings with digit runs as numbers, so "3x3x64x64" < "3x3x64x128" and "9" < "16". */
-static int natural_cmp(const char *a, const char *b)
-{
-    while (*a && *b) {
-        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-            char *ea, *eb;
-            double da = strtod(a, &ea), db = strtod(b, &eb);
-            if (da != db)
-                return da < db ? -1 : 1;
-            a = ea;
-            b = eb;
-            continue;
-        }
-        if (*a != *b)
-            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-        a++, b++;
-    }
-    return *a ? 1 : (*b ? -1 : 0);
 }
 
 /* Count kernels that name a unit or level the machine lacks; warn once per name. */
@@ -121,8 +102,31 @@ static rt_verdict_ctx profile_ctx(rt_analysis *a, const rt_profile *p, rt_tags *
     return ctx;
 }
 
+/* "KIND 'NAME'" in a buffer reused from call to call (what a verdict's warnings call the kernel
+ * or config): a million kernels, a million formatted strings fewer. */
+static const char *what_text(char **buf, size_t *cap, const char *kind, const char *name)
+{
+    size_t k = strlen(kind), n = strlen(name);
+    if (*cap < k + n + 4) {
+        *cap = 2 * (k + n + 4);
+        *buf = rt_xrealloc(*buf, *cap);
+    }
+    char *o = *buf;
+    memcpy(o, kind, k);
+    o += k;
+    *o++ = ' ';
+    *o++ = '\'';
+    memcpy(o, name, n);
+    o += n;
+    *o++ = '\'';
+    *o = '\0';
+    return *buf;
+}
+
 static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_profiles)
 {
+    char *what = NULL;
+    size_t what_cap = 0;
     rt_values bad_units = {0}, bad_levels = {0}, standin_units = {0}, no_ceiling = {0};
     rt_tags first_unit = {0}, first_level = {0}, missing_oh = {0}, first_standin = {0},
             first_no_ceiling = {0};
@@ -156,10 +160,10 @@ static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_pr
                 if (!level_known(a->machine, it->kernel->bytes.v[i].key))
                     note_unknown(&bad_levels, &first_level, it->kernel->bytes.v[i].key,
                                  it->kernel->name);
-            char *what = rt_asprintf("kernel '%s'", it->kernel->name);
             it->ctx = ctx;
-            rt_verdict_compute_in(a->machine, &ctx, it->kernel, what, &it->v, &a->warnings);
-            free(what);
+            rt_verdict_compute_in(a->machine, &ctx, it->kernel,
+                                  what_text(&what, &what_cap, "kernel", it->kernel->name), &it->v,
+                                  &a->warnings);
             double t = it->kernel->time;
             if (it->v.bound == RT_BOUND_UNKNOWN)
                 a->time_unknown += t;
@@ -173,6 +177,7 @@ static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_pr
             a->total_n += it->kernel->invocations;
         }
     }
+    free(what);
     char *cons = rt_asprintf("its FLOPs count at the reference peak (%s) in hier mode",
                              a->machine->ref_unit);
     warn_unknown(a, &bad_units, &first_unit, "compute unit", cons);
@@ -207,13 +212,6 @@ static void build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_pr
     rt_tags_release(&first_level);
     rt_tags_release(&missing_oh);
     a->tau_mean = a->total_n > 0 ? n_tau / a->total_n : a->machine->tau;
-}
-
-/* A value can be a family parameter when it starts like a number ("16", "3x3x64x64"). */
-static int numeric_like(const char *s)
-{
-    return s && (isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1])) ||
-                 (s[0] == '.' && isdigit((unsigned char)s[1])));
 }
 
 /* The grouping tags of an item: the keys asked for (a new array), or all its tags (its own array,
@@ -275,6 +273,8 @@ static bool config_same(const void *ctx, size_t c)
 /* Configs are found through a hash of their tag sets; members go into one array. */
 static void build_configs(rt_analysis *a, const rt_group_opts *o)
 {
+    char *what = NULL;
+    size_t what_cap = 0;
     size_t n = a->n_items ? a->n_items : 1;
     rt_tagset_table tt;
     rt_tagset_table_init(&tt, n);
@@ -345,13 +345,12 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
         }
         ctx.tau = n > 0 ? n_tau / n : a->machine->tau;
         ctx.tau_name = name;
-        char *what = rt_asprintf("config '%s'", cf->label);
         /* Per-kernel warnings already name the causes; config warnings would repeat them. */
         /* The config's tags reach the model for the time of the call (class=communication). */
         cf->sum.tags = cf->tags;
-        rt_verdict_compute_in(a->machine, &ctx, &cf->sum, what, &cf->v, NULL);
+        rt_verdict_compute_in(a->machine, &ctx, &cf->sum,
+                              what_text(&what, &what_cap, "config", cf->label), &cf->v, NULL);
         cf->sum.tags = (rt_tags){0};
-        free(what);
         /* A member whose counts bound nothing leaves the sum's bounds true but its class open. */
         bool open = false;
         double t_none = 0; /* members with no counts: no part of their time is known recoverable */
@@ -370,151 +369,7 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
             snprintf(cf->v.bound_label + len, sizeof cf->v.bound_label - len, " (partial)");
         }
     }
-}
-
-/* The configs' tags other than param and the ignored ones, as text: the family's label. */
-static char *signature(const rt_config *c, const char *param, const rt_group_opts *o)
-{
-    size_t len = 1;
-    for (size_t i = 0; i < c->tags.n; i++)
-        len += strlen(c->tags.v[i].key) + strlen(c->tags.v[i].value) + 2;
-    char *s = rt_xmalloc(len);
-    s[0] = '\0';
-    for (size_t i = 0; i < c->tags.n; i++) {
-        const char *k = c->tags.v[i].key;
-        if (!rt_tagset_family_tag(k, param, o))
-            continue;
-        strcat(s, k);
-        strcat(s, "=");
-        strcat(s, c->tags.v[i].value);
-        strcat(s, " ");
-    }
-    if (*s)
-        s[strlen(s) - 1] = '\0';
-    return s;
-}
-
-static const char *sort_param;
-static const rt_analysis *sort_a;
-static int cmp_by_param(const void *x, const void *y)
-{
-    const char *a = rt_tags_get(&sort_a->configs[*(const size_t *)x].tags, sort_param);
-    const char *b = rt_tags_get(&sort_a->configs[*(const size_t *)y].tags, sort_param);
-    return natural_cmp(a, b);
-}
-
-static void add_family(rt_analysis *a, size_t *cap, const char *param, char *label, size_t *members,
-                       size_t n)
-{
-    if (a->n_families == *cap) {
-        *cap = *cap ? 2 * *cap : 16;
-        a->families = rt_xrealloc(a->families, *cap * sizeof *a->families);
-    }
-    a->families[a->n_families++] =
-        (rt_family){.param = rt_strdup(param), .label = label, .configs = members, .n = n};
-}
-
-typedef struct family_probe {
-    const rt_analysis *a;
-    const char *param;
-    const rt_group_opts *o;
-    size_t config;
-    const size_t *first; /* each group's first config */
-} family_probe;
-
-static bool family_same(const void *ctx, size_t g)
-{
-    const family_probe *p = ctx;
-    return rt_tagset_same(&p->a->configs[p->config].tags, &p->a->configs[p->first[g]].tags,
-                          p->param, p->o);
-}
-
-/* The families of one parameter: configs that carry it, grouped by a hash of their other tags,
- * in order of each group's first config, each ordered by the parameter's value. */
-static void families_of(rt_analysis *a, const char *param, const rt_group_opts *o, size_t *cap)
-{
-    size_t nc = a->n_configs, ng = 0;
-    size_t *group = rt_xcalloc(nc ? nc : 1, sizeof *group);
-    size_t *first = rt_xcalloc(nc ? nc : 1, sizeof *first);
-    rt_tagset_table tt;
-    rt_tagset_table_init(&tt, nc);
-    for (size_t c = 0; c < nc; c++) {
-        const rt_tags *t = &a->configs[c].tags;
-        group[c] = (size_t)-1;
-        if (!rt_tags_get(t, param))
-            continue;
-        uint64_t h = rt_tagset_hash(t, param, o);
-        family_probe probe = {a, param, o, c, first};
-        size_t j = rt_tagset_table_find(&tt, h, family_same, &probe);
-        if (!tt.slot[j]) {
-            tt.slot[j] = ng + 1;
-            tt.hash[ng] = h;
-            first[ng++] = c;
-        }
-        group[c] = tt.slot[j] - 1;
-    }
-    rt_tagset_table_release(&tt);
-    free(first);
-    /* Counting sort by group keeps each group's configs in ascending order. */
-    size_t *start = rt_xcalloc(ng + 1, sizeof *start);
-    for (size_t c = 0; c < nc; c++)
-        if (group[c] != (size_t)-1)
-            start[group[c] + 1]++;
-    for (size_t g = 0; g < ng; g++)
-        start[g + 1] += start[g];
-    size_t *order = rt_xcalloc(start[ng] ? start[ng] : 1, sizeof *order);
-    size_t *fill = rt_xcalloc(ng ? ng : 1, sizeof *fill);
-    for (size_t c = 0; c < nc; c++)
-        if (group[c] != (size_t)-1)
-            order[start[group[c]] + fill[group[c]]++] = c;
-    for (size_t g = 0; g < ng; g++) {
-        size_t n = start[g + 1] - start[g];
-        const size_t *m = order + start[g];
-        /* A family needs at least two distinct values of the parameter. */
-        const char *v0 = rt_tags_get(&a->configs[m[0]].tags, param);
-        int distinct = 0;
-        for (size_t i = 1; i < n && !distinct; i++)
-            distinct = strcmp(rt_tags_get(&a->configs[m[i]].tags, param), v0) != 0;
-        if (!distinct)
-            continue;
-        size_t *members = rt_xmalloc(n * sizeof *members);
-        memcpy(members, m, n * sizeof *members);
-        sort_param = param;
-        sort_a = a;
-        qsort(members, n, sizeof *members, cmp_by_param);
-        add_family(a, cap, param, signature(&a->configs[m[0]], param, o), members, n);
-    }
-    free(group);
-    free(start);
-    free(order);
-    free(fill);
-}
-
-static void build_families(rt_analysis *a, const rt_group_opts *o)
-{
-    /* Candidate parameters: the tags configs carry, in first-seen order. */
-    rt_tags params = {0};
-    for (size_t c = 0; c < a->n_configs; c++)
-        for (size_t i = 0; i < a->configs[c].tags.n; i++)
-            if (!rt_tags_get(&params, a->configs[c].tags.v[i].key))
-                rt_tags_set(&params, a->configs[c].tags.v[i].key, "");
-    size_t cap = 0;
-    for (size_t p = 0; p < params.n; p++) {
-        const char *param = params.v[p].key;
-        if (o && o->n_params && !rt_tagset_in_list(o->params, o->n_params, param))
-            continue;
-        if (o && rt_tagset_in_list(o->ignore, o->n_ignore, param))
-            continue;
-        int ok = 1;
-        for (size_t c = 0; c < a->n_configs && ok; c++) {
-            const char *v = rt_tags_get(&a->configs[c].tags, param);
-            if (v && !numeric_like(v) && !(o && o->n_params))
-                ok = 0;
-        }
-        if (ok)
-            families_of(a, param, o, &cap);
-    }
-    rt_tags_release(&params);
+    free(what);
 }
 
 rt_analysis *rt_analysis_new(const rt_machine *m, rt_mode mode, rt_profile *const *profiles,
@@ -527,7 +382,7 @@ rt_analysis *rt_analysis_new(const rt_machine *m, rt_mode mode, rt_profile *cons
     a->mode = mode;
     build_items(a, profiles, n_profiles);
     build_configs(a, opts);
-    build_families(a, opts);
+    rt_analysis_build_families(a, opts);
     a->overhead_ceiling = rt_overhead_ceiling(a->total_W, a->total_n, a->tau_mean);
     /* The tables and every chart walk them in this order: sort once. */
     a->items_by_time = rt_analysis_items_by_time(a);

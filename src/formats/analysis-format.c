@@ -1,5 +1,7 @@
 /* Verdict tables of an analysis as text for people, CSV for spreadsheets and JSON for programs. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,7 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
+#include "text-numbers.h"
 
 int rt_format_parse(const char *s, rt_format *out, rt_error *err)
 {
@@ -51,24 +54,27 @@ static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verd
                       const char *name)
 {
     char t[32], rec[32], gf[32], ai[32], eff[32], n[32];
-    rt_fmt_seconds(t, sizeof t, time);
-    rt_fmt_seconds(rec, sizeof rec, v->recoverable);
-    rt_fmt_value(gf, sizeof gf, v->W / 1e9);
-    rt_fmt_value(ai, sizeof ai, v->ai_ref);
-    rt_fmt_value(eff, sizeof eff, v->efficiency);
-    snprintf(n, sizeof n, "%.0f", v->n);
+    rt_text_seconds(t, sizeof t, time);
+    rt_text_seconds(rec, sizeof rec, v->recoverable);
+    rt_text_value(gf, sizeof gf, v->W / 1e9);
+    rt_text_value(ai, sizeof ai, v->ai_ref);
+    rt_text_value(eff, sizeof eff, v->efficiency);
+    rt_text_launches(n, sizeof n, v->n);
     double share = a->total_time > 0 ? 100.0 * time / a->total_time : 0;
     /* Long C++ names go last so the columns stay aligned; cut very long ones. */
-    char shown[84];
+    char cut[84];
+    const char *shown = name;
     size_t len = strlen(name);
-    if (len > 80)
-        snprintf(shown, sizeof shown, "%.*s...", (int)rt_utf8_prefix(name, len, 77), name);
-    else
-        snprintf(shown, sizeof shown, "%s", name);
+    if (len > 80) {
+        snprintf(cut, sizeof cut, "%.*s...", (int)rt_utf8_prefix(name, len, 77), name);
+        shown = cut;
+    }
     /* As fprintf("%4zu  %*s %6.1f%% %9s %10s %9s  %-18s %6s %*s  %s\n", ...) would write it; put
      * together by hand, which at a million rows is several times faster. */
     char line[512], *o = line;
-    o += snprintf(o, 64, "%4zu  ", rank);
+    o = rt_text_count(o, rank, 4);
+    *o++ = ' ';
+    *o++ = ' ';
     o = pad(o, t, rt_fmt_field(t, 10), false);
     o += snprintf(o, 64, " %6.1f%% ", share);
     o = pad(o, n, 9, false);

@@ -45,7 +45,7 @@ void rt_chart_config_range(const rt_chart *ch, const double *x, const double *y,
 #define DEFAULT_LABELS 16
 #define MAX_TRAJECTORIES 24
 
-static const double *fam_time;
+static _Thread_local const double *fam_time; /* the report draws charts on several threads */
 static int by_family_time(const void *x, const void *y)
 {
     size_t i = *(const size_t *)x, j = *(const size_t *)y;

@@ -114,6 +114,10 @@ static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, siz
     size_t *order = rt_analysis_items_by_time(a);
     size_t max_labels = ch->spec->max_labels ? ch->spec->max_labels : 8, labelled = 0;
     size_t n_nobytes = 0; /* FLOPs but no finite AI at any shown level (no byte counts) */
+    /* the levels named as the reference (the label's place in hier mode), found once */
+    bool *is_ref = rt_xcalloc(m->n_levels + 1, sizeof *is_ref);
+    for (size_t l = 0; l < m->n_levels; l++)
+        is_ref[l] = m->ref_level && strcasecmp(m->levels[l].name, m->ref_level) == 0;
     rt_draw_group(ch->d, "kernels");
     for (size_t k = 0; k < a->n_items; k++) {
         size_t i = order[k];
@@ -146,8 +150,7 @@ static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, siz
             if (!(ai > 0) || !isfinite(ai))
                 continue;
             xs[nx++] = rt_chart_X(ch, ai);
-            if (!hier || (m->ref_level && strcasecmp(m->levels[l].name, m->ref_level) == 0) ||
-                isnan(lx))
+            if (!hier || is_ref[l] || isnan(lx))
                 lx = xs[nx - 1];
         }
         if (nx == 0)
@@ -191,6 +194,7 @@ static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, siz
     }
     rt_draw_group(ch->d, NULL);
     free(order);
+    free(is_ref);
     *labelled_out = labelled;
     *n_nobytes_out = n_nobytes;
 }

@@ -79,6 +79,37 @@ int rt_key_index(const rt_key *k, const char *value)
     return i == (size_t)-1 ? -1 : (int)i;
 }
 
+/* rt_tags_get with a hint: where the key sat in the tags looked at before (most tag sets of one
+ * analysis list their keys in the same order, so this is one comparison, not a scan). */
+static const char *tag_at(const rt_tags *t, const char *key, size_t *at)
+{
+    if (*at < t->n && strcmp(t->v[*at].key, key) == 0)
+        return t->v[*at].value;
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->v[i].key, key) == 0) {
+            *at = i;
+            return t->v[i].value;
+        }
+    return NULL;
+}
+
+/* rt_chart_item_tag and rt_chart_cfg_tag of every item or config, in order. */
+static void all_tags(const rt_analysis *a, bool items, const char *tag, const char **val)
+{
+    size_t at = 0, at_first = 0;
+    if (items) {
+        for (size_t i = 0; i < a->n_items; i++)
+            val[i] = tag_at(&a->items[i].tags, tag, &at);
+        return;
+    }
+    for (size_t c = 0; c < a->n_configs; c++) {
+        const rt_config *cf = &a->configs[c];
+        val[c] = tag_at(&cf->tags, tag, &at);
+        if (!val[c] && cf->n_items > 0)
+            val[c] = tag_at(&a->items[cf->items[0]].tags, tag, &at_first);
+    }
+}
+
 void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
 {
     k->tag = tag;
@@ -90,10 +121,14 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
     bool items = rt_chart_draws_items(ch);
     size_t n = items ? ch->a->n_items : ch->a->n_configs;
     const char **val = rt_xmalloc((n + 1) * sizeof *val);
+    all_tags(ch->a, items, tag, val);
+    const char *last = NULL; /* neighbours often share a value: looked up once */
     for (size_t i = 0; i < n; i++) {
-        val[i] = items ? rt_chart_item_tag(ch->a, i, tag) : rt_chart_cfg_tag(ch->a, i, tag);
-        if (items ? ch->sel_item[i] : ch->sel_cfg[i])
+        if (!(items ? ch->sel_item[i] : ch->sel_cfg[i]) || !val[i])
+            continue;
+        if (!(last && strcmp(val[i], last) == 0))
             key_add(k, val[i], &cap);
+        last = val[i];
     }
     if (k->n > 1) {
         qsort(k->values, k->n, sizeof *k->values, value_qsort);
@@ -104,7 +139,9 @@ void rt_key_build(rt_chart *ch, rt_key *k, const char *tag)
     k->items = items;
     k->place = rt_xmalloc((n + 1) * sizeof *k->place);
     for (size_t i = 0; i < n; i++)
-        k->place[i] = rt_key_index(k, val[i]);
+        k->place[i] = i && val[i] && val[i - 1] && strcmp(val[i], val[i - 1]) == 0
+                          ? k->place[i - 1]
+                          : rt_key_index(k, val[i]);
     free(val);
 }
 

@@ -2,7 +2,6 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -438,7 +437,10 @@ int rt_chart_render(const rt_chart_spec *spec, const rt_analysis *a, const char 
     if (rt_atomic_open(&af, path, err) != 0)
         return -1;
     if (draw_to(spec, a, f, af.fp, err) != 0) {
-        rt_atomic_abort(&af);
+        if (ferror(af.fp)) /* the file could not be written: say which and why */
+            rt_atomic_commit(&af, err);
+        else
+            rt_atomic_abort(&af);
         return -1;
     }
     return rt_atomic_commit(&af, err);
@@ -446,20 +448,14 @@ int rt_chart_render(const rt_chart_spec *spec, const rt_analysis *a, const char 
 
 char *rt_chart_svg(const rt_chart_spec *spec, const rt_analysis *a, rt_error *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    if (!fp) {
-        rt_error_set(err, "cannot allocate the SVG buffer");
+    /* The backend keeps the text in a buffer of its own (no stream): it becomes the string. */
+    rt_draw *d = rt_draw_new(RT_DRAW_SVG, NULL, spec->width > 0 ? spec->width : DEFAULT_W,
+                             spec->height > 0 ? spec->height : DEFAULT_H, err);
+    if (!d)
+        return NULL;
+    if (rt_chart_draw(spec, a, d, err) != 0) {
+        rt_draw_free(d);
         return NULL;
     }
-    /* One thread writes it: no lock per character (a chart of 1M points is ~100M calls). */
-    __fsetlocking(fp, FSETLOCKING_BYCALLER);
-    int rc = draw_to(spec, a, RT_DRAW_SVG, fp, err);
-    fclose(fp);
-    if (rc != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    return rt_draw_svg_take(d, NULL, err);
 }

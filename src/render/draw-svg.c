@@ -6,16 +6,92 @@
 
 #include "rooftime/render/draw.h"
 #include "rooftime/util/error.h"
-#include "rooftime/util/html-escape.h"
+#include "rooftime/util/strings.h"
+
+/*
+ * The SVG text goes into a buffer of the backend's own, put together by memcpy: a chart of a
+ * million points is some hundred million small pieces, and a stdio call per piece (fputs, fputc,
+ * fwrite) cost more than the drawing. With an output stream the buffer is written out in
+ * chunks; without one (rt_draw_svg_take) it grows and becomes the caller's string.
+ */
+#define SVG_CHUNK ((size_t)1 << 18)
+
+typedef struct svg_out {
+    char *buf;
+    size_t len, cap;
+    FILE *fp; /* NULL: keep everything */
+} svg_out;
+
+static void out_room(svg_out *o, size_t n)
+{
+    if (o->fp && o->len) {
+        fwrite(o->buf, 1, o->len, o->fp);
+        o->len = 0;
+    }
+    if (o->cap - o->len < n) {
+        while (o->cap - o->len < n)
+            o->cap = o->cap ? 2 * o->cap : SVG_CHUNK;
+        o->buf = rt_xrealloc(o->buf, o->cap);
+    }
+}
+
+static inline void put(svg_out *o, const char *s, size_t n)
+{
+    if (o->cap - o->len < n)
+        out_room(o, n);
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+}
+
+static inline void putch(svg_out *o, char c)
+{
+    if (o->cap == o->len)
+        out_room(o, 1);
+    o->buf[o->len++] = c;
+}
+
+/* A string literal, its length known at compile time. */
+#define PUT(o, lit) put((o), "" lit, sizeof(lit) - 1)
+
+static void puts_(svg_out *o, const char *s)
+{
+    put(o, s, strlen(s));
+}
+
+/* As rt_html_escape writes it. */
+static void escape(svg_out *o, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+        switch (*p) {
+        case '&':
+            PUT(o, "&amp;");
+            break;
+        case '<':
+            PUT(o, "&lt;");
+            break;
+        case '>':
+            PUT(o, "&gt;");
+            break;
+        case '"':
+            PUT(o, "&quot;");
+            break;
+        case '\'':
+            PUT(o, "&#39;");
+            break;
+        default:
+            putch(o, *p < 0x20 && *p != '\n' && *p != '\t' ? ' ' : (char)*p);
+        }
+    }
+}
 
 /* Fixed formatting independent of locale: two decimals, trailing zeros and "-0" dropped. */
-static void num(FILE *fp, double v)
+static void num(svg_out *fp, double v)
 {
     if (!isfinite(v))
         v = 0;
     long long cents = llround(v * 100.0);
     if (cents == 0) {
-        fputc('0', fp);
+        putch(fp, '0');
         return;
     }
     /* Written from the right: [-]integer[.d[d]], as "%s%llu.%02llu" with trailing zeros dropped
@@ -34,67 +110,75 @@ static void num(FILE *fp, double v)
     while ((ip /= 10) != 0);
     if (cents < 0)
         *--o = '-';
-    fwrite(o, 1, (size_t)(e - o), fp);
+    put(fp, o, (size_t)(e - o));
 }
 
-static void color(FILE *fp, uint32_t c)
+static void color(svg_out *fp, uint32_t c)
 {
     static const char hex[] = "0123456789abcdef";
     char buf[7] = {'#'};
     for (int i = 0; i < 6; i++)
         buf[1 + i] = hex[(c >> (20 - 4 * i)) & 0xF];
-    fwrite(buf, 1, 7, fp);
+    put(fp, buf, 7);
 }
 
-static void stroke_attrs(FILE *fp, const rt_stroke *s)
+static void stroke_attrs(svg_out *fp, const rt_stroke *s)
 {
-    fputs(" stroke=\"", fp);
+    PUT(fp, " stroke=\"");
     color(fp, s->color);
-    fputs("\" stroke-width=\"", fp);
+    PUT(fp, "\" stroke-width=\"");
     num(fp, s->width > 0 ? s->width : 1);
-    fputc('"', fp);
+    putch(fp, '"');
     double w = s->width > 0 ? s->width : 1;
     if (s->dash == 1) {
-        fputs(" stroke-dasharray=\"", fp);
+        PUT(fp, " stroke-dasharray=\"");
         num(fp, 5 * w > 4 ? 5 * w : 4);
-        fputc(',', fp);
+        putch(fp, ',');
         num(fp, 3 * w > 3 ? 3 * w : 3);
-        fputc('"', fp);
+        putch(fp, '"');
     } else if (s->dash == 2) {
-        fputs(" stroke-dasharray=\"", fp);
+        PUT(fp, " stroke-dasharray=\"");
         num(fp, w);
-        fputc(',', fp);
+        putch(fp, ',');
         num(fp, 2 * w > 2 ? 2 * w : 2);
-        fputc('"', fp);
+        putch(fp, '"');
     }
     if (s->opacity > 0 && s->opacity < 1) {
-        fputs(" stroke-opacity=\"", fp);
+        PUT(fp, " stroke-opacity=\"");
         num(fp, s->opacity);
-        fputc('"', fp);
+        putch(fp, '"');
     }
 }
 
 static int svg_begin(rt_draw *d, rt_error *err)
 {
     (void)err;
-    FILE *fp = d->fp;
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", fp);
-    fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", fp);
+    svg_out *fp = rt_xcalloc(1, sizeof *fp);
+    fp->fp = d->fp;
+    d->priv = fp;
+    PUT(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    PUT(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"");
     num(fp, d->width);
-    fputs("\" height=\"", fp);
+    PUT(fp, "\" height=\"");
     num(fp, d->height);
-    fputs("\" viewBox=\"0 0 ", fp);
+    PUT(fp, "\" viewBox=\"0 0 ");
     num(fp, d->width);
-    fputc(' ', fp);
+    putch(fp, ' ');
     num(fp, d->height);
-    fputs("\" font-family=\"DejaVu Sans, Verdana, Arial, sans-serif\">\n", fp);
-    fputs("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n", fp);
+    PUT(fp, "\" font-family=\"DejaVu Sans, Verdana, Arial, sans-serif\">\n");
+    PUT(fp, "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
     return 0;
 }
 
 static int svg_end(rt_draw *d, rt_error *err)
 {
-    fputs("</svg>\n", d->fp);
+    svg_out *o = d->priv;
+    PUT(o, "</svg>\n");
+    if (!o->fp)
+        return 0;
+    if (o->len)
+        fwrite(o->buf, 1, o->len, o->fp);
+    o->len = 0;
     if (fflush(d->fp) != 0 || ferror(d->fp)) {
         rt_error_set(err, "cannot write the SVG output");
         return -1;
@@ -104,162 +188,167 @@ static int svg_end(rt_draw *d, rt_error *err)
 
 static void svg_line(rt_draw *d, double x1, double y1, double x2, double y2, const rt_stroke *s)
 {
-    FILE *fp = d->fp;
-    fputs("<line x1=\"", fp);
+    svg_out *fp = d->priv;
+    PUT(fp, "<line x1=\"");
     num(fp, x1);
-    fputs("\" y1=\"", fp);
+    PUT(fp, "\" y1=\"");
     num(fp, y1);
-    fputs("\" x2=\"", fp);
+    PUT(fp, "\" x2=\"");
     num(fp, x2);
-    fputs("\" y2=\"", fp);
+    PUT(fp, "\" y2=\"");
     num(fp, y2);
-    fputc('"', fp);
+    putch(fp, '"');
     stroke_attrs(fp, s);
-    fputs("/>\n", fp);
+    PUT(fp, "/>\n");
 }
 
-static void points(FILE *fp, const double *xy, size_t n)
+static void points(svg_out *fp, const double *xy, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (i)
-            fputc(' ', fp);
+            putch(fp, ' ');
         num(fp, xy[2 * i]);
-        fputc(',', fp);
+        putch(fp, ',');
         num(fp, xy[2 * i + 1]);
     }
 }
 
 static void svg_polyline(rt_draw *d, const double *xy, size_t n, const rt_stroke *s)
 {
-    FILE *fp = d->fp;
-    fputs("<polyline fill=\"none\" stroke-linejoin=\"round\" points=\"", fp);
+    svg_out *fp = d->priv;
+    PUT(fp, "<polyline fill=\"none\" stroke-linejoin=\"round\" points=\"");
     points(fp, xy, n);
-    fputc('"', fp);
+    putch(fp, '"');
     stroke_attrs(fp, s);
-    fputs("/>\n", fp);
+    PUT(fp, "/>\n");
 }
 
-static void title_elem(FILE *fp, const char *title)
+static void title_elem(svg_out *fp, const char *title)
 {
-    fputs("<title>", fp);
-    rt_html_escape(fp, title);
-    fputs("</title>", fp);
+    PUT(fp, "<title>");
+    escape(fp, title);
+    PUT(fp, "</title>");
 }
 
 static void svg_rect(rt_draw *d, double x, double y, double w, double h, uint32_t fill,
                      double fill_opacity, const rt_stroke *s, const char *title)
 {
-    FILE *fp = d->fp;
-    fputs("<rect x=\"", fp);
+    svg_out *fp = d->priv;
+    PUT(fp, "<rect x=\"");
     num(fp, x);
-    fputs("\" y=\"", fp);
+    PUT(fp, "\" y=\"");
     num(fp, y);
-    fputs("\" width=\"", fp);
+    PUT(fp, "\" width=\"");
     num(fp, w);
-    fputs("\" height=\"", fp);
+    PUT(fp, "\" height=\"");
     num(fp, h);
     if (fill_opacity > 0) {
-        fputs("\" fill=\"", fp);
+        PUT(fp, "\" fill=\"");
         color(fp, fill);
         if (fill_opacity < 1) {
-            fputs("\" fill-opacity=\"", fp);
+            PUT(fp, "\" fill-opacity=\"");
             num(fp, fill_opacity);
         }
-        fputc('"', fp);
+        putch(fp, '"');
     } else {
-        fputs("\" fill=\"none\"", fp);
+        PUT(fp, "\" fill=\"none\"");
     }
     if (s)
         stroke_attrs(fp, s);
     if (title) {
-        fputc('>', fp);
+        putch(fp, '>');
         title_elem(fp, title);
-        fputs("</rect>\n", fp);
+        PUT(fp, "</rect>\n");
     } else {
-        fputs("/>\n", fp);
+        PUT(fp, "/>\n");
     }
 }
 
 static void svg_marker(rt_draw *d, double x, double y, const rt_marker_style *m, const char *title)
 {
-    FILE *fp = d->fp;
+    svg_out *fp = d->priv;
     double r = (m->size > 0 ? m->size : 8) / 2;
     double xy[2 * RT_MARKER_MAX_VERTICES];
     size_t n = rt_marker_outline(m, x, y, xy);
     const char *open = "<polygon points=\"";
     if (n == 0) {
-        fputs("<circle cx=\"", fp);
+        PUT(fp, "<circle cx=\"");
         num(fp, x);
-        fputs("\" cy=\"", fp);
+        PUT(fp, "\" cy=\"");
         num(fp, y);
-        fputs("\" r=\"", fp);
+        PUT(fp, "\" r=\"");
         num(fp, r);
-        fputc('"', fp);
+        putch(fp, '"');
     } else {
-        fputs(open, fp);
+        puts_(fp, open);
         points(fp, xy, n);
-        fputc('"', fp);
+        putch(fp, '"');
     }
-    fputs(" fill=\"", fp);
+    PUT(fp, " fill=\"");
     if (m->filled)
         color(fp, m->color);
     else
-        fputs("#ffffff", fp);
-    fputs("\" stroke=\"", fp);
+        PUT(fp, "#ffffff");
+    PUT(fp, "\" stroke=\"");
     color(fp, m->color);
-    fputs("\" stroke-width=\"", fp);
+    PUT(fp, "\" stroke-width=\"");
     num(fp, m->width > 0 ? m->width : 1.2);
-    fputc('"', fp);
+    putch(fp, '"');
     if (m->opacity > 0 && m->opacity < 1) {
-        fputs(" fill-opacity=\"", fp);
+        PUT(fp, " fill-opacity=\"");
         num(fp, m->opacity);
-        fputc('"', fp);
+        putch(fp, '"');
     }
     if (title) {
-        fputc('>', fp);
+        putch(fp, '>');
         title_elem(fp, title);
-        fputs(n == 0 ? "</circle>\n" : "</polygon>\n", fp);
+        if (n == 0)
+            PUT(fp, "</circle>\n");
+        else
+            PUT(fp, "</polygon>\n");
     } else {
-        fputs("/>\n", fp);
+        PUT(fp, "/>\n");
     }
 }
 
 static void svg_text(rt_draw *d, double x, double y, const char *s, const rt_text_style *t)
 {
-    FILE *fp = d->fp;
+    svg_out *fp = d->priv;
     static const char *const anchors[] = {"start", "middle", "end"};
-    fputs("<text x=\"", fp);
+    PUT(fp, "<text x=\"");
     num(fp, x);
-    fputs("\" y=\"", fp);
+    PUT(fp, "\" y=\"");
     num(fp, y);
-    fputs("\" font-size=\"", fp);
+    PUT(fp, "\" font-size=\"");
     num(fp, t->size > 0 ? t->size : 11);
-    fputc('"', fp);
-    if (t->anchor != RT_ANCHOR_START)
-        fprintf(fp, " text-anchor=\"%s\"", anchors[t->anchor]);
+    putch(fp, '"');
+    if (t->anchor != RT_ANCHOR_START) {
+        PUT(fp, " text-anchor=\"");
+        puts_(fp, anchors[t->anchor]);
+        putch(fp, '"');
+    }
     if (t->color) {
-        fputs(" fill=\"", fp);
+        PUT(fp, " fill=\"");
         color(fp, t->color);
-        fputc('"', fp);
+        putch(fp, '"');
     }
     if (t->bold)
-        fputs(" font-weight=\"bold\"", fp);
+        PUT(fp, " font-weight=\"bold\"");
     if (t->halo)
-        fputs(" stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" "
-              "paint-order=\"stroke\"",
-              fp);
+        PUT(fp, " stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" "
+                "paint-order=\"stroke\"");
     if (t->rotate != 0) {
-        fputs(" transform=\"rotate(", fp);
+        PUT(fp, " transform=\"rotate(");
         num(fp, t->rotate);
-        fputc(' ', fp);
+        putch(fp, ' ');
         num(fp, x);
-        fputc(' ', fp);
+        putch(fp, ' ');
         num(fp, y);
-        fputs(")\"", fp);
+        PUT(fp, ")\"");
     }
-    fputc('>', fp);
-    rt_html_escape(fp, s);
-    fputs("</text>\n", fp);
+    putch(fp, '>');
+    escape(fp, s);
+    PUT(fp, "</text>\n");
 }
 
 static void svg_text_extent(rt_draw *d, const char *s, double size, bool bold, double *w, double *h)
@@ -274,19 +363,43 @@ static void svg_text_extent(rt_draw *d, const char *s, double size, bool bold, d
 static void svg_group(rt_draw *d, const char *name)
 {
     if (name) {
-        fputs("<g class=\"", d->fp);
-        rt_html_escape(d->fp, name);
-        fputs("\">\n", d->fp);
+        PUT(d->priv, "<g class=\"");
+        escape(d->priv, name);
+        PUT(d->priv, "\">\n");
     } else {
-        fputs("</g>\n", d->fp);
+        PUT(d->priv, "</g>\n");
     }
+}
+
+static void svg_destroy(rt_draw *d)
+{
+    svg_out *o = d->priv;
+    if (o)
+        free(o->buf);
+    free(o);
+    d->priv = NULL;
+}
+
+char *rt_draw_svg_take(rt_draw *d, size_t *len, rt_error *err)
+{
+    svg_out *o = d->priv;
+    char *s = NULL;
+    if (d->ops->end(d, err) == 0 && o && !o->fp) {
+        putch(o, '\0');
+        s = rt_xrealloc(o->buf, o->len);
+        if (len)
+            *len = o->len - 1;
+        o->buf = NULL;
+    }
+    rt_draw_free(d);
+    return s;
 }
 
 const rt_draw_ops rt_draw_svg_ops = {
     .name = "svg",
     .begin = svg_begin,
     .end = svg_end,
-    .destroy = NULL,
+    .destroy = svg_destroy,
     .line = svg_line,
     .polyline = svg_polyline,
     .rect = svg_rect,

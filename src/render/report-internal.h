@@ -8,6 +8,7 @@
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/render/chart.h"
 #include "rooftime/render/report.h"
 #include "rooftime/util/error.h"
 
@@ -48,5 +49,12 @@ size_t rt_report_splits_build(const rt_analysis *a, const rt_report_opts *o, rt_
 void rt_report_splits_free(rt_report_split *s, size_t n);
 /* The tag as kernels spell it ("framework" finds "Framework"), or NULL when none carries it. */
 const char *rt_report_tag_find(const rt_analysis *a, const char *tag);
+
+/* report-charts.c: the charts of one section (spec without its view: every view, and the hier
+ * chart of hier beside a view drawn in hier mode), each into DIR/<slug>-<view>.svg, drawn on
+ * several threads; then each inlined into html, or linked when too large for the page. */
+int rt_report_charts(FILE *html, const char *dir, const rt_report_split *sp,
+                     const rt_chart_spec *spec, const rt_analysis *a, const rt_analysis *hier,
+                     rt_error *err);
 
 #endif

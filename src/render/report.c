@@ -29,10 +29,6 @@
 
 #define MAX_KERNEL_ROWS 500
 #define MAX_CONFIG_ROWS 500
-/* A chart larger than this is linked from the page instead of inlined: the page stays a few
- * megabytes at any number of kernels (tests/cli-report-size.sh holds it to its budget). */
-#define MAX_INLINE_SVG ((size_t)1500000)
-
 static const char css[] =
     "body{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;margin:16px 24px;color:#222;"
     "max-width:1600px}\n"
@@ -84,35 +80,6 @@ static void td_num(FILE *fp, double v, double scale)
         fputs("<td>-</td>", fp);
     else
         fprintf(fp, "<td>%.4g</td>", v / scale);
-}
-
-/* Render one chart: write DIR/<slug>-<name>.svg and inline it into the page. */
-static int chart(FILE *html, const char *dir, const rt_report_split *sp, const char *name,
-                 const rt_chart_spec *spec, const rt_analysis *a, rt_error *err)
-{
-    char *svg = rt_chart_svg(spec, a, err);
-    if (!svg) {
-        rt_error_prefix(err, "chart %s of '%s'", name, sp->title[0] ? sp->title : "all");
-        return -1;
-    }
-    char *path = rt_asprintf("%s/%s-%s.svg", dir, sp->slug, name);
-    int rc = rt_write_file_atomic(path, svg, strlen(svg), err);
-    free(path);
-    if (rc == 0 && strlen(svg) > MAX_INLINE_SVG) {
-        /* Past the page's budget the chart is the file beside it, shown as an image. */
-        fprintf(html,
-                "<div class=\"chart\" id=\"%s-%s\"><a href=\"%s-%s.svg\"><img src=\"%s-%s.svg\" "
-                "alt=\"%s\" style=\"width:100%%\"></a>\n<p class=\"note\">%.1f MB of SVG: "
-                "linked, not inlined; hover texts in the file</p></div>\n",
-                sp->slug, name, sp->slug, name, sp->slug, name, name, (double)strlen(svg) / 1e6);
-    } else if (rc == 0) {
-        /* Inline SVG must not carry the XML declaration. */
-        const char *body = strstr(svg, "<svg");
-        fprintf(html, "<div class=\"chart\" id=\"%s-%s\">\n%s</div>\n", sp->slug, name,
-                body ? body : svg);
-    }
-    free(svg);
-    return rc;
 }
 
 static void machine_summary(FILE *fp, const rt_machine *m, const rt_analysis *a)
@@ -379,17 +346,7 @@ static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles
                               .text_scale = RT_REPORT_TEXT_SCALE,
                               .points = o->points,
                               .all_roofs = o->all_roofs};
-        for (int v = 0; v < RT_VIEW_N && rc == 0; v++) {
-            spec.view = (rt_view)v;
-            const char *name = rt_view_name(spec.view);
-            rc = chart(html, dir, &sp[s], name, &spec, a, err);
-            /* a view drawn in hier mode by default also gets its hier chart */
-            if (rc == 0 && rt_view_default_mode(spec.view) == RT_MODE_HIER && hier) {
-                char hname[64];
-                snprintf(hname, sizeof hname, "%s-hier", name);
-                rc = chart(html, dir, &sp[s], hname, &spec, hier, err);
-            }
-        }
+        rc = rt_report_charts(html, dir, &sp[s], &spec, a, hier, err);
         fputs("</div>\n", html);
     }
     rt_report_splits_free(sp, ns);

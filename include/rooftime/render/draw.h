@@ -112,6 +112,9 @@ extern const rt_draw_ops rt_draw_cairo_ops;
 rt_draw *rt_draw_new(rt_draw_format f, FILE *fp, double width, double height, rt_error *err);
 int rt_draw_finish(rt_draw *d, rt_error *err);
 void rt_draw_free(rt_draw *d);
+/* An SVG drawing made with no output stream (fp NULL): end it, free it, and return its text
+ * (malloc'ed, NUL-terminated; its length in *len) or NULL with a message. */
+char *rt_draw_svg_take(rt_draw *d, size_t *len, rt_error *err);
 
 /* Convenience wrappers that fill in defaults. */
 static inline void rt_draw_line(rt_draw *d, double x1, double y1, double x2, double y2,

@@ -1,0 +1,158 @@
+/* Numbers of the text tables written by hand, as rt_fmt_seconds, rt_fmt_value and printf would
+ * write them: the text of a million configs and kernels is some ten million numbers, and
+ * snprintf's %g was most of its time. A value whose rounding cannot be told for sure (within a
+ * hair of a tie) falls back on snprintf, so the text is the same byte for byte. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rooftime/util/format.h"
+#include "text-numbers.h"
+
+/* snprintf(buf, n, "%.<prec>g", v) for finite v, 1 <= prec <= 6, written by hand; 0 when it cannot
+ * be sure of the rounding (a value within a hair of a tie) and the caller should use snprintf. */
+static int fast_g(char *buf, double v, int prec)
+{
+    static const long double p10[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
+                                      1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+                                      1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
+                                      1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    if (!isfinite(v) || prec < 1 || prec > 6)
+        return 0;
+    char *o = buf;
+    if (v == 0) {
+        if (signbit(v))
+            *o++ = '-';
+        *o++ = '0';
+        *o = '\0';
+        return 1;
+    }
+    if (v < 0) {
+        *o++ = '-';
+        v = -v;
+    }
+    int e = (int)floor(log10(v));
+    long double x = 0;
+    unsigned long m = 0;
+    for (int tries = 0; tries < 3; tries++) {
+        int k = prec - 1 - e; /* x = v * 10^k has prec digits before the point */
+        if (k > 27 || k < -27)
+            return 0;
+        x = k >= 0 ? (long double)v * p10[k] : (long double)v / p10[-k];
+        if (x < p10[prec - 1]) {
+            e--;
+            continue;
+        }
+        if (x >= p10[prec]) {
+            e++;
+            continue;
+        }
+        long double f = x - floorl(x);
+        if (fabsl(f - 0.5L) < 1e-6L)
+            return 0;
+        m = (unsigned long)(f > 0.5L ? floorl(x) + 1 : floorl(x));
+        if (m == (unsigned long)p10[prec]) { /* rounded up to the next decade */
+            m /= 10;
+            e++;
+        }
+        break;
+    }
+    if (!m)
+        return 0;
+    char d[8] = {0};
+    for (int i = prec - 1; i >= 0; i--, m /= 10)
+        d[i] = (char)('0' + m % 10);
+    int nd = prec; /* trailing zeros go (no '#' flag) */
+    if (e < -4 || e >= prec) {
+        while (nd > 1 && d[nd - 1] == '0')
+            nd--;
+        *o++ = d[0];
+        if (nd > 1) {
+            *o++ = '.';
+            for (int i = 1; i < nd; i++)
+                *o++ = d[i];
+        }
+        *o++ = 'e';
+        *o++ = e < 0 ? '-' : '+';
+        int ae = e < 0 ? -e : e;
+        if (ae >= 100)
+            *o++ = (char)('0' + ae / 100);
+        *o++ = (char)('0' + ae / 10 % 10);
+        *o++ = (char)('0' + ae % 10);
+    } else if (e >= 0) {
+        int ip = e + 1; /* digits before the point */
+        while (nd > ip && d[nd - 1] == '0')
+            nd--;
+        for (int i = 0; i < ip; i++)
+            *o++ = d[i];
+        if (nd > ip) {
+            *o++ = '.';
+            for (int i = ip; i < nd; i++)
+                *o++ = d[i];
+        }
+    } else {
+        while (nd > 1 && d[nd - 1] == '0')
+            nd--;
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < -e - 1; i++)
+            *o++ = '0';
+        for (int i = 0; i < nd; i++)
+            *o++ = d[i];
+    }
+    *o = '\0';
+    return 1;
+}
+
+void rt_text_value(char *buf, size_t n, double v)
+{
+    if (isnan(v) || isinf(v) || !fast_g(buf, v, 4))
+        rt_fmt_value(buf, n, v);
+}
+
+void rt_text_seconds(char *buf, size_t n, double s)
+{
+    const char *unit;
+    double x;
+    if (isnan(s) || s == 0) {
+        rt_fmt_seconds(buf, n, s);
+        return;
+    }
+    if (fabs(s) >= 1)
+        x = s, unit = " s";
+    else if (fabs(s) >= 1e-3)
+        x = s * 1e3, unit = " ms";
+    else if (fabs(s) >= 1e-6)
+        x = s * 1e6, unit = " \xc2\xb5s";
+    else
+        x = s * 1e9, unit = " ns";
+    if (!fast_g(buf, x, 3)) {
+        rt_fmt_seconds(buf, n, s);
+        return;
+    }
+    strcat(buf, unit);
+}
+
+/* v right-aligned in width columns, as "%*zu". */
+char *rt_text_count(char *o, size_t v, int width)
+{
+    char d[24];
+    int nd = 0;
+    do
+        d[nd++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    for (int i = nd; i < width; i++)
+        *o++ = ' ';
+    while (nd)
+        *o++ = d[--nd];
+    return o;
+}
+
+/* As "%.0f": a whole number by hand, anything else through snprintf. */
+void rt_text_launches(char *buf, size_t n, double v)
+{
+    if (v >= 0 && v < 1e15 && v == floor(v) && !signbit(v))
+        *rt_text_count(buf, (size_t)v, 0) = '\0';
+    else
+        snprintf(buf, n, "%.0f", v);
+}

@@ -1,0 +1,17 @@
+/* Numbers of the text tables written by hand, byte for byte as the printf formats named
+ * (text-numbers.c). */
+#ifndef ROOFTIME_FORMATS_TEXT_NUMBERS_H
+#define ROOFTIME_FORMATS_TEXT_NUMBERS_H
+
+#include <stddef.h>
+
+/* As rt_fmt_value: "%.4g", "-" for NaN, "inf". */
+void rt_text_value(char *buf, size_t n, double v);
+/* As rt_fmt_seconds: "%.3g" and a unit (s, ms, µs, ns). */
+void rt_text_seconds(char *buf, size_t n, double s);
+/* As "%.0f". */
+void rt_text_launches(char *buf, size_t n, double v);
+/* v right-aligned in width columns, as "%*zu" (no NUL); the end. */
+char *rt_text_count(char *o, size_t v, int width);
+
+#endif
