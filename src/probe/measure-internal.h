@@ -187,13 +187,23 @@ double rt_plateau_typical_over(const rt_bw_point *pts, size_t n, double from, do
  * min and max beside it; p unchanged when none did (measure-plateau.c). */
 void rt_plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p);
 
+/* The working sets of a sweep, per thread: from min to max in geometric steps of `step`, leaving
+ * out those in (skip_from, skip_to] (none when skip_to <= skip_from). */
+typedef struct rt_bw_grid {
+    double min, max, step;
+    double skip_from, skip_to;
+} rt_bw_grid;
+
+/* The grid's working sets, whole kernel steps (RT_BW_GRAIN), ascending and distinct, at most cap
+ * of them; returns how many (0 on a bad grid: step <= 1, min < RT_BW_GRAIN or max < min). */
+size_t rt_bw_grid_sizes(const rt_bw_grid *g, size_t *sizes, size_t cap);
+
 /*
- * Sweep working sets per thread from min_bytes to max_bytes in geometric steps
- * of `step` with `threads` threads; fills pts (caller frees) and *n.
+ * Sweep the grid's working sets with `threads` threads; fills pts (caller frees) and *n.
  * progress(ctx, fraction) may be NULL.
  */
-int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, double min_bytes, double max_bytes,
-                double step, int trials, double seconds, rt_bw_point **pts, size_t *n,
+int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, const rt_bw_grid *grid, int trials,
+                double seconds, rt_bw_point **pts, size_t *n,
                 void (*progress)(void *ctx, double fraction), void *ctx, rt_error *err);
 
 /* ---- progress of a machine measurement: each stage owns a slice [lo, hi) of [0, 1] ---- */
@@ -228,7 +238,9 @@ typedef struct rt_levels_plan {
     int trials;
     double seconds, step, total_max; /* per trial; between working sets; all threads' bytes */
     double llc_mult; /* sweep to at least this many times a thread's last-level share */
-    bool quick;      /* copy and triad at the most threads only; the levels come from read */
+    /* --quick: copy and triad at the most threads only, in steps of 2, to total_max; read leaves
+     * out the working sets between the last-level share and twice it (no level lies there) */
+    bool quick;
 } rt_levels_plan;
 
 /* The caches and the levels found on the reference curve (read at the most threads). */

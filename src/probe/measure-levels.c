@@ -22,25 +22,32 @@ static void bw_progress(void *ctx, double f)
     rt_progress_report(ctx, f);
 }
 
-/* The largest working set per thread of one curve. */
-static double sweep_max(const rt_levels_plan *pl, const rt_levels *lv, rt_bw_kind kind, int th)
+/* The working sets per thread of one curve. */
+static rt_bw_grid sweep_grid(const rt_levels_plan *pl, const rt_levels *lv, rt_bw_kind kind, int th)
 {
     /*
-     * Per thread: the plan's total, and at least llc_mult times the thread's share of the
-     * last-level cache: a victim L3 keeps serving part of a working set a few times its size, so
-     * DRAM's plateau starts well beyond it.
+     * Up to the plan's total, and at least llc_mult times the thread's share of the last-level
+     * cache: a victim L3 keeps serving part of a working set a few times its size, so DRAM's
+     * plateau starts well beyond it (at twice the share, where the DRAM level's points begin).
      */
     const rt_cache_info *llc = lv->ncache ? &lv->caches[lv->ncache - 1] : NULL;
     double llc_share =
         llc ? llc->size / (llc->shared_by < th ? llc->shared_by : th) : 32.0 * 1024 * 1024;
-    double maxb = fmax(pl->total_max / th, pl->llc_mult * llc_share);
-    /* --quick: copy and triad stop at the plan's total; the DRAM level is read's. */
-    if (pl->quick && kind != RT_BW_READ)
-        maxb = pl->total_max / th;
+    rt_bw_grid g = {2 * RT_BW_GRAIN, fmax(pl->total_max / th, pl->llc_mult * llc_share), pl->step,
+                    0, 0};
+    if (pl->quick && kind != RT_BW_READ) {
+        /* --quick: copy and triad in steps of 2 up to the plan's total; the levels are read's. */
+        g.max = pl->total_max / th;
+        g.step = 2;
+    } else if (pl->quick && llc) {
+        /* --quick: nothing between the last-level share and twice it, where no level lies. */
+        g.skip_from = llc_share;
+        g.skip_to = 2 * llc_share;
+    }
     double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (phys > 0 && maxb * th > phys / 4)
-        maxb = phys / 4 / th;
-    return maxb;
+    if (phys > 0 && g.max * th > phys / 4)
+        g.max = phys / 4 / th;
+    return g;
 }
 
 /* Name the plateaus of one curve and add them to meas; the reference curve's go to lv too. */
@@ -115,7 +122,7 @@ int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, 
             /* --quick: copy and triad at the most threads only; the levels come from read. */
             if (pl->quick && kind != RT_BW_READ && t != nt - 1)
                 continue;
-            double maxb = sweep_max(pl, lv, kind, th);
+            rt_bw_grid grid = sweep_grid(pl, lv, kind, th);
             char sname[64];
             snprintf(sname, sizeof sname, "bandwidth: %s, %d thread%s", rt_bw_kind_name(kind), th,
                      th > 1 ? "s" : "");
@@ -123,8 +130,8 @@ int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, 
                               lo + (hi - lo) * (curve_i + 1) / ncurves);
             rt_bw_point *pts = NULL;
             size_t np;
-            if (rt_bw_sweep(kind, isa, th, 2 * RT_BW_GRAIN, maxb, pl->step, pl->trials, pl->seconds,
-                            &pts, &np, bw_progress, pr, err) != 0)
+            if (rt_bw_sweep(kind, isa, th, &grid, pl->trials, pl->seconds, &pts, &np, bw_progress,
+                            pr, err) != 0)
                 return -1;
             rt_bw_curve *c =
                 rt_measurement_add_curve(meas, rt_bw_kind_name(kind), rt_isa_name(isa), th, np);
