@@ -283,6 +283,12 @@ static int measure_overheads(run *r, overheads *oh, rt_error *err)
         oh->tau = s;
         rt_progress_report(&r->pr, 0.5 * (t + 1) / r->nt);
     }
+    /*
+     * The rest runs other runtimes' threads (PoCL's, oneDNN's OpenMP regions, a Python child):
+     * they inherit the caller's pinning, and with fewer threads measured than CPUs that crowded
+     * every one of them onto one CPU (a oneDNN execute took 6 ms instead of microseconds).
+     */
+    rt_team_pin(false);
     rt_error clerr;
     oh->clrc = rt_overhead_opencl(pl->oh_trials, pl->cl_launches, &oh->cl, oh->dev, sizeof oh->dev,
                                   &clerr);
