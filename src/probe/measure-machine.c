@@ -283,12 +283,6 @@ static int measure_overheads(run *r, overheads *oh, rt_error *err)
         oh->tau = s;
         rt_progress_report(&r->pr, 0.5 * (t + 1) / r->nt);
     }
-    /*
-     * The rest runs other runtimes' threads (PoCL's, oneDNN's OpenMP regions, a Python child):
-     * they inherit the caller's pinning, and with fewer threads measured than CPUs that crowded
-     * every one of them onto one CPU (a oneDNN execute took 6 ms instead of microseconds).
-     */
-    rt_team_pin(false);
     rt_error clerr;
     oh->clrc = rt_overhead_opencl(pl->oh_trials, pl->cl_launches, &oh->cl, oh->dev, sizeof oh->dev,
                                   &clerr);
@@ -301,6 +295,12 @@ static int measure_overheads(run *r, overheads *oh, rt_error *err)
                                  sizeof oh->fw_version, &fwerr);
     if (oh->fwrc != 0)
         rt_warnings_add(r->sk, "framework dispatch overhead (PyTorch): %s", fwerr.msg);
+    /*
+     * oneDNN runs OpenMP regions of as many threads as the CPUs: pinned, the pool threads beyond
+     * the ones measured all sat on the caller's CPU (with --threads 1 an execute took 6 ms instead
+     * of microseconds).
+     */
+    rt_team_pin(false);
     oh->dnrc = rt_overhead_onednn(pl->oh_trials, pl->dnnl_execs, &oh->dn, oh->dn_what,
                                   sizeof oh->dn_what, &dnerr);
     if (oh->dnrc != 0)
