@@ -20,9 +20,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-measure() { # NAME: one measurement, its wall time and the load average before it
+cpu_seconds() { # VAR: the CPU time (user + system) of this shell's finished children so far
+    times >"$work/times" # in this shell, not a subshell: its children are the measurements
+    printf -v "$1" '%s' "$(tail -1 "$work/times" |
+        awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } print s }')"
+}
+
+measure() { # NAME: one measurement, its wall and CPU time and the load average before it
     echo "== $1: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-    local t0 t1
+    local t0 t1 c0 c1
+    cpu_seconds c0
     t0=$(date +%s.%N)
     if ! "$bin" machine measure $quick -o "$work/$1.json" 2>"$work/$1.err"; then
         cat "$work/$1.err" >&2
@@ -30,8 +37,9 @@ measure() { # NAME: one measurement, its wall time and the load average before i
         exit 2
     fi
     t1=$(date +%s.%N)
+    cpu_seconds c1
     grep '^rooftime: skipped: accuracy' "$work/$1.err" || true
-    python3 -c "print(f'$1: machine measure $quick took {$t1 - $t0:.1f} s')"
+    python3 -c "print(f'$1: machine measure $quick took {$t1 - $t0:.1f} s, CPU {$c1 - $c0:.1f} s (user + system)')"
 }
 
 measure idle

@@ -180,9 +180,9 @@ static void test_sweep(void **state)
     rt_bw_point *p;
     size_t n;
     rt_error err;
-    assert_int_equal(rt_bw_sweep(RT_BW_TRIAD, RT_ISA_SSE, 1, 2 * RT_BW_GRAIN, 64 * RT_BW_GRAIN, 2.0,
-                                 2, 0.001, &p, &n, NULL, NULL, &err),
-                     0);
+    rt_bw_grid g = {2 * RT_BW_GRAIN, 64 * RT_BW_GRAIN, 2.0, 0, 0};
+    assert_int_equal(
+        rt_bw_sweep(RT_BW_TRIAD, RT_ISA_SSE, 1, &g, 2, 0.001, &p, &n, NULL, NULL, &err), 0);
     assert_int_equal(n, 6);
     for (size_t i = 0; i < n; i++) {
         assert_true(p[i].bw.median > 0);
@@ -190,8 +190,41 @@ static void test_sweep(void **state)
             assert_true(p[i].bytes > p[i - 1].bytes);
     }
     free(p);
+    rt_bw_grid bad = {10, 5, 2.0, 0, 0};
     assert_int_equal(
-        rt_bw_sweep(RT_BW_READ, RT_ISA_SSE, 1, 10, 5, 2.0, 2, 0.001, &p, &n, NULL, NULL, &err), -1);
+        rt_bw_sweep(RT_BW_READ, RT_ISA_SSE, 1, &bad, 2, 0.001, &p, &n, NULL, NULL, &err), -1);
+    /* Every working set in the skipped range: no sweep. */
+    rt_bw_grid none = {2 * RT_BW_GRAIN, 8 * RT_BW_GRAIN, 2.0, RT_BW_GRAIN, 8 * RT_BW_GRAIN};
+    assert_int_equal(
+        rt_bw_sweep(RT_BW_READ, RT_ISA_SSE, 1, &none, 2, 0.001, &p, &n, NULL, NULL, &err), -1);
+}
+
+/* A grid's working sets: whole kernel steps, ascending, none in the skipped range. */
+static void test_grid(void **state)
+{
+    (void)state;
+    size_t s[64];
+    rt_bw_grid g = {2 * RT_BW_GRAIN, 64 * RT_BW_GRAIN, 2.0, 0, 0};
+    assert_int_equal(rt_bw_grid_sizes(&g, s, 64), 6); /* 2 4 8 16 32 64 grains */
+    assert_int_equal(s[0], 2 * RT_BW_GRAIN);
+    assert_int_equal(s[5], 64 * RT_BW_GRAIN);
+    g.skip_from = 4 * RT_BW_GRAIN; /* (4, 16] left out: 8 and 16 */
+    g.skip_to = 16 * RT_BW_GRAIN;
+    assert_int_equal(rt_bw_grid_sizes(&g, s, 64), 4);
+    assert_int_equal(s[1], 4 * RT_BW_GRAIN);
+    assert_int_equal(s[2], 32 * RT_BW_GRAIN);
+    g.step = 1.4142135623730951; /* steps of sqrt 2, rounded to whole grains: distinct, rising */
+    g.skip_to = g.skip_from = 0;
+    size_t n = rt_bw_grid_sizes(&g, s, 64);
+    assert_int_equal(n, 11);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(s[i] % RT_BW_GRAIN, 0);
+        if (i > 0)
+            assert_true(s[i] > s[i - 1]);
+    }
+    assert_int_equal(rt_bw_grid_sizes(&g, s, 3), 3); /* at most cap */
+    g.step = 1.0;
+    assert_int_equal(rt_bw_grid_sizes(&g, s, 64), 0);
 }
 
 static void test_overhead(void **state)
@@ -226,15 +259,11 @@ static void test_bad_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_detect),
-        cmocka_unit_test(test_isa_names),
-        cmocka_unit_test(test_limit),
-        cmocka_unit_test(test_flops_kernels),
-        cmocka_unit_test(test_flops_measure),
-        cmocka_unit_test(test_bandwidth_kernels),
-        cmocka_unit_test(test_sweep),
-        cmocka_unit_test(test_overhead),
-        cmocka_unit_test(test_ceiling_estimator),
+        cmocka_unit_test(test_detect),        cmocka_unit_test(test_isa_names),
+        cmocka_unit_test(test_limit),         cmocka_unit_test(test_flops_kernels),
+        cmocka_unit_test(test_flops_measure), cmocka_unit_test(test_bandwidth_kernels),
+        cmocka_unit_test(test_sweep),         cmocka_unit_test(test_grid),
+        cmocka_unit_test(test_overhead),      cmocka_unit_test(test_ceiling_estimator),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

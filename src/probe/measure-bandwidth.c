@@ -378,13 +378,36 @@ static double sweep_time(sweep_ctx *c, size_t bytes, long passes, int *bad, int 
     return calib ? tm.thread_max : tm.wall;
 }
 
-int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, double min_bytes, double max_bytes,
-                double step, int trials, double seconds, rt_bw_point **pts, size_t *n,
+size_t rt_bw_grid_sizes(const rt_bw_grid *g, size_t *sizes, size_t cap)
+{
+    if (!(g->step > 1.0) || !(g->min >= RT_BW_GRAIN) || !(g->max >= g->min))
+        return 0;
+    size_t np = 0;
+    for (size_t i = 0; np < cap; i++) {
+        double want = g->min * pow(g->step, (double)i);
+        if (want > g->max * 1.0001)
+            break;
+        if (g->skip_to > g->skip_from && want > g->skip_from && want <= g->skip_to)
+            continue;
+        size_t b = (size_t)llround(want / RT_BW_GRAIN) * RT_BW_GRAIN;
+        if (b < RT_BW_GRAIN)
+            b = RT_BW_GRAIN;
+        if (np == 0 || b > sizes[np - 1])
+            sizes[np++] = b;
+    }
+    return np;
+}
+
+int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, const rt_bw_grid *grid, int trials,
+                double seconds, rt_bw_point **pts, size_t *n,
                 void (*progress)(void *ctx, double fraction), void *pctx, rt_error *err)
 {
     *pts = NULL;
     *n = 0;
-    if (threads < 1 || step <= 1.0 || min_bytes < RT_BW_GRAIN || max_bytes < min_bytes) {
+    size_t cap_pts = grid->step > 1.0 && grid->max >= grid->min && grid->min >= RT_BW_GRAIN
+                         ? (size_t)(log(grid->max / grid->min) / log(grid->step)) + 2
+                         : 0;
+    if (threads < 1 || cap_pts == 0) {
         rt_error_set(err, "bandwidth sweep: bad parameters");
         return -1;
     }
@@ -396,17 +419,13 @@ int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, double min_bytes, doub
     if (trials > 64)
         trials = 64;
     /* Sizes first, rounded to whole kernel steps and deduplicated. */
-    size_t cap_pts = (size_t)(log(max_bytes / min_bytes) / log(step)) + 2, np = 0;
     size_t *sizes = rt_xcalloc(cap_pts, sizeof *sizes);
-    for (size_t i = 0; i < cap_pts; i++) {
-        double want = min_bytes * pow(step, (double)i);
-        if (want > max_bytes * 1.0001)
-            break;
-        size_t b = (size_t)llround(want / RT_BW_GRAIN) * RT_BW_GRAIN;
-        if (b < RT_BW_GRAIN)
-            b = RT_BW_GRAIN;
-        if (np == 0 || b > sizes[np - 1])
-            sizes[np++] = b;
+    size_t np = rt_bw_grid_sizes(grid, sizes, cap_pts);
+    if (np == 0) {
+        free(sizes);
+        rt_error_set(err, "bandwidth sweep: no working set between %.0f and %.0f bytes", grid->min,
+                     grid->max);
+        return -1;
     }
     sweep_ctx c = {kind, isa, threads, rt_xcalloc((size_t)threads, sizeof(void *)), sizes[np - 1]};
     rt_bw_point *out = rt_xcalloc(np, sizeof *out);
@@ -421,9 +440,16 @@ int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, double min_bytes, doub
         int bad = 0;
         if (i > 0 && kind != RT_BW_READ)
             sweep_fill(&c, bytes, 0);
-        /* Calibrate: grow the pass count until a run lasts an eighth of the target. */
+        /*
+         * Calibrate: grow the pass count until a run lasts an eighth of the target. Not needed
+         * where the last point's fastest trial says one pass lasts two trials or more (rates
+         * only fall as working sets grow): one pass each.
+         */
         long passes = 1;
-        double t = sweep_time(&c, bytes, passes, &bad, 1, NULL);
+        double t = INFINITY;
+        if (i == 0 || !(out[i - 1].bw.max > 0) ||
+            (double)threads * (double)bytes / out[i - 1].bw.max < 2 * seconds)
+            t = sweep_time(&c, bytes, passes, &bad, 1, NULL);
         while (!bad && t < seconds / 8 && passes < (1L << 40)) {
             passes *= 4;
             t = sweep_time(&c, bytes, passes, &bad, 1, NULL);

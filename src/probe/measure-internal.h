@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rooftime/core/measurement.h"
 #include "rooftime/probe/cpu-detect.h"
+#include "rooftime/probe/measure-machine.h"
 #include "rooftime/util/error.h"
 
 /* Median with min and max of repeated trials, and the ceiling estimate (see rt_stat_ceiling). */
@@ -185,14 +187,81 @@ double rt_plateau_typical_over(const rt_bw_point *pts, size_t n, double from, do
  * min and max beside it; p unchanged when none did (measure-plateau.c). */
 void rt_plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p);
 
+/* The working sets of a sweep, per thread: from min to max in geometric steps of `step`, leaving
+ * out those in (skip_from, skip_to] (none when skip_to <= skip_from). */
+typedef struct rt_bw_grid {
+    double min, max, step;
+    double skip_from, skip_to;
+} rt_bw_grid;
+
+/* The grid's working sets, whole kernel steps (RT_BW_GRAIN), ascending and distinct, at most cap
+ * of them; returns how many (0 on a bad grid: step <= 1, min < RT_BW_GRAIN or max < min). */
+size_t rt_bw_grid_sizes(const rt_bw_grid *g, size_t *sizes, size_t cap);
+
 /*
- * Sweep working sets per thread from min_bytes to max_bytes in geometric steps
- * of `step` with `threads` threads; fills pts (caller frees) and *n.
+ * Sweep the grid's working sets with `threads` threads; fills pts (caller frees) and *n.
  * progress(ctx, fraction) may be NULL.
  */
-int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, double min_bytes, double max_bytes,
-                double step, int trials, double seconds, rt_bw_point **pts, size_t *n,
+int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, const rt_bw_grid *grid, int trials,
+                double seconds, rt_bw_point **pts, size_t *n,
                 void (*progress)(void *ctx, double fraction), void *ctx, rt_error *err);
+
+/* ---- progress of a machine measurement: each stage owns a slice [lo, hi) of [0, 1] ---- */
+
+typedef struct rt_run_progress {
+    rt_progress_fn fn;
+    void *ctx;
+    const char *stage;
+    double lo, hi;
+} rt_run_progress;
+
+/* Report the fraction f of the current stage done. */
+static inline void rt_progress_report(rt_run_progress *p, double f)
+{
+    if (p->fn)
+        p->fn(p->ctx, p->stage, p->lo + (p->hi - p->lo) * (f < 0 ? 0 : f > 1 ? 1 : f));
+}
+
+/* Start the stage `name`, owning [lo, hi) of the run. */
+static inline void rt_progress_stage(rt_run_progress *p, const char *name, double lo, double hi)
+{
+    p->stage = name;
+    p->lo = lo;
+    p->hi = hi;
+    rt_progress_report(p, 0);
+}
+
+/* ---- the memory levels of a machine measurement (measure-levels.c) ---- */
+
+/* How the bandwidth sweeps run. */
+typedef struct rt_levels_plan {
+    int trials;
+    double seconds, step, total_max; /* per trial; between working sets; all threads' bytes */
+    double llc_mult; /* sweep to at least this many times a thread's last-level share */
+    /* --quick: copy and triad at the most threads only, in steps of 2, to total_max; read leaves
+     * out the working sets between the last-level share and twice it (no level lies there) */
+    bool quick;
+} rt_levels_plan;
+
+/* The caches and the levels found on the reference curve (read at the most threads). */
+typedef struct rt_levels {
+    rt_cache_info caches[8];
+    int ncache;
+    const char *cache_source; /* "hwloc", "sysfs" or "none" */
+    rt_plateau found[9];      /* the caches, then DRAM */
+    double typical[9];
+    size_t n;
+} rt_levels;
+
+/*
+ * Sweep every kernel at the thread counts tcounts[0..nt) with isa's loads, add the curves, their
+ * plateaus and the caches to meas, and name the levels of the reference curve in out. The stage
+ * owns [lo, hi) of the run's progress. Warnings (no cache sizes, a level not found on the
+ * reference curve) go to skipped. -1 when a kernel computed a wrong result.
+ */
+int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, int nt, double lo,
+                      double hi, rt_run_progress *pr, rt_measurement *meas, rt_levels *out,
+                      rt_warnings *skipped, rt_error *err);
 
 /* ---- launch overhead (measure-overhead.c) ---- */
 

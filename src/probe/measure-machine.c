@@ -55,28 +55,6 @@ static const plan full_plan = {
     5,  0.1,  5,   0.05,  5,     0.012, 1.2599210498948732, 1024.0 * 1024 * 1024,
     31, 1000, 200, 10000, 10000, 8};
 
-/* Progress over the whole run: stages own slices [lo, hi) of [0, 1]. */
-typedef struct progress {
-    rt_progress_fn fn;
-    void *ctx;
-    const char *stage;
-    double lo, hi;
-} progress;
-
-static void report(progress *p, double f)
-{
-    if (p->fn)
-        p->fn(p->ctx, p->stage, p->lo + (p->hi - p->lo) * (f < 0 ? 0 : f > 1 ? 1 : f));
-}
-
-static void stage(progress *p, const char *name, double lo, double hi)
-{
-    p->stage = name;
-    p->lo = lo;
-    p->hi = hi;
-    report(p, 0);
-}
-
 /* One OpenMP fork/join figure, kept until the machine exists. */
 typedef struct rt_overhead_rec {
     int threads;
@@ -124,116 +102,114 @@ static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, size_t i, const rt
     return true;
 }
 
-static void bw_progress(void *ctx, double f)
-{
-    progress *p = ctx;
-    report(p, f);
-}
-
-int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warnings *skipped,
-                       rt_error *err)
-{
-    rt_measure_opts o = {0};
-    if (opts)
-        o = *opts;
-    *out = NULL;
-    const plan *pl = o.quick ? &quick_plan : &full_plan;
-    rt_warnings local = {0};
-    rt_warnings *sk = skipped ? skipped : &local;
-
+/* One measurement under way: what it runs with and where its results go. */
+typedef struct run {
+    rt_measure_opts o;
+    const plan *pl;
     rt_cpu_info cpu;
-    rt_cpu_detect(&cpu);
-    rt_isa limit = RT_ISA_AMX;
-    if (o.max_isa && rt_isa_parse(o.max_isa, &limit, err) != 0) {
+    rt_isa limit, isa; /* the ISA allowed; the best one the CPU has within it */
+    int ncpu, maxt;
+    int tcounts[40], nt; /* thread counts measured: 1, 2, 4 ... maxt */
+    rt_warnings *sk;
+    rt_run_progress pr;
+    rt_measurement *meas;
+} run;
+
+/* The options, the CPU and its limits, the thread counts; says what the CPU rules out. */
+static int setup(run *r, const rt_measure_opts *opts, rt_warnings *sk, rt_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (opts)
+        r->o = *opts;
+    r->pl = r->o.quick ? &quick_plan : &full_plan;
+    r->sk = sk;
+    rt_cpu_detect(&r->cpu);
+    r->limit = RT_ISA_AMX;
+    if (r->o.max_isa && rt_isa_parse(r->o.max_isa, &r->limit, err) != 0) {
         rt_error_prefix(err, "max_isa");
         return -1;
     }
-    rt_cpu_limit(&cpu, limit);
-    rt_isa isa = rt_cpu_best_isa(&cpu);
-    int ncpu = rt_measure_max_threads();
-    if (o.max_threads < 0 || o.max_threads > ncpu) {
-        rt_error_set(err, "cannot use %d threads: %d CPUs available", o.max_threads, ncpu);
+    rt_cpu_info *cpu = &r->cpu;
+    rt_isa limit = r->limit;
+    rt_cpu_limit(cpu, limit);
+    r->isa = rt_cpu_best_isa(cpu);
+    r->ncpu = rt_measure_max_threads();
+    if (r->o.max_threads < 0 || r->o.max_threads > r->ncpu) {
+        rt_error_set(err, "cannot use %d threads: %d CPUs available", r->o.max_threads, r->ncpu);
         return -1;
     }
-    int maxt = o.max_threads > 0 ? o.max_threads : ncpu;
+    r->maxt = r->o.max_threads > 0 ? r->o.max_threads : r->ncpu;
 #ifndef RT_HAVE_OPENMP
     rt_warnings_add(sk, "more than one thread: built without OpenMP");
 #endif
-    int tcounts[40], nt = 0;
-    for (int t = 1; t < maxt && nt < 38; t *= 2)
-        tcounts[nt++] = t;
-    tcounts[nt++] = maxt;
+    for (int t = 1; t < r->maxt && r->nt < 38; t *= 2)
+        r->tcounts[r->nt++] = t;
+    r->tcounts[r->nt++] = r->maxt;
 
     /* Say what this CPU or the limit rules out before spending time. */
     if (limit < RT_ISA_AVX512)
         rt_warnings_add(sk, "AVX-512 kernels: limited to %s", rt_isa_name(limit));
-    else if (!cpu.avx512f)
+    else if (!cpu->avx512f)
         rt_warnings_add(sk, "AVX-512 kernels: the CPU has no AVX-512F");
-    if (!cpu.avx512_bf16)
+    if (!cpu->avx512_bf16)
         rt_warnings_add(sk, "bf16: no AVX512-BF16 (vdpbf16ps)%s",
                         limit < RT_ISA_AVX512 ? " allowed" : "");
-    if (!cpu.avx512_fp16)
+    if (!cpu->avx512_fp16)
         rt_warnings_add(sk, "fp16: no AVX512-FP16 (vfmadd231ph)%s",
                         limit < RT_ISA_AVX512 ? " allowed" : "");
-    if (!cpu.avx512_vnni)
+    if (!cpu->avx512_vnni)
         rt_warnings_add(sk, "int8: no AVX512-VNNI (vpdpbusd)%s",
                         limit < RT_ISA_AVX512 ? " allowed" : "");
     if (limit < RT_ISA_AMX)
         rt_warnings_add(sk, "AMX: limited to %s", rt_isa_name(limit));
-    else if (!cpu.amx_tile)
+    else if (!cpu->amx_tile)
         rt_warnings_add(sk, "AMX: no AMX (amx_bf16, amx_int8 not measured)");
-    if (cpu.amx_tile) {
+    if (cpu->amx_tile) {
         rt_error e2;
         if (rt_cpu_request_amx(&e2) != 0) {
             rt_warnings_add(sk, "AMX: %s", e2.msg);
-            cpu.amx_tile = cpu.amx_bf16 = cpu.amx_int8 = false;
+            cpu->amx_tile = cpu->amx_bf16 = cpu->amx_int8 = false;
         }
     }
+    r->pr = (rt_run_progress){r->o.progress, r->o.progress_ctx, "", 0, 0};
+    return 0;
+}
 
-    progress pr = {o.progress, o.progress_ctx, "", 0, 0};
-    rt_measurement *meas = rt_measurement_new();
-    rt_overhead_rec omp[8];
-    int n_omp = 0;
-    rt_machine *m = NULL;
-    rt_bw_point *pts = NULL;
-    double *xs = NULL, *ys = NULL;
-    int rc = -1;
-    double t_start = rt_now();
-
-    rt_team_stats_reset();
-    if (!o.no_pin)
-        rt_team_pin(true);
-    /* ---- clock ---- */
-    stage(&pr, "core clock", 0.0, 0.03);
+/* The core clock, with imul as a cross-check. */
+static void measure_clock(run *r)
+{
+    rt_progress_stage(&r->pr, "core clock", 0.0, 0.03);
     rt_stat imul;
-    rt_stat clk = rt_measure_clock(pl->clock_trials, pl->clock_seconds, &imul);
-    meas->clock_hz = spread_of(clk);
-    meas->imul_hz = imul.median;
-    meas->clock_method = rt_strdup("chains of 100 dependent `add reg, reg` (1 cycle each) timed "
-                                   "by the monotonic clock on one thread; imul_hz: the same with "
-                                   "`imul reg, reg` (3 cycles), a cross-check");
+    rt_stat clk = rt_measure_clock(r->pl->clock_trials, r->pl->clock_seconds, &imul);
+    r->meas->clock_hz = spread_of(clk);
+    r->meas->imul_hz = imul.median;
+    r->meas->clock_method =
+        rt_strdup("chains of 100 dependent `add reg, reg` (1 cycle each) timed "
+                  "by the monotonic clock on one thread; imul_hz: the same with "
+                  "`imul reg, reg` (3 cycles), a cross-check");
+}
 
-    double t_stage = rt_now();
-    meas->stage_seconds[0] = t_stage - t_start;
-    /* ---- compute ---- */
+/* Every compute kernel that runs at every thread count; best[u] gets unit u's best kernel. */
+static int measure_compute(run *r, unit_result best[N_UNITS], rt_error *err)
+{
+    const plan *pl = r->pl;
     size_t nk;
     const rt_flops_kernel *ks = rt_flops_kernels(&nk);
     size_t nrun = 0;
     for (size_t i = 0; i < nk; i++)
-        nrun += runs_kernel(ks, nk, i, &cpu, limit, o.quick);
-    stage(&pr, "compute peaks", 0.03, o.quick ? 0.25 : 0.2);
-    unit_result best[N_UNITS];
-    memset(best, 0, sizeof best);
+        nrun += runs_kernel(ks, nk, i, &r->cpu, r->limit, r->o.quick);
+    rt_progress_stage(&r->pr, "compute peaks", 0.03, r->o.quick ? 0.25 : 0.2);
+    memset(best, 0, N_UNITS * sizeof *best);
     size_t done = 0;
     double clock_samples[64];
     size_t n_clock_samples = 0;
     for (size_t i = 0; i < nk && n_clock_samples < 64; i++) {
         const rt_flops_kernel *k = &ks[i];
-        if (!runs_kernel(ks, nk, i, &cpu, limit, o.quick))
+        if (!runs_kernel(ks, nk, i, &r->cpu, r->limit, r->o.quick))
             continue;
         /* A quick correctness run first: a wrong result is an error, not a number. */
         if (rt_flops_kernel_check(k, 100, err) != 0)
-            goto fail;
+            return -1;
         /*
          * The clock right before the kernel: a core's clock moves with the load on
          * the others (and the host's), so the theoretical peak uses the one it ran at.
@@ -241,20 +217,21 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
         rt_stat kclk = rt_measure_clock(3, 0.01, NULL);
         clock_samples[n_clock_samples++] = kclk.median;
         rt_stat one = {0, 0, 0, 0, 0}, all = {0, 0, 0, 0, 0};
-        for (int t = 0; t < nt; t++) {
+        for (int t = 0; t < r->nt; t++) {
             rt_stat s;
-            if (rt_flops_measure(k, tcounts[t], pl->flops_trials, pl->flops_seconds, &s, err) != 0)
-                goto fail;
+            if (rt_flops_measure(k, r->tcounts[t], pl->flops_trials, pl->flops_seconds, &s, err) !=
+                0)
+                return -1;
             if (t == 0)
                 one = s;
             all = s;
-            rt_peak_trial *e =
-                rt_measurement_add_peak(meas, k->unit, rt_isa_name(k->isa), k->instr, tcounts[t]);
+            rt_peak_trial *e = rt_measurement_add_peak(r->meas, k->unit, rt_isa_name(k->isa),
+                                                       k->instr, r->tcounts[t]);
             e->flops = spread_of(s);
             e->ceiling = s.best;
             e->clean = s.clean;
             e->clock_hz = kclk.median;
-            report(&pr, (done + (double)(t + 1) / nt) / (double)nrun);
+            rt_progress_report(&r->pr, (done + (double)(t + 1) / r->nt) / (double)nrun);
         }
         done++;
         for (size_t u = 0; u < N_UNITS; u++)
@@ -268,172 +245,75 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             }
     }
     if (n_clock_samples > 0) {
-        meas->clock_before_kernels = spread_of(rt_stat_of(clock_samples, n_clock_samples));
-        meas->clock_samples = n_clock_samples;
+        r->meas->clock_before_kernels = spread_of(rt_stat_of(clock_samples, n_clock_samples));
+        r->meas->clock_samples = n_clock_samples;
     }
+    return 0;
+}
 
-    meas->stage_seconds[1] = rt_now() - t_stage;
-    t_stage = rt_now();
-    /* ---- bandwidth ---- */
-    rt_cache_info caches[8];
-    const char *csrc = "none";
-    int ncache = rt_cache_detect(caches, 8, &csrc);
-    if (ncache == 0)
-        rt_warnings_add(sk, "cache sizes: neither hwloc nor sysfs reported any; only DRAM named");
-    for (int i = 0; i < ncache; i++)
-        rt_measurement_add_cache(meas, caches[i].level, caches[i].size, caches[i].shared_by);
-    meas->cache_source = rt_strdup(csrc);
-    double llc = ncache ? caches[ncache - 1].size : 32.0 * 1024 * 1024;
-    double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    rt_plateau machine_levels[9];
-    double machine_typical[9] = {0};
-    size_t n_machine_levels = 0;
-    double bw_lo = o.quick ? 0.25 : 0.2, bw_hi = 0.93;
-    int ncurves = RT_BW_NKINDS * nt, curve_i = 0;
-    for (int kind = 0; kind < RT_BW_NKINDS; kind++)
-        for (int t = 0; t < nt; t++, curve_i++) {
-            int th = tcounts[t];
-            /* --quick: copy and triad at the most threads only; the levels come from read. */
-            if (o.quick && kind != RT_BW_READ && t != nt - 1)
-                continue;
-            /*
-             * Per thread: the plan's total, and at least 8x the thread's share of the
-             * last-level cache: a victim L3 keeps serving part of a working set a few
-             * times its size, so DRAM's plateau starts well beyond it.
-             */
-            double llc_share =
-                llc / (ncache
-                           ? (caches[ncache - 1].shared_by < th ? caches[ncache - 1].shared_by : th)
-                           : 1);
-            double maxb = fmax(pl->bw_total_max / th, pl->llc_mult * llc_share);
-            /* --quick: copy and triad stop at the plan's total; the DRAM level is read's. */
-            if (o.quick && kind != RT_BW_READ)
-                maxb = pl->bw_total_max / th;
-            if (phys > 0 && maxb * th > phys / 4)
-                maxb = phys / 4 / th;
-            char sname[64];
-            snprintf(sname, sizeof sname, "bandwidth: %s, %d thread%s", rt_bw_kind_name(kind), th,
-                     th > 1 ? "s" : "");
-            stage(&pr, sname, bw_lo + (bw_hi - bw_lo) * curve_i / ncurves,
-                  bw_lo + (bw_hi - bw_lo) * (curve_i + 1) / ncurves);
-            size_t np;
-            if (rt_bw_sweep(kind, isa, th, 2 * RT_BW_GRAIN, maxb, pl->bw_step, pl->bw_trials,
-                            pl->bw_seconds, &pts, &np, bw_progress, &pr, err) != 0)
-                goto fail;
-            rt_bw_curve *c =
-                rt_measurement_add_curve(meas, rt_bw_kind_name(kind), rt_isa_name(isa), th, np);
-            xs = rt_xcalloc(np ? np : 1, sizeof *xs);
-            ys = rt_xcalloc(np ? np : 1, sizeof *ys);
-            for (size_t i = 0; i < np; i++) {
-                c->bytes[i] = pts[i].bytes;
-                c->bw[i] = spread_of(pts[i].bw);
-                c->ceil[i] = pts[i].bw.best;
-                xs[i] = pts[i].bytes;
-                ys[i] = pts[i].bw.best; /* levels are ceilings: the points' best clean trials */
-            }
-            /* Capacity per thread: a shared cache is split among the threads using it. */
-            double lim[8];
-            char names[8][8];
-            const char *np_[8];
-            for (int i = 0; i < ncache; i++) {
-                int share = caches[i].shared_by < th ? caches[i].shared_by : th;
-                lim[i] = caches[i].size / (share > 0 ? share : 1);
-                snprintf(names[i], sizeof names[i], "L%d", caches[i].level);
-                np_[i] = names[i];
-            }
-            rt_plateau pls[9];
-            rt_warnings pw = {0};
-            if (rt_plateau_detect(xs, ys, np, lim, np_, (size_t)ncache, pls, &pw, err) != 0)
-                goto fail;
-            int is_ref = kind == RT_BW_READ && t == nt - 1;
-            for (size_t i = 0; i < pw.n; i++)
-                if (is_ref)
-                    rt_warnings_add(sk, "memory level %s", pw.msg[i]);
-            rt_warnings_release(&pw);
-            for (int i = 0; i <= ncache; i++) {
-                rt_bw_plateau *l = rt_measurement_add_plateau(meas, rt_bw_kind_name(kind), th,
-                                                              pls[i].name, pls[i].note);
-                l->found = pls[i].found;
-                if (pls[i].found)
-                    rt_plateau_from_clean(pts, np, &pls[i]);
-                if (pls[i].found) {
-                    l->bw = (rt_spread){pls[i].bw, pls[i].min, pls[i].max};
-                    l->typical =
-                        rt_plateau_typical_over(pts, np, pls[i].from_bytes, pls[i].to_bytes);
-                    l->from_bytes = pls[i].from_bytes;
-                    l->to_bytes = pls[i].to_bytes;
-                }
-                if (is_ref) {
-                    machine_levels[i] = pls[i];
-                    machine_typical[i] = l->typical;
-                    n_machine_levels = (size_t)i + 1;
-                }
-            }
-            free(xs);
-            free(ys);
-            free(pts);
-            xs = ys = NULL;
-            pts = NULL;
-        }
-    meas->bw_isa = rt_strdup(rt_isa_name(isa));
-    meas->bw_method = rt_strdup("read (64-bit integer sums), copy and triad (x = y + s z) "
-                                "with aligned vector loads, each thread over its own buffer; "
-                                "working sets in geometric steps; bytes per pass = the working "
-                                "set (STREAM counting, no write-allocate traffic); a point's "
-                                "ceiling = the 0.9 quantile of its undisturbed trials; a level = "
-                                "the median ceiling of the run of near-equal points (3-point "
-                                "median, within 30%) with the most points between its cache "
-                                "size and the one below, per thread; typical = the median of "
-                                "the points' medians there");
+/* The overheads measured: OpenMP fork/join per thread count, OpenCL, PyTorch and oneDNN. */
+typedef struct overheads {
+    rt_overhead_rec omp[8];
+    int n_omp;
+    rt_stat tau;          /* fork/join at the most threads */
+    int clrc, fwrc, dnrc; /* 0: measured */
+    rt_stat cl, fw, dn;
+    char dev[256], fw_version[64], dn_what[160];
+    const char *python;
+} overheads;
 
-    meas->stage_seconds[2] = rt_now() - t_stage;
-    t_stage = rt_now();
-    /* ---- launch overhead ---- */
-    stage(&pr, "launch overhead", 0.93, 1.0);
-    rt_stat tau_s = {0, 0, 0, 0, 0};
-    for (int t = 0; t < nt; t++) {
+static int measure_overheads(run *r, overheads *oh, rt_error *err)
+{
+    const plan *pl = r->pl;
+    rt_progress_stage(&r->pr, "launch overhead", 0.93, 1.0);
+    oh->n_omp = 0;
+    oh->tau = (rt_stat){0, 0, 0, 0, 0};
+    for (int t = 0; t < r->nt; t++) {
         rt_stat s;
-        if (rt_overhead_openmp(tcounts[t], pl->oh_trials, pl->omp_regions, &s, err) != 0) {
+        if (rt_overhead_openmp(r->tcounts[t], pl->oh_trials, pl->omp_regions, &s, err) != 0) {
 #ifdef RT_HAVE_OPENMP
-            goto fail;
+            return -1;
 #else
-            rt_warnings_add(sk, "launch overhead: %s", err->msg);
+            rt_warnings_add(r->sk, "launch overhead: %s", err->msg);
             break;
 #endif
         }
-        if (n_omp < 8)
-            omp[n_omp++] = (rt_overhead_rec){tcounts[t], spread_of(s)};
-        tau_s = s;
-        report(&pr, 0.5 * (t + 1) / nt);
+        if (oh->n_omp < 8)
+            oh->omp[oh->n_omp++] = (rt_overhead_rec){r->tcounts[t], spread_of(s)};
+        oh->tau = s;
+        rt_progress_report(&r->pr, 0.5 * (t + 1) / r->nt);
     }
-    rt_stat cl;
-    char dev[256];
     rt_error clerr;
-    int clrc = rt_overhead_opencl(pl->oh_trials, pl->cl_launches, &cl, dev, sizeof dev, &clerr);
-    if (clrc != 0)
-        rt_warnings_add(sk, "OpenCL launch overhead: %s", clerr.msg);
+    oh->clrc = rt_overhead_opencl(pl->oh_trials, pl->cl_launches, &oh->cl, oh->dev, sizeof oh->dev,
+                                  &clerr);
+    if (oh->clrc != 0)
+        rt_warnings_add(r->sk, "OpenCL launch overhead: %s", clerr.msg);
     /* One layer up: a framework's dispatch and a oneDNN primitive execute. */
-    rt_stat fw, dn;
-    char fw_version[64], dn_what[160];
     rt_error fwerr, dnerr;
-    const char *python = rt_spawn_python();
-    int fwrc = rt_overhead_torch(python, pl->oh_trials, pl->fw_ops, &fw, fw_version,
-                                 sizeof fw_version, &fwerr);
-    if (fwrc != 0)
-        rt_warnings_add(sk, "framework dispatch overhead (PyTorch): %s", fwerr.msg);
-    int dnrc =
-        rt_overhead_onednn(pl->oh_trials, pl->dnnl_execs, &dn, dn_what, sizeof dn_what, &dnerr);
-    if (dnrc != 0)
-        rt_warnings_add(sk, "oneDNN primitive overhead: %s", dnerr.msg);
-    report(&pr, 1.0);
-    meas->stage_seconds[3] = rt_now() - t_stage;
+    oh->python = rt_spawn_python();
+    oh->fwrc = rt_overhead_torch(oh->python, pl->oh_trials, pl->fw_ops, &oh->fw, oh->fw_version,
+                                 sizeof oh->fw_version, &fwerr);
+    if (oh->fwrc != 0)
+        rt_warnings_add(r->sk, "framework dispatch overhead (PyTorch): %s", fwerr.msg);
+    /*
+     * oneDNN runs OpenMP regions of as many threads as the CPUs: pinned, the pool threads beyond
+     * the ones measured all sat on the caller's CPU (with --threads 1 an execute took 6 ms instead
+     * of microseconds).
+     */
+    rt_team_pin(false);
+    oh->dnrc = rt_overhead_onednn(pl->oh_trials, pl->dnnl_execs, &oh->dn, oh->dn_what,
+                                  sizeof oh->dn_what, &dnerr);
+    if (oh->dnrc != 0)
+        rt_warnings_add(r->sk, "oneDNN primitive overhead: %s", dnerr.msg);
+    rt_progress_report(&r->pr, 1.0);
+    return 0;
+}
 
-    /* ---- the machine ---- */
-    char name[128];
-    snprintf(name, sizeof name, "%s (%d thread%s, measured)", cpu.model, maxt, maxt > 1 ? "s" : "");
-    m = rt_machine_new(name);
-    rt_machine_set_str(&m->source, "measured");
+/* The machine's units, each from its best kernel; returns the reference unit (NULL: none). */
+static const char *add_units(rt_machine *m, const run *r, const unit_result *best)
+{
     const char *ref_unit = NULL;
+    int maxt = r->maxt;
     for (size_t u = 0; u < N_UNITS; u++) {
         if (!best[u].have)
             continue;
@@ -463,7 +343,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
                  "trials (typical: their median); one thread %.4g GFLOP/s; "
                  "theoretical: %.3f GHz x %d x %s",
                  k->instr, rt_isa_name(k->isa), maxt, maxt > 1 ? "s" : "", RT_STAT_QUANTILE,
-                 best[u].all.clean, pl->flops_trials, best[u].one.best / 1e9, best[u].hz / 1e9,
+                 best[u].all.clean, r->pl->flops_trials, best[u].one.best / 1e9, best[u].hz / 1e9,
                  maxt, how);
         rt_machine_set_str(&un->note, note);
         /* The reference is the highest measured floating-point peak (analyze, plot and report
@@ -472,71 +352,85 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
             (!ref_unit || un->flops > rt_machine_unit(m, ref_unit)->flops))
             ref_unit = un->name;
     }
+    return ref_unit;
+}
+
+/* The machine's memory levels from the reference curve; returns the reference level (the last
+ * found: DRAM when the curve reached it), NULL when none was found. */
+static const char *add_levels(rt_machine *m, const run *r, const rt_levels *lv)
+{
     const char *ref_level = NULL;
-    for (size_t i = 0; i < n_machine_levels; i++) {
-        const rt_plateau *p = &machine_levels[i];
+    for (size_t i = 0; i < lv->n; i++) {
+        const rt_plateau *p = &lv->found[i];
         if (!p->found)
             continue;
-        rt_level *lv = rt_machine_add_level(m, p->name, p->bw);
-        lv->min = p->min;
-        lv->max = p->max;
-        lv->typical = machine_typical[i];
-        lv->size_bytes = i < (size_t)ncache ? caches[i].size : 0;
+        rt_level *l = rt_machine_add_level(m, p->name, p->bw);
+        l->min = p->min;
+        l->max = p->max;
+        l->typical = lv->typical[i];
+        l->size_bytes = i < (size_t)lv->ncache ? lv->caches[i].size : 0;
         char note[400];
-        snprintf(note, sizeof note, "read kernel (%s), %d thread%s: %s", rt_isa_name(isa), maxt,
-                 maxt > 1 ? "s" : "", p->note);
-        rt_machine_set_str(&lv->note, note);
-        ref_level = p->name; /* the last found: DRAM when the curve reached it */
+        snprintf(note, sizeof note, "read kernel (%s), %d thread%s: %s", rt_isa_name(r->isa),
+                 r->maxt, r->maxt > 1 ? "s" : "", p->note);
+        rt_machine_set_str(&l->note, note);
+        ref_level = p->name;
     }
-    if (!ref_unit || !ref_level) {
-        rt_error_set(err, "measurement found no %s",
-                     !ref_unit ? "floating-point unit" : "memory level");
-        goto fail;
-    }
-    /* Every overhead measured, each by its own definition; the model's tau is the fork/join of
-     * all threads. */
-    for (int i = 0; i < n_omp; i++) {
+    return ref_level;
+}
+
+/* Every overhead measured, each by its own definition; the model's tau is the fork/join of all
+ * threads. */
+static void add_overheads(rt_machine *m, const run *r, const overheads *oh)
+{
+    const plan *pl = r->pl;
+    for (int i = 0; i < oh->n_omp; i++) {
         char how[200];
         snprintf(how, sizeof how,
                  "OpenMP parallel region fork+join, %d thread%s, median of %d trials of %ld "
                  "regions",
-                 omp[i].threads, omp[i].threads > 1 ? "s" : "", pl->oh_trials, pl->omp_regions);
-        rt_machine_add_overhead(m, RT_OVERHEAD_OPENMP, omp[i].threads, omp[i].seconds, how);
+                 oh->omp[i].threads, oh->omp[i].threads > 1 ? "s" : "", pl->oh_trials,
+                 pl->omp_regions);
+        rt_machine_add_overhead(m, RT_OVERHEAD_OPENMP, oh->omp[i].threads, oh->omp[i].seconds, how);
     }
-    if (clrc == 0) {
+    if (oh->clrc == 0) {
         char how[400];
         snprintf(how, sizeof how,
                  "clEnqueueNDRangeKernel of an empty kernel (global size 1) + clFinish on %s, "
                  "median of %d trials of %ld launches",
-                 dev, pl->oh_trials, pl->cl_launches);
-        rt_machine_add_overhead(m, RT_OVERHEAD_OPENCL, 0, spread_of(cl), how);
+                 oh->dev, pl->oh_trials, pl->cl_launches);
+        rt_machine_add_overhead(m, RT_OVERHEAD_OPENCL, 0, spread_of(oh->cl), how);
     }
-    if (fwrc == 0) {
+    if (oh->fwrc == 0) {
         char how[400];
         snprintf(how, sizeof how,
                  "PyTorch %s eager op (torch.add of two one-element tensors, one thread) in a "
                  "Python loop, timed in %s, median of %d trials of %ld ops; the dispatch a "
                  "profile of PyTorch self times pays per op",
-                 fw_version, python, pl->oh_trials, pl->fw_ops);
-        rt_machine_add_overhead(m, RT_OVERHEAD_FRAMEWORK, 1, spread_of(fw), how);
+                 oh->fw_version, oh->python, pl->oh_trials, pl->fw_ops);
+        rt_machine_add_overhead(m, RT_OVERHEAD_FRAMEWORK, 1, spread_of(oh->fw), how);
     }
-    if (dnrc == 0) {
+    if (oh->dnrc == 0) {
         char how[400];
         snprintf(how, sizeof how,
                  "dnnl_primitive_execute + dnnl_stream_wait of a %s, median of %d trials of %ld "
                  "executes; what each oneDNN verbose line's time holds beyond the work",
-                 dn_what, pl->oh_trials, pl->dnnl_execs);
-        rt_machine_add_overhead(m, RT_OVERHEAD_ONEDNN, 0, spread_of(dn), how);
+                 oh->dn_what, pl->oh_trials, pl->dnnl_execs);
+        rt_machine_add_overhead(m, RT_OVERHEAD_ONEDNN, 0, spread_of(oh->dn), how);
     }
-    rt_machine_set_str(&m->ref_unit, ref_unit);
-    rt_machine_set_str(&m->ref_level, ref_level);
-    m->tau = tau_s.median;
+}
+
+/* tau and how the machine was measured. */
+static void describe(rt_machine *m, const run *r, const overheads *oh, const char *csrc)
+{
+    const plan *pl = r->pl;
+    int maxt = r->maxt;
+    m->tau = oh->tau.median;
     char taum[400];
     snprintf(taum, sizeof taum,
              "OpenMP parallel region fork+join on %d thread%s, median of %d trials of %ld regions "
              "(min %.3g s, max %.3g s); the default because CPU frameworks run each primitive as "
              "one parallel region; every overhead measured is in `overheads`",
-             maxt, maxt > 1 ? "s" : "", pl->oh_trials, pl->omp_regions, tau_s.min, tau_s.max);
+             maxt, maxt > 1 ? "s" : "", pl->oh_trials, pl->omp_regions, oh->tau.min, oh->tau.max);
     rt_machine_set_str(&m->tau_method, taum);
     char method[1024];
     snprintf(method, sizeof method,
@@ -547,21 +441,27 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
              "kept as `typical`, min and max as the spread; reference unit = "
              "the floating-point unit with the highest measured peak, reference level = DRAM; "
              "details in `measurement`",
-             o.quick ? " --quick" : "", maxt, maxt > 1 ? "s" : "", rt_isa_name(isa), csrc);
+             r->o.quick ? " --quick" : "", maxt, maxt > 1 ? "s" : "", rt_isa_name(r->isa), csrc);
     rt_machine_set_str(&m->method, method);
+}
 
-    meas->cpu_vendor = rt_strdup(cpu.vendor);
-    meas->cpu_model = rt_strdup(cpu.model);
-    meas->cpu_family = cpu.family;
-    meas->cpu_model_id = cpu.model_id;
-    meas->isa_used = rt_cpu_flags_string(&cpu);
-    meas->cpus = ncpu;
-    meas->thread_counts = rt_xcalloc((size_t)nt, sizeof *meas->thread_counts);
-    for (int t = 0; t < nt; t++)
-        meas->thread_counts[t] = tcounts[t];
-    meas->n_thread_counts = (size_t)nt;
-    meas->quick = o.quick;
-    meas->max_isa = rt_strdup(rt_isa_name(limit));
+/* The measurement's record of the CPU, the run and its disturbances; warns when many runs were
+ * disturbed. */
+static void record_run(run *r, rt_machine *m, double t_start)
+{
+    rt_measurement *meas = r->meas;
+    meas->cpu_vendor = rt_strdup(r->cpu.vendor);
+    meas->cpu_model = rt_strdup(r->cpu.model);
+    meas->cpu_family = r->cpu.family;
+    meas->cpu_model_id = r->cpu.model_id;
+    meas->isa_used = rt_cpu_flags_string(&r->cpu);
+    meas->cpus = r->ncpu;
+    meas->thread_counts = rt_xcalloc((size_t)r->nt, sizeof *meas->thread_counts);
+    for (int t = 0; t < r->nt; t++)
+        meas->thread_counts[t] = r->tcounts[t];
+    meas->n_thread_counts = (size_t)r->nt;
+    meas->quick = r->o.quick;
+    meas->max_isa = rt_strdup(rt_isa_name(r->limit));
     meas->seconds = rt_now() - t_start;
     long runs, disturbed;
     rt_team_stats(&runs, &disturbed);
@@ -571,14 +471,73 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     m->disturbed_runs = disturbed;
     if (runs > 0 && disturbed * 10 > runs)
         rt_warnings_add(
-            sk,
+            r->sk,
             "accuracy: %ld of %ld timed runs were disturbed by other processes (a thread "
             "descheduled or late) in all their attempts: figures may be low",
             disturbed, runs);
-    for (size_t i = 0; i < sk->n; i++)
-        rt_measurement_add_skipped(meas, sk->msg[i]);
-    m->measurement = meas;
-    meas = NULL;
+    for (size_t i = 0; i < r->sk->n; i++)
+        rt_measurement_add_skipped(meas, r->sk->msg[i]);
+}
+
+int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warnings *skipped,
+                       rt_error *err)
+{
+    *out = NULL;
+    rt_warnings local = {0};
+    run r;
+    if (setup(&r, opts, skipped ? skipped : &local, err) != 0) {
+        rt_warnings_release(&local);
+        return -1;
+    }
+    r.meas = rt_measurement_new();
+    rt_machine *m = NULL;
+    int rc = -1;
+    double t_start = rt_now();
+    unit_result best[N_UNITS];
+    rt_levels lv;
+    overheads oh;
+
+    rt_team_stats_reset();
+    if (!r.o.no_pin)
+        rt_team_pin(true);
+    measure_clock(&r);
+    double t_stage = rt_now();
+    r.meas->stage_seconds[0] = t_stage - t_start;
+    if (measure_compute(&r, best, err) != 0)
+        goto fail;
+    r.meas->stage_seconds[1] = rt_now() - t_stage;
+    t_stage = rt_now();
+    const plan *pl = r.pl;
+    rt_levels_plan lp = {pl->bw_trials,    pl->bw_seconds, pl->bw_step,
+                         pl->bw_total_max, pl->llc_mult,   r.o.quick};
+    if (rt_measure_levels(&lp, r.isa, r.tcounts, r.nt, r.o.quick ? 0.25 : 0.2, 0.93, &r.pr, r.meas,
+                          &lv, r.sk, err) != 0)
+        goto fail;
+    r.meas->stage_seconds[2] = rt_now() - t_stage;
+    t_stage = rt_now();
+    if (measure_overheads(&r, &oh, err) != 0)
+        goto fail;
+    r.meas->stage_seconds[3] = rt_now() - t_stage;
+
+    char name[128];
+    snprintf(name, sizeof name, "%s (%d thread%s, measured)", r.cpu.model, r.maxt,
+             r.maxt > 1 ? "s" : "");
+    m = rt_machine_new(name);
+    rt_machine_set_str(&m->source, "measured");
+    const char *ref_unit = add_units(m, &r, best);
+    const char *ref_level = add_levels(m, &r, &lv);
+    if (!ref_unit || !ref_level) {
+        rt_error_set(err, "measurement found no %s",
+                     !ref_unit ? "floating-point unit" : "memory level");
+        goto fail;
+    }
+    add_overheads(m, &r, &oh);
+    rt_machine_set_str(&m->ref_unit, ref_unit);
+    rt_machine_set_str(&m->ref_level, ref_level);
+    describe(m, &r, &oh, lv.cache_source);
+    record_run(&r, m, t_start);
+    m->measurement = r.meas;
+    r.meas = NULL;
     if (rt_machine_check(m, err) != 0)
         goto fail;
     *out = m;
@@ -586,10 +545,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     rc = 0;
 fail:
     rt_team_pin(false);
-    rt_measurement_free(meas);
-    free(xs);
-    free(ys);
-    free(pts);
+    rt_measurement_free(r.meas);
     rt_machine_free(m);
     rt_warnings_release(&local);
     return rc;

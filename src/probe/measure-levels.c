@@ -1,0 +1,160 @@
+/* The bandwidth stage of a machine measurement: a sweep per kernel and thread count, and the memory
+ * levels named on each curve from the cache sizes. */
+#define _GNU_SOURCE
+#include "measure-internal.h"
+#include "rooftime/core/measurement.h"
+#include "rooftime/probe/measure-plateau.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static rt_spread spread_of(rt_stat s)
+{
+    return (rt_spread){s.median, s.min, s.max};
+}
+
+static void bw_progress(void *ctx, double f)
+{
+    rt_progress_report(ctx, f);
+}
+
+/* The working sets per thread of one curve. */
+static rt_bw_grid sweep_grid(const rt_levels_plan *pl, const rt_levels *lv, rt_bw_kind kind, int th)
+{
+    /*
+     * Up to the plan's total, and at least llc_mult times the thread's share of the last-level
+     * cache: a victim L3 keeps serving part of a working set a few times its size, so DRAM's
+     * plateau starts well beyond it (at twice the share, where the DRAM level's points begin).
+     */
+    const rt_cache_info *llc = lv->ncache ? &lv->caches[lv->ncache - 1] : NULL;
+    double llc_share =
+        llc ? llc->size / (llc->shared_by < th ? llc->shared_by : th) : 32.0 * 1024 * 1024;
+    rt_bw_grid g = {2 * RT_BW_GRAIN, fmax(pl->total_max / th, pl->llc_mult * llc_share), pl->step,
+                    0, 0};
+    if (pl->quick && kind != RT_BW_READ) {
+        /* --quick: copy and triad in steps of 2 up to the plan's total; the levels are read's. */
+        g.max = pl->total_max / th;
+        g.step = 2;
+    } else if (pl->quick && llc) {
+        /* --quick: nothing between the last-level share and twice it, where no level lies. */
+        g.skip_from = llc_share;
+        g.skip_to = 2 * llc_share;
+    }
+    double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (phys > 0 && g.max * th > phys / 4)
+        g.max = phys / 4 / th;
+    return g;
+}
+
+/* Name the plateaus of one curve and add them to meas; the reference curve's go to lv too. */
+static int name_levels(const rt_bw_point *pts, size_t np, rt_bw_kind kind, int th, int is_ref,
+                       rt_measurement *meas, rt_levels *lv, rt_warnings *sk, rt_error *err)
+{
+    double *xs = rt_xcalloc(np ? np : 1, sizeof *xs);
+    double *ys = rt_xcalloc(np ? np : 1, sizeof *ys);
+    for (size_t i = 0; i < np; i++) {
+        xs[i] = pts[i].bytes;
+        ys[i] = pts[i].bw.best; /* levels are ceilings: the points' best clean trials */
+    }
+    /* Capacity per thread: a shared cache is split among the threads using it. */
+    double lim[8];
+    char names[8][8];
+    const char *np_[8];
+    for (int i = 0; i < lv->ncache; i++) {
+        int share = lv->caches[i].shared_by < th ? lv->caches[i].shared_by : th;
+        lim[i] = lv->caches[i].size / (share > 0 ? share : 1);
+        snprintf(names[i], sizeof names[i], "L%d", lv->caches[i].level);
+        np_[i] = names[i];
+    }
+    rt_plateau pls[9];
+    rt_warnings pw = {0};
+    int rc = rt_plateau_detect(xs, ys, np, lim, np_, (size_t)lv->ncache, pls, &pw, err);
+    free(xs);
+    free(ys);
+    if (rc != 0)
+        return -1;
+    for (size_t i = 0; i < pw.n; i++)
+        if (is_ref)
+            rt_warnings_add(sk, "memory level %s", pw.msg[i]);
+    rt_warnings_release(&pw);
+    for (int i = 0; i <= lv->ncache; i++) {
+        rt_bw_plateau *l =
+            rt_measurement_add_plateau(meas, rt_bw_kind_name(kind), th, pls[i].name, pls[i].note);
+        l->found = pls[i].found;
+        if (pls[i].found)
+            rt_plateau_from_clean(pts, np, &pls[i]);
+        if (pls[i].found) {
+            l->bw = (rt_spread){pls[i].bw, pls[i].min, pls[i].max};
+            l->typical = rt_plateau_typical_over(pts, np, pls[i].from_bytes, pls[i].to_bytes);
+            l->from_bytes = pls[i].from_bytes;
+            l->to_bytes = pls[i].to_bytes;
+        }
+        if (is_ref) {
+            lv->found[i] = pls[i];
+            lv->typical[i] = l->typical;
+            lv->n = (size_t)i + 1;
+        }
+    }
+    return 0;
+}
+
+int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, int nt, double lo,
+                      double hi, rt_run_progress *pr, rt_measurement *meas, rt_levels *lv,
+                      rt_warnings *sk, rt_error *err)
+{
+    lv->cache_source = "none";
+    lv->ncache = rt_cache_detect(lv->caches, 8, &lv->cache_source);
+    lv->n = 0;
+    if (lv->ncache == 0)
+        rt_warnings_add(sk, "cache sizes: neither hwloc nor sysfs reported any; only DRAM named");
+    for (int i = 0; i < lv->ncache; i++)
+        rt_measurement_add_cache(meas, lv->caches[i].level, lv->caches[i].size,
+                                 lv->caches[i].shared_by);
+    meas->cache_source = rt_strdup(lv->cache_source);
+    int ncurves = RT_BW_NKINDS * nt, curve_i = 0;
+    for (int kind = 0; kind < RT_BW_NKINDS; kind++)
+        for (int t = 0; t < nt; t++, curve_i++) {
+            int th = tcounts[t];
+            /* --quick: copy and triad at the most threads only; the levels come from read. */
+            if (pl->quick && kind != RT_BW_READ && t != nt - 1)
+                continue;
+            rt_bw_grid grid = sweep_grid(pl, lv, kind, th);
+            char sname[64];
+            snprintf(sname, sizeof sname, "bandwidth: %s, %d thread%s", rt_bw_kind_name(kind), th,
+                     th > 1 ? "s" : "");
+            rt_progress_stage(pr, sname, lo + (hi - lo) * curve_i / ncurves,
+                              lo + (hi - lo) * (curve_i + 1) / ncurves);
+            rt_bw_point *pts = NULL;
+            size_t np;
+            if (rt_bw_sweep(kind, isa, th, &grid, pl->trials, pl->seconds, &pts, &np, bw_progress,
+                            pr, err) != 0)
+                return -1;
+            rt_bw_curve *c =
+                rt_measurement_add_curve(meas, rt_bw_kind_name(kind), rt_isa_name(isa), th, np);
+            for (size_t i = 0; i < np; i++) {
+                c->bytes[i] = pts[i].bytes;
+                c->bw[i] = spread_of(pts[i].bw);
+                c->ceil[i] = pts[i].bw.best;
+            }
+            int rc = name_levels(pts, np, kind, th, kind == RT_BW_READ && t == nt - 1, meas, lv, sk,
+                                 err);
+            free(pts);
+            if (rc != 0)
+                return -1;
+        }
+    meas->bw_isa = rt_strdup(rt_isa_name(isa));
+    meas->bw_method = rt_strdup("read (64-bit integer sums), copy and triad (x = y + s z) "
+                                "with aligned vector loads, each thread over its own buffer; "
+                                "working sets in geometric steps; bytes per pass = the working "
+                                "set (STREAM counting, no write-allocate traffic); a point's "
+                                "ceiling = the 0.9 quantile of its undisturbed trials; a level = "
+                                "the median ceiling of the run of near-equal points (3-point "
+                                "median, within 30%) with the most points between its cache "
+                                "size and the one below, per thread; typical = the median of "
+                                "the points' medians there");
+    return 0;
+}
