@@ -14,7 +14,8 @@ __device__ __forceinline__ double rt_conv_u(u64 i, unsigned s)
 
 extern "C" __global__ void conv_fill(float *p, u64 n, unsigned seed, double div)
 {
-    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x)
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (u64)gridDim.x * blockDim.x)
         p[i] = (float)(rt_conv_u(i, seed) / div);
 }
 

@@ -13,7 +13,8 @@
  * reader (and the kept log, when not NULL), everything else through to our standard output. */
 void cli_profile_route(int fd, rt_onednn_reader *r, FILE *log);
 
-/* `profile --gpu` (profile/cmd-profile-gpu.c): run the command under the CUPTI collector and import. */
+/* `profile --gpu` (profile/cmd-profile-gpu.c): run the command under the CUPTI collector and
+ * import. */
 typedef struct cli_gpu_opts {
     int on, counters, per_launch;
     int no_keep_images; /* with --counters: no raw images (default: run.cupti/ for run.json) */
