@@ -50,6 +50,59 @@ static char *pad(char *o, const char *s, int width, bool left)
     return o;
 }
 
+/* Rows go out in time order, which visits the configs, items, kernels and names at random
+ * places in memory: at a million rows the writer waits on memory more than it formats. The row
+ * AHEAD places on has its structures fetched now and the one half as far its strings (which
+ * the structures point to), so the loads overlap instead of stalling one after another. */
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+/* Inlined by force: GCC finds a function of loads and prefetches free of side effects and drops
+ * a call to it that it has not inlined, prefetches and all. */
+#define PREFETCHER static inline __attribute__((always_inline)) void
+#else
+#define PREFETCH(p) ((void)(p))
+#define PREFETCHER static void
+#endif
+enum { AHEAD = 16 };
+
+PREFETCHER prefetch_verdict(const rt_verdict *v)
+{
+    PREFETCH(&v->n);
+    PREFETCH(&v->ai_ref);
+    PREFETCH(v->bound_label);
+    PREFETCH(&v->recoverable);
+}
+
+/* Row r of the configs in order ci (n rows): what its later rows will read. */
+PREFETCHER prefetch_config_rows(const rt_analysis *a, const size_t *ci, size_t r, size_t n)
+{
+    if (r + AHEAD < n) {
+        const rt_config *c = &a->configs[ci[r + AHEAD]];
+        PREFETCH(&c->label);
+        PREFETCH(&c->sum.time);
+        prefetch_verdict(&c->v);
+    }
+    if (r + AHEAD / 2 < n)
+        PREFETCH(a->configs[ci[r + AHEAD / 2]].label);
+}
+
+/* The same for the items in order ii: the item, then its kernel, then the kernel's name. */
+PREFETCHER prefetch_item_rows(const rt_analysis *a, const size_t *ii, size_t r, size_t n)
+{
+    if (r + AHEAD < n) {
+        const rt_item *it = &a->items[ii[r + AHEAD]];
+        PREFETCH(&it->kernel);
+        prefetch_verdict(&it->v);
+    }
+    if (r + AHEAD / 2 < n) {
+        const rt_kernel *k = a->items[ii[r + AHEAD / 2]].kernel;
+        PREFETCH(&k->name);
+        PREFETCH(&k->time);
+    }
+    if (r + AHEAD / 4 < n)
+        PREFETCH(a->items[ii[r + AHEAD / 4]].kernel->name);
+}
+
 static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verdict *v, double time,
                       const char *name)
 {
@@ -173,6 +226,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     fprintf(fp, "\nconfigs by time\n");
     print_header(fp, "config");
     for (size_t r = 0; r < a->n_configs; r++) {
+        prefetch_config_rows(a, ci, r, a->n_configs);
         const rt_config *c = &a->configs[ci[r]];
         print_row(fp, r + 1, a, &c->v, c->sum.time, c->label);
     }
@@ -186,6 +240,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     fprintf(fp, "\n");
     print_header(fp, "kernel");
     for (size_t r = 0; r < shown; r++) {
+        prefetch_item_rows(a, ii, r, shown);
         const rt_item *it = &a->items[ii[r]];
         print_row(fp, r + 1, a, &it->v, it->kernel->time, it->kernel->name);
     }
@@ -293,12 +348,14 @@ static int write_csv(const rt_analysis *a, FILE *fp)
           fp);
     size_t *ci = rt_analysis_configs_by_time(a);
     for (size_t r = 0; r < a->n_configs; r++) {
+        prefetch_config_rows(a, ci, r, a->n_configs);
         const rt_config *c = &a->configs[ci[r]];
         csv_row(fp, a, "config", r + 1, c->label, c->label, &c->v, c->sum.time);
     }
     free(ci);
     size_t *ii = rt_analysis_items_by_time(a);
     for (size_t r = 0; r < a->n_items; r++) {
+        prefetch_item_rows(a, ii, r, a->n_items);
         const rt_item *it = &a->items[ii[r]];
         csv_row(fp, a, "kernel", r + 1, it->kernel->name, a->configs[it->config].label, &it->v,
                 it->kernel->time);
