@@ -121,8 +121,19 @@ bool rt_verdict_is_real(const rt_verdict *v)
     return v->evidence == RT_EVIDENCE_FULL && v->bound != RT_BOUND_UNKNOWN;
 }
 
+size_t rt_verdict_levels(const rt_machine *m)
+{
+    return 3 * m->n_levels + 1;
+}
+
 void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_kernel *k,
                            const char *what, rt_verdict *v, rt_warnings *w)
+{
+    rt_verdict_compute_at(m, ctx, k, what, NULL, v, w);
+}
+
+void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_kernel *k,
+                           const char *what, double *block, rt_verdict *v, rt_warnings *w)
 {
     rt_mode mode = ctx->mode;
     memset(v, 0, sizeof *v);
@@ -134,7 +145,9 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
     v->W = rt_values_sum(&k->flops);
     v->n_levels = m->n_levels;
     /* One block for the three per-level arrays: analyses hold millions of verdicts. */
-    v->q = rt_xcalloc(3 * m->n_levels + 1, sizeof *v->q);
+    v->levels_lent = block != NULL;
+    v->q = block ? block : rt_xcalloc(rt_verdict_levels(m), sizeof *v->q);
+    v->q[3 * m->n_levels] = 0;
     v->ai = v->q + m->n_levels;
     v->t_bw = v->ai + m->n_levels;
     v->bound_level = v->bound_unit = -1;
@@ -288,6 +301,7 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
 
 void rt_verdict_release(rt_verdict *v)
 {
-    free(v->q); /* ai and t_bw share its block */
+    if (!v->levels_lent)
+        free(v->q); /* ai and t_bw share its block */
     v->q = v->ai = v->t_bw = NULL;
 }
