@@ -129,7 +129,10 @@ static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verd
     *o++ = ' ';
     *o++ = ' ';
     o = pad(o, t, rt_fmt_field(t, 10), false);
-    o += snprintf(o, 64, " %6.1f%% ", share);
+    *o++ = ' ';
+    o = rt_text_fixed1(o, share, 6);
+    *o++ = '%';
+    *o++ = ' ';
     o = pad(o, n, 9, false);
     *o++ = ' ';
     o = pad(o, gf, 10, false);
