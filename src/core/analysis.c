@@ -288,11 +288,26 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
     rt_tagset_table_init(&tt, n);
     size_t *first = rt_xcalloc(n, sizeof *first);
     a->configs = rt_xcalloc(n, sizeof *a->configs);
+    /* Grouped by all their tags (no keys asked for), the items' hashes are taken first, in the
+     * items' order, so that each lookup can fetch the table's slot of the item AHEAD places on:
+     * a million lookups wait on memory together, not one after another. */
+    uint64_t *hs = NULL;
+    if (!(o && o->n_keys)) {
+        hs = rt_xmalloc(n * sizeof *hs);
+        for (size_t i = 0; i < a->n_items; i++) {
+            const rt_item *it = &a->items[i];
+            hs[i] = it->tags.n ? rt_tagset_hash(&it->tags, NULL, o) : (uint64_t)it->profile_index;
+        }
+    }
     for (size_t i = 0; i < a->n_items; i++) {
+#if defined(__GNUC__)
+        if (hs && i + 16 < a->n_items)
+            __builtin_prefetch(&tt.slot[hs[i + 16] & tt.mask]);
+#endif
         rt_item *it = &a->items[i];
         rt_tags g;
         group_tags(it, o, &g);
-        uint64_t h = g.n ? rt_tagset_hash(&g, NULL, o) : (uint64_t)it->profile_index;
+        uint64_t h = hs ? hs[i] : g.n ? rt_tagset_hash(&g, NULL, o) : (uint64_t)it->profile_index;
         config_probe probe = {a, &g, it->profile_index, first};
         size_t j = rt_tagset_table_find(&tt, h, config_same, &probe), c;
         if (tt.slot[j]) {
@@ -321,6 +336,7 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
         it->config = c;
     }
     free(first);
+    free(hs);
     rt_tagset_table_release(&tt);
     a->configs = rt_xrealloc(a->configs, (a->n_configs ? a->n_configs : 1) * sizeof *a->configs);
     size_t levels = rt_verdict_levels(a->machine);
