@@ -16,6 +16,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
+#include "rooftime/util/prefetch.h"
 #include "rooftime/util/strings.h"
 
 /* " and 3 more kernels" in a static buffer (one use per expression). */
@@ -300,10 +301,8 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
         }
     }
     for (size_t i = 0; i < a->n_items; i++) {
-#if defined(__GNUC__)
         if (hs && i + 16 < a->n_items)
-            __builtin_prefetch(&tt.slot[hs[i + 16] & tt.mask]);
-#endif
+            RT_PREFETCH(&tt.slot[hs[i + 16] & tt.mask]);
         rt_item *it = &a->items[i];
         rt_tags g;
         group_tags(it, o, &g);

@@ -14,6 +14,7 @@
 #include "rooftime/formats/analysis-format.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
+#include "rooftime/util/prefetch.h"
 #include "rooftime/util/strings.h"
 #include "text-numbers.h"
 
@@ -55,22 +56,19 @@ static char *pad(char *o, const char *s, int width, bool left)
  * AHEAD places on has its structures fetched now and the one half as far its strings (which
  * the structures point to), so the loads overlap instead of stalling one after another. */
 #if defined(__GNUC__)
-#define PREFETCH(p) __builtin_prefetch(p)
-/* Inlined by force: GCC finds a function of loads and prefetches free of side effects and drops
- * a call to it that it has not inlined, prefetches and all. */
+/* Inlined by force: GCC drops a call it has not inlined to a function of prefetches alone. */
 #define PREFETCHER static inline __attribute__((always_inline)) void
 #else
-#define PREFETCH(p) ((void)(p))
 #define PREFETCHER static void
 #endif
 enum { AHEAD = 16 };
 
 PREFETCHER prefetch_verdict(const rt_verdict *v)
 {
-    PREFETCH(&v->n);
-    PREFETCH(&v->ai_ref);
-    PREFETCH(v->bound_label);
-    PREFETCH(&v->recoverable);
+    RT_PREFETCH(&v->n);
+    RT_PREFETCH(&v->ai_ref);
+    RT_PREFETCH(v->bound_label);
+    RT_PREFETCH(&v->recoverable);
 }
 
 /* Row r of the configs in order ci (n rows): what its later rows will read. */
@@ -78,12 +76,12 @@ PREFETCHER prefetch_config_rows(const rt_analysis *a, const size_t *ci, size_t r
 {
     if (r + AHEAD < n) {
         const rt_config *c = &a->configs[ci[r + AHEAD]];
-        PREFETCH(&c->label);
-        PREFETCH(&c->sum.time);
+        RT_PREFETCH(&c->label);
+        RT_PREFETCH(&c->sum.time);
         prefetch_verdict(&c->v);
     }
     if (r + AHEAD / 2 < n)
-        PREFETCH(a->configs[ci[r + AHEAD / 2]].label);
+        RT_PREFETCH(a->configs[ci[r + AHEAD / 2]].label);
 }
 
 /* The same for the items in order ii: the item, then its kernel, then the kernel's name. */
@@ -91,16 +89,16 @@ PREFETCHER prefetch_item_rows(const rt_analysis *a, const size_t *ii, size_t r, 
 {
     if (r + AHEAD < n) {
         const rt_item *it = &a->items[ii[r + AHEAD]];
-        PREFETCH(&it->kernel);
+        RT_PREFETCH(&it->kernel);
         prefetch_verdict(&it->v);
     }
     if (r + AHEAD / 2 < n) {
         const rt_kernel *k = a->items[ii[r + AHEAD / 2]].kernel;
-        PREFETCH(&k->name);
-        PREFETCH(&k->time);
+        RT_PREFETCH(&k->name);
+        RT_PREFETCH(&k->time);
     }
     if (r + AHEAD / 4 < n)
-        PREFETCH(a->items[ii[r + AHEAD / 4]].kernel->name);
+        RT_PREFETCH(a->items[ii[r + AHEAD / 4]].kernel->name);
 }
 
 static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verdict *v, double time,

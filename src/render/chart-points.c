@@ -139,9 +139,9 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
     for (size_t k = 0; k < a->n_configs; k++) {
         if (k + RT_CHART_AHEAD < a->n_configs) {
             size_t j = order[k + RT_CHART_AHEAD];
-            RT_CHART_PREFETCH(&x[j]);
-            RT_CHART_PREFETCH(&y[j]);
-            RT_CHART_PREFETCH(&fv[j]);
+            RT_PREFETCH(&x[j]);
+            RT_PREFETCH(&y[j]);
+            RT_PREFETCH(&fv[j]);
             RT_CHART_PREFETCH_STYLE(ch, j, false);
         }
         size_t c = order[k];
@@ -211,9 +211,9 @@ size_t rt_chart_item_points(rt_chart *ch, const double *x, const double *y, bool
     for (size_t k = 0; k < a->n_items; k++) {
         if (k + RT_CHART_AHEAD < a->n_items) {
             size_t j = order[k + RT_CHART_AHEAD];
-            RT_CHART_PREFETCH(&x[j]);
-            RT_CHART_PREFETCH(&y[j]);
-            RT_CHART_PREFETCH(&a->items[j].v.time);
+            RT_PREFETCH(&x[j]);
+            RT_PREFETCH(&y[j]);
+            RT_PREFETCH(&a->items[j].v.time);
             RT_CHART_PREFETCH_STYLE(ch, j, true);
         }
         size_t i = order[k];
