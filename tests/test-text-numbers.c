@@ -35,6 +35,12 @@ static void same(double v)
     rt_text_launches(b, sizeof b, v);
     if (strcmp(a, b) != 0)
         fail_msg("launches %.17g: '%s' (%%.0f), '%s' by hand", v, a, b);
+    if (!(fabs(v) < 1e50)) /* the share column's numbers: percentages */
+        return;
+    snprintf(a, sizeof a, "%6.1f", v);
+    *rt_text_fixed1(b, v, 6) = '\0';
+    if (strcmp(a, b) != 0)
+        fail_msg("share %.17g: '%s' (%%6.1f), '%s' by hand", v, a, b);
 }
 
 static void test_edges(void **state)
@@ -86,7 +92,15 @@ static void test_edges(void **state)
                                1e-6,
                                1e-9,
                                999.5e-3,
-                               999.5e-6};
+                               999.5e-6,
+                               0.25,
+                               0.05,
+                               0.15,
+                               99.95,
+                               100,
+                               12.25,
+                               999999.95,
+                               1e6};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
         double x = v[i];
         same(x);
@@ -120,6 +134,12 @@ static void test_random(void **state)
         case 2: /* whole numbers scaled by powers of two */
             v = ldexp((double)(u % 100000), (int)(next() % 80) - 60);
             break;
+        case 3: /* shares: percentages with ties in the tenths */
+            if (i % 8 == 3) {
+                v = (double)(u % 2000001) / 20000.0;
+                break;
+            }
+            /* fall through */
         default: /* log-uniform over 40 decades */
             v = pow(10.0, (double)(u % 400000) / 10000.0 - 20);
         }

@@ -71,6 +71,8 @@ int cli_path_in_dir(const char *path, const char *dir)
     return in;
 }
 
+enum { CLI_OUTPUT_BUF = 1 << 18 };
+
 int cli_output_open(cli_output *o, const char *cmd, const char *path, char *const *inputs,
                     size_t n_inputs)
 {
@@ -86,6 +88,13 @@ int cli_output_open(cli_output *o, const char *cmd, const char *path, char *cons
         return RT_EXIT_FAIL;
     }
     o->fp = o->af.fp;
+    /* Tables of a million rows are hundreds of MB: written in 256 KiB pieces, not 4 KiB (glibc
+     * takes the size only with a buffer of one's own). */
+    o->buf = rt_xmalloc(CLI_OUTPUT_BUF);
+    if (setvbuf(o->fp, o->buf, _IOFBF, CLI_OUTPUT_BUF) != 0) {
+        free(o->buf);
+        o->buf = NULL;
+    }
     return 0;
 }
 
@@ -100,11 +109,16 @@ int cli_output_close(cli_output *o, int write_failed)
         return RT_EXIT_FAIL;
     if (write_failed) {
         rt_atomic_abort(&o->af);
+        free(o->buf);
+        o->buf = NULL;
         cli_error("cannot write '%s'", o->path);
         return RT_EXIT_FAIL;
     }
     rt_error err;
-    if (rt_atomic_commit(&o->af, &err) != 0) {
+    int rc = rt_atomic_commit(&o->af, &err);
+    free(o->buf); /* after the stream's close */
+    o->buf = NULL;
+    if (rc != 0) {
         cli_error("%s", err.msg);
         return RT_EXIT_FAIL;
     }

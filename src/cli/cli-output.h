@@ -29,6 +29,7 @@ typedef struct cli_output {
     const char *path;
     rt_atomic_file af;
     FILE *fp;
+    char *buf; /* the file's stdio buffer (256 KiB), freed once it is closed */
 } cli_output;
 
 /* Check the path (as cli_output_check) and open it; returns 0 or the exit code to return. */

@@ -121,8 +121,35 @@ bool rt_verdict_is_real(const rt_verdict *v)
     return v->evidence == RT_EVIDENCE_FULL && v->bound != RT_BOUND_UNKNOWN;
 }
 
+/* dst = a b c, cut to cap - 1 bytes as snprintf would: the bound's label, two million times in
+ * an analysis of a million kernels, without a format string. */
+static void label3(char *dst, size_t cap, const char *a, const char *b, const char *c)
+{
+    const char *part[3] = {a, b, c};
+    size_t n = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t len = strlen(part[i]);
+        if (len > cap - 1 - n)
+            len = cap - 1 - n;
+        memcpy(dst + n, part[i], len);
+        n += len;
+    }
+    dst[n] = '\0';
+}
+
+size_t rt_verdict_levels(const rt_machine *m)
+{
+    return 3 * m->n_levels + 1;
+}
+
 void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_kernel *k,
                            const char *what, rt_verdict *v, rt_warnings *w)
+{
+    rt_verdict_compute_at(m, ctx, k, what, NULL, v, w);
+}
+
+void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_kernel *k,
+                           const char *what, double *block, rt_verdict *v, rt_warnings *w)
 {
     rt_mode mode = ctx->mode;
     memset(v, 0, sizeof *v);
@@ -134,7 +161,9 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
     v->W = rt_values_sum(&k->flops);
     v->n_levels = m->n_levels;
     /* One block for the three per-level arrays: analyses hold millions of verdicts. */
-    v->q = rt_xcalloc(3 * m->n_levels + 1, sizeof *v->q);
+    v->levels_lent = block != NULL;
+    v->q = block ? block : rt_xcalloc(rt_verdict_levels(m), sizeof *v->q);
+    v->q[3 * m->n_levels] = 0;
     v->ai = v->q + m->n_levels;
     v->t_bw = v->ai + m->n_levels;
     v->bound_level = v->bound_unit = -1;
@@ -230,9 +259,10 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
         /* FLOPs without bytes: the compute bound holds, the class does not (the bytes may bind). */
         v->bound = RT_BOUND_COMPUTE;
         v->bound_level = -1;
-        snprintf(v->bound_label, sizeof v->bound_label,
-                 mode == RT_MODE_SINGLE ? "compute:ref(%s) (partial)" : "compute:%s (partial)",
-                 v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?");
+        label3(v->bound_label, sizeof v->bound_label,
+               mode == RT_MODE_SINGLE ? "compute:ref(" : "compute:",
+               v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?",
+               mode == RT_MODE_SINGLE ? ") (partial)" : " (partial)");
     } else if (v->t_oh > v->t_roof) {
         v->bound = RT_BOUND_OVERHEAD;
         strcpy(v->bound_label, "overhead");
@@ -240,13 +270,14 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
         v->bound = RT_BOUND_COMPUTE;
         /* Single mode puts every FLOP at the reference unit's peak: the label names that
          * reference, not a unit the kernel is known to have used. */
-        snprintf(v->bound_label, sizeof v->bound_label,
-                 mode == RT_MODE_SINGLE ? "compute:ref(%s)" : "compute:%s",
-                 v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?");
+        label3(v->bound_label, sizeof v->bound_label,
+               mode == RT_MODE_SINGLE ? "compute:ref(" : "compute:",
+               v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?",
+               mode == RT_MODE_SINGLE ? ")" : "");
     } else {
         v->bound = RT_BOUND_BANDWIDTH;
-        snprintf(v->bound_label, sizeof v->bound_label, "bandwidth:%s",
-                 v->bound_level >= 0 ? m->levels[v->bound_level].name : "?");
+        label3(v->bound_label, sizeof v->bound_label,
+               "bandwidth:", v->bound_level >= 0 ? m->levels[v->bound_level].name : "?", "");
     }
     if (rt_kernel_is_communication(k))
         communication(m, k, v);
@@ -288,6 +319,7 @@ void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const
 
 void rt_verdict_release(rt_verdict *v)
 {
-    free(v->q); /* ai and t_bw share its block */
+    if (!v->levels_lent)
+        free(v->q); /* ai and t_bw share its block */
     v->q = v->ai = v->t_bw = NULL;
 }

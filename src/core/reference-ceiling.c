@@ -39,16 +39,19 @@ static void level_use(const rt_machine *m, rt_profile *const *ps, size_t n, doub
                       bool *recorded)
 {
     rt_verdict_ctx ctx = {.mode = RT_MODE_HIER, .tau = m->tau};
+    /* One block for the levels of each verdict in turn: not an allocation a kernel. */
+    double *levels = rt_xmalloc(rt_verdict_levels(m) * sizeof *levels);
     for (size_t p = 0; p < n; p++)
         for (size_t k = 0; k < ps[p]->n_kernels; k++) {
             rt_verdict v;
-            rt_verdict_compute_in(m, &ctx, &ps[p]->kernels[k], "", &v, NULL);
+            rt_verdict_compute_at(m, &ctx, &ps[p]->kernels[k], "", levels, &v, NULL);
             for (size_t l = 0; l < m->n_levels; l++)
                 recorded[l] |= v.q[l] > 0;
             if (v.bound == RT_BOUND_BANDWIDTH && v.bound_level >= 0 && rt_verdict_is_real(&v))
                 bound_time[v.bound_level] += v.time;
             rt_verdict_release(&v);
         }
+    free(levels);
 }
 
 void rt_reference_choose(rt_machine *m, rt_profile *const *ps, size_t n)

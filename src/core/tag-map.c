@@ -14,21 +14,39 @@ static rt_tag *tags_find(const rt_tags *ts, const char *key)
     return NULL;
 }
 
+/* key and value (valid UTF-8) in one block: the key first, the value after it; a tag costs one
+ * allocation, not two, and its value sits beside its key (a million kernels' tags are looked up
+ * key then value). Freeing the key frees both. */
+static void tag_put(rt_tag *t, const char *key, const char *value)
+{
+    char *k = rt_utf8_valid(key) ? NULL : rt_strdup_utf8(key);
+    char *v = !value || rt_utf8_valid(value) ? NULL : rt_strdup_utf8(value);
+    const char *ks = k ? k : key, *vs = v ? v : value;
+    size_t kl = strlen(ks) + 1, vl = vs ? strlen(vs) + 1 : 0;
+    char *b = rt_xmalloc(kl + vl);
+    memcpy(b, ks, kl);
+    if (vs)
+        memcpy(b + kl, vs, vl);
+    free(k);
+    free(v);
+    t->key = b;
+    t->value = vs ? b + kl : NULL;
+}
+
 void rt_tags_set(rt_tags *ts, const char *key, const char *value)
 {
     rt_tag *t = tags_find(ts, key);
     if (t) {
-        free(t->value);
-        t->value = rt_strdup_utf8(value);
+        char *old = t->key;
+        tag_put(t, old, value);
+        free(old);
         return;
     }
     if (ts->n == ts->cap) {
         ts->cap = ts->cap ? 2 * ts->cap : 4;
         ts->v = rt_xrealloc(ts->v, ts->cap * sizeof *ts->v);
     }
-    t = &ts->v[ts->n++];
-    t->key = rt_strdup_utf8(key);
-    t->value = rt_strdup_utf8(value);
+    tag_put(&ts->v[ts->n++], key, value);
 }
 
 const char *rt_tags_get(const rt_tags *ts, const char *key)
@@ -76,10 +94,8 @@ char *rt_tags_text(const rt_tags *ts, const char *const *skip)
 
 void rt_tags_release(rt_tags *ts)
 {
-    for (size_t i = 0; i < ts->n; i++) {
-        free(ts->v[i].key);
-        free(ts->v[i].value);
-    }
+    for (size_t i = 0; i < ts->n; i++)
+        free(ts->v[i].key); /* and the value beside it */
     free(ts->v);
     memset(ts, 0, sizeof *ts);
 }

@@ -13,5 +13,7 @@ void rt_text_seconds(char *buf, size_t n, double s);
 void rt_text_launches(char *buf, size_t n, double v);
 /* v right-aligned in width columns, as "%*zu" (no NUL); the end. */
 char *rt_text_count(char *o, size_t v, int width);
+/* v as "%*.1f" (no NUL); the end. */
+char *rt_text_fixed1(char *o, double v, int width);
 
 #endif

@@ -12,6 +12,7 @@
 #include "rooftime/util/format.h"
 #include "rooftime/render/draw.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/prefetch.h"
 #include "rooftime/util/name-index.h"
 
 /* Okabe-Ito, reordered so the first series read well on white (yellow last). */
@@ -175,6 +176,21 @@ void rt_key_release(rt_key *k);
 int rt_key_index(const rt_key *k, const char *value); /* -1 when absent or unused */
 /* The place in k of config or item idx's value (-1: none): rt_key_index of its tag, cached. */
 int rt_key_place(const rt_chart *ch, const rt_key *k, size_t idx, bool is_item);
+/* Points are drawn in time order, which visits the items (or configs) and their per-point arrays
+ * at random places: at a million points the loops wait on memory. Each loop fetches now what the
+ * point RT_CHART_AHEAD places on will read (rooftime/util/prefetch.h). */
+enum { RT_CHART_AHEAD = 16 };
+/* What the style of point idx reads: its selection and its places in the three keys. */
+#define RT_CHART_PREFETCH_STYLE(ch, idx, is_item)                                                  \
+    do {                                                                                           \
+        RT_PREFETCH((is_item) ? &(ch)->sel_item[idx] : &(ch)->sel_cfg[idx]);                       \
+        if ((ch)->series.place)                                                                    \
+            RT_PREFETCH(&(ch)->series.place[idx]);                                                 \
+        if ((ch)->marker.place)                                                                    \
+            RT_PREFETCH(&(ch)->marker.place[idx]);                                                 \
+        if ((ch)->fill.place)                                                                      \
+            RT_PREFETCH(&(ch)->fill.place[idx]);                                                   \
+    } while (0)
 /* The i-th marker shape of the chart order (circle, square, triangle, diamond, ...). */
 rt_marker_shape rt_chart_shape(size_t i);
 /* 4D view: fill_by values take the marker shapes (fill shows closed/open), marker_by is unused. */

@@ -137,6 +137,13 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
     size_t *order = rt_analysis_configs_by_time(a);
     size_t max_labels = ch->spec->max_labels ? ch->spec->max_labels : DEFAULT_LABELS, labelled = 0;
     for (size_t k = 0; k < a->n_configs; k++) {
+        if (k + RT_CHART_AHEAD < a->n_configs) {
+            size_t j = order[k + RT_CHART_AHEAD];
+            RT_PREFETCH(&x[j]);
+            RT_PREFETCH(&y[j]);
+            RT_PREFETCH(&fv[j]);
+            RT_CHART_PREFETCH_STYLE(ch, j, false);
+        }
         size_t c = order[k];
         if (!ch->sel_cfg[c])
             continue;
@@ -202,6 +209,13 @@ size_t rt_chart_item_points(rt_chart *ch, const double *x, const double *y, bool
     size_t *order = rt_analysis_items_by_time(a), skipped = 0;
     size_t max_labels = ch->spec->max_labels ? ch->spec->max_labels : DEFAULT_LABELS, labelled = 0;
     for (size_t k = 0; k < a->n_items; k++) {
+        if (k + RT_CHART_AHEAD < a->n_items) {
+            size_t j = order[k + RT_CHART_AHEAD];
+            RT_PREFETCH(&x[j]);
+            RT_PREFETCH(&y[j]);
+            RT_PREFETCH(&a->items[j].v.time);
+            RT_CHART_PREFETCH_STYLE(ch, j, true);
+        }
         size_t i = order[k];
         if (!ch->sel_item[i])
             continue;

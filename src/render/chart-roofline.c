@@ -120,6 +120,15 @@ static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, siz
         is_ref[l] = m->ref_level && strcasecmp(m->levels[l].name, m->ref_level) == 0;
     rt_draw_group(ch->d, "kernels");
     for (size_t k = 0; k < a->n_items; k++) {
+        if (k + RT_CHART_AHEAD < a->n_items) {
+            size_t j = order[k + RT_CHART_AHEAD];
+            RT_PREFETCH(&a->items[j].v.W);
+            RT_PREFETCH(&a->items[j].v.ai);
+            RT_PREFETCH(&a->items[j].v.perf);
+            RT_CHART_PREFETCH_STYLE(ch, j, true);
+        }
+        if (k + RT_CHART_AHEAD / 2 < a->n_items)
+            RT_PREFETCH(a->items[order[k + RT_CHART_AHEAD / 2]].v.ai);
         size_t i = order[k];
         const rt_verdict *v = &a->items[i].v;
         if (!ch->sel_item[i] || !(v->W > 0) || !(v->time > 0))

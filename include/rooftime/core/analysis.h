@@ -73,6 +73,10 @@ typedef struct rt_analysis {
     /* Items and configs by time, sorted once (rt_analysis_items_by_time and
      * rt_analysis_configs_by_time hand out copies); owned. */
     size_t *items_by_time, *configs_by_time;
+    /* The blocks the items' merged tags and the items' and configs' verdicts' per-level arrays lie
+     * in, one each instead of one per item (a million kernels, millions of allocations); owned. */
+    rt_tag *item_tags;
+    double *item_levels, *config_levels;
 } rt_analysis;
 
 /* Analyze profiles on m; the profiles and m must outlive the analysis. NULL opts: defaults. */

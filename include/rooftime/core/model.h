@@ -79,6 +79,7 @@ typedef struct rt_verdict {
     double perf;          /* W / time, FLOP/s */
     bool overhead_bound;  /* max(t_compute, t_bw) < t_oh: inside the overhead box */
     bool zero_ai;         /* W == 0 with bytes: a pure data-movement kernel */
+    bool levels_lent;     /* q, ai and t_bw lie in the caller's block (rt_verdict_compute_at) */
     /* Time plane (paper Fig. 2c), from the measured time: max(x, y) = time. */
     double bw_time, compute_time;
 } rt_verdict;
@@ -90,6 +91,12 @@ typedef struct rt_verdict {
  */
 void rt_verdict_compute_in(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_kernel *k,
                            const char *what, rt_verdict *out, rt_warnings *w);
+/* The same with q, ai and t_bw in block, rt_verdict_levels(m) doubles of the caller's that
+ * outlive the verdict (rt_verdict_release leaves them): an analysis of a million kernels takes one
+ * block for all its verdicts instead of a million. */
+size_t rt_verdict_levels(const rt_machine *m);
+void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_kernel *k,
+                           const char *what, double *block, rt_verdict *out, rt_warnings *w);
 /* The same with times of unknown kind (read as wall time) and the machine's tau. */
 void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, const char *what,
                         rt_verdict *out, rt_warnings *w);

@@ -7,8 +7,8 @@
 
 /* A small ordered map from names to strings (tags). */
 typedef struct rt_tag {
-    char *key;
-    char *value;
+    char *key; /* owned: one block with the value (rt_tags_set makes it, freeing key frees both) */
+    char *value; /* inside key's block */
 } rt_tag;
 typedef struct rt_tags {
     rt_tag *v;
