@@ -125,6 +125,14 @@ int cli_output_close(cli_output *o, int write_failed)
     return RT_EXIT_OK;
 }
 
+void cli_output_abort(cli_output *o)
+{
+    if (o->path && o->af.fp)
+        rt_atomic_abort(&o->af);
+    free(o->buf); /* after the stream's close */
+    o->buf = NULL;
+}
+
 int cli_identity(const rt_rank_identity **out)
 {
     static rt_rank_identity id;

@@ -37,6 +37,8 @@ int cli_output_open(cli_output *o, const char *cmd, const char *path, char *cons
                     size_t n_inputs);
 /* Finish: commit the file when write_failed is 0, else remove it. Returns the exit code. */
 int cli_output_close(cli_output *o, int write_failed);
+/* Nothing written: remove the -o file, quietly (standard output has nothing to undo). */
+void cli_output_abort(cli_output *o);
 
 /* This process's rank identity (rooftime/util/rank-identity.h), read from the environment once; 0
  * or the exit code to return (a launcher variable that is not a number: 1, with the message). */

@@ -36,14 +36,6 @@ static void spread_line(FILE *fp, rt_spread s, double theoretical, const char *u
     }
 }
 
-/* Nothing written: remove the -o file (standard output has nothing to undo, and no second message
- * about it). */
-static void output_abort(cli_output *out)
-{
-    if (out->path && out->af.fp)
-        rt_atomic_abort(&out->af);
-}
-
 static void summary(FILE *fp, const rt_gpu_measurement *r)
 {
     char a[32], b[32], c[32];
@@ -111,7 +103,7 @@ int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *
     rt_gpu_archs archs;
     if (rt_gpu_archs_load(NULL, &archs, &err) != 0) {
         cli_error("%s", err.msg);
-        output_abort(&out);
+        cli_output_abort(&out);
         free(out_path);
         return RT_EXIT_FAIL;
     }
@@ -132,7 +124,7 @@ int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *
     rt_warnings_release(&skipped);
     if (rc != 0) {
         cli_error("GPU measurement failed: %s", err.msg);
-        output_abort(&out);
+        cli_output_abort(&out);
         free(out_path);
         return RT_EXIT_FAIL;
     }
