@@ -54,13 +54,16 @@ assert {"fp64", "fp32"} <= names, names
 slow = [(s.get("rank"), s["figure"]) for s in j["slow"] if "rank" in s]
 assert any(r == 1 for r, f in slow), ("rank 1 not named", j["slow"])
 # Noise alone can name either rank on one figure; the slowed rank is named more often than the other,
-# and measures below it alone on most figures (a third of its core against a whole one).
+# and measures below it alone on some figure (a third of its core against a whole one). Not on most:
+# the ceilings come from the clean trials, retried (docs/machine-measure.md), so short cache trials
+# of the slowed rank can find clean windows and come out whole (a CI run under ASan: L1, L2 and L3
+# of rank 1 within 4% of rank 0, fp32, fp64 and DRAM 39-49% below).
 n1, n0 = sum(r == 1 for r, f in slow), sum(r == 0 for r, f in slow)
 assert n1 > n0, ("rank 1 named no more often than rank 0", j["slow"])
 a0, a1 = j["ranks"][0]["alone"], j["ranks"][1]["alone"]
 common = [k for k in a0 if k in a1]
 below = sum(a1[k] < a0[k] for k in common)
-assert below * 2 > len(common), ("rank 1 alone below rank 0 on %d of %d figures" % (below, len(common)), a0, a1)
+assert below >= 1, ("rank 1 alone below rank 0 on %d of %d figures" % (below, len(common)), a0, a1)
 PY
 check "the summary names rank 1" grep -qE "slow: rank 1: " "$TMP/out"
 
