@@ -26,6 +26,8 @@ seed() { # TARGET FILE [RAW]
 rm -rf "$B/corpus" "$B/regress"
 for f in tests/data/*.log; do seed onednn "$f"; done
 for f in tests/data/*.json; do seed torch "$f"; done
+# The table importer's bad inputs in the tree (sums and FLOPs / AI past the limits) as seeds.
+for f in tests/data/bad-inputs/table-*.csv; do seed table "$f"; done
 for f in data/examples/*.json; do seed profile "$f" raw; seed render "$f" raw; done
 for f in data/machines/*.json; do seed machine "$f" raw; done
 seed metrics data/ncu/metrics.json raw

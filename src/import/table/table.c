@@ -184,6 +184,7 @@ typedef struct table_import {
     rt_name_index seen; /* a row's tags -> its row: rows that would merge into one config */
     char *base;         /* the file's name without its .csv: the kernels' names start with it */
     unsigned long zero_ai;
+    rt_profile_sums sums; /* over the rows so far: refused past the profile's limits */
 } table_import;
 
 static void table_import_release(table_import *ti)
@@ -526,7 +527,16 @@ static int add_row(table_import *ti, size_t r, rt_profile *p, rt_error *err)
         rt_error_set(err, "%s: line %lu: the FLOPs add up to %g", t0->path, t0->line[r], total);
         return -1;
     }
-    return row_bytes_from_ai(ti, r, k, total, err);
+    if (row_bytes_from_ai(ti, r, k, total, err) != 0)
+        return -1;
+    /* the limits a profile is saved and loaded within, checked here where the line is known */
+    char field[160];
+    rt_error why;
+    if (rt_profile_sums_add(&ti->sums, k, field, sizeof field, &why) != 0) {
+        rt_error_set(err, "%s: line %lu: %s: %s", t0->path, t0->line[r], field, why.msg);
+        return -1;
+    }
+    return 0;
 }
 
 /* Where the profile came from: its inputs, the columns chosen, the time's kind, the method. */
