@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "table-internal.h"
 #include "table-read.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/csv-reader.h"
@@ -76,14 +77,6 @@ static int measurement_name(const char *name)
     }
     return last && lastlen == 4 && strncasecmp(last, "time", 4) == 0;
 }
-
-/* One resolved mapping: quantity -> column of the main table (file 0) or of the AI table (file 1).
- */
-typedef struct qcol {
-    const char *quantity;
-    const char *column;
-    int file, col;
-} qcol;
 
 static int cell_number(const table *t, size_t r, int c, double *v, rt_error *err)
 {
@@ -166,26 +159,6 @@ static void table_note_columns(rt_tags *notes, const char *key, const table *t,
     rt_tags_set(notes, key, s);
     free(s);
 }
-
-/* One import of a table: the tables, the columns chosen, the join, and what the rows become. */
-typedef struct table_import {
-    const char *path;
-    const rt_table_options *opt;
-    table t[2]; /* the table, and the AI table (--ai-file) */
-    int nt;
-    qcol *q; /* the quantities and their columns */
-    size_t nq;
-    int have_time, have_inv, have_name;
-    size_t *join;             /* main row -> AI table row */
-    size_t *keycol, *maincol; /* the AI table's join columns, and the main table's */
-    size_t nk;
-    rt_name_index keys;                       /* the join columns' values -> the AI table's row */
-    unsigned char *is_tag, *in_name, *unused; /* per column of the main table */
-    rt_name_index seen; /* a row's tags -> its row: rows that would merge into one config */
-    char *base;         /* the file's name without its .csv: the kernels' names start with it */
-    unsigned long zero_ai;
-    rt_profile_sums sums; /* over the rows so far: refused past the profile's limits */
-} table_import;
 
 static void table_import_release(table_import *ti)
 {
@@ -283,32 +256,6 @@ static int choose_quantities(table_import *ti, rt_error *err)
     return 0;
 }
 
-/* The AI table joins by the tag columns of its second header row: the main table has them. */
-static int join_columns(table_import *ti, rt_error *err)
-{
-    table *t = ti->t;
-    ti->keycol = rt_xcalloc(t[1].ncol + 1, sizeof *ti->keycol);
-    ti->maincol = rt_xcalloc(t[1].ncol + 1, sizeof *ti->maincol);
-    for (size_t c = 0; c < t[1].ncol; c++) {
-        if (!t[1].tagpart[c])
-            continue;
-        int mc = rt_table_find(&t[0], t[1].col[c]);
-        if (mc < 0) {
-            rt_error_set(err, "%s: tag column '%s' is not in %s", ti->opt->ai_file, t[1].col[c],
-                         ti->path);
-            return -1;
-        }
-        ti->keycol[ti->nk] = c;
-        ti->maincol[ti->nk++] = (size_t)mc;
-    }
-    if (ti->nk == 0) {
-        rt_error_set(err, "%s: no tag columns to join with %s (two-row header expected)",
-                     ti->opt->ai_file, ti->path);
-        return -1;
-    }
-    return 0;
-}
-
 /* Tag columns: every column not mapped to a quantity and not "...", except, in the notebooks'
  * two-row header, the numeric columns of the metric part and, in a one-row header, numeric
  * columns whose names read as measurements (listed as unused). Numeric tags are the parameters
@@ -351,33 +298,6 @@ static void choose_tag_columns(table_import *ti)
             if (strcmp(nc[k], name) == 0)
                 ti->in_name[c] = 1;
     }
-}
-
-/* Join the AI table by the tag columns it has: a map from their values to its first row. */
-static int join_rows(table_import *ti, rt_error *err)
-{
-    table *t = ti->t;
-    char *key = NULL;
-    size_t kcap = 0;
-    int rc = 0;
-    for (size_t r = 0; r < t[1].nrow; r++) {
-        size_t len = rt_table_join_key(&t[1], r, ti->keycol, ti->nk, &key, &kcap);
-        if (rt_name_index_get(&ti->keys, key, len) == (size_t)-1)
-            rt_name_index_put(&ti->keys, key, len, r);
-    }
-    ti->join = rt_xmalloc(t[0].nrow * sizeof *ti->join);
-    for (size_t r = 0; r < t[0].nrow && rc == 0; r++) {
-        size_t len = rt_table_join_key(&t[0], r, ti->maincol, ti->nk, &key, &kcap);
-        size_t at = rt_name_index_get(&ti->keys, key, len);
-        if (at == (size_t)-1) {
-            rt_error_set(err, "%s: line %lu: no row with the same %s ... in %s", ti->path,
-                         t[0].line[r], t[1].col[ti->keycol[0]], ti->opt->ai_file);
-            rc = -1;
-        }
-        ti->join[r] = at;
-    }
-    free(key);
-    return rc;
 }
 
 /* The file's name without its directory and its .main.csv or .csv (a heap string). */
@@ -576,7 +496,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
     int rc = -1;
     *out = NULL;
     if (open_tables(&ti, err) != 0 || choose_quantities(&ti, err) != 0 ||
-        (ti.nt == 2 && join_columns(&ti, err) != 0))
+        (ti.nt == 2 && table_join_columns(&ti, err) != 0))
         goto done;
     /* The columns are there: now the rows. */
     for (int f = 0; f < ti.nt; f++)
@@ -585,7 +505,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
     if (!ti.have_inv && w)
         rt_warnings_add(w, "%s: no invocations column: 1 per row assumed", path);
     choose_tag_columns(&ti);
-    if (ti.nt == 2 && join_rows(&ti, err) != 0)
+    if (ti.nt == 2 && table_join_rows(&ti, err) != 0)
         goto done;
     p = rt_profile_new();
     p->tool = rt_strdup("table");
