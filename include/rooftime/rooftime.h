@@ -55,6 +55,7 @@
 #include "rooftime/core/verdict-trust.h"
 #include "rooftime/formats/across-format.h"
 #include "rooftime/formats/across-state.h"
+#include "rooftime/formats/analysis-columns.h"
 #include "rooftime/formats/analysis-format.h"
 #include "rooftime/formats/comm-json.h"
 #include "rooftime/formats/diff-format.h"

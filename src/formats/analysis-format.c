@@ -11,10 +11,10 @@
 #include "rooftime/core/machine-sanity.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/formats/analysis-columns.h"
 #include "rooftime/formats/analysis-format.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
-#include "rooftime/util/prefetch.h"
 #include "rooftime/util/strings.h"
 #include "text-numbers.h"
 
@@ -51,59 +51,12 @@ static char *pad(char *o, const char *s, int width, bool left)
     return o;
 }
 
-/* Rows go out in time order, which visits the configs, items, kernels and names at random
- * places in memory: at a million rows the writer waits on memory more than it formats. The row
- * AHEAD places on has its structures fetched now and the one half as far its strings (which
- * the structures point to), so the loads overlap instead of stalling one after another. */
-#if defined(__GNUC__)
-/* Inlined by force: GCC drops a call it has not inlined to a function of prefetches alone. */
-#define PREFETCHER static inline __attribute__((always_inline)) void
-#else
-#define PREFETCHER static void
-#endif
-enum { AHEAD = 16 };
-
-PREFETCHER prefetch_verdict(const rt_verdict *v)
+/* One row of the text table: its rank, time, share and verdict, then its name. */
+static void print_row(FILE *fp, const rt_table_row *row)
 {
-    RT_PREFETCH(&v->n);
-    RT_PREFETCH(&v->ai_ref);
-    RT_PREFETCH(v->bound_label);
-    RT_PREFETCH(&v->recoverable);
-}
-
-/* Row r of the configs in order ci (n rows): what its later rows will read. */
-PREFETCHER prefetch_config_rows(const rt_analysis *a, const size_t *ci, size_t r, size_t n)
-{
-    if (r + AHEAD < n) {
-        const rt_config *c = &a->configs[ci[r + AHEAD]];
-        RT_PREFETCH(&c->label);
-        RT_PREFETCH(&c->sum.time);
-        prefetch_verdict(&c->v);
-    }
-    if (r + AHEAD / 2 < n)
-        RT_PREFETCH(a->configs[ci[r + AHEAD / 2]].label);
-}
-
-/* The same for the items in order ii: the item, then its kernel, then the kernel's name. */
-PREFETCHER prefetch_item_rows(const rt_analysis *a, const size_t *ii, size_t r, size_t n)
-{
-    if (r + AHEAD < n) {
-        const rt_item *it = &a->items[ii[r + AHEAD]];
-        RT_PREFETCH(&it->kernel);
-        prefetch_verdict(&it->v);
-    }
-    if (r + AHEAD / 2 < n) {
-        const rt_kernel *k = a->items[ii[r + AHEAD / 2]].kernel;
-        RT_PREFETCH(&k->name);
-        RT_PREFETCH(&k->time);
-    }
-    if (r + AHEAD / 4 < n)
-        RT_PREFETCH(a->items[ii[r + AHEAD / 4]].kernel->name);
-}
-
-static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verdict *v, double time,
-                      const char *name)
-{
+    const rt_verdict *v = row->v;
+    const char *name = row->name;
+    double time = row->time, total = row->a->total_time;
     char t[32], rec[32], gf[32], ai[32], eff[32], n[32];
     rt_text_seconds(t, sizeof t, time);
     rt_text_seconds(rec, sizeof rec, v->recoverable);
@@ -111,7 +64,7 @@ static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verd
     rt_text_value(ai, sizeof ai, v->ai_ref);
     rt_text_value(eff, sizeof eff, v->efficiency);
     rt_text_launches(n, sizeof n, v->n);
-    double share = a->total_time > 0 ? 100.0 * time / a->total_time : 0;
+    double share = total > 0 ? 100.0 * time / total : 0;
     /* Long C++ names go last so the columns stay aligned; cut very long ones. */
     char cut[84];
     const char *shown = name;
@@ -123,7 +76,7 @@ static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verd
     /* As fprintf("%4zu  %*s %6.1f%% %9s %10s %9s  %-18s %6s %*s  %s\n", ...) would write it; put
      * together by hand, which at a million rows is several times faster. */
     char line[512], *o = line;
-    o = rt_text_count(o, rank, 4);
+    o = rt_text_count(o, row->rank, 4);
     *o++ = ' ';
     *o++ = ' ';
     o = pad(o, t, rt_fmt_field(t, 10), false);
@@ -226,29 +179,25 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
             m->ref_level);
     write_time_line(a, fp);
 
-    size_t *ci = rt_analysis_configs_by_time(a);
+    rt_table_rows rows;
+    rt_table_row row;
     fprintf(fp, "\nconfigs by time\n");
     print_header(fp, "config");
-    for (size_t r = 0; r < a->n_configs; r++) {
-        prefetch_config_rows(a, ci, r, a->n_configs);
-        const rt_config *c = &a->configs[ci[r]];
-        print_row(fp, r + 1, a, &c->v, c->sum.time, c->label);
-    }
-    free(ci);
+    rt_table_rows_init(&rows, a, RT_TABLE_CONFIGS);
+    while (rt_table_rows_next(&rows, &row))
+        print_row(fp, &row);
+    rt_table_rows_release(&rows);
 
-    size_t *ii = rt_analysis_items_by_time(a);
     size_t shown = top && top < a->n_items ? top : a->n_items;
     fprintf(fp, "\nkernels by time");
     if (shown < a->n_items)
         fprintf(fp, " (top %zu of %zu)", shown, a->n_items);
     fprintf(fp, "\n");
     print_header(fp, "kernel");
-    for (size_t r = 0; r < shown; r++) {
-        prefetch_item_rows(a, ii, r, shown);
-        const rt_item *it = &a->items[ii[r]];
-        print_row(fp, r + 1, a, &it->v, it->kernel->time, it->kernel->name);
-    }
-    free(ii);
+    rt_table_rows_init(&rows, a, RT_TABLE_KERNELS);
+    for (size_t r = 0; r < shown && rt_table_rows_next(&rows, &row); r++)
+        print_row(fp, &row);
+    rt_table_rows_release(&rows);
 
     /* What to look at first. */
     size_t n_oh = 0, n_zero = 0;
@@ -304,67 +253,49 @@ static void csv_field(FILE *fp, const char *s)
     }
 }
 
-static void csv_num(FILE *fp, double v)
+/* One row of the CSV: every column of rt_table_columns, the per-level ones once per level. */
+static void csv_row(FILE *fp, const rt_table_row *row, size_t n_levels)
 {
-    if (isnan(v))
-        fputs(",", fp);
-    else
-        fprintf(fp, ",%.9g", v);
-}
-
-static void csv_row(FILE *fp, const rt_analysis *a, const char *kind, size_t rank, const char *name,
-                    const char *config, const rt_verdict *v, double time)
-{
-    fprintf(fp, "%s,%zu,", kind, rank);
-    csv_field(fp, name);
-    fputc(',', fp);
-    csv_field(fp, config);
-    csv_num(fp, v->n);
-    csv_num(fp, time);
-    csv_num(fp, a->total_time > 0 ? time / a->total_time : NAN);
-    csv_num(fp, v->W);
-    for (size_t l = 0; l < v->n_levels; l++)
-        csv_num(fp, v->q[l]);
-    for (size_t l = 0; l < v->n_levels; l++)
-        csv_num(fp, v->ai[l]);
-    csv_num(fp, v->t_compute);
-    csv_num(fp, v->t_bw_max);
-    csv_num(fp, v->t_oh);
-    csv_num(fp, v->t_bound);
-    fprintf(fp, ",%s", v->bound_label);
-    csv_num(fp, v->efficiency);
-    csv_num(fp, v->recoverable);
-    csv_num(fp, v->bw_time);
-    csv_num(fp, v->compute_time);
-    fprintf(fp, ",%d,%d\n", v->overhead_bound, v->zero_ai);
+    for (size_t c = 0; c < rt_table_n_columns; c++) {
+        const rt_table_column *col = &rt_table_columns[c];
+        size_t nl = col->per_level ? n_levels : 1;
+        for (size_t l = 0; l < nl; l++) {
+            if (c > 0 || l > 0)
+                fputc(',', fp);
+            if (col->type == RT_COLUMN_TEXT) {
+                csv_field(fp, col->text(row));
+            } else if (col->type == RT_COLUMN_INT) {
+                fprintf(fp, "%lld", (long long)col->integer(row));
+            } else {
+                double v = col->real(row, l);
+                if (!isnan(v))
+                    fprintf(fp, "%.9g", v);
+            }
+        }
+    }
+    fputc('\n', fp);
 }
 
 static int write_csv(const rt_analysis *a, FILE *fp)
 {
-    const rt_machine *m = a->machine;
-    fputs("kind,rank,name,config,invocations,time_s,share,flops", fp);
-    for (size_t l = 0; l < m->n_levels; l++)
-        fprintf(fp, ",bytes_%s", m->levels[l].name);
-    for (size_t l = 0; l < m->n_levels; l++)
-        fprintf(fp, ",ai_%s", m->levels[l].name);
-    fputs(",t_compute_s,t_bandwidth_s,t_overhead_s,t_bound_s,bound,efficiency,recoverable_s,"
-          "bw_time_s,compute_time_s,overhead_bound,zero_ai\n",
-          fp);
-    size_t *ci = rt_analysis_configs_by_time(a);
-    for (size_t r = 0; r < a->n_configs; r++) {
-        prefetch_config_rows(a, ci, r, a->n_configs);
-        const rt_config *c = &a->configs[ci[r]];
-        csv_row(fp, a, "config", r + 1, c->label, c->label, &c->v, c->sum.time);
+    for (size_t c = 0; c < rt_table_n_columns; c++)
+        for (size_t l = 0; l < rt_table_column_levels(a, &rt_table_columns[c]); l++) {
+            char *name = rt_table_column_name(a, &rt_table_columns[c], l);
+            if (c > 0 || l > 0)
+                fputc(',', fp);
+            csv_field(fp, name);
+            free(name);
+        }
+    fputc('\n', fp);
+    static const rt_table_kind kinds[] = {RT_TABLE_CONFIGS, RT_TABLE_KERNELS};
+    for (size_t k = 0; k < 2; k++) {
+        rt_table_rows rows;
+        rt_table_row row;
+        rt_table_rows_init(&rows, a, kinds[k]);
+        while (rt_table_rows_next(&rows, &row))
+            csv_row(fp, &row, a->machine->n_levels);
+        rt_table_rows_release(&rows);
     }
-    free(ci);
-    size_t *ii = rt_analysis_items_by_time(a);
-    for (size_t r = 0; r < a->n_items; r++) {
-        prefetch_item_rows(a, ii, r, a->n_items);
-        const rt_item *it = &a->items[ii[r]];
-        csv_row(fp, a, "kernel", r + 1, it->kernel->name, a->configs[it->config].label, &it->v,
-                it->kernel->time);
-    }
-    free(ii);
     return 0;
 }
 
