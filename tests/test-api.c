@@ -1,5 +1,6 @@
 /* Tests of the C API of librooftime.so (src/api): every bad argument is an error with a message,
  * never a crash; a call clears the last call's error; the data directory can be set. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,9 @@ static void test_bad_arguments_fail_with_a_message(void **state)
     assert_null(rt_api_profile_json(NULL));
     assert_null(rt_api_across_new(NULL, 0, 0, 0));
     assert_null(rt_api_across_text(NULL, "text", 0));
+    assert_null(rt_api_analysis_table(NULL, "kernel"));
     rt_api_analysis_free(NULL);
+    rt_api_table_free(NULL);
     rt_api_across_free(NULL);
     rt_api_free(NULL);
 }
@@ -108,6 +111,95 @@ static void test_analysis_and_its_outputs(void **state)
     rt_api_machine_free(m);
 }
 
+/* Field j of a CSV line without quotes (the example's), into buf. */
+static void csv_field_at(const char *line, size_t j, char *buf, size_t n)
+{
+    for (; j > 0; j--)
+        line = strchr(line, ',') + 1;
+    size_t len = strcspn(line, ",\n");
+    assert_true(len < n);
+    memcpy(buf, line, len);
+    buf[len] = '\0';
+}
+
+/* The columns of a table are the CSV's rows of its kind, field for field once printed as the
+ * CSV prints them. */
+static void check_table_is_csv(rt_api_analysis *a, const char *kind, const char *csv)
+{
+    rt_api_table *t = rt_api_analysis_table(a, kind);
+    assert_non_null(t);
+    const char *line = csv;
+    char want[256], got[256];
+    for (size_t j = 0; j < t->n_columns; j++) { /* the header */
+        csv_field_at(line, j, want, sizeof want);
+        assert_string_equal(t->columns[j].name, want);
+    }
+    size_t commas = 0; /* and no more */
+    for (const char *c = line; *c != '\n'; c++)
+        commas += *c == ',';
+    assert_int_equal(commas + 1, t->n_columns);
+    size_t r = 0;
+    const char **text = calloc(t->n_columns, sizeof *text);
+    for (size_t j = 0; j < t->n_columns; j++)
+        text[j] = t->columns[j].data;
+    while ((line = strchr(line, '\n')) && *++line) {
+        if (strncmp(line, kind, strlen(kind)) != 0 || line[strlen(kind)] != ',')
+            continue;
+        assert_true(r < t->n_rows);
+        for (size_t j = 0; j < t->n_columns; j++) {
+            const rt_api_column *c = &t->columns[j];
+            if (c->type == RT_API_TEXT) {
+                snprintf(got, sizeof got, "%s", text[j]);
+                text[j] += strlen(text[j]) + 1;
+            } else if (c->type == RT_API_INT) {
+                snprintf(got, sizeof got, "%lld", (long long)((const int64_t *)c->data)[r]);
+            } else {
+                double v = ((const double *)c->data)[r];
+                snprintf(got, sizeof got, v == v ? "%.9g" : "", v);
+            }
+            csv_field_at(line, j, want, sizeof want);
+            assert_string_equal(got, want);
+        }
+        r++;
+    }
+    assert_int_equal(r, t->n_rows);
+    for (size_t j = 0; j < t->n_columns; j++)
+        if (t->columns[j].type == RT_API_TEXT)
+            assert_ptr_equal(text[j], (const char *)t->columns[j].data + t->columns[j].size);
+    free(text);
+    rt_api_table_free(t);
+}
+
+static void test_tables_as_columns(void **state)
+{
+    (void)state;
+    const char *src = getenv("ROOFTIME_SRC");
+    if (!src)
+        skip();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/examples/conv2d-pt-fp16.json", src);
+    rt_machine *m = rt_api_machine_load("v100");
+    rt_profile *p = rt_api_profile_load(path);
+    assert_non_null(m);
+    assert_non_null(p);
+    for (int single = 0; single < 2; single++) {
+        rt_api_analysis *a =
+            rt_api_analyze(m, &p, 1, single ? "single" : NULL, NULL, NULL, "pass", NULL);
+        assert_non_null(a);
+        char *csv = rt_api_analysis_text(a, "csv", 0);
+        assert_non_null(csv);
+        check_table_is_csv(a, "config", csv);
+        check_table_is_csv(a, "kernel", csv);
+        rt_api_free(csv);
+        assert_null(rt_api_analysis_table(a, "kernels"));
+        assert_string_equal(rt_api_error(), "unknown table 'kernels' (config or kernel)");
+        assert_null(rt_api_analysis_table(a, NULL));
+        rt_api_analysis_free(a);
+    }
+    rt_api_profile_free(p);
+    rt_api_machine_free(m);
+}
+
 static void test_datadir_set(void **state)
 {
     (void)state;
@@ -130,6 +222,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_arguments_fail_with_a_message),
         cmocka_unit_test(test_analysis_and_its_outputs),
+        cmocka_unit_test(test_tables_as_columns),
         cmocka_unit_test(test_datadir_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,7 @@ analyzes or draws.
 import ctypes
 import os
 
-API_VERSION = 2
+API_VERSION = 3
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -62,6 +62,8 @@ def _load():
         "rt_api_profile_free": (None, [vp]),
         "rt_api_analyze": (vp, [vp, c.POINTER(vp), sz, cp, cp, cp, cp, cp]),
         "rt_api_analysis_text": (vp, [vp, cp, sz]),
+        "rt_api_analysis_table": (c.POINTER(Table), [vp, cp]),
+        "rt_api_table_free": (None, [c.POINTER(Table)]),
         "rt_api_analysis_svg": (vp, [vp, c.POINTER(PlotOpts)]),
         "rt_api_analysis_plot": (i, [vp, c.POINTER(PlotOpts), cp]),
         "rt_api_analysis_report": (i, [vp, c.POINTER(ReportOpts), cp]),
@@ -89,6 +91,21 @@ def _load():
 class Option(ctypes.Structure):
     """One option of `rooftime import KIND`: its long name and its value (NULL: a flag)."""
     _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_char_p)]
+
+
+class Column(ctypes.Structure):
+    """One column of a table (rt_api_column): its name, type (TEXT, INT, REAL, COUNT) and data."""
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("data", ctypes.c_void_p),
+                ("size", ctypes.c_size_t)]
+
+
+TEXT, INT, REAL, COUNT = 0, 1, 2, 3  # rt_api_column's types
+
+
+class Table(ctypes.Structure):
+    """The config or kernel rows of `analyze --format csv` as columns (rt_api_table)."""
+    _fields_ = [("n_rows", ctypes.c_size_t), ("n_columns", ctypes.c_size_t),
+                ("columns", ctypes.POINTER(Column))]
 
 
 class PlotOpts(ctypes.Structure):

@@ -161,6 +161,11 @@ static rt_analysis *in_mode(rt_api_analysis *a, rt_mode mode)
     return a->by_mode[k];
 }
 
+rt_analysis *api_analysis_for_tables(rt_api_analysis *a)
+{
+    return in_mode(a, a->mode_given ? a->mode : RT_MODE_HIER);
+}
+
 typedef struct table_job {
     rt_analysis *a;
     rt_format fmt;
@@ -184,14 +189,14 @@ char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t top)
         return NULL;
     }
     if (format && strcmp(format, "findings") == 0) {
-        rt_analysis *an = in_mode(a, a->mode_given ? a->mode : RT_MODE_HIER);
+        rt_analysis *an = api_analysis_for_tables(a);
         return an ? api_findings_json(an) : NULL;
     }
     if (rt_format_parse(format ? format : "csv", &t.fmt, &err) != 0) {
         api_fail("%s", err.msg);
         return NULL;
     }
-    if (!(t.a = in_mode(a, a->mode_given ? a->mode : RT_MODE_HIER)))
+    if (!(t.a = api_analysis_for_tables(a)))
         return NULL;
     return api_capture(write_table, &t);
 }

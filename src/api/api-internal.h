@@ -15,6 +15,12 @@ void api_begin(void);
 typedef int (*api_writer)(void *ctx, FILE *fp, rt_error *err);
 char *api_capture(api_writer fn, void *ctx);
 
+/* The analysis the tables show (`analyze`'s: the mode given, else hier), computed on first use;
+ * NULL with the error set (api-analysis.c). */
+#include "rooftime/api/api.h"
+#include "rooftime/core/analysis.h"
+rt_analysis *api_analysis_for_tables(rt_api_analysis *a);
+
 /* The summary and callouts of an analysis as a JSON array of blocks (api-findings.c). */
 #include "rooftime/core/analysis.h"
 char *api_findings_json(const rt_analysis *an);

@@ -13,8 +13,9 @@
 #define RT_API __attribute__((visibility("default")))
 
 /* Bumped when a signature below changes or a function is added; the Python package checks it on
- * load (2: rt_api_import_opts, rt_api_import_options, rt_api_machine_measure_opts). */
-#define RT_API_VERSION 2
+ * load (2: rt_api_import_opts, rt_api_import_options, rt_api_machine_measure_opts; 3:
+ * rt_api_analysis_table, rt_api_table_free). */
+#define RT_API_VERSION 3
 RT_API int rt_api_version(void);
 
 /*
@@ -103,6 +104,30 @@ RT_API rt_api_analysis *rt_api_analyze(const rt_machine *m, rt_profile *const *p
  * the summary and callouts of `report` as a JSON array, one object per block ({"source",
  * "section", "kind", "lead", "text", "rows", "note"}). */
 RT_API char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t top);
+
+/*
+ * One table of `analyze --format csv` as columns (api-table.c): kind "config" or "kernel" (the
+ * CSV's first field) gives its rows in the CSV's order and its columns in the CSV's order, under
+ * the CSV header's names, the values the CSV prints (before printing rounds them to 9 digits).
+ * A column is RT_API_TEXT (n_rows NUL-terminated UTF-8 strings, one after another), RT_API_INT
+ * (n_rows int64_t), RT_API_REAL (n_rows doubles; NAN where the CSV's field is empty) or
+ * RT_API_COUNT (n_rows doubles that count something, invocations: whole numbers in the profiles
+ * rooftime writes); size is its data's bytes. Freed whole by rt_api_table_free; NULL with the
+ * error set.
+ */
+enum { RT_API_TEXT = 0, RT_API_INT = 1, RT_API_REAL = 2, RT_API_COUNT = 3 };
+typedef struct rt_api_column {
+    char *name;
+    int type;
+    void *data;
+    size_t size;
+} rt_api_column;
+typedef struct rt_api_table {
+    size_t n_rows, n_columns;
+    rt_api_column *columns;
+} rt_api_table;
+RT_API rt_api_table *rt_api_analysis_table(rt_api_analysis *a, const char *kind);
+RT_API void rt_api_table_free(rt_api_table *t);
 
 /* The options of `rooftime plot`; zero or NULL fields take its defaults. */
 typedef struct rt_api_plot_opts {
