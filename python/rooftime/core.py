@@ -1,7 +1,7 @@
 """Machines, profiles, analyses and charts: Python objects over the C library's handles.
 
 No model, importer or chart is written here: every figure comes from librooftime (the tables are
-the text of `analyze --format csv`, the charts the SVG of `plot`).
+the columns of `analyze --format csv`, _columns.py; the charts the SVG of `plot`).
 """
 import csv
 import ctypes
@@ -12,7 +12,7 @@ import sys
 import threading
 import warnings
 
-from . import _lib
+from . import _columns, _lib
 from ._lib import Error, b, fail, lib, take
 
 try:
@@ -230,23 +230,6 @@ def import_cupti(directory, **options):
     return _import("cupti", directory, **options)
 
 
-def _rows(text, kind):
-    """The rows of `analyze --format csv` of one kind, with numbers as numbers."""
-    rows = []
-    for r in csv.DictReader(io.StringIO(text)):
-        if r.get("kind") != kind:
-            continue
-        for k, v in r.items():
-            if k in ("kind", "name", "config", "bound"):
-                continue
-            try:
-                r[k] = int(v) if v.isdigit() else float(v)
-            except (ValueError, AttributeError):
-                pass
-        rows.append(r)
-    return rows
-
-
 class Analysis:
     """The verdicts of `rooftime analyze`: .kernels, .configs and .findings as pandas DataFrames
     (lists of dicts without pandas), .plot() and .report()."""
@@ -256,7 +239,7 @@ class Analysis:
         self._keep = (list(profiles), machine)  # the C analysis reads the profiles
         self.mode = mode
         self._csv = None
-        self._df = None
+        self._cols = {}  # kind -> its columns from the library, read once
         # the C analysis computes each mode's tables on first use: one call at a time on it
         self._lock = threading.Lock()
 
@@ -270,30 +253,26 @@ class Analysis:
         with self._lock:
             return take(lib.rt_api_analysis_text(self._h, b(format), top))
 
-    def _csv_bytes(self):
-        if self._csv is None:  # kept as the library wrote it: pandas parses bytes directly
-            with self._lock:
-                self._csv = _lib.take_bytes(lib.rt_api_analysis_text(self._h, b"csv", 20))
-        return self._csv
-
     @property
     def csv(self):
-        """`analyze --format csv` exactly."""
-        return self._csv_bytes().decode("utf-8", "replace")
+        """`analyze --format csv` exactly (.kernels and .configs are its rows, without the text)."""
+        if self._csv is None:
+            self._csv = self.text("csv")
+        return self._csv
 
     def to_dict(self):
         """`analyze --format json` as a dict."""
         return json.loads(self.text("json"))
 
     def _frame(self, kind):
+        """The rows of kind from the library's columns (not the CSV text): a DataFrame, or a
+        list of dicts without pandas. A new frame on each call; the columns are read once."""
+        if kind not in self._cols:
+            with self._lock:
+                self._cols[kind] = _columns.table(self._h, kind)
         if _pd is not None:
-            if self._df is None:  # the CSV read once, split by kind on each call
-                self._df = _pd.read_csv(io.BytesIO(self._csv_bytes()), keep_default_na=False,
-                                        na_values=["nan"], encoding="utf-8",
-                                        encoding_errors="replace")
-            df = self._df
-            return df[df["kind"] == kind].reset_index(drop=True)
-        return _rows(self.csv, kind)
+            return _columns.frame(self._cols[kind], _pd)
+        return _columns.records(self._cols[kind])
 
     @property
     def kernels(self):

@@ -23,6 +23,52 @@ def csv_rows(text, kind):
     return [r for r in csv.DictReader(io.StringIO(text)) if r["kind"] == kind]
 
 
+def csv_printed(column, v):
+    """v as `analyze --format csv` prints a value of column: text as it is, rank and the 0/1
+    flags as whole numbers, every other number as "%.9g" (inf as "inf"), NaN as an empty field."""
+    if isinstance(v, str):
+        return v
+    if column in ("rank", "overhead_bound", "zero_ai"):
+        assert v == int(v)
+        return str(int(v))
+    v = float(v)
+    return "" if v != v else "%.9g" % v
+
+
+def assert_csv_rows(rows, columns, text, kind):
+    """rows (dicts) are the rows of kind of `analyze --format csv` text, row for row: the same
+    columns in the same order, the same rows in the same order, the same strings, and numbers
+    equal to the CSV's within its printed precision (printed as the CSV prints them, they are its
+    text)."""
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader)
+    want = [r for r in reader if r[0] == kind]
+    assert list(columns) == header
+    assert len(rows) == len(want) > 0
+    for got, exp in zip(rows, want):
+        assert [csv_printed(c, got[c]) for c in header] == exp, got["name"]
+
+
+def odd_profile(repo, path, **first):
+    """The example with kernels whose CSV fields are not plain: names to quote, names pandas
+    would read as NaN, UTF-8, missing bytes (empty fields), no counts, zero time, zero bytes at
+    a level (AI inf), more launches than %.9g prints whole; first: fields of the first kernel."""
+    d = json.load(open(os.path.join(repo, EXAMPLE)))
+    k0 = dict(d["kernels"][0], **first)
+    d["kernels"][0] = k0
+    for name, kw in (('a, "quoted" name\nwith a line break', {}), ("nan", {}), ("NA", {}),
+                     ("\u00b5s kernel \u00fc", {}),
+                     ("no L1 bytes", {"bytes": {"L2": 1e8, "HBM": 5e7}}),
+                     ("no bytes", {"bytes": {}}), ("no counts", {"bytes": {}, "flops": {}}),
+                     ("zero time", {"time": 0.0}),
+                     ("zero L1 bytes", {"bytes": {"L1": 0.0, "L2": 1e8, "HBM": 5e7}}),
+                     ("many launches", {"invocations": 1234567891.0})):
+        d["kernels"].append(dict(k0, name=name, **kw))
+    with open(path, "w") as f:
+        json.dump(d, f)
+    return str(path)
+
+
 def test_library_is_a_cdll_so_calls_release_the_gil():
     # ctypes drops the GIL around calls into a CDLL (a PyDLL keeps it)
     assert type(lib) is ctypes.CDLL
@@ -53,13 +99,34 @@ def test_kernels_match_analyze_csv_row_for_row(repo, rooftime_bin):
         a = rooftime.analyze(rooftime.load_profile(path), rooftime.machine("v100"), mode=mode)
         assert a.csv == cli
         for kind, frame in (("kernel", a.kernels), ("config", a.configs)):
-            want = csv_rows(cli, kind)
-            assert len(frame) == len(want) > 0
-            for got, exp in zip(frame.to_dict("records"), want):
-                assert got["name"] == exp["name"] and got["rank"] == int(exp["rank"])
-                assert got["bound"] == exp["bound"]
-                for k in ("time_s", "flops", "efficiency", "t_bound_s"):
-                    assert got[k] == pytest.approx(float(exp[k]), rel=1e-9)
+            assert_csv_rows(frame.to_dict("records"), frame.columns, cli, kind)
+
+
+def test_odd_fields_match_analyze_csv_with_sensible_dtypes(repo, rooftime_bin, tmp_path):
+    """Empty fields, inf, quoted and UTF-8 names, "nan" and "NA" as names: the frames hold the
+    CSV's values; numbers stay numbers (NaN where the CSV's field is empty)."""
+    path = odd_profile(repo, tmp_path / "odd.json")
+    cli = run([rooftime_bin, "analyze", "--machine", "v100", "--format", "csv", path])
+    assert ",," in cli and ",inf," in cli and '"a, ""quoted"" name' in cli
+    a = rooftime.analyze(path, "v100")
+    k = a.kernels
+    assert a.csv == cli
+    assert_csv_rows(k.to_dict("records"), k.columns, cli, "kernel")
+    assert_csv_rows(a.configs.to_dict("records"), a.configs.columns, cli, "config")
+    assert {"nan", "NA", "\u00b5s kernel \u00fc"} <= set(k["name"])
+    ints = ["rank", "invocations", "overhead_bound", "zero_ai"]
+    texts = ["kind", "name", "config", "bound"]
+    assert all(k[c].dtype == "int64" for c in ints)
+    assert all(k[c].dtype == object for c in texts)
+    assert all(k[c].dtype == "float64" for c in k.columns if c not in ints + texts)
+    assert k["bytes_L1"].isna().sum() == 3 and k["ai_L1"].isin([float("inf")]).sum() == 1
+    assert k["invocations"].max() == 1234567891  # the CSV prints 1.23456789e+09
+    # invocations that are not whole: floats, as the CSV's text is
+    frac = odd_profile(repo, tmp_path / "frac.json", invocations=2.5)
+    cli = run([rooftime_bin, "analyze", "--machine", "v100", "--format", "csv", frac])
+    k = rooftime.analyze(frac, "v100").kernels
+    assert k["invocations"].dtype == "float64" and 2.5 in set(k["invocations"])
+    assert_csv_rows(k.to_dict("records"), k.columns, cli, "kernel")
 
 
 def test_deepcam_ncu_import_matches_the_command(deepcam, rooftime_bin, tmp_path):
@@ -119,13 +186,17 @@ def test_report(repo, tmp_path):
     assert "<html" in html and "<svg" in html
 
 
-def test_lists_of_dicts_without_pandas(repo, monkeypatch):
-    a = rooftime.analyze(os.path.join(repo, EXAMPLE), "v100")
+def test_lists_of_dicts_without_pandas(repo, monkeypatch, tmp_path):
+    path = odd_profile(repo, tmp_path / "odd.json")
+    a = rooftime.analyze(path, "v100")
     monkeypatch.setattr(core, "_pd", None)
+    monkeypatch.setattr(rooftime._columns, "_np", None)  # and without numpy
     k = a.kernels
     assert isinstance(k, list) and isinstance(k[0], dict)
-    assert [r["name"] for r in k] == [r["name"] for r in csv_rows(a.csv, "kernel")]
+    assert_csv_rows(k, k[0].keys(), a.csv, "kernel")
+    assert_csv_rows(a.configs, a.configs[0].keys(), a.csv, "config")
     assert isinstance(k[0]["time_s"], float)
+    assert all(type(r[c]) is int for r in k for c in ("rank", "invocations", "zero_ai"))
     assert isinstance(a.findings, list)
 
 
