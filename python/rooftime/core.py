@@ -24,16 +24,24 @@ except ImportError:  # plain lists of dicts without pandas
 _PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def _warn(what):
-    """The last call's warnings, as Python warnings pointing at the user's line."""
-    ws = _lib.warnings_text()
+_SHOWN = 10  # warnings shown per call, as the command shows them
+
+
+def _warn(what, ws=None, more=None):
+    """A call's warnings (the last call's when ws is None), as Python warnings pointing at the
+    user's line. With more (where they are all listed): the first ten, then how many more."""
+    ws = _lib.warnings_text() if ws is None else ws
     if not ws:
         return
     level, f = 2, sys._getframe(1)  # 1 is this function, 2 its caller
     while f is not None and f.f_code.co_filename.startswith(_PKG):
         level, f = level + 1, f.f_back
-    for w in ws:
+    shown = ws if more is None else ws[:_SHOWN]
+    for w in shown:
         warnings.warn("rooftime: %s: %s" % (what, w), stacklevel=level)
+    if len(ws) > len(shown):
+        warnings.warn("rooftime: %s: %d more warnings not shown (%s lists them all)"
+                      % (what, len(ws) - len(shown), more), stacklevel=level)
 
 
 class Machine:
@@ -242,6 +250,24 @@ class Analysis:
         self._cols = {}  # kind -> its columns from the library, read once
         # the C analysis computes each mode's tables on first use: one call at a time on it
         self._lock = threading.Lock()
+        self._warnings = []
+
+    def _call(self, fn, *args):
+        """fn(handle, *args) on the C analysis, one call at a time. The analyses it computes on
+        first use (one per mode) warn as `rooftime analyze` does: each new message once, the first
+        ten of a call as Python warnings, all of them in .warnings."""
+        with self._lock:
+            r = fn(self._h, *args)
+            new = [w for w in _lib.warnings_text() if w not in self._warnings]
+            self._warnings += new
+        _warn("analyze", new, "Analysis.warnings")
+        return r
+
+    @property
+    def warnings(self):
+        """Every warning of the analyses computed so far (a kernel whose unit or level the
+        machine lacks, a time of zero ...), as `analyze --format json` lists them."""
+        return list(self._warnings)
 
     def __del__(self):
         if getattr(self, "_h", None):
@@ -250,8 +276,7 @@ class Analysis:
 
     def text(self, format="text", top=20):
         """The output of `analyze --format FORMAT` (text, csv or json) as a string."""
-        with self._lock:
-            return take(lib.rt_api_analysis_text(self._h, b(format), top))
+        return take(self._call(lib.rt_api_analysis_text, b(format), top))
 
     @property
     def csv(self):
@@ -268,8 +293,7 @@ class Analysis:
         """The rows of kind from the library's columns (not the CSV text): a DataFrame, or a
         list of dicts without pandas. A new frame on each call; the columns are read once."""
         if kind not in self._cols:
-            with self._lock:
-                self._cols[kind] = _columns.table(self._h, kind)
+            self._cols[kind] = self._call(_columns.table, kind)
         if _pd is not None:
             return _columns.frame(self._cols[kind], _pd)
         return _columns.records(self._cols[kind])
@@ -308,9 +332,8 @@ class Analysis:
             split_by = ",".join(split_by)
         o = _lib.ReportOpts(b(title), b(split_by), b(series_by), b(marker_by), b(fill_by),
                             b(points), 1 if all_roofs else 0)
-        with self._lock:
-            if lib.rt_api_analysis_report(self._h, ctypes.byref(o), b(directory)) != 0:
-                raise fail()
+        if self._call(lib.rt_api_analysis_report, ctypes.byref(o), b(directory)) != 0:
+            raise fail()
         return os.path.join(os.fspath(directory), "report.html")
 
     def __repr__(self):
@@ -346,8 +369,7 @@ class Chart:
     def svg(self):
         """The chart as SVG text."""
         if self._svg is None:
-            with self._a._lock:
-                self._svg = take(lib.rt_api_analysis_svg(self._a._h, ctypes.byref(self._o)))
+            self._svg = take(self._a._call(lib.rt_api_analysis_svg, ctypes.byref(self._o)))
         return self._svg
 
     def _repr_svg_(self):
@@ -355,9 +377,8 @@ class Chart:
 
     def save(self, path):
         """Write the chart: .svg, .png or .pdf by the extension (PNG and PDF need cairo)."""
-        with self._a._lock:
-            if lib.rt_api_analysis_plot(self._a._h, ctypes.byref(self._o), b(path)) != 0:
-                raise fail()
+        if self._a._call(lib.rt_api_analysis_plot, ctypes.byref(self._o), b(path)) != 0:
+            raise fail()
         return os.fspath(path)
 
     def __repr__(self):
@@ -397,7 +418,10 @@ class Diff:
     @property
     def rows(self):
         if _pd is not None:
-            return _pd.read_csv(io.StringIO(self.csv), keep_default_na=False, na_values=["nan"])
+            # an empty number (a kernel only in one run) is NaN, an empty or "nan" name a string
+            head = next(csv.reader(io.StringIO(self.csv)), [])
+            nums = {c: ["", "nan"] for c in head if c != "kernel" and not c.startswith("verdict")}
+            return _pd.read_csv(io.StringIO(self.csv), keep_default_na=False, na_values=nums)
         return list(csv.DictReader(io.StringIO(self.csv)))
 
     def __str__(self):

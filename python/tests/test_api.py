@@ -4,6 +4,7 @@ import ctypes
 import io
 import json
 import os
+import subprocess
 import threading
 
 import pytest
@@ -352,3 +353,44 @@ def test_framework_imports_match_the_command(repo, rooftime_bin, tmp_path, kind,
     p = fn(src, conv_flops=conv)
     assert rooftime.analyze(p, "a100").csv == cli
     assert p.to_dict()["kernels"] == json.load(open(out))["kernels"]
+
+
+def test_analysis_warnings_as_the_command_prints_them(rooftime_bin, tmp_path):
+    # kernels on units the machine lacks: the command warns on stderr, the package as Python
+    # warnings at the call that computes the analysis, each once, and lists them in .warnings
+    ks = [{"name": "k%d" % i, "invocations": 1, "time": 1e-3,
+           "flops": {("amx_bf16", "amx_int8")[i % 2]: 1e9}, "bytes": {"HBM": 1e6}}
+          for i in range(12)]
+    path = str(tmp_path / "w.json")
+    with open(path, "w") as f:
+        json.dump({"schema": "rooftime.profile/1", "source": {"tool": "test"}, "kernels": ks}, f)
+    r = subprocess.run([rooftime_bin, "analyze", "-m", "v100", path], capture_output=True,
+                       text=True)
+    expect = [l.split("warning: ", 1)[1] for l in r.stderr.splitlines() if "warning: " in l]
+    assert len(expect) == 2
+    a = rooftime.analyze(path, "v100")
+    with pytest.warns(UserWarning) as got:
+        a.kernels
+    assert [str(w.message).split("analyze: ", 1)[1] for w in got] == expect
+    assert got[0].filename == __file__  # pointing at the user's line
+    assert a.warnings == expect
+    import warnings as w
+    with w.catch_warnings():
+        w.simplefilter("error")  # computed once: no warning again
+        a.kernels
+        a.text("csv")
+    a.report(str(tmp_path / "r"))  # single mode too: its messages, new ones only
+    assert a.warnings[:2] == expect and len(set(a.warnings)) == len(a.warnings)
+
+
+def test_diff_rows_missing_numbers_are_nan(repo, tmp_path):
+    p = rooftime.load_profile(os.path.join(repo, EXAMPLE))
+    d = p.to_dict()
+    d["kernels"] = d["kernels"][1:]
+    path = str(tmp_path / "after.json")
+    with open(path, "w") as f:
+        json.dump(d, f)
+    rows = rooftime.diff(p, path).rows
+    only = rows[rows["time_after_s"].isna()]
+    assert len(only) == 1 and only["kernel"].iloc[0].startswith("conv2d backward batch 16")
+    assert rows["time_before_s"].dtype == float and rows["kernel"].dtype == object

@@ -49,14 +49,17 @@ void api_fail(const char *fmt, ...)
 
 void api_keep_warnings(const rt_warnings *w)
 {
-    free(last_warnings);
-    last_warnings = NULL;
-    size_t len = 0;
+    /* Appended: one call may compute several analyses (a report's single and hier modes). */
+    size_t had = last_warnings ? strlen(last_warnings) : 0, len = had;
     for (size_t i = 0; i < w->n; i++)
         len += strlen(w->msg[i]) + 1;
-    if (len == 0 || !(last_warnings = malloc(len + 1)))
+    if (len == had)
         return;
-    char *o = last_warnings;
+    char *all = realloc(last_warnings, len + 1);
+    if (!all)
+        return;
+    last_warnings = all;
+    char *o = all + had;
     for (size_t i = 0; i < w->n; i++) {
         size_t k = strlen(w->msg[i]);
         memcpy(o, w->msg[i], k);
