@@ -45,8 +45,9 @@ typedef struct kernel_run {
 
 /*
  * Whether run i reads slow against its kernel's other thread counts: no clean trial, a rate per
- * thread below RT_SLOW_CROSS of one thread's (threads on cores of their own), or one thread's
- * below RT_SLOW_UP of the best rate per thread on several.
+ * thread below RT_SLOW_UP of one thread's (threads on cores of their own; a lower all-core clock
+ * reads so too, and is measured again for nothing), or one thread's below RT_SLOW_UP of the best
+ * rate per thread on several.
  */
 static bool reads_slow(const kernel_run *kr, size_t n, size_t i)
 {
@@ -55,7 +56,7 @@ static bool reads_slow(const kernel_run *kr, size_t n, size_t i)
         return true;
     if (a->threads > 1)
         return rt_team_distinct_cores(a->threads) &&
-               a->s.best / a->threads < RT_SLOW_CROSS * one->s.best;
+               a->s.best / a->threads < RT_SLOW_UP * one->s.best;
     for (size_t j = 0; j < n; j++)
         if (kr[j].first == i && j != i && rt_team_distinct_cores(kr[j].threads) &&
             a->s.best < RT_SLOW_UP * kr[j].s.best / kr[j].threads)
@@ -136,8 +137,9 @@ int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa
         /*
          * The clock right before the kernel: a core's clock moves with the load on
          * the others (and the host's), so the theoretical peak uses the one it ran at.
+         * Its 0.9 quantile (a chain only reads slow) of short chains, like the kernels'.
          */
-        rt_stat kclk = rt_measure_clock(3, 0.01, NULL);
+        rt_stat kclk = rt_measure_clock(3 * RT_OWN_SPLIT, 0.01 / RT_OWN_SPLIT, NULL);
         clock_samples[n_clock_samples++] = kclk.best;
         size_t first = n;
         for (int t = 0; t < nt; t++) {

@@ -144,11 +144,17 @@ int rt_team_smt_width(void);
  * and FMA on two threads at 25.5 against 50 GFLOP/s each, both at once (two virtual CPUs on one
  * core), with each thread's CPU time equal to its wall time.
  */
-#define RT_SLOW_SAME 0.85
+#define RT_SLOW_SAME 0.95
 #define RT_SLOW_CROSS 0.7
-/* The other way round, a rate per thread on one thread below this much of the rate per thread on
- * more is slow: more busy cores only lower the clock (the second looks, measure-compute.c and
- * measure-revisit.c). */
+/* Work that is each core's own (compute; working sets inside a core's own caches) runs this many
+ * times the plan's trials, each as much shorter: the host slows a core in stretches of
+ * milliseconds to seconds, and the ceiling, a high quantile of the trials, needs some that fell
+ * between them. */
+#define RT_OWN_SPLIT 4
+/* What the second looks (measure-compute.c, measure-revisit.c) measure again: a rate per thread
+ * below this much of the same work's on another thread count (threads on cores of their own).
+ * Undisturbed, one thread never reads below more (more busy cores only lower the clock); more
+ * threads read below one by their lower all-core clock, and are measured again for nothing. */
 #define RT_SLOW_UP 0.95
 
 /* ---- core clock (measure-clock.c) ---- */
@@ -277,7 +283,7 @@ double rt_plateau_typical_over(const rt_bw_point *pts, size_t n, double from, do
 double rt_plateau_top(const rt_bw_point *pts, size_t n, double from, double to);
 /* A plateau's ceiling from its points that kept a clean trial: the median of their best figures,
  * min and max beside it; with trim (a level of a core's own caches) only of those within
- * RT_PLATEAU_FLAT of rt_plateau_top; p unchanged when none did (measure-plateau.c). */
+ * RT_PLATEAU_FLAT of rt_plateau_top either way; p unchanged when none did (measure-plateau.c). */
 /* A level of a core's own caches is flat by construction (every working set served by the same
  * cache): undisturbed, its points read within a few percent of each other. */
 #define RT_PLATEAU_FLAT 0.95
@@ -298,8 +304,6 @@ size_t rt_bw_grid_sizes(const rt_bw_grid *g, size_t *sizes, size_t cap);
  * caches of one core; 0: nowhere) a trial must reach RT_SLOW_SAME of the best clean rate at its
  * working set, and with several threads RT_SLOW_CROSS of the one-thread curve `one` (may be NULL)
  * there per thread. */
-/* Inside a core's own caches a point runs this many times the trials, each as much shorter. */
-#define RT_BW_OWN_SPLIT 4
 typedef struct rt_bw_ref {
     double private_bytes;
     const rt_bw_point *one;

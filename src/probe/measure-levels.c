@@ -86,7 +86,7 @@ static int name_levels(const rt_bw_point *pts, size_t np, rt_bw_kind kind, int t
         rt_bw_plateau *l =
             rt_measurement_add_plateau(meas, rt_bw_kind_name(kind), th, pls[i].name, pls[i].note);
         l->found = pls[i].found;
-        /* A level of a core's own caches: its slow points are left out (RT_SLOW_SAME). */
+        /* A level of a core's own caches: its slow points are left out (RT_PLATEAU_FLAT). */
         if (pls[i].found)
             rt_plateau_from_clean(pts, np, &pls[i], i < lv->ncache && lv->caches[i].size <= priv);
         if (pls[i].found) {

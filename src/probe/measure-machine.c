@@ -166,7 +166,9 @@ static void measure_clock(run *r)
 static int measure_compute(run *r, rt_unit_result best[RT_N_UNITS], rt_error *err)
 {
     rt_progress_stage(&r->pr, "compute peaks", 0.03, r->o.quick ? 0.25 : 0.2);
-    rt_compute_plan cp = {r->pl->flops_trials, r->pl->flops_seconds, r->o.quick};
+    /* Each core's own work: RT_OWN_SPLIT times the trials, each as much shorter. */
+    rt_compute_plan cp = {r->pl->flops_trials * RT_OWN_SPLIT, r->pl->flops_seconds / RT_OWN_SPLIT,
+                          r->o.quick};
     return rt_measure_compute(&cp, &r->cpu, r->limit, r->tcounts, r->nt, &r->pr, r->meas, best,
                               err);
 }
@@ -263,8 +265,8 @@ static const char *add_units(rt_machine *m, const run *r, const rt_unit_result *
                  "trials (typical: their median); one thread %.4g GFLOP/s; "
                  "theoretical: %.3f GHz x %d x %s",
                  k->instr, rt_isa_name(k->isa), maxt, maxt > 1 ? "s" : "", RT_STAT_QUANTILE,
-                 best[u].all.clean, r->pl->flops_trials, best[u].one.best / 1e9, best[u].hz / 1e9,
-                 maxt, how);
+                 best[u].all.clean, r->pl->flops_trials * RT_OWN_SPLIT, best[u].one.best / 1e9,
+                 best[u].hz / 1e9, maxt, how);
         rt_machine_set_str(&un->note, note);
         /* The reference is the highest measured floating-point peak (analyze, plot and report
          * choose again among the units a profile uses); integer units never are. */

@@ -388,10 +388,11 @@ double rt_plateau_top(const rt_bw_point *pts, size_t n, double from, double to)
  * A plateau's ceiling from its undisturbed points: the median of the ceilings of the points
  * between from and to that kept at least one clean trial (min and max of those), when any did; a
  * point whose every trial was disturbed reads low and says nothing about the level. With trim
- * (a level inside a core's own caches, where every point reads the same rate), points below
- * RT_PLATEAU_FLAT of rt_plateau_top are left out too: what slowed them (the host's work on the
- * core's SMT sibling) the CPU time could not show. Leaves p as it is when no point there was
- * clean.
+ * (a level inside a core's own caches, where every point reads the same rate), only the points
+ * within RT_PLATEAU_FLAT of rt_plateau_top either way count: what slowed the others (the host's
+ * work on the core's SMT sibling) the CPU time could not show, and one reading far above (the
+ * first working set past a smaller cache, partly still served by it) is not this level. Leaves p
+ * as it is when no point there was clean.
  */
 void rt_plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p, bool trim)
 {
@@ -399,7 +400,8 @@ void rt_plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p, bool
     size_t k = 0;
     for (size_t i = 0; i < n && k < 256; i++)
         if (pts[i].bytes >= p->from_bytes && pts[i].bytes <= p->to_bytes && pts[i].bw.clean > 0 &&
-            (!trim || pts[i].bw.best >= RT_PLATEAU_FLAT * top))
+            (!trim ||
+             (pts[i].bw.best >= RT_PLATEAU_FLAT * top && RT_PLATEAU_FLAT * pts[i].bw.best <= top)))
             v[k++] = pts[i].bw.best;
     if (k == 0)
         return;

@@ -70,9 +70,10 @@ static int measure_again(const rt_levels_plan *pl, rt_isa isa, rt_bw_swept *c, c
 
 /*
  * The rate below which a point of level i on curve c reads slow: RT_SLOW_SAME of what the
- * plateau's points reach (rt_plateau_top), and of the level's best rate per thread on the other
- * curves whose threads have cores of their own times c's threads; on one thread RT_SLOW_UP of
- * that (more busy cores only lower the clock: one thread never reads below them undisturbed).
+ * plateau's points reach (rt_plateau_top), and RT_SLOW_UP of the level's best rate per thread on
+ * the other curves whose threads have cores of their own times c's threads. (With more threads a
+ * lower all-core clock reads below that too: such points are measured again for nothing, and the
+ * better figure kept.)
  */
 static double floor_of(const rt_bw_swept *cv, rt_plateau (*pl_of)[8], size_t ncv, size_t c, int i)
 {
@@ -82,9 +83,8 @@ static double floor_of(const rt_bw_swept *cv, rt_plateau (*pl_of)[8], size_t ncv
         if (o != c && cv[o].kind == RT_BW_READ && pl_of[o][i].found &&
             rt_team_distinct_cores(cv[o].threads))
             other = fmax(other, pl_of[o][i].bw / cv[o].threads);
-    double f = cv[c].threads == 1 ? RT_SLOW_UP : RT_SLOW_SAME;
     return fmax(RT_SLOW_SAME * rt_plateau_top(cv[c].pts, cv[c].n, p->from_bytes, p->to_bytes),
-                f * other * cv[c].threads);
+                RT_SLOW_UP * other * cv[c].threads);
 }
 
 /* Whether point j of curve c lies on plateau p. */

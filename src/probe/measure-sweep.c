@@ -143,14 +143,10 @@ static int sweep_point(sweep_ctx *c, size_t bytes, const rt_bw_point *prev, int 
                        double seconds, const rt_bw_ref *ref, rt_bw_point *out)
 {
     int threads = c->threads, bad = 0;
-    /*
-     * Inside a core's own caches, RT_BW_OWN_SPLIT times as many trials, each as much shorter: the
-     * host slows a core in stretches of milliseconds to seconds (RT_SLOW_SAME), and the ceiling,
-     * a high quantile of the trials, needs some that fell between them.
-     */
+    /* Inside a core's own caches, RT_OWN_SPLIT times as many trials, each as much shorter. */
     if (ref && (double)bytes <= ref->private_bytes) {
-        trials = trials * RT_BW_OWN_SPLIT < 64 ? trials * RT_BW_OWN_SPLIT : 64;
-        seconds /= RT_BW_OWN_SPLIT;
+        trials = trials * RT_OWN_SPLIT < 64 ? trials * RT_OWN_SPLIT : 64;
+        seconds /= RT_OWN_SPLIT;
     }
     /*
      * Calibrate: grow the pass count until a run lasts an eighth of the target. Not needed
