@@ -115,7 +115,7 @@ static void test_flops_measure(void **state)
         skip();
     rt_stat s;
     rt_error err;
-    assert_int_equal(rt_flops_measure(&ks[0], 1, 3, 0.002, &s, &err), 0);
+    assert_int_equal(rt_flops_measure(&ks[0], 1, 3, 0.002, 0, &s, &err), 0);
     assert_true(s.min > 0 && s.min <= s.median && s.median <= s.max);
 }
 
@@ -182,7 +182,7 @@ static void test_sweep(void **state)
     rt_error err;
     rt_bw_grid g = {2 * RT_BW_GRAIN, 64 * RT_BW_GRAIN, 2.0, 0, 0};
     assert_int_equal(
-        rt_bw_sweep(RT_BW_TRIAD, RT_ISA_SSE, 1, &g, 2, 0.001, &p, &n, NULL, NULL, &err), 0);
+        rt_bw_sweep(RT_BW_TRIAD, RT_ISA_SSE, 1, &g, 2, 0.001, NULL, &p, &n, NULL, NULL, &err), 0);
     assert_int_equal(n, 6);
     for (size_t i = 0; i < n; i++) {
         assert_true(p[i].bw.median > 0);
@@ -192,11 +192,12 @@ static void test_sweep(void **state)
     free(p);
     rt_bw_grid bad = {10, 5, 2.0, 0, 0};
     assert_int_equal(
-        rt_bw_sweep(RT_BW_READ, RT_ISA_SSE, 1, &bad, 2, 0.001, &p, &n, NULL, NULL, &err), -1);
+        rt_bw_sweep(RT_BW_READ, RT_ISA_SSE, 1, &bad, 2, 0.001, NULL, &p, &n, NULL, NULL, &err), -1);
     /* Every working set in the skipped range: no sweep. */
     rt_bw_grid none = {2 * RT_BW_GRAIN, 8 * RT_BW_GRAIN, 2.0, RT_BW_GRAIN, 8 * RT_BW_GRAIN};
     assert_int_equal(
-        rt_bw_sweep(RT_BW_READ, RT_ISA_SSE, 1, &none, 2, 0.001, &p, &n, NULL, NULL, &err), -1);
+        rt_bw_sweep(RT_BW_READ, RT_ISA_SSE, 1, &none, 2, 0.001, NULL, &p, &n, NULL, NULL, &err),
+        -1);
 }
 
 /* A grid's working sets: whole kernel steps, ascending, none in the skipped range. */

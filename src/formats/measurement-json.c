@@ -42,6 +42,11 @@ json_t *rt_measurement_to_json(const rt_measurement *x)
                                   "overheads", x->stage_seconds[3]));
     json_object_set_new(j, "timed_runs", json_integer(x->timed_runs));
     json_object_set_new(j, "disturbed_runs", json_integer(x->disturbed_runs));
+    json_object_set_new(j, "slow_runs", json_integer(x->slow_runs));
+    json_object_set_new(j, "revisits",
+                        json_pack("{s:i,s:i,s:i,s:i}", "points", x->revisited_points, "points_kept",
+                                  x->revisits_kept, "peaks", x->revisited_peaks, "peaks_kept",
+                                  x->peak_revisits_kept));
 
     json_t *clock = spread(json_object(), "hz", x->clock_hz);
     json_object_set_new(clock, "imul_hz", json_real(x->imul_hz));

@@ -352,35 +352,60 @@ static int flops_job_run(void *ctx, int tid)
     return j->k->run(j->iters);
 }
 
-/* Run k on `threads` threads at once; seconds from the first start to the last finish. */
-static double timed_run(const rt_flops_kernel *k, int threads, long iters, int *bad, int *used,
-                        bool *clean)
+/* Run k on `threads` threads at once; seconds from the first start to the last finish, or where
+ * each thread has a core of its own the threads' own times' harmonic mean (the rate is then the
+ * sum of the threads' rates: a core the host slowed costs its own share, not every thread's). A
+ * run over slow_after seconds (0: no limit) is retried as disturbed. */
+static double timed_run(const rt_flops_kernel *k, int threads, long iters, double slow_after,
+                        int *bad, int *used, bool *clean)
 {
     flops_job j = {k, iters};
     rt_team_timing tm;
-    *bad = rt_team_run_synced(threads, flops_job_run, &j, &tm) != 0;
+    bool balanced = threads > 1 && rt_team_distinct_cores(threads);
+    *bad = rt_team_run_synced(threads, flops_job_run, &j, slow_after, balanced, &tm) != 0;
     *used = tm.threads;
     if (clean)
         *clean = !tm.disturbed;
-    return tm.wall;
+    return balanced ? tm.own : tm.wall;
+}
+
+/*
+ * The wall time over which a run of `per_thread` FLOPs per thread counts as slow: below
+ * RT_SLOW_SAME of the best clean rate per thread on as many threads (same), or below RT_SLOW_CROSS
+ * of one thread's rate (one) where each thread has a core of its own. 0: no reference.
+ */
+static double slow_limit(double per_thread, double same, double one, bool cross)
+{
+    double lim = INFINITY;
+    if (same > 0)
+        lim = fmin(lim, per_thread / (RT_SLOW_SAME * same));
+    if (cross && one > 0)
+        lim = fmin(lim, per_thread / (RT_SLOW_CROSS * one));
+    return isfinite(lim) ? lim : 0;
 }
 
 int rt_flops_measure(const rt_flops_kernel *k, int threads, int trials, double seconds,
-                     rt_stat *flops, rt_error *err)
+                     double one_thread, rt_stat *flops, rt_error *err)
 {
     int bad = 0, used = 1;
     long iters = 256;
-    double t = timed_run(k, 1, iters, &bad, &used, NULL);
+    double t = timed_run(k, 1, iters, 0, &bad, &used, NULL);
     while (!bad && t < seconds / 8 && iters < (1L << 40)) {
         iters *= 4;
-        t = timed_run(k, 1, iters, &bad, &used, NULL);
+        t = timed_run(k, 1, iters, 0, &bad, &used, NULL);
     }
     /* The fastest of three: a run stretched by another process would give too few iterations. */
     for (int r = 0; r < 2 && !bad; r++)
-        t = fmin(t, timed_run(k, 1, iters, &bad, &used, NULL));
+        t = fmin(t, timed_run(k, 1, iters, 0, &bad, &used, NULL));
     if (bad)
         return rt_flops_kernel_check(k, iters, err);
+    /* The calibration ran on one thread: a rate for the slow-run limits (RT_SLOW_SAME). */
+    double flops_per_iter = k->instr_per_iter * k->flops_per_instr;
+    double calib = t > 0 ? (double)iters * flops_per_iter / t : 0;
+    double one = fmax(one_thread, calib), same = threads == 1 ? calib : 0;
+    bool cross = threads > 1 && rt_team_distinct_cores(threads);
     iters = (long)((double)iters * seconds / (t > 0 ? t : 1e-9)) + 1;
+    double per_thread = (double)iters * flops_per_iter;
     double v[64];
     bool clean[64];
     if (trials < 1)
@@ -388,7 +413,8 @@ int rt_flops_measure(const rt_flops_kernel *k, int threads, int trials, double s
     if (trials > 64)
         trials = 64;
     for (int i = 0; i < trials; i++) {
-        double s = timed_run(k, threads, iters, &bad, &used, &clean[i]);
+        double s = timed_run(k, threads, iters, slow_limit(per_thread, same, one, cross), &bad,
+                             &used, &clean[i]);
         if (bad) {
             rt_error_set(err, "%s kernel (%s, %s) computed a wrong result on %d threads", k->unit,
                          rt_isa_name(k->isa), k->instr, threads);
@@ -398,7 +424,9 @@ int rt_flops_measure(const rt_flops_kernel *k, int threads, int trials, double s
             rt_error_set(err, "asked OpenMP for %d threads, got %d", threads, used);
             return -1;
         }
-        v[i] = (double)used * (double)iters * k->instr_per_iter * k->flops_per_instr / s;
+        v[i] = (double)used * per_thread / s;
+        if (clean[i])
+            same = fmax(same, v[i] / used);
     }
     *flops = rt_stat_of_clean(v, clean, (size_t)trials);
     return 0;

@@ -92,15 +92,20 @@ int rt_measure_max_threads(void);
 typedef struct rt_team_timing {
     double wall;       /* first start to last finish, seconds */
     double thread_max; /* the longest single thread's own time */
-    double skew;       /* spread of the threads' starts: late wake-ups */
-    int threads;       /* threads that ran */
-    double cpu_ratio;  /* least CPU time / wall time of any thread: < 1 when descheduled */
-    bool disturbed;    /* rt_team_run_synced: every attempt was disturbed */
+    /* The threads' own times' harmonic mean: all the work over it is the sum of the threads' own
+     * rates, the rate of work that is each core's own (see rt_team_run_synced's balanced) */
+    double own;
+    double skew;      /* spread of the threads' starts: late wake-ups */
+    int threads;      /* threads that ran */
+    double cpu_ratio; /* least CPU time / wall time of any thread: < 1 when descheduled */
+    bool disturbed;   /* rt_team_run_synced: every attempt was disturbed */
+    bool slow;        /* ... the one kept by being slower than slow_after, not by the guest */
 } rt_team_timing;
 
-/* Timed runs since the reset, and how many stayed disturbed after their attempts. */
+/* Timed runs since the reset, how many stayed disturbed after their attempts, and how many of
+ * those were slow rather than descheduled (slow may be NULL). */
 void rt_team_stats_reset(void);
-void rt_team_stats(long *runs, long *disturbed);
+void rt_team_stats(long *runs, long *disturbed, long *slow);
 
 /* CPU time of the calling thread, seconds. */
 double rt_thread_cpu_now(void);
@@ -108,8 +113,11 @@ double rt_thread_cpu_now(void);
 /* Run job(ctx, tid) on `threads` threads started together; -1 when any job returned non-zero. */
 int rt_team_run(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_timing *tm);
 /* The same, run again while a thread started late (skew > 5% of wall) or one was descheduled
- * (CPU time < 95% of wall), yielding the core between attempts so another process's burst can
- * end; the least disturbed run is kept and tm->disturbed says whether it still was. Up to
+ * (CPU time < 95% of wall), or the run took longer than slow_after seconds (0: no such limit;
+ * see RT_SLOW_SAME; balanced, each thread's work its own core's: its time is tm->own),
+ * yielding the core between attempts so another
+ * process's burst can end; the least disturbed run is kept and tm->disturbed says whether it
+ * still was. Up to
  * RT_TEAM_ATTEMPTS attempts, within a retry budget of RT_TEAM_RETRY_SHARE of the time measured
  * so far (plus RT_TEAM_RETRY_FLOOR seconds): a disturbance that persists is not waited out. */
 #define RT_TEAM_ATTEMPTS 8
@@ -118,7 +126,36 @@ int rt_team_run(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_
 /* Pin the team's threads one per CPU of the process's affinity mask (on), or give them the whole
  * mask back (off): a thread that the scheduler moves onto its sibling's CPU halves both. */
 void rt_team_pin(bool on);
-int rt_team_run_synced(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_timing *tm);
+int rt_team_run_synced(int threads, int (*job)(void *ctx, int tid), void *ctx, double slow_after,
+                       bool balanced, rt_team_timing *tm);
+/* Whether the first `threads` pinned CPUs are on distinct cores (no two SMT siblings, by sysfs);
+ * true for one thread, false when unpinned or unknown. */
+bool rt_team_distinct_cores(int threads);
+/* Logical CPUs per core (SMT siblings) of the process's first CPU by sysfs; 1 when unknown. */
+int rt_team_smt_width(void);
+
+/*
+ * A run is slow, and counts as disturbed, when its rate per thread falls below RT_SLOW_SAME of the
+ * best clean rate the same work reached on as many threads, or below RT_SLOW_CROSS of the rate
+ * per thread on one thread (only where the threads have cores of their own: work on distinct
+ * cores runs at one core's rate, less a lower clock when all cores are busy). Under a
+ * hypervisor the host's other work on a core's SMT sibling slows it unseen: on the AMD Zen 3 VM
+ * of issue 26 L1 reads of one thread ran at 140-170 against 200 GB/s in stretches of 0.5-3 s,
+ * and FMA on two threads at 25.5 against 50 GFLOP/s each, both at once (two virtual CPUs on one
+ * core), with each thread's CPU time equal to its wall time.
+ */
+#define RT_SLOW_SAME 0.95
+#define RT_SLOW_CROSS 0.7
+/* Work that is each core's own (compute; working sets inside a core's own caches) runs this many
+ * times the plan's trials, each as much shorter: the host slows a core in stretches of
+ * milliseconds to seconds, and the ceiling, a high quantile of the trials, needs some that fell
+ * between them. */
+#define RT_OWN_SPLIT 4
+/* What the second looks (measure-compute.c, measure-revisit.c) measure again: a rate per thread
+ * below this much of the same work's on another thread count (threads on cores of their own).
+ * Undisturbed, one thread never reads below more (more busy cores only lower the clock); more
+ * threads read below one by their lower all-core clock, and are measured again for nothing. */
+#define RT_SLOW_UP 0.95
 
 /* ---- core clock (measure-clock.c) ---- */
 
@@ -152,10 +189,68 @@ int rt_flops_kernel_check(const rt_flops_kernel *k, long iters, rt_error *err);
 
 /*
  * FLOP/s of k on `threads` threads (each runs the kernel), `trials` runs of
- * about `seconds` each after calibration. -1 when a result check fails.
+ * about `seconds` each after calibration. one_thread: k's rate on one thread
+ * measured before (0: none), a reference for slow runs (RT_SLOW_CROSS) beside
+ * the calibration's. -1 when a result check fails.
  */
 int rt_flops_measure(const rt_flops_kernel *k, int threads, int trials, double seconds,
-                     rt_stat *flops, rt_error *err);
+                     double one_thread, rt_stat *flops, rt_error *err);
+
+/* ---- progress of a machine measurement: each stage owns a slice [lo, hi) of [0, 1] ---- */
+
+typedef struct rt_run_progress {
+    rt_progress_fn fn;
+    void *ctx;
+    const char *stage;
+    double lo, hi;
+} rt_run_progress;
+
+/* Report the fraction f of the current stage done. */
+static inline void rt_progress_report(rt_run_progress *p, double f)
+{
+    if (p->fn)
+        p->fn(p->ctx, p->stage, p->lo + (p->hi - p->lo) * (f < 0 ? 0 : f > 1 ? 1 : f));
+}
+
+/* Start the stage `name`, owning [lo, hi) of the run. */
+static inline void rt_progress_stage(rt_run_progress *p, const char *name, double lo, double hi)
+{
+    p->stage = name;
+    p->lo = lo;
+    p->hi = hi;
+    rt_progress_report(p, 0);
+}
+
+/* ---- the compute stage (measure-compute.c) ---- */
+
+#define RT_N_UNITS 7
+/* The units in the machine's order: fp64 fp32 bf16 fp16 int8 amx_bf16 amx_int8. */
+extern const char *const rt_unit_order[RT_N_UNITS];
+
+/* One unit's best kernel: its figures at the most threads and on one, the clock before it. */
+typedef struct rt_unit_result {
+    const rt_flops_kernel *k;
+    rt_stat all, one;
+    double hz;
+    int have;
+} rt_unit_result;
+
+typedef struct rt_compute_plan {
+    int trials;
+    double seconds; /* per trial */
+    bool quick;     /* only the best ISA of each unit */
+} rt_compute_plan;
+
+/*
+ * Every compute kernel the CPU has within `limit` at the thread counts tcounts[0..nt), the clock
+ * before each, into meas; figures that read slow against the kernel's other thread counts
+ * (RT_SLOW_CROSS, RT_SLOW_SAME) or kept no clean trial are measured again after the others and
+ * the better kept. best[u] gets unit rt_unit_order[u]'s best kernel. -1 when a kernel computed a
+ * wrong result.
+ */
+int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa limit,
+                       const int *tcounts, int nt, rt_run_progress *pr, rt_measurement *meas,
+                       rt_unit_result best[RT_N_UNITS], rt_error *err);
 
 /* ---- bandwidth kernels (measure-bandwidth.c) ---- */
 
@@ -183,9 +278,16 @@ typedef struct rt_bw_point {
 /* The median of the points' medians between from and to: a plateau's typical figure
  * (measure-plateau.c). */
 double rt_plateau_typical_over(const rt_bw_point *pts, size_t n, double from, double to);
+/* The rate a plateau's clean points between from and to reach unslowed: the second highest
+ * ceiling (the highest when fewer than three points) (measure-plateau.c). */
+double rt_plateau_top(const rt_bw_point *pts, size_t n, double from, double to);
 /* A plateau's ceiling from its points that kept a clean trial: the median of their best figures,
- * min and max beside it; p unchanged when none did (measure-plateau.c). */
-void rt_plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p);
+ * min and max beside it; with trim (a level of a core's own caches) only of those within
+ * RT_PLATEAU_FLAT of rt_plateau_top either way; p unchanged when none did (measure-plateau.c). */
+/* A level of a core's own caches is flat by construction (every working set served by the same
+ * cache): undisturbed, its points read within a few percent of each other. */
+#define RT_PLATEAU_FLAT 0.95
+void rt_plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p, bool trim);
 
 /* The working sets of a sweep, per thread: from min to max in geometric steps of `step`, leaving
  * out those in (skip_from, skip_to] (none when skip_to <= skip_from). */
@@ -198,38 +300,35 @@ typedef struct rt_bw_grid {
  * of them; returns how many (0 on a bad grid: step <= 1, min < RT_BW_GRAIN or max < min). */
 size_t rt_bw_grid_sizes(const rt_bw_grid *g, size_t *sizes, size_t cap);
 
+/* What tells a slow trial of a sweep (see RT_SLOW_SAME): up to private_bytes per thread (the
+ * caches of one core; 0: nowhere) a trial must reach RT_SLOW_SAME of the best clean rate at its
+ * working set, and with several threads RT_SLOW_CROSS of the one-thread curve `one` (may be NULL)
+ * there per thread. */
+typedef struct rt_bw_ref {
+    double private_bytes;
+    const rt_bw_point *one;
+    size_t n_one;
+} rt_bw_ref;
+
 /*
- * Sweep the grid's working sets with `threads` threads; fills pts (caller frees) and *n.
- * progress(ctx, fraction) may be NULL.
+ * Sweep the grid's working sets with `threads` threads (measure-sweep.c); fills pts (caller
+ * frees) and *n. ref and progress(ctx, fraction) may be NULL.
  */
 int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, const rt_bw_grid *grid, int trials,
-                double seconds, rt_bw_point **pts, size_t *n,
+                double seconds, const rt_bw_ref *ref, rt_bw_point **pts, size_t *n,
                 void (*progress)(void *ctx, double fraction), void *ctx, rt_error *err);
+/* The same at the working sets sizes[0..np) (whole RT_BW_GRAINs), into out[0..np). */
+int rt_bw_points(rt_bw_kind kind, rt_isa isa, int threads, const size_t *sizes, size_t np,
+                 int trials, double seconds, const rt_bw_ref *ref, rt_bw_point *out,
+                 void (*progress)(void *ctx, double fraction), void *ctx, rt_error *err);
 
-/* ---- progress of a machine measurement: each stage owns a slice [lo, hi) of [0, 1] ---- */
-
-typedef struct rt_run_progress {
-    rt_progress_fn fn;
-    void *ctx;
-    const char *stage;
-    double lo, hi;
-} rt_run_progress;
-
-/* Report the fraction f of the current stage done. */
-static inline void rt_progress_report(rt_run_progress *p, double f)
-{
-    if (p->fn)
-        p->fn(p->ctx, p->stage, p->lo + (p->hi - p->lo) * (f < 0 ? 0 : f > 1 ? 1 : f));
-}
-
-/* Start the stage `name`, owning [lo, hi) of the run. */
-static inline void rt_progress_stage(rt_run_progress *p, const char *name, double lo, double hi)
-{
-    p->stage = name;
-    p->lo = lo;
-    p->hi = hi;
-    rt_progress_report(p, 0);
-}
+/* One swept curve: its kernel, thread count and points (owned). */
+typedef struct rt_bw_swept {
+    rt_bw_kind kind;
+    int threads;
+    rt_bw_point *pts;
+    size_t n;
+} rt_bw_swept;
 
 /* ---- the memory levels of a machine measurement (measure-levels.c) ---- */
 
@@ -262,6 +361,21 @@ typedef struct rt_levels {
 int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, int nt, double lo,
                       double hi, rt_run_progress *pr, rt_measurement *meas, rt_levels *out,
                       rt_warnings *skipped, rt_error *err);
+
+/*
+ * The second look (measure-revisit.c): on each read curve of cv[0..ncv) (one thread before more),
+ * the points of the levels inside a core's own caches that read below RT_SLOW_SAME of what the
+ * level's points reach (rt_plateau_top) or of its best rate per thread on another curve (one
+ * thread: RT_SLOW_UP), or kept no clean trial, are measured again and the better figure kept (a
+ * clean trial over none, else the higher ceiling). A level with no such point has its middle point
+ * measured again, and all its points when that one now reads RT_REVISIT_GAIN times the level or
+ * more (a stretch slowed alike). *revisited and *kept count them. -1 when a kernel computed a wrong
+ * result.
+ */
+#define RT_REVISIT_GAIN 1.05
+int rt_levels_revisit(const rt_levels_plan *pl, rt_isa isa, const rt_levels *lv,
+                      double private_bytes, rt_bw_swept *cv, size_t ncv, int *revisited, int *kept,
+                      rt_error *err);
 
 /* ---- launch overhead (measure-overhead.c) ---- */
 

@@ -52,7 +52,8 @@ static rt_bw_grid sweep_grid(const rt_levels_plan *pl, const rt_levels *lv, rt_b
 
 /* Name the plateaus of one curve and add them to meas; the reference curve's go to lv too. */
 static int name_levels(const rt_bw_point *pts, size_t np, rt_bw_kind kind, int th, int is_ref,
-                       rt_measurement *meas, rt_levels *lv, rt_warnings *sk, rt_error *err)
+                       double priv, rt_measurement *meas, rt_levels *lv, rt_warnings *sk,
+                       rt_error *err)
 {
     double *xs = rt_xcalloc(np ? np : 1, sizeof *xs);
     double *ys = rt_xcalloc(np ? np : 1, sizeof *ys);
@@ -85,8 +86,9 @@ static int name_levels(const rt_bw_point *pts, size_t np, rt_bw_kind kind, int t
         rt_bw_plateau *l =
             rt_measurement_add_plateau(meas, rt_bw_kind_name(kind), th, pls[i].name, pls[i].note);
         l->found = pls[i].found;
+        /* A level of a core's own caches: its slow points are left out (RT_PLATEAU_FLAT). */
         if (pls[i].found)
-            rt_plateau_from_clean(pts, np, &pls[i]);
+            rt_plateau_from_clean(pts, np, &pls[i], i < lv->ncache && lv->caches[i].size <= priv);
         if (pls[i].found) {
             l->bw = (rt_spread){pls[i].bw, pls[i].min, pls[i].max};
             l->typical = rt_plateau_typical_over(pts, np, pls[i].from_bytes, pls[i].to_bytes);
@@ -97,6 +99,51 @@ static int name_levels(const rt_bw_point *pts, size_t np, rt_bw_kind kind, int t
             lv->found[i] = pls[i];
             lv->typical[i] = l->typical;
             lv->n = (size_t)i + 1;
+        }
+    }
+    return 0;
+}
+
+/* The largest working set per thread that a core's own caches hold, when each thread has a core:
+ * the biggest cache shared by no more than one core's SMT siblings (0: none known). */
+static double private_bytes(const rt_levels *lv)
+{
+    int smt = rt_team_smt_width();
+    double b = 0;
+    for (int i = 0; i < lv->ncache; i++)
+        if (lv->caches[i].shared_by <= smt)
+            b = fmax(b, lv->caches[i].size);
+    return b;
+}
+
+/* Every curve's sweep into cv (*ncv of them); the stage's progress owns [lo, hi) of the run. */
+static int sweep_all(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, int nt, double lo,
+                     double hi, double priv, rt_run_progress *pr, rt_levels *lv, rt_bw_swept *cv,
+                     size_t *ncv, rt_error *err)
+{
+    int ncurves = RT_BW_NKINDS * nt, curve_i = 0;
+    for (int kind = 0; kind < RT_BW_NKINDS; kind++) {
+        const rt_bw_swept *one = NULL; /* this kernel's one-thread curve, the others' reference */
+        for (int t = 0; t < nt; t++, curve_i++) {
+            int th = tcounts[t];
+            /* --quick: copy and triad at the most threads only; the levels come from read. */
+            if (pl->quick && kind != RT_BW_READ && t != nt - 1)
+                continue;
+            rt_bw_grid grid = sweep_grid(pl, lv, (rt_bw_kind)kind, th);
+            char sname[64];
+            snprintf(sname, sizeof sname, "bandwidth: %s, %d thread%s",
+                     rt_bw_kind_name((rt_bw_kind)kind), th, th > 1 ? "s" : "");
+            rt_progress_stage(pr, sname, lo + (hi - lo) * curve_i / ncurves,
+                              lo + (hi - lo) * (curve_i + 1) / ncurves);
+            rt_bw_ref ref = {priv, one ? one->pts : NULL, one ? one->n : 0};
+            rt_bw_swept *c = &cv[*ncv];
+            *c = (rt_bw_swept){(rt_bw_kind)kind, th, NULL, 0};
+            if (rt_bw_sweep(c->kind, isa, th, &grid, pl->trials, pl->seconds, &ref, &c->pts, &c->n,
+                            bw_progress, pr, err) != 0)
+                return -1;
+            (*ncv)++;
+            if (th == 1)
+                one = c;
         }
     }
     return 0;
@@ -115,37 +162,36 @@ int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, 
         rt_measurement_add_cache(meas, lv->caches[i].level, lv->caches[i].size,
                                  lv->caches[i].shared_by);
     meas->cache_source = rt_strdup(lv->cache_source);
-    int ncurves = RT_BW_NKINDS * nt, curve_i = 0;
-    for (int kind = 0; kind < RT_BW_NKINDS; kind++)
-        for (int t = 0; t < nt; t++, curve_i++) {
-            int th = tcounts[t];
-            /* --quick: copy and triad at the most threads only; the levels come from read. */
-            if (pl->quick && kind != RT_BW_READ && t != nt - 1)
-                continue;
-            rt_bw_grid grid = sweep_grid(pl, lv, kind, th);
-            char sname[64];
-            snprintf(sname, sizeof sname, "bandwidth: %s, %d thread%s", rt_bw_kind_name(kind), th,
-                     th > 1 ? "s" : "");
-            rt_progress_stage(pr, sname, lo + (hi - lo) * curve_i / ncurves,
-                              lo + (hi - lo) * (curve_i + 1) / ncurves);
-            rt_bw_point *pts = NULL;
-            size_t np;
-            if (rt_bw_sweep(kind, isa, th, &grid, pl->trials, pl->seconds, &pts, &np, bw_progress,
-                            pr, err) != 0)
-                return -1;
-            rt_bw_curve *c =
-                rt_measurement_add_curve(meas, rt_bw_kind_name(kind), rt_isa_name(isa), th, np);
-            for (size_t i = 0; i < np; i++) {
-                c->bytes[i] = pts[i].bytes;
-                c->bw[i] = spread_of(pts[i].bw);
-                c->ceil[i] = pts[i].bw.best;
-            }
-            int rc = name_levels(pts, np, kind, th, kind == RT_BW_READ && t == nt - 1, meas, lv, sk,
-                                 err);
-            free(pts);
-            if (rc != 0)
-                return -1;
+    double priv = private_bytes(lv);
+    rt_bw_swept *cv = rt_xcalloc((size_t)(RT_BW_NKINDS * nt), sizeof *cv);
+    size_t ncv = 0;
+    double mid = hi - 0.05 * (hi - lo);
+    int rc = sweep_all(pl, isa, tcounts, nt, lo, mid, priv, pr, lv, cv, &ncv, err);
+    /* Seconds after their sweep, a second look at the read points of a core's own caches that
+     * read slow. */
+    if (rc == 0) {
+        rt_progress_stage(pr, "bandwidth: slow points again", mid, hi);
+        rc = rt_levels_revisit(pl, isa, lv, priv, cv, ncv, &meas->revisited_points,
+                               &meas->revisits_kept, err);
+    }
+    for (size_t c = 0; c < ncv && rc == 0; c++) {
+        int th = cv[c].threads;
+        rt_bw_curve *curve = rt_measurement_add_curve(meas, rt_bw_kind_name(cv[c].kind),
+                                                      rt_isa_name(isa), th, cv[c].n);
+        for (size_t i = 0; i < cv[c].n; i++) {
+            curve->bytes[i] = cv[c].pts[i].bytes;
+            curve->bw[i] = spread_of(cv[c].pts[i].bw);
+            curve->ceil[i] = cv[c].pts[i].bw.best;
         }
+        rc =
+            name_levels(cv[c].pts, cv[c].n, cv[c].kind, th,
+                        cv[c].kind == RT_BW_READ && th == tcounts[nt - 1], priv, meas, lv, sk, err);
+    }
+    for (size_t c = 0; c < ncv; c++)
+        free(cv[c].pts);
+    free(cv);
+    if (rc != 0)
+        return -1;
     meas->bw_isa = rt_strdup(rt_isa_name(isa));
     meas->bw_method = rt_strdup("read (64-bit integer sums), copy and triad (x = y + s z) "
                                 "with aligned vector loads, each thread over its own buffer; "

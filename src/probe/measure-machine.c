@@ -75,33 +75,6 @@ static double issue_rate(double r)
     return p < 0.5 ? 0.5 : p;
 }
 
-typedef struct unit_result {
-    const rt_flops_kernel *k;
-    rt_stat all; /* at the most threads */
-    rt_stat one; /* one thread */
-    double hz;   /* core clock measured right before it */
-    int have;
-} unit_result;
-
-static const char *const unit_order[] = {"fp64", "fp32",     "bf16",    "fp16",
-                                         "int8", "amx_bf16", "amx_int8"};
-#define N_UNITS (sizeof unit_order / sizeof *unit_order)
-
-/* Whether kernel i runs: the CPU has it and the limit allows it; --quick runs only the best ISA of
- * each unit (the one its ceiling comes from). */
-static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, size_t i, const rt_cpu_info *cpu,
-                        rt_isa limit, bool quick)
-{
-    if (!ks[i].available(cpu) || ks[i].isa > limit)
-        return false;
-    if (quick)
-        for (size_t j = 0; j < nk; j++)
-            if (j != i && strcmp(ks[j].unit, ks[i].unit) == 0 && ks[j].isa > ks[i].isa &&
-                ks[j].available(cpu) && ks[j].isa <= limit)
-                return false;
-    return true;
-}
-
 /* One measurement under way: what it runs with and where its results go. */
 typedef struct run {
     rt_measure_opts o;
@@ -190,65 +163,14 @@ static void measure_clock(run *r)
 }
 
 /* Every compute kernel that runs at every thread count; best[u] gets unit u's best kernel. */
-static int measure_compute(run *r, unit_result best[N_UNITS], rt_error *err)
+static int measure_compute(run *r, rt_unit_result best[RT_N_UNITS], rt_error *err)
 {
-    const plan *pl = r->pl;
-    size_t nk;
-    const rt_flops_kernel *ks = rt_flops_kernels(&nk);
-    size_t nrun = 0;
-    for (size_t i = 0; i < nk; i++)
-        nrun += runs_kernel(ks, nk, i, &r->cpu, r->limit, r->o.quick);
     rt_progress_stage(&r->pr, "compute peaks", 0.03, r->o.quick ? 0.25 : 0.2);
-    memset(best, 0, N_UNITS * sizeof *best);
-    size_t done = 0;
-    double clock_samples[64];
-    size_t n_clock_samples = 0;
-    for (size_t i = 0; i < nk && n_clock_samples < 64; i++) {
-        const rt_flops_kernel *k = &ks[i];
-        if (!runs_kernel(ks, nk, i, &r->cpu, r->limit, r->o.quick))
-            continue;
-        /* A quick correctness run first: a wrong result is an error, not a number. */
-        if (rt_flops_kernel_check(k, 100, err) != 0)
-            return -1;
-        /*
-         * The clock right before the kernel: a core's clock moves with the load on
-         * the others (and the host's), so the theoretical peak uses the one it ran at.
-         */
-        rt_stat kclk = rt_measure_clock(3, 0.01, NULL);
-        clock_samples[n_clock_samples++] = kclk.median;
-        rt_stat one = {0, 0, 0, 0, 0}, all = {0, 0, 0, 0, 0};
-        for (int t = 0; t < r->nt; t++) {
-            rt_stat s;
-            if (rt_flops_measure(k, r->tcounts[t], pl->flops_trials, pl->flops_seconds, &s, err) !=
-                0)
-                return -1;
-            if (t == 0)
-                one = s;
-            all = s;
-            rt_peak_trial *e = rt_measurement_add_peak(r->meas, k->unit, rt_isa_name(k->isa),
-                                                       k->instr, r->tcounts[t]);
-            e->flops = spread_of(s);
-            e->ceiling = s.best;
-            e->clean = s.clean;
-            e->clock_hz = kclk.median;
-            rt_progress_report(&r->pr, (done + (double)(t + 1) / r->nt) / (double)nrun);
-        }
-        done++;
-        for (size_t u = 0; u < N_UNITS; u++)
-            if (strcmp(unit_order[u], k->unit) == 0 &&
-                (!best[u].have || all.best > best[u].all.best)) {
-                best[u].k = k;
-                best[u].all = all;
-                best[u].one = one;
-                best[u].hz = kclk.median;
-                best[u].have = 1;
-            }
-    }
-    if (n_clock_samples > 0) {
-        r->meas->clock_before_kernels = spread_of(rt_stat_of(clock_samples, n_clock_samples));
-        r->meas->clock_samples = n_clock_samples;
-    }
-    return 0;
+    /* Each core's own work: RT_OWN_SPLIT times the trials, each as much shorter. */
+    rt_compute_plan cp = {r->pl->flops_trials * RT_OWN_SPLIT, r->pl->flops_seconds / RT_OWN_SPLIT,
+                          r->o.quick};
+    return rt_measure_compute(&cp, &r->cpu, r->limit, r->tcounts, r->nt, &r->pr, r->meas, best,
+                              err);
 }
 
 /* The overheads measured: OpenMP fork/join per thread count, OpenCL, PyTorch and oneDNN. */
@@ -310,15 +232,15 @@ static int measure_overheads(run *r, overheads *oh, rt_error *err)
 }
 
 /* The machine's units, each from its best kernel; returns the reference unit (NULL: none). */
-static const char *add_units(rt_machine *m, const run *r, const unit_result *best)
+static const char *add_units(rt_machine *m, const run *r, const rt_unit_result *best)
 {
     const char *ref_unit = NULL;
     int maxt = r->maxt;
-    for (size_t u = 0; u < N_UNITS; u++) {
+    for (size_t u = 0; u < RT_N_UNITS; u++) {
         if (!best[u].have)
             continue;
         const rt_flops_kernel *k = best[u].k;
-        rt_unit *un = rt_machine_add_unit(m, unit_order[u], best[u].all.best);
+        rt_unit *un = rt_machine_add_unit(m, rt_unit_order[u], best[u].all.best);
         un->min = best[u].all.min;
         un->max = best[u].all.max;
         un->typical = best[u].all.median;
@@ -343,8 +265,8 @@ static const char *add_units(rt_machine *m, const run *r, const unit_result *bes
                  "trials (typical: their median); one thread %.4g GFLOP/s; "
                  "theoretical: %.3f GHz x %d x %s",
                  k->instr, rt_isa_name(k->isa), maxt, maxt > 1 ? "s" : "", RT_STAT_QUANTILE,
-                 best[u].all.clean, r->pl->flops_trials, best[u].one.best / 1e9, best[u].hz / 1e9,
-                 maxt, how);
+                 best[u].all.clean, r->pl->flops_trials * RT_OWN_SPLIT, best[u].one.best / 1e9,
+                 best[u].hz / 1e9, maxt, how);
         rt_machine_set_str(&un->note, note);
         /* The reference is the highest measured floating-point peak (analyze, plot and report
          * choose again among the units a profile uses); integer units never are. */
@@ -463,18 +385,20 @@ static void record_run(run *r, rt_machine *m, double t_start)
     meas->quick = r->o.quick;
     meas->max_isa = rt_strdup(rt_isa_name(r->limit));
     meas->seconds = rt_now() - t_start;
-    long runs, disturbed;
-    rt_team_stats(&runs, &disturbed);
+    long runs, disturbed, slow;
+    rt_team_stats(&runs, &disturbed, &slow);
     meas->timed_runs = runs;
     meas->disturbed_runs = disturbed;
+    meas->slow_runs = slow;
     m->timed_runs = runs;
     m->disturbed_runs = disturbed;
     if (runs > 0 && disturbed * 10 > runs)
         rt_warnings_add(
             r->sk,
             "accuracy: %ld of %ld timed runs were disturbed by other processes (a thread "
-            "descheduled or late) in all their attempts: figures may be low",
-            disturbed, runs);
+            "descheduled or late, or, %ld of them, far slower than the same work before) in all "
+            "their attempts: figures may be low",
+            disturbed, runs, slow);
     for (size_t i = 0; i < r->sk->n; i++)
         rt_measurement_add_skipped(meas, r->sk->msg[i]);
 }
@@ -493,7 +417,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     rt_machine *m = NULL;
     int rc = -1;
     double t_start = rt_now();
-    unit_result best[N_UNITS];
+    rt_unit_result best[RT_N_UNITS];
     rt_levels lv;
     overheads oh;
 

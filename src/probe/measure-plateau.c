@@ -219,6 +219,48 @@ static int count_in(const double *x, segment s, double lo, double hi)
     return m;
 }
 
+/* The median of segment s's points in (lo, hi]. */
+static double median_in(const double *x, const double *y, segment s, double lo, double hi)
+{
+    rt_plateau p;
+    memset(&p, 0, sizeof p);
+    return level_from(&p, x, y, s, lo, hi) == 0 ? p.bw : 0;
+}
+
+/*
+ * The run of level j's plateau in (lo, hi] (-1: none). The run with the most points inside the
+ * range; among equals, the one nearest the middle of the range (the edges are transitions), for
+ * DRAM the one at the largest sizes. The first level takes the fastest run of two or more points
+ * instead: nothing reads faster than it, and where the host slowed part of its stretch (another
+ * virtual machine on the core's SMT sibling) the slowed run can hold more points.
+ */
+static int pick_run(const double *x, const double *y, const segment *seg, size_t ns, size_t j,
+                    size_t k, double lo, double hi)
+{
+    double mid = j == 0 ? log(hi) - 1.0 : j < k ? 0.5 * (log(lo) + log(hi)) : INFINITY;
+    int best = -1, best_n = 0;
+    double best_d = INFINITY, best_v = 0;
+    for (size_t s = 0; s < ns; s++) {
+        int c = count_in(x, seg[s], lo, hi);
+        if (j == 0 && k > 0) {
+            double v = c >= 2 ? median_in(x, y, seg[s], lo, hi) : 0;
+            if (v > best_v) {
+                best = (int)s;
+                best_v = v;
+            }
+            continue;
+        }
+        double center = 0.5 * (log(x[seg[s].first]) + log(x[seg[s].last]));
+        double d = isinf(mid) ? -center : fabs(center - mid);
+        if (c > best_n || (c == best_n && c > 0 && d < best_d)) {
+            best = (int)s;
+            best_n = c;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
 int rt_plateau_detect(const double *x, const double *y, size_t n, const double *limits,
                       const char *const *names, size_t k, rt_plateau *out, rt_warnings *warnings,
                       rt_error *err)
@@ -279,24 +321,7 @@ int rt_plateau_detect(const double *x, const double *y, size_t n, const double *
          */
         double lo = j == 0 ? -INFINITY : j < k ? limits[j - 1] : 2 * limits[j - 1];
         double hi = j < k ? limits[j] : INFINITY;
-        /*
-         * The run with the most points inside this level's range is its
-         * plateau; among equals, the one nearest the middle of the range (the
-         * edges are transitions), for DRAM the one at the largest sizes.
-         */
-        double mid = j == 0 ? log(hi) - 1.0 : j < k ? 0.5 * (log(lo) + log(hi)) : INFINITY;
-        int best = -1, best_n = 0;
-        double best_d = INFINITY;
-        for (size_t s = 0; s < ns; s++) {
-            int c = count_in(x, seg[s], lo, hi);
-            double center = 0.5 * (log(x[seg[s].first]) + log(x[seg[s].last]));
-            double d = isinf(mid) ? -center : fabs(center - mid);
-            if (c > best_n || (c == best_n && c > 0 && d < best_d)) {
-                best = (int)s;
-                best_n = c;
-                best_d = d;
-            }
-        }
+        int best = pick_run(x, y, seg, ns, j, k, lo, hi);
         char a[32], b[32];
         rt_fmt_bytes(a, sizeof a, j == 0 ? 0 : lo);
         if (j < k)
@@ -337,17 +362,46 @@ double rt_plateau_typical_over(const rt_bw_point *pts, size_t n, double from, do
 }
 
 /*
+ * The rate a plateau's points reach when nothing slows them: the second highest ceiling of its
+ * clean points between from and to (the highest when fewer than three), so that one point that
+ * reads high (the first working set past a cache, partly still served by it) does not set it.
+ */
+double rt_plateau_top(const rt_bw_point *pts, size_t n, double from, double to)
+{
+    double top = 0, second = 0;
+    int k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pts[i].bytes >= from && pts[i].bytes <= to && pts[i].bw.clean > 0) {
+            double v = pts[i].bw.best;
+            if (v > top) {
+                second = top;
+                top = v;
+            } else if (v > second) {
+                second = v;
+            }
+            k++;
+        }
+    return k >= 3 ? second : top;
+}
+
+/*
  * A plateau's ceiling from its undisturbed points: the median of the ceilings of the points
  * between from and to that kept at least one clean trial (min and max of those), when any did; a
- * point whose every trial was disturbed reads low and says nothing about the level. Leaves p as
- * it is when no point there was clean.
+ * point whose every trial was disturbed reads low and says nothing about the level. With trim
+ * (a level inside a core's own caches, where every point reads the same rate), only the points
+ * within RT_PLATEAU_FLAT of rt_plateau_top either way count: what slowed the others (the host's
+ * work on the core's SMT sibling) the CPU time could not show, and one reading far above (the
+ * first working set past a smaller cache, partly still served by it) is not this level. Leaves p
+ * as it is when no point there was clean.
  */
-void rt_plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p)
+void rt_plateau_from_clean(const rt_bw_point *pts, size_t n, rt_plateau *p, bool trim)
 {
-    double v[256];
+    double v[256], top = rt_plateau_top(pts, n, p->from_bytes, p->to_bytes);
     size_t k = 0;
     for (size_t i = 0; i < n && k < 256; i++)
-        if (pts[i].bytes >= p->from_bytes && pts[i].bytes <= p->to_bytes && pts[i].bw.clean > 0)
+        if (pts[i].bytes >= p->from_bytes && pts[i].bytes <= p->to_bytes && pts[i].bw.clean > 0 &&
+            (!trim ||
+             (pts[i].bw.best >= RT_PLATEAU_FLAT * top && RT_PLATEAU_FLAT * pts[i].bw.best <= top)))
             v[k++] = pts[i].bw.best;
     if (k == 0)
         return;

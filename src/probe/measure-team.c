@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -50,6 +51,87 @@ void rt_team_pin(bool on)
 #pragma omp parallel num_threads(pin_n)
 #endif
     sched_setaffinity(0, sizeof pin_mask, &pin_mask);
+}
+
+/* The CPUs of a Linux cpu list such as "0-3,8" into set; 0 on success. */
+static int cpulist_parse(const char *s, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    while (*s) {
+        char *end;
+        long a = strtol(s, &end, 10), b = a;
+        if (end == s || a < 0)
+            return -1;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        for (long c = a; c <= b && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, set);
+        s = end;
+        if (*s != ',')
+            break;
+        s++;
+    }
+    return 0;
+}
+
+/* The CPUs of `cpu`'s core (its SMT siblings, itself included) by sysfs; 0 on success. */
+static int core_siblings(int cpu, cpu_set_t *set)
+{
+    char path[96], line[256];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    bool ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    return ok ? cpulist_parse(line, set) : -1;
+}
+
+int rt_team_smt_width(void)
+{
+    cpu_set_t mask, sib;
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0)
+        return 1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mask))
+            return core_siblings(c, &sib) == 0 && CPU_COUNT(&sib) > 0 ? CPU_COUNT(&sib) : 1;
+    return 1;
+}
+
+/* Whether the first `threads` pinned CPUs are on distinct cores (uncached; see below). */
+static bool distinct_cores(int threads)
+{
+    cpu_set_t team;
+    CPU_ZERO(&team);
+    for (int i = 0; i < threads; i++)
+        CPU_SET(pin_cpus[i], &team);
+    for (int i = 0; i < threads; i++) {
+        cpu_set_t sib, both;
+        if (core_siblings(pin_cpus[i], &sib) != 0)
+            return false;
+        CPU_AND(&both, &sib, &team);
+        if (CPU_COUNT(&both) > 1) /* a sibling of this CPU runs a team thread too */
+            return false;
+    }
+    return true;
+}
+
+bool rt_team_distinct_cores(int threads)
+{
+    if (threads < 2)
+        return true;
+    if (!pin_on || threads > pin_n)
+        return false;
+    /* Asked before every trial: the answer is kept until the pinning changes. */
+    static unsigned known_gen;
+    static int known_threads;
+    static bool known;
+    if (known_gen != pin_gen || known_threads != threads) {
+        known = distinct_cores(threads);
+        known_gen = pin_gen;
+        known_threads = threads;
+    }
+    return known;
 }
 
 /* Pin the calling thread to the tid-th CPU of the mask, once per thread and CPU. */
@@ -105,22 +187,26 @@ int rt_team_run(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_
     cpu[0] = rt_thread_cpu_now() - c0;
 #endif
     double smin = INFINITY, smax = -INFINITY, emin = INFINITY, emax = -INFINITY, kmax = 0,
-           ratio = 1;
+           ratio = 1, inv = 0;
     for (int i = 0; i < used; i++) {
         smin = fmin(smin, st[i]);
         smax = fmax(smax, st[i]);
         emin = fmin(emin, en[i]);
         emax = fmax(emax, en[i]);
         kmax = fmax(kmax, en[i] - st[i]);
-        if (en[i] > st[i])
+        if (en[i] > st[i]) {
             ratio = fmin(ratio, cpu[i] / (en[i] - st[i]));
+            inv += 1 / (en[i] - st[i]);
+        }
     }
     tm->wall = emax - smin;
     tm->thread_max = kmax;
+    tm->own = inv > 0 ? used / inv : kmax;
     tm->skew = smax - smin;
     tm->threads = used;
     tm->cpu_ratio = ratio;
     tm->disturbed = false;
+    tm->slow = false;
     free(cpu);
     free(st);
     free(en);
@@ -128,20 +214,22 @@ int rt_team_run(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_
 }
 
 /* Counts for the whole measurement (one runs at a time); see rt_team_stats. */
-static long team_runs, team_disturbed;
+static long team_runs, team_disturbed, team_slow;
 static double team_t0, team_retry_s;
 
 void rt_team_stats_reset(void)
 {
-    team_runs = team_disturbed = 0;
+    team_runs = team_disturbed = team_slow = 0;
     team_t0 = rt_now();
     team_retry_s = 0;
 }
 
-void rt_team_stats(long *runs, long *disturbed)
+void rt_team_stats(long *runs, long *disturbed, long *slow)
 {
     *runs = team_runs;
     *disturbed = team_disturbed;
+    if (slow)
+        *slow = team_slow;
 }
 
 /* Give the core away for a while: a competing burst that took it may end meanwhile. */
@@ -152,7 +240,8 @@ static void yield_for(double seconds)
     nanosleep(&ts, NULL);
 }
 
-int rt_team_run_synced(int threads, int (*job)(void *ctx, int tid), void *ctx, rt_team_timing *tm)
+int rt_team_run_synced(int threads, int (*job)(void *ctx, int tid), void *ctx, double slow_after,
+                       bool balanced, rt_team_timing *tm)
 {
     /*
      * On a shared machine another process can take a core while our threads
@@ -163,39 +252,60 @@ int rt_team_run_synced(int threads, int (*job)(void *ctx, int tid), void *ctx, r
      * browsers load a machine in bursts of tens of milliseconds), and the
      * least disturbed attempt is kept. The retries share a time budget, a
      * quarter of the measurement so far: a disturbance that persists is not
-     * waited out, it would only stretch the measurement. Threads that ran the
-     * whole time but finished apart are not retried: one core slower than the
-     * other (a busier host core, a shared resource) is what the machine does.
+     * waited out, it would only stretch the measurement.
+     *
+     * What CPU time cannot show is retried the same way: under a hypervisor
+     * the host's other work on a core's SMT sibling, or two virtual CPUs put
+     * on one core, slows every instruction while the guest sees its thread
+     * running (a host's steal time is already outside the thread's CPU time,
+     * the kernel's paravirtual steal clock): such a run is far slower than
+     * the same work ran before (slow_after, from the caller's reference
+     * rate). Where each thread's work is its own core's (balanced: compute,
+     * a core's caches) the run's time is the threads' own times' harmonic
+     * mean (tm->own: its rate is the sum of the threads' rates), so a core
+     * the host slowed costs its own share only; otherwise the wall time.
+     * Each attempt scores the worse of the guest's share (skew or lost CPU
+     * time) over 5% and that time over slow_after; above 1 it is
+     * disturbed, and the lowest score is kept.
      */
-    rt_team_timing best = {0, 0, 0, 0, 0, false};
+    rt_team_timing best = {0};
     double best_bad = INFINITY;
+    int pauses = 0;
+    bool guest_last = false; /* the last attempt lost its core in the guest */
     for (int attempt = 0; attempt < RT_TEAM_ATTEMPTS; attempt++) {
         rt_team_timing t;
         double t0 = rt_now();
-        if (attempt > 0) {
-            /* Longer pauses as the disturbance persists: 2, 4, 8 ... up to 32 ms. */
-            double pause = 0.002 * (double)(1 << (attempt - 1 < 4 ? attempt - 1 : 4));
-            yield_for(pause);
+        /* Longer pauses as the disturbance persists: 2, 4, 8 ... up to 32 ms. A run that was only
+         * slow goes again at once: the host's work does not end because the guest waits. */
+        if (guest_last) {
+            yield_for(0.002 * (double)(1 << (pauses < 4 ? pauses : 4)));
+            pauses++;
         }
         if (rt_team_run(threads, job, ctx, &t) != 0)
             return -1;
         if (attempt > 0)
             team_retry_s += rt_now() - t0;
-        double bad = fmax(t.wall > 0 ? t.skew / t.wall : 0, 1 - t.cpu_ratio);
+        double guest = fmax(t.wall > 0 ? t.skew / t.wall : 0, 1 - t.cpu_ratio) / 0.05;
+        double slow = slow_after > 0 ? (balanced ? t.own : t.wall) / slow_after : 0;
+        double bad = fmax(guest, slow);
+        t.slow = slow > 1 && slow >= guest;
+        guest_last = guest > 1;
         if (bad < best_bad) {
             best = t;
             best_bad = bad;
         }
-        if (bad <= 0.05)
+        if (bad <= 1)
             break;
         double budget = RT_TEAM_RETRY_FLOOR + RT_TEAM_RETRY_SHARE * (rt_now() - team_t0);
         if (team_retry_s > budget)
             break;
     }
     team_runs++;
-    best.disturbed = best_bad > 0.05;
+    best.disturbed = best_bad > 1;
     if (best.disturbed)
         team_disturbed++;
+    if (best.disturbed && best.slow)
+        team_slow++;
     *tm = best;
     return 0;
 }

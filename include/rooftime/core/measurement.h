@@ -59,6 +59,10 @@ typedef struct rt_measurement {
     /* seconds each stage took: clock, compute, bandwidth, overheads (OpenMP, OpenCL, framework) */
     double stage_seconds[4];
     long timed_runs, disturbed_runs;
+    long slow_runs; /* of the disturbed runs, those slower than the same work before */
+    /* the second look: points of a core's own caches and compute figures measured again, and how
+     * many of the new figures were kept */
+    int revisited_points, revisits_kept, revisited_peaks, peak_revisits_kept;
     /* the core clock */
     rt_spread clock_hz;
     double imul_hz;

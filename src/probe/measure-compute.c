@@ -1,0 +1,175 @@
+/* The compute stage of a machine measurement: every kernel the CPU runs at each thread count, a
+ * second look at the figures that read slow, and each unit's best kernel. */
+#define _GNU_SOURCE
+#include "measure-internal.h"
+#include "rooftime/core/measurement.h"
+#include "rooftime/probe/cpu-detect.h"
+#include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const rt_unit_order[RT_N_UNITS] = {"fp64", "fp32",     "bf16",    "fp16",
+                                               "int8", "amx_bf16", "amx_int8"};
+
+static rt_spread spread_of(rt_stat s)
+{
+    return (rt_spread){s.median, s.min, s.max};
+}
+
+/* Whether kernel i runs: the CPU has it and the limit allows it; --quick runs only the best ISA of
+ * each unit (the one its ceiling comes from). */
+static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, size_t i, const rt_cpu_info *cpu,
+                        rt_isa limit, bool quick)
+{
+    if (!ks[i].available(cpu) || ks[i].isa > limit)
+        return false;
+    if (quick)
+        for (size_t j = 0; j < nk; j++)
+            if (j != i && strcmp(ks[j].unit, ks[i].unit) == 0 && ks[j].isa > ks[i].isa &&
+                ks[j].available(cpu) && ks[j].isa <= limit)
+                return false;
+    return true;
+}
+
+/* One kernel at one thread count: its figure and where it is in the measurement. */
+typedef struct kernel_run {
+    const rt_flops_kernel *k;
+    int threads;
+    rt_stat s;
+    size_t peak;  /* index in meas->peaks */
+    size_t first; /* index of the same kernel's one-thread run */
+} kernel_run;
+
+/*
+ * Whether run i reads slow against its kernel's other thread counts: no clean trial, a rate per
+ * thread below RT_SLOW_UP of one thread's (threads on cores of their own; a lower all-core clock
+ * reads so too, and is measured again for nothing), or one thread's below RT_SLOW_UP of the best
+ * rate per thread on several.
+ */
+static bool reads_slow(const kernel_run *kr, size_t n, size_t i)
+{
+    const kernel_run *a = &kr[i], *one = &kr[a->first];
+    if (a->s.clean == 0)
+        return true;
+    if (a->threads > 1)
+        return rt_team_distinct_cores(a->threads) &&
+               a->s.best / a->threads < RT_SLOW_UP * one->s.best;
+    for (size_t j = 0; j < n; j++)
+        if (kr[j].first == i && j != i && rt_team_distinct_cores(kr[j].threads) &&
+            a->s.best < RT_SLOW_UP * kr[j].s.best / kr[j].threads)
+            return true;
+    return false;
+}
+
+/* The second look: the runs that read slow are measured again, one thread first, seconds after
+ * their first measurement; the better figure is kept (a clean trial over none, else higher). */
+static int revisit(const rt_compute_plan *pl, kernel_run *kr, size_t n, rt_measurement *meas,
+                   rt_error *err)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            if ((pass == 0) != (kr[i].threads == 1) || !reads_slow(kr, n, i))
+                continue;
+            rt_stat again;
+            double one = kr[i].threads > 1 ? kr[kr[i].first].s.best : 0;
+            if (rt_flops_measure(kr[i].k, kr[i].threads, pl->trials, pl->seconds, one, &again,
+                                 err) != 0)
+                return -1;
+            meas->revisited_peaks++;
+            bool keep = (again.clean > 0) != (kr[i].s.clean > 0) ? again.clean > 0
+                                                                 : again.best > kr[i].s.best;
+            if (!keep)
+                continue;
+            meas->peak_revisits_kept++;
+            kr[i].s = again;
+            rt_peak_trial *e = &meas->peaks[kr[i].peak];
+            e->flops = spread_of(again);
+            e->ceiling = again.best;
+            e->clean = again.clean;
+        }
+    return 0;
+}
+
+/* Each unit's best kernel (at the most threads) into best[]. */
+static void pick_best(const kernel_run *kr, size_t n, const double *hz, rt_unit_result *best)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i + 1 < n && kr[i + 1].k == kr[i].k)
+            continue; /* the kernel's last run is at the most threads */
+        for (size_t u = 0; u < RT_N_UNITS; u++)
+            if (strcmp(rt_unit_order[u], kr[i].k->unit) == 0 &&
+                (!best[u].have || kr[i].s.best > best[u].all.best)) {
+                best[u].k = kr[i].k;
+                best[u].all = kr[i].s;
+                best[u].one = kr[kr[i].first].s;
+                best[u].hz = hz[i];
+                best[u].have = 1;
+            }
+    }
+}
+
+int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa limit,
+                       const int *tcounts, int nt, rt_run_progress *pr, rt_measurement *meas,
+                       rt_unit_result best[RT_N_UNITS], rt_error *err)
+{
+    size_t nk;
+    const rt_flops_kernel *ks = rt_flops_kernels(&nk);
+    size_t nrun = 0;
+    for (size_t i = 0; i < nk; i++)
+        nrun += runs_kernel(ks, nk, i, cpu, limit, pl->quick);
+    memset(best, 0, RT_N_UNITS * sizeof *best);
+    kernel_run *kr = rt_xcalloc(nrun * (size_t)nt + 1, sizeof *kr);
+    double *hz = rt_xcalloc(nrun * (size_t)nt + 1, sizeof *hz);
+    size_t n = 0, done = 0;
+    double clock_samples[64];
+    size_t n_clock_samples = 0;
+    int rc = -1;
+    for (size_t i = 0; i < nk && n_clock_samples < 64; i++) {
+        const rt_flops_kernel *k = &ks[i];
+        if (!runs_kernel(ks, nk, i, cpu, limit, pl->quick))
+            continue;
+        /* A quick correctness run first: a wrong result is an error, not a number. */
+        if (rt_flops_kernel_check(k, 100, err) != 0)
+            goto done;
+        /*
+         * The clock right before the kernel: a core's clock moves with the load on
+         * the others (and the host's), so the theoretical peak uses the one it ran at.
+         * Its 0.9 quantile (a chain only reads slow) of short chains, like the kernels'.
+         */
+        rt_stat kclk = rt_measure_clock(3 * RT_OWN_SPLIT, 0.01 / RT_OWN_SPLIT, NULL);
+        clock_samples[n_clock_samples++] = kclk.best;
+        size_t first = n;
+        for (int t = 0; t < nt; t++) {
+            rt_stat s;
+            double one = t > 0 ? kr[first].s.best : 0;
+            if (rt_flops_measure(k, tcounts[t], pl->trials, pl->seconds, one, &s, err) != 0)
+                goto done;
+            rt_peak_trial *e =
+                rt_measurement_add_peak(meas, k->unit, rt_isa_name(k->isa), k->instr, tcounts[t]);
+            e->flops = spread_of(s);
+            e->ceiling = s.best;
+            e->clean = s.clean;
+            e->clock_hz = kclk.best;
+            kr[n] = (kernel_run){k, tcounts[t], s, meas->n_peaks - 1, first};
+            hz[n++] = kclk.best;
+            rt_progress_report(pr, (done + (double)(t + 1) / nt) / (double)(nrun + 1));
+        }
+        done++;
+    }
+    if (revisit(pl, kr, n, meas, err) != 0)
+        goto done;
+    rt_progress_report(pr, 1.0);
+    pick_best(kr, n, hz, best);
+    if (n_clock_samples > 0) {
+        meas->clock_before_kernels = spread_of(rt_stat_of(clock_samples, n_clock_samples));
+        meas->clock_samples = n_clock_samples;
+    }
+    rc = 0;
+done:
+    free(kr);
+    free(hz);
+    return rc;
+}
