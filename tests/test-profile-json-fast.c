@@ -82,6 +82,36 @@ static void test_takes_what_rooftime_writes(void **state)
     free(u);
 }
 
+/* A profile read is borrowed from its arena: its maps change and free as maps of their own. */
+static void test_borrowed_maps(void **state)
+{
+    (void)state;
+    rt_profile *p = NULL;
+    const char *text = HEAD "\"tags\": {\"framework\": \"pt\"}, \"kernels\": [{\"name\": "
+                            "\"a\", \"invocations\": 1, \"time\": 1, \"flops\": {\"fp32\": 1}, "
+                            "\"bytes\": {\"HBM\": 2, \"L2\": 3}, \"tags\": {\"op\": \"mm\", "
+                            "\"batch\": 16}}, {\"name\": \"b\", \"invocations\": 1, \"time\": 1, "
+                            "\"tags\": {\"op\": \"mm\"}}]}";
+    assert_int_equal(rt_profile_json_fast(text, strlen(text), &p), 0);
+    rt_kernel *a = &p->kernels[0], *b = &p->kernels[1];
+    assert_int_equal(a->tags.cap, 0); /* borrowed */
+    assert_string_equal(rt_tags_get(&b->tags, "op"), "mm");
+    rt_tags_set(&a->tags, "op", "conv");
+    rt_tags_set(&a->tags, "class", "communication");
+    assert_string_equal(rt_tags_get(&a->tags, "op"), "conv");
+    assert_string_equal(rt_tags_get(&a->tags, "batch"), "16");
+    assert_string_equal(rt_tags_get(&b->tags, "op"), "mm");
+    rt_values_add(&a->bytes, "HBM", 1);
+    rt_values_set(&a->flops, "tensor", 4);
+    assert_true(rt_values_get(&a->bytes, "HBM", 0) == 3);
+    assert_true(rt_values_get(&a->bytes, "L2", 0) == 3);
+    assert_true(rt_values_get(&a->flops, "fp32", 0) == 1);
+    rt_tags_set(&p->tags, "framework", "tf");
+    rt_kernel_release(b);
+    rt_kernel_init(b, "b2");
+    rt_profile_free(p);
+}
+
 /* Each of these goes to jansson: for the error it words, or for what only it keeps. */
 static void test_gives_up(void **state)
 {
@@ -193,6 +223,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_takes_what_rooftime_writes),
+        cmocka_unit_test(test_borrowed_maps),
         cmocka_unit_test(test_gives_up),
         cmocka_unit_test(test_imported_profiles),
     };

@@ -7,6 +7,7 @@
 
 #include "profile-json-fast.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/util/arena.h"
 #include "rooftime/util/strings.h"
 
 /*
@@ -21,8 +22,14 @@
 typedef struct fr {
     const char *s, *e;
     char *str[2]; /* decoded strings: [0] keys, [1] values */
-    size_t cap[2];
+    size_t cap[2], len[2];
+    rt_arena *arena; /* the profile's: the maps read are borrowed from it */
+    rt_tag *tag;     /* the tags of the map being read */
+    size_t tag_cap;
 } fr;
+
+/* A values map of up to this many entries is gathered and borrowed; a larger one is built. */
+enum { SMALL_VALUES = 16 };
 
 #define GIVE_UP (-1)
 
@@ -154,6 +161,7 @@ static int string(fr *f, int which)
         }
     }
     *o = '\0';
+    f->len[which] = (size_t)(o - f->str[which]);
     f->s = q + 1;
     if (high && !rt_utf8_valid(f->str[which]))
         return GIVE_UP;
@@ -237,32 +245,59 @@ static int member(fr *f, int *first)
     return 1;
 }
 
-/* {"name": number >= 0, ...}, no key twice. */
+/* The decoded string f->str[which] in the arena (valid UTF-8: string() gives up on anything
+ * else). */
+static char *kept(fr *f, int which)
+{
+    return (char *)rt_arena_string(f->arena, f->str[which], f->len[which]);
+}
+
+/* {"name": number >= 0, ...}, no key twice, into an empty map: up to SMALL_VALUES entries are
+ * borrowed from the arena; a larger map is built its own, through its index. */
 static int values(fr *f, rt_values *out)
 {
-    if (!eat(f, '{'))
+    if (!eat(f, '{') || out->n)
         return GIVE_UP;
-    int first = 1, m;
+    rt_value got[SMALL_VALUES];
+    size_t n = 0;
+    int first = 1, m, small = 1;
     while ((m = member(f, &first)) == 1) {
         double d;
-        size_t n = out->n;
         if (number_min0(f, &d) != 0)
             return GIVE_UP;
+        if (small && n < SMALL_VALUES) {
+            for (size_t i = 0; i < n; i++)
+                if (strcmp(got[i].key, f->str[0]) == 0)
+                    return GIVE_UP;
+            got[n++] = (rt_value){.key = kept(f, 0), .value = d};
+            continue;
+        }
+        if (small)
+            for (size_t i = 0; i < n; i++)
+                rt_values_set(out, got[i].key, got[i].value);
+        small = 0;
+        size_t before = out->n;
         rt_values_set(out, f->str[0], d);
-        if (out->n == n)
+        if (out->n == before)
             return GIVE_UP;
+    }
+    if (m == 0 && small && n) {
+        rt_value *v = rt_arena_alloc(f->arena, n * sizeof *v);
+        memcpy(v, got, n * sizeof *v);
+        rt_values_borrow(out, v, n);
     }
     return m;
 }
 
-/* {"name": "string" | number, ...}: numbers become their shortest text; no key twice. */
+/* {"name": "string" | number, ...} into an empty map, borrowed from the arena: numbers become
+ * their shortest text; no key twice, at most RT_MAX_TAGS. */
 static int tags(fr *f, rt_tags *out)
 {
-    if (!eat(f, '{'))
+    if (!eat(f, '{') || out->n)
         return GIVE_UP;
+    size_t n = 0;
     int first = 1, m;
     while ((m = member(f, &first)) == 1) {
-        size_t n = out->n;
         if (peek(f) == '"') {
             if (string(f, 1) != 0)
                 return GIVE_UP;
@@ -271,11 +306,23 @@ static int tags(fr *f, rt_tags *out)
             if (number(f, &d) != 0)
                 return GIVE_UP;
             reserve(f, 1, 64);
-            snprintf(f->str[1], f->cap[1], "%.17g", d);
+            f->len[1] = (size_t)snprintf(f->str[1], f->cap[1], "%.17g", d);
         }
-        rt_tags_set(out, f->str[0], f->str[1]);
-        if (out->n == n || out->n > RT_MAX_TAGS)
+        if (n == RT_MAX_TAGS)
             return GIVE_UP;
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(f->tag[i].key, f->str[0]) == 0)
+                return GIVE_UP;
+        if (n == f->tag_cap) {
+            f->tag_cap = f->tag_cap ? 2 * f->tag_cap : 16;
+            f->tag = rt_xrealloc(f->tag, f->tag_cap * sizeof *f->tag);
+        }
+        f->tag[n++] = (rt_tag){.key = kept(f, 0), .value = kept(f, 1)};
+    }
+    if (m == 0 && n) {
+        rt_tag *v = rt_arena_alloc(f->arena, n * sizeof *v);
+        memcpy(v, f->tag, n * sizeof *v);
+        rt_tags_borrow(out, v, n);
     }
     return m;
 }
@@ -338,11 +385,12 @@ static int kernel(fr *f, rt_profile *p)
                           : spread(f, k);
         if (rc != 0)
             return GIVE_UP;
-        if (i == 0) {
-            if (strlen(f->str[1]) > RT_MAX_NAME)
+        if (i == 0) { /* valid UTF-8 (see string()): copied as it is */
+            if (f->len[1] > RT_MAX_NAME)
                 return GIVE_UP;
             free(k->name);
-            k->name = rt_strdup_utf8(f->str[1]);
+            k->name = rt_xmalloc(f->len[1] + 1);
+            memcpy(k->name, f->str[1], f->len[1] + 1);
         }
     }
     return m == 0 && (seen & 7) == 7 ? 0 : GIVE_UP;
@@ -487,11 +535,13 @@ static int top(fr *f, rt_profile *p)
 
 int rt_profile_json_fast(const char *text, size_t len, rt_profile **out)
 {
-    fr f = {.s = text, .e = text + len};
     rt_profile *p = rt_profile_new();
+    p->arena = rt_arena_new();
+    fr f = {.s = text, .e = text + len, .arena = p->arena};
     int rc = top(&f, p);
     free(f.str[0]);
     free(f.str[1]);
+    free(f.tag);
     if (rc != 0) {
         rt_profile_free(p);
         return -1;

@@ -1,0 +1,85 @@
+/* Bump allocation from large blocks, freed all at once, and a cache of recent strings. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/util/arena.h"
+#include "rooftime/util/strings.h"
+
+/* Blocks of 1 MiB (a piece over a quarter of one gets a block of its own); the cache's slots, a
+ * power of two. */
+enum { BLOCK = 1 << 20, CACHE = 4096, ALIGN = 16 };
+
+typedef struct block {
+    struct block *next;
+    max_align_t data[]; /* the pieces */
+} block;
+
+struct rt_arena {
+    block *blocks;  /* the newest first */
+    char *at, *end; /* the free part of the newest block */
+    struct {
+        const char *s; /* in the arena */
+        size_t len;
+    } cache[CACHE];
+};
+
+rt_arena *rt_arena_new(void)
+{
+    return rt_xcalloc(1, sizeof(rt_arena));
+}
+
+void rt_arena_free(rt_arena *a)
+{
+    if (!a)
+        return;
+    for (block *b = a->blocks, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    free(a);
+}
+
+/* n bytes at the given alignment (a power of two, at most ALIGN). */
+static void *bump(rt_arena *a, size_t n, size_t align)
+{
+    if (n > BLOCK / 4) { /* a block of its own; the open one stays open */
+        block *b = rt_xmalloc(sizeof(block) + n);
+        b->next = a->blocks;
+        a->blocks = b;
+        return b->data;
+    }
+    uintptr_t at = ((uintptr_t)a->at + align - 1) & ~(uintptr_t)(align - 1);
+    if (!a->at || (uintptr_t)a->end < at || (uintptr_t)a->end - at < n) {
+        block *b = rt_xmalloc(BLOCK);
+        b->next = a->blocks;
+        a->blocks = b;
+        a->at = (char *)b->data;
+        a->end = (char *)b + BLOCK;
+        at = (uintptr_t)a->at;
+    }
+    a->at = (char *)at + n;
+    return (void *)at;
+}
+
+void *rt_arena_alloc(rt_arena *a, size_t n)
+{
+    return bump(a, n ? n : 1, ALIGN);
+}
+
+const char *rt_arena_string(rt_arena *a, const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    size_t slot = (size_t)(h ^ (h >> 32)) & (CACHE - 1);
+    if (a->cache[slot].s && a->cache[slot].len == len && memcmp(a->cache[slot].s, s, len) == 0)
+        return a->cache[slot].s;
+    char *c = bump(a, len + 1, 1);
+    memcpy(c, s, len);
+    c[len] = '\0';
+    a->cache[slot].s = c;
+    a->cache[slot].len = len;
+    return c;
+}
