@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,67 @@ static void test_takes_what_rooftime_writes(void **state)
     assert_true(both(u));
     free(t);
     free(u);
+}
+
+/* Reals as rooftime writes them (17 digits) and in other spellings, random and near the
+ * halfway points between doubles: read to the same double as jansson's strtod. */
+static void test_reals(void **state)
+{
+    (void)state;
+    static const char *const fixed[] = {"5.5000000000000007e-6",
+                                        "9007199254740993.0",
+                                        "9007199254740995.0",
+                                        "0.1",
+                                        "-0.0",
+                                        "1e-27",
+                                        "1e27",
+                                        "1e28",
+                                        "1.7976931348623157e308",
+                                        "4.9406564584124654e-324",
+                                        "2.2250738585072014e-308",
+                                        "123456789012345678.0",
+                                        "1234567890123456789.0",
+                                        "12345678901234567890.0",
+                                        "0.30000000000000004",
+                                        "1E+2",
+                                        "1e-0",
+                                        "0.000001e-21",
+                                        "18446744073709551615.0",
+                                        "8.5e-25",
+                                        "1.0000000000000002",
+                                        "0.00013300000000000001",
+                                        "0.000000000000000000000000012345678901234567",
+                                        "0.0",
+                                        "0.10000000000000000555"};
+    size_t n = 4000 + sizeof fixed / sizeof *fixed;
+    size_t cap = n * 160 + 128, len = 0;
+    char *t = rt_xmalloc(cap);
+    len += (size_t)snprintf(t, cap, HEAD "\"kernels\": [");
+    uint64_t x = 88172645463325252ull; /* xorshift */
+    for (size_t i = 0; i < n; i++) {
+        char num[64];
+        if (i < sizeof fixed / sizeof *fixed) {
+            snprintf(num, sizeof num, "%s", fixed[i]);
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            double d;
+            uint64_t bits = (x >> 2) & 0x7FEFFFFFFFFFFFFFull;
+            memcpy(&d, &bits, sizeof d);
+            if (i % 2) /* the range of times and counts */
+                d = (double)(x % 1000000007) * (i % 4 == 1 ? 1e-13 : 3.7e-9);
+            if (i % 5 == 0) /* halfway between two doubles, or next to it */
+                d = (double)((1ull << 53) + 2 * (x % 1000) + 1) * (i % 10 ? 1 : 0.5);
+            snprintf(num, sizeof num, i % 5 == 0 ? "%.1f" : "%.17g", d);
+        }
+        /* Times stay under the profile's limits (1e150 s summed); tags take any number. */
+        len += (size_t)snprintf(t + len, cap - len,
+                                "%s{\"name\": \"k\", \"invocations\": 1, \"time\": %s, "
+                                "\"tags\": {\"x\": %s}}",
+                                i ? ", " : "", fabs(strtod(num, NULL)) < 1e140 ? num : "0", num);
+    }
+    snprintf(t + len, cap - len, "]}");
+    assert_true(both(t));
+    free(t);
 }
 
 /* A profile read is borrowed from its arena: its maps change and free as maps of their own. */
@@ -223,6 +285,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_takes_what_rooftime_writes),
+        cmocka_unit_test(test_reals),
         cmocka_unit_test(test_borrowed_maps),
         cmocka_unit_test(test_gives_up),
         cmocka_unit_test(test_imported_profiles),
