@@ -9,8 +9,10 @@
 #include "rooftime/core/profile.h"
 
 typedef struct rt_comm_pattern {
-    char *match;   /* a glob (fnmatch, case-sensitive) */
-    char *library; /* "NCCL", "MPI" ... */
+    char *match;     /* a glob (fnmatch, case-sensitive) */
+    char *library;   /* "NCCL", "MPI" ... */
+    bool stars_only; /* match has no '?', '[' or '\\': matched here, byte by byte, as fnmatch would
+                      */
 } rt_comm_pattern;
 
 typedef struct rt_comm_patterns {
