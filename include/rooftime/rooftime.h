@@ -14,6 +14,7 @@
  * Every public header is included below, wing by wing in dependency order; tests/cli-docs.sh
  * fails when one is not reachable from here.
  */
+#include "rooftime/util/arena.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/data-file.h"
