@@ -69,7 +69,7 @@ static void merge_tags(rt_tags *dst, rt_tag *store, const rt_tags *a, const rt_t
     dst->n = a->n;
     for (size_t i = 0; i < b->n; i++) {
         size_t j = 0;
-        while (j < a->n && strcmp(dst->v[j].key, b->v[i].key) != 0)
+        while (j < a->n && !rt_str_eq(dst->v[j].key, b->v[i].key))
             j++;
         if (j < a->n)
             dst->v[j].value = b->v[i].value;
@@ -251,7 +251,7 @@ static void values_sum(rt_values *dst, const rt_values *src)
 {
     for (size_t i = 0; i < src->n; i++) {
         size_t j = 0;
-        while (j < dst->n && strcmp(dst->v[j].key, src->v[i].key) != 0)
+        while (j < dst->n && !rt_str_eq(dst->v[j].key, src->v[i].key))
             j++;
         if (j == dst->n) {
             if (dst->n == dst->cap) {

@@ -9,7 +9,7 @@
 static rt_tag *tags_find(const rt_tags *ts, const char *key)
 {
     for (size_t i = 0; i < ts->n; i++)
-        if (strcmp(ts->v[i].key, key) == 0)
+        if (rt_str_eq(ts->v[i].key, key))
             return &ts->v[i];
     return NULL;
 }

@@ -16,7 +16,7 @@ static rt_value *values_find(const rt_values *vs, const char *key)
         return i == (size_t)-1 ? NULL : &vs->v[i];
     }
     for (size_t i = 0; i < vs->n; i++)
-        if (strcmp(vs->v[i].key, key) == 0)
+        if (rt_str_eq(vs->v[i].key, key))
             return &vs->v[i];
     return NULL;
 }

@@ -315,7 +315,7 @@ static int values(fr *f, rt_values *out)
             return GIVE_UP;
         if (small && n < SMALL_VALUES) {
             for (size_t i = 0; i < n; i++)
-                if (strcmp(got[i].key, f->str[0]) == 0)
+                if (rt_str_eq(got[i].key, f->str[0]))
                     return GIVE_UP;
             got[n++] = (rt_value){.key = kept(f, 0), .value = d};
             continue;
@@ -359,7 +359,7 @@ static int tags(fr *f, rt_tags *out)
         if (n == RT_MAX_TAGS)
             return GIVE_UP;
         for (size_t i = 0; i < n; i++)
-            if (strcmp(f->tag[i].key, f->str[0]) == 0)
+            if (rt_str_eq(f->tag[i].key, f->str[0]))
                 return GIVE_UP;
         if (n == f->tag_cap) {
             f->tag_cap = f->tag_cap ? 2 * f->tag_cap : 16;
@@ -393,7 +393,7 @@ static int spread(fr *f, rt_kernel *k)
     int seen = 0, first = 1, m;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
-        while (i < 4 && strcmp(f->str[0], key[i]) != 0)
+        while (i < 4 && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (i == 4 || (seen & (1 << i)) || number_min0(f, &v[i]) != 0)
             return GIVE_UP;
@@ -419,7 +419,7 @@ static int kernel(fr *f, rt_profile *p)
     int seen = 0, first = 1, m;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
-        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+        while (key[i] && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (!key[i] || (seen & (1 << i)))
             return GIVE_UP;
@@ -454,7 +454,7 @@ static int source(fr *f, rt_profile *p)
     int first = 1, m, time_seen = 0;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
-        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+        while (key[i] && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (!key[i])
             return GIVE_UP;
@@ -480,7 +480,7 @@ static int provenance(fr *f, rt_provenance *pv)
         static const char *const key[] = {"inputs", "launches",        "formulas",
                                           "notes",  "kernel_time_sum", NULL};
         int i = 0;
-        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+        while (key[i] && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (!key[i] || (seen & (1 << i)))
             return GIVE_UP;
@@ -524,7 +524,7 @@ static int identity(fr *f, rt_profile *p)
     int seen = 0, first = 1, m;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
-        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+        while (key[i] && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (!key[i] || (seen & (1 << i)))
             return GIVE_UP;
@@ -549,7 +549,7 @@ static int top(fr *f, rt_profile *p)
     int seen = 0, first = 1, m;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
-        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+        while (key[i] && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (!key[i] || (seen & (1 << i)))
             return GIVE_UP; /* unknown members: the general reader keeps them */
