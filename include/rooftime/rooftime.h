@@ -26,6 +26,7 @@
 #include "rooftime/util/json-read.h"
 #include "rooftime/util/line-reader.h"
 #include "rooftime/util/name-index.h"
+#include "rooftime/util/parallel.h"
 #include "rooftime/util/prefetch.h"
 #include "rooftime/util/rank-identity.h"
 #include "rooftime/util/read-file.h"
