@@ -217,7 +217,11 @@ static void items_part(void *arg, size_t begin, size_t end, size_t worker)
         it->profile = j->p;
         it->kernel = &j->p->kernels[k];
         it->profile_index = j->profile_index;
-        merge_tags(&it->tags, a->item_tags + j->tag_at[i], &j->p->tags, &it->kernel->tags);
+        if (a->base) { /* its config too: the grouping is base's */
+            it->tags = a->base->items[i].tags;
+            it->config = a->base->items[i].config;
+        } else
+            merge_tags(&it->tags, a->item_tags + j->tag_at[i], &j->p->tags, &it->kernel->tags);
         it->ctx = j->ctx;
         j->unknown[i] = names_unknown(a, it->kernel);
         rt_verdict_compute_at(a->machine, &j->ctx, it->kernel,
@@ -233,13 +237,16 @@ void rt_analysis_build_items(rt_analysis *a, rt_profile *const *profiles, size_t
     for (size_t p = 0; p < n_profiles; p++)
         total += profiles[p]->n_kernels;
     a->items = rt_xcalloc(total ? total : 1, sizeof *a->items);
-    size_t *tag_at = rt_xmalloc((total ? total : 1) * sizeof *tag_at);
-    for (size_t p = 0, i = 0; p < n_profiles; p++)
-        for (size_t k = 0; k < profiles[p]->n_kernels; k++, i++) {
-            tag_at[i] = n_tags;
-            n_tags += profiles[p]->tags.n + profiles[p]->kernels[k].tags.n;
-        }
-    a->item_tags = rt_xmalloc((n_tags ? n_tags : 1) * sizeof *a->item_tags);
+    size_t *tag_at = NULL;
+    if (!a->base) { /* an analysis like base has base's items' tags */
+        tag_at = rt_xmalloc((total ? total : 1) * sizeof *tag_at);
+        for (size_t p = 0, i = 0; p < n_profiles; p++)
+            for (size_t k = 0; k < profiles[p]->n_kernels; k++, i++) {
+                tag_at[i] = n_tags;
+                n_tags += profiles[p]->tags.n + profiles[p]->kernels[k].tags.n;
+            }
+        a->item_tags = rt_xmalloc((n_tags ? n_tags : 1) * sizeof *a->item_tags);
+    }
     a->item_levels = rt_xmalloc((total ? total : 1) * levels * sizeof *a->item_levels);
     bool *unknown = rt_xcalloc(total ? total : 1, sizeof *unknown);
     rt_tags missing_oh = {0};

@@ -4,10 +4,10 @@
 
 #include "rooftime/core/analysis.h"
 
-/* a->items, one per kernel of the profiles in order: tags (the profile's, then the kernel's),
- * the profile's time kind and tau, the verdict (its warnings in item order); then the totals and
- * the warnings on units and levels the machine lacks. The verdicts are computed on several
- * threads; nothing depends on how many. */
+/* a->items, one per kernel of the profiles in order: tags (the profile's, then the kernel's; with
+ * a->base, base's items'), the profile's time kind and tau, the verdict (its warnings in item
+ * order); then the totals and the warnings on units and levels the machine lacks. The verdicts
+ * are computed on several threads; nothing depends on how many. */
 void rt_analysis_build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_profiles);
 /* "KIND 'NAME'" in *buf (reallocated as needed, *cap its size), reused from call to call: what a
  * verdict's warnings call the kernel or config. */

@@ -102,8 +102,8 @@ static void hash_part(void *arg, size_t begin, size_t end, size_t worker)
     }
 }
 
-/* Configs [begin, end): each one's label and verdict (the tau its members pay, weighted by
- * their launches), on a worker of rt_parallel_for. */
+/* Configs [begin, end): each one's label (an analysis like another has the other's) and verdict
+ * (the tau its members pay, weighted by their launches), on a worker of rt_parallel_for. */
 static void config_part(void *arg, size_t begin, size_t end, size_t worker)
 {
     (void)worker;
@@ -114,11 +114,13 @@ static void config_part(void *arg, size_t begin, size_t end, size_t worker)
     for (size_t c = begin; c < end; c++) {
         rt_config *cf = &a->configs[c];
         const rt_item *first = &a->items[cf->items[0]];
-        cf->label = cf->tags.n ? rt_tags_text(&cf->tags, NULL)
-                               : rt_asprintf("profile %zu%s%s", first->profile_index + 1,
-                                             first->profile->tool ? " " : "",
-                                             first->profile->tool ? first->profile->tool : "");
-        cf->sum.name = cf->label;
+        if (!a->base) {
+            cf->label = cf->tags.n ? rt_tags_text(&cf->tags, NULL)
+                                   : rt_asprintf("profile %zu%s%s", first->profile_index + 1,
+                                                 first->profile->tool ? " " : "",
+                                                 first->profile->tool ? first->profile->tool : "");
+            cf->sum.name = cf->label;
+        }
         /* Device time only when every member's is; tau weighted by the members' launches. */
         rt_verdict_ctx ctx = {.mode = a->mode, .time = RT_TIME_DEVICE};
         double n = 0, n_tau = 0;
@@ -269,13 +271,9 @@ rt_analysis *rt_analysis_new(const rt_machine *m, rt_mode mode, rt_profile *cons
     return a;
 }
 
-void rt_analysis_free(rt_analysis *a)
+/* The configs' labels, tags and sums, the members, families, orders and items' tags. */
+static void release_grouping(rt_analysis *a)
 {
-    if (!a)
-        return;
-    /* Tags and value names point into the profiles: only the arrays are the analysis's. */
-    for (size_t i = 0; i < a->n_items; i++)
-        rt_verdict_release(&a->items[i].v);
     for (size_t c = 0; c < a->n_configs; c++) {
         rt_config *cf = &a->configs[c];
         free(cf->label);
@@ -284,21 +282,60 @@ void rt_analysis_free(rt_analysis *a)
             free(cf->tags.v);
         free(cf->sum.flops.v);
         free(cf->sum.bytes.v);
-        rt_verdict_release(&cf->v);
     }
     for (size_t f = 0; f < a->n_families; f++) {
         free(a->families[f].param);
         free(a->families[f].label);
         free(a->families[f].configs);
     }
-    free(a->items);
     free(a->members);
-    free(a->configs);
     free(a->families);
-    rt_warnings_release(&a->warnings);
     free(a->items_by_time);
     free(a->configs_by_time);
     free(a->item_tags);
+}
+
+rt_analysis *rt_analysis_new_like(const rt_analysis *base, rt_mode mode,
+                                  rt_profile *const *profiles, size_t n_profiles, rt_error *err)
+{
+    if (rt_machine_check(base->machine, err) != 0)
+        return NULL;
+    rt_analysis *a = rt_xcalloc(1, sizeof *a);
+    a->machine = base->machine;
+    a->mode = mode;
+    a->base = base;
+    rt_analysis_build_items(a, profiles, n_profiles);
+    /* base's configs with their verdicts to come: labels, tags, sums and members stay base's */
+    a->n_configs = base->n_configs;
+    a->configs = rt_xmalloc((a->n_configs ? a->n_configs : 1) * sizeof *a->configs);
+    if (a->n_configs)
+        memcpy(a->configs, base->configs, a->n_configs * sizeof *a->configs);
+    a->members = base->members;
+    a->config_levels = rt_xmalloc((a->n_configs ? a->n_configs : 1) *
+                                  rt_verdict_levels(a->machine) * sizeof *a->config_levels);
+    rt_parallel_for(a->n_configs, 4096, config_part, a);
+    a->overhead_ceiling = rt_overhead_ceiling(a->total_W, a->total_n, a->tau_mean);
+    a->families = base->families;
+    a->n_families = base->n_families;
+    a->items_by_time = base->items_by_time;
+    a->configs_by_time = base->configs_by_time;
+    return a;
+}
+
+void rt_analysis_free(rt_analysis *a)
+{
+    if (!a)
+        return;
+    /* Tags and value names point into the profiles: only the arrays are the analysis's. */
+    for (size_t i = 0; i < a->n_items; i++)
+        rt_verdict_release(&a->items[i].v);
+    for (size_t c = 0; c < a->n_configs; c++)
+        rt_verdict_release(&a->configs[c].v);
+    if (!a->base) /* what an analysis like this one shares is this one's */
+        release_grouping(a);
+    free(a->items);
+    free(a->configs);
+    rt_warnings_release(&a->warnings);
     free(a->item_levels);
     free(a->config_levels);
     free(a);
