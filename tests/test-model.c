@@ -449,7 +449,7 @@ static void test_modes_share_grouping(void **state)
         same_analysis(both[i], whole);
         rt_analysis_free(whole);
     }
-    rt_analysis_free(both[0]); /* either first: the one like it reads nothing of it to go */
+    rt_analysis_free(both[0]); /* either first: the first goes with the last one like it */
     rt_analysis_free(both[1]);
     for (int i = 0; i < 3; i++)
         rt_profile_free(p[i]);

@@ -17,7 +17,7 @@ int rt_analysis_new_modes(const rt_machine *m, const rt_mode *modes, size_t n_mo
     out[0] = rt_analysis_new(m, modes[0], profiles, n_profiles, opts, err);
     for (size_t i = 1; out[0] && i < n_modes; i++)
         if (!(out[i] = rt_analysis_new_like(out[0], modes[i], profiles, n_profiles, err))) {
-            for (size_t j = n_modes; j-- > 0;) {
+            for (size_t j = 0; j < n_modes; j++) {
                 rt_analysis_free(out[j]);
                 out[j] = NULL;
             }

@@ -295,8 +295,8 @@ static void release_grouping(rt_analysis *a)
     free(a->item_tags);
 }
 
-rt_analysis *rt_analysis_new_like(const rt_analysis *base, rt_mode mode,
-                                  rt_profile *const *profiles, size_t n_profiles, rt_error *err)
+rt_analysis *rt_analysis_new_like(rt_analysis *base, rt_mode mode, rt_profile *const *profiles,
+                                  size_t n_profiles, rt_error *err)
 {
     if (rt_machine_check(base->machine, err) != 0)
         return NULL;
@@ -304,6 +304,7 @@ rt_analysis *rt_analysis_new_like(const rt_analysis *base, rt_mode mode,
     a->machine = base->machine;
     a->mode = mode;
     a->base = base;
+    base->n_sharing++;
     rt_analysis_build_items(a, profiles, n_profiles);
     /* base's configs with their verdicts to come: labels, tags, sums and members stay base's */
     a->n_configs = base->n_configs;
@@ -326,6 +327,11 @@ void rt_analysis_free(rt_analysis *a)
 {
     if (!a)
         return;
+    if (a->n_sharing) { /* analyses like it still read its grouping: the last of them frees it */
+        a->freed = true;
+        return;
+    }
+    rt_analysis *base = a->base;
     /* Tags and value names point into the profiles: only the arrays are the analysis's. */
     for (size_t i = 0; i < a->n_items; i++)
         rt_verdict_release(&a->items[i].v);
@@ -339,4 +345,6 @@ void rt_analysis_free(rt_analysis *a)
     free(a->item_levels);
     free(a->config_levels);
     free(a);
+    if (base && --base->n_sharing == 0 && base->freed)
+        rt_analysis_free(base);
 }
