@@ -74,14 +74,15 @@ typedef struct config_probe {
     const rt_analysis *a;
     const rt_tags *g;
     size_t profile_index;
-    const size_t *first; /* each config's first item */
+    const size_t *first;  /* each config's first item */
+    const rt_tags *ctags; /* each config's grouping tags */
 } config_probe;
 
 static bool config_same(const void *ctx, size_t c)
 {
     const config_probe *p = ctx;
     /* Untagged kernels of different profiles stay apart. */
-    return rt_tagset_same(p->g, &p->a->configs[c].tags, NULL, NULL) &&
+    return rt_tagset_same(p->g, &p->ctags[c], NULL, NULL) &&
            (p->g->n || p->a->items[p->first[c]].profile_index == p->profile_index);
 }
 
@@ -102,25 +103,53 @@ static void hash_part(void *arg, size_t begin, size_t end, size_t worker)
     }
 }
 
-/* Configs [begin, end): each one's label (an analysis like another has the other's) and verdict
- * (the tau its members pay, weighted by their launches), on a worker of rt_parallel_for. */
+/* What the grouping found, for config_part: each config's tags, count of members and where its
+ * members start in a->members (NULL in an analysis like another: its configs are copies). */
+typedef struct config_job {
+    rt_analysis *a;
+    const rt_tags *ctags;
+    const size_t *count, *start;
+} config_job;
+
+/* Config c made from what the grouping found: tags, members, their sums in member order (which
+ * is item order: the same sums as adding each item's figures as it is grouped) and its label. */
+static void config_fill(const config_job *j, size_t c)
+{
+    rt_analysis *a = j->a;
+    rt_config *cf = &a->configs[c];
+    cf->tags = j->ctags[c];
+    cf->items = a->members + j->start[c];
+    cf->n_items = j->count[c];
+    for (size_t i = 0; i < cf->n_items; i++) {
+        const rt_kernel *k = a->items[cf->items[i]].kernel;
+        cf->sum.invocations += k->invocations;
+        cf->sum.time += k->time;
+        values_sum(&cf->sum.flops, &k->flops);
+        values_sum(&cf->sum.bytes, &k->bytes);
+    }
+    const rt_item *first = &a->items[cf->items[0]];
+    cf->label = cf->tags.n ? rt_tags_text(&cf->tags, NULL)
+                           : rt_asprintf("profile %zu%s%s", first->profile_index + 1,
+                                         first->profile->tool ? " " : "",
+                                         first->profile->tool ? first->profile->tool : "");
+    cf->sum.name = cf->label;
+}
+
+/* Configs [begin, end), on a worker of rt_parallel_for: each one made (config_fill; an analysis
+ * like another has the other's) and its verdict (the tau its members pay, weighted by their
+ * launches). */
 static void config_part(void *arg, size_t begin, size_t end, size_t worker)
 {
     (void)worker;
-    rt_analysis *a = arg;
+    const config_job *j = arg;
+    rt_analysis *a = j->a;
     char *what = NULL;
     size_t what_cap = 0;
     size_t levels = rt_verdict_levels(a->machine);
     for (size_t c = begin; c < end; c++) {
         rt_config *cf = &a->configs[c];
-        const rt_item *first = &a->items[cf->items[0]];
-        if (!a->base) {
-            cf->label = cf->tags.n ? rt_tags_text(&cf->tags, NULL)
-                                   : rt_asprintf("profile %zu%s%s", first->profile_index + 1,
-                                                 first->profile->tool ? " " : "",
-                                                 first->profile->tool ? first->profile->tool : "");
-            cf->sum.name = cf->label;
-        }
+        if (!a->base)
+            config_fill(j, c);
         /* Device time only when every member's is; tau weighted by the members' launches. */
         rt_verdict_ctx ctx = {.mode = a->mode, .time = RT_TIME_DEVICE};
         double n = 0, n_tau = 0;
@@ -165,14 +194,16 @@ static void config_part(void *arg, size_t begin, size_t end, size_t worker)
     free(what);
 }
 
-/* Configs are found through a hash of their tag sets; members go into one array. */
+/* Configs are found through a hash of their tag sets; members go into one array. The grouping
+ * runs in item order and touches only its small arrays; the configs themselves are made on the
+ * workers (config_part). */
 static void build_configs(rt_analysis *a, const rt_group_opts *o)
 {
     size_t n = a->n_items ? a->n_items : 1;
     rt_tagset_table tt;
     rt_tagset_table_init(&tt, n);
-    size_t *first = rt_xcalloc(n, sizeof *first);
-    a->configs = rt_xcalloc(n, sizeof *a->configs);
+    size_t *first = rt_xcalloc(n, sizeof *first), *count = rt_xcalloc(n, sizeof *count);
+    rt_tags *ctags = rt_xmalloc(n * sizeof *ctags);
     /* Grouped by all their tags (no keys asked for), the items' hashes are taken first, in the
      * items' order, so that each lookup can fetch the table's slot of the item AHEAD places on:
      * a million lookups wait on memory together, not one after another. */
@@ -189,7 +220,7 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
         rt_tags g;
         group_tags(it, o, &g);
         uint64_t h = hs ? hs[i] : g.n ? rt_tagset_hash(&g, NULL, o) : (uint64_t)it->profile_index;
-        config_probe probe = {a, &g, it->profile_index, first};
+        config_probe probe = {a, &g, it->profile_index, first, ctags};
         size_t j = rt_tagset_table_find(&tt, h, config_same, &probe), c;
         if (tt.slot[j]) {
             c = tt.slot[j] - 1;
@@ -200,36 +231,35 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
             tt.slot[j] = c + 1;
             tt.hash[c] = h;
             first[c] = i;
-            a->configs[c].tags = g; /* its label: config_part */
+            ctags[c] = g;
         }
-        rt_config *cf = &a->configs[c];
-        cf->n_items++;
-        cf->sum.invocations += it->kernel->invocations;
-        cf->sum.time += it->kernel->time;
-        values_sum(&cf->sum.flops, &it->kernel->flops);
-        values_sum(&cf->sum.bytes, &it->kernel->bytes);
+        count[c]++;
         it->config = c;
     }
-    free(first);
     free(hs);
     rt_tagset_table_release(&tt);
-    a->configs = rt_xrealloc(a->configs, (a->n_configs ? a->n_configs : 1) * sizeof *a->configs);
-    size_t levels = rt_verdict_levels(a->machine);
-    a->config_levels =
-        rt_xmalloc((a->n_configs ? a->n_configs : 1) * levels * sizeof *a->config_levels);
-    /* Each item is held once: the configs' member lists are slices of one array. */
+    size_t nc = a->n_configs ? a->n_configs : 1, levels = rt_verdict_levels(a->machine);
+    a->configs = rt_xcalloc(nc, sizeof *a->configs);
+    a->config_levels = rt_xmalloc(nc * levels * sizeof *a->config_levels);
+    /* Each item is held once: the configs' member lists are slices of one array, in item order
+     * (first, no longer needed, counts the members placed). */
+    size_t *start = rt_xmalloc(nc * sizeof *start);
+    for (size_t c = 0, off = 0; c < a->n_configs; c++) {
+        start[c] = off;
+        off += count[c];
+        first[c] = 0;
+    }
     a->members = rt_xcalloc(n, sizeof *a->members);
-    size_t off = 0;
-    for (size_t c = 0; c < a->n_configs; c++) {
-        a->configs[c].items = a->members + off;
-        off += a->configs[c].n_items;
-        a->configs[c].n_items = 0;
-    }
     for (size_t i = 0; i < a->n_items; i++) {
-        rt_config *cf = &a->configs[a->items[i].config];
-        cf->items[cf->n_items++] = i;
+        size_t c = a->items[i].config;
+        a->members[start[c] + first[c]++] = i;
     }
-    rt_parallel_for(a->n_configs, 4096, config_part, a);
+    free(first);
+    config_job cj = {a, ctags, count, start};
+    rt_parallel_for(a->n_configs, 4096, config_part, &cj);
+    free(ctags);
+    free(count);
+    free(start);
 }
 
 /* The last steps of an analysis, two tasks for rt_parallel_for: 0 the families, 1 the items
@@ -314,7 +344,8 @@ rt_analysis *rt_analysis_new_like(rt_analysis *base, rt_mode mode, rt_profile *c
     a->members = base->members;
     a->config_levels = rt_xmalloc((a->n_configs ? a->n_configs : 1) *
                                   rt_verdict_levels(a->machine) * sizeof *a->config_levels);
-    rt_parallel_for(a->n_configs, 4096, config_part, a);
+    config_job cj = {a, NULL, NULL, NULL};
+    rt_parallel_for(a->n_configs, 4096, config_part, &cj);
     a->overhead_ceiling = rt_overhead_ceiling(a->total_W, a->total_n, a->tau_mean);
     a->families = base->families;
     a->n_families = base->n_families;
