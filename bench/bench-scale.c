@@ -39,7 +39,9 @@
  * (getrusage ru_maxrss) is its own: "profile" only builds the profile (the baseline), "analyze"
  * adds rt_analysis_new in hier mode, "command" what `rooftime analyze PROFILE -m v100` does with
  * the profile saved as JSON (untimed): load it, choose the reference, analyze, write the text
- * tables of every config and kernel (to /dev/null), free; "plot" adds the 4D chart as SVG,
+ * tables of every config and kernel (to /dev/null), and exit, leaving the profile and analysis to
+ * the exit as the command does (cli_frees_at_exit), timed from its process's start to its end
+ * (the exit's unmapping included); "plot" adds the 4D chart as SVG,
  * "report" writes the HTML report (single mode, so two analyses) into a temporary folder. Times
  * are wall seconds of the stage's own call, not of building the profile, and the process's CPU
  * seconds beside them (all its threads: the report draws its charts on several). Plot and report
@@ -241,9 +243,7 @@ static double stage_run(int stage, size_t n, const rt_machine *m, const char *di
             a = rt_analysis_new(m, RT_MODE_HIER, &p, 1, NULL, &err);
             rc = a && rt_analysis_write_text(a, 0, null) == 0 ? 0 : -1;
         }
-        rt_analysis_free(a);
-        rt_profile_free(p);
-        p = NULL;
+        p = NULL; /* the profile and a go with the process, as the command leaves them */
         if (null)
             fclose(null);
         t = rt_now() - t0;
@@ -321,6 +321,7 @@ static int stage(int st, size_t n, const rt_machine *m, const char *dir, double 
     if (pipe(fd) != 0)
         return -1;
     fflush(stdout);
+    double t0 = rt_now();
     pid_t pid = fork();
     if (pid < 0)
         return -1;
@@ -340,12 +341,18 @@ static int stage(int st, size_t n, const rt_machine *m, const char *dir, double 
     ssize_t got = read(fd[0], r, sizeof r);
     close(fd[0]);
     int status;
-    waitpid(pid, &status, 0);
+    struct rusage ru;
+    wait4(pid, &status, 0, &ru);
     if (got != (ssize_t)sizeof r || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return -1;
     *secs = r[0];
     *mb = r[1];
     *cpu = r[2];
+    if (st == ST_COMMAND) { /* the whole process, its exit included, as a command is timed */
+        *secs = rt_now() - t0;
+        *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    }
     return 0;
 }
 
