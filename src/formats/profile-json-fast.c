@@ -436,8 +436,8 @@ static int kernel(fr *f, rt_profile *p)
         if (i == 0) { /* valid UTF-8 (see string()): copied as it is */
             if (f->len[1] > RT_MAX_NAME)
                 return GIVE_UP;
-            free(k->name);
-            k->name = rt_xmalloc(f->len[1] + 1);
+            /* the "" of rt_profile_add_kernel grown: a short name stays in its block */
+            k->name = rt_xrealloc(k->name, f->len[1] + 1);
             memcpy(k->name, f->str[1], f->len[1] + 1);
         }
     }

@@ -22,6 +22,7 @@ struct rt_arena {
     struct {
         const char *s; /* in the arena */
         size_t len;
+        uint64_t x, y; /* its first and last bytes, as rt_arena_string reads them */
     } cache[CACHE];
 };
 
@@ -70,16 +71,34 @@ void *rt_arena_alloc(rt_arena *a, size_t n)
 
 const char *rt_arena_string(rt_arena *a, const char *s, size_t len)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    size_t slot = (size_t)(h ^ (h >> 32)) & (CACHE - 1);
-    if (a->cache[slot].s && a->cache[slot].len == len && memcmp(a->cache[slot].s, s, len) == 0)
+    /* The cache's slot from the length and the first and last eight bytes (or four, or each of
+     * fewer): a string that shares them with another only costs a copy of its own. */
+    uint64_t x = 0, y = 0;
+    if (len >= 8) {
+        memcpy(&x, s, 8);
+        memcpy(&y, s + len - 8, 8);
+    } else if (len >= 4) {
+        uint32_t u, v;
+        memcpy(&u, s, 4);
+        memcpy(&v, s + len - 4, 4);
+        x = u;
+        y = v;
+    } else {
+        for (size_t i = 0; i < len; i++)
+            x = x << 8 | (unsigned char)s[i];
+    }
+    uint64_t h = (x * 0x9E3779B97F4A7C15ull) ^ (y + len) * 0xC2B2AE3D27D4EB4Full;
+    size_t slot = (size_t)(h ^ (h >> 29)) & (CACHE - 1);
+    /* Up to 16 bytes, x and y hold all of a string: equal words, equal strings. */
+    if (a->cache[slot].s && a->cache[slot].len == len && a->cache[slot].x == x &&
+        a->cache[slot].y == y && (len <= 16 || memcmp(a->cache[slot].s, s, len) == 0))
         return a->cache[slot].s;
     char *c = bump(a, len + 1, 1);
     memcpy(c, s, len);
     c[len] = '\0';
     a->cache[slot].s = c;
     a->cache[slot].len = len;
+    a->cache[slot].x = x;
+    a->cache[slot].y = y;
     return c;
 }
