@@ -16,6 +16,7 @@
 #include "rooftime/util/format.h"
 #include "rooftime/util/prefetch.h"
 #include "rooftime/util/strings.h"
+#include "analysis-text-rows.h"
 #include "text-numbers.h"
 
 int rt_format_parse(const char *s, rt_format *out, rt_error *err)
@@ -31,126 +32,6 @@ int rt_format_parse(const char *s, rt_format *out, rt_error *err)
         return -1;
     }
     return 0;
-}
-
-/* s padded with spaces to width bytes (left-justified or right), as printf's %*s; the end. s
- * is shorter than 64 bytes. */
-static char *pad(char *o, const char *s, int width, bool left)
-{
-    size_t len = strlen(s), w = width > 0 ? (size_t)width : 0, fill = w > len ? w - len : 0;
-    if (!left) {
-        memset(o, ' ', fill);
-        o += fill;
-    }
-    memcpy(o, s, len);
-    o += len;
-    if (left) {
-        memset(o, ' ', fill);
-        o += fill;
-    }
-    return o;
-}
-
-/* Rows go out in time order, which visits the configs, items, kernels and names at random
- * places in memory: at a million rows the writer waits on memory more than it formats. The row
- * AHEAD places on has its structures fetched now and the one half as far its strings (which
- * the structures point to), so the loads overlap instead of stalling one after another. */
-#if defined(__GNUC__)
-/* Inlined by force: GCC drops a call it has not inlined to a function of prefetches alone. */
-#define PREFETCHER static inline __attribute__((always_inline)) void
-#else
-#define PREFETCHER static void
-#endif
-enum { AHEAD = 16 };
-
-PREFETCHER prefetch_verdict(const rt_verdict *v)
-{
-    RT_PREFETCH(&v->n);
-    RT_PREFETCH(&v->ai_ref);
-    RT_PREFETCH(v->bound_label);
-    RT_PREFETCH(&v->recoverable);
-}
-
-/* Row r of the configs in order ci (n rows): what its later rows will read. */
-PREFETCHER prefetch_config_rows(const rt_analysis *a, const size_t *ci, size_t r, size_t n)
-{
-    if (r + AHEAD < n) {
-        const rt_config *c = &a->configs[ci[r + AHEAD]];
-        RT_PREFETCH(&c->label);
-        RT_PREFETCH(&c->sum.time);
-        prefetch_verdict(&c->v);
-    }
-    if (r + AHEAD / 2 < n)
-        RT_PREFETCH(a->configs[ci[r + AHEAD / 2]].label);
-}
-
-/* The same for the items in order ii: the item, then its kernel, then the kernel's name. */
-PREFETCHER prefetch_item_rows(const rt_analysis *a, const size_t *ii, size_t r, size_t n)
-{
-    if (r + AHEAD < n) {
-        const rt_item *it = &a->items[ii[r + AHEAD]];
-        RT_PREFETCH(&it->kernel);
-        prefetch_verdict(&it->v);
-    }
-    if (r + AHEAD / 2 < n) {
-        const rt_kernel *k = a->items[ii[r + AHEAD / 2]].kernel;
-        RT_PREFETCH(&k->name);
-        RT_PREFETCH(&k->time);
-    }
-    if (r + AHEAD / 4 < n)
-        RT_PREFETCH(a->items[ii[r + AHEAD / 4]].kernel->name);
-}
-
-static void print_row(FILE *fp, size_t rank, const rt_analysis *a, const rt_verdict *v, double time,
-                      const char *name)
-{
-    char t[32], rec[32], gf[32], ai[32], eff[32], n[32];
-    rt_text_seconds(t, sizeof t, time);
-    rt_text_seconds(rec, sizeof rec, v->recoverable);
-    rt_text_value(gf, sizeof gf, v->W / 1e9);
-    rt_text_value(ai, sizeof ai, v->ai_ref);
-    rt_text_value(eff, sizeof eff, v->efficiency);
-    rt_text_launches(n, sizeof n, v->n);
-    double share = a->total_time > 0 ? 100.0 * time / a->total_time : 0;
-    /* Long C++ names go last so the columns stay aligned; cut very long ones. */
-    char cut[84];
-    const char *shown = name;
-    size_t len = strlen(name);
-    if (len > 80) {
-        snprintf(cut, sizeof cut, "%.*s...", (int)rt_utf8_prefix(name, len, 77), name);
-        shown = cut;
-    }
-    /* As fprintf("%4zu  %*s %6.1f%% %9s %10s %9s  %-18s %6s %*s  %s\n", ...) would write it; put
-     * together by hand, which at a million rows is several times faster. */
-    char line[512], *o = line;
-    o = rt_text_count(o, rank, 4);
-    *o++ = ' ';
-    *o++ = ' ';
-    o = pad(o, t, rt_fmt_field(t, 10), false);
-    *o++ = ' ';
-    o = rt_text_fixed1(o, share, 6);
-    *o++ = '%';
-    *o++ = ' ';
-    o = pad(o, n, 9, false);
-    *o++ = ' ';
-    o = pad(o, gf, 10, false);
-    *o++ = ' ';
-    o = pad(o, ai, 9, false);
-    *o++ = ' ';
-    *o++ = ' ';
-    o = pad(o, v->bound_label, 18, true);
-    *o++ = ' ';
-    o = pad(o, eff, 6, false);
-    *o++ = ' ';
-    o = pad(o, rec, rt_fmt_field(rec, 10), false);
-    *o++ = ' ';
-    *o++ = ' ';
-    /* The name too (at most 83 bytes, after at most about 380): one call into stdio a row. */
-    size_t sl = shown == name ? len : strlen(shown);
-    memcpy(o, shown, sl);
-    o += sl;
-    *o++ = '\n';
-    fwrite(line, 1, (size_t)(o - line), fp);
 }
 
 /* What the times are and which tau the profiles pay: it decides what the overhead bound does. */
@@ -229,11 +110,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     size_t *ci = rt_analysis_configs_by_time(a);
     fprintf(fp, "\nconfigs by time\n");
     print_header(fp, "config");
-    for (size_t r = 0; r < a->n_configs; r++) {
-        prefetch_config_rows(a, ci, r, a->n_configs);
-        const rt_config *c = &a->configs[ci[r]];
-        print_row(fp, r + 1, a, &c->v, c->sum.time, c->label);
-    }
+    rt_text_rows(fp, a, ci, a->n_configs, false);
     free(ci);
 
     size_t *ii = rt_analysis_items_by_time(a);
@@ -243,11 +120,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
         fprintf(fp, " (top %zu of %zu)", shown, a->n_items);
     fprintf(fp, "\n");
     print_header(fp, "kernel");
-    for (size_t r = 0; r < shown; r++) {
-        prefetch_item_rows(a, ii, r, shown);
-        const rt_item *it = &a->items[ii[r]];
-        print_row(fp, r + 1, a, &it->v, it->kernel->time, it->kernel->name);
-    }
+    rt_text_rows(fp, a, ii, shown, true);
     free(ii);
 
     /* What to look at first. */
@@ -352,14 +225,14 @@ static int write_csv(const rt_analysis *a, FILE *fp)
           fp);
     size_t *ci = rt_analysis_configs_by_time(a);
     for (size_t r = 0; r < a->n_configs; r++) {
-        prefetch_config_rows(a, ci, r, a->n_configs);
+        rt_rows_prefetch_configs(a, ci, r, a->n_configs);
         const rt_config *c = &a->configs[ci[r]];
         csv_row(fp, a, "config", r + 1, c->label, c->label, &c->v, c->sum.time);
     }
     free(ci);
     size_t *ii = rt_analysis_items_by_time(a);
     for (size_t r = 0; r < a->n_items; r++) {
-        prefetch_item_rows(a, ii, r, a->n_items);
+        rt_rows_prefetch_items(a, ii, r, a->n_items);
         const rt_item *it = &a->items[ii[r]];
         csv_row(fp, a, "kernel", r + 1, it->kernel->name, a->configs[it->config].label, &it->v,
                 it->kernel->time);
