@@ -20,8 +20,16 @@
  * agree (same profile). */
 static int both(const char *text)
 {
-    rt_profile *fast = NULL, *slow = NULL;
+    rt_profile *fast = NULL, *slow = NULL, *halves = NULL;
     int took = rt_profile_json_fast(text, strlen(text), &fast) == 0;
+    /* the kernels in two halves wherever the reader finds where to split them: the same */
+    int took2 = rt_profile_json_fast_split(text, strlen(text), 1, &halves) == 0;
+    if (took2 != took)
+        fail_msg("read in halves, the text was %s: %.200s", took2 ? "taken" : "left", text);
+    rt_error why2 = {{0}};
+    if (took && !rt_profile_equal(fast, halves, &why2))
+        fail_msg("read in halves, the profile differs: %s", why2.msg);
+    rt_profile_free(halves);
     json_error_t je;
     json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     rt_error err = {{0}};
@@ -142,6 +150,57 @@ static void test_reals(void **state)
     snprintf(t + len, cap - len, "]}");
     assert_true(both(t));
     free(t);
+}
+
+/* A profile as rooftime writes it, long enough to be read in halves: the same profile, and a
+ * kernel the reader leaves to jansson in either half leaves it the whole text. */
+static void test_halves(void **state)
+{
+    (void)state;
+    rt_profile *p = rt_profile_new();
+    rt_tags_set(&p->tags, "framework", "pt");
+    for (int i = 0; i < 3000; i++) {
+        char name[64], v[32];
+        snprintf(name, sizeof name, i % 7 ? "k%d" : "k\"%d\" \xc3\xa9 {}, [x]", i);
+        rt_kernel *k = rt_profile_add_kernel(p, name);
+        k->invocations = 1 + i % 5;
+        k->time = 1e-6 * (1 + i % 97) / 3;
+        rt_values_set(&k->flops, i % 2 ? "tensor" : "fp32", 1e6 * (i % 13));
+        rt_values_set(&k->bytes, "HBM", 1e5 * (i % 11) / 7);
+        snprintf(v, sizeof v, "L%d", i / 8);
+        rt_tags_set(&k->tags, "layer", v);
+        snprintf(v, sizeof v, "%d", 1 << (i % 8));
+        rt_tags_set(&k->tags, "batch", v);
+        if (i % 5 == 0)
+            k->spread = (rt_time_spread){.n = 3, .median = 2e-6, .q1 = 1e-6, .q3 = 3e-6};
+    }
+    char *dir = tu_tmpdir(), *path = rt_asprintf("%s/p.json", dir);
+    rt_error err = {{0}};
+    assert_int_equal(rt_profile_save(p, path, &err), 0);
+    size_t len = 0;
+    char *text = tu_read_file(path, &len);
+    assert_non_null(text);
+    assert_true(both(text));
+    rt_profile *halves = NULL;
+    assert_int_equal(rt_profile_json_fast_split(text, len, 1, &halves), 0);
+    assert_int_equal(halves->n_kernels, 3000);
+    rt_error why = {{0}};
+    if (!rt_profile_equal(p, halves, &why))
+        fail_msg("%s", why.msg);
+    rt_profile_free(halves);
+    /* an unknown member in a kernel of the first half, then of the second */
+    for (int h = 0; h < 2; h++) {
+        char *at = strstr(text + (h ? len * 3 / 4 : len / 4), "\"invocations\"");
+        assert_non_null(at);
+        char *bad = rt_asprintf("%.*s\"later\": 1, %s", (int)(at - text), text, at);
+        assert_false(both(bad));
+        free(bad);
+    }
+    tu_rmtree(dir);
+    free(text);
+    free(path);
+    free(dir);
+    rt_profile_free(p);
 }
 
 /* A profile read is borrowed from its arena: its maps change and free as maps of their own. */
@@ -287,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_takes_what_rooftime_writes),
         cmocka_unit_test(test_reals),
         cmocka_unit_test(test_borrowed_maps),
+        cmocka_unit_test(test_halves),
         cmocka_unit_test(test_gives_up),
         cmocka_unit_test(test_imported_profiles),
     };

@@ -64,6 +64,28 @@ static void *bump(rt_arena *a, size_t n, size_t align)
     return (void *)at;
 }
 
+void rt_arena_adopt(rt_arena *a, rt_arena *from)
+{
+    if (!from->blocks)
+        return;
+    block *last = from->blocks;
+    while (last->next)
+        last = last->next;
+    /* after a's newest, which stays the one pieces come from */
+    if (a->blocks) {
+        last->next = a->blocks->next;
+        a->blocks->next = from->blocks;
+    } else {
+        last->next = NULL;
+        a->blocks = from->blocks;
+        a->at = from->at;
+        a->end = from->end;
+    }
+    from->blocks = NULL;
+    from->at = from->end = NULL;
+    memset(from->cache, 0, sizeof from->cache);
+}
+
 void *rt_arena_alloc(rt_arena *a, size_t n)
 {
     return bump(a, n ? n : 1, ALIGN);

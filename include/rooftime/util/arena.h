@@ -10,6 +10,8 @@ typedef struct rt_arena rt_arena;
 /* An empty arena; rt_arena_free(NULL) is a no-op. */
 rt_arena *rt_arena_new(void);
 void rt_arena_free(rt_arena *a);
+/* from's pieces become a's (freed with a); from is left empty, for more pieces or to be freed. */
+void rt_arena_adopt(rt_arena *a, rt_arena *from);
 /* n bytes aligned for any scalar, valid until the arena is freed; never freed alone. */
 void *rt_arena_alloc(rt_arena *a, size_t n);
 /* A copy of the len bytes of s and a NUL, valid until the arena is freed. Equal strings asked for
