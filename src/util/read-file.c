@@ -97,7 +97,9 @@ int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size >= MAP_MIN &&
         (size_t)st.st_size < max) {
         size_t n = (size_t)st.st_size;
-        void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        /* Not populated: the NUL check below stops at the first NUL, and a file of NULs costs a
+         * page or two of it, not its size (the pages come in as read, 64 KiB a fault). */
+        void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
         close(fd);
         if (m != MAP_FAILED) {
             const char *nul = memchr(m, '\0', n);
