@@ -29,7 +29,8 @@
 
 /*
  * Usage: bench-scale [--max-render N] [--import-only] [--only STAGE[,STAGE...]] [--repeat R]
- *                    [--max-ratio X] [KERNELS...]   (default 10000 100000 1000000)
+ *                    [--max-ratio X] [--write-profile FILE] [KERNELS...]
+ *                    (default 10000 100000 1000000)
  * Run from the build directory or with ROOFTIME_DATADIR set (the V100 preset is the machine).
  *
  * Every kernel has its own tag set (one config per kernel, as with per-layer or per-shape tags):
@@ -38,7 +39,9 @@
  * (getrusage ru_maxrss) is its own: "profile" only builds the profile (the baseline), "analyze"
  * adds rt_analysis_new in hier mode, "command" what `rooftime analyze PROFILE -m v100` does with
  * the profile saved as JSON (untimed): load it, choose the reference, analyze, write the text
- * tables of every config and kernel (to /dev/null), free; "plot" adds the 4D chart as SVG,
+ * tables of every config and kernel (to /dev/null), and exit, leaving the profile and analysis to
+ * the exit as the command does (cli_frees_at_exit), timed from its process's start to its end
+ * (the exit's unmapping included); "plot" adds the 4D chart as SVG,
  * "report" writes the HTML report (single mode, so two analyses) into a temporary folder. Times
  * are wall seconds of the stage's own call, not of building the profile, and the process's CPU
  * seconds beside them (all its threads: the report draws its charts on several). Plot and report
@@ -52,7 +55,9 @@
  * that one (a comma list: those; and the baseline); --repeat R runs each stage R times and keeps
  * the fastest (the least disturbed on a shared machine); --max-ratio X exits 1 when an import's CPU
  * time(N)/time(previous N) exceeds X times the growth of N over 8 (linear: about 1 for sizes x8;
- * quadratic: 8), which is how tests/cli-import-scale.sh runs it.
+ * quadratic: 8), which is how tests/cli-import-scale.sh runs it. --write-profile FILE writes the
+ * generated profile of the first size as JSON into FILE and exits (an input for timing
+ * `rooftime analyze` or `report` of it directly, or profiling them).
  *
  * Goals (issue 15): 1M analyze < 5 s and < 2 GB; 100k analyze < 1 s; analyze time(100k)/time(10k)
  * <= 15; plot and report of 100k < 5 s. Issue 25: 1M distinct kernels imported in < 10 s by
@@ -238,9 +243,7 @@ static double stage_run(int stage, size_t n, const rt_machine *m, const char *di
             a = rt_analysis_new(m, RT_MODE_HIER, &p, 1, NULL, &err);
             rc = a && rt_analysis_write_text(a, 0, null) == 0 ? 0 : -1;
         }
-        rt_analysis_free(a);
-        rt_profile_free(p);
-        p = NULL;
+        p = NULL; /* the profile and a go with the process, as the command leaves them */
         if (null)
             fclose(null);
         t = rt_now() - t0;
@@ -318,6 +321,7 @@ static int stage(int st, size_t n, const rt_machine *m, const char *dir, double 
     if (pipe(fd) != 0)
         return -1;
     fflush(stdout);
+    double t0 = rt_now();
     pid_t pid = fork();
     if (pid < 0)
         return -1;
@@ -337,12 +341,18 @@ static int stage(int st, size_t n, const rt_machine *m, const char *dir, double 
     ssize_t got = read(fd[0], r, sizeof r);
     close(fd[0]);
     int status;
-    waitpid(pid, &status, 0);
+    struct rusage ru;
+    wait4(pid, &status, 0, &ru);
     if (got != (ssize_t)sizeof r || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return -1;
     *secs = r[0];
     *mb = r[1];
     *cpu = r[2];
+    if (st == ST_COMMAND) { /* the whole process, its exit included, as a command is timed */
+        *secs = rt_now() - t0;
+        *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    }
     return 0;
 }
 
@@ -351,6 +361,7 @@ int main(int argc, char **argv)
     size_t sizes[16], ns = 0, max_render = (size_t)-1;
     int import_only = 0, repeat = 1, only = 0; /* only: a bit per stage, 0 all */
     double max_ratio = 0;
+    const char *write_profile = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--max-render") == 0 && i + 1 < argc)
             max_render = strtoul(argv[++i], NULL, 10);
@@ -371,7 +382,9 @@ int main(int argc, char **argv)
                 w += len + (w[len] == ',');
             }
             i++;
-        } else if (strcmp(argv[i], "--import-only") == 0)
+        } else if (strcmp(argv[i], "--write-profile") == 0 && i + 1 < argc)
+            write_profile = argv[++i];
+        else if (strcmp(argv[i], "--import-only") == 0)
             import_only = 1;
         else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
             repeat = atoi(argv[++i]);
@@ -382,7 +395,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "usage: bench-scale [--max-render N] [--import-only] [--only STAGE,...] "
-                    "[--repeat R] [--max-ratio X] [KERNELS...]\n");
+                    "[--repeat R] [--max-ratio X] [--write-profile FILE] [KERNELS...]\n");
             return 2;
         }
     }
@@ -392,6 +405,14 @@ int main(int argc, char **argv)
         sizes[ns++] = 1000000;
     }
     rt_error err = {0};
+    if (write_profile) {
+        rt_profile *p = generate(sizes[0]);
+        int rc = rt_profile_save(p, write_profile, &err);
+        if (rc != 0)
+            fprintf(stderr, "bench-scale: %s\n", err.msg);
+        rt_profile_free(p);
+        return rc == 0 ? 0 : 1;
+    }
     rt_machine *m = NULL;
     if (rt_machine_resolve("v100", &m, &err) != 0) {
         fprintf(stderr, "bench-scale: %s (set ROOFTIME_DATADIR to the data folder)\n", err.msg);

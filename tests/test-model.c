@@ -371,6 +371,91 @@ static void test_grouping_at_scale(void **state)
     rt_machine_free(m);
 }
 
+/* Two analyses agree on everything a table or chart reads (verdicts bit for bit). */
+static void same_verdict(const rt_verdict *x, const rt_verdict *y)
+{
+    assert_int_equal(x->bound, y->bound);
+    assert_int_equal(x->evidence, y->evidence);
+    assert_string_equal(x->bound_label, y->bound_label);
+    assert_memory_equal(&x->efficiency, &y->efficiency, sizeof x->efficiency);
+    assert_memory_equal(&x->recoverable, &y->recoverable, sizeof x->recoverable);
+    assert_memory_equal(&x->t_bound, &y->t_bound, sizeof x->t_bound);
+    assert_memory_equal(x->q, y->q, 3 * x->n_levels * sizeof *x->q);
+}
+
+static void same_analysis(const rt_analysis *x, const rt_analysis *y)
+{
+    assert_int_equal(x->mode, y->mode);
+    assert_int_equal(x->n_items, y->n_items);
+    assert_int_equal(x->n_configs, y->n_configs);
+    assert_int_equal(x->n_families, y->n_families);
+    for (size_t i = 0; i < x->n_items; i++) {
+        assert_int_equal(x->items[i].config, y->items[i].config);
+        assert_int_equal(x->items[i].tags.n, y->items[i].tags.n);
+        same_verdict(&x->items[i].v, &y->items[i].v);
+    }
+    for (size_t c = 0; c < x->n_configs; c++) {
+        assert_string_equal(x->configs[c].label, y->configs[c].label);
+        assert_int_equal(x->configs[c].n_items, y->configs[c].n_items);
+        same_verdict(&x->configs[c].v, &y->configs[c].v);
+    }
+    for (size_t f = 0; f < x->n_families; f++)
+        assert_string_equal(x->families[f].label, y->families[f].label);
+    assert_memory_equal(x->items_by_time, y->items_by_time, x->n_items * sizeof(size_t));
+    assert_memory_equal(x->configs_by_time, y->configs_by_time, x->n_configs * sizeof(size_t));
+    assert_int_equal(x->warnings.n, y->warnings.n);
+    for (size_t w = 0; w < x->warnings.n; w++)
+        assert_string_equal(x->warnings.msg[w], y->warnings.msg[w]);
+    double xs[] = {x->total_time,   x->total_W,      x->total_n,  x->time_real,
+                   x->time_partial, x->time_unknown, x->tau_mean, x->overhead_ceiling},
+           ys[] = {y->total_time,   y->total_W,      y->total_n,  y->time_real,
+                   y->time_partial, y->time_unknown, y->tau_mean, y->overhead_ceiling};
+    assert_memory_equal(xs, ys, sizeof xs);
+}
+
+/* The report's analyses: the hier one made like the single one (sharing its grouping) is the
+ * hier analysis made whole; profiles of many kernels go through the worker threads. */
+static void test_modes_share_grouping(void **state)
+{
+    (void)state;
+    rt_machine *m = toy();
+    rt_machine_add_unit(m, "tensor_fp16", 16e12);
+    m->n_overheads = 0;
+    rt_profile *p[3] = {rt_profile_new(), rt_profile_new(), rt_profile_new()};
+    p[1]->overhead = rt_strdup("not measured"); /* warned, before its kernels' warnings */
+    p[2]->time_kind = RT_TIME_DEVICE;
+    char name[32], layer[32], batch[32];
+    for (int i = 0; i < 20000; i++) {
+        rt_profile *q = p[i % 7 == 0 ? 1 : i % 5 == 0 ? 2 : 0];
+        snprintf(name, sizeof name, "k%d", i);
+        snprintf(layer, sizeof layer, "L%d", i / 12);
+        snprintf(batch, sizeof batch, "%d", 1 << (i % 4));
+        rt_kernel *k = add(q, name, 1 + i % 3, 1e-6 * (1 + i % 97), 1e6 * (i % 11), 1e5 * (i % 13),
+                           layer, batch);
+        if (i % 17 == 0)
+            rt_values_set(&k->flops, i % 2 ? "tensor" : "tensor_bf16", 1e9); /* absent, stand-in */
+        if (i % 23 == 0)
+            rt_values_set(&k->bytes, "L7", 1e3);
+    }
+    rt_error err;
+    rt_mode modes[2] = {RT_MODE_SINGLE, RT_MODE_HIER};
+    rt_analysis *both[2] = {NULL, NULL};
+    assert_int_equal(rt_analysis_new_modes(m, modes, 2, p, 3, NULL, both, &err), 0);
+    assert_ptr_equal(both[1]->base, both[0]);
+    for (int i = 0; i < 2; i++) {
+        rt_analysis *whole = rt_analysis_new(m, modes[i], p, 3, NULL, &err);
+        assert_non_null(whole);
+        assert_true(whole->warnings.n > 0);
+        same_analysis(both[i], whole);
+        rt_analysis_free(whole);
+    }
+    rt_analysis_free(both[0]); /* either first: the first goes with the last one like it */
+    rt_analysis_free(both[1]);
+    for (int i = 0; i < 3; i++)
+        rt_profile_free(p[i]);
+    rt_machine_free(m);
+}
+
 static void test_unknown_unit_and_level_warned_once(void **state)
 {
     (void)state;
@@ -466,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_consistency_warnings),
         cmocka_unit_test(test_grouping_and_families),
         cmocka_unit_test(test_grouping_at_scale),
+        cmocka_unit_test(test_modes_share_grouping),
         cmocka_unit_test(test_unknown_unit_and_level_warned_once),
         cmocka_unit_test(test_unit_standins),
     };

@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,16 @@
  * agree (same profile). */
 static int both(const char *text)
 {
-    rt_profile *fast = NULL, *slow = NULL;
+    rt_profile *fast = NULL, *slow = NULL, *halves = NULL;
     int took = rt_profile_json_fast(text, strlen(text), &fast) == 0;
+    /* the kernels in two halves wherever the reader finds where to split them: the same */
+    int took2 = rt_profile_json_fast_split(text, strlen(text), 1, &halves) == 0;
+    if (took2 != took)
+        fail_msg("read in halves, the text was %s: %.200s", took2 ? "taken" : "left", text);
+    rt_error why2 = {{0}};
+    if (took && !rt_profile_equal(fast, halves, &why2))
+        fail_msg("read in halves, the profile differs: %s", why2.msg);
+    rt_profile_free(halves);
     json_error_t je;
     json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     rt_error err = {{0}};
@@ -80,6 +89,148 @@ static void test_takes_what_rooftime_writes(void **state)
     assert_true(both(u));
     free(t);
     free(u);
+}
+
+/* Reals as rooftime writes them (17 digits) and in other spellings, random and near the
+ * halfway points between doubles: read to the same double as jansson's strtod. */
+static void test_reals(void **state)
+{
+    (void)state;
+    static const char *const fixed[] = {"5.5000000000000007e-6",
+                                        "9007199254740993.0",
+                                        "9007199254740995.0",
+                                        "0.1",
+                                        "-0.0",
+                                        "1e-27",
+                                        "1e27",
+                                        "1e28",
+                                        "1.7976931348623157e308",
+                                        "4.9406564584124654e-324",
+                                        "2.2250738585072014e-308",
+                                        "123456789012345678.0",
+                                        "1234567890123456789.0",
+                                        "12345678901234567890.0",
+                                        "0.30000000000000004",
+                                        "1E+2",
+                                        "1e-0",
+                                        "0.000001e-21",
+                                        "18446744073709551615.0",
+                                        "8.5e-25",
+                                        "1.0000000000000002",
+                                        "0.00013300000000000001",
+                                        "0.000000000000000000000000012345678901234567",
+                                        "0.0",
+                                        "0.10000000000000000555"};
+    size_t n = 4000 + sizeof fixed / sizeof *fixed;
+    size_t cap = n * 160 + 128, len = 0;
+    char *t = rt_xmalloc(cap);
+    len += (size_t)snprintf(t, cap, HEAD "\"kernels\": [");
+    uint64_t x = 88172645463325252ull; /* xorshift */
+    for (size_t i = 0; i < n; i++) {
+        char num[64];
+        if (i < sizeof fixed / sizeof *fixed) {
+            snprintf(num, sizeof num, "%s", fixed[i]);
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            double d;
+            uint64_t bits = (x >> 2) & 0x7FEFFFFFFFFFFFFFull;
+            memcpy(&d, &bits, sizeof d);
+            if (i % 2) /* the range of times and counts */
+                d = (double)(x % 1000000007) * (i % 4 == 1 ? 1e-13 : 3.7e-9);
+            if (i % 5 == 0) /* halfway between two doubles, or next to it */
+                d = (double)((1ull << 53) + 2 * (x % 1000) + 1) * (i % 10 ? 1 : 0.5);
+            snprintf(num, sizeof num, i % 5 == 0 ? "%.1f" : "%.17g", d);
+        }
+        /* Times stay under the profile's limits (1e150 s summed); tags take any number. */
+        len += (size_t)snprintf(t + len, cap - len,
+                                "%s{\"name\": \"k\", \"invocations\": 1, \"time\": %s, "
+                                "\"tags\": {\"x\": %s}}",
+                                i ? ", " : "", fabs(strtod(num, NULL)) < 1e140 ? num : "0", num);
+    }
+    snprintf(t + len, cap - len, "]}");
+    assert_true(both(t));
+    free(t);
+}
+
+/* A profile as rooftime writes it, long enough to be read in halves: the same profile, and a
+ * kernel the reader leaves to jansson in either half leaves it the whole text. */
+static void test_halves(void **state)
+{
+    (void)state;
+    rt_profile *p = rt_profile_new();
+    rt_tags_set(&p->tags, "framework", "pt");
+    for (int i = 0; i < 3000; i++) {
+        char name[64], v[32];
+        snprintf(name, sizeof name, i % 7 ? "k%d" : "k\"%d\" \xc3\xa9 {}, [x]", i);
+        rt_kernel *k = rt_profile_add_kernel(p, name);
+        k->invocations = 1 + i % 5;
+        k->time = 1e-6 * (1 + i % 97) / 3;
+        rt_values_set(&k->flops, i % 2 ? "tensor" : "fp32", 1e6 * (i % 13));
+        rt_values_set(&k->bytes, "HBM", 1e5 * (i % 11) / 7);
+        snprintf(v, sizeof v, "L%d", i / 8);
+        rt_tags_set(&k->tags, "layer", v);
+        snprintf(v, sizeof v, "%d", 1 << (i % 8));
+        rt_tags_set(&k->tags, "batch", v);
+        if (i % 5 == 0)
+            k->spread = (rt_time_spread){.n = 3, .median = 2e-6, .q1 = 1e-6, .q3 = 3e-6};
+    }
+    char *dir = tu_tmpdir(), *path = rt_asprintf("%s/p.json", dir);
+    rt_error err = {{0}};
+    assert_int_equal(rt_profile_save(p, path, &err), 0);
+    size_t len = 0;
+    char *text = tu_read_file(path, &len);
+    assert_non_null(text);
+    assert_true(both(text));
+    rt_profile *halves = NULL;
+    assert_int_equal(rt_profile_json_fast_split(text, len, 1, &halves), 0);
+    assert_int_equal(halves->n_kernels, 3000);
+    rt_error why = {{0}};
+    if (!rt_profile_equal(p, halves, &why))
+        fail_msg("%s", why.msg);
+    rt_profile_free(halves);
+    /* an unknown member in a kernel of the first half, then of the second */
+    for (int h = 0; h < 2; h++) {
+        char *at = strstr(text + (h ? len * 3 / 4 : len / 4), "\"invocations\"");
+        assert_non_null(at);
+        char *bad = rt_asprintf("%.*s\"later\": 1, %s", (int)(at - text), text, at);
+        assert_false(both(bad));
+        free(bad);
+    }
+    tu_rmtree(dir);
+    free(text);
+    free(path);
+    free(dir);
+    rt_profile_free(p);
+}
+
+/* A profile read is borrowed from its arena: its maps change and free as maps of their own. */
+static void test_borrowed_maps(void **state)
+{
+    (void)state;
+    rt_profile *p = NULL;
+    const char *text = HEAD "\"tags\": {\"framework\": \"pt\"}, \"kernels\": [{\"name\": "
+                            "\"a\", \"invocations\": 1, \"time\": 1, \"flops\": {\"fp32\": 1}, "
+                            "\"bytes\": {\"HBM\": 2, \"L2\": 3}, \"tags\": {\"op\": \"mm\", "
+                            "\"batch\": 16}}, {\"name\": \"b\", \"invocations\": 1, \"time\": 1, "
+                            "\"tags\": {\"op\": \"mm\"}}]}";
+    assert_int_equal(rt_profile_json_fast(text, strlen(text), &p), 0);
+    rt_kernel *a = &p->kernels[0], *b = &p->kernels[1];
+    assert_int_equal(a->tags.cap, 0); /* borrowed */
+    assert_string_equal(rt_tags_get(&b->tags, "op"), "mm");
+    rt_tags_set(&a->tags, "op", "conv");
+    rt_tags_set(&a->tags, "class", "communication");
+    assert_string_equal(rt_tags_get(&a->tags, "op"), "conv");
+    assert_string_equal(rt_tags_get(&a->tags, "batch"), "16");
+    assert_string_equal(rt_tags_get(&b->tags, "op"), "mm");
+    rt_values_add(&a->bytes, "HBM", 1);
+    rt_values_set(&a->flops, "tensor", 4);
+    assert_true(rt_values_get(&a->bytes, "HBM", 0) == 3);
+    assert_true(rt_values_get(&a->bytes, "L2", 0) == 3);
+    assert_true(rt_values_get(&a->flops, "fp32", 0) == 1);
+    rt_tags_set(&p->tags, "framework", "tf");
+    rt_kernel_release(b);
+    rt_kernel_init(b, "b2");
+    rt_profile_free(p);
 }
 
 /* Each of these goes to jansson: for the error it words, or for what only it keeps. */
@@ -193,6 +344,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_takes_what_rooftime_writes),
+        cmocka_unit_test(test_reals),
+        cmocka_unit_test(test_borrowed_maps),
+        cmocka_unit_test(test_halves),
         cmocka_unit_test(test_gives_up),
         cmocka_unit_test(test_imported_profiles),
     };

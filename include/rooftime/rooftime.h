@@ -14,6 +14,7 @@
  * Every public header is included below, wing by wing in dependency order; tests/cli-docs.sh
  * fails when one is not reachable from here.
  */
+#include "rooftime/util/arena.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/data-file.h"
@@ -25,6 +26,7 @@
 #include "rooftime/util/json-read.h"
 #include "rooftime/util/line-reader.h"
 #include "rooftime/util/name-index.h"
+#include "rooftime/util/parallel.h"
 #include "rooftime/util/prefetch.h"
 #include "rooftime/util/rank-identity.h"
 #include "rooftime/util/read-file.h"

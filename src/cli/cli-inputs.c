@@ -63,6 +63,21 @@ void cli_free_profiles(rt_profile **ps, size_t n)
     free(ps);
 }
 
+bool cli_frees_at_exit(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return true;
+#else
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return true;
+#endif
+#endif
+    const char *e = getenv("ROOFTIME_FREE_AT_EXIT");
+    return e && *e && strcmp(e, "0") != 0;
+#endif
+}
+
 int cli_parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;

@@ -3,6 +3,8 @@
 #ifndef ROOFTIME_CLI_INPUTS_H
 #define ROOFTIME_CLI_INPUTS_H
 
+#include <stdbool.h>
+
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
@@ -15,6 +17,11 @@ int cli_comm_tag(rt_profile *p);
 /* Load every profile (communication kernels tagged) or print the first error and return -1. */
 int cli_load_profiles(char **paths, size_t n, rt_profile ***out);
 void cli_free_profiles(rt_profile **ps, size_t n);
+/* Whether a command frees its profiles and analyses before it returns to exit: a million
+ * kernels' take tenths of a second to free, which the exit does at once. Builds with
+ * AddressSanitizer (whose leak check runs at exit) free them, and so does any build with
+ * ROOFTIME_FREE_AT_EXIT=1 in the environment (for valgrind's leak check). */
+bool cli_frees_at_exit(void);
 /* Resolve the machine (preset or file) and load the profiles, or print the error and return -1. */
 int cli_load_inputs(const char *machine, char **paths, size_t n, rt_machine **m, rt_profile ***ps);
 /* "key=value" into tags; -1 when malformed. */

@@ -160,8 +160,10 @@ int cmd_analyze(int argc, char **argv)
         rc = cli_output_close(&o, wr != 0);
     }
 done:
-    rt_analysis_free(a);
-    cli_free_profiles(ps, n_ps);
+    if (cli_frees_at_exit()) { /* else the exit does */
+        rt_analysis_free(a);
+        cli_free_profiles(ps, n_ps);
+    }
     rt_machine_free(m);
 out:
     cli_analysis_release(&in);

@@ -247,8 +247,10 @@ int cmd_plot(int argc, char **argv)
         else
             rc = RT_EXIT_OK;
     }
-    rt_analysis_free(a);
-    cli_free_profiles(ps, n_ps);
+    if (cli_frees_at_exit()) { /* else the exit does */
+        rt_analysis_free(a);
+        cli_free_profiles(ps, n_ps);
+    }
     rt_machine_free(m);
 out:
     cli_analysis_release(&o.in);

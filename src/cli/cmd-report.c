@@ -100,8 +100,10 @@ static int write_report(const report_args *o, const rt_machine *m, rt_profile **
         rt_findings_free(summary);
     }
     rt_verdict_hints_release(&hints);
-    rt_analysis_free(a);
-    rt_analysis_free(hier);
+    if (cli_frees_at_exit()) { /* else the exit does */
+        rt_analysis_free(a);
+        rt_analysis_free(hier);
+    }
     free(across_html);
     return rc;
 }
@@ -206,7 +208,8 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     rc = write_report(&o, m, ps, argv + optind, n_ps);
-    cli_free_profiles(ps, n_ps);
+    if (cli_frees_at_exit())
+        cli_free_profiles(ps, n_ps);
     rt_machine_free(m);
 out:
     cli_analysis_release(&in);

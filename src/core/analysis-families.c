@@ -11,11 +11,38 @@
 #include "rooftime/core/analysis.h"
 #include "rooftime/util/strings.h"
 
+/* The whole number a run of digits at s spells when strtod would read just those digits and
+ * read them exactly (at most 15, not followed by what strtod reads on: a decimal point, an
+ * exponent, "0x"), with *end after them; -1 otherwise. */
+static long long plain_int(const char *s, const char **end)
+{
+    long long v = 0;
+    const char *p = s;
+    while (isdigit((unsigned char)*p) && p - s < 16)
+        v = v * 10 + (*p++ - '0');
+    if (p - s > 15 || *p == '.' || *p == ',' || *p == 'e' || *p == 'E' ||
+        (p - s == 1 && *s == '0' && (*p == 'x' || *p == 'X')))
+        return -1;
+    *end = p;
+    return v;
+}
+
 /* Compare strings with digit runs as numbers, so "3x3x64x64" < "3x3x64x128" and "9" < "16". */
 static int natural_cmp(const char *a, const char *b)
 {
     while (*a && *b) {
         if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            /* Most runs are small whole numbers ("16", "3x3"): compared without strtod, as it
+             * would compare them (a million configs' families are sorted by them). */
+            const char *pa, *pb;
+            long long ia = plain_int(a, &pa), ib = ia < 0 ? -1 : plain_int(b, &pb);
+            if (ib >= 0) {
+                if (ia != ib)
+                    return ia < ib ? -1 : 1;
+                a = pa;
+                b = pb;
+                continue;
+            }
             char *ea, *eb;
             double da = strtod(a, &ea), db = strtod(b, &eb);
             if (da != db)

@@ -11,14 +11,14 @@
 int rt_tagset_in_list(const char *const *list, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(list[i], s) == 0)
+        if (rt_str_eq(list[i], s))
             return 1;
     return 0;
 }
 
 int rt_tagset_family_tag(const char *k, const char *param, const rt_group_opts *o)
 {
-    return strcmp(k, param) != 0 && !(o && rt_tagset_in_list(o->ignore, o->n_ignore, k));
+    return !rt_str_eq(k, param) && !(o && rt_tagset_in_list(o->ignore, o->n_ignore, k));
 }
 
 /* A tag set hashes as its keys and values in order, except the one tag skip names (or none) and
@@ -51,7 +51,7 @@ bool rt_tagset_same(const rt_tags *a, const rt_tags *b, const char *skip, const 
             j++;
         if (i == a->n || j == b->n)
             return i == a->n && j == b->n;
-        if (strcmp(a->v[i].key, b->v[j].key) != 0 || strcmp(a->v[i].value, b->v[j].value) != 0)
+        if (!rt_str_eq(a->v[i].key, b->v[j].key) || !rt_str_eq(a->v[i].value, b->v[j].value))
             return false;
         i++, j++;
     }

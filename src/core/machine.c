@@ -1,5 +1,6 @@
 /* The machine object: ceilings, lookups, machine balance and consistency checks. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -92,12 +93,23 @@ rt_level *rt_machine_add_level(rt_machine *m, const char *name, double bytes_per
     return l;
 }
 
+/* strcasecmp(a, b) == 0, the usual answer (no) mostly found without it: two ASCII first bytes
+ * that are not one letter in two cases differ in every locale. A million kernels' unit and level
+ * names are looked up among a machine's few, several times each. */
+static bool same_name(const char *a, const char *b)
+{
+    unsigned x = (unsigned char)a[0], y = (unsigned char)b[0], lx = x | 0x20;
+    if (x != y && x < 0x80 && y < 0x80 && (lx != (y | 0x20) || lx < 'a' || lx > 'z'))
+        return false;
+    return strcasecmp(a, b) == 0;
+}
+
 int rt_machine_unit_index(const rt_machine *m, const char *name)
 {
     if (!name)
         return -1;
     for (size_t i = 0; i < m->n_units; i++)
-        if (strcasecmp(m->units[i].name, name) == 0)
+        if (same_name(m->units[i].name, name))
             return (int)i;
     return -1;
 }
@@ -125,7 +137,7 @@ int rt_machine_resolve_unit(const rt_machine *m, const char *name, rt_unit_match
         return u;
     }
     for (size_t i = 0; i < sizeof standins / sizeof standins[0]; i++) {
-        if (strcasecmp(standins[i].unit, name) != 0)
+        if (!same_name(standins[i].unit, name))
             continue;
         for (size_t j = 0; j < 2 && standins[i].standin[j]; j++)
             if ((u = rt_machine_unit_index(m, standins[i].standin[j])) >= 0) {
@@ -142,7 +154,7 @@ int rt_machine_level_index(const rt_machine *m, const char *name)
     if (!name)
         return -1;
     for (size_t i = 0; i < m->n_levels; i++)
-        if (strcasecmp(m->levels[i].name, name) == 0)
+        if (same_name(m->levels[i].name, name))
             return (int)i;
     return -1;
 }
@@ -163,7 +175,7 @@ const rt_overhead *rt_machine_overhead(const rt_machine *m, const char *name)
 {
     const rt_overhead *best = NULL;
     for (size_t i = 0; name && i < m->n_overheads; i++)
-        if (strcasecmp(m->overheads[i].name, name) == 0 &&
+        if (same_name(m->overheads[i].name, name) &&
             (!best || m->overheads[i].threads > best->threads))
             best = &m->overheads[i];
     return best;

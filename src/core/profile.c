@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rooftime/core/profile.h"
+#include "rooftime/util/arena.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/name-index.h"
 #include "rooftime/util/strings.h"
@@ -126,6 +127,7 @@ void rt_profile_free(rt_profile *p)
         rt_name_index_release(p->kernel_ix);
         free(p->kernel_ix);
     }
+    rt_arena_free(p->arena); /* after the kernels: their borrowed maps point into it */
     free(p);
 }
 

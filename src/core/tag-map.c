@@ -9,7 +9,7 @@
 static rt_tag *tags_find(const rt_tags *ts, const char *key)
 {
     for (size_t i = 0; i < ts->n; i++)
-        if (strcmp(ts->v[i].key, key) == 0)
+        if (rt_str_eq(ts->v[i].key, key))
             return &ts->v[i];
     return NULL;
 }
@@ -33,8 +33,28 @@ static void tag_put(rt_tag *t, const char *key, const char *value)
     t->value = vs ? b + kl : NULL;
 }
 
+void rt_tags_borrow(rt_tags *ts, rt_tag *v, size_t n)
+{
+    ts->v = n ? v : NULL;
+    ts->n = n;
+    ts->cap = 0;
+}
+
+/* A borrowed map (entries, no capacity) becomes its own: its array and strings copied. */
+static void tags_own(rt_tags *ts)
+{
+    if (ts->cap || !ts->n)
+        return;
+    const rt_tag *lent = ts->v;
+    ts->cap = ts->n;
+    ts->v = rt_xmalloc(ts->cap * sizeof *ts->v);
+    for (size_t i = 0; i < ts->n; i++)
+        tag_put(&ts->v[i], lent[i].key, lent[i].value);
+}
+
 void rt_tags_set(rt_tags *ts, const char *key, const char *value)
 {
+    tags_own(ts);
     rt_tag *t = tags_find(ts, key);
     if (t) {
         char *old = t->key;
@@ -94,6 +114,10 @@ char *rt_tags_text(const rt_tags *ts, const char *const *skip)
 
 void rt_tags_release(rt_tags *ts)
 {
+    if (!ts->cap) { /* empty, or borrowed: nothing is its own */
+        memset(ts, 0, sizeof *ts);
+        return;
+    }
     for (size_t i = 0; i < ts->n; i++)
         free(ts->v[i].key); /* and the value beside it */
     free(ts->v);

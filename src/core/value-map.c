@@ -16,7 +16,7 @@ static rt_value *values_find(const rt_values *vs, const char *key)
         return i == (size_t)-1 ? NULL : &vs->v[i];
     }
     for (size_t i = 0; i < vs->n; i++)
-        if (strcmp(vs->v[i].key, key) == 0)
+        if (rt_str_eq(vs->v[i].key, key))
             return &vs->v[i];
     return NULL;
 }
@@ -39,8 +39,31 @@ static void values_index(rt_values *vs, size_t i)
     }
 }
 
+void rt_values_borrow(rt_values *vs, rt_value *v, size_t n)
+{
+    vs->v = n ? v : NULL;
+    vs->n = n;
+    vs->cap = 0;
+    vs->ix = NULL;
+    values_index(vs, n ? n - 1 : 0);
+}
+
+/* A borrowed map (entries, no capacity) becomes its own: its array and names copied. */
+static void values_own(rt_values *vs)
+{
+    if (vs->cap || !vs->n)
+        return;
+    const rt_value *lent = vs->v;
+    vs->cap = vs->n;
+    vs->v = rt_xmalloc(vs->cap * sizeof *vs->v);
+    for (size_t i = 0; i < vs->n; i++)
+        vs->v[i] = (rt_value){.key = rt_strdup(lent[i].key), .value = lent[i].value};
+    /* The index, if any, holds copies of the names and their places: it stays. */
+}
+
 static rt_value *values_slot(rt_values *vs, const char *key)
 {
+    values_own(vs);
     rt_value *v = values_find(vs, key);
     if (v)
         return v;
@@ -92,9 +115,10 @@ void rt_values_copy(rt_values *dst, const rt_values *src)
 
 void rt_values_release(rt_values *vs)
 {
-    for (size_t i = 0; i < vs->n; i++)
+    for (size_t i = 0; vs->cap && i < vs->n; i++) /* a borrowed map's are the owner's */
         free(vs->v[i].key);
-    free(vs->v);
+    if (vs->cap)
+        free(vs->v);
     if (vs->ix) {
         rt_name_index_release(vs->ix);
         free(vs->ix);

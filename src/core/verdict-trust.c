@@ -18,29 +18,26 @@ static double spread_of(double value, double min, double max)
     return RT_TRUST_DEFAULT_SPREAD;
 }
 
-/* The ceiling bounding v and its tolerance; 0 when v is bound by none we can name. */
-static int bound_ceiling(const rt_machine *m, const rt_verdict *v, char *name, size_t len,
-                         double *spread)
+/* The ceiling bounding v (its name, the machine's) and its tolerance; NULL when v is bound by
+ * none we can name. */
+static const char *bound_ceiling(const rt_machine *m, const rt_verdict *v, double *spread)
 {
     if (v->bound == RT_BOUND_COMPUTE && v->bound_unit >= 0 && (size_t)v->bound_unit < m->n_units) {
         const rt_unit *u = &m->units[v->bound_unit];
-        snprintf(name, len, "%s", u->name);
         *spread = spread_of(u->flops, u->min, u->max);
-        return 1;
+        return u->name;
     }
     if (v->bound == RT_BOUND_BANDWIDTH && v->bound_level >= 0 &&
         (size_t)v->bound_level < m->n_levels) {
         const rt_level *l = &m->levels[v->bound_level];
-        snprintf(name, len, "%s", l->name);
         *spread = spread_of(l->bytes_per_s, l->min, l->max);
-        return 1;
+        return l->name;
     }
     if (v->bound == RT_BOUND_OVERHEAD) {
-        snprintf(name, len, "launch overhead");
         *spread = RT_TRUST_DEFAULT_SPREAD;
-        return 1;
+        return "launch overhead";
     }
-    return 0;
+    return NULL;
 }
 
 int rt_trust_check(const rt_analysis *a, rt_trust *t)
@@ -57,10 +54,16 @@ int rt_trust_check(const rt_analysis *a, rt_trust *t)
         const rt_verdict *v = &a->items[i].v;
         if (!rt_verdict_is_real(v) || !isfinite(v->efficiency))
             continue;
-        char name[64];
         double spread;
-        if (!bound_ceiling(m, v, name, sizeof name, &spread) || v->efficiency <= 1 + spread)
+        const char *ceiling = bound_ceiling(m, v, &spread);
+        if (!ceiling || v->efficiency <= 1 + spread)
             continue;
+        /* The name as acc keeps it: cut to its room, as snprintf would. */
+        char name[sizeof acc[0].name];
+        size_t len = strlen(ceiling);
+        len = len < sizeof name ? len : sizeof name - 1;
+        memcpy(name, ceiling, len);
+        name[len] = '\0';
         size_t k = 0;
         while (k < n_acc && strcmp(acc[k].name, name) != 0)
             k++;

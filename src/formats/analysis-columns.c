@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "rooftime/formats/analysis-columns.h"
-#include "rooftime/util/prefetch.h"
 #include "rooftime/util/strings.h"
+#include "analysis-prefetch.h"
 
 static const char *col_kind(const rt_table_row *r)
 {
@@ -125,56 +125,6 @@ char *rt_table_column_name(const rt_analysis *a, const rt_table_column *c, size_
     return rt_asprintf("%s%s", c->name, c->per_level ? a->machine->levels[level].name : "");
 }
 
-/* Rows go out in time order, which visits the configs, items, kernels and names at random
- * places in memory: at a million rows a writer waits on memory more than it formats. The row
- * AHEAD places on has its structures fetched now and the one half as far its strings (which
- * the structures point to), so the loads overlap instead of stalling one after another. */
-#if defined(__GNUC__)
-/* Inlined by force: GCC drops a call it has not inlined to a function of prefetches alone. */
-#define PREFETCHER static inline __attribute__((always_inline)) void
-#else
-#define PREFETCHER static void
-#endif
-enum { AHEAD = 16 };
-
-PREFETCHER prefetch_verdict(const rt_verdict *v)
-{
-    RT_PREFETCH(&v->n);
-    RT_PREFETCH(&v->ai_ref);
-    RT_PREFETCH(v->bound_label);
-    RT_PREFETCH(&v->recoverable);
-}
-
-/* Row r of the configs in order ci (n rows): what its later rows will read. */
-PREFETCHER prefetch_config_rows(const rt_analysis *a, const size_t *ci, size_t r, size_t n)
-{
-    if (r + AHEAD < n) {
-        const rt_config *c = &a->configs[ci[r + AHEAD]];
-        RT_PREFETCH(&c->label);
-        RT_PREFETCH(&c->sum.time);
-        prefetch_verdict(&c->v);
-    }
-    if (r + AHEAD / 2 < n)
-        RT_PREFETCH(a->configs[ci[r + AHEAD / 2]].label);
-}
-
-/* The same for the items in order ii: the item, then its kernel, then the kernel's name. */
-PREFETCHER prefetch_item_rows(const rt_analysis *a, const size_t *ii, size_t r, size_t n)
-{
-    if (r + AHEAD < n) {
-        const rt_item *it = &a->items[ii[r + AHEAD]];
-        RT_PREFETCH(&it->kernel);
-        prefetch_verdict(&it->v);
-    }
-    if (r + AHEAD / 2 < n) {
-        const rt_kernel *k = a->items[ii[r + AHEAD / 2]].kernel;
-        RT_PREFETCH(&k->name);
-        RT_PREFETCH(&k->time);
-    }
-    if (r + AHEAD / 4 < n)
-        RT_PREFETCH(a->items[ii[r + AHEAD / 4]].kernel->name);
-}
-
 void rt_table_rows_init(rt_table_rows *it, const rt_analysis *a, rt_table_kind kind)
 {
     it->a = a;
@@ -198,14 +148,14 @@ bool rt_table_rows_next(rt_table_rows *it, rt_table_row *row)
     row->a = a;
     row->rank = r + 1;
     if (it->kind == RT_TABLE_CONFIGS) {
-        prefetch_config_rows(a, it->order, r, it->n);
+        rt_rows_prefetch_configs(a, it->order, r, it->n);
         const rt_config *c = &a->configs[it->order[r]];
         row->kind = "config";
         row->name = row->config = c->label;
         row->v = &c->v;
         row->time = c->sum.time;
     } else {
-        prefetch_item_rows(a, it->order, r, it->n);
+        rt_rows_prefetch_items(a, it->order, r, it->n);
         const rt_item *item = &a->items[it->order[r]];
         row->kind = "kernel";
         row->name = item->kernel->name;

@@ -16,6 +16,7 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
+#include "analysis-text-rows.h"
 #include "text-numbers.h"
 
 int rt_format_parse(const char *s, rt_format *out, rt_error *err)
@@ -31,79 +32,6 @@ int rt_format_parse(const char *s, rt_format *out, rt_error *err)
         return -1;
     }
     return 0;
-}
-
-/* s padded with spaces to width bytes (left-justified or right), as printf's %*s; the end. s
- * is shorter than 64 bytes. */
-static char *pad(char *o, const char *s, int width, bool left)
-{
-    size_t len = strlen(s), w = width > 0 ? (size_t)width : 0, fill = w > len ? w - len : 0;
-    if (!left) {
-        memset(o, ' ', fill);
-        o += fill;
-    }
-    memcpy(o, s, len);
-    o += len;
-    if (left) {
-        memset(o, ' ', fill);
-        o += fill;
-    }
-    return o;
-}
-
-/* One row of the text table: its rank, time, share and verdict, then its name. */
-static void print_row(FILE *fp, const rt_table_row *row)
-{
-    const rt_verdict *v = row->v;
-    const char *name = row->name;
-    double time = row->time, total = row->a->total_time;
-    char t[32], rec[32], gf[32], ai[32], eff[32], n[32];
-    rt_text_seconds(t, sizeof t, time);
-    rt_text_seconds(rec, sizeof rec, v->recoverable);
-    rt_text_value(gf, sizeof gf, v->W / 1e9);
-    rt_text_value(ai, sizeof ai, v->ai_ref);
-    rt_text_value(eff, sizeof eff, v->efficiency);
-    rt_text_launches(n, sizeof n, v->n);
-    double share = total > 0 ? 100.0 * time / total : 0;
-    /* Long C++ names go last so the columns stay aligned; cut very long ones. */
-    char cut[84];
-    const char *shown = name;
-    size_t len = strlen(name);
-    if (len > 80) {
-        snprintf(cut, sizeof cut, "%.*s...", (int)rt_utf8_prefix(name, len, 77), name);
-        shown = cut;
-    }
-    /* As fprintf("%4zu  %*s %6.1f%% %9s %10s %9s  %-18s %6s %*s  %s\n", ...) would write it; put
-     * together by hand, which at a million rows is several times faster. */
-    char line[512], *o = line;
-    o = rt_text_count(o, row->rank, 4);
-    *o++ = ' ';
-    *o++ = ' ';
-    o = pad(o, t, rt_fmt_field(t, 10), false);
-    *o++ = ' ';
-    o = rt_text_fixed1(o, share, 6);
-    *o++ = '%';
-    *o++ = ' ';
-    o = pad(o, n, 9, false);
-    *o++ = ' ';
-    o = pad(o, gf, 10, false);
-    *o++ = ' ';
-    o = pad(o, ai, 9, false);
-    *o++ = ' ';
-    *o++ = ' ';
-    o = pad(o, v->bound_label, 18, true);
-    *o++ = ' ';
-    o = pad(o, eff, 6, false);
-    *o++ = ' ';
-    o = pad(o, rec, rt_fmt_field(rec, 10), false);
-    *o++ = ' ';
-    *o++ = ' ';
-    /* The name too (at most 83 bytes, after at most about 380): one call into stdio a row. */
-    size_t sl = shown == name ? len : strlen(shown);
-    memcpy(o, shown, sl);
-    o += sl;
-    *o++ = '\n';
-    fwrite(line, 1, (size_t)(o - line), fp);
 }
 
 /* What the times are and which tau the profiles pay: it decides what the overhead bound does. */
@@ -179,14 +107,11 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
             m->ref_level);
     write_time_line(a, fp);
 
-    rt_table_rows rows;
-    rt_table_row row;
     fprintf(fp, "\nconfigs by time\n");
     print_header(fp, "config");
-    rt_table_rows_init(&rows, a, RT_TABLE_CONFIGS);
-    while (rt_table_rows_next(&rows, &row))
-        print_row(fp, &row);
-    rt_table_rows_release(&rows);
+    size_t *ci = rt_analysis_configs_by_time(a);
+    rt_text_rows(fp, a, ci, a->n_configs, false);
+    free(ci);
 
     size_t shown = top && top < a->n_items ? top : a->n_items;
     fprintf(fp, "\nkernels by time");
@@ -194,10 +119,9 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
         fprintf(fp, " (top %zu of %zu)", shown, a->n_items);
     fprintf(fp, "\n");
     print_header(fp, "kernel");
-    rt_table_rows_init(&rows, a, RT_TABLE_KERNELS);
-    for (size_t r = 0; r < shown && rt_table_rows_next(&rows, &row); r++)
-        print_row(fp, &row);
-    rt_table_rows_release(&rows);
+    size_t *ii = rt_analysis_items_by_time(a);
+    rt_text_rows(fp, a, ii, shown, true);
+    free(ii);
 
     /* What to look at first. */
     size_t n_oh = 0, n_zero = 0;

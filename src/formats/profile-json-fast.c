@@ -1,12 +1,17 @@
 /* A direct reader of profile JSON text for the common case: no DOM, no per-value allocation. */
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "profile-json-fast.h"
+#include "profile-json-scan.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/util/arena.h"
+#include "rooftime/util/parallel.h"
 #include "rooftime/util/strings.h"
 
 /*
@@ -18,204 +23,12 @@
  * differs from rt_profile_from_json's; only its cost does.
  */
 
-typedef struct fr {
-    const char *s, *e;
-    char *str[2]; /* decoded strings: [0] keys, [1] values */
-    size_t cap[2];
-} fr;
-
-#define GIVE_UP (-1)
-
-static void ws(fr *f)
-{
-    while (f->s < f->e && (*f->s == ' ' || *f->s == '\n' || *f->s == '\r' || *f->s == '\t'))
-        f->s++;
-}
-
-/* The next non-blank character is c: consume it. */
-static int eat(fr *f, char c)
-{
-    ws(f);
-    if (f->s < f->e && *f->s == c) {
-        f->s++;
-        return 1;
-    }
-    return 0;
-}
-
-static int peek(fr *f)
-{
-    ws(f);
-    return f->s < f->e ? (unsigned char)*f->s : -1;
-}
-
-static int hex4(const char *p, unsigned *out)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            v |= (unsigned)(c - 'A' + 10);
-        else
-            return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static void reserve(fr *f, int which, size_t need)
-{
-    if (need > f->cap[which]) {
-        f->cap[which] = need < 256 ? 256 : 2 * need;
-        f->str[which] = rt_xrealloc(f->str[which], f->cap[which]);
-    }
-}
-
-static char *utf8_put(char *o, unsigned u)
-{
-    if (u < 0x80) {
-        *o++ = (char)u;
-    } else if (u < 0x800) {
-        *o++ = (char)(0xC0 | (u >> 6));
-        *o++ = (char)(0x80 | (u & 0x3F));
-    } else if (u < 0x10000) {
-        *o++ = (char)(0xE0 | (u >> 12));
-        *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
-        *o++ = (char)(0x80 | (u & 0x3F));
-    } else {
-        *o++ = (char)(0xF0 | (u >> 18));
-        *o++ = (char)(0x80 | ((u >> 12) & 0x3F));
-        *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
-        *o++ = (char)(0x80 | (u & 0x3F));
-    }
-    return o;
-}
-
-/* A string into f->str[which], NUL-terminated (a NUL inside: give up). */
-static int string(fr *f, int which)
-{
-    if (!eat(f, '"'))
-        return GIVE_UP;
-    const char *p = f->s, *q = p;
-    int high = 0, esc = 0;
-    while (q < f->e && *q != '"') {
-        unsigned char c = (unsigned char)*q;
-        if (c < 0x20)
-            return GIVE_UP; /* a control character */
-        high |= c >= 0x80;
-        if (c == '\\') {
-            esc = 1;
-            q++;
-        }
-        q++;
-    }
-    if (q >= f->e)
-        return GIVE_UP;
-    reserve(f, which, (size_t)(q - p) + 1); /* the decoded text is never longer */
-    char *o = f->str[which];
-    if (!esc) {
-        memcpy(o, p, (size_t)(q - p));
-        o += q - p;
-    } else {
-        for (const char *r = p; r < q;) {
-            if (*r != '\\') {
-                *o++ = *r++;
-                continue;
-            }
-            char c = r[1];
-            r += 2;
-            if (c == 'u') {
-                unsigned u, lo;
-                if (q - r < 4 || hex4(r, &u) != 0)
-                    return GIVE_UP;
-                r += 4;
-                if (u == 0 || (u >= 0xDC00 && u <= 0xDFFF))
-                    return GIVE_UP;
-                if (u >= 0xD800 && u <= 0xDBFF) {
-                    if (q - r < 6 || r[0] != '\\' || r[1] != 'u' || hex4(r + 2, &lo) != 0 ||
-                        lo < 0xDC00 || lo > 0xDFFF)
-                        return GIVE_UP;
-                    r += 6;
-                    u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-                }
-                o = utf8_put(o, u);
-            } else {
-                static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-                const char *w = c ? memchr(from, c, 8) : NULL;
-                if (!w)
-                    return GIVE_UP;
-                *o++ = to[w - from];
-            }
-        }
-    }
-    *o = '\0';
-    f->s = q + 1;
-    if (high && !rt_utf8_valid(f->str[which]))
-        return GIVE_UP;
-    return 0;
-}
-
-/* A number as jansson reads it: integers exactly (up to 18 digits here), reals by strtod. */
-static int number(fr *f, double *out)
-{
-    ws(f);
-    const char *p = f->s, *q = p;
-    int neg = q < f->e && *q == '-';
-    q += neg;
-    const char *d0 = q;
-    uint64_t v = 0;
-    while (q < f->e && *q >= '0' && *q <= '9')
-        v = v * 10 + (uint64_t)(*q++ - '0');
-    size_t nd = (size_t)(q - d0);
-    if (nd == 0 || (nd > 1 && *d0 == '0'))
-        return GIVE_UP;
-    int real = 0;
-    if (q < f->e && *q == '.') {
-        real = 1;
-        const char *s = ++q;
-        while (q < f->e && *q >= '0' && *q <= '9')
-            q++;
-        if (q == s)
-            return GIVE_UP;
-    }
-    if (q < f->e && (*q == 'e' || *q == 'E')) {
-        real = 1;
-        q++;
-        if (q < f->e && (*q == '+' || *q == '-'))
-            q++;
-        const char *s = q;
-        while (q < f->e && *q >= '0' && *q <= '9')
-            q++;
-        if (q == s)
-            return GIVE_UP;
-    }
-    if (!real) {
-        if (nd > 18)
-            return GIVE_UP;
-        long long ll = neg ? -(long long)v : (long long)v;
-        *out = (double)ll;
-    } else {
-        char buf[64];
-        if ((size_t)(q - p) >= sizeof buf)
-            return GIVE_UP;
-        memcpy(buf, p, (size_t)(q - p));
-        buf[q - p] = '\0';
-        *out = strtod(buf, NULL);
-        if (!isfinite(*out))
-            return GIVE_UP;
-    }
-    f->s = q;
-    return 0;
-}
+/* A values map of up to this many entries is gathered and borrowed; a larger one is built. */
+enum { SMALL_VALUES = 16 };
 
 static int number_min0(fr *f, double *out)
 {
-    return number(f, out) != 0 || *out < 0 ? GIVE_UP : 0;
+    return rt_pjs_number(f, out) != 0 || *out < 0 ? GIVE_UP : 0;
 }
 
 /* Iterate an object's members: call with *first = 1 after '{'; returns 1 with the key in
@@ -232,50 +45,89 @@ static int member(fr *f, int *first)
         if (!eat(f, ','))
             return GIVE_UP;
     }
-    if (string(f, 0) != 0 || !eat(f, ':'))
+    if (rt_pjs_string(f, 0) != 0 || !eat(f, ':'))
         return GIVE_UP;
     return 1;
 }
 
-/* {"name": number >= 0, ...}, no key twice. */
+/* The decoded string f->str[which] in the arena (valid UTF-8: string() gives up on anything
+ * else). */
+static char *kept(fr *f, int which)
+{
+    return (char *)rt_arena_string(f->arena, f->str[which], f->len[which]);
+}
+
+/* {"name": number >= 0, ...}, no key twice, into an empty map: up to SMALL_VALUES entries are
+ * borrowed from the arena; a larger map is built its own, through its index. */
 static int values(fr *f, rt_values *out)
 {
-    if (!eat(f, '{'))
+    if (!eat(f, '{') || out->n)
         return GIVE_UP;
-    int first = 1, m;
+    rt_value got[SMALL_VALUES];
+    size_t n = 0;
+    int first = 1, m, small = 1;
     while ((m = member(f, &first)) == 1) {
         double d;
-        size_t n = out->n;
         if (number_min0(f, &d) != 0)
             return GIVE_UP;
+        if (small && n < SMALL_VALUES) {
+            for (size_t i = 0; i < n; i++)
+                if (rt_str_eq(got[i].key, f->str[0]))
+                    return GIVE_UP;
+            got[n++] = (rt_value){.key = kept(f, 0), .value = d};
+            continue;
+        }
+        if (small)
+            for (size_t i = 0; i < n; i++)
+                rt_values_set(out, got[i].key, got[i].value);
+        small = 0;
+        size_t before = out->n;
         rt_values_set(out, f->str[0], d);
-        if (out->n == n)
+        if (out->n == before)
             return GIVE_UP;
+    }
+    if (m == 0 && small && n) {
+        rt_value *v = rt_arena_alloc(f->arena, n * sizeof *v);
+        memcpy(v, got, n * sizeof *v);
+        rt_values_borrow(out, v, n);
     }
     return m;
 }
 
-/* {"name": "string" | number, ...}: numbers become their shortest text; no key twice. */
+/* {"name": "string" | number, ...} into an empty map, borrowed from the arena: numbers become
+ * their shortest text; no key twice, at most RT_MAX_TAGS. */
 static int tags(fr *f, rt_tags *out)
 {
-    if (!eat(f, '{'))
+    if (!eat(f, '{') || out->n)
         return GIVE_UP;
+    size_t n = 0;
     int first = 1, m;
     while ((m = member(f, &first)) == 1) {
-        size_t n = out->n;
         if (peek(f) == '"') {
-            if (string(f, 1) != 0)
+            if (rt_pjs_string(f, 1) != 0)
                 return GIVE_UP;
         } else {
             double d;
-            if (number(f, &d) != 0)
+            if (rt_pjs_number(f, &d) != 0)
                 return GIVE_UP;
-            reserve(f, 1, 64);
-            snprintf(f->str[1], f->cap[1], "%.17g", d);
+            rt_pjs_reserve(f, 1, 64);
+            f->len[1] = (size_t)snprintf(f->str[1], f->cap[1], "%.17g", d);
         }
-        rt_tags_set(out, f->str[0], f->str[1]);
-        if (out->n == n || out->n > RT_MAX_TAGS)
+        if (n == RT_MAX_TAGS)
             return GIVE_UP;
+        for (size_t i = 0; i < n; i++)
+            if (rt_str_eq(f->tag[i].key, f->str[0]))
+                return GIVE_UP;
+        if (n == f->tag_cap) {
+            f->tag_cap = f->tag_cap ? 2 * f->tag_cap : 16;
+            f->tag = rt_xrealloc(f->tag, f->tag_cap * sizeof *f->tag);
+        }
+        f->tag[n++] = (rt_tag){.key = kept(f, 0), .value = kept(f, 1)};
+    }
+    if (m == 0 && n) {
+        rt_tag *v = rt_arena_alloc(f->arena, n * sizeof *v);
+        memcpy(v, f->tag, n * sizeof *v);
+        rt_tags_borrow(out, v, n);
     }
     return m;
 }
@@ -283,7 +135,7 @@ static int tags(fr *f, rt_tags *out)
 /* A string member's copy into *out (NULL before: no key twice). */
 static int string_to(fr *f, char **out)
 {
-    if (*out || string(f, 1) != 0)
+    if (*out || rt_pjs_string(f, 1) != 0)
         return GIVE_UP;
     *out = rt_strdup(f->str[1]);
     return 0;
@@ -298,7 +150,7 @@ static int spread(fr *f, rt_kernel *k)
     int seen = 0, first = 1, m;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
-        while (i < 4 && strcmp(f->str[0], key[i]) != 0)
+        while (i < 4 && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (i == 4 || (seen & (1 << i)) || number_min0(f, &v[i]) != 0)
             return GIVE_UP;
@@ -324,12 +176,12 @@ static int kernel(fr *f, rt_profile *p)
     int seen = 0, first = 1, m;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
-        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+        while (key[i] && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (!key[i] || (seen & (1 << i)))
             return GIVE_UP;
         seen |= 1 << i;
-        int rc = i == 0   ? string(f, 1)
+        int rc = i == 0   ? rt_pjs_string(f, 1)
                  : i == 1 ? number_min0(f, &k->invocations)
                  : i == 2 ? number_min0(f, &k->time)
                  : i == 3 ? values(f, &k->flops)
@@ -338,11 +190,12 @@ static int kernel(fr *f, rt_profile *p)
                           : spread(f, k);
         if (rc != 0)
             return GIVE_UP;
-        if (i == 0) {
-            if (strlen(f->str[1]) > RT_MAX_NAME)
+        if (i == 0) { /* valid UTF-8 (see string()): copied as it is */
+            if (f->len[1] > RT_MAX_NAME)
                 return GIVE_UP;
-            free(k->name);
-            k->name = rt_strdup_utf8(f->str[1]);
+            /* the "" of rt_profile_add_kernel grown: a short name stays in its block */
+            k->name = rt_xrealloc(k->name, f->len[1] + 1);
+            memcpy(k->name, f->str[1], f->len[1] + 1);
         }
     }
     return m == 0 && (seen & 7) == 7 ? 0 : GIVE_UP;
@@ -358,7 +211,7 @@ static int source(fr *f, rt_profile *p)
     int first = 1, m, time_seen = 0;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
-        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+        while (key[i] && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (!key[i])
             return GIVE_UP;
@@ -368,7 +221,7 @@ static int source(fr *f, rt_profile *p)
             continue;
         }
         rt_error terr;
-        if (time_seen++ || string(f, 1) != 0 ||
+        if (time_seen++ || rt_pjs_string(f, 1) != 0 ||
             rt_time_kind_parse(f->str[1], &p->time_kind, &terr) != 0)
             return GIVE_UP;
     }
@@ -384,7 +237,7 @@ static int provenance(fr *f, rt_provenance *pv)
         static const char *const key[] = {"inputs", "launches",        "formulas",
                                           "notes",  "kernel_time_sum", NULL};
         int i = 0;
-        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+        while (key[i] && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (!key[i] || (seen & (1 << i)))
             return GIVE_UP;
@@ -395,7 +248,7 @@ static int provenance(fr *f, rt_provenance *pv)
                 return GIVE_UP;
             if (!eat(f, ']')) {
                 do {
-                    if (string(f, 1) != 0)
+                    if (rt_pjs_string(f, 1) != 0)
                         return GIVE_UP;
                     rt_provenance_add_input(pv, f->str[1]);
                 } while (eat(f, ','));
@@ -428,20 +281,122 @@ static int identity(fr *f, rt_profile *p)
     int seen = 0, first = 1, m;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
-        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+        while (key[i] && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (!key[i] || (seen & (1 << i)))
             return GIVE_UP;
         seen |= 1 << i;
         double v;
         if (i < 3 ? string_to(f, field[i]) != 0
-                  : number(f, &v) != 0 || v < (i == 5 ? 1 : 0) || v != floor(v) ||
+                  : rt_pjs_number(f, &v) != 0 || v < (i == 5 ? 1 : 0) || v != floor(v) ||
                         v > (double)RT_MAX_RANKS)
             return GIVE_UP;
         if (i >= 3)
             *count[i - 3] = (long)v;
     }
     return m != 0 || (id->size > 0 && id->rank >= id->size) ? GIVE_UP : 0;
+}
+
+/* The second half of a long kernels array, read on a thread of its own while the caller reads the
+ * first: from `at`, the '{' of a kernel found past the middle of the text (after "},\n    {":
+ * rooftime's writer puts each kernel on lines of its own, indented by 4), to the ']' that closes
+ * the array. A text not written so, or read to other kernels, leaves it unused (half_join). */
+typedef struct half {
+    const char *at, *e; /* its first kernel; the text's end */
+    const char *end;    /* where its kernels end, at the ']'; NULL: they did not read */
+    rt_profile *p;      /* its kernels, their maps in an arena of its own */
+    size_t split;
+    pthread_t th;
+} half;
+
+static void *half_read(void *arg)
+{
+    half *h = arg;
+    fr f = {.s = h->at, .e = h->e, .arena = h->p->arena, .split = h->split};
+    int rc;
+    do
+        rc = kernel(&f, h->p);
+    while (rc == 0 && eat(&f, ','));
+    h->end = rc == 0 && peek(&f) == ']' ? f.s : NULL;
+    free(f.str[0]);
+    free(f.str[1]);
+    free(f.tag);
+    return NULL;
+}
+
+/* Start reading the second half of the kernels from f->s on, where f->split bytes or more are
+ * left and a second processor is; 0 when started. */
+static int half_start(half *h, const fr *f)
+{
+    static const char mark[] = "},\n    {";
+    size_t left = (size_t)(f->e - f->s), m = sizeof mark - 1;
+    if (left < f->split || left < 2 * m || rt_parallel_workers(2, 1) < 2)
+        return -1;
+    const char *at = NULL;
+    for (const char *q = f->s + left / 2; !at && q + m <= f->e; q++) {
+        q = memchr(q, '}', (size_t)(f->e - q));
+        if (!q || q + m > f->e)
+            break;
+        if (memcmp(q, mark, m) == 0)
+            at = q + m - 1;
+    }
+    if (!at)
+        return -1;
+    *h = (half){.at = at, .e = f->e, .p = rt_profile_new(), .split = f->split};
+    h->p->arena = rt_arena_new();
+    if (pthread_create(&h->th, NULL, half_read, h) != 0) {
+        rt_profile_free(h->p);
+        return -1;
+    }
+    return 0;
+}
+
+/* Wait for the second half. With take and read, its kernels follow p's (their maps' arena joins
+ * p's) and f goes on at the ']' after them: 0. Otherwise they are dropped: -1. */
+static int half_join(half *h, fr *f, rt_profile *p, bool take)
+{
+    pthread_join(h->th, NULL);
+    int rc = -1;
+    if (take && h->end) {
+        size_t n = p->n_kernels + h->p->n_kernels;
+        if (n > p->cap) {
+            p->cap = n;
+            p->kernels = rt_xrealloc(p->kernels, n * sizeof *p->kernels);
+        }
+        memcpy(p->kernels + p->n_kernels, h->p->kernels, h->p->n_kernels * sizeof *p->kernels);
+        p->n_kernels = n;
+        h->p->n_kernels = 0; /* moved: their names and maps are p's now */
+        rt_arena_adopt(p->arena, h->p->arena);
+        f->s = h->end;
+        rc = 0;
+    }
+    rt_profile_free(h->p);
+    return rc;
+}
+
+/* [kernel, ...]: a long one in two halves side by side (half_start), the same kernels in the
+ * same order as read in one. */
+static int kernels(fr *f, rt_profile *p)
+{
+    if (!eat(f, '['))
+        return GIVE_UP;
+    if (eat(f, ']'))
+        return 0;
+    half h;
+    bool split = half_start(&h, f) == 0;
+    int rc = 0;
+    do {
+        ws(f);
+        if (split && f->s == h.at) { /* the second half's first kernel: the rest is read */
+            split = false;
+            if (half_join(&h, f, p, true) == 0)
+                continue;
+        }
+        rc = kernel(f, p);
+    } while (rc == 0 && eat(f, ','));
+    if (split)
+        half_join(&h, f, p, false);
+    return rc == 0 && eat(f, ']') ? 0 : GIVE_UP;
 }
 
 static int top(fr *f, rt_profile *p)
@@ -453,14 +408,15 @@ static int top(fr *f, rt_profile *p)
     int seen = 0, first = 1, m;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
-        while (key[i] && strcmp(f->str[0], key[i]) != 0)
+        while (key[i] && !rt_str_eq(f->str[0], key[i]))
             i++;
         if (!key[i] || (seen & (1 << i)))
             return GIVE_UP; /* unknown members: the general reader keeps them */
         seen |= 1 << i;
         int rc = 0;
         if (i == 0)
-            rc = string(f, 1) != 0 || strcmp(f->str[1], RT_PROFILE_SCHEMA) != 0 ? GIVE_UP : 0;
+            rc =
+                rt_pjs_string(f, 1) != 0 || strcmp(f->str[1], RT_PROFILE_SCHEMA) != 0 ? GIVE_UP : 0;
         else if (i == 1)
             rc = source(f, p);
         else if (i == 2)
@@ -469,15 +425,8 @@ static int top(fr *f, rt_profile *p)
             rc = provenance(f, &p->provenance);
         else if (i == 5)
             rc = identity(f, p);
-        else if (!eat(f, '['))
-            rc = GIVE_UP;
-        else if (!eat(f, ']')) {
-            do
-                if (kernel(f, p) != 0)
-                    return GIVE_UP;
-            while (eat(f, ','));
-            rc = eat(f, ']') ? 0 : GIVE_UP;
-        }
+        else
+            rc = kernels(f, p);
         if (rc != 0)
             return GIVE_UP;
     }
@@ -487,11 +436,18 @@ static int top(fr *f, rt_profile *p)
 
 int rt_profile_json_fast(const char *text, size_t len, rt_profile **out)
 {
-    fr f = {.s = text, .e = text + len};
+    return rt_profile_json_fast_split(text, len, (size_t)4 << 20, out);
+}
+
+int rt_profile_json_fast_split(const char *text, size_t len, size_t split, rt_profile **out)
+{
     rt_profile *p = rt_profile_new();
+    p->arena = rt_arena_new();
+    fr f = {.s = text, .e = text + len, .arena = p->arena, .split = split};
     int rc = top(&f, p);
     free(f.str[0]);
     free(f.str[1]);
+    free(f.tag);
     if (rc != 0) {
         rt_profile_free(p);
         return -1;

@@ -317,13 +317,12 @@ int rt_profile_load(const char *path, rt_profile **out, rt_error *err)
 {
     json_t *j;
     *out = NULL;
-    char *buf;
-    size_t len;
-    if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
+    rt_text t;
+    if (rt_text_load(path, RT_MAX_TEXT_INPUT, &t, err) != 0)
         return -1;
     /* The direct reader takes what rooftime writes; anything else, errors included, goes
      * through jansson (profile-json-fast.h). */
-    int fast = rt_profile_json_fast(buf, len, out) == 0;
+    int fast = rt_profile_json_fast(t.s, t.len, out) == 0;
     if (fast) {
         /* The load-time checks (sums that overflow, profile-sums.c) are rt_profile_from_json's:
          * a profile that fails them is read again through jansson, which names kernel and field. */
@@ -334,8 +333,8 @@ int rt_profile_load(const char *path, rt_profile **out, rt_error *err)
             fast = 0;
         }
     }
-    int parsed = fast || rt_json_load_text(buf, len, path, &j, err) == 0;
-    free(buf);
+    int parsed = fast || rt_json_load_text(t.s, t.len, path, &j, err) == 0;
+    rt_text_release(&t);
     if (fast || !parsed)
         return fast ? 0 : -1;
     int rc = rt_profile_from_json(j, path, out, err);

@@ -3,6 +3,7 @@
  * snprintf's %g was most of its time. A value whose rounding cannot be told for sure (within a
  * hair of a tie) falls back on snprintf, so the text is the same byte for byte. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,7 +32,12 @@ static int fast_g(char *buf, double v, int prec)
         *o++ = '-';
         v = -v;
     }
-    int e = (int)floor(log10(v));
+    /* The decimal exponent from the binary one (log10(2^b) rounded down is at most one under
+     * it: the loop below corrects that), not from log10, twenty million times a table. */
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int b = (int)((bits >> 52) & 0x7FF) - 1023;
+    int e = b > -1022 ? (int)floor(b * 0.30102999566398120) : (int)floor(log10(v));
     long double x = 0;
     unsigned long m = 0;
     for (int tries = 0; tries < 3; tries++) {

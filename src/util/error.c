@@ -46,6 +46,21 @@ void rt_warnings_add(rt_warnings *w, const char *fmt, ...)
     w->msg[w->n++] = rt_strdup(buf);
 }
 
+void rt_warnings_move(rt_warnings *dst, rt_warnings *src)
+{
+    if (!src->n)
+        return;
+    if (dst->n + src->n > dst->cap) {
+        dst->cap = dst->n + src->n > 2 * dst->cap ? dst->n + src->n : 2 * dst->cap;
+        dst->msg = rt_xrealloc(dst->msg, dst->cap * sizeof *dst->msg);
+    }
+    memcpy(dst->msg + dst->n, src->msg, src->n * sizeof *src->msg);
+    dst->n += src->n;
+    free(src->msg);
+    src->msg = NULL;
+    src->n = src->cap = 0;
+}
+
 void rt_warnings_release(rt_warnings *w)
 {
     if (!w)

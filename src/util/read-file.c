@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,4 +84,51 @@ done:
     if (!is_stdin)
         close(fd);
     return rc;
+}
+
+/* Below this size a file is read: a mapping's set-up costs more than the copy it saves. */
+#define MAP_MIN ((size_t)1 << 20)
+
+int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
+{
+    memset(t, 0, sizeof *t);
+    int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size >= MAP_MIN &&
+        (size_t)st.st_size < max) {
+        size_t n = (size_t)st.st_size;
+        /* Not populated: the NUL check below stops at the first NUL, and a file of NULs costs a
+         * page or two of it, not its size (the pages come in as read, 64 KiB a fault). */
+        void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (m != MAP_FAILED) {
+            const char *nul = memchr(m, '\0', n);
+            if (nul) {
+                rt_error_set(err, "cannot read '%s': byte %zu is a NUL: not a text file", path,
+                             (size_t)(nul - (const char *)m));
+                munmap(m, n);
+                return -1;
+            }
+            t->s = m;
+            t->len = t->mapped = n;
+            return 0;
+        }
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    /* Everything else, and every error, as rt_read_text_file reads and words it. */
+    char *b;
+    if (rt_read_text_file(path, max, &b, &t->len, err) != 0)
+        return -1;
+    t->s = b;
+    return 0;
+}
+
+void rt_text_release(rt_text *t)
+{
+    if (t->mapped)
+        munmap((void *)t->s, t->mapped);
+    else
+        free((char *)t->s);
+    memset(t, 0, sizeof *t);
 }

@@ -77,14 +77,31 @@ typedef struct rt_analysis {
      * in, one each instead of one per item (a million kernels, millions of allocations); owned. */
     rt_tag *item_tags;
     double *item_levels, *config_levels;
+    /* The analysis of the same profiles in another mode whose grouping this one shares
+     * (rt_analysis_new_like): its configs' labels, tags and sums, members, families, orders and
+     * the items' tags are base's. NULL: all of it is this one's. */
+    struct rt_analysis *base;
+    /* How many analyses share this one's grouping, and whether rt_analysis_free was called on it
+     * while some did: it is freed with the last of them. */
+    size_t n_sharing;
+    bool freed;
 } rt_analysis;
 
 /* Analyze profiles on m; the profiles and m must outlive the analysis. NULL opts: defaults. */
 rt_analysis *rt_analysis_new(const rt_machine *m, rt_mode mode, rt_profile *const *profiles,
                              size_t n_profiles, const rt_group_opts *opts, rt_error *err);
-/* rt_analysis_new in each of n modes (out[i] in modes[i]), side by side on threads of their own:
- * the report's single and hier analyses of a million kernels take the time of one on two cores.
- * 0, or -1 with every out[i] NULL and the first failure's message. */
+/* The profiles base analyzed (the same, in order), analyzed in another mode with base's grouping:
+ * configs and families depend on the tags alone, so only the verdicts (and their warnings and
+ * totals) are computed again, and everything else is shared with base (see rt_analysis.base),
+ * which must outlive the result. The same analysis as rt_analysis_new(..., mode, ...) with
+ * base's options, at the cost of its verdicts. The two are freed in any order (base's memory
+ * goes with the last of them), from one thread at a time. */
+rt_analysis *rt_analysis_new_like(rt_analysis *base, rt_mode mode, rt_profile *const *profiles,
+                                  size_t n_profiles, rt_error *err);
+/* rt_analysis_new in each of n modes (out[i] in modes[i]): the first made whole, the others like
+ * it (rt_analysis_new_like), so the report's hier analysis beside its single one costs its
+ * verdicts only (freed in any order). 0, or -1 with
+ * every out[i] NULL and the first failure's message. */
 int rt_analysis_new_modes(const rt_machine *m, const rt_mode *modes, size_t n_modes,
                           rt_profile *const *profiles, size_t n_profiles, const rt_group_opts *opts,
                           rt_analysis **out, rt_error *err);

@@ -11,6 +11,13 @@
 typedef struct rt_comm_pattern {
     char *match;   /* a glob (fnmatch, case-sensitive) */
     char *library; /* "NCCL", "MPI" ... */
+    /* match has no '?', '[' or '\\': matched here, byte by byte, as fnmatch would; by its shape
+     * where it has one: 'e' no star (the name itself), 'p' LIT*, 's' *LIT, 'm' *LIT*, else 0
+     * (stars elsewhere); lit, lit_len: LIT (owned). */
+    bool stars_only;
+    char shape;
+    char *lit;
+    size_t lit_len;
 } rt_comm_pattern;
 
 typedef struct rt_comm_patterns {

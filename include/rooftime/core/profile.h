@@ -104,6 +104,10 @@ typedef struct rt_profile {
      * n_indexed kernels; owned, NULL until the first call. */
     struct rt_name_index *kernel_ix;
     size_t n_indexed;
+    /* Where the kernels' borrowed maps (rt_tags_borrow, rt_values_borrow) and their strings lie:
+     * a profile file's reader puts them there, a million kernels' tags in a few large blocks
+     * instead of millions of small ones. Owned; NULL when none. */
+    struct rt_arena *arena;
 } rt_profile;
 
 rt_profile *rt_profile_new(void);

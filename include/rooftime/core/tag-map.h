@@ -12,8 +12,13 @@ typedef struct rt_tag {
 } rt_tag;
 typedef struct rt_tags {
     rt_tag *v;
-    size_t n, cap;
+    size_t n, cap; /* n > 0 with cap 0: borrowed (rt_tags_borrow) */
 } rt_tags;
+
+/* ts (empty) borrows the n tags at v: the array and the strings stay their owner's (a loaded
+ * profile's arena, which outlives ts) and are read in place. The first change through
+ * rt_tags_set copies them into ts's own; rt_tags_release frees nothing of a borrowed map. */
+void rt_tags_borrow(rt_tags *ts, rt_tag *v, size_t n);
 
 void rt_tags_set(rt_tags *ts, const char *key, const char *value);
 const char *rt_tags_get(const rt_tags *ts, const char *key);

@@ -15,12 +15,17 @@ typedef struct rt_value {
 } rt_value;
 typedef struct rt_values {
     rt_value *v;
-    size_t n, cap;
+    size_t n, cap; /* n > 0 with cap 0: borrowed (rt_values_borrow) */
     /* key -> position in v, built once the map grows past a few entries; owned, NULL while
      * small (a zeroed rt_values is an empty map). */
     struct rt_name_index *ix;
 } rt_values;
 
+/* vs (empty) borrows the n entries at v: the array and the names stay their owner's (a loaded
+ * profile's arena, which outlives vs) and are read in place (its index, past a few entries, is
+ * vs's own). The first change through a setter copies them into vs's own; rt_values_release
+ * frees nothing of a borrowed map but the index. */
+void rt_values_borrow(rt_values *vs, rt_value *v, size_t n);
 void rt_values_set(rt_values *vs, const char *key, double value);
 void rt_values_add(rt_values *vs, const char *key, double value); /* accumulate */
 int rt_values_has(const rt_values *vs, const char *key);

@@ -26,6 +26,8 @@ typedef struct rt_warnings {
 } rt_warnings;
 
 void rt_warnings_add(rt_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append src's messages to dst's, in their order; src is left empty. */
+void rt_warnings_move(rt_warnings *dst, rt_warnings *src);
 void rt_warnings_release(rt_warnings *w);
 
 #endif

@@ -1,4 +1,5 @@
-/* Whole inputs into memory (read-file.c): files, FIFOs and standard input ("-"), bounded. */
+/* Whole inputs into memory (read-file.c): files, FIFOs and standard input ("-"), bounded; or
+ * mapped. */
 #ifndef ROOFTIME_UTIL_READ_FILE_H
 #define ROOFTIME_UTIL_READ_FILE_H
 
@@ -17,5 +18,23 @@
  * 'PATH': ". Caller frees *buf.
  */
 int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err);
+
+/* A text input's len bytes at s, not NUL-terminated. */
+typedef struct rt_text {
+    const char *s;
+    size_t len;
+    size_t mapped; /* bytes mapped at s; 0: s is a heap buffer */
+} rt_text;
+
+/*
+ * The same input, checks and messages as rt_read_text_file, without the copy where it can: a
+ * regular file of 1 MiB or more is mapped (read-only, private), not read into the heap (a 370 MB
+ * profile costs no 370 MB of fresh pages and no copy of them). Like every mapping of a file, it
+ * assumes the file is not truncated while mapped (a write that cuts it short kills the reader
+ * with SIGBUS); rooftime replaces the files it writes (atomic-file.c), never truncates them.
+ * Release with rt_text_release.
+ */
+int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err);
+void rt_text_release(rt_text *t);
 
 #endif

@@ -5,6 +5,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
+
+/* strcmp(a, b) == 0, the usual answers found without the call: the same string (a loaded
+ * profile's repeated names are shared) or different first bytes. Lookups among a million
+ * kernels' tags and values call it tens of millions of times. */
+static inline bool rt_str_eq(const char *a, const char *b)
+{
+    return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
+}
 
 /* strdup that aborts on out-of-memory (the only allocation policy of the library). */
 char *rt_strdup(const char *s);

@@ -1,0 +1,136 @@
+/* The verdict tables' text rows: formatted a block at a time on the workers, into buffers of
+ * their own, and written in the rows' order (a million configs' rows take the time of half). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis-prefetch.h"
+#include "analysis-text-rows.h"
+#include "rooftime/core/analysis.h"
+#include "rooftime/core/model.h"
+#include "rooftime/util/format.h"
+#include "rooftime/util/parallel.h"
+#include "rooftime/util/strings.h"
+#include "text-numbers.h"
+
+/* The most bytes a row takes (numbers, label, a name cut to 83 bytes); rows a worker formats at
+ * a time. */
+enum { MAX_ROW = 512, BLOCK = 8192 };
+
+/* s padded with spaces to width bytes (left-justified or right), as printf's %*s; the end. s
+ * is shorter than 64 bytes. */
+static char *pad(char *o, const char *s, int width, bool left)
+{
+    size_t len = strlen(s), w = width > 0 ? (size_t)width : 0, fill = w > len ? w - len : 0;
+    if (!left) {
+        memset(o, ' ', fill);
+        o += fill;
+    }
+    memcpy(o, s, len);
+    o += len;
+    if (left) {
+        memset(o, ' ', fill);
+        o += fill;
+    }
+    return o;
+}
+
+/* One row into o (at most MAX_ROW bytes); the end. */
+static char *format_row(char *o, size_t rank, const rt_analysis *a, const rt_verdict *v,
+                        double time, const char *name)
+{
+    char t[32], rec[32], gf[32], ai[32], eff[32], n[32];
+    rt_text_seconds(t, sizeof t, time);
+    rt_text_seconds(rec, sizeof rec, v->recoverable);
+    rt_text_value(gf, sizeof gf, v->W / 1e9);
+    rt_text_value(ai, sizeof ai, v->ai_ref);
+    rt_text_value(eff, sizeof eff, v->efficiency);
+    rt_text_launches(n, sizeof n, v->n);
+    double share = a->total_time > 0 ? 100.0 * time / a->total_time : 0;
+    /* Long C++ names go last so the columns stay aligned; cut very long ones. */
+    char cut[84];
+    const char *shown = name;
+    size_t len = strlen(name);
+    if (len > 80) {
+        snprintf(cut, sizeof cut, "%.*s...", (int)rt_utf8_prefix(name, len, 77), name);
+        shown = cut;
+    }
+    /* As fprintf("%4zu  %*s %6.1f%% %9s %10s %9s  %-18s %6s %*s  %s\n", ...) would write it; put
+     * together by hand, which at a million rows is several times faster. */
+    o = rt_text_count(o, rank, 4);
+    *o++ = ' ';
+    *o++ = ' ';
+    o = pad(o, t, rt_fmt_field(t, 10), false);
+    *o++ = ' ';
+    o = rt_text_fixed1(o, share, 6);
+    *o++ = '%';
+    *o++ = ' ';
+    o = pad(o, n, 9, false);
+    *o++ = ' ';
+    o = pad(o, gf, 10, false);
+    *o++ = ' ';
+    o = pad(o, ai, 9, false);
+    *o++ = ' ';
+    *o++ = ' ';
+    o = pad(o, v->bound_label, 18, true);
+    *o++ = ' ';
+    o = pad(o, eff, 6, false);
+    *o++ = ' ';
+    o = pad(o, rec, rt_fmt_field(rec, 10), false);
+    *o++ = ' ';
+    *o++ = ' ';
+    /* The name too (at most 83 bytes, after at most about 380). */
+    size_t sl = shown == name ? len : strlen(shown);
+    memcpy(o, shown, sl);
+    o += sl;
+    *o++ = '\n';
+    return o;
+}
+
+typedef struct rows_job {
+    const rt_analysis *a;
+    const size_t *order;
+    size_t n, first; /* all the rows, and this round's first */
+    bool items;
+    char *buf[RT_PARALLEL_MAX];
+    size_t len[RT_PARALLEL_MAX];
+} rows_job;
+
+/* Rows first + [begin, end) into the worker's buffer. */
+static void rows_part(void *arg, size_t begin, size_t end, size_t worker)
+{
+    rows_job *j = arg;
+    const rt_analysis *a = j->a;
+    char *o = j->buf[worker];
+    for (size_t r = j->first + begin; r < j->first + end; r++) {
+        if (j->items) {
+            rt_rows_prefetch_items(a, j->order, r, j->n);
+            const rt_item *it = &a->items[j->order[r]];
+            o = format_row(o, r + 1, a, &it->v, it->kernel->time, it->kernel->name);
+        } else {
+            rt_rows_prefetch_configs(a, j->order, r, j->n);
+            const rt_config *c = &a->configs[j->order[r]];
+            o = format_row(o, r + 1, a, &c->v, c->sum.time, c->label);
+        }
+    }
+    j->len[worker] = (size_t)(o - j->buf[worker]);
+}
+
+void rt_text_rows(FILE *fp, const rt_analysis *a, const size_t *order, size_t n, bool items)
+{
+    rows_job j = {.a = a, .order = order, .n = n, .items = items};
+    size_t w = rt_parallel_workers(n, BLOCK / 8), round = w * BLOCK;
+    for (size_t i = 0; i < w; i++)
+        j.buf[i] = rt_xmalloc((size_t)BLOCK * MAX_ROW);
+    /* Rounds of a block per worker: every worker's rows of a round are before the next one's. */
+    for (j.first = 0; j.first < n; j.first += round) {
+        size_t rows = n - j.first < round ? n - j.first : round;
+        memset(j.len, 0, sizeof j.len);
+        rt_parallel_for(rows, BLOCK / 8, rows_part, &j);
+        for (size_t i = 0; i < w; i++)
+            fwrite(j.buf[i], 1, j.len[i], fp);
+    }
+    for (size_t i = 0; i < w; i++)
+        free(j.buf[i]);
+}

@@ -1,0 +1,16 @@
+/* The text tables' rows (analysis-text-rows.c), formatted on the workers a block at a time and
+ * written in order. */
+#ifndef ROOFTIME_FORMATS_ANALYSIS_TEXT_ROWS_H
+#define ROOFTIME_FORMATS_ANALYSIS_TEXT_ROWS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rooftime/core/analysis.h"
+
+/* Rows 1 to n of the text table of configs (items: of kernels) in the order given, as
+ * fprintf("%4zu  %*s %6.1f%% %9s %10s %9s  %-18s %6s %*s  %s\n", ...) writes each: formatted by
+ * the workers a block of rows each, written to fp in order. */
+void rt_text_rows(FILE *fp, const rt_analysis *a, const size_t *order, size_t n, bool items);
+
+#endif

@@ -1,0 +1,65 @@
+/* Tests of the text reader: a file mapped or read gives the same bytes, limits and messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rooftime/util/read-file.h"
+#include "rooftime/util/strings.h"
+#include "testutil.h"
+
+static void test_text_load(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *small = rt_asprintf("%s/small.txt", dir), *large = rt_asprintf("%s/large.txt", dir);
+    assert_int_equal(tu_write_file(small, "{}\n"), 0);
+    size_t n = (2 << 20) + 3; /* mapped */
+    char *text = rt_xmalloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        text[i] = (char)('a' + i % 26);
+    text[n] = '\0';
+    assert_int_equal(tu_write_file(large, text), 0);
+    rt_error err = {{0}};
+    rt_text t;
+    assert_int_equal(rt_text_load(small, RT_MAX_TEXT_INPUT, &t, &err), 0);
+    assert_int_equal(t.len, 3);
+    assert_int_equal(t.mapped, 0);
+    assert_int_equal(memcmp(t.s, "{}\n", 3), 0);
+    rt_text_release(&t);
+    assert_int_equal(rt_text_load(large, RT_MAX_TEXT_INPUT, &t, &err), 0);
+    assert_int_equal(t.len, n);
+    assert_true(t.mapped > 0);
+    assert_int_equal(memcmp(t.s, text, n), 0);
+    rt_text_release(&t);
+    /* the limits and messages of rt_read_text_file */
+    assert_int_equal(rt_text_load(large, n - 1, &t, &err), -1);
+    assert_non_null(strstr(err.msg, "larger than the limit"));
+    text[n - 5] = '\0';
+    FILE *fp = fopen(large, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(text, 1, n, fp), n);
+    fclose(fp);
+    assert_int_equal(rt_text_load(large, RT_MAX_TEXT_INPUT, &t, &err), -1);
+    char want[64];
+    snprintf(want, sizeof want, "byte %zu is a NUL", n - 5);
+    assert_non_null(strstr(err.msg, want));
+    char *none = rt_asprintf("%s/none.json", dir);
+    assert_int_equal(rt_text_load(none, RT_MAX_TEXT_INPUT, &t, &err), -1);
+    char *msg = rt_asprintf("cannot read '%s': no such file", none);
+    assert_string_equal(err.msg, msg);
+    free(msg);
+    tu_rmtree(dir);
+    free(none);
+    free(text);
+    free(small);
+    free(large);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text_load),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
