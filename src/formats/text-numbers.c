@@ -14,10 +14,9 @@
  * be sure of the rounding (a value within a hair of a tie) and the caller should use snprintf. */
 static int fast_g(char *buf, double v, int prec)
 {
-    static const long double p10[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
-                                      1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
-                                      1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
-                                      1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
+                                 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+                                 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27};
     if (!isfinite(v) || prec < 1 || prec > 6)
         return 0;
     char *o = buf;
@@ -38,13 +37,16 @@ static int fast_g(char *buf, double v, int prec)
     memcpy(&bits, &v, sizeof bits);
     int b = (int)((bits >> 52) & 0x7FF) - 1023;
     int e = b > -1022 ? (int)floor(b * 0.30102999566398120) : (int)floor(log10(v));
-    long double x = 0;
+    /* In double: v x 10^k is within two units in the last place of the exact product, some 1e-10
+     * at the at most 6 digits kept, far inside the 1e-6 around a tie that goes to snprintf (x87
+     * extended precision cost a floorl call per number). */
+    double x = 0;
     unsigned long m = 0;
     for (int tries = 0; tries < 3; tries++) {
         int k = prec - 1 - e; /* x = v * 10^k has prec digits before the point */
         if (k > 27 || k < -27)
             return 0;
-        x = k >= 0 ? (long double)v * p10[k] : (long double)v / p10[-k];
+        x = k >= 0 ? v * p10[k] : v / p10[-k];
         if (x < p10[prec - 1]) {
             e--;
             continue;
@@ -53,10 +55,10 @@ static int fast_g(char *buf, double v, int prec)
             e++;
             continue;
         }
-        long double f = x - floorl(x);
-        if (fabsl(f - 0.5L) < 1e-6L)
+        double fl = floor(x), f = x - fl;
+        if (fabs(f - 0.5) < 1e-6)
             return 0;
-        m = (unsigned long)(f > 0.5L ? floorl(x) + 1 : floorl(x));
+        m = (unsigned long)(f > 0.5 ? fl + 1 : fl);
         if (m == (unsigned long)p10[prec]) { /* rounded up to the next decade */
             m /= 10;
             e++;
