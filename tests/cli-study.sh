@@ -110,6 +110,18 @@ PY
     check "pytorch appears in the report" grep -q pytorch "$P/operation-lstm-pass-forward-time.svg"
     check "findings note the quick run's torch points" grep -q "pytorch conv2d: 3 of the quick run's 5 sweep points" "$P/findings.txt"
     check "the pytorch profiles analyze again" "$BIN" analyze --machine "$TMP/m.json" "$P"/profiles/*.json -o "$TMP/ta.txt"
+    # bf16 by default: torch emulates it without AVX-512, and the study then leaves it out, saying so
+    E=$TMP/emulated
+    ROOFTIME_PYTHON= "$BIN" study -o "$E" --quick --scale 0.1 --machine "$TMP/m.json" --impl pytorch \
+        --op lstm >"$TMP/eout.txt" 2>"$TMP/eerr.txt"
+    check "study with pytorch's default precisions exits 0" test $? -eq 0
+    if grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo; then
+        check "with AVX-512, torch's bf16 runs by default" test -s "$E/profiles/lstm-pytorch-bf16-forward.json"
+    else
+        check "without AVX-512, torch's emulated bf16 is not run by default" test ! -e "$E/profiles/lstm-pytorch-bf16-forward.json"
+        check "and the findings say why" grep -q "Skipped: pytorch bf16 lstm forward, backward: this CPU has no AVX-512, so torch emulates bf16" "$E/findings.txt"
+        check "the fp32 one runs" test -s "$E/profiles/lstm-pytorch-fp32-forward.json"
+    fi
 else
     echo "skipped the pytorch part: /usr/bin/python3 cannot import torch"
 fi

@@ -12,6 +12,7 @@
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/probe/cpu-detect.h"
 #include "rooftime/study/study-impls.h"
 #include "rooftime/study/study-onednn.h"
 #include "rooftime/study/study-run.h"
@@ -35,6 +36,7 @@ void rt_study_opts_init(rt_study_opts *o)
     o->warmup = o->iters = -1;
     o->scale = 1;
     o->pytorch_optional = true;
+    o->emulated_optional = true;
 }
 
 static const char *const group_keys[] = {
@@ -295,6 +297,22 @@ static int checks_pass(study_run *s, rt_error *err)
     return -1;
 }
 
+/* Why the study leaves torch's bf16 out on this CPU unless asked for it, or NULL. Without AVX-512
+ * (oneDNN's bf16 needs avx512_core at least) torch runs bf16 convolutions and matrix products
+ * through its own reference loops: on the AVX2 development VM (Zen 3) its conv2d backward-weights
+ * took 38 s of a 152 s quick study, x4.5 to x6 the time of fp32, and the full study would run
+ * for tens of minutes. */
+static const char *torch_bf16_emulated(void)
+{
+    rt_cpu_info cpu;
+    rt_cpu_detect(&cpu);
+    if (cpu.avx512f && cpu.avx512bw && cpu.avx512vl)
+        return NULL;
+    return "this CPU has no AVX-512, so torch emulates bf16 convolutions and matrix products "
+           "(several times slower than fp32): not timed unless asked for (--precision "
+           "fp32,bf16)";
+}
+
 /* The cases that run, and their points; counted first for the progress line. */
 static void count_cases(study_run *s)
 {
@@ -315,9 +333,13 @@ static void count_cases(study_run *s)
                         !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || s->skip[idx] ||
                         (o->quick && !info->timed_quick) || (info->external && !s->torch))
                         continue;
-                    if (!info->precisions[pr]) {
+                    const char *why = !info->precisions[pr] ? info->precision_note
+                                      : o->emulated_optional && info->external && pr == RT_PREC_BF16
+                                          ? torch_bf16_emulated()
+                                          : NULL;
+                    if (why) {
                         rt_study_skip_add(s->r, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op,
-                                          passes[p], info->precision_note);
+                                          passes[p], why);
                         s->skip[idx] = true;
                         continue;
                     }

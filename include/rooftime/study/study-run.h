@@ -30,6 +30,9 @@ typedef struct rt_study_opts {
     /* pytorch was selected by default, not asked for: when torch cannot run here the study skips
      * it with a note; otherwise that is an error (rt_study_run fails before any work) */
     bool pytorch_optional;
+    /* the precisions were selected by default, not asked for: one torch only emulates on this
+     * CPU (bf16 without AVX-512, several times slower than fp32) is skipped with a note */
+    bool emulated_optional;
 } rt_study_opts;
 
 /* Everything selected: every op, fp32 and bf16 (fp16 tried too), every implementation (pytorch

@@ -180,6 +180,7 @@ static int study_options(int argc, char **argv, rt_study_opts *so, const char **
         case 'P':
             if (cli_study_flags("--precision", optarg, so->precisions, RT_PREC_COUNT, p_prec) < 0)
                 return RT_EXIT_USAGE;
+            so->emulated_optional = false; /* asked for by name: an emulated one runs too */
             break;
         case 'n':
             if (parse_count("--iters", optarg, 1, 100000, &so->iters) != 0)
@@ -414,7 +415,8 @@ const rt_command rt_cmd_study = {
     "                       when /usr/bin/python3 or $ROOFTIME_PYTHON can import torch)\n"
     "      --op LIST        conv2d, lstm (default: both)\n"
     "      --precision LIST fp32, bf16, fp16 (default: all; what an implementation lacks is\n"
-    "                       skipped and said so)\n"
+    "                       skipped and said so, and so is torch's bf16 on a CPU without\n"
+    "                       AVX-512, where torch emulates it, unless this option names it)\n"
     "      --warmup N       warm-up iterations per config (default 5)\n"
     "      --iters N        measured iterations per config (default 20)\n"
     "      --mode MODE      hier (default: every unit at its own peak) or single\n"
