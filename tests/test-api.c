@@ -68,18 +68,26 @@ static void test_bad_arguments_fail_with_a_message(void **state)
     rt_api_free(NULL);
 }
 
-static void test_analysis_and_its_outputs(void **state)
+/* The V100 preset and the example profile of the checkout ($ROOFTIME_SRC; skips without it). */
+static void load_example(rt_machine **m, rt_profile **p)
 {
-    (void)state;
     const char *src = getenv("ROOFTIME_SRC");
     if (!src)
         skip();
     char path[4096];
     snprintf(path, sizeof path, "%s/data/examples/conv2d-pt-fp16.json", src);
-    rt_machine *m = rt_api_machine_load("v100");
-    rt_profile *p = rt_api_profile_load(path);
-    assert_non_null(m);
-    assert_non_null(p);
+    *m = rt_api_machine_load("v100");
+    *p = rt_api_profile_load(path);
+    assert_non_null(*m);
+    assert_non_null(*p);
+}
+
+static void test_analysis_and_its_outputs(void **state)
+{
+    (void)state;
+    rt_machine *m;
+    rt_profile *p;
+    load_example(&m, &p);
     assert_int_equal(rt_api_profile_kernels(p), 6);
     assert_null(rt_api_analyze(m, &p, 1, "fast", NULL, NULL, NULL, NULL));
     assert_null(rt_api_analyze(m, &p, 1, NULL, "soon", NULL, NULL, NULL));
@@ -173,15 +181,9 @@ static void check_table_is_csv(rt_api_analysis *a, const char *kind, const char 
 static void test_tables_as_columns(void **state)
 {
     (void)state;
-    const char *src = getenv("ROOFTIME_SRC");
-    if (!src)
-        skip();
-    char path[4096];
-    snprintf(path, sizeof path, "%s/data/examples/conv2d-pt-fp16.json", src);
-    rt_machine *m = rt_api_machine_load("v100");
-    rt_profile *p = rt_api_profile_load(path);
-    assert_non_null(m);
-    assert_non_null(p);
+    rt_machine *m;
+    rt_profile *p;
+    load_example(&m, &p);
     for (int single = 0; single < 2; single++) {
         rt_api_analysis *a =
             rt_api_analyze(m, &p, 1, single ? "single" : NULL, NULL, NULL, "pass", NULL);
