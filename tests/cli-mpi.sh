@@ -17,8 +17,15 @@ MPIRUN=(mpirun -np 2 --oversubscribe --bind-to none)
 
 # Rank r runs on core r (of 2); two busy loops share core 1 with rank 1 at its priority, so it gets
 # a third of its core. Rank 0 runs at a higher priority (as root) so that the other work of the
-# machine, which the busy loops push onto core 0, does not slow it as much.
+# machine, which the busy loops push onto core 0, does not slow it as much. That alone is not a margin
+# the test can count on: the probe retries disturbed trials and keeps the clean ones, so rank 1's short
+# trials come out whole in the busy loops' gaps, while the parallel tests of a CI run load core 0 (one
+# run named rank 0 on fp64, fp32 and L2, rank 1 on L3 and DRAM). So rank 1 also measures with SSE and
+# rank 0 with AVX2 where the CPU has it: twice the width on fp32, fp64 and L1, which noise cannot close.
 cur=$(nice)
+isa0=sse
+grep -qw avx2 /proc/cpuinfo 2>/dev/null && isa0=avx2
+export RT_ISA0=$isa0
 if nice -n -1 true 2>/dev/null; then r0=-10 r1=0; else r0=$cur r1=$((cur + 5)); fi
 export RT_NICE0=$((r0 - cur)) RT_NICE1=$((r1 - cur))
 BUSY=()
@@ -29,14 +36,15 @@ for i in 1 2; do
     BUSY+=($!)
 done
 "${MPIRUN[@]}" sh -c 'r=$OMPI_COMM_WORLD_RANK; [ "$r" = 0 ] && n=$RT_NICE0 || n=$RT_NICE1
-    exec nice -n "$n" taskset -c "$r" "$0" "$@"' "$BIN" machine measure \
-    --mpi --quick --threads 1 --max-isa sse --slow 0.1 -o "$TMP/job.json" >"$TMP/out" 2>"$TMP/err"
+    [ "$r" = 0 ] && isa=$RT_ISA0 || isa=sse
+    exec nice -n "$n" taskset -c "$r" "$0" "$@" --max-isa "$isa"' "$BIN" machine measure \
+    --mpi --quick --threads 1 --slow 0.1 -o "$TMP/job.json" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 kill "${BUSY[@]}"
 wait "${BUSY[@]}" 2>/dev/null
 check "machine measure --mpi exits 0 ($(tail -3 "$TMP/err"))" test $rc -eq 0
 check "the summary names the job" grep -q "2 ranks on 1 nodes" "$TMP/out"
-python3 - "$TMP/job.json" <<'PY' || { echo "FAIL: job file content"; sed 's/^/  /' "$TMP/out"; FAILS=$((FAILS + 1)); }
+python3 - "$TMP/job.json" "$RT_ISA0" <<'PY' || { echo "FAIL: job file content"; sed 's/^/  /' "$TMP/out"; FAILS=$((FAILS + 1)); }
 import json, sys
 m = json.load(open(sys.argv[1]))
 j = m["job"]
@@ -53,17 +61,13 @@ assert {"fp64", "fp32"} <= names, names
 # also name rank 0 on another one, and the probe's retries shield short compute trials best).
 slow = [(s.get("rank"), s["figure"]) for s in j["slow"] if "rank" in s]
 assert any(r == 1 for r, f in slow), ("rank 1 not named", j["slow"])
-# Noise alone can name either rank on one figure; the slowed rank is named more often than the other,
-# and measures below it alone on some figure (a third of its core against a whole one). Not on most:
-# the ceilings come from the clean trials, retried (docs/machine-measure.md), so short cache trials
-# of the slowed rank can find clean windows and come out whole (a CI run under ASan: L1, L2 and L3
-# of rank 1 within 4% of rank 0, fp32, fp64 and DRAM 39-49% below).
+# Noise alone can name either rank on a figure; where rank 0 runs twice as wide (AVX2 against SSE),
+# rank 1 is named and rank 0 is not.
+wide = {"fp32", "fp64", "L1"} if sys.argv[2] == "avx2" else set()
+for f in wide:
+    assert (1, f) in slow and (0, f) not in slow, ("rank 1 (SSE) not named alone on " + f, j["slow"])
 n1, n0 = sum(r == 1 for r, f in slow), sum(r == 0 for r, f in slow)
-assert n1 > n0, ("rank 1 named no more often than rank 0", j["slow"])
-a0, a1 = j["ranks"][0]["alone"], j["ranks"][1]["alone"]
-common = [k for k in a0 if k in a1]
-below = sum(a1[k] < a0[k] for k in common)
-assert below >= 1, ("rank 1 alone below rank 0 on %d of %d figures" % (below, len(common)), a0, a1)
+assert wide or n1 > n0, ("rank 1 named no more often than rank 0", j["slow"])
 PY
 check "the summary names rank 1" grep -qE "slow: rank 1: " "$TMP/out"
 
