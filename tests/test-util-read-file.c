@@ -1,7 +1,11 @@
 /* Tests of the text reader: a file mapped or read gives the same bytes, limits and messages. */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
@@ -56,10 +60,54 @@ static void test_text_load(void **state)
     free(dir);
 }
 
+/* The writer opens as soon as a reader has (non-blocking, retried), writes and closes at once, as
+ * `cat file > fifo &` does: a reader that closed and opened again would find the data gone and
+ * wait for a writer forever. */
+static void *write_fifo(void *path)
+{
+    int fd = -1;
+    for (int i = 0; i < 30000000 && fd < 0; i++)
+        fd = open(path, O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) {
+        const char *s = "{\"schema\": \"fifo\"}\n";
+        ssize_t w = write(fd, s, strlen(s));
+        (void)w;
+        close(fd);
+    }
+    return NULL;
+}
+
+/* A FIFO is opened once: its data goes to that reader (`rooftime analyze FIFO` opened it twice and
+ * hung). alarm() fails the test rather than letting it hang. */
+static void test_text_load_fifo(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *fifo = rt_asprintf("%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, write_fifo, fifo), 0);
+    alarm(60);
+    rt_error err = {{0}};
+    rt_text t;
+    assert_int_equal(rt_text_load(fifo, RT_MAX_TEXT_INPUT, &t, &err), 0);
+    alarm(0);
+    assert_int_equal(t.mapped, 0);
+    const char *want = "{\"schema\": \"fifo\"}\n";
+    assert_int_equal(t.len, strlen(want));
+    assert_int_equal(memcmp(t.s, want, t.len), 0);
+    rt_text_release(&t);
+    pthread_join(th, NULL);
+    tu_rmtree(dir);
+    free(fifo);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_load),
+        cmocka_unit_test(test_text_load_fifo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

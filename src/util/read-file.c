@@ -10,20 +10,20 @@
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
-int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err)
+static int open_error(const char *shown, rt_error *err)
+{
+    rt_error_set(err, "cannot read '%s': %s", shown,
+                 errno == ENOENT ? "no such file" : strerror(errno));
+    return -1;
+}
+
+/* All of fd (st its fstat) into *buf; fd is closed unless it is standard input. */
+static int read_fd(int fd, int is_stdin, const struct stat *st, const char *shown, size_t max,
+                   char **buf, size_t *len, rt_error *err)
 {
     *buf = NULL;
     *len = 0;
-    int is_stdin = strcmp(path, "-") == 0;
-    const char *shown = is_stdin ? "standard input" : path;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
-    if (fd < 0) {
-        rt_error_set(err, "cannot read '%s': %s", shown,
-                     errno == ENOENT ? "no such file" : strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (S_ISDIR(st->st_mode)) {
         rt_error_set(err, "cannot read '%s': is a directory", shown);
         if (!is_stdin)
             close(fd);
@@ -33,8 +33,8 @@ int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_
      * all of it is made or filled (a 2 GB file of NULs costs 64 KiB, not 2 GB). A regular file
      * then gets its size in one step. */
     size_t cap = 1 << 16, n = 0, whole = 0;
-    if (S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size < max)
-        whole = (size_t)st.st_size + 1;
+    if (S_ISREG(st->st_mode) && st->st_size > 0 && (size_t)st->st_size < max)
+        whole = (size_t)st->st_size + 1;
     char *b = rt_xmalloc(cap);
     int rc = -1;
     for (;;) {
@@ -86,22 +86,49 @@ done:
     return rc;
 }
 
+int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *shown = is_stdin ? "standard input" : path;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+    if (fd < 0)
+        return open_error(shown, err);
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        memset(&st, 0, sizeof st);
+    return read_fd(fd, is_stdin, &st, shown, max, buf, len, err);
+}
+
 /* Below this size a file is read: a mapping's set-up costs more than the copy it saves. */
 #define MAP_MIN ((size_t)1 << 20)
 
 int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
 {
     memset(t, 0, sizeof *t);
-    int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY);
+    if (strcmp(path, "-") == 0) {
+        char *b;
+        if (rt_read_text_file(path, max, &b, &t->len, err) != 0)
+            return -1;
+        t->s = b;
+        return 0;
+    }
+    /* Opened once: a FIFO's data goes to its first reader, and a second open would wait for
+     * a writer that has gone. */
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return open_error(path, err);
     struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size >= MAP_MIN &&
-        (size_t)st.st_size < max) {
+    if (fstat(fd, &st) != 0)
+        memset(&st, 0, sizeof st);
+    if (S_ISREG(st.st_mode) && (size_t)st.st_size >= MAP_MIN && (size_t)st.st_size < max) {
         size_t n = (size_t)st.st_size;
         /* Not populated: the NUL check below stops at the first NUL, and a file of NULs costs a
          * page or two of it, not its size (the pages come in as read, 64 KiB a fault). */
         void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
-        close(fd);
         if (m != MAP_FAILED) {
+            close(fd);
             const char *nul = memchr(m, '\0', n);
             if (nul) {
                 rt_error_set(err, "cannot read '%s': byte %zu is a NUL: not a text file", path,
@@ -113,12 +140,10 @@ int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
             t->len = t->mapped = n;
             return 0;
         }
-    } else if (fd >= 0) {
-        close(fd);
     }
-    /* Everything else, and every error, as rt_read_text_file reads and words it. */
+    /* Everything else, and a failed mapping, read from the same descriptor. */
     char *b;
-    if (rt_read_text_file(path, max, &b, &t->len, err) != 0)
+    if (read_fd(fd, 0, &st, path, max, &b, &t->len, err) != 0)
         return -1;
     t->s = b;
     return 0;
