@@ -51,6 +51,24 @@ static void show_study(void *ud, const rt_study_progress *p)
     fflush(stderr);
 }
 
+/* Not a terminal (a log, `make demo | tee`): a line as each case (implementation, precision,
+ * operation, pass: the first four words of p->what) begins, so a long run still shows where it is
+ * and what each case took. */
+static void show_study_lines(void *ud, const rt_study_progress *p)
+{
+    char *last = ud; /* the case of the last line, 128 bytes */
+    const char *end = p->what;
+    for (int words = 0; *end && words < 4; end++)
+        words += *end == ' ';
+    size_t n = (size_t)(end - p->what);
+    if (n >= 128 || (strncmp(last, p->what, n) == 0 && last[n] == '\0'))
+        return;
+    memcpy(last, p->what, n);
+    last[n] = '\0';
+    fprintf(stderr, "rooftime: study: [%zu/%zu points, %.0f s] %.*s\n", p->done, p->total,
+            p->elapsed, (int)(n && p->what[n - 1] == ' ' ? n - 1 : n), p->what);
+}
+
 int cli_study_flags(const char *opt, const char *list, bool *flags, int n,
                     int (*parse)(const char *, int *, rt_error *))
 {
@@ -320,8 +338,9 @@ int cmd_study(int argc, char **argv)
     free(path);
     path = NULL;
 
-    if (tty)
-        so.progress = show_study;
+    char last_case[128] = "";
+    so.progress = tty ? show_study : show_study_lines;
+    so.progress_ud = last_case;
     int src = rt_study_run(&so, &res, &err);
     if (tty)
         fputc('\n', stderr);
