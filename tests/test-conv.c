@@ -22,6 +22,9 @@ static const rt_conv_shape shapes[] = {
     {.n = 1, .c = 5, .h = 12, .w = 12, .k = 6, .r = 5, .s = 5, .stride = 1, .pad = 2},
     {.n = 3, .c = 4, .h = 11, .w = 10, .k = 3, .r = 3, .s = 3, .stride = 3, .pad = 1},
     {.n = 2, .c = 16, .h = 14, .w = 14, .k = 16, .r = 7, .s = 7, .stride = 2, .pad = 3},
+    /* a kernel wider than the input: whole tap rows and columns on the padding, and a stride that
+     * skips past the right edge */
+    {.n = 1, .c = 2, .h = 6, .w = 5, .k = 3, .r = 9, .s = 9, .stride = 3, .pad = 4},
 };
 
 static float *run_case(conv_new fn, const rt_conv_shape *s, rt_precision prec, rt_pass pass,
