@@ -75,4 +75,23 @@ PY
 "$BIN" analyze -m "$TMP/bad.json" "$TMP/p.json" >"$TMP/bad.txt" 2>/dev/null
 head -1 "$TMP/bad.txt" | grep -q "^Verdicts suspect: machine 'low' fails 1 rule of .rooftime machine check."
 check "analyze: a failed machine check comes first ($(head -1 "$TMP/bad.txt" | head -c 200))" test $? -eq 0
+
+# A tau measured high: kernels that take less than their calls x tau are named against the launch
+# overhead, whose tau reads high (not low), and the remedy is --tau.
+sed 's/"seconds": 1e-6/"seconds": 1e-3/' "$TMP/good.json" >"$TMP/slowtau.json"
+cat >"$TMP/small.json" <<'J'
+{
+  "schema": "rooftime.profile/1",
+  "source": { "tool": "hand", "time": "wall" },
+  "kernels": [
+    { "name": "tiny_a", "invocations": 10, "time": 0.002, "flops": { "fp32": 1e3 },
+      "bytes": { "DRAM": 1e3 } },
+    { "name": "tiny_b", "invocations": 10, "time": 0.009, "flops": { "fp32": 1e3 },
+      "bytes": { "DRAM": 1e3 } }
+  ]
+}
+J
+"$BIN" analyze -m "$TMP/slowtau.json" "$TMP/small.json" >"$TMP/tau.txt" 2>/dev/null
+head -1 "$TMP/tau.txt" | grep -q "^Verdicts suspect: 1 kernel (2 ms, 18.2% of the time) takes less than its launch overhead bound (calls x tau) by more than 5%, so the launch overhead (tau) that machine 'low' gives them reads high. Remedy: .*--tau"
+check "analyze: a tau that reads high ($(head -1 "$TMP/tau.txt" | head -c 300))" test $? -eq 0
 finish

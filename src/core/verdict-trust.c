@@ -18,6 +18,9 @@ static double spread_of(double value, double min, double max)
     return RT_TRUST_DEFAULT_SPREAD;
 }
 
+/* The overhead's name among the ceilings: a floor on time, not a roof on a rate. */
+static const char OVERHEAD[] = "launch overhead";
+
 /* The ceiling bounding v (its name, the machine's) and its tolerance; NULL when v is bound by
  * none we can name. */
 static const char *bound_ceiling(const rt_machine *m, const rt_verdict *v, double *spread)
@@ -35,7 +38,7 @@ static const char *bound_ceiling(const rt_machine *m, const rt_verdict *v, doubl
     }
     if (v->bound == RT_BOUND_OVERHEAD) {
         *spread = RT_TRUST_DEFAULT_SPREAD;
-        return "launch overhead";
+        return OVERHEAD;
     }
     return NULL;
 }
@@ -101,19 +104,31 @@ char *rt_trust_line(const rt_analysis *a)
             len = len + (size_t)r_ < sizeof buf ? len + (size_t)r_ : sizeof buf - 1;               \
     } while (0)
     ADD("Verdicts suspect: ");
+    /* A kernel faster than its calls x tau says the tau is too large for it: a time that reads
+     * high, which --tau replaces (--reference moves no overhead). */
+    bool overhead = t.kernels_above > 0 && strcmp(t.worst.name, OVERHEAD) == 0;
     if (t.kernels_above > 0) {
         rt_fmt_time(tt, sizeof tt, t.worst.time);
-        ADD("%zu kernel%s (%s, %.1f%% of the time) run%s above the %s roof by more than its "
-            "measured spread (%.0f%%)",
-            t.worst.kernels, t.worst.kernels == 1 ? "" : "s", tt,
-            a->total_time > 0 ? 100 * t.worst.time / a->total_time : 0,
-            t.worst.kernels == 1 ? "s" : "", t.worst.name, 100 * t.worst.spread);
+        ADD("%zu kernel%s (%s, %.1f%% of the time) ", t.worst.kernels,
+            t.worst.kernels == 1 ? "" : "s", tt,
+            a->total_time > 0 ? 100 * t.worst.time / a->total_time : 0);
+        if (overhead)
+            ADD("take%s less than %s launch overhead bound (calls x tau) by more than %.0f%%",
+                t.worst.kernels == 1 ? "s" : "", t.worst.kernels == 1 ? "its" : "their",
+                100 * t.worst.spread);
+        else
+            ADD("run%s above the %s roof by more than its measured spread (%.0f%%)",
+                t.worst.kernels == 1 ? "s" : "", t.worst.name, 100 * t.worst.spread);
         if (t.ceilings_above > 1) {
             rt_fmt_time(tt, sizeof tt, t.time_above);
-            ADD(" (%zu kernels, %s, above %zu ceilings in all)", t.kernels_above, tt,
+            ADD(" (%zu kernels, %s, beating %zu ceilings in all)", t.kernels_above, tt,
                 t.ceilings_above);
         }
-        ADD(", so the %s ceiling of machine '%s' reads low", t.worst.name, a->machine->name);
+        if (overhead)
+            ADD(", so the launch overhead (tau) that machine '%s' gives them reads high",
+                a->machine->name);
+        else
+            ADD(", so the %s ceiling of machine '%s' reads low", t.worst.name, a->machine->name);
         if (t.failed_rules)
             ADD(", and the machine fails %zu rule%s of `rooftime machine check`", t.failed_rules,
                 t.failed_rules == 1 ? "" : "s");
@@ -121,9 +136,13 @@ char *rt_trust_line(const rt_analysis *a)
         ADD("machine '%s' fails %zu rule%s of `rooftime machine check` (see the machine section)",
             a->machine->name, t.failed_rules, t.failed_rules == 1 ? "" : "s");
     }
-    ADD(". Remedy: measure the machine again while it is idle (`rooftime machine measure`), or "
-        "pass `--machine` a preset of this hardware (`rooftime machine list`), or `--reference` "
-        "another unit or level.");
+    if (overhead)
+        ADD(". Remedy: measure the machine again while it is idle (`rooftime machine measure`), or "
+            "pass `--tau` the overhead these calls pay (one of the machine's by name, or a time).");
+    else
+        ADD(". Remedy: measure the machine again while it is idle (`rooftime machine measure`), "
+            "or pass `--machine` a preset of this hardware (`rooftime machine list`), or "
+            "`--reference` another unit or level.");
 #undef ADD
     return rt_strdup(buf);
 }
