@@ -86,19 +86,27 @@ done:
     return rc;
 }
 
+/* path ("-": standard input) opened, its fstat in *st (zeroed where fstat fails). */
+static int open_input(const char *path, int *fd, int *is_stdin, struct stat *st, rt_error *err)
+{
+    *is_stdin = strcmp(path, "-") == 0;
+    *fd = *is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+    if (*fd < 0)
+        return open_error(path, err);
+    if (fstat(*fd, st) != 0)
+        memset(st, 0, sizeof *st);
+    return 0;
+}
+
 int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err)
 {
     *buf = NULL;
     *len = 0;
-    int is_stdin = strcmp(path, "-") == 0;
-    const char *shown = is_stdin ? "standard input" : path;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
-    if (fd < 0)
-        return open_error(shown, err);
+    int fd, is_stdin;
     struct stat st;
-    if (fstat(fd, &st) != 0)
-        memset(&st, 0, sizeof st);
-    return read_fd(fd, is_stdin, &st, shown, max, buf, len, err);
+    if (open_input(path, &fd, &is_stdin, &st, err) != 0)
+        return -1;
+    return read_fd(fd, is_stdin, &st, is_stdin ? "standard input" : path, max, buf, len, err);
 }
 
 /* Below this size a file is read: a mapping's set-up costs more than the copy it saves. */
@@ -107,22 +115,15 @@ int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_
 int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
 {
     memset(t, 0, sizeof *t);
-    if (strcmp(path, "-") == 0) {
-        char *b;
-        if (rt_read_text_file(path, max, &b, &t->len, err) != 0)
-            return -1;
-        t->s = b;
-        return 0;
-    }
     /* Opened once: a FIFO's data goes to its first reader, and a second open would wait for
      * a writer that has gone. */
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return open_error(path, err);
+    int fd, is_stdin;
     struct stat st;
-    if (fstat(fd, &st) != 0)
-        memset(&st, 0, sizeof st);
-    if (S_ISREG(st.st_mode) && (size_t)st.st_size >= MAP_MIN && (size_t)st.st_size < max) {
+    if (open_input(path, &fd, &is_stdin, &st, err) != 0)
+        return -1;
+    /* Standard input is read: it may not start at the file's beginning, and it stays open. */
+    if (!is_stdin && S_ISREG(st.st_mode) && (size_t)st.st_size >= MAP_MIN &&
+        (size_t)st.st_size < max) {
         size_t n = (size_t)st.st_size;
         /* Not populated: the NUL check below stops at the first NUL, and a file of NULs costs a
          * page or two of it, not its size (the pages come in as read, 64 KiB a fault). */
@@ -143,7 +144,7 @@ int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
     }
     /* Everything else, and a failed mapping, read from the same descriptor. */
     char *b;
-    if (read_fd(fd, 0, &st, path, max, &b, &t->len, err) != 0)
+    if (read_fd(fd, is_stdin, &st, is_stdin ? "standard input" : path, max, &b, &t->len, err) != 0)
         return -1;
     t->s = b;
     return 0;
