@@ -12,15 +12,21 @@ bad() { # NAME CONTENT PATTERN
 }
 
 bad malformed '{"schema": "rooftime.profile/1", "kernels": [' "malformed.json': line 1, column [0-9]+"
-bad missing '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1}]}' "field 'kernels\[0\]\.time': missing"
-bad wrongtype '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1, "time": "fast"}]}' "field 'kernels\[0\]\.time': expected a number, got a string"
+bad missing '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1}]}' "line 1, column 46: field 'kernels\[0\]\.time': missing"
+bad wrongtype '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1, "time": "fast"}]}' "line 1, column 86: field 'kernels\[0\]\.time': expected a number, got a string"
 bad nan '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1, "time": NaN}]}' "nan.json': line 1, column [0-9]+: invalid token"
-bad negative '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1, "time": -1}]}' "field 'kernels\[0\]\.time': -1 is below the minimum 0"
+bad negative '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1, "time": -1}]}' "line 1, column 86: field 'kernels\[0\]\.time': -1 is below the minimum 0"
 bad empty '' "empty.json': the file is empty"
-bad schema '{"schema": "rooftime.machine/1", "kernels": []}' "field 'schema': expected \"rooftime.profile/1\""
-bad flops '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1, "time": 1, "flops": {"fp32": -5}}]}' "field 'kernels\[0\]\.flops\.fp32'"
-bad tags '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1, "time": 1, "tags": {"pass": [1]}}]}' "field 'kernels\[0\]\.tags\.pass': expected a string or a number"
-bad notobject '[1, 2, 3]' "expected an object, got an array"
+bad schema '{"schema": "rooftime.machine/1", "kernels": []}' "line 1, column 12: field 'schema': expected \"rooftime.profile/1\""
+bad flops '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1, "time": 1, "flops": {"fp32": -5}}]}' "line 1, column 107: field 'kernels\[0\]\.flops\.fp32'"
+bad tags '{"schema": "rooftime.profile/1", "kernels": [{"name": "k", "invocations": 1, "time": 1, "tags": {"pass": [1]}}]}' "line 1, column 106: field 'kernels\[0\]\.tags\.pass': expected a string or a number"
+bad notobject '[1, 2, 3]' "line 1, column 1: field '\(top\)': expected an object, got an array"
+# A field in a pretty-printed profile is named by its line, as a syntax error is: the value's line
+# when it is there, the line of the object it is missing from when it is not.
+printf '{\n  "schema": "rooftime.profile/1",\n  "kernels": [\n    {"name": "a", "invocations": 1, "time": 1},\n    {"name": "b", "invocations": 1,\n     "time": "slow"}\n  ]\n}\n' >"$TMP/pretty.json"
+expect 1 "pretty.json': line 6, column 14: field 'kernels\[1\]\.time': expected a number" -- analyze --machine "$M" "$TMP/pretty.json"
+printf '{\n  "schema": "rooftime.profile/1",\n  "kernels": [\n    {"name": "a", "invocations": 1, "time": 1},\n    {"name": "b",\n     "invocations": 1}\n  ]\n}\n' >"$TMP/pretty.json"
+expect 1 "pretty.json': line 5, column 5: field 'kernels\[1\]\.time': missing" -- analyze --machine "$M" "$TMP/pretty.json"
 
 # 100 MB of random bytes.
 head -c 100000000 /dev/urandom >"$TMP/random.json"
@@ -36,7 +42,9 @@ badm() { # NAME CONTENT PATTERN
     expect 1 "$3" -- analyze --machine "$TMP/m-$1.json" "$TMP/good.json"
 }
 mach='"schema": "rooftime.machine/1", "name": "x", "units": [{"name": "fp32", "flops": 1e12}], "levels": [{"name": "DRAM", "bytes_per_s": 1e11}], "launch_overhead": {"seconds": 1e-6}'
-badm noref "{$mach}" "field 'reference': missing"
+badm noref "{$mach}" "m-noref.json': line 1, column 1: field 'reference': missing"
+printf '{\n"schema": "rooftime.machine/1", "name": "x", "launch_overhead": {"seconds": 1e-6},\n"units": [{"name": "fp32", "flops": 1e12}],\n"levels": [{"name": "DRAM", "bytes_per_s": "fast"}], "reference": {"unit": "fp32", "level": "DRAM"}}\n' >"$TMP/m-lines.json"
+expect 1 "m-lines.json': line 4, column 44: field 'levels\[0\]\.bytes_per_s': expected a number" -- analyze --machine "$TMP/m-lines.json" "$TMP/good.json"
 badm badref "{$mach, \"reference\": {\"unit\": \"tensor\", \"level\": \"DRAM\"}}" "reference unit 'tensor' is not one of its units"
 badm zero "{\"schema\": \"rooftime.machine/1\", \"name\": \"x\", \"units\": [{\"name\": \"fp32\", \"flops\": 0}], \"levels\": [{\"name\": \"DRAM\", \"bytes_per_s\": 1e11}], \"launch_overhead\": {\"seconds\": 1e-6}, \"reference\": {\"unit\": \"fp32\", \"level\": \"DRAM\"}}" "unit 'fp32': FLOP/s must be positive"
 

@@ -33,7 +33,7 @@ static int both(const char *text)
     json_error_t je;
     json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     rt_error err = {{0}};
-    int ok = j && rt_profile_from_json(j, "t", &slow, &err) == 0;
+    int ok = j && rt_profile_from_json(j, RT_JSON_NAMED("t"), &slow, &err) == 0;
     json_decref(j);
     if (took) {
         if (!ok)

@@ -115,7 +115,7 @@ static void test_profile_fields_and_extra(void **state)
     json_t *j = json_loads(text, 0, NULL);
     rt_profile *p;
     rt_error err;
-    assert_int_equal(rt_profile_from_json(j, "inline", &p, &err), 0);
+    assert_int_equal(rt_profile_from_json(j, RT_JSON_NAMED("inline"), &p, &err), 0);
     assert_string_equal(p->kernels[0].name, "a<b>&c");
     assert_string_equal(rt_tags_get(&p->tags, "batch"), "16");
     assert_close(rt_values_get(&p->kernels[0].bytes, "L1", 0), 12345678901234.0, 0);

@@ -68,10 +68,11 @@ static void test_bad_files(void **state)
                  "line 1, column 29: duplicate object key");
     expect_error("syntax.json", "{\n  \"a\": [1,\n}", NULL, "line 3, column 1:");
     expect_error("empty.json", "", NULL, "the file is empty");
-    expect_error("array.json", "[1]", NULL, "field '(top)': expected an object, got an array");
+    expect_error("array.json", "[1]", NULL,
+                 "line 1, column 1: field '(top)': expected an object, got an array");
     expect_error("schema.json", "{\"schema\": \"other/1\"}", "want/1",
-                 "field 'schema': expected \"want/1\", got \"other/1\"");
-    expect_error("noschema.json", "{}", "want/1", "field 'schema': missing");
+                 "line 1, column 12: field 'schema': expected \"want/1\", got \"other/1\"");
+    expect_error("noschema.json", "{}", "want/1", "line 1, column 1: field 'schema': missing");
     expect_error("nul.json", "{\"a\":\0}", NULL, "cannot read");
     rt_data_file f;
     rt_error err = {{0}};

@@ -23,6 +23,7 @@
 #include "rooftime/util/format.h"
 #include "rooftime/util/formula.h"
 #include "rooftime/util/html-escape.h"
+#include "rooftime/util/json-locate.h"
 #include "rooftime/util/json-read.h"
 #include "rooftime/util/line-reader.h"
 #include "rooftime/util/name-index.h"

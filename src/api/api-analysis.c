@@ -40,7 +40,7 @@ rt_machine *api_copy_machine(const rt_machine *m)
     json_t *j = rt_machine_to_json(m);
     rt_machine *c = NULL;
     rt_error err;
-    if (!j || rt_machine_from_json(j, "the machine", &c, &err) != 0) {
+    if (!j || rt_machine_from_json(j, RT_JSON_NAMED("the machine"), &c, &err) != 0) {
         api_fail("cannot copy the machine: %s", j ? err.msg : "no JSON");
         c = NULL;
     }
@@ -53,7 +53,7 @@ rt_profile *api_copy_profile(const rt_profile *p)
     json_t *j = rt_profile_to_json(p);
     rt_profile *c = NULL;
     rt_error err;
-    if (!j || rt_profile_from_json(j, "a profile", &c, &err) != 0) {
+    if (!j || rt_profile_from_json(j, RT_JSON_NAMED("a profile"), &c, &err) != 0) {
         api_fail("cannot copy a profile: %s", j ? err.msg : "no JSON");
         c = NULL;
     }

@@ -178,9 +178,10 @@ static int read_entry(rt_jr *r, rt_across *a, const json_t *o, size_t i, bool ke
     return 0;
 }
 
-int rt_across_state_from_json(const json_t *j, const char *origin, rt_across **out, rt_error *err)
+int rt_across_state_from_json(const json_t *j, const rt_json_src *src, rt_across **out,
+                              rt_error *err)
 {
-    rt_jr r = {origin, err};
+    rt_jr r = {*src, err};
     *out = NULL;
     rt_across_opts o = RT_ACROSS_DEFAULTS;
     double slowest = 0, profiles = 0;
@@ -205,7 +206,7 @@ int rt_across_state_from_json(const json_t *j, const char *origin, rt_across **o
         if (!json_is_array(x) || !json_is_integer(json_array_get(x, 0)) ||
             !json_is_number(json_array_get(x, 1)) ||
             rt_across_set_rank(a, (long)json_integer_value(json_array_get(x, 0)),
-                               json_number_value(json_array_get(x, 1)), origin, err) != 0) {
+                               json_number_value(json_array_get(x, 1)), src->name, err) != 0) {
             if (json_is_array(x) && json_is_integer(json_array_get(x, 0)))
                 rt_error_prefix(err, "field 'ranks[%zu]'", i);
             else

@@ -10,10 +10,10 @@
 /* More patterns than any library needs: a file with more is not a patterns file. */
 #define MAX_PATTERNS 10000
 
-int rt_comm_patterns_from_json(const json_t *j, const char *origin, rt_comm_patterns *out,
+int rt_comm_patterns_from_json(const json_t *j, const rt_json_src *src, rt_comm_patterns *out,
                                rt_error *err)
 {
-    rt_jr r = {origin, err};
+    rt_jr r = {*src, err};
     const json_t *arr;
     if (rt_jr_object(&r, j, "") != 0 || rt_jr_array(&r, j, "", "patterns", true, &arr) != 0)
         return -1;
@@ -50,7 +50,8 @@ int rt_comm_patterns_load(const char *path, rt_comm_patterns *out, rt_error *err
     rt_data_file f; /* the one loader of data files; from_json checks the schema */
     int rc = rt_data_file_load(&f, path, "comm/kernels.json", NULL, err);
     if (rc == 0) {
-        rc = rt_comm_patterns_from_json(f.root, f.path, out, err);
+        rt_json_src src = rt_data_file_src(&f);
+        rc = rt_comm_patterns_from_json(f.root, &src, out, err);
         rt_data_file_release(&f);
     }
     return rc;

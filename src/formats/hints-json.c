@@ -15,9 +15,10 @@
 
 static const char *const classes[] = {"zero-ai", "overhead", "bandwidth", "compute", "none"};
 
-static int from_json(const json_t *root, const char *origin, rt_verdict_hints *out, rt_error *err)
+static int from_json(const json_t *root, const rt_json_src *src, rt_verdict_hints *out,
+                     rt_error *err)
 {
-    rt_jr r = {.origin = origin, .err = err};
+    rt_jr r = {*src, err};
     const json_t *arr;
     if (rt_jr_object(&r, root, "") != 0 ||
         rt_jr_schema(&r, root, "rooftime.verdict-hints/1") != 0 ||
@@ -67,7 +68,7 @@ int rt_verdict_hints_parse(const char *text, size_t len, const char *origin, rt_
                      je.text);
         return -1;
     }
-    int rc = from_json(root, origin, out, err);
+    int rc = from_json(root, &(rt_json_src){origin, text, len}, out, err);
     json_decref(root);
     return rc;
 }
@@ -78,7 +79,8 @@ int rt_verdict_hints_load(const char *path, rt_verdict_hints *out, rt_error *err
     rt_data_file f; /* the one loader of data files; from_json checks the schema */
     int rc = rt_data_file_load(&f, path, "verdict-hints.json", NULL, err);
     if (rc == 0) {
-        rc = from_json(f.root, f.path, out, err);
+        rt_json_src src = rt_data_file_src(&f);
+        rc = from_json(f.root, &src, out, err);
         rt_data_file_release(&f);
     }
     return rc;

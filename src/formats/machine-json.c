@@ -131,9 +131,9 @@ static int read_level(rt_jr *r, rt_machine *m, const json_t *j, size_t i)
     return 0;
 }
 
-int rt_machine_from_json(const json_t *j, const char *origin, rt_machine **out, rt_error *err)
+int rt_machine_from_json(const json_t *j, const rt_json_src *src, rt_machine **out, rt_error *err)
 {
-    rt_jr r = {origin, err};
+    rt_jr r = {*src, err};
     *out = NULL;
     if (rt_jr_object(&r, j, "") != 0 || rt_jr_schema(&r, j, RT_MACHINE_SCHEMA) != 0)
         return -1;
@@ -181,7 +181,7 @@ int rt_machine_from_json(const json_t *j, const char *origin, rt_machine **out, 
     }
     m->unknown_json = rt_json_opaque_text(rt_json_extra(j, top_known));
     if (rt_machine_check(m, err) != 0) {
-        rt_error_prefix(err, "cannot read '%s'", origin);
+        rt_error_prefix(err, "cannot read '%s'", src->name);
         goto fail;
     }
     *out = m;
@@ -298,7 +298,8 @@ int rt_machine_load(const char *path, rt_machine **out, rt_error *err)
     rt_data_file f; /* presets are data files; a measured machine file is read alike */
     if (rt_data_file_load(&f, path, NULL, NULL, err) != 0)
         return -1;
-    int rc = rt_machine_from_json(f.root, path, out, err);
+    rt_json_src src = rt_data_file_src(&f);
+    int rc = rt_machine_from_json(f.root, &src, out, err);
     rt_data_file_release(&f);
     return rc;
 }

@@ -156,9 +156,9 @@ static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
     return 0;
 }
 
-int rt_profile_from_json(const json_t *j, const char *origin, rt_profile **out, rt_error *err)
+int rt_profile_from_json(const json_t *j, const rt_json_src *from, rt_profile **out, rt_error *err)
 {
-    rt_jr r = {origin, err};
+    rt_jr r = {*from, err};
     *out = NULL;
     if (rt_jr_object(&r, j, "") != 0 || rt_jr_schema(&r, j, RT_PROFILE_SCHEMA) != 0)
         return -1;
@@ -333,12 +333,14 @@ int rt_profile_load(const char *path, rt_profile **out, rt_error *err)
             fast = 0;
         }
     }
-    int parsed = fast || rt_json_load_text(t.s, t.len, path, &j, err) == 0;
-    rt_text_release(&t);
-    if (fast || !parsed)
+    if (fast || rt_json_load_text(t.s, t.len, path, &j, err) != 0) {
+        rt_text_release(&t);
         return fast ? 0 : -1;
-    int rc = rt_profile_from_json(j, path, out, err);
+    }
+    /* The text stays until the fields are read: an error names the line of its field. */
+    int rc = rt_profile_from_json(j, &(rt_json_src){path, t.s, t.len}, out, err);
     json_decref(j);
+    rt_text_release(&t);
     return rc;
 }
 

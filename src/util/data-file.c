@@ -13,16 +13,12 @@ int rt_data_file_load(rt_data_file *f, const char *path, const char *shipped, co
 {
     memset(f, 0, sizeof *f);
     f->path = path ? rt_strdup(path) : rt_asprintf("%s/%s", rt_datadir(), shipped);
-    char *text;
-    size_t len;
-    if (rt_read_text_file(f->path, RT_MAX_DATA_FILE, &text, &len, err) != 0)
+    if (rt_read_text_file(f->path, RT_MAX_DATA_FILE, &f->text, &f->len, err) != 0)
         goto fail;
-    f->label = rt_data_file_label(f->path, text, len);
-    int rc = rt_json_load_text(text, len, f->path, &f->root, err);
-    free(text);
-    if (rc != 0)
+    f->label = rt_data_file_label(f->path, f->text, f->len);
+    if (rt_json_load_text(f->text, f->len, f->path, &f->root, err) != 0)
         goto fail;
-    rt_jr r = {f->path, err};
+    rt_jr r = {rt_data_file_src(f), err};
     if (rt_jr_object(&r, f->root, "") != 0 || (schema && rt_jr_schema(&r, f->root, schema) != 0))
         goto fail;
     return 0;
@@ -31,9 +27,15 @@ fail:
     return -1;
 }
 
+rt_json_src rt_data_file_src(const rt_data_file *f)
+{
+    return (rt_json_src){.name = f->path, .text = f->text, .len = f->len};
+}
+
 void rt_data_file_release(rt_data_file *f)
 {
     free(f->path);
+    free(f->text);
     free(f->label);
     json_decref(f->root);
     memset(f, 0, sizeof *f);

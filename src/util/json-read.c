@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "rooftime/util/json-read.h"
+#include "rooftime/util/json-locate.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
@@ -68,17 +69,19 @@ int rt_json_load_text(const char *buf, size_t len, const char *path, json_t **ou
 
 void rt_jr_fail(rt_jr *r, const char *path, const char *key, const char *fmt, ...)
 {
-    char msg[1024];
+    char msg[1024], field[1024], where[64] = "";
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (key)
-        rt_error_set(r->err, "cannot read '%s': field '%s%s%s': %s", r->origin, path,
-                     *path ? "." : "", key, msg);
-    else
-        rt_error_set(r->err, "cannot read '%s': field '%s': %s", r->origin, *path ? path : "(top)",
-                     msg);
+    int w = key ? snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", key)
+                : snprintf(field, sizeof field, "%s", *path ? path : "(top)");
+    /* A field too long to hold whole is looked for by its parent's path. */
+    const char *find = w >= 0 && (size_t)w < sizeof field && (key || *path) ? field : path;
+    size_t line, col;
+    if (r->src.text && rt_json_locate(r->src.text, r->src.len, find, &line, &col) == 0)
+        snprintf(where, sizeof where, "line %zu, column %zu: ", line, col);
+    rt_error_set(r->err, "cannot read '%s': %sfield '%s': %s", r->src.name, where, field, msg);
 }
 
 /* The member key of obj, checked against a type: 1 found (*out set), 0 absent and optional (or

@@ -21,12 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     rt_machine *m = NULL;
     rt_error err;
-    if (rt_machine_from_json(j, "fuzz", &m, &err) == 0) {
+    if (rt_machine_from_json(j, &(rt_json_src){"fuzz", (const char *)data, size}, &m, &err) == 0) {
         rt_machine_check(m, &err);
         char *a = dump(m);
         json_t *back = json_loads(a, 0, &je);
         rt_machine *m2 = NULL;
-        if (!back || rt_machine_from_json(back, "round trip", &m2, &err) != 0) {
+        if (!back || rt_machine_from_json(back, RT_JSON_NAMED("round trip"), &m2, &err) != 0) {
             fprintf(stderr, "accepted but does not load back: %s\n", back ? err.msg : je.text);
             abort();
         }

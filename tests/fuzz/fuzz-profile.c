@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je);
     rt_profile *p = NULL;
     rt_error err;
-    if (j && rt_profile_from_json(j, "fuzz", &p, &err) == 0)
+    if (j &&
+        rt_profile_from_json(j, &(rt_json_src){"fuzz", (const char *)data, size}, &p, &err) == 0)
         fuzz_roundtrip(p);
     else if (p) {
         rt_profile_free(p);

@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!j)
         return 0;
     rt_profile *p = NULL;
-    if (rt_profile_from_json(j, "fuzz", &p, &err) == 0) {
+    if (rt_profile_from_json(j, RT_JSON_NAMED("fuzz"), &p, &err) == 0) {
         rt_analysis *a[2] = {NULL, NULL};
         for (int mode = 0; mode < 2; mode++) {
             a[mode] = rt_analysis_new(m, mode ? RT_MODE_HIER : RT_MODE_SINGLE, &p, 1, NULL, &err);

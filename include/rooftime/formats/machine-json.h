@@ -6,9 +6,10 @@
 #include <stddef.h>
 #include "rooftime/core/machine.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/json-read.h"
 
 /* JSON conversion; origin names the file in error messages. */
-int rt_machine_from_json(const json_t *j, const char *origin, rt_machine **out, rt_error *err);
+int rt_machine_from_json(const json_t *j, const rt_json_src *src, rt_machine **out, rt_error *err);
 json_t *rt_machine_to_json(const rt_machine *m);
 int rt_machine_load(const char *path, rt_machine **out, rt_error *err);
 int rt_machine_save(const rt_machine *m, const char *path, rt_error *err);

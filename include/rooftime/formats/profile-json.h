@@ -5,8 +5,9 @@
 #include <jansson.h>
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/json-read.h"
 
-int rt_profile_from_json(const json_t *j, const char *origin, rt_profile **out, rt_error *err);
+int rt_profile_from_json(const json_t *j, const rt_json_src *src, rt_profile **out, rt_error *err);
 json_t *rt_profile_to_json(const rt_profile *p);
 int rt_profile_load(const char *path, rt_profile **out, rt_error *err);
 int rt_profile_save(const rt_profile *p, const char *path, rt_error *err);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "rooftime/util/error.h"
+#include "rooftime/util/json-read.h"
 
 /* The largest data file rooftime reads: 64 MiB (the shipped ones are under 100 KiB). */
 #define RT_MAX_DATA_FILE ((size_t)64 << 20)
@@ -20,6 +21,8 @@ typedef struct rt_data_file {
     char *path;   /* the file read: the one given, or the shipped one under rt_datadir() */
     char *label;  /* how a profile names it (rt_data_file_label of datadir.h) */
     json_t *root; /* its document (an object) */
+    char *text;   /* its text, kept so that a reader's field errors name their line */
+    size_t len;
 } rt_data_file;
 
 /*
@@ -30,6 +33,8 @@ typedef struct rt_data_file {
  */
 int rt_data_file_load(rt_data_file *f, const char *path, const char *shipped, const char *schema,
                       rt_error *err);
+/* The document as its readers name it: the file's path, with its text for field errors' lines. */
+rt_json_src rt_data_file_src(const rt_data_file *f);
 /* Free what f holds and zero it; a zeroed f is a no-op. */
 void rt_data_file_release(rt_data_file *f);
 

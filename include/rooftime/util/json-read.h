@@ -16,9 +16,21 @@ int rt_json_load_file(const char *path, json_t **out, rt_error *err);
 /* The same for a file's text already read (len bytes; path names it in errors). */
 int rt_json_load_text(const char *buf, size_t len, const char *path, json_t **out, rt_error *err);
 
-/* A reader bound to one file: every error is "cannot read 'ORIGIN': field 'PATH.KEY': ...". */
+/* A parsed document's name in errors and, while its reader still holds it, its text (NULL: none,
+ * a document built in memory): a field error then names the line and column where the field is
+ * (json-locate.h). */
+typedef struct rt_json_src {
+    const char *name;
+    const char *text;
+    size_t len;
+} rt_json_src;
+/* A document known by its name alone. */
+#define RT_JSON_NAMED(n) (&(rt_json_src){.name = (n)})
+
+/* A reader bound to one document: every error is "cannot read 'NAME': line L, column C: field
+ * 'PATH.KEY': ..." (without the line and column when the text is not at hand). */
 typedef struct rt_jr {
-    const char *origin;
+    rt_json_src src;
     rt_error *err;
 } rt_jr;
 

@@ -57,7 +57,7 @@ static int merge_from(rt_across *a, int from)
     int rc = -1;
     if (!j)
         rt_error_set(&err, "%s: %s", origin, je.text);
-    else if (rt_across_state_from_json(j, origin, &b, &err) == 0 &&
+    else if (rt_across_state_from_json(j, RT_JSON_NAMED(origin), &b, &err) == 0 &&
              rt_across_merge(a, b, &err) == 0)
         rc = 0;
     if (rc != 0)

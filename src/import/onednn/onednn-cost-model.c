@@ -124,7 +124,7 @@ int rt_onednn_model_load(const char *path, const char *(*counts_of)(const char *
         return -1;
     m->path = rt_strdup(f.path);
     int rc = -1;
-    rt_jr r = {f.path, err};
+    rt_jr r = {rt_data_file_src(&f), err};
     const json_t *kinds;
     if (rt_jr_member_object(&r, f.root, "", "kinds", true, &kinds) != 0)
         goto done;
