@@ -74,40 +74,71 @@ static void test_trim(void **state)
     assert_true(rt_plateau_top(l2, 2, 0, 1e9) == 245);        /* fewer than three: the fastest */
 }
 
+/* The points measured again replace the old ones only when they read better: a clean trial
+ * over none, else a higher figure (better() of measure-revisit.c). On a busy machine every trial
+ * of a point measured again may be disturbed, and then a clean slow figure is rightly kept; so a
+ * case is tried up to five times, each check made on every try, and the case asked to happen
+ * once. */
+enum { TRIES = 5 };
+
+static const double sizes[] = {3072, 6144, 9216, 12288, 18432};
+
+/* Five L1 points read at old[i] (3 clean trials each), the second look run on them: how many
+ * were measured again and kept, and how many now differ from what they read. */
+static void look_again(const double *old, rt_bw_point *pts, int *revisited, int *kept, int *changed)
+{
+    rt_levels lv = {.ncache = 2};
+    lv.caches[0] = (rt_cache_info){1, 32768, 1};
+    lv.caches[1] = (rt_cache_info){2, 524288, 1};
+    for (int i = 0; i < 5; i++)
+        pts[i] = point(sizes[i], old[i], 3);
+    rt_bw_swept cv = {RT_BW_READ, 1, pts, 5};
+    rt_levels_plan pl = {2, 0.0005, 2, 1 << 20, 4, true};
+    rt_error err;
+    assert_int_equal(rt_levels_revisit(&pl, RT_ISA_SSE, &lv, 524288, &cv, 1, revisited, kept, &err),
+                     0);
+    *changed = 0;
+    for (int i = 0; i < 5; i++) {
+        assert_true(pts[i].bytes == sizes[i]);
+        *changed += pts[i].bw.best != old[i];
+    }
+    assert_int_equal(*kept, *changed); /* what is kept is what changed, and only that */
+}
+
 /* The second look: a point of L1 that read far below its neighbours is measured again and its new
  * figure kept; the others are left alone. A stretch that read slow alike is found by its middle
  * point. */
 static void test_revisit(void **state)
 {
     (void)state;
-    rt_levels lv = {.ncache = 2};
-    lv.caches[0] = (rt_cache_info){1, 32768, 1};
-    lv.caches[1] = (rt_cache_info){2, 524288, 1};
-    rt_bw_point *pts = calloc(5, sizeof *pts);
-    const double sizes[] = {3072, 6144, 9216, 12288, 18432};
-    for (int i = 0; i < 5; i++)
-        pts[i] = point(sizes[i], i == 2 ? 1e3 : 1e20, 3);
-    rt_bw_swept cv = {RT_BW_READ, 1, pts, 5};
-    rt_levels_plan pl = {2, 0.0005, 2, 1 << 20, 4, true};
-    int revisited, kept;
-    rt_error err;
-    assert_int_equal(
-        rt_levels_revisit(&pl, RT_ISA_SSE, &lv, 524288, &cv, 1, &revisited, &kept, &err), 0);
-    assert_int_equal(revisited, 1);
-    assert_int_equal(kept, 1); /* any rate beats 1 kB/s */
-    assert_true(pts[2].bw.best > 1e3 && pts[2].bytes == 9216);
-    assert_true(pts[0].bw.best == 1e20 && pts[4].bw.best == 1e20);
+    rt_bw_point pts[5];
+    int revisited, kept, changed, t;
+    const double dip[] = {1e20, 1e20, 1e3, 1e20, 1e20};
+    for (t = 0; t < TRIES; t++) {
+        look_again(dip, pts, &revisited, &kept, &changed);
+        assert_int_equal(revisited, 1); /* the dip alone, whatever it reads now */
+        assert_true(pts[0].bw.best == 1e20 && pts[4].bw.best == 1e20);
+        if (kept == 1) /* any clean rate beats 1 kB/s */
+            break;
+    }
+    assert_true(t < TRIES);
+    assert_true(pts[2].bw.best > 1e3);
     /* A stretch slowed alike (every point at 1 MB/s): the middle point, measured again, reads far
-     * faster, and so every point is measured again. */
-    for (int i = 0; i < 5; i++)
-        pts[i] = point(sizes[i], 1e6, 3);
-    assert_int_equal(
-        rt_levels_revisit(&pl, RT_ISA_SSE, &lv, 524288, &cv, 1, &revisited, &kept, &err), 0);
-    assert_int_equal(revisited, 5);
-    assert_int_equal(kept, 5);
+     * faster, and so every point is measured again. When its new figure is not kept, the look
+     * stops there. */
+    const double slowed[] = {1e6, 1e6, 1e6, 1e6, 1e6};
+    for (t = 0; t < TRIES; t++) {
+        look_again(slowed, pts, &revisited, &kept, &changed);
+        if (pts[2].bw.best == 1e6)
+            assert_int_equal(revisited, 1);
+        else
+            assert_int_equal(revisited, 5);
+        if (kept == 5)
+            break;
+    }
+    assert_true(t < TRIES);
     for (int i = 0; i < 5; i++)
         assert_true(pts[i].bw.best > 1e6);
-    free(pts);
 }
 
 int main(void)
