@@ -31,6 +31,12 @@ for f in tests/data/bad-inputs/table-*.csv; do seed table "$f"; done
 for f in data/examples/*.json; do seed profile "$f" raw; seed render "$f" raw; done
 for f in data/machines/*.json; do seed machine "$f" raw; done
 seed metrics data/ncu/metrics.json raw
+# The field locator: a path, a newline, a document.
+mkdir -p "$B/corpus/json-locate"
+for f in data/examples/*.json; do
+    { printf 'kernels[1].flops.fp32\n'; cat "$f"; } >"$B/corpus/json-locate/$(basename "$f")"
+done
+{ printf 'levels[0].bytes_per_s\n'; cat data/machines/v100.json; } >"$B/corpus/json-locate/v100.json"
 seed torchops data/torch/ops.json raw
 seed hints data/torch/hints.json raw
 seed verdict-hints data/verdict-hints.json raw
@@ -103,7 +109,7 @@ if [ -d "$FIX/bad-inputs" ]; then
 fi
 
 # Fuzz each target for SECONDS_EACH; a crash, leak, timeout or out-of-memory fails the run.
-TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints comm cupti}
+TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints comm cupti json-locate}
 for t in $TARGETS; do
     mkdir -p "$B/corpus/$t" "$B/artifacts/$t"
     echo "fuzz-$t: ${SECONDS_EACH} s"
