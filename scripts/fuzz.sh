@@ -13,7 +13,7 @@ if ! command -v clang >/dev/null; then
     echo "rooftime: fuzz: clang not found (Debian clang, libclang-rt-14-dev)" >&2
     exit 1
 fi
-CC=clang cmake -S . -B "$B" -DROOFTIME_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+CC=clang cmake -S . -B "$B" -DROOFTIME_FUZZ=ON -DROOFTIME_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$B" -j "$(nproc)" >/dev/null
 
 # Seed corpora: importer targets read a flag byte first (0: default options).

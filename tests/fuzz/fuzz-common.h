@@ -52,7 +52,7 @@ static inline void fuzz_roundtrip(const rt_profile *p)
     json_t *back = json_loads(text, 0, &je);
     free(text);
     rt_profile *q = NULL;
-    if (!back || rt_profile_from_json(back, "round trip", &q, &err) != 0) {
+    if (!back || rt_profile_from_json(back, RT_JSON_NAMED("round trip"), &q, &err) != 0) {
         fprintf(stderr, "accepted but does not load back: %s\n", back ? err.msg : je.text);
         abort();
     }

@@ -328,8 +328,9 @@ int rt_torch_ops_load(const char *path, rt_torch_ops **out, rt_error *err)
     if (rt_data_file_load(&f, path, "torch/ops.json", "rooftime.torch-ops/1", err) != 0)
         return -1;
     rt_torch_ops *o = rt_xcalloc(1, sizeof *o);
-    o->path = f.path;
+    o->path = f.path; /* kept by o; the rest of f released at the end */
     o->label = f.label;
+    f.path = f.label = NULL;
     json_t *root = f.root;
     const json_t *ops = json_object_get(root, "ops");
     if (!json_is_array(ops) || json_array_size(ops) == 0) {
@@ -365,11 +366,11 @@ int rt_torch_ops_load(const char *path, rt_torch_ops **out, rt_error *err)
             }
         }
     }
-    json_decref(root);
+    rt_data_file_release(&f);
     *out = o;
     return 0;
 fail:
-    json_decref(root);
+    rt_data_file_release(&f);
     rt_torch_ops_free(o);
     return -1;
 }
