@@ -180,15 +180,22 @@ static int next_item(scan *c, char close)
     return 0;
 }
 
+/* Into the object or array at c->i, to its first member or element: false when it is not one,
+ * or is empty. */
+static bool enter(scan *c, char open, char close)
+{
+    if (!at(c, open))
+        return false;
+    c->i++;
+    white(c);
+    return !at(c, close);
+}
+
 /* The element [index] of the array at c->i: c->i at it and 0, or -1 when the array has no such
  * element. */
 static int element(scan *c, size_t index)
 {
-    if (!at(c, '['))
-        return -1;
-    c->i++;
-    white(c);
-    if (at(c, ']'))
+    if (!enter(c, '[', ']'))
         return -1;
     for (size_t k = 0; k < index; k++)
         if (skip_value(c) != 0 || next_item(c, ']') != 0)
@@ -203,11 +210,7 @@ static int member(scan *c, const char **rest)
     char key[KEY_MAX];
     size_t best_at = SIZE_MAX, best_len = 0;
     bool ok;
-    if (!at(c, '{'))
-        return -1;
-    c->i++;
-    white(c);
-    if (at(c, '}'))
+    if (!enter(c, '{', '}'))
         return -1;
     for (;;) {
         if (!at(c, '"'))
