@@ -75,6 +75,14 @@ static void merge_tags(rt_tags *dst, rt_tag *store, const rt_tags *a, const rt_t
     }
 }
 
+double rt_analysis_profile_tau(const rt_machine *m, const rt_profile *p, const char **name)
+{
+    const rt_overhead *o = rt_machine_overhead(m, p->overhead);
+    if (name)
+        *name = o ? o->name : NULL;
+    return o ? o->seconds.median : m->tau;
+}
+
 /* Each profile's time kind and tau; a named overhead the machine lacks is warned once. */
 static rt_verdict_ctx profile_ctx(rt_analysis *a, const rt_profile *p, rt_tags *missing)
 {

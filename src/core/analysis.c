@@ -21,14 +21,6 @@
 #include "rooftime/util/prefetch.h"
 #include "rooftime/util/strings.h"
 
-double rt_analysis_profile_tau(const rt_machine *m, const rt_profile *p, const char **name)
-{
-    const rt_overhead *o = rt_machine_overhead(m, p->overhead);
-    if (name)
-        *name = o ? o->name : NULL;
-    return o ? o->seconds.median : m->tau;
-}
-
 /* The grouping tags of an item: the keys asked for (a new array), or all its tags (its own array,
  * shared). The strings are the profiles'. */
 static void group_tags(const rt_item *it, const rt_group_opts *o, rt_tags *g)

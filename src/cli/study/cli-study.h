@@ -1,4 +1,5 @@
-/* What `study` and `study --gpu` (cmd-study.c, cmd-study-gpu.c) share: their list options. */
+/* What `study` and `study --gpu` (cmd-study.c, cmd-study-gpu.c) share: their list options
+ * (cli-study.c). */
 #ifndef ROOFTIME_CLI_STUDY_H
 #define ROOFTIME_CLI_STUDY_H
 
@@ -7,11 +8,11 @@
 #include "rooftime/util/error.h"
 
 /* A comma list of names (option opt) into n flags with parse; -1 after a usage error naming the
- * bad name, or listing the known ones when the list is empty (cmd-study.c). */
+ * bad name, or listing the known ones when the list is empty. */
 int cli_study_flags(const char *opt, const char *list, bool *flags, int n,
                     int (*parse)(const char *, int *, rt_error *));
 
-/* An operation's name (conv2d, lstm) as a flag index, for cli_study_flags (cmd-study.c). */
+/* An operation's name (conv2d, lstm) as a flag index, for cli_study_flags. */
 int cli_study_op_flag(const char *s, int *v, rt_error *err);
 
 #endif

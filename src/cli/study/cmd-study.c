@@ -69,44 +69,10 @@ static void show_study_lines(void *ud, const rt_study_progress *p)
             p->elapsed, (int)(n && p->what[n - 1] == ' ' ? n - 1 : n), p->what);
 }
 
-int cli_study_flags(const char *opt, const char *list, bool *flags, int n,
-                    int (*parse)(const char *, int *, rt_error *))
-{
-    size_t m;
-    char **names = rt_split_list(list, &m);
-    for (int i = 0; i < n; i++)
-        flags[i] = false;
-    int rc = m ? 0 : -1;
-    rt_error err = {{0}};
-    if (!m) {
-        parse("", &(int){0}, &err); /* its message lists the known names */
-        const char *known = strstr(err.msg, "(known:");
-        cli_usage_error("study", "%s: expected a comma-separated list %s", opt, known ? known : "");
-    }
-    for (size_t i = 0; i < m && rc == 0; i++) {
-        int v;
-        if (parse(names[i], &v, &err) < 0) {
-            cli_usage_error("study", "%s: %s", opt, err.msg);
-            rc = -1;
-        } else {
-            flags[v] = true;
-        }
-    }
-    rt_free_list(names, m);
-    return rc;
-}
-
 static int p_impl(const char *s, int *v, rt_error *err)
 {
     rt_study_impl x = 0;
     int rc = rt_study_impl_parse(s, &x, err);
-    *v = (int)x;
-    return rc;
-}
-int cli_study_op_flag(const char *s, int *v, rt_error *err)
-{
-    rt_study_op x = 0;
-    int rc = rt_study_op_parse(s, &x, err);
     *v = (int)x;
     return rc;
 }

@@ -1,0 +1,42 @@
+/* What `study` and `study --gpu` (cmd-study.c, cmd-study-gpu.c) share: their list options. */
+#include <string.h>
+
+#include "cli-study.h"
+#include "commands.h"
+#include "rooftime/study/study-shapes.h"
+#include "rooftime/util/strings.h"
+
+int cli_study_flags(const char *opt, const char *list, bool *flags, int n,
+                    int (*parse)(const char *, int *, rt_error *))
+{
+    size_t m;
+    char **names = rt_split_list(list, &m);
+    for (int i = 0; i < n; i++)
+        flags[i] = false;
+    int rc = m ? 0 : -1;
+    rt_error err = {{0}};
+    if (!m) {
+        parse("", &(int){0}, &err); /* its message lists the known names */
+        const char *known = strstr(err.msg, "(known:");
+        cli_usage_error("study", "%s: expected a comma-separated list %s", opt, known ? known : "");
+    }
+    for (size_t i = 0; i < m && rc == 0; i++) {
+        int v;
+        if (parse(names[i], &v, &err) < 0) {
+            cli_usage_error("study", "%s: %s", opt, err.msg);
+            rc = -1;
+        } else {
+            flags[v] = true;
+        }
+    }
+    rt_free_list(names, m);
+    return rc;
+}
+
+int cli_study_op_flag(const char *s, int *v, rt_error *err)
+{
+    rt_study_op x = 0;
+    int rc = rt_study_op_parse(s, &x, err);
+    *v = (int)x;
+    return rc;
+}
