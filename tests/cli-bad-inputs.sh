@@ -33,8 +33,8 @@ with open(f"{tmp}/wide.csv", "w") as f:
     f.write(",".join(["1"] + ["x"] * 100000) + "\n")
 PY
 printf '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n' >"$TMP/one.csv"
-expect 1 "deep.json: quantities\[0\]: formula: nested deeper than the limit of 64" -- import ncu --metrics "$TMP/deep.json" -o "$TMP/x.json" "$TMP/one.csv"
-expect 1 "minus.json: quantities\[0\]: formula: nested deeper than the limit of 64" -- import ncu --metrics "$TMP/minus.json" -o "$TMP/x.json" "$TMP/one.csv"
+expect 1 "deep.json': line 1, column [0-9]+: field 'quantities\[0\]\.formula': formula: nested deeper than the limit of 64" -- import ncu --metrics "$TMP/deep.json" -o "$TMP/x.json" "$TMP/one.csv"
+expect 1 "minus.json': line 1, column [0-9]+: field 'quantities\[0\]\.formula': formula: nested deeper than the limit of 64" -- import ncu --metrics "$TMP/minus.json" -o "$TMP/x.json" "$TMP/one.csv"
 expect 1 "field 'kernels\[0\].tags': 200000 tags, more than the limit of 1024" -- analyze --machine v100 "$TMP/tags.json"
 expect 1 "wide.csv: line 1: 100001 columns, more than the limit of 1024" -- import table -o "$TMP/x.json" "$TMP/wide.csv"
 # A table is checked for its columns at its header, before its rows are read (a bad row later, or

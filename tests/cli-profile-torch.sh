@@ -74,12 +74,12 @@ expect 2 "--diff takes two profiles" -- plot -m a100 --diff -o "$TMP/d1.svg" "$T
 check "analyze --hints exits 0" [ $? -eq 0 ]
 check "the reorder hint fires with its figure" grep -qE "^hint: reorders: [0-9.]+% of the time \(.* in [0-9]+ kernels, the longest 'reorder " "$TMP/hints.txt"
 printf '{"schema": "rooftime.hints/1", "rules": [{"id": "x", "advice": "y", "min_share": 2, "bound": "overhead"}]}' >"$TMP/hints.json"
-expect 1 "hints.json': rules\[0\]: field 'min_share'" -- analyze -m a100 --hints-file "$TMP/hints.json" "$TMP/dn-taps.json"
+expect 1 "hints.json': line 1, column [0-9]+: field 'rules\[0\]\.min_share': 2 is not a share in \(0, 1\]" -- analyze -m a100 --hints-file "$TMP/hints.json" "$TMP/dn-taps.json"
 expect 1 "cannot read" -- diff "$TMP/dn-taps.json" "$TMP/nope.json"
 expect 2 "--conv-flops: unknown FLOP convention 'all' \(taps or window\)" -- import torch "$TMP/t.json" --conv-flops all -o "$TMP/x.json"
 expect 2 "--ops is for .import torch." -- import onednn "$SRC/tests/data/onednn-2.6-primitives.log" --ops x -o "$TMP/x.json"
 printf '{"schema": "rooftime.torch-ops/1", "ops": [{"model": "stream", "flops": "2 *", "ops": ["a"]}]}' >"$TMP/ops.json"
-expect 1 "ops.json': ops\[0\]: field 'flops'" -- import torch "$TMP/t.json" --ops "$TMP/ops.json" -o "$TMP/x.json"
+expect 1 "ops.json': line 1, column [0-9]+: field 'ops\[0\]\.flops': formula: " -- import torch "$TMP/t.json" --ops "$TMP/ops.json" -o "$TMP/x.json"
 check "no profile from a bad cost model" [ ! -e "$TMP/x.json" ]
 expect 2 "--steps: expected FIRST:LAST" -- profile --torch --steps 3:1 -o "$TMP/x.json" -- true
 expect 2 "are for --torch" -- profile --steps 1:2 -o "$TMP/x.json" -- true
@@ -128,7 +128,17 @@ P
 check "the overhead hint fires on the call site's config, with its figure" \
     grep -qE "^hint: overhead: 100.0% of the time \(1.2 ms of 1.2 ms\) in 1 config by source, the longest 'source=lstm.py:6'" "$TMP/oh.txt"
 printf '{"schema": "rooftime.hints/1", "rules": [{"id": "x", "advice": "y", "min_share": 0.5, "bound": "overhead", "over": "everything"}]}' >"$TMP/hints.json"
-expect 1 "hints.json': rules\[0\]: field 'over'" -- analyze -m a100 --hints-file "$TMP/hints.json" "$TMP/oh.json"
+expect 1 "hints.json': line 1, column [0-9]+: field 'rules\[0\]\.over': 'everything' is not kernels, configs or a list of them" -- analyze -m a100 --hints-file "$TMP/hints.json" "$TMP/oh.json"
+# a rule's field is named by its line and column, a rule's fault by the rule's
+place() { # FILE TEXT: "line L, column C" of TEXT's first occurrence in FILE, counted from 1
+    python3 -c 'import sys; t = open(sys.argv[1]).read(); i = t.index(sys.argv[2]); print("line %d, column %d" % (t.count("\n", 0, i) + 1, i - t.rfind("\n", 0, i)))' "$1" "$2"
+}
+printf '{"schema": "rooftime.hints/1",\n "rules": [\n  {"id": "x", "advice": "y", "min_share": 0.5, "bound": "overhead"},\n  {"id": "z", "advice": "w", "tag": "source",\n   "min_share": 0.5, "group_by": ["source", 3]},\n  {"id": "v", "advice": "u", "min_share": 0.5}]}\n' >"$TMP/hints.json"
+at=$(place "$TMP/hints.json" '3]}')
+expect 1 "hints.json': $at: field 'rules\[1\]\.group_by\[1\]': not a tag" -- analyze -m a100 --hints-file "$TMP/hints.json" "$TMP/oh.json"
+sed -i 's/"source", 3/"source"/' "$TMP/hints.json"
+at=$(place "$TMP/hints.json" '{"id": "v"')
+expect 1 "hints.json': $at: field 'rules\[2\]': matches every kernel \(give kernels, bound, tag or zero_flops\)" -- analyze -m a100 --hints-file "$TMP/hints.json" "$TMP/oh.json"
 # the report says the wall-time coverage analyze prints
 expect 0 "" -- report -m a100 -o "$TMP/rep" "$TMP/oh.json"
 check "report: the share of the wall time the operators explain" \

@@ -154,6 +154,32 @@ static void test_bad_file(void **state)
     tu_write_file(path, "{\"architectures\": [");
     assert_int_equal(rt_gpu_archs_load(path, &a, &err), -1);
     assert_non_null(strstr(err.msg, "a.json': line 1"));
+    /* A field is named by its line and column: the value's, or the object's it is missing from. */
+    static const char *const lines = "{\"architectures\": [\n"
+                                     "  {\"sm\": 90, \"name\": \"x\", \"l1_bytes_per_sm\": 1, "
+                                     "\"l1_bytes_per_clock_per_sm\": 1,\n"
+                                     "   \"units\": {\"fp32\": 128, \"fp16\": 0}}],\n"
+                                     " \"parts\": []}\n";
+    tu_write_file(path, lines);
+    assert_int_equal(rt_gpu_archs_load(path, &a, &err), -1);
+    char want[256];
+    snprintf(want, sizeof want,
+             "a.json': %sfield 'architectures[0].units.fp16': 0 is not a rate > 0",
+             tu_place(lines, "0}}"));
+    if (!strstr(err.msg, want))
+        fail_msg("'%s' does not say '%s'", err.msg, want);
+    static const char *const part = "{\"architectures\": [],\n"
+                                    " \"parts\": [\n"
+                                    "  {\"name\": \"p\", \"sm\": 80, \"sms\": 108, \"clock_hz\": "
+                                    "1e9, \"tensor_clock_hz\": 1e9,\n"
+                                    "   \"preset\": \"a100\"},\n"
+                                    "  {\"name\": \"q\", \"sms\": 108}]}\n";
+    tu_write_file(path, part);
+    assert_int_equal(rt_gpu_archs_load(path, &a, &err), -1);
+    snprintf(want, sizeof want, "a.json': %sfield 'parts[1].sm': missing",
+             tu_place(part, "{\"name\": \"q\""));
+    if (!strstr(err.msg, want))
+        fail_msg("'%s' does not say '%s'", err.msg, want);
     tu_rmtree(dir);
     free(dir);
 }

@@ -444,15 +444,19 @@ static void test_custom_mapping(void **state)
     rt_profile_free(p);
     p = NULL;
 
-    assert_int_equal(tu_write_file(map, "{\"schema\": \"rooftime.ncu-metrics/1\",\n"
-                                        " \"time\": {\"cycles\": \"c\", \"rate\": \"r\"},\n"
-                                        " \"quantities\": [{\"quantity\": \"flops.fp32\", "
-                                        "\"formula\": \"2 * (a + \"}]}\n"),
-                     0);
+    static const char *const bad_formula = "{\"schema\": \"rooftime.ncu-metrics/1\",\n"
+                                           " \"time\": {\"cycles\": \"c\", \"rate\": \"r\"},\n"
+                                           " \"quantities\": [{\"quantity\": \"flops.fp32\", "
+                                           "\"formula\": \"2 * (a + \"}]}\n";
+    assert_int_equal(tu_write_file(map, bad_formula), 0);
     assert_int_equal(rt_import_ncu(paths, 1, &o, &p, NULL, &err), -1);
     assert_non_null(strstr(err.msg, map));
-    assert_non_null(strstr(err.msg, "quantities[0]"));
     assert_non_null(strstr(err.msg, "character"));
+    char want[4096 + 256];
+    snprintf(want, sizeof want, "cannot read '%s': %sfield 'quantities[0].formula': formula: ", map,
+             tu_place(bad_formula, "\"2 * (a + \""));
+    if (!strstr(err.msg, want))
+        fail_msg("'%s' does not say '%s'", err.msg, want);
 
     /* Entries scoped by architecture: a to sm_75, b from sm_80; a launch of each kind of one
      * kernel sums its own. */
@@ -477,11 +481,14 @@ static void test_custom_mapping(void **state)
     assert_close(rt_values_get(&p->kernels[0].flops, "tensor_fp16", 0), 7, 1e-15);
     rt_profile_free(p);
     p = NULL;
-    static const char *const bad_scope[][2] = {
-        {"\"from_arch\": \"sm_x\"", "from_arch must be an architecture like sm_80"},
-        {"\"from_arch\": 80", "from_arch must be an architecture like sm_80"},
-        {"\"from_arch\": \"sm_90\", \"to_arch\": \"sm_80\"",
-         "from_arch sm_90 is above to_arch sm_80"},
+    static const char *const bad_scope[][3] = {
+        {"\"from_arch\": \"sm_x\"", "\"sm_x\"",
+         "field 'quantities[0].from_arch': 'sm_x' is not an architecture like sm_80"},
+        {"\"from_arch\": 80", "80",
+         "field 'quantities[0].from_arch': not an architecture like sm_80"},
+        {"\"from_arch\": \"sm_90\", \"to_arch\": \"sm_80\"", "\"sm_90\"",
+         "field 'quantities[0].from_arch': sm_90 is above to_arch sm_80"},
+        {"\"to_arch\": \"8.0\", \"set\": 3", "3,", "field 'quantities[0].set': expected a string"},
     };
     for (size_t i = 0; i < sizeof bad_scope / sizeof bad_scope[0]; i++) {
         char *m = rt_asprintf("{\"schema\": \"rooftime.ncu-metrics/1\",\n"
@@ -490,10 +497,13 @@ static void test_custom_mapping(void **state)
                               "\"formula\": \"a\"}]}\n",
                               bad_scope[i][0]);
         assert_int_equal(tu_write_file(map, m), 0);
+        /* the line and column of the value, counted here in the text */
+        snprintf(want, sizeof want, "cannot read '%s': %s%s", map, tu_place(m, bad_scope[i][1]),
+                 bad_scope[i][2]);
         free(m);
         assert_int_equal(rt_import_ncu(paths, 1, &o, &p, NULL, &err), -1);
-        if (!strstr(err.msg, bad_scope[i][1]) || !strstr(err.msg, "quantities[0]"))
-            fail_msg("'%s': %s", bad_scope[i][0], err.msg);
+        if (!strstr(err.msg, want))
+            fail_msg("'%s': '%s' does not say '%s'", bad_scope[i][0], err.msg, want);
     }
     free(text);
     free(map);

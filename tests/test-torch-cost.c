@@ -397,22 +397,22 @@ static void test_bad_tables(void **state)
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": []}", "field 'ops'"},
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"magic\", \"ops\": "
          "[\"a\"]}]}",
-         "ops[0]: field 'model'"},
+         "field 'ops[0].model': 'magic' is not one of none, matmul"},
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
          "\"2 * bogus\", \"ops\": [\"a\"]}]}",
-         "field 'flops'"},
+         "field 'ops[0].flops': formula: "},
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"none\", \"class\": "
          "\"view\", \"ops\": [\"a\", \"a\"]}]}",
-         "listed twice"},
+         "field 'ops[0].ops[1]': operator 'a' is listed twice"},
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"matmul\", \"a\": 99, "
          "\"b\": 1, \"ops\": [\"a\"]}]}",
-         "field 'a'"},
+         "field 'ops[0].a': not a whole number from 0 to 31"},
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
          "\"out\", \"defer\": 3, \"ops\": [\"a\"]}]}",
-         "field 'defer'"},
+         "field 'ops[0].defer': neither true nor a list"},
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
          "\"out\", \"defer\": [\"x\", 3], \"ops\": [\"a\"]}]}",
-         "defer[1]"},
+         "field 'ops[0].defer[1]': not an operator name"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(tu_write_file(path, bad[i].text), 0);
@@ -423,6 +423,34 @@ static void test_bad_tables(void **state)
         if (!strstr(err.msg, bad[i].msg))
             fail_msg("'%s' does not say '%s'", err.msg, bad[i].msg);
         assert_non_null(strstr(err.msg, path));
+    }
+    /* A field is named by its line and column: the value's, or the entry's it is missing from. */
+    static const struct {
+        const char *text, *at, *msg;
+    } lines[] = {
+        {"{\"schema\": \"rooftime.torch-ops/1\",\n"
+         " \"ops\": [\n"
+         "  {\"model\": \"none\", \"class\": \"view\", \"ops\": [\"a\"]},\n"
+         "  {\"model\": \"stream\", \"ops\": [\"b\"],\n"
+         "   \"flops\": \"out\", \"reads\": [0, 40]}]}\n",
+         "40]", "field 'ops[1].reads[1]': not an input index (0 to 31)"},
+        {"{\"schema\": \"rooftime.torch-ops/1\",\n"
+         " \"ops\": [\n"
+         "  {\"model\": \"none\", \"class\": \"view\", \"ops\": [\"a\"]},\n"
+         "  {\"model\": \"matmul\", \"a\": 0,\n"
+         "   \"ops\": [\"b\"]}]}\n",
+         "{\"model\": \"matmul\"", "field 'ops[1].b': missing: a matmul needs 'a' and 'b'"},
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        assert_int_equal(tu_write_file(path, lines[i].text), 0);
+        rt_torch_ops *o = NULL;
+        rt_error err;
+        assert_int_equal(rt_torch_ops_load(path, &o, &err), -1);
+        char want[4096 + 256];
+        snprintf(want, sizeof want, "cannot read '%s': %s%s", path,
+                 tu_place(lines[i].text, lines[i].at), lines[i].msg);
+        if (!strstr(err.msg, want))
+            fail_msg("'%s' does not say '%s'", err.msg, want);
     }
     tu_rmtree(dir);
     free(dir);

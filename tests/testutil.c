@@ -134,3 +134,20 @@ int tu_close(double a, double b, double rel)
     double d = fabs(a - b), s = fmax(fabs(a), fabs(b));
     return d <= rel * s;
 }
+
+const char *tu_place(const char *text, const char *at)
+{
+    static char buf[64];
+    const char *p = strstr(text, at);
+    if (!p)
+        fail_msg("'%s' is not in the text", at);
+    size_t line = 1, col = 1;
+    for (const char *c = text; c < p; c++) {
+        if (*c == '\n')
+            line++, col = 1;
+        else if (((unsigned char)*c & 0xC0) != 0x80) /* a character's first byte */
+            col++;
+    }
+    snprintf(buf, sizeof buf, "line %zu, column %zu: ", line, col);
+    return buf;
+}

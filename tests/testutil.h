@@ -27,6 +27,9 @@ int tu_exists(const char *path);
 /* Run a shell command; capture stdout and stderr (heap strings, may be NULL args); returns exit
  * code. */
 int tu_run(const char *cmd, char **out, char **err);
+/* "line L, column C: " (static buffer): where the first occurrence of at lies in text, lines and
+ * columns (characters) counted from 1, as a JSON field error names its place. */
+const char *tu_place(const char *text, const char *at);
 /* Relative closeness. */
 int tu_close(double a, double b, double rel);
 #define assert_close(a, b, rel)                                                                    \

@@ -10,28 +10,55 @@
 #include "rooftime/util/data-file.h"
 #include "rooftime/util/strings.h"
 
-static int get_num(json_t *o, const char *key, double *out, const char *file, const char *where,
-                   rt_error *err)
+/* A string member that fits in n bytes with its NUL, copied into out. */
+static int get_str(rt_jr *r, const json_t *o, const char *path, const char *key, char *out,
+                   size_t n)
 {
-    json_t *v = json_object_get(o, key);
-    if (!json_is_number(v) || json_number_value(v) < 0) {
-        rt_error_set(err, "%s: %s.%s: expected a number >= 0", file, where, key);
-        return -1;
-    }
-    *out = json_number_value(v);
-    return 0;
-}
-
-static int get_str(json_t *o, const char *key, char *out, size_t n, const char *file,
-                   const char *where, rt_error *err)
-{
-    json_t *v = json_object_get(o, key);
-    if (!json_is_string(v) || strlen(json_string_value(v)) >= n) {
-        rt_error_set(err, "%s: %s.%s: expected a string of at most %zu bytes", file, where, key,
-                     n - 1);
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_string(v) || json_string_length(v) >= n) {
+        rt_jr_fail(r, path, key,
+                   v ? "expected a string of at most %zu bytes"
+                     : "missing (a string of at most %zu bytes)",
+                   n - 1);
         return -1;
     }
     snprintf(out, n, "%s", json_string_value(v));
+    return 0;
+}
+
+/* "units": {"fp32": rate, ...}, FLOPs per SM per clock of each unit. */
+static int load_units(rt_jr *r, rt_gpu_arch *a, const json_t *e, const char *path)
+{
+    const json_t *units;
+    if (rt_jr_member_object(r, e, path, "units", true, &units) != 0)
+        return -1;
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s.units", path);
+    if (json_object_size(units) > RT_GPU_MAX_UNITS) {
+        rt_jr_fail(r, path, "units", "%zu rates, more than the limit of %d",
+                   json_object_size(units), RT_GPU_MAX_UNITS);
+        return -1;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)units, key, v)
+    {
+        rt_gpu_rate *u = &a->units[a->n_units];
+        if (strlen(key) >= sizeof u->name) {
+            rt_jr_fail(r, sub, key, "a unit name longer than %zu bytes", sizeof u->name - 1);
+            return -1;
+        }
+        if (!json_is_number(v) || !(json_number_value(v) > 0)) {
+            if (json_is_number(v))
+                rt_jr_fail(r, sub, key, "%g is not a rate > 0", json_number_value(v));
+            else
+                rt_jr_fail(r, sub, key, "expected a rate > 0");
+            return -1;
+        }
+        snprintf(u->name, sizeof u->name, "%s", key);
+        u->flops_per_sm_clock = json_number_value(v);
+        a->n_units++;
+    }
     return 0;
 }
 
@@ -41,51 +68,31 @@ int rt_gpu_archs_load(const char *path, rt_gpu_archs *out, rt_error *err)
     rt_data_file f; /* the one loader of data files */
     if (rt_data_file_load(&f, path, "gpu/architectures.json", NULL, err) != 0)
         return -1;
-    const char *file = f.path;
-    json_t *root = f.root;
+    rt_jr r = {rt_data_file_src(&f), err};
     int rc = -1;
-    json_t *archs = json_object_get(root, "architectures");
-    json_t *parts = json_object_get(root, "parts");
-    if (!json_is_array(archs) || !json_is_array(parts)) {
-        rt_error_set(err, "%s: expected arrays 'architectures' and 'parts'", file);
+    const json_t *archs, *parts;
+    if (rt_jr_array(&r, f.root, "", "architectures", true, &archs) != 0 ||
+        rt_jr_array(&r, f.root, "", "parts", true, &parts) != 0)
         goto done;
-    }
     out->arch = rt_xcalloc(json_array_size(archs) + 1, sizeof *out->arch);
     out->part = rt_xcalloc(json_array_size(parts) + 1, sizeof *out->part);
     size_t i;
-    json_t *e;
+    const json_t *e;
     json_array_foreach(archs, i, e)
     {
         char where[64];
         snprintf(where, sizeof where, "architectures[%zu]", i);
         rt_gpu_arch *a = &out->arch[out->n];
         double sm;
-        if (get_num(e, "sm", &sm, file, where, err) ||
-            get_str(e, "name", a->name, sizeof a->name, file, where, err) ||
-            get_num(e, "l1_bytes_per_sm", &a->l1_bytes_per_sm, file, where, err) ||
-            get_num(e, "l1_bytes_per_clock_per_sm", &a->l1_bytes_per_clock_per_sm, file, where,
-                    err))
+        if (rt_jr_object(&r, e, where) != 0 ||
+            rt_jr_number(&r, e, where, "sm", true, 0, &sm) != 0 ||
+            get_str(&r, e, where, "name", a->name, sizeof a->name) != 0 ||
+            rt_jr_number(&r, e, where, "l1_bytes_per_sm", true, 0, &a->l1_bytes_per_sm) != 0 ||
+            rt_jr_number(&r, e, where, "l1_bytes_per_clock_per_sm", true, 0,
+                         &a->l1_bytes_per_clock_per_sm) != 0 ||
+            load_units(&r, a, e, where) != 0)
             goto done;
         a->sm = (int)sm;
-        json_t *units = json_object_get(e, "units");
-        if (!json_is_object(units) || json_object_size(units) > RT_GPU_MAX_UNITS) {
-            rt_error_set(err, "%s: %s.units: expected an object of at most %d rates", file, where,
-                         RT_GPU_MAX_UNITS);
-            goto done;
-        }
-        const char *key;
-        json_t *v;
-        json_object_foreach(units, key, v)
-        {
-            rt_gpu_rate *r = &a->units[a->n_units];
-            if (!json_is_number(v) || json_number_value(v) <= 0 || strlen(key) >= sizeof r->name) {
-                rt_error_set(err, "%s: %s.units.%s: expected a rate > 0", file, where, key);
-                goto done;
-            }
-            snprintf(r->name, sizeof r->name, "%s", key);
-            r->flops_per_sm_clock = json_number_value(v);
-            a->n_units++;
-        }
         out->n++;
     }
     json_array_foreach(parts, i, e)
@@ -94,11 +101,13 @@ int rt_gpu_archs_load(const char *path, rt_gpu_archs *out, rt_error *err)
         snprintf(where, sizeof where, "parts[%zu]", i);
         rt_gpu_part *p = &out->part[out->n_parts];
         double sm, sms;
-        if (get_str(e, "name", p->name, sizeof p->name, file, where, err) ||
-            get_num(e, "sm", &sm, file, where, err) || get_num(e, "sms", &sms, file, where, err) ||
-            get_num(e, "clock_hz", &p->clock_hz, file, where, err) ||
-            get_num(e, "tensor_clock_hz", &p->tensor_clock_hz, file, where, err) ||
-            get_str(e, "preset", p->preset, sizeof p->preset, file, where, err))
+        if (rt_jr_object(&r, e, where) != 0 ||
+            get_str(&r, e, where, "name", p->name, sizeof p->name) != 0 ||
+            rt_jr_number(&r, e, where, "sm", true, 0, &sm) != 0 ||
+            rt_jr_number(&r, e, where, "sms", true, 0, &sms) != 0 ||
+            rt_jr_number(&r, e, where, "clock_hz", true, 0, &p->clock_hz) != 0 ||
+            rt_jr_number(&r, e, where, "tensor_clock_hz", true, 0, &p->tensor_clock_hz) != 0 ||
+            get_str(&r, e, where, "preset", p->preset, sizeof p->preset) != 0)
             goto done;
         p->sm = (int)sm;
         p->sms = (int)sms;

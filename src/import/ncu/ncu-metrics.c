@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,18 +61,6 @@ static int f_resolve(void *ctx, const char *b, size_t n, int *bank, int *index, 
     c->f->metrics |= (uint64_t)1 << slot;
     *bank = BANK_METRIC;
     *index = slot;
-    return 0;
-}
-
-static int f_compile(rt_ncu_map *m, const char *text, const char *where, rt_ncu_formula *f,
-                     rt_error *err)
-{
-    memset(f, 0, sizeof *f);
-    fctx c = {.m = m, .f = f};
-    if (rt_formula_compile(&f->e, text, f_resolve, &c, err) != 0) {
-        rt_error_prefix(err, "%s: %s", m->path, where);
-        return -1;
-    }
     return 0;
 }
 
@@ -224,10 +213,125 @@ static int arch_cmp(const void *a, const void *b)
     return ((const rt_ncu_arch *)a)->sm - ((const rt_ncu_arch *)b)->sm;
 }
 
-static const char *jstr(json_t *o, const char *key)
+/* Compile the formula of member key of o (path: o's JSON path); its errors name the field. */
+static int f_member(rt_jr *r, rt_ncu_map *m, const json_t *o, const char *path, const char *key,
+                    rt_ncu_formula *f)
 {
-    json_t *v = json_object_get(o, key);
-    return json_is_string(v) ? json_string_value(v) : NULL;
+    char *text = NULL;
+    if (rt_jr_string(r, o, path, key, true, &text) != 0)
+        return -1;
+    memset(f, 0, sizeof *f);
+    fctx c = {.m = m, .f = f};
+    rt_error ferr;
+    int rc = rt_formula_compile(&f->e, text, f_resolve, &c, &ferr);
+    if (rc != 0)
+        rt_jr_fail(r, path, key, "%s", ferr.msg);
+    free(text);
+    return rc;
+}
+
+/* "constants": {"sm_70": {"name": number, ...}, ...}: the names of all architectures, then
+ * each architecture's values (NAN where it lacks one), sorted by architecture. */
+static int load_constants(rt_jr *r, rt_ncu_map *m, json_t *root)
+{
+    json_t *consts = json_object_get(root, "constants");
+    const char *aname;
+    json_t *aval;
+    if (!json_is_object(consts))
+        return 0;
+    json_object_foreach(consts, aname, aval)
+    {
+        const char *cname;
+        json_t *cval;
+        json_object_foreach(aval, cname, cval)
+        {
+            size_t i;
+            for (i = 0; i < m->n_const; i++)
+                if (strcmp(m->const_name[i], cname) == 0)
+                    break;
+            if (i == m->n_const) {
+                m->const_name = rt_xrealloc(m->const_name, (m->n_const + 1) * sizeof(char *));
+                m->const_name[m->n_const++] = rt_strdup(cname);
+            }
+        }
+    }
+    m->arch = rt_xcalloc(json_object_size(consts) + 1, sizeof *m->arch);
+    json_object_foreach(consts, aname, aval)
+    {
+        int sm = rt_ncu_parse_arch(aname);
+        if (sm < 0) {
+            rt_jr_fail(r, "constants", aname, "'%s' is not an architecture like sm_70", aname);
+            return -1;
+        }
+        if (!json_is_object(aval)) {
+            rt_jr_fail(r, "constants", aname, "not an object of constants");
+            return -1;
+        }
+        rt_ncu_arch *a = &m->arch[m->n_arch++];
+        a->sm = sm;
+        a->value = rt_xcalloc(m->n_const ? m->n_const : 1, sizeof(double));
+        for (size_t i = 0; i < m->n_const; i++) {
+            json_t *v = json_object_get(aval, m->const_name[i]);
+            a->value[i] = json_is_number(v) ? json_number_value(v) : NAN;
+        }
+    }
+    qsort(m->arch, m->n_arch, sizeof *m->arch, arch_cmp);
+    return 0;
+}
+
+/* One entry of "quantities" (path "quantities[i]"): the quantity, its set, the architectures it
+ * applies to and its formula. */
+static int load_quantity(rt_jr *r, rt_ncu_map *m, const json_t *qv, const char *path)
+{
+    rt_ncu_quantity *q = &m->q[m->n_q++];
+    q->from_sm = 0;
+    q->to_sm = INT_MAX;
+    if (rt_jr_object(r, qv, path) != 0 ||
+        rt_jr_string(r, qv, path, "quantity", true, &q->quantity) != 0)
+        return -1;
+    const char *qn = q->quantity;
+    if ((strncmp(qn, "flops.", 6) != 0 && strncmp(qn, "bytes.", 6) != 0) || !qn[6]) {
+        rt_jr_fail(r, path, "quantity", "'%.80s' is not flops.UNIT or bytes.LEVEL", qn);
+        return -1;
+    }
+    if (rt_jr_string(r, qv, path, "set", false, &q->set) != 0)
+        return -1;
+    if (!q->set)
+        q->set = rt_strdup("");
+    static const char *const bound[] = {"from_arch", "to_arch"};
+    for (int b = 0; b < 2; b++) {
+        json_t *a = json_object_get(qv, bound[b]);
+        if (!a)
+            continue;
+        int sm = json_is_string(a) ? rt_ncu_parse_arch(json_string_value(a)) : -1;
+        if (sm < 0) {
+            if (json_is_string(a))
+                rt_jr_fail(r, path, bound[b], "'%.80s' is not an architecture like sm_80",
+                           json_string_value(a));
+            else
+                rt_jr_fail(r, path, bound[b], "not an architecture like sm_80 (a string)");
+            return -1;
+        }
+        *(b ? &q->to_sm : &q->from_sm) = sm;
+    }
+    if (q->from_sm > q->to_sm) {
+        rt_jr_fail(r, path, "from_arch", "sm_%d is above to_arch sm_%d", q->from_sm, q->to_sm);
+        return -1;
+    }
+    return f_member(r, m, qv, path, "formula", &q->f);
+}
+
+/* "default_arch": the architecture of launches that name none (default sm_70). */
+static int load_default_arch(rt_jr *r, rt_ncu_map *m, const json_t *root)
+{
+    char *da = NULL;
+    if (rt_jr_string(r, root, "", "default_arch", false, &da) != 0)
+        return -1;
+    m->default_sm = da ? rt_ncu_parse_arch(da) : 70;
+    if (m->default_sm < 0)
+        rt_jr_fail(r, "", "default_arch", "'%.80s' is not an architecture like sm_70", da);
+    free(da);
+    return m->default_sm < 0 ? -1 : 0;
 }
 
 int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err)
@@ -244,118 +348,31 @@ int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err)
     m->label = f.label;
     f.label = NULL;
     json_t *root = f.root;
+    rt_jr r = {rt_data_file_src(&f), err};
     int rc = -1;
     /* Constants first: formulas refer to them by name. */
-    json_t *consts = json_object_get(root, "constants");
-    const char *aname;
-    json_t *aval;
-    if (json_is_object(consts)) {
-        json_object_foreach(consts, aname, aval)
-        {
-            const char *cname;
-            json_t *cval;
-            json_object_foreach(aval, cname, cval)
-            {
-                size_t i;
-                for (i = 0; i < m->n_const; i++)
-                    if (strcmp(m->const_name[i], cname) == 0)
-                        break;
-                if (i == m->n_const) {
-                    m->const_name = rt_xrealloc(m->const_name, (m->n_const + 1) * sizeof(char *));
-                    m->const_name[m->n_const++] = rt_strdup(cname);
-                }
-            }
-        }
-        m->arch = rt_xcalloc(json_object_size(consts) + 1, sizeof *m->arch);
-        json_object_foreach(consts, aname, aval)
-        {
-            int sm = rt_ncu_parse_arch(aname);
-            if (sm < 0 || !json_is_object(aval)) {
-                rt_error_set(err,
-                             "%s: constants: '%s' is not an architecture like sm_70 with an "
-                             "object of constants",
-                             path, aname);
-                goto done;
-            }
-            rt_ncu_arch *a = &m->arch[m->n_arch++];
-            a->sm = sm;
-            a->value = rt_xcalloc(m->n_const ? m->n_const : 1, sizeof(double));
-            for (size_t i = 0; i < m->n_const; i++) {
-                json_t *v = json_object_get(aval, m->const_name[i]);
-                a->value[i] = json_is_number(v) ? json_number_value(v) : NAN;
-            }
-        }
-        qsort(m->arch, m->n_arch, sizeof *m->arch, arch_cmp);
-    }
+    if (load_constants(&r, m, root) != 0)
+        goto done;
     for (size_t i = 0; i < m->n_const; i++)
         if (strcmp(m->const_name[i], "tensor_factor") == 0)
             m->tensor_factor_const = (int)i;
-    const char *da = jstr(root, "default_arch");
-    m->default_sm = da ? rt_ncu_parse_arch(da) : 70;
-    if (m->default_sm < 0) {
-        rt_error_set(err, "%s: default_arch: '%s' is not an architecture like sm_70", path, da);
+    const json_t *time, *qs;
+    if (load_default_arch(&r, m, root) != 0 ||
+        rt_jr_member_object(&r, root, "", "time", true, &time) != 0 ||
+        f_member(&r, m, time, "time", "cycles", &m->cycles) != 0 ||
+        f_member(&r, m, time, "time", "rate", &m->rate) != 0 ||
+        rt_jr_array(&r, root, "", "quantities", true, &qs) != 0)
         goto done;
-    }
-
-    json_t *time = json_object_get(root, "time");
-    const char *cyc = jstr(time, "cycles"), *rate = jstr(time, "rate");
-    if (!cyc || !rate) {
-        rt_error_set(err, "%s: \"time\" needs \"cycles\" and \"rate\" formulas", path);
-        goto done;
-    }
-    if (f_compile(m, cyc, "time.cycles", &m->cycles, err) != 0 ||
-        f_compile(m, rate, "time.rate", &m->rate, err) != 0)
-        goto done;
-
-    json_t *qs = json_object_get(root, "quantities");
-    if (!json_is_array(qs)) {
-        rt_error_set(err, "%s: \"quantities\" must be an array", path);
-        goto done;
-    }
     if (json_array_size(qs) > NCU_MAX_QUANTITIES) {
-        rt_error_set(err, "%s: more than %d quantity entries", path, NCU_MAX_QUANTITIES);
+        rt_jr_fail(&r, "", "quantities", "%zu quantity entries, more than the limit of %d",
+                   json_array_size(qs), NCU_MAX_QUANTITIES);
         goto done;
     }
     m->q = rt_xcalloc(json_array_size(qs) + 1, sizeof *m->q);
-    size_t i;
-    json_t *qv;
-    json_array_foreach(qs, i, qv)
-    {
-        const char *qn = jstr(qv, "quantity"), *ft = jstr(qv, "formula"), *set = jstr(qv, "set");
-        if (!qn || !ft || (strncmp(qn, "flops.", 6) != 0 && strncmp(qn, "bytes.", 6) != 0) ||
-            !qn[6]) {
-            rt_error_set(err,
-                         "%s: quantities[%zu]: needs \"quantity\" (flops.UNIT or bytes.LEVEL) "
-                         "and \"formula\"",
-                         path, i);
-            goto done;
-        }
-        rt_ncu_quantity *q = &m->q[m->n_q++];
-        q->quantity = rt_strdup(qn);
-        q->set = rt_strdup(set ? set : "");
-        q->from_sm = 0;
-        q->to_sm = INT_MAX;
-        static const char *const bound[] = {"from_arch", "to_arch"};
-        for (int b = 0; b < 2; b++) {
-            json_t *a = json_object_get(qv, bound[b]);
-            if (!a)
-                continue;
-            int sm = json_is_string(a) ? rt_ncu_parse_arch(json_string_value(a)) : -1;
-            if (sm < 0) {
-                rt_error_set(err, "%s: quantities[%zu]: %s must be an architecture like sm_80",
-                             path, i, bound[b]);
-                goto done;
-            }
-            *(b ? &q->to_sm : &q->from_sm) = sm;
-        }
-        if (q->from_sm > q->to_sm) {
-            rt_error_set(err, "%s: quantities[%zu]: from_arch sm_%d is above to_arch sm_%d", path,
-                         i, q->from_sm, q->to_sm);
-            goto done;
-        }
+    for (size_t i = 0; i < json_array_size(qs); i++) {
         char where[64];
         snprintf(where, sizeof where, "quantities[%zu]", i);
-        if (f_compile(m, ft, where, &q->f, err) != 0)
+        if (load_quantity(&r, m, json_array_get(qs, i), where) != 0)
             goto done;
     }
     rc = 0;

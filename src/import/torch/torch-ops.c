@@ -63,16 +63,29 @@ bad:
     return -1;
 }
 
+/* An error about a member that must be one of choices ("none, matmul or conv"). */
+static void fail_choice(rt_jr *r, const json_t *o, const char *path, const char *key,
+                        const char *choices)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!v)
+        rt_jr_fail(r, path, key, "missing (one of %s)", choices);
+    else if (json_is_string(v))
+        rt_jr_fail(r, path, key, "'%.80s' is not one of %s", json_string_value(v), choices);
+    else
+        rt_jr_fail(r, path, key, "not one of %s", choices);
+}
+
 /* An optional small non-negative integer member; -1 when absent. */
-static int int_member(const json_t *o, const char *key, int max, int *out, const char *where,
-                      rt_error *err)
+static int int_member(rt_jr *r, const json_t *o, const char *path, const char *key, int max,
+                      int *out)
 {
     const json_t *v = json_object_get(o, key);
     *out = -1;
     if (!v)
         return 0;
     if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) >= max) {
-        rt_error_set(err, "%s: field '%s' is not a whole number from 0 to %d", where, key, max - 1);
+        rt_jr_fail(r, path, key, "not a whole number from 0 to %d", max - 1);
         return -1;
     }
     *out = (int)json_integer_value(v);
@@ -80,8 +93,9 @@ static int int_member(const json_t *o, const char *key, int max, int *out, const
 }
 
 /* "defer": true (any costed callee carries the work) or a list of the callees that do. */
-static int load_defer(tc_entry *e, const json_t *d, const char *where, rt_error *err)
+static int load_defer(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
 {
+    const json_t *d = json_object_get(j, "defer");
     if (!d || json_is_false(d))
         return 0;
     if (json_is_true(d)) {
@@ -89,7 +103,7 @@ static int load_defer(tc_entry *e, const json_t *d, const char *where, rt_error 
         return 0;
     }
     if (!json_is_array(d) || json_array_size(d) == 0) {
-        rt_error_set(err, "%s: field 'defer' is neither true nor a list of operator names", where);
+        rt_jr_fail(r, path, "defer", "neither true nor a list of operator names");
         return -1;
     }
     size_t i;
@@ -98,7 +112,9 @@ static int load_defer(tc_entry *e, const json_t *d, const char *where, rt_error 
     json_array_foreach(d, i, v)
     {
         if (!json_is_string(v) || !*json_string_value(v)) {
-            rt_error_set(err, "%s: defer[%zu] is not an operator name", where, i);
+            char key[48];
+            snprintf(key, sizeof key, "defer[%zu]", i);
+            rt_jr_fail(r, path, key, "not an operator name");
             return -1;
         }
         e->defer[e->n_defer++] = rt_strdup(json_string_value(v));
@@ -118,76 +134,94 @@ static void entry_release(tc_entry *e)
 }
 
 /* "concrete": where the window models find their arguments in "Concrete Inputs". */
-static int load_concrete(tc_entry *e, const json_t *cst, const char *where, rt_error *err)
+static int load_concrete(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
 {
-    if (cst) {
-        if (!json_is_object(cst)) {
-            rt_error_set(err, "%s: field 'concrete' is not an object", where);
+    const json_t *cst;
+    if (rt_jr_member_object(r, j, path, "concrete", false, &cst) != 0)
+        return -1;
+    if (!cst)
+        return 0;
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s.concrete", path);
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)cst, k, v)
+    {
+        int p = 0;
+        while (p < TCP_N && strcmp(pos_names[p], k) != 0)
+            p++;
+        if (p == TCP_N) {
+            char known[160] = "";
+            for (int q = 0; q < TCP_N; q++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", q ? ", " : "",
+                         pos_names[q]);
+            rt_jr_fail(r, sub, k, "not an argument the models read (%s)", known);
             return -1;
         }
-        const char *k;
-        const json_t *v;
-        json_object_foreach((json_t *)cst, k, v)
-        {
-            int p = 0;
-            while (p < TCP_N && strcmp(pos_names[p], k) != 0)
-                p++;
-            if (p == TCP_N) {
-                rt_error_set(err, "%s: concrete argument '%s' is not one the models read", where,
-                             k);
-                return -1;
-            }
-            if (int_member(cst, k, TC_MAX_ARGS, &e->pos[p], where, err) != 0)
-                return -1;
-        }
+        if (int_member(r, cst, sub, k, TC_MAX_ARGS, &e->pos[p]) != 0)
+            return -1;
     }
     return 0;
 }
 
-/* A stream's FLOPs formula, outputs, inputs read and output type. */
-static int load_stream(tc_entry *e, const json_t *j, const char *where, rt_error *err)
+/* "out": the outputs, each 'broadcast' or the input whose shape it has (default: broadcast). */
+static int load_out(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
 {
-    const json_t *f = json_object_get(j, "flops");
-    if (!json_is_string(f)) {
-        rt_error_set(err, "%s: a stream needs 'flops', a formula over out and inN", where);
-        return -1;
-    }
-    rt_error ferr;
-    if (rt_formula_compile(&e->flops, json_string_value(f), stream_resolve, NULL, &ferr) != 0) {
-        rt_error_set(err, "%s: field 'flops': %s", where, ferr.msg);
-        rt_formula_release(&e->flops);
-        return -1;
-    }
-    e->has_flops = 1;
     const json_t *out = json_object_get(j, "out"), *v;
     size_t i;
     if (!out) {
         e->n_out = 1;
         e->out[0] = -1;
-    } else if (!json_is_array(out) || json_array_size(out) > TC_MAX_OUT) {
-        rt_error_set(err, "%s: field 'out' is not a list of at most %d outputs", where, TC_MAX_OUT);
-        return -1;
-    } else {
-        json_array_foreach(out, i, v)
-        {
-            if (json_is_string(v) && strcmp(json_string_value(v), "broadcast") == 0)
-                e->out[i] = -1;
-            else if (json_is_integer(v) && json_integer_value(v) >= 0 &&
-                     json_integer_value(v) < TC_MAX_ARGS)
-                e->out[i] = (int)json_integer_value(v);
-            else {
-                rt_error_set(err, "%s: out[%zu] is neither 'broadcast' nor an input index", where,
-                             i);
-                return -1;
-            }
-            e->n_out++;
-        }
+        return 0;
     }
-    const json_t *reads = json_object_get(j, "reads");
+    if (!json_is_array(out) || json_array_size(out) > TC_MAX_OUT) {
+        rt_jr_fail(r, path, "out", "not a list of at most %d outputs", TC_MAX_OUT);
+        return -1;
+    }
+    json_array_foreach(out, i, v)
+    {
+        if (json_is_string(v) && strcmp(json_string_value(v), "broadcast") == 0)
+            e->out[i] = -1;
+        else if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+                 json_integer_value(v) < TC_MAX_ARGS)
+            e->out[i] = (int)json_integer_value(v);
+        else {
+            char key[48];
+            snprintf(key, sizeof key, "out[%zu]", i);
+            rt_jr_fail(r, path, key, "neither 'broadcast' nor an input index (0 to %d)",
+                       TC_MAX_ARGS - 1);
+            return -1;
+        }
+        e->n_out++;
+    }
+    return 0;
+}
+
+/* A stream's FLOPs formula, outputs, inputs read and output type. */
+static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
+{
+    const json_t *f = json_object_get(j, "flops");
+    if (!json_is_string(f)) {
+        if (f)
+            rt_jr_fail(r, path, "flops", "not a string: a formula over out and inN");
+        else
+            rt_jr_fail(r, path, "flops", "missing: a stream needs a formula over out and inN");
+        return -1;
+    }
+    rt_error ferr;
+    if (rt_formula_compile(&e->flops, json_string_value(f), stream_resolve, NULL, &ferr) != 0) {
+        rt_jr_fail(r, path, "flops", "%s", ferr.msg);
+        rt_formula_release(&e->flops);
+        return -1;
+    }
+    e->has_flops = 1;
+    if (load_out(r, e, j, path) != 0)
+        return -1;
+    const json_t *reads = json_object_get(j, "reads"), *v;
+    size_t i;
     if (reads && !(json_is_string(reads) && strcmp(json_string_value(reads), "all") == 0)) {
         if (!json_is_array(reads)) {
-            rt_error_set(err, "%s: field 'reads' is neither 'all' nor a list of input indices",
-                         where);
+            rt_jr_fail(r, path, "reads", "neither 'all' nor a list of input indices");
             return -1;
         }
         e->reads_all = 0;
@@ -195,7 +229,9 @@ static int load_stream(tc_entry *e, const json_t *j, const char *where, rt_error
         {
             if (!json_is_integer(v) || json_integer_value(v) < 0 ||
                 json_integer_value(v) >= TC_MAX_ARGS) {
-                rt_error_set(err, "%s: reads[%zu] is not an input index", where, i);
+                char key[48];
+                snprintf(key, sizeof key, "reads[%zu]", i);
+                rt_jr_fail(r, path, key, "not an input index (0 to %d)", TC_MAX_ARGS - 1);
                 return -1;
             }
             e->reads |= 1u << json_integer_value(v);
@@ -206,44 +242,10 @@ static int load_stream(tc_entry *e, const json_t *j, const char *where, rt_error
     return 0;
 }
 
-static int load_entry(rt_torch_ops *o, const json_t *j, size_t idx, const char *path, rt_error *err)
+/* The arguments a model reads ("a", "b", "c"; a convolution's "input", "weight", ...), each an
+ * input index, and those it needs. */
+static int load_args(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
 {
-    char where[600];
-    snprintf(where, sizeof where, "'%s': ops[%zu]", path, idx);
-    tc_entry *e = &o->e[idx];
-    memset(e, 0, sizeof *e);
-    for (int i = 0; i < TCP_N; i++)
-        e->pos[i] = -1;
-    e->reads_all = 1;
-    if (!json_is_object(j)) {
-        rt_error_set(err, "%s: not an object", where);
-        return -1;
-    }
-    const char *model = json_string_value(json_object_get(j, "model"));
-    size_t m = 0;
-    while (model && m < sizeof models / sizeof models[0] && strcmp(models[m].name, model) != 0)
-        m++;
-    if (!model || m == sizeof models / sizeof models[0]) {
-        rt_error_set(err,
-                     "%s: field 'model' missing or not one of none, matmul, conv, conv_backward, "
-                     "pool, stream, embedding",
-                     where);
-        return -1;
-    }
-    e->model = models[m].model;
-    e->klass = models[m].name;
-    if (e->model == TC_NONE) {
-        const char *k = json_string_value(json_object_get(j, "class"));
-        e->klass = NULL;
-        for (size_t i = 0; k && i < sizeof classes / sizeof classes[0]; i++)
-            if (strcmp(k, classes[i]) == 0)
-                e->klass = classes[i];
-        if (!e->klass) {
-            rt_error_set(err, "%s: field 'class' missing or not view, allocation or dispatch",
-                         where);
-            return -1;
-        }
-    }
     const char *ak[3] = {"a", "b", "c"};
     if (e->model == TC_CONV) {
         ak[0] = "input", ak[1] = "weight", ak[2] = "bias";
@@ -255,55 +257,95 @@ static int load_entry(rt_torch_ops *o, const json_t *j, size_t idx, const char *
     }
     int *av[3] = {&e->a, &e->b, &e->c};
     for (int i = 0; i < 3; i++)
-        if (int_member(j, ak[i], TC_MAX_ARGS, av[i], where, err) != 0)
+        if (int_member(r, j, path, ak[i], TC_MAX_ARGS, av[i]) != 0)
             return -1;
-    if (e->model == TC_MATMUL && (e->a < 0 || e->b < 0)) {
-        rt_error_set(err, "%s: a matmul needs 'a' and 'b'", where);
+    const char *lack = e->a < 0 ? ak[0] : e->b < 0 ? ak[1] : NULL;
+    if (e->model == TC_MATMUL && lack) {
+        rt_jr_fail(r, path, lack, "missing: a matmul needs 'a' and 'b'");
         return -1;
     }
-    if ((e->model == TC_CONV || e->model == TC_CONV_BACKWARD) && (e->a < 0 || e->b < 0)) {
-        rt_error_set(err, "%s: a convolution needs '%s' and '%s'", where, ak[0], ak[1]);
+    if ((e->model == TC_CONV || e->model == TC_CONV_BACKWARD) && lack) {
+        rt_jr_fail(r, path, lack, "missing: a convolution needs '%s' and '%s'", ak[0], ak[1]);
         return -1;
     }
     if (e->model == TC_CONV_BACKWARD && e->c < 0) {
-        rt_error_set(err, "%s: a convolution backward needs 'weight'", where);
+        rt_jr_fail(r, path, ak[2], "missing: a convolution backward needs 'weight'");
         return -1;
     }
-    if (e->model == TC_EMBEDDING && (e->a < 0 || e->b < 0)) {
-        rt_error_set(err, "%s: an embedding needs '%s' and 'indices'", where, ak[0]);
+    if (e->model == TC_EMBEDDING && lack) {
+        rt_jr_fail(r, path, lack, "missing: an embedding needs '%s' and 'indices'", ak[0]);
         return -1;
     }
+    return 0;
+}
+
+static int load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
+{
+    memset(e, 0, sizeof *e);
+    for (int i = 0; i < TCP_N; i++)
+        e->pos[i] = -1;
+    e->reads_all = 1;
+    if (rt_jr_object(r, j, path) != 0)
+        return -1;
+    const char *model = json_string_value(json_object_get(j, "model"));
+    size_t m = 0;
+    while (model && m < sizeof models / sizeof models[0] && strcmp(models[m].name, model) != 0)
+        m++;
+    if (!model || m == sizeof models / sizeof models[0]) {
+        fail_choice(r, j, path, "model",
+                    "none, matmul, conv, conv_backward, pool, stream, embedding");
+        return -1;
+    }
+    e->model = models[m].model;
+    e->klass = models[m].name;
+    if (e->model == TC_NONE) {
+        const char *k = json_string_value(json_object_get(j, "class"));
+        e->klass = NULL;
+        for (size_t i = 0; k && i < sizeof classes / sizeof classes[0]; i++)
+            if (strcmp(k, classes[i]) == 0)
+                e->klass = classes[i];
+        if (!e->klass) {
+            fail_choice(r, j, path, "class", "view, allocation or dispatch");
+            return -1;
+        }
+    }
+    if (load_args(r, e, j, path) != 0)
+        return -1;
     e->transpose_b = json_is_true(json_object_get(j, "transpose_b"));
     e->indices = json_is_true(json_object_get(j, "indices"));
     e->adaptive = json_is_true(json_object_get(j, "adaptive"));
     e->backward = json_is_true(json_object_get(j, "backward"));
-    if (load_concrete(e, json_object_get(j, "concrete"), where, err) != 0)
+    if (load_concrete(r, e, j, path) != 0)
         return -1;
     if (e->model == TC_POOL && e->pos[e->adaptive ? TCP_OUTSIZE : TCP_KERNEL] < 0) {
-        rt_error_set(err, "%s: a pooling needs the position of its %s in 'concrete'", where,
-                     e->adaptive ? "output_size" : "kernel");
+        const char *what = e->adaptive ? "output_size" : "kernel";
+        char key[48];
+        snprintf(key, sizeof key, "concrete.%s", what);
+        rt_jr_fail(r, path, key, "missing: a pooling needs the position of its %s in 'concrete'",
+                   what);
         return -1;
     }
-    if (load_defer(e, json_object_get(j, "defer"), where, err) != 0)
+    if (load_defer(r, e, j, path) != 0)
         return -1;
     if (e->model != TC_STREAM)
         return 0;
-    return load_stream(e, j, where, err);
+    return load_stream(r, e, j, path);
 }
 
-static int add_name(rt_torch_ops *o, const char *name, size_t idx, const char *path, size_t ei,
-                    rt_error *err)
+/* One name of "ops" (key: "ops[k]") for entry idx: an operator, or a pattern with '*' at its
+ * start or end. */
+static int add_name(rt_torch_ops *o, rt_jr *r, const char *name, size_t idx, const char *path,
+                    const char *key)
 {
     size_t n = strlen(name);
     if (n == 0) {
-        rt_error_set(err, "'%s': ops[%zu]: an empty operator name", path, ei);
+        rt_jr_fail(r, path, key, "an empty operator name");
         return -1;
     }
     const char *star = strchr(name, '*');
     if (star) {
         if (strchr(star + 1, '*') || (star != name && star != name + n - 1)) {
-            rt_error_set(err, "'%s': ops[%zu]: '%s': '*' only at the start or the end", path, ei,
-                         name);
+            rt_jr_fail(r, path, key, "'%s': '*' only at the start or the end", name);
             return -1;
         }
         o->glob = rt_xrealloc(o->glob, (o->n_glob + 1) * sizeof *o->glob);
@@ -312,11 +354,37 @@ static int add_name(rt_torch_ops *o, const char *name, size_t idx, const char *p
         o->glob_entry[o->n_glob++] = idx;
         return 0;
     }
-    if (rt_name_index_get(&o->names, name, n) != (size_t)-1) {
-        rt_error_set(err, "'%s': ops[%zu]: operator '%s' is listed twice", path, ei, name);
+    size_t first = rt_name_index_get(&o->names, name, n);
+    if (first != (size_t)-1) {
+        rt_jr_fail(r, path, key, "operator '%s' is listed twice (also in ops[%zu])", name, first);
         return -1;
     }
     rt_name_index_put(&o->names, name, n, idx);
+    return 0;
+}
+
+/* An entry's "ops": the operator names it costs, a non-empty list. */
+static int load_names(rt_torch_ops *o, rt_jr *r, const json_t *j, size_t idx, const char *path)
+{
+    const json_t *names, *v;
+    if (rt_jr_array(r, j, path, "ops", true, &names) != 0)
+        return -1;
+    if (json_array_size(names) == 0) {
+        rt_jr_fail(r, path, "ops", "an empty list of names");
+        return -1;
+    }
+    size_t k;
+    json_array_foreach(names, k, v)
+    {
+        char key[48];
+        snprintf(key, sizeof key, "ops[%zu]", k);
+        if (!json_is_string(v)) {
+            rt_jr_fail(r, path, key, "not a string");
+            return -1;
+        }
+        if (add_name(o, r, json_string_value(v), idx, path, key) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -327,43 +395,27 @@ int rt_torch_ops_load(const char *path, rt_torch_ops **out, rt_error *err)
     rt_data_file f;
     if (rt_data_file_load(&f, path, "torch/ops.json", "rooftime.torch-ops/1", err) != 0)
         return -1;
+    rt_jr r = {rt_data_file_src(&f), err}; /* its name is o->path, freed with o */
     rt_torch_ops *o = rt_xcalloc(1, sizeof *o);
     o->path = f.path; /* kept by o; the rest of f released at the end */
     o->label = f.label;
     f.path = f.label = NULL;
-    json_t *root = f.root;
-    const json_t *ops = json_object_get(root, "ops");
-    if (!json_is_array(ops) || json_array_size(ops) == 0) {
-        rt_error_set(err, "'%s': field 'ops' missing or not a non-empty list", o->path);
+    const json_t *ops;
+    if (rt_jr_array(&r, f.root, "", "ops", true, &ops) != 0)
+        goto fail;
+    if (json_array_size(ops) == 0) {
+        rt_jr_fail(&r, "", "ops", "an empty list");
         goto fail;
     }
     o->n_e = json_array_size(ops);
     o->e = rt_xcalloc(o->n_e, sizeof *o->e);
     for (size_t i = 0; i < o->n_e; i++) {
         const json_t *j = json_array_get(ops, i);
-        if (load_entry(o, j, i, o->path, err) != 0) {
+        char where[48];
+        snprintf(where, sizeof where, "ops[%zu]", i);
+        if (load_entry(&r, &o->e[i], j, where) != 0 || load_names(o, &r, j, i, where) != 0) {
             o->n_e = i + 1; /* release what this one compiled */
             goto fail;
-        }
-        const json_t *names = json_object_get(j, "ops"), *v;
-        size_t k;
-        if (!json_is_array(names) || json_array_size(names) == 0) {
-            rt_error_set(err, "'%s': ops[%zu]: field 'ops' missing or not a list of names", o->path,
-                         i);
-            o->n_e = i + 1;
-            goto fail;
-        }
-        json_array_foreach(names, k, v)
-        {
-            if (!json_is_string(v)) {
-                rt_error_set(err, "'%s': ops[%zu]: ops[%zu] is not a string", o->path, i, k);
-                o->n_e = i + 1;
-                goto fail;
-            }
-            if (add_name(o, json_string_value(v), i, o->path, i, err) != 0) {
-                o->n_e = i + 1;
-                goto fail;
-            }
         }
     }
     rt_data_file_release(&f);
