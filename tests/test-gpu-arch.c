@@ -151,6 +151,14 @@ static void test_bad_file(void **state)
     tu_write_file(path, "{\"architectures\": [], \"parts\": [{\"name\": \"p\"}]}");
     assert_int_equal(rt_gpu_archs_load(path, &a, &err), -1);
     assert_non_null(strstr(err.msg, "parts[0].sm"));
+    /* A count that no int holds, or not a count at all: refused, not converted. */
+    tu_write_file(path, "{\"architectures\": [], \"parts\": [{\"name\": \"p\", \"sm\": 90, "
+                        "\"sms\": 1e300}]}");
+    assert_int_equal(rt_gpu_archs_load(path, &a, &err), -1);
+    assert_non_null(strstr(err.msg, "parts[0].sms': expected a whole number from 0 to 1000000"));
+    tu_write_file(path, "{\"architectures\": [{\"sm\": 9.5}], \"parts\": []}");
+    assert_int_equal(rt_gpu_archs_load(path, &a, &err), -1);
+    assert_non_null(strstr(err.msg, "architectures[0].sm': expected a whole number"));
     tu_write_file(path, "{\"architectures\": [");
     assert_int_equal(rt_gpu_archs_load(path, &a, &err), -1);
     assert_non_null(strstr(err.msg, "a.json': line 1"));

@@ -2,6 +2,7 @@
 #include "rooftime/formats/gpu-arch-json.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,20 @@ static int load_units(rt_jr *r, rt_gpu_arch *a, const json_t *e, const char *pat
     return 0;
 }
 
+/* A required whole number from 0 to 1000000 (an architecture's sm, a part's count of SMs). */
+static int whole(rt_jr *r, const json_t *e, const char *where, const char *key, int *out)
+{
+    double v;
+    if (rt_jr_number(r, e, where, key, true, 0, &v) != 0)
+        return -1;
+    if (v != floor(v) || v > 1e6) {
+        rt_jr_fail(r, where, key, "expected a whole number from 0 to 1000000, got %g", v);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 int rt_gpu_archs_load(const char *path, rt_gpu_archs *out, rt_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -83,16 +98,13 @@ int rt_gpu_archs_load(const char *path, rt_gpu_archs *out, rt_error *err)
         char where[64];
         snprintf(where, sizeof where, "architectures[%zu]", i);
         rt_gpu_arch *a = &out->arch[out->n];
-        double sm;
-        if (rt_jr_object(&r, e, where) != 0 ||
-            rt_jr_number(&r, e, where, "sm", true, 0, &sm) != 0 ||
+        if (rt_jr_object(&r, e, where) != 0 || whole(&r, e, where, "sm", &a->sm) != 0 ||
             get_str(&r, e, where, "name", a->name, sizeof a->name) != 0 ||
             rt_jr_number(&r, e, where, "l1_bytes_per_sm", true, 0, &a->l1_bytes_per_sm) != 0 ||
             rt_jr_number(&r, e, where, "l1_bytes_per_clock_per_sm", true, 0,
                          &a->l1_bytes_per_clock_per_sm) != 0 ||
             load_units(&r, a, e, where) != 0)
             goto done;
-        a->sm = (int)sm;
         out->n++;
     }
     json_array_foreach(parts, i, e)
@@ -100,17 +112,13 @@ int rt_gpu_archs_load(const char *path, rt_gpu_archs *out, rt_error *err)
         char where[64];
         snprintf(where, sizeof where, "parts[%zu]", i);
         rt_gpu_part *p = &out->part[out->n_parts];
-        double sm, sms;
         if (rt_jr_object(&r, e, where) != 0 ||
             get_str(&r, e, where, "name", p->name, sizeof p->name) != 0 ||
-            rt_jr_number(&r, e, where, "sm", true, 0, &sm) != 0 ||
-            rt_jr_number(&r, e, where, "sms", true, 0, &sms) != 0 ||
+            whole(&r, e, where, "sm", &p->sm) != 0 || whole(&r, e, where, "sms", &p->sms) != 0 ||
             rt_jr_number(&r, e, where, "clock_hz", true, 0, &p->clock_hz) != 0 ||
             rt_jr_number(&r, e, where, "tensor_clock_hz", true, 0, &p->tensor_clock_hz) != 0 ||
             get_str(&r, e, where, "preset", p->preset, sizeof p->preset) != 0)
             goto done;
-        p->sm = (int)sm;
-        p->sms = (int)sms;
         out->n_parts++;
     }
     rc = 0;
