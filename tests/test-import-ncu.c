@@ -458,6 +458,25 @@ static void test_custom_mapping(void **state)
     if (!strstr(err.msg, want))
         fail_msg("'%s' does not say '%s'", err.msg, want);
 
+    /* A constant that is not a number, and constants that are not an object: refused, not read
+     * as "none for this architecture". */
+    static const char *const bad_const = "{\"schema\": \"rooftime.ncu-metrics/1\",\n"
+                                         " \"constants\": {\"sm_70\": {\"w\": \"3\"}},\n"
+                                         " \"time\": {\"cycles\": \"c\", \"rate\": \"r\"},\n"
+                                         " \"quantities\": []}\n";
+    assert_int_equal(tu_write_file(map, bad_const), 0);
+    assert_int_equal(rt_import_ncu(paths, 1, &o, &p, NULL, &err), -1);
+    snprintf(want, sizeof want, "%sfield 'constants.sm_70.w': expected a number",
+             tu_place(bad_const, "\"3\""));
+    if (!strstr(err.msg, want))
+        fail_msg("'%s' does not say '%s'", err.msg, want);
+    assert_int_equal(tu_write_file(map, "{\"schema\": \"rooftime.ncu-metrics/1\", \"constants\": "
+                                        "[1], \"time\": {\"cycles\": \"c\", \"rate\": \"r\"}, "
+                                        "\"quantities\": []}"),
+                     0);
+    assert_int_equal(rt_import_ncu(paths, 1, &o, &p, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "field 'constants': expected an object, got an array"));
+
     /* Entries scoped by architecture: a to sm_75, b from sm_80; a launch of each kind of one
      * kernel sums its own. */
     static const char *const scoped =

@@ -413,6 +413,14 @@ static void test_bad_tables(void **state)
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
          "\"out\", \"defer\": [\"x\", 3], \"ops\": [\"a\"]}]}",
          "field 'ops[0].defer[1]': not an operator name"},
+        /* a flag that is not true or false, and an output type that is not a string: refused,
+         * not read as false */
+        {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"matmul\", \"a\": 0, "
+         "\"b\": 1, \"transpose_b\": \"yes\", \"ops\": [\"a\"]}]}",
+         "field 'ops[0].transpose_b': expected true or false"},
+        {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
+         "\"out\", \"out_type\": 1, \"ops\": [\"a\"]}]}",
+         "field 'ops[0].out_type': expected a string"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(tu_write_file(path, bad[i].text), 0);

@@ -235,10 +235,12 @@ static int f_member(rt_jr *r, rt_ncu_map *m, const json_t *o, const char *path, 
 static int load_constants(rt_jr *r, rt_ncu_map *m, json_t *root)
 {
     json_t *consts = json_object_get(root, "constants");
+    if (!consts)
+        return 0;
+    if (rt_jr_object(r, consts, "constants") != 0)
+        return -1;
     const char *aname;
     json_t *aval;
-    if (!json_is_object(consts))
-        return 0;
     json_object_foreach(consts, aname, aval)
     {
         const char *cname;
@@ -272,7 +274,13 @@ static int load_constants(rt_jr *r, rt_ncu_map *m, json_t *root)
         a->value = rt_xcalloc(m->n_const ? m->n_const : 1, sizeof(double));
         for (size_t i = 0; i < m->n_const; i++) {
             json_t *v = json_object_get(aval, m->const_name[i]);
-            a->value[i] = json_is_number(v) ? json_number_value(v) : NAN;
+            if (v && !json_is_number(v)) {
+                char path[256];
+                snprintf(path, sizeof path, "constants.%s", aname);
+                rt_jr_fail(r, path, m->const_name[i], "expected a number");
+                return -1;
+            }
+            a->value[i] = v ? json_number_value(v) : NAN; /* NAN: none for this architecture */
         }
     }
     qsort(m->arch, m->n_arch, sizeof *m->arch, arch_cmp);

@@ -237,8 +237,23 @@ static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
             e->reads |= 1u << json_integer_value(v);
         }
     }
-    const char *ot = json_string_value(json_object_get(j, "out_type"));
+    char *ot = NULL;
+    if (rt_jr_string(r, j, path, "out_type", false, &ot) != 0)
+        return -1;
     e->out_bool = ot && strcmp(ot, "bool") == 0;
+    free(ot);
+    return 0;
+}
+
+/* An optional true or false (absent: false). */
+static int flag(rt_jr *r, const json_t *j, const char *path, const char *key, int *out)
+{
+    const json_t *v = json_object_get(j, key);
+    if (v && !json_is_boolean(v)) {
+        rt_jr_fail(r, path, key, "expected true or false");
+        return -1;
+    }
+    *out = json_is_true(v);
     return 0;
 }
 
@@ -252,8 +267,7 @@ static int load_args(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     } else if (e->model == TC_CONV_BACKWARD) {
         ak[0] = "grad_output", ak[1] = "input", ak[2] = "weight";
     } else if (e->model == TC_EMBEDDING) {
-        ak[0] = json_object_get(j, "backward") ? "grad_output" : "weight", ak[1] = "indices",
-        ak[2] = "-";
+        ak[0] = e->backward ? "grad_output" : "weight", ak[1] = "indices", ak[2] = "-";
     }
     int *av[3] = {&e->a, &e->b, &e->c};
     for (int i = 0; i < 3; i++)
@@ -309,12 +323,12 @@ static int load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
             return -1;
         }
     }
-    if (load_args(r, e, j, path) != 0)
+    if (flag(r, j, path, "transpose_b", &e->transpose_b) != 0 ||
+        /* a pooling's "indices" says it writes them; an embedding's is an input index */
+        (e->model == TC_POOL && flag(r, j, path, "indices", &e->indices) != 0) ||
+        flag(r, j, path, "adaptive", &e->adaptive) != 0 ||
+        flag(r, j, path, "backward", &e->backward) != 0 || load_args(r, e, j, path) != 0)
         return -1;
-    e->transpose_b = json_is_true(json_object_get(j, "transpose_b"));
-    e->indices = json_is_true(json_object_get(j, "indices"));
-    e->adaptive = json_is_true(json_object_get(j, "adaptive"));
-    e->backward = json_is_true(json_object_get(j, "backward"));
     if (load_concrete(r, e, j, path) != 0)
         return -1;
     if (e->model == TC_POOL && e->pos[e->adaptive ? TCP_OUTSIZE : TCP_KERNEL] < 0) {
