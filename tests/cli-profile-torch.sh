@@ -75,6 +75,9 @@ check "analyze --hints exits 0" [ $? -eq 0 ]
 check "the reorder hint fires with its figure" grep -qE "^hint: reorders: [0-9.]+% of the time \(.* in [0-9]+ kernels, the longest 'reorder " "$TMP/hints.txt"
 printf '{"schema": "rooftime.hints/1", "rules": [{"id": "x", "advice": "y", "min_share": 2, "bound": "overhead"}]}' >"$TMP/hints.json"
 expect 1 "hints.json': line 1, column [0-9]+: field 'rules\[0\]\.min_share': 2 is not a share in \(0, 1\]" -- analyze -m a100 --hints-file "$TMP/hints.json" "$TMP/dn-taps.json"
+# The table is read before anything is written: no analysis on standard output, one error.
+check "a bad hints table: nothing on standard output" test ! -s "$TMP/out"
+check "a bad hints table: one error line" test "$(wc -l <"$TMP/err")" -eq 1
 expect 1 "cannot read" -- diff "$TMP/dn-taps.json" "$TMP/nope.json"
 expect 2 "--conv-flops: unknown FLOP convention 'all' \(taps or window\)" -- import torch "$TMP/t.json" --conv-flops all -o "$TMP/x.json"
 expect 2 "--ops is for .import torch." -- import onednn "$SRC/tests/data/onednn-2.6-primitives.log" --ops x -o "$TMP/x.json"

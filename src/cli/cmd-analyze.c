@@ -120,8 +120,14 @@ int cmd_analyze(int argc, char **argv)
     rt_profile **ps = NULL;
     size_t n_ps = (size_t)(argc - optind);
     rt_analysis *a = NULL;
+    rt_hints *h = NULL;
     if (cli_load_inputs(in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
+    /* The rules are read before anything is written: a bad table leaves no output behind. */
+    if (hints && rt_hints_load(hints_file, &h, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
     if ((rc = cli_analysis_apply(&in, "analyze", m, ps, n_ps)) != 0)
         goto done;
     rc = RT_EXIT_FAIL;
@@ -138,28 +144,22 @@ int cmd_analyze(int argc, char **argv)
                                        : rt_analysis_write(a, fmt, o.fp, &err);
         if (wr == 0 && fmt == RT_FORMAT_TEXT)
             print_coverage(o.fp, ps, n_ps);
-        if (wr == 0 && hints) {
-            rt_hints *h = NULL;
-            if (rt_hints_load(hints_file, &h, &err) != 0) {
-                cli_error("%s", err.msg);
-                wr = -1;
-            } else {
-                rt_warnings adv = {0};
-                rt_hints_eval(h, m, mode, ps, n_ps, &adv);
-                /* text: after the table; csv and json stay machine-readable, hints on stderr */
-                FILE *hf = fmt == RT_FORMAT_TEXT ? o.fp : stderr;
-                for (size_t i = 0; i < adv.n; i++)
-                    fprintf(hf, "hint: %s\n", adv.msg[i]);
-                if (adv.n == 0)
-                    fprintf(hf, "hint: none of the %s rules fired\n",
-                            hints_file ? hints_file : "data/torch/hints.json");
-                rt_warnings_release(&adv);
-                rt_hints_free(h);
-            }
+        if (wr == 0 && h) {
+            rt_warnings adv = {0};
+            rt_hints_eval(h, m, mode, ps, n_ps, &adv);
+            /* text: after the table; csv and json stay machine-readable, hints on stderr */
+            FILE *hf = fmt == RT_FORMAT_TEXT ? o.fp : stderr;
+            for (size_t i = 0; i < adv.n; i++)
+                fprintf(hf, "hint: %s\n", adv.msg[i]);
+            if (adv.n == 0)
+                fprintf(hf, "hint: none of the %s rules fired\n",
+                        hints_file ? hints_file : "data/torch/hints.json");
+            rt_warnings_release(&adv);
         }
         rc = cli_output_close(&o, wr != 0);
     }
 done:
+    rt_hints_free(h);
     if (cli_frees_at_exit()) { /* else the exit does */
         rt_analysis_free(a);
         cli_free_profiles(ps, n_ps);
