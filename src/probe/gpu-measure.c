@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rooftime/probe/gpu-measure.h"
 #include "gpu-internal.h"
 #include "rooftime/probe/measure-plateau.h"
 #include "rooftime/util/clock.h"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rooftime/import/torch-cost.h"
 #include "torch-cost-args.h"
 #include "rooftime/util/strings.h"
 
