@@ -42,7 +42,9 @@
  * tables of every config and kernel (to /dev/null), and exit, leaving the profile and analysis to
  * the exit as the command does (cli_frees_at_exit), timed from its process's start to its end
  * (the exit's unmapping included); "plot" adds the 4D chart as SVG,
- * "report" writes the HTML report (single mode, so two analyses) into a temporary folder. Times
+ * "report" writes the HTML report (single mode, so two analyses) into a temporary folder, "csv"
+ * and "json" write the analysis as `analyze --format csv|json` does (to /dev/null; the time is
+ * the writing's, the peak memory the whole stage's, analysis included). Times
  * are wall seconds of the stage's own call, not of building the profile, and the process's CPU
  * seconds beside them (all its threads: the report draws its charts on several). Plot and report
  * run up to --max-render kernels (default: all).
@@ -72,14 +74,17 @@ enum {
     ST_COMMAND,
     ST_PLOT,
     ST_REPORT,
+    ST_CSV,
+    ST_JSON,
     ST_TORCH,
     ST_NCU,
     ST_ONEDNN,
     ST_TABLE,
     ST_N
 };
-static const char *const stage_names[ST_N] = {"profile", "analyze", "command", "plot", "report",
-                                              "torch",   "ncu",     "onednn",  "table"};
+static const char *const stage_names[ST_N] = {"profile", "analyze", "command", "plot",
+                                              "report",  "csv",     "json",    "torch",
+                                              "ncu",     "onednn",  "table"};
 
 static rt_profile *generate(size_t n)
 {
@@ -263,6 +268,20 @@ static double stage_run(int stage, size_t n, const rt_machine *m, const char *di
                 printf("svg=%.1fMB ", (double)strlen(svg) / 1e6);
             free(svg);
         }
+        rt_analysis_free(a);
+    } else if (stage == ST_CSV || stage == ST_JSON) {
+        rt_analysis *a = rt_analysis_new(m, RT_MODE_HIER, &p, 1, NULL, &err);
+        FILE *null = fopen("/dev/null", "w");
+        t0 = rt_now();
+        c0 = cpu_now();
+        rc = a && null &&
+                     rt_analysis_write(a, stage == ST_CSV ? RT_FORMAT_CSV : RT_FORMAT_JSON, null,
+                                       &err) == 0
+                 ? 0
+                 : -1;
+        t = rt_now() - t0;
+        if (null)
+            fclose(null);
         rt_analysis_free(a);
     } else if (stage == ST_REPORT) {
         /* The report's cost includes the two analyses it reads (single, and hier beside it). */
@@ -494,7 +513,7 @@ int main(int argc, char **argv)
         [ST_ANALYZE] = 5, [ST_COMMAND] = 5, [ST_PLOT] = 5, [ST_REPORT] = 10};
     for (size_t s = 0; s < ns; s++)
         for (int st = ST_ANALYZE; st < ST_TORCH; st++)
-            if (sizes[s] == 1000000 && secs[s][st] > 0) {
+            if (sizes[s] == 1000000 && secs[s][st] > 0 && target_s[st] > 0) {
                 printf("target %s of 1M: %.2f wall, %.2f CPU (%.0f s)", stage_names[st],
                        secs[s][st] / target_s[st], cpu[s][st] / target_s[st], target_s[st]);
                 if (st == ST_ANALYZE || st == ST_COMMAND)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "rooftime/core/verdict-trust.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
@@ -228,7 +230,7 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-json_t *rt_verdict_to_json(const rt_analysis *a, const rt_verdict *v)
+static json_t *verdict_json(const rt_analysis *a, const rt_verdict *v)
 {
     const rt_machine *m = a->machine;
     json_t *o = json_object();
@@ -273,7 +275,8 @@ static json_t *tags_obj(const rt_tags *t)
     return o;
 }
 
-json_t *rt_analysis_to_json(const rt_analysis *a)
+/* The analysis's head: schema, mode, machine and totals. */
+static json_t *head_json(const rt_analysis *a)
 {
     const rt_machine *m = a->machine;
     json_t *j = json_object();
@@ -299,56 +302,140 @@ json_t *rt_analysis_to_json(const rt_analysis *a)
     json_object_set_new(tot, "time_partial_verdict", json_real(a->time_partial));
     json_object_set_new(tot, "time_unknown_verdict", json_real(a->time_unknown));
     json_object_set_new(j, "totals", tot);
-    json_t *cs = json_array();
-    size_t *ci = rt_analysis_configs_by_time(a);
-    for (size_t r = 0; r < a->n_configs; r++) {
-        const rt_config *c = &a->configs[ci[r]];
-        json_t *o = json_object();
-        json_object_set_new(o, "label", json_string(c->label));
-        json_object_set_new(o, "tags", tags_obj(&c->tags));
-        json_object_set_new(o, "kernels", json_integer((json_int_t)c->n_items));
-        json_object_set_new(o, "verdict", rt_verdict_to_json(a, &c->v));
-        json_array_append_new(cs, o);
-    }
-    free(ci);
-    json_object_set_new(j, "configs", cs);
-    json_t *ks = json_array();
-    size_t *ii = rt_analysis_items_by_time(a);
-    for (size_t r = 0; r < a->n_items; r++) {
-        const rt_item *it = &a->items[ii[r]];
-        json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(it->kernel->name));
-        json_object_set_new(o, "config", json_string(a->configs[it->config].label));
-        json_object_set_new(o, "tags", tags_obj(&it->tags));
-        json_object_set_new(o, "verdict", rt_verdict_to_json(a, &it->v));
-        const rt_time_spread *sp = &it->kernel->spread;
-        if (sp->n > 0) /* per invocation, where the source timed them one by one */
-            json_object_set_new(o, "time_spread",
-                                json_pack("{s:o,s:o,s:o,s:o,s:o}", "n", json_real(sp->n), "median",
-                                          json_real(sp->median), "q1", json_real(sp->q1), "q3",
-                                          json_real(sp->q3), "relative_half_iqr",
-                                          num_or_null(rt_time_spread_rel(sp))));
-        json_array_append_new(ks, o);
-    }
-    free(ii);
-    json_object_set_new(j, "kernels", ks);
-    json_t *fs = json_array();
-    for (size_t f = 0; f < a->n_families; f++) {
-        json_t *o = json_object();
-        json_object_set_new(o, "param", json_string(a->families[f].param));
-        json_object_set_new(o, "fixed", json_string(a->families[f].label));
-        json_t *mem = json_array();
-        for (size_t i = 0; i < a->families[f].n; i++)
-            json_array_append_new(mem, json_string(a->configs[a->families[f].configs[i]].label));
-        json_object_set_new(o, "configs", mem);
-        json_array_append_new(fs, o);
-    }
-    json_object_set_new(j, "families", fs);
-    json_t *ws = json_array();
-    for (size_t i = 0; i < a->warnings.n; i++)
-        json_array_append_new(ws, json_string(a->warnings.msg[i]));
-    json_object_set_new(j, "warnings", ws);
     return j;
+}
+
+static json_t *config_json(const rt_analysis *a, const rt_config *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "label", json_string(c->label));
+    json_object_set_new(o, "tags", tags_obj(&c->tags));
+    json_object_set_new(o, "kernels", json_integer((json_int_t)c->n_items));
+    json_object_set_new(o, "verdict", verdict_json(a, &c->v));
+    return o;
+}
+
+static json_t *kernel_json(const rt_analysis *a, const rt_item *it)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(it->kernel->name));
+    json_object_set_new(o, "config", json_string(a->configs[it->config].label));
+    json_object_set_new(o, "tags", tags_obj(&it->tags));
+    json_object_set_new(o, "verdict", verdict_json(a, &it->v));
+    const rt_time_spread *sp = &it->kernel->spread;
+    if (sp->n > 0) /* per invocation, where the source timed them one by one */
+        json_object_set_new(o, "time_spread",
+                            json_pack("{s:o,s:o,s:o,s:o,s:o}", "n", json_real(sp->n), "median",
+                                      json_real(sp->median), "q1", json_real(sp->q1), "q3",
+                                      json_real(sp->q3), "relative_half_iqr",
+                                      num_or_null(rt_time_spread_rel(sp))));
+    return o;
+}
+
+static json_t *family_json(const rt_analysis *a, const rt_family *fam)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "param", json_string(fam->param));
+    json_object_set_new(o, "fixed", json_string(fam->label));
+    json_t *mem = json_array();
+    for (size_t i = 0; i < fam->n; i++)
+        json_array_append_new(mem, json_string(a->configs[fam->configs[i]].label));
+    json_object_set_new(o, "configs", mem);
+    return o;
+}
+
+/* The lists of the analysis, one element at a time: configs and kernels in order of time,
+ * families, warnings. */
+typedef enum { LIST_CONFIGS, LIST_KERNELS, LIST_FAMILIES, LIST_WARNINGS, LIST_COUNT } list_kind;
+static const char *const list_names[LIST_COUNT] = {"configs", "kernels", "families", "warnings"};
+
+static size_t list_size(const rt_analysis *a, list_kind k)
+{
+    return k == LIST_CONFIGS    ? a->n_configs
+           : k == LIST_KERNELS  ? a->n_items
+           : k == LIST_FAMILIES ? a->n_families
+                                : a->warnings.n;
+}
+
+/* Element r of list k (order: the configs' or the items' order of time, else as stored). */
+static json_t *list_element(const rt_analysis *a, list_kind k, const size_t *order, size_t r)
+{
+    switch (k) {
+    case LIST_CONFIGS:
+        return config_json(a, &a->configs[order[r]]);
+    case LIST_KERNELS:
+        return kernel_json(a, &a->items[order[r]]);
+    case LIST_FAMILIES:
+        return family_json(a, &a->families[r]);
+    default:
+        return json_string(a->warnings.msg[r]);
+    }
+}
+
+enum { DUMP_FLAGS = JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENCODE_ANY };
+
+/* v as json_dumpf writes it nested `indent` spaces deep: its lines after the first indented. */
+static int dump_nested(FILE *fp, const json_t *v, int indent)
+{
+    static const char spaces[] = "        ";
+    char *s = json_dumps(v, DUMP_FLAGS);
+    if (!s || indent > (int)sizeof spaces - 1) {
+        free(s);
+        return -1;
+    }
+    for (const char *p = s, *nl; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl) {
+            fputs(p, fp);
+            break;
+        }
+        fwrite(p, 1, (size_t)(nl - p) + 1, fp);
+        fwrite(spaces, 1, (size_t)indent, fp);
+    }
+    free(s);
+    return 0;
+}
+
+/*
+ * The analysis as one JSON document, written as json_dumpf writes a jansson tree (indent 2, ten
+ * significant digits), byte for byte, but one element at a time: a million kernels' document
+ * never stands whole in memory (as one tree it took 13.6 GB and 153 s).
+ */
+static int write_json(const rt_analysis *a, FILE *fp)
+{
+    json_t *head = head_json(a);
+    const char *key;
+    json_t *v;
+    int rc = 0, first = 1;
+    fputs("{", fp);
+    json_object_foreach(head, key, v)
+    {
+        fprintf(fp, "%s\n  \"%s\": ", first ? "" : ",", key);
+        first = 0;
+        rc |= dump_nested(fp, v, 2);
+    }
+    json_decref(head);
+    for (int k = 0; k < LIST_COUNT && rc == 0; k++) {
+        size_t n = list_size(a, (list_kind)k);
+        fprintf(fp, ",\n  \"%s\": [", list_names[k]);
+        if (n == 0) {
+            fputs("]", fp);
+            continue;
+        }
+        size_t *order = k == LIST_CONFIGS   ? rt_analysis_configs_by_time(a)
+                        : k == LIST_KERNELS ? rt_analysis_items_by_time(a)
+                                            : NULL;
+        for (size_t r = 0; r < n && rc == 0; r++) {
+            json_t *e = list_element(a, (list_kind)k, order, r);
+            fputs(r ? ",\n    " : "\n    ", fp);
+            rc |= dump_nested(fp, e, 4);
+            json_decref(e);
+        }
+        free(order);
+        fputs("\n  ]", fp);
+    }
+    fputs("\n}\n", fp);
+    return rc == 0 && !ferror(fp) ? 0 : -1;
 }
 
 int rt_analysis_write(const rt_analysis *a, rt_format fmt, FILE *fp, rt_error *err)
@@ -358,9 +445,5 @@ int rt_analysis_write(const rt_analysis *a, rt_format fmt, FILE *fp, rt_error *e
         return rt_analysis_write_text(a, 20, fp);
     if (fmt == RT_FORMAT_CSV)
         return write_csv(a, fp);
-    json_t *j = rt_analysis_to_json(a);
-    int rc = json_dumpf(j, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    fputc('\n', fp);
-    json_decref(j);
-    return rc == 0 ? 0 : -1;
+    return write_json(a, fp);
 }

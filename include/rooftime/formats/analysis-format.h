@@ -2,7 +2,6 @@
 #ifndef ROOFTIME_FORMATS_ANALYSIS_FORM_H
 #define ROOFTIME_FORMATS_ANALYSIS_FORM_H
 
-#include <jansson.h>
 #include <stdio.h>
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/model.h"
@@ -12,10 +11,9 @@
  */
 typedef enum rt_format { RT_FORMAT_TEXT, RT_FORMAT_CSV, RT_FORMAT_JSON } rt_format;
 int rt_format_parse(const char *s, rt_format *out, rt_error *err);
+/* JSON is written one element at a time: memory does not grow with the number of kernels. */
 int rt_analysis_write(const rt_analysis *a, rt_format fmt, FILE *fp, rt_error *err);
 /* The text table with the `top` longest kernels (0: all). */
 int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp);
-json_t *rt_verdict_to_json(const rt_analysis *a, const rt_verdict *v);
-json_t *rt_analysis_to_json(const rt_analysis *a);
 
 #endif
