@@ -128,12 +128,60 @@ static void test_profile_fields_and_extra(void **state)
     rt_profile_free(p);
 }
 
+/* A saved profile, written a kernel at a time, is byte for byte the dump of rt_profile_to_json's
+ * tree: unknown members before and after the kernels, escapes in keys and names, an identity,
+ * provenance, spreads, no kernels at all. */
+static void test_profile_save_stream(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "{\"schema\": \"rooftime.profile/1\", \"source\": {\"tool\": \"t\", \"pid\": 7}, "
+        "\"zeta\": {\"x\": [1, 2.5, null]}, \"identity\": {\"rank\": 3, \"size\": 8}, "
+        "\"tags\": {\"k\\\"ey\\n\": \"v\\u00e9\"}, \"kernels\": [{\"name\": \"a\\tb\\\"c\", "
+        "\"invocations\": 3, \"time\": 1.5e-06, \"time_spread\": {\"n\": 3, \"median\": 5e-7, "
+        "\"q1\": 4e-7, \"q3\": 6e-7}, \"flops\": {\"fp16\": 1e12}, \"bytes\": {\"L1\": "
+        "12345678901234}}, {\"name\": \"b\", \"invocations\": 1, \"time\": 0.1, \"flops\": {}, "
+        "\"bytes\": {}, \"tags\": {\"pass\": \"fw\"}}], \"provenance\": {\"inputs\": [\"x.csv\"], "
+        "\"launches\": 4}, \"\\u00fcber\": \"\", \"empty\": {}, \"list\": []}",
+        "{\"schema\": \"rooftime.profile/1\", \"kernels\": []}",
+    };
+    char *dir = tu_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        json_error_t je;
+        json_t *j = json_loads(texts[i], JSON_REJECT_DUPLICATES, &je);
+        if (!j)
+            fail_msg("text %zu: %s", i, je.text);
+        rt_profile *p;
+        rt_error err;
+        if (rt_profile_from_json(j, RT_JSON_NAMED("inline"), &p, &err) != 0)
+            fail_msg("text %zu: %s", i, err.msg);
+        json_decref(j);
+        assert_int_equal(rt_profile_save(p, path, &err), 0);
+        json_t *tree = rt_profile_to_json(p);
+        char *want = json_dumps(tree, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        json_decref(tree);
+        char *got = tu_read_file(path, NULL);
+        assert_non_null(got);
+        size_t n = strlen(want);
+        if (strncmp(got, want, n) != 0 || strcmp(got + n, "\n") != 0)
+            fail_msg("text %zu: saved\n%s\nexpected\n%s", i, got, want);
+        free(got);
+        free(want);
+        rt_profile_free(p);
+    }
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_machines),
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_profile_fields_and_extra),
+        cmocka_unit_test(test_profile_save_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

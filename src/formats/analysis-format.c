@@ -19,6 +19,7 @@
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 #include "analysis-text-rows.h"
+#include "json-write.h"
 #include "text-numbers.h"
 
 int rt_format_parse(const char *s, rt_format *out, rt_error *err)
@@ -372,70 +373,32 @@ static json_t *list_element(const rt_analysis *a, list_kind k, const size_t *ord
     }
 }
 
-enum { DUMP_FLAGS = JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENCODE_ANY };
-
-/* v as json_dumpf writes it nested `indent` spaces deep: its lines after the first indented. */
-static int dump_nested(FILE *fp, const json_t *v, int indent)
-{
-    static const char spaces[] = "        ";
-    char *s = json_dumps(v, DUMP_FLAGS);
-    if (!s || indent > (int)sizeof spaces - 1) {
-        free(s);
-        return -1;
-    }
-    for (const char *p = s, *nl; *p; p = nl + 1) {
-        nl = strchr(p, '\n');
-        if (!nl) {
-            fputs(p, fp);
-            break;
-        }
-        fwrite(p, 1, (size_t)(nl - p) + 1, fp);
-        fwrite(spaces, 1, (size_t)indent, fp);
-    }
-    free(s);
-    return 0;
-}
-
-/*
- * The analysis as one JSON document, written as json_dumpf writes a jansson tree (indent 2, ten
- * significant digits), byte for byte, but one element at a time: a million kernels' document
- * never stands whole in memory (as one tree it took 13.6 GB and 153 s).
- */
+/* The analysis as one JSON document, written a member and a list element at a time
+ * (rt_json_stream): a million kernels' document never stands whole in memory (as one jansson tree
+ * it took 13.6 GB and 153 s). */
 static int write_json(const rt_analysis *a, FILE *fp)
 {
+    rt_json_stream s;
+    rt_json_stream_begin(&s, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     json_t *head = head_json(a);
     const char *key;
     json_t *v;
-    int rc = 0, first = 1;
-    fputs("{", fp);
     json_object_foreach(head, key, v)
     {
-        fprintf(fp, "%s\n  \"%s\": ", first ? "" : ",", key);
-        first = 0;
-        rc |= dump_nested(fp, v, 2);
+        rt_json_stream_member(&s, key, json_incref(v));
     }
     json_decref(head);
-    for (int k = 0; k < LIST_COUNT && rc == 0; k++) {
-        size_t n = list_size(a, (list_kind)k);
-        fprintf(fp, ",\n  \"%s\": [", list_names[k]);
-        if (n == 0) {
-            fputs("]", fp);
-            continue;
-        }
+    for (int k = 0; k < LIST_COUNT; k++) {
         size_t *order = k == LIST_CONFIGS   ? rt_analysis_configs_by_time(a)
                         : k == LIST_KERNELS ? rt_analysis_items_by_time(a)
                                             : NULL;
-        for (size_t r = 0; r < n && rc == 0; r++) {
-            json_t *e = list_element(a, (list_kind)k, order, r);
-            fputs(r ? ",\n    " : "\n    ", fp);
-            rc |= dump_nested(fp, e, 4);
-            json_decref(e);
-        }
+        rt_json_stream_list(&s, list_names[k]);
+        for (size_t r = 0; r < list_size(a, (list_kind)k); r++)
+            rt_json_stream_item(&s, list_element(a, (list_kind)k, order, r));
+        rt_json_stream_list_end(&s);
         free(order);
-        fputs("\n  ]", fp);
     }
-    fputs("\n}\n", fp);
-    return rc == 0 && !ferror(fp) ? 0 : -1;
+    return rt_json_stream_end(&s);
 }
 
 int rt_analysis_write(const rt_analysis *a, rt_format fmt, FILE *fp, rt_error *err)

@@ -1,6 +1,7 @@
 /* The formats wing's side of JSON: saving a document atomically, the members rooftime does not
  * know kept as opaque text, and numbers that round-trip. Reading is util's (json-read.c). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json-write.h"
@@ -70,6 +71,73 @@ void rt_json_merge_extra(json_t *obj, const json_t *extra)
         if (!json_object_get(obj, key))
             json_object_set(obj, key, v);
     }
+}
+
+/* v as json_dumpf writes it nested `indent` spaces deep: its lines after the first indented. */
+static void dump_nested(rt_json_stream *s, json_t *v, int indent)
+{
+    static const char spaces[] = "        ";
+    char *t = v ? json_dumps(v, s->flags | JSON_ENCODE_ANY) : NULL;
+    json_decref(v);
+    if (!t || indent > (int)sizeof spaces - 1) {
+        free(t);
+        s->rc = -1;
+        return;
+    }
+    for (const char *p = t, *nl; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl) {
+            fputs(p, s->fp);
+            break;
+        }
+        fwrite(p, 1, (size_t)(nl - p) + 1, s->fp);
+        fwrite(spaces, 1, (size_t)indent, s->fp);
+    }
+    free(t);
+}
+
+/* The next member's key, escaped as jansson escapes it. */
+static void member_key(rt_json_stream *s, const char *key)
+{
+    fputs(s->members++ ? ",\n  " : "\n  ", s->fp);
+    dump_nested(s, json_string(key), 0);
+    fputs(": ", s->fp);
+}
+
+void rt_json_stream_begin(rt_json_stream *s, FILE *fp, size_t flags)
+{
+    *s = (rt_json_stream){.fp = fp, .flags = flags};
+    fputc('{', fp);
+}
+
+void rt_json_stream_member(rt_json_stream *s, const char *key, json_t *v)
+{
+    member_key(s, key);
+    dump_nested(s, v, 2);
+}
+
+void rt_json_stream_list(rt_json_stream *s, const char *key)
+{
+    member_key(s, key);
+    fputc('[', s->fp);
+    s->items = 0;
+}
+
+void rt_json_stream_item(rt_json_stream *s, json_t *v)
+{
+    fputs(s->items++ ? ",\n    " : "\n    ", s->fp);
+    dump_nested(s, v, 4);
+}
+
+void rt_json_stream_list_end(rt_json_stream *s)
+{
+    fputs(s->items ? "\n  ]" : "]", s->fp);
+}
+
+int rt_json_stream_end(rt_json_stream *s)
+{
+    fputs(s->members ? "\n}\n" : "}\n", s->fp);
+    return s->rc == 0 && !ferror(s->fp) ? 0 : -1;
 }
 
 json_t *rt_json_num(double v)

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "rooftime/util/error.h"
 #include "rooftime/util/json-read.h"
@@ -21,6 +22,25 @@ json_t *rt_json_opaque_parse(const char *text);
 json_t *rt_json_extra(const json_t *obj, const char *const *known);
 /* Copy every member of extra into obj (used when saving). */
 void rt_json_merge_extra(json_t *obj, const json_t *extra);
+
+/*
+ * A document of one object written as json_dumpf writes it with `flags` (JSON_INDENT(2) among
+ * them), byte for byte, but a member at a time, and the elements of a list member one at a
+ * time: a million kernels' document never stands whole in memory. Each call takes a value it
+ * dumps and releases (NULL: an error, kept for rt_json_stream_end). Write errors and failed
+ * dumps are reported by rt_json_stream_end: 0, or -1.
+ */
+typedef struct rt_json_stream {
+    FILE *fp;
+    size_t flags;
+    int members, items, rc;
+} rt_json_stream;
+void rt_json_stream_begin(rt_json_stream *s, FILE *fp, size_t flags);
+void rt_json_stream_member(rt_json_stream *s, const char *key, json_t *v);
+void rt_json_stream_list(rt_json_stream *s, const char *key);
+void rt_json_stream_item(rt_json_stream *s, json_t *v);
+void rt_json_stream_list_end(rt_json_stream *s);
+int rt_json_stream_end(rt_json_stream *s);
 
 /* JSON number that stays exact for integers and round-trips doubles. */
 json_t *rt_json_num(double v);

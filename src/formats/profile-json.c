@@ -5,6 +5,7 @@
 
 #include "identity-json.h"
 #include "json-write.h"
+#include "rooftime/util/atomic-file.h"
 #include "profile-json-fast.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/profile-json.h"
@@ -258,7 +259,9 @@ static json_t *provenance_json(const rt_provenance *pv)
     return o;
 }
 
-json_t *rt_profile_to_json(const rt_profile *p)
+/* The members before the kernels: schema, source (with the unknown members of its own that a
+ * loaded profile kept), identity, tags. */
+static json_t *head_json(const rt_profile *p, const json_t *unknown)
 {
     json_t *j = json_object();
     json_object_set_new(j, "schema", json_string(RT_PROFILE_SCHEMA));
@@ -271,45 +274,64 @@ json_t *rt_profile_to_json(const rt_profile *p)
     for (int i = 0; i < 7; i++)
         if (vals[i])
             json_object_set_new(src, fields[i], json_string(vals[i]));
-    json_t *unknown = rt_json_opaque_parse(p->unknown_json);
     rt_json_merge_extra(src, json_object_get(unknown, "source"));
     json_object_set_new(j, "source", src);
     if (p->identity)
         json_object_set_new(j, "identity", rt_identity_to_json(p->identity));
     if (p->tags.n)
         json_object_set_new(j, "tags", tags_json(&p->tags));
-    json_t *ks = json_array();
-    for (size_t i = 0; i < p->n_kernels; i++) {
-        const rt_kernel *k = &p->kernels[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(k->name));
-        json_object_set_new(o, "invocations", rt_json_num(k->invocations));
-        json_object_set_new(o, "time", json_real(k->time));
-        if (k->spread.n > 0)
-            json_object_set_new(o, "time_spread",
-                                json_pack("{s:o,s:o,s:o,s:o}", "n", rt_json_num(k->spread.n),
-                                          "median", json_real(k->spread.median), "q1",
-                                          json_real(k->spread.q1), "q3", json_real(k->spread.q3)));
-        json_object_set_new(o, "flops", values_json(&k->flops));
-        json_object_set_new(o, "bytes", values_json(&k->bytes));
-        if (k->tags.n)
-            json_object_set_new(o, "tags", tags_json(&k->tags));
-        json_array_append_new(ks, o);
-    }
-    json_object_set_new(j, "kernels", ks);
+    return j;
+}
+
+static json_t *kernel_json(const rt_kernel *k)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(k->name));
+    json_object_set_new(o, "invocations", rt_json_num(k->invocations));
+    json_object_set_new(o, "time", json_real(k->time));
+    if (k->spread.n > 0)
+        json_object_set_new(o, "time_spread",
+                            json_pack("{s:o,s:o,s:o,s:o}", "n", rt_json_num(k->spread.n), "median",
+                                      json_real(k->spread.median), "q1", json_real(k->spread.q1),
+                                      "q3", json_real(k->spread.q3)));
+    json_object_set_new(o, "flops", values_json(&k->flops));
+    json_object_set_new(o, "bytes", values_json(&k->bytes));
+    if (k->tags.n)
+        json_object_set_new(o, "tags", tags_json(&k->tags));
+    return o;
+}
+
+/* The members after the kernels: provenance, then what this version does not know, kept from a
+ * loaded profile (none that head or the kernels hold). */
+static json_t *tail_json(const rt_profile *p, const json_t *unknown, const json_t *head)
+{
+    json_t *j = json_object();
     json_t *pv = provenance_json(&p->provenance);
     if (pv)
         json_object_set_new(j, "provenance", pv);
-    if (unknown) {
-        const char *key;
-        json_t *v;
-        json_object_foreach(unknown, key, v)
-        {
-            if (strcmp(key, "source") != 0 && !json_object_get(j, key))
-                json_object_set(j, key, v);
-        }
-        json_decref(unknown);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)unknown, key, v)
+    {
+        if (strcmp(key, "source") != 0 && strcmp(key, "kernels") != 0 &&
+            !json_object_get(head, key) && !json_object_get(j, key))
+            json_object_set(j, key, v);
     }
+    return j;
+}
+
+json_t *rt_profile_to_json(const rt_profile *p)
+{
+    json_t *unknown = rt_json_opaque_parse(p->unknown_json);
+    json_t *j = head_json(p, unknown);
+    json_t *ks = json_array();
+    for (size_t i = 0; i < p->n_kernels; i++)
+        json_array_append_new(ks, kernel_json(&p->kernels[i]));
+    json_object_set_new(j, "kernels", ks);
+    json_t *tail = tail_json(p, unknown, j);
+    json_object_update(j, tail);
+    json_decref(tail);
+    json_decref(unknown);
     return j;
 }
 
@@ -351,8 +373,36 @@ int rt_profile_save(const rt_profile *p, const char *path, rt_error *err)
         rt_error_prefix(err, "cannot write '%s'", path);
         return -1;
     }
-    json_t *j = rt_profile_to_json(p);
-    int rc = rt_json_save_file(j, path, err);
-    json_decref(j);
-    return rc;
+    /* Written a member and a kernel at a time (rt_json_stream), as rt_profile_to_json's tree
+     * would be: a million kernels never stand as one tree. */
+    rt_atomic_file af;
+    if (rt_atomic_open(&af, path, err) != 0)
+        return -1;
+    rt_json_stream s;
+    rt_json_stream_begin(&s, af.fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_t *unknown = rt_json_opaque_parse(p->unknown_json);
+    json_t *head = head_json(p, unknown), *v;
+    const char *key;
+    json_object_foreach(head, key, v)
+    {
+        rt_json_stream_member(&s, key, json_incref(v));
+    }
+    rt_json_stream_list(&s, "kernels");
+    for (size_t i = 0; i < p->n_kernels; i++)
+        rt_json_stream_item(&s, kernel_json(&p->kernels[i]));
+    rt_json_stream_list_end(&s);
+    json_t *tail = tail_json(p, unknown, head);
+    json_object_foreach(tail, key, v)
+    {
+        rt_json_stream_member(&s, key, json_incref(v));
+    }
+    json_decref(tail);
+    json_decref(head);
+    json_decref(unknown);
+    if (rt_json_stream_end(&s) != 0) {
+        rt_error_set(err, "cannot write '%s': JSON encoding or writing failed", path);
+        rt_atomic_abort(&af);
+        return -1;
+    }
+    return rt_atomic_commit(&af, err);
 }
