@@ -1,5 +1,6 @@
-/* The formats wing's side of JSON: saving a document atomically, the members rooftime does not
- * know kept as opaque text, and numbers that round-trip. Reading is util's (json-read.c). */
+/* The formats wing's side of JSON: saving a document atomically, writing a long one a member and
+ * a list element at a time, the members rooftime does not know kept as opaque text, and numbers
+ * that round-trip. Reading is util's (json-read.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
