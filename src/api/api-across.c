@@ -84,9 +84,7 @@ static int write_across(void *ctx, FILE *fp, rt_error *err)
     across_job *j = ctx;
     if (!j->json)
         return rt_across_write_text(j->a, j->top, fp);
-    json_t *o = rt_across_to_json(j->a);
-    int rc = o && json_dumpf(o, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0 ? 0 : -1;
-    json_decref(o);
+    int rc = rt_across_write_json(j->a, fp);
     if (rc != 0)
         rt_error_set(err, "cannot write the analysis across ranks as JSON");
     return rc;

@@ -90,9 +90,7 @@ rt_profile *rt_api_profile_torch_trace(const char *trace, double wall, const cha
 
 static int write_profile(void *ctx, FILE *fp, rt_error *err)
 {
-    json_t *j = rt_profile_to_json(ctx);
-    int rc = j && json_dumpf(j, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0 ? 0 : -1;
-    json_decref(j);
+    int rc = rt_profile_write_json(ctx, fp);
     if (rc != 0)
         rt_error_set(err, "cannot write the profile as JSON");
     return rc;

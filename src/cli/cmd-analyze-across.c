@@ -139,10 +139,7 @@ int cli_across_write(const rt_across *a, const cli_across_opts *o, char *const *
         (rc = cli_output_open(&out, "analyze", o->output, inputs, n_inputs)) == 0) {
         int bad;
         if (o->json) {
-            json_t *j = rt_across_to_json(a);
-            bad = json_dumpf(j, out.fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
-                  fputc('\n', out.fp) == EOF;
-            json_decref(j);
+            bad = rt_across_write_json(a, out.fp) != 0;
         } else {
             bad = rt_across_write_text(a, o->top, out.fp) != 0;
         }

@@ -128,7 +128,8 @@ static json_t *entry_json(const rt_across_entry *e, const rt_across *a, bool con
     return o;
 }
 
-json_t *rt_across_to_json(const rt_across *a)
+/* The head: schema, ranks, options, time per rank, stragglers. */
+static json_t *head_json(const rt_across *a)
 {
     json_t *j = json_object();
     json_object_set_new(j, "schema", json_string("rooftime.across/1"));
@@ -157,15 +158,28 @@ json_t *rt_across_to_json(const rt_across *a)
         json_array_append_new(st, o);
     }
     json_object_set_new(j, "stragglers", st);
+    return j;
+}
+
+int rt_across_write_json(const rt_across *a, FILE *fp)
+{
+    rt_json_stream s;
+    rt_json_stream_begin(&s, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_t *head = head_json(a), *v;
+    const char *key;
+    json_object_foreach(head, key, v)
+    {
+        rt_json_stream_member(&s, key, json_incref(v));
+    }
+    json_decref(head);
     for (int c = 1; c >= 0; c--) {
-        json_t *arr = json_array();
         size_t *ix = rt_across_by_median(a, c);
         size_t n = c ? a->n_configs : a->n_kernels;
+        rt_json_stream_list(&s, c ? "configs" : "kernels");
         for (size_t i = 0; i < n; i++)
-            json_array_append_new(arr,
-                                  entry_json(c ? &a->configs[ix[i]] : &a->kernels[ix[i]], a, c));
+            rt_json_stream_item(&s, entry_json(c ? &a->configs[ix[i]] : &a->kernels[ix[i]], a, c));
+        rt_json_stream_list_end(&s);
         free(ix);
-        json_object_set_new(j, c ? "configs" : "kernels", arr);
     }
-    return j;
+    return rt_json_stream_end(&s);
 }
