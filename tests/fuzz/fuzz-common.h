@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -33,7 +34,9 @@ static inline int fuzz_memfile(const uint8_t *data, size_t size, char *path, siz
     return fd;
 }
 
-/* What an importer accepted must survive JSON out and in unchanged; abort otherwise (a finding). */
+/* What an importer accepted must survive JSON out and in unchanged, and the file the command saves
+ * (written a kernel at a time) must be the dump of the profile's tree; abort otherwise (a
+ * finding). */
 static inline void fuzz_roundtrip(const rt_profile *p)
 {
     rt_error err;
@@ -42,12 +45,22 @@ static inline void fuzz_roundtrip(const rt_profile *p)
         abort();
     }
     json_t *j = rt_profile_to_json(p);
-    char *text = json_dumps(j, JSON_REAL_PRECISION(17));
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(j);
-    if (!text) {
+    char *saved = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&saved, &n);
+    if (!text || !mem || rt_profile_write_json(p, mem) != 0) {
         fprintf(stderr, "accepted but JSON encoding failed\n");
         abort();
     }
+    fclose(mem);
+    size_t tn = strlen(text);
+    if (n != tn + 1 || memcmp(saved, text, tn) != 0 || saved[tn] != '\n') {
+        fprintf(stderr, "the saved profile differs from its tree's dump\n");
+        abort();
+    }
+    free(saved);
     json_error_t je;
     json_t *back = json_loads(text, 0, &je);
     free(text);
