@@ -44,7 +44,8 @@
  * (the exit's unmapping included); "plot" adds the 4D chart as SVG,
  * "report" writes the HTML report (single mode, so two analyses) into a temporary folder, "csv"
  * and "json" write the analysis as `analyze --format csv|json` does (to /dev/null; the time is
- * the writing's, the peak memory the whole stage's, analysis included). Times
+ * the writing's, the peak memory the whole stage's, analysis included), "save" saves the profile
+ * as every import does (rt_profile_save, into the temporary folder). Times
  * are wall seconds of the stage's own call, not of building the profile, and the process's CPU
  * seconds beside them (all its threads: the report draws its charts on several). Plot and report
  * run up to --max-render kernels (default: all).
@@ -76,6 +77,7 @@ enum {
     ST_REPORT,
     ST_CSV,
     ST_JSON,
+    ST_SAVE,
     ST_TORCH,
     ST_NCU,
     ST_ONEDNN,
@@ -83,8 +85,8 @@ enum {
     ST_N
 };
 static const char *const stage_names[ST_N] = {"profile", "analyze", "command", "plot",
-                                              "report",  "csv",     "json",    "torch",
-                                              "ncu",     "onednn",  "table"};
+                                              "report",  "csv",     "json",    "save",
+                                              "torch",   "ncu",     "onednn",  "table"};
 
 static rt_profile *generate(size_t n)
 {
@@ -283,6 +285,15 @@ static double stage_run(int stage, size_t n, const rt_machine *m, const char *di
         if (null)
             fclose(null);
         rt_analysis_free(a);
+    } else if (stage == ST_SAVE) {
+        char *path = rt_asprintf("%s/save-%zu.json", dir, n);
+        rc = rt_profile_save(p, path, &err);
+        t = rt_now() - t0;
+        struct stat st;
+        if (rc == 0 && stat(path, &st) == 0)
+            printf("file=%.1fMB ", (double)st.st_size / 1e6);
+        remove(path);
+        free(path);
     } else if (stage == ST_REPORT) {
         /* The report's cost includes the two analyses it reads (single, and hier beside it). */
         rt_report_opts o = {.series_by = "op", .fill_by = "precision"};
