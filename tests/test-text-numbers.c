@@ -31,6 +31,10 @@ static void same(double v)
     rt_text_seconds(b, sizeof b, v);
     if (strcmp(a, b) != 0)
         fail_msg("seconds %.17g: '%s' (rt_fmt_seconds), '%s' by hand", v, a, b);
+    snprintf(a, sizeof a, "%.9g", v);
+    rt_text_g9(b, sizeof b, v);
+    if (strcmp(a, b) != 0)
+        fail_msg("csv %.17g: '%s' (%%.9g), '%s' by hand", v, a, b);
     snprintf(a, sizeof a, "%.0f", v);
     rt_text_launches(b, sizeof b, v);
     if (strcmp(a, b) != 0)

@@ -195,8 +195,11 @@ static void csv_row(FILE *fp, const rt_table_row *row, size_t n_levels)
                 fprintf(fp, "%lld", (long long)col->integer(row));
             } else {
                 double v = col->real(row, l);
-                if (!isnan(v))
-                    fprintf(fp, "%.9g", v);
+                char b[40];
+                if (!isnan(v)) {
+                    rt_text_g9(b, sizeof b, v);
+                    fputs(b, fp);
+                }
             }
         }
     }

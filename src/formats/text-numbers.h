@@ -7,6 +7,8 @@
 
 /* As rt_fmt_value: "%.4g", "-" for NaN, "inf". */
 void rt_text_value(char *buf, size_t n, double v);
+/* As "%.9g" (the CSV's numbers); at least 32 bytes. */
+void rt_text_g9(char *buf, size_t n, double v);
 /* As rt_fmt_seconds: "%.3g" and a unit (s, ms, µs, ns). */
 void rt_text_seconds(char *buf, size_t n, double s);
 /* As "%.0f". */
