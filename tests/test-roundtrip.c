@@ -131,6 +131,27 @@ static void test_profile_fields_and_extra(void **state)
 /* A saved profile, written a kernel at a time, is byte for byte the dump of rt_profile_to_json's
  * tree: unknown members before and after the kernels, escapes in keys and names, an identity,
  * provenance, spreads, no kernels at all. */
+/* The saved file of p is byte for byte the dump of its tree (and a newline). */
+static void saved_as_tree(const rt_profile *p, const char *path, const char *what)
+{
+    rt_error err;
+    assert_int_equal(rt_profile_save(p, path, &err), 0);
+    json_t *tree = rt_profile_to_json(p);
+    char *want = json_dumps(tree, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(tree);
+    char *got = tu_read_file(path, NULL);
+    assert_non_null(got);
+    size_t n = strlen(want);
+    if (strncmp(got, want, n) != 0 || strcmp(got + n, "\n") != 0)
+        fail_msg("%s: saved\n%.2000s\nexpected\n%.2000s", what, got, want);
+    free(got);
+    free(want);
+}
+
+/* A saved profile, written a kernel at a time (several blocks of them on several threads), is
+ * byte for byte the dump of rt_profile_to_json's tree: unknown members before and after the
+ * kernels, escapes in keys and names, an identity, provenance, spreads, no kernels at all, and
+ * ten thousand kernels. */
 static void test_profile_save_stream(void **state)
 {
     (void)state;
@@ -158,19 +179,20 @@ static void test_profile_save_stream(void **state)
         if (rt_profile_from_json(j, RT_JSON_NAMED("inline"), &p, &err) != 0)
             fail_msg("text %zu: %s", i, err.msg);
         json_decref(j);
-        assert_int_equal(rt_profile_save(p, path, &err), 0);
-        json_t *tree = rt_profile_to_json(p);
-        char *want = json_dumps(tree, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-        json_decref(tree);
-        char *got = tu_read_file(path, NULL);
-        assert_non_null(got);
-        size_t n = strlen(want);
-        if (strncmp(got, want, n) != 0 || strcmp(got + n, "\n") != 0)
-            fail_msg("text %zu: saved\n%s\nexpected\n%s", i, got, want);
-        free(got);
-        free(want);
+        saved_as_tree(p, path, texts[i]);
         rt_profile_free(p);
     }
+    rt_profile *p = rt_profile_new();
+    for (int i = 0; i < 10000; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "k%d", i);
+        rt_kernel *k = rt_profile_add_kernel(p, name);
+        k->invocations = 1 + i % 7;
+        k->time = 1e-6 * (i + 1);
+        rt_values_set(&k->flops, "fp32", 1e3 * i);
+    }
+    saved_as_tree(p, path, "ten thousand kernels");
+    rt_profile_free(p);
     tu_rmtree(dir);
     free(dir);
 }

@@ -128,6 +128,22 @@ static json_t *entry_json(const rt_across_entry *e, const rt_across *a, bool con
     return o;
 }
 
+/* The configs or the kernels by median. */
+typedef struct entries_ctx {
+    const rt_across *a;
+    bool configs;
+    size_t *order;
+} entries_ctx;
+
+/* Entry i of a list (rt_json_make_fn). */
+static json_t *entry_element(void *ctx, size_t i)
+{
+    const entries_ctx *e = ctx;
+    const rt_across *a = e->a;
+    return entry_json(e->configs ? &a->configs[e->order[i]] : &a->kernels[e->order[i]], a,
+                      e->configs);
+}
+
 /* The head: schema, ranks, options, time per rank, stragglers. */
 static json_t *head_json(const rt_across *a)
 {
@@ -173,13 +189,10 @@ int rt_across_write_json(const rt_across *a, FILE *fp)
     }
     json_decref(head);
     for (int c = 1; c >= 0; c--) {
-        size_t *ix = rt_across_by_median(a, c);
-        size_t n = c ? a->n_configs : a->n_kernels;
-        rt_json_stream_list(&s, c ? "configs" : "kernels");
-        for (size_t i = 0; i < n; i++)
-            rt_json_stream_item(&s, entry_json(c ? &a->configs[ix[i]] : &a->kernels[ix[i]], a, c));
-        rt_json_stream_list_end(&s);
-        free(ix);
+        entries_ctx e = {a, c, rt_across_by_median(a, c)};
+        rt_json_stream_list(&s, c ? "configs" : "kernels", c ? a->n_configs : a->n_kernels,
+                            entry_element, &e);
+        free(e.order);
     }
     return rt_json_stream_end(&s);
 }

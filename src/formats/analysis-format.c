@@ -361,10 +361,20 @@ static size_t list_size(const rt_analysis *a, list_kind k)
                                 : a->warnings.n;
 }
 
-/* Element r of list k (order: the configs' or the items' order of time, else as stored). */
-static json_t *list_element(const rt_analysis *a, list_kind k, const size_t *order, size_t r)
+/* One of the lists: the configs' or the items' order of time, else as stored. */
+typedef struct list_ctx {
+    const rt_analysis *a;
+    list_kind kind;
+    size_t *order;
+} list_ctx;
+
+/* Element r of a list (rt_json_make_fn). */
+static json_t *list_element(void *ctx, size_t r)
 {
-    switch (k) {
+    const list_ctx *c = ctx;
+    const rt_analysis *a = c->a;
+    const size_t *order = c->order;
+    switch (c->kind) {
     case LIST_CONFIGS:
         return config_json(a, &a->configs[order[r]]);
     case LIST_KERNELS:
@@ -392,14 +402,12 @@ static int write_json(const rt_analysis *a, FILE *fp)
     }
     json_decref(head);
     for (int k = 0; k < LIST_COUNT; k++) {
-        size_t *order = k == LIST_CONFIGS   ? rt_analysis_configs_by_time(a)
-                        : k == LIST_KERNELS ? rt_analysis_items_by_time(a)
-                                            : NULL;
-        rt_json_stream_list(&s, list_names[k]);
-        for (size_t r = 0; r < list_size(a, (list_kind)k); r++)
-            rt_json_stream_item(&s, list_element(a, (list_kind)k, order, r));
-        rt_json_stream_list_end(&s);
-        free(order);
+        list_ctx c = {a, (list_kind)k,
+                      k == LIST_CONFIGS   ? rt_analysis_configs_by_time(a)
+                      : k == LIST_KERNELS ? rt_analysis_items_by_time(a)
+                                          : NULL};
+        rt_json_stream_list(&s, list_names[k], list_size(a, c.kind), list_element, &c);
+        free(c.order);
     }
     return rt_json_stream_end(&s);
 }

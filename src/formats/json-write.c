@@ -8,6 +8,7 @@
 #include "json-write.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/parallel.h"
 #include "rooftime/util/strings.h"
 
 int rt_json_save_file(const json_t *j, const char *path, rt_error *err)
@@ -74,34 +75,35 @@ void rt_json_merge_extra(json_t *obj, const json_t *extra)
     }
 }
 
-/* v as json_dumpf writes it nested `indent` spaces deep: its lines after the first indented. */
-static void dump_nested(rt_json_stream *s, json_t *v, int indent)
+/* v as json_dumpf writes it nested `indent` spaces deep, into fp: its lines after the first
+ * indented. v is released. Returns 0, or -1 when v is NULL or does not dump. */
+static int dump_nested(FILE *fp, size_t flags, json_t *v, int indent)
 {
     static const char spaces[] = "        ";
-    char *t = v ? json_dumps(v, s->flags | JSON_ENCODE_ANY) : NULL;
+    char *t = v ? json_dumps(v, flags | JSON_ENCODE_ANY) : NULL;
     json_decref(v);
     if (!t || indent > (int)sizeof spaces - 1) {
         free(t);
-        s->rc = -1;
-        return;
+        return -1;
     }
     for (const char *p = t, *nl; *p; p = nl + 1) {
         nl = strchr(p, '\n');
         if (!nl) {
-            fputs(p, s->fp);
+            fputs(p, fp);
             break;
         }
-        fwrite(p, 1, (size_t)(nl - p) + 1, s->fp);
-        fwrite(spaces, 1, (size_t)indent, s->fp);
+        fwrite(p, 1, (size_t)(nl - p) + 1, fp);
+        fwrite(spaces, 1, (size_t)indent, fp);
     }
     free(t);
+    return 0;
 }
 
 /* The next member's key, escaped as jansson escapes it. */
 static void member_key(rt_json_stream *s, const char *key)
 {
     fputs(s->members++ ? ",\n  " : "\n  ", s->fp);
-    dump_nested(s, json_string(key), 0);
+    s->rc |= dump_nested(s->fp, s->flags, json_string(key), 0);
     fputs(": ", s->fp);
 }
 
@@ -114,25 +116,59 @@ void rt_json_stream_begin(rt_json_stream *s, FILE *fp, size_t flags)
 void rt_json_stream_member(rt_json_stream *s, const char *key, json_t *v)
 {
     member_key(s, key);
-    dump_nested(s, v, 2);
+    s->rc |= dump_nested(s->fp, s->flags, v, 2);
 }
 
-void rt_json_stream_list(rt_json_stream *s, const char *key)
+/* Elements per worker and round: a round's text (about 2 KB an analysis's kernel) is held. */
+enum { ITEMS_BLOCK = 2048 };
+
+typedef struct items_job {
+    rt_json_make_fn make;
+    void *ctx;
+    size_t flags, first; /* this round's first element */
+    char *buf[RT_PARALLEL_MAX];
+    size_t len[RT_PARALLEL_MAX];
+    int rc[RT_PARALLEL_MAX];
+} items_job;
+
+/* Elements first + [begin, end), each after its separator, into the worker's own text. */
+static void items_part(void *arg, size_t begin, size_t end, size_t worker)
+{
+    items_job *j = arg;
+    FILE *mem = open_memstream(&j->buf[worker], &j->len[worker]);
+    if (!mem) {
+        j->rc[worker] = -1;
+        return;
+    }
+    for (size_t i = j->first + begin; i < j->first + end; i++) {
+        fputs(i ? ",\n    " : "\n    ", mem);
+        j->rc[worker] |= dump_nested(mem, j->flags, j->make(j->ctx, i), 4);
+    }
+    if (fclose(mem) != 0)
+        j->rc[worker] = -1;
+}
+
+void rt_json_stream_list(rt_json_stream *s, const char *key, size_t n, rt_json_make_fn make,
+                         void *ctx)
 {
     member_key(s, key);
     fputc('[', s->fp);
-    s->items = 0;
-}
-
-void rt_json_stream_item(rt_json_stream *s, json_t *v)
-{
-    fputs(s->items++ ? ",\n    " : "\n    ", s->fp);
-    dump_nested(s, v, 4);
-}
-
-void rt_json_stream_list_end(rt_json_stream *s)
-{
-    fputs(s->items ? "\n  ]" : "]", s->fp);
+    items_job j = {.make = make, .ctx = ctx, .flags = s->flags};
+    size_t w = rt_parallel_workers(n, ITEMS_BLOCK / 8), round = w * ITEMS_BLOCK;
+    /* Rounds of a block per worker: every worker's elements of a round precede the next one's. */
+    for (j.first = 0; j.first < n; j.first += round) {
+        size_t items = n - j.first < round ? n - j.first : round;
+        rt_parallel_for(items, ITEMS_BLOCK / 8, items_part, &j);
+        for (size_t i = 0; i < w; i++) {
+            if (j.buf[i])
+                fwrite(j.buf[i], 1, j.len[i], s->fp);
+            free(j.buf[i]);
+            j.buf[i] = NULL;
+            j.len[i] = 0;
+            s->rc |= j.rc[i];
+        }
+    }
+    fputs(n ? "\n  ]" : "]", s->fp);
 }
 
 int rt_json_stream_end(rt_json_stream *s)

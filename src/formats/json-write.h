@@ -25,21 +25,24 @@ void rt_json_merge_extra(json_t *obj, const json_t *extra);
 
 /*
  * A document of one object written as json_dumpf writes it with `flags` (JSON_INDENT(2) among
- * them), byte for byte, but a member at a time, and the elements of a list member one at a
- * time: a million kernels' document never stands whole in memory. Each call takes a value it
- * dumps and releases (NULL: an error, kept for rt_json_stream_end). Write errors and failed
- * dumps are reported by rt_json_stream_end: 0, or -1.
+ * them), byte for byte, but a member at a time, and a list member's elements a block at a time,
+ * built and dumped on this machine's processors: a million kernels' document never stands whole
+ * in memory. A member's value is dumped and released (NULL: an error, kept for
+ * rt_json_stream_end). Write errors and failed dumps are reported by rt_json_stream_end: 0, or -1.
  */
 typedef struct rt_json_stream {
     FILE *fp;
     size_t flags;
-    int members, items, rc;
+    int members, rc;
 } rt_json_stream;
+/* Element i of a list, a new reference (NULL: an error); called on several threads at once, so
+ * it may only read what it shares. */
+typedef json_t *(*rt_json_make_fn)(void *ctx, size_t i);
 void rt_json_stream_begin(rt_json_stream *s, FILE *fp, size_t flags);
 void rt_json_stream_member(rt_json_stream *s, const char *key, json_t *v);
-void rt_json_stream_list(rt_json_stream *s, const char *key);
-void rt_json_stream_item(rt_json_stream *s, json_t *v);
-void rt_json_stream_list_end(rt_json_stream *s);
+/* A member that is a list of the n elements make(ctx, 0 .. n - 1), written in order. */
+void rt_json_stream_list(rt_json_stream *s, const char *key, size_t n, rt_json_make_fn make,
+                         void *ctx);
 int rt_json_stream_end(rt_json_stream *s);
 
 /* JSON number that stays exact for integers and round-trips doubles. */

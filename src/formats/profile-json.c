@@ -301,6 +301,13 @@ static json_t *kernel_json(const rt_kernel *k)
     return o;
 }
 
+/* Kernel i of a profile (rt_json_make_fn). */
+static json_t *kernel_element(void *ctx, size_t i)
+{
+    const rt_profile *p = ctx;
+    return kernel_json(&p->kernels[i]);
+}
+
 /* The members after the kernels: provenance, then what this version does not know, kept from a
  * loaded profile (none that head or the kernels hold). */
 static json_t *tail_json(const rt_profile *p, const json_t *unknown, const json_t *head)
@@ -379,10 +386,7 @@ int rt_profile_write_json(const rt_profile *p, FILE *fp)
     {
         rt_json_stream_member(&s, key, json_incref(v));
     }
-    rt_json_stream_list(&s, "kernels");
-    for (size_t i = 0; i < p->n_kernels; i++)
-        rt_json_stream_item(&s, kernel_json(&p->kernels[i]));
-    rt_json_stream_list_end(&s);
+    rt_json_stream_list(&s, "kernels", p->n_kernels, kernel_element, (void *)p);
     json_t *tail = tail_json(p, unknown, head);
     json_object_foreach(tail, key, v)
     {
