@@ -181,12 +181,8 @@ int rt_across_write_json(const rt_across *a, FILE *fp)
 {
     rt_json_stream s;
     rt_json_stream_begin(&s, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-    json_t *head = head_json(a), *v;
-    const char *key;
-    json_object_foreach(head, key, v)
-    {
-        rt_json_stream_member(&s, key, json_incref(v));
-    }
+    json_t *head = head_json(a);
+    rt_json_stream_members(&s, head);
     json_decref(head);
     for (int c = 1; c >= 0; c--) {
         entries_ctx e = {a, c, rt_across_by_median(a, c)};

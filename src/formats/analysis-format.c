@@ -394,12 +394,7 @@ static int write_json(const rt_analysis *a, FILE *fp)
     rt_json_stream s;
     rt_json_stream_begin(&s, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     json_t *head = head_json(a);
-    const char *key;
-    json_t *v;
-    json_object_foreach(head, key, v)
-    {
-        rt_json_stream_member(&s, key, json_incref(v));
-    }
+    rt_json_stream_members(&s, head);
     json_decref(head);
     for (int k = 0; k < LIST_COUNT; k++) {
         list_ctx c = {a, (list_kind)k,

@@ -119,6 +119,16 @@ void rt_json_stream_member(rt_json_stream *s, const char *key, json_t *v)
     s->rc |= dump_nested(s->fp, s->flags, v, 2);
 }
 
+void rt_json_stream_members(rt_json_stream *s, const json_t *obj)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        rt_json_stream_member(s, key, json_incref(v));
+    }
+}
+
 /* Elements per worker and round: a round's text (about 2 KB an analysis's kernel) is held. */
 enum { ITEMS_BLOCK = 2048 };
 

@@ -40,6 +40,8 @@ typedef struct rt_json_stream {
 typedef json_t *(*rt_json_make_fn)(void *ctx, size_t i);
 void rt_json_stream_begin(rt_json_stream *s, FILE *fp, size_t flags);
 void rt_json_stream_member(rt_json_stream *s, const char *key, json_t *v);
+/* Every member of obj, in its order (obj is not released). */
+void rt_json_stream_members(rt_json_stream *s, const json_t *obj);
 /* A member that is a list of the n elements make(ctx, 0 .. n - 1), written in order. */
 void rt_json_stream_list(rt_json_stream *s, const char *key, size_t n, rt_json_make_fn make,
                          void *ctx);

@@ -380,18 +380,11 @@ int rt_profile_write_json(const rt_profile *p, FILE *fp)
     rt_json_stream s;
     rt_json_stream_begin(&s, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_t *unknown = rt_json_opaque_parse(p->unknown_json);
-    json_t *head = head_json(p, unknown), *v;
-    const char *key;
-    json_object_foreach(head, key, v)
-    {
-        rt_json_stream_member(&s, key, json_incref(v));
-    }
+    json_t *head = head_json(p, unknown);
+    rt_json_stream_members(&s, head);
     rt_json_stream_list(&s, "kernels", p->n_kernels, kernel_element, (void *)p);
     json_t *tail = tail_json(p, unknown, head);
-    json_object_foreach(tail, key, v)
-    {
-        rt_json_stream_member(&s, key, json_incref(v));
-    }
+    rt_json_stream_members(&s, tail);
     json_decref(tail);
     json_decref(head);
     json_decref(unknown);
