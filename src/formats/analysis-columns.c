@@ -143,8 +143,13 @@ bool rt_table_rows_next(rt_table_rows *it, rt_table_row *row)
 {
     if (it->next >= it->n)
         return false;
+    rt_table_rows_at(it, it->next++, row);
+    return true;
+}
+
+void rt_table_rows_at(const rt_table_rows *it, size_t r, rt_table_row *row)
+{
     const rt_analysis *a = it->a;
-    size_t r = it->next++;
     row->a = a;
     row->rank = r + 1;
     if (it->kind == RT_TABLE_CONFIGS) {
@@ -163,7 +168,6 @@ bool rt_table_rows_next(rt_table_rows *it, rt_table_row *row)
         row->v = &item->v;
         row->time = item->kernel->time;
     }
-    return true;
 }
 
 void rt_table_rows_release(rt_table_rows *it)

@@ -17,6 +17,7 @@
 #include "rooftime/formats/analysis-format.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
+#include "rooftime/util/parallel.h"
 #include "rooftime/util/strings.h"
 #include "analysis-text-rows.h"
 #include "json-write.h"
@@ -206,6 +207,21 @@ static void csv_row(FILE *fp, const rt_table_row *row, size_t n_levels)
     fputc('\n', fp);
 }
 
+/* Rows per worker and round (about 300 bytes each). */
+enum { CSV_BLOCK = 8192 };
+
+/* Rows [begin, end) of a table (rt_parallel_write_fn). */
+static int csv_part(void *arg, size_t begin, size_t end, FILE *out)
+{
+    const rt_table_rows *rows = arg;
+    rt_table_row row;
+    for (size_t r = begin; r < end; r++) {
+        rt_table_rows_at(rows, r, &row);
+        csv_row(out, &row, rows->a->machine->n_levels);
+    }
+    return 0;
+}
+
 static int write_csv(const rt_analysis *a, FILE *fp)
 {
     for (size_t c = 0; c < rt_table_n_columns; c++)
@@ -218,15 +234,14 @@ static int write_csv(const rt_analysis *a, FILE *fp)
         }
     fputc('\n', fp);
     static const rt_table_kind kinds[] = {RT_TABLE_CONFIGS, RT_TABLE_KERNELS};
+    int rc = 0;
     for (size_t k = 0; k < 2; k++) {
         rt_table_rows rows;
-        rt_table_row row;
         rt_table_rows_init(&rows, a, kinds[k]);
-        while (rt_table_rows_next(&rows, &row))
-            csv_row(fp, &row, a->machine->n_levels);
+        rc |= rt_parallel_write(fp, rows.n, CSV_BLOCK, csv_part, &rows);
         rt_table_rows_release(&rows);
     }
-    return 0;
+    return rc;
 }
 
 static json_t *num_or_null(double v)

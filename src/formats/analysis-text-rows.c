@@ -1,5 +1,5 @@
-/* The verdict tables' text rows: formatted a block at a time on the workers, into buffers of
- * their own, and written in the rows' order (a million configs' rows take the time of half). */
+/* The verdict tables' text rows: formatted on the workers a block at a time and written in the
+ * rows' order (rt_parallel_write; a million configs' rows take the time of half). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +14,8 @@
 #include "rooftime/util/strings.h"
 #include "text-numbers.h"
 
-/* The most bytes a row takes (numbers, label, a name cut to 83 bytes); rows a worker formats at
- * a time. */
+/* The most bytes a row takes (numbers, label, a name cut to 83 bytes); rows a worker formats in
+ * a round. */
 enum { MAX_ROW = 512, BLOCK = 8192 };
 
 /* s padded with spaces to width bytes (left-justified or right), as printf's %*s; the end. s
@@ -91,19 +91,18 @@ static char *format_row(char *o, size_t rank, const rt_analysis *a, const rt_ver
 typedef struct rows_job {
     const rt_analysis *a;
     const size_t *order;
-    size_t n, first; /* all the rows, and this round's first */
+    size_t n; /* all the rows */
     bool items;
-    char *buf[RT_PARALLEL_MAX];
-    size_t len[RT_PARALLEL_MAX];
 } rows_job;
 
-/* Rows first + [begin, end) into the worker's buffer. */
-static void rows_part(void *arg, size_t begin, size_t end, size_t worker)
+/* Rows [begin, end), formatted a block at a time into a buffer (rt_parallel_write_fn). */
+static int rows_part(void *arg, size_t begin, size_t end, FILE *out)
 {
-    rows_job *j = arg;
+    const rows_job *j = arg;
     const rt_analysis *a = j->a;
-    char *o = j->buf[worker];
-    for (size_t r = j->first + begin; r < j->first + end; r++) {
+    enum { ROWS = 256 };
+    char *buf = rt_xmalloc((size_t)ROWS * MAX_ROW), *o = buf;
+    for (size_t r = begin; r < end; r++) {
         if (j->items) {
             rt_rows_prefetch_items(a, j->order, r, j->n);
             const rt_item *it = &a->items[j->order[r]];
@@ -113,24 +112,17 @@ static void rows_part(void *arg, size_t begin, size_t end, size_t worker)
             const rt_config *c = &a->configs[j->order[r]];
             o = format_row(o, r + 1, a, &c->v, c->sum.time, c->label);
         }
+        if ((size_t)(o - buf) > (size_t)(ROWS - 1) * MAX_ROW || r + 1 == end) {
+            fwrite(buf, 1, (size_t)(o - buf), out);
+            o = buf;
+        }
     }
-    j->len[worker] = (size_t)(o - j->buf[worker]);
+    free(buf);
+    return 0;
 }
 
 void rt_text_rows(FILE *fp, const rt_analysis *a, const size_t *order, size_t n, bool items)
 {
-    rows_job j = {.a = a, .order = order, .n = n, .items = items};
-    size_t w = rt_parallel_workers(n, BLOCK / 8), round = w * BLOCK;
-    for (size_t i = 0; i < w; i++)
-        j.buf[i] = rt_xmalloc((size_t)BLOCK * MAX_ROW);
-    /* Rounds of a block per worker: every worker's rows of a round are before the next one's. */
-    for (j.first = 0; j.first < n; j.first += round) {
-        size_t rows = n - j.first < round ? n - j.first : round;
-        memset(j.len, 0, sizeof j.len);
-        rt_parallel_for(rows, BLOCK / 8, rows_part, &j);
-        for (size_t i = 0; i < w; i++)
-            fwrite(j.buf[i], 1, j.len[i], fp);
-    }
-    for (size_t i = 0; i < w; i++)
-        free(j.buf[i]);
+    rows_job j = {a, order, n, items};
+    rt_parallel_write(fp, n, BLOCK, rows_part, &j);
 }

@@ -135,27 +135,19 @@ enum { ITEMS_BLOCK = 2048 };
 typedef struct items_job {
     rt_json_make_fn make;
     void *ctx;
-    size_t flags, first; /* this round's first element */
-    char *buf[RT_PARALLEL_MAX];
-    size_t len[RT_PARALLEL_MAX];
-    int rc[RT_PARALLEL_MAX];
+    size_t flags;
 } items_job;
 
-/* Elements first + [begin, end), each after its separator, into the worker's own text. */
-static void items_part(void *arg, size_t begin, size_t end, size_t worker)
+/* Elements [begin, end), each after its separator (rt_parallel_write_fn). */
+static int items_part(void *arg, size_t begin, size_t end, FILE *out)
 {
-    items_job *j = arg;
-    FILE *mem = open_memstream(&j->buf[worker], &j->len[worker]);
-    if (!mem) {
-        j->rc[worker] = -1;
-        return;
+    const items_job *j = arg;
+    int rc = 0;
+    for (size_t i = begin; i < end; i++) {
+        fputs(i ? ",\n    " : "\n    ", out);
+        rc |= dump_nested(out, j->flags, j->make(j->ctx, i), 4);
     }
-    for (size_t i = j->first + begin; i < j->first + end; i++) {
-        fputs(i ? ",\n    " : "\n    ", mem);
-        j->rc[worker] |= dump_nested(mem, j->flags, j->make(j->ctx, i), 4);
-    }
-    if (fclose(mem) != 0)
-        j->rc[worker] = -1;
+    return rc;
 }
 
 void rt_json_stream_list(rt_json_stream *s, const char *key, size_t n, rt_json_make_fn make,
@@ -163,21 +155,8 @@ void rt_json_stream_list(rt_json_stream *s, const char *key, size_t n, rt_json_m
 {
     member_key(s, key);
     fputc('[', s->fp);
-    items_job j = {.make = make, .ctx = ctx, .flags = s->flags};
-    size_t w = rt_parallel_workers(n, ITEMS_BLOCK / 8), round = w * ITEMS_BLOCK;
-    /* Rounds of a block per worker: every worker's elements of a round precede the next one's. */
-    for (j.first = 0; j.first < n; j.first += round) {
-        size_t items = n - j.first < round ? n - j.first : round;
-        rt_parallel_for(items, ITEMS_BLOCK / 8, items_part, &j);
-        for (size_t i = 0; i < w; i++) {
-            if (j.buf[i])
-                fwrite(j.buf[i], 1, j.len[i], s->fp);
-            free(j.buf[i]);
-            j.buf[i] = NULL;
-            j.len[i] = 0;
-            s->rc |= j.rc[i];
-        }
-    }
+    items_job j = {make, ctx, s->flags};
+    s->rc |= rt_parallel_write(s->fp, n, ITEMS_BLOCK, items_part, &j);
     fputs(n ? "\n  ]" : "]", s->fp);
 }
 

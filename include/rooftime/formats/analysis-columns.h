@@ -68,6 +68,9 @@ typedef struct rt_table_rows {
 void rt_table_rows_init(rt_table_rows *it, const rt_analysis *a, rt_table_kind kind);
 /* The next row into *row; false after the last. */
 bool rt_table_rows_next(rt_table_rows *it, rt_table_row *row);
+/* Row r (0: the longest) into *row, r < it->n; it is not moved, so several threads may read
+ * rows of one it at once. */
+void rt_table_rows_at(const rt_table_rows *it, size_t r, rt_table_row *row);
 void rt_table_rows_release(rt_table_rows *it);
 
 #endif
