@@ -27,4 +27,38 @@ golden analyze-example.csv --machine v100 --format csv "$P"
 golden analyze-example.json --machine v100 --format json "$P"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/analyze-example.json"
 check "json output parses" test $? -eq 0
+
+# Long outputs are formatted on every processor a block at a time (rt_parallel_write): 40,000
+# kernels and as many configs, in several rounds, come out whole and in order in each format.
+python3 - "$TMP/many.json" <<'PY'
+import json, sys
+ks = [{"name": "k%d" % i, "invocations": 1 + i % 3, "time": 1e-6 * (1 + (i * 7919) % 40000),
+       "flops": {"fp32": 1e6 * (1 + i % 11)}, "bytes": {"HBM": 1e5 * (1 + i % 13)},
+       "tags": {"layer": str(i)}} for i in range(40000)]
+json.dump({"schema": "rooftime.profile/1", "kernels": ks}, open(sys.argv[1], "w"))
+PY
+"$BIN" analyze --machine v100 --format csv "$TMP/many.json" >"$TMP/many.csv" 2>/dev/null
+"$BIN" analyze --machine v100 --format json "$TMP/many.json" >"$TMP/many.out.json" 2>/dev/null
+"$BIN" analyze --machine v100 --top 0 "$TMP/many.json" >"$TMP/many.txt" 2>/dev/null
+python3 - "$TMP/many.csv" "$TMP/many.out.json" "$TMP/many.txt" <<'PY'
+import csv, json, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for kind in ("config", "kernel"):
+    ranks = [int(r["rank"]) for r in rows if r["kind"] == kind]
+    assert ranks == list(range(1, 40001)), (kind, len(ranks))
+    times = [float(r["time_s"]) for r in rows if r["kind"] == kind]
+    assert times == sorted(times, reverse=True), kind
+d = json.load(open(sys.argv[2]))
+for key in ("configs", "kernels"):
+    t = [e["verdict"]["time"] for e in d[key]]
+    assert len(t) == 40000 and t == sorted(t, reverse=True), key
+names = [e["name"] for e in d["kernels"]]
+assert names == [r["name"] for r in rows if r["kind"] == "kernel"]
+text = open(sys.argv[3]).read()
+for head in ("configs by time", "kernels by time"):
+    part = text.split(head, 1)[1]
+    ranks = [int(m.group(1)) for m in re.finditer(r"^ *(\d+) ", part, re.M)][:40000]
+    assert ranks == list(range(1, 40001)), head
+PY
+check "40,000 rows in order in the text, CSV and JSON" test $? -eq 0
 finish
