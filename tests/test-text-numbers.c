@@ -35,6 +35,12 @@ static void same(double v)
     rt_text_g9(b, sizeof b, v);
     if (strcmp(a, b) != 0)
         fail_msg("csv %.17g: '%s' (%%.9g), '%s' by hand", v, a, b);
+    for (int prec = 1; prec <= 10; prec++) /* the JSON's reals: 10 digits */
+        if (rt_text_fast_g(b, v, prec)) {
+            snprintf(a, sizeof a, "%.*g", prec, v);
+            if (strcmp(a, b) != 0)
+                fail_msg("%%.%dg of %.17g: '%s' (snprintf), '%s' by hand", prec, v, a, b);
+        }
     snprintf(a, sizeof a, "%.0f", v);
     rt_text_launches(b, sizeof b, v);
     if (strcmp(a, b) != 0)

@@ -20,6 +20,7 @@
 #include "rooftime/util/parallel.h"
 #include "rooftime/util/strings.h"
 #include "analysis-text-rows.h"
+#include "json-emit.h"
 #include "json-write.h"
 #include "text-numbers.h"
 
@@ -249,49 +250,75 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *verdict_json(const rt_analysis *a, const rt_verdict *v)
+/* A verdict's members, in the order of analysis.json (docs/profile-format.md). */
+static void verdict_emit(rt_jw *w, const rt_analysis *a, const rt_verdict *v)
 {
     const rt_machine *m = a->machine;
-    json_t *o = json_object();
-    json_object_set_new(o, "invocations", json_real(v->n));
-    json_object_set_new(o, "time", json_real(v->time));
-    json_object_set_new(o, "share", num_or_null(a->total_time > 0 ? v->time / a->total_time : NAN));
-    json_object_set_new(o, "flops", json_real(v->W));
-    json_t *q = json_object(), *ai = json_object(), *tb = json_object();
-    for (size_t l = 0; l < v->n_levels; l++) {
-        if (isnan(v->q[l]))
-            continue;
-        json_object_set_new(q, m->levels[l].name, json_real(v->q[l]));
-        json_object_set_new(ai, m->levels[l].name, num_or_null(v->ai[l]));
-        json_object_set_new(tb, m->levels[l].name, json_real(v->t_bw[l]));
+    rt_jw_object(w);
+    rt_jw_key(w, "invocations");
+    rt_jw_real(w, v->n);
+    rt_jw_key(w, "time");
+    rt_jw_real(w, v->time);
+    rt_jw_key(w, "share");
+    rt_jw_real(w, a->total_time > 0 ? v->time / a->total_time : NAN);
+    rt_jw_key(w, "flops");
+    rt_jw_real(w, v->W);
+    /* bytes, AI and bandwidth time per level, for the levels the kernel has bytes at */
+    const char *per_level[] = {"bytes", "ai", "t_bandwidth_per_level"};
+    for (int k = 0; k < 3; k++) {
+        rt_jw_key(w, per_level[k]);
+        rt_jw_object(w);
+        for (size_t l = 0; l < v->n_levels; l++) {
+            if (isnan(v->q[l]))
+                continue;
+            rt_jw_key(w, m->levels[l].name);
+            rt_jw_real(w, k == 0 ? v->q[l] : k == 1 ? v->ai[l] : v->t_bw[l]);
+        }
+        rt_jw_close(w);
     }
-    json_object_set_new(o, "bytes", q);
-    json_object_set_new(o, "ai", ai);
-    json_object_set_new(o, "t_bandwidth_per_level", tb);
-    json_object_set_new(o, "t_compute", json_real(v->t_compute));
-    json_object_set_new(o, "t_bandwidth", json_real(v->t_bw_max));
-    json_object_set_new(o, "t_overhead", json_real(v->t_oh));
-    json_object_set_new(o, "t_bound", json_real(v->t_bound));
-    json_object_set_new(o, "bound", json_string(v->bound_label));
-    json_object_set_new(o, "efficiency", num_or_null(v->efficiency));
-    json_object_set_new(o, "recoverable", num_or_null(v->recoverable));
     static const char *const evidence[] = {"full", "partial", "none"};
-    json_object_set_new(o, "evidence", json_string(evidence[v->evidence]));
-    json_object_set_new(o, "time_kind", json_string(rt_time_kind_name(v->time_kind)));
-    json_object_set_new(o, "flops_per_s", num_or_null(v->perf));
-    json_object_set_new(o, "overhead_bound", json_boolean(v->overhead_bound));
-    json_object_set_new(o, "zero_ai", json_boolean(v->zero_ai));
-    json_object_set_new(o, "bw_time", json_real(v->bw_time));
-    json_object_set_new(o, "compute_time", json_real(v->compute_time));
-    return o;
+    const struct {
+        const char *key;
+        double v;
+    } times[] = {{"t_compute", v->t_compute},
+                 {"t_bandwidth", v->t_bw_max},
+                 {"t_overhead", v->t_oh},
+                 {"t_bound", v->t_bound}};
+    for (size_t k = 0; k < sizeof times / sizeof times[0]; k++) {
+        rt_jw_key(w, times[k].key);
+        rt_jw_real(w, times[k].v);
+    }
+    rt_jw_key(w, "bound");
+    rt_jw_string(w, v->bound_label);
+    rt_jw_key(w, "efficiency");
+    rt_jw_real(w, v->efficiency);
+    rt_jw_key(w, "recoverable");
+    rt_jw_real(w, v->recoverable);
+    rt_jw_key(w, "evidence");
+    rt_jw_string(w, evidence[v->evidence]);
+    rt_jw_key(w, "time_kind");
+    rt_jw_string(w, rt_time_kind_name(v->time_kind));
+    rt_jw_key(w, "flops_per_s");
+    rt_jw_real(w, v->perf);
+    rt_jw_key(w, "overhead_bound");
+    rt_jw_bool(w, v->overhead_bound);
+    rt_jw_key(w, "zero_ai");
+    rt_jw_bool(w, v->zero_ai);
+    rt_jw_key(w, "bw_time");
+    rt_jw_real(w, v->bw_time);
+    rt_jw_key(w, "compute_time");
+    rt_jw_real(w, v->compute_time);
+    rt_jw_close(w);
 }
 
-static json_t *tags_obj(const rt_tags *t)
+static void tags_emit(rt_jw *w, const rt_tags *t)
 {
-    json_t *o = json_object();
-    for (size_t i = 0; i < t->n; i++)
-        json_object_set_new(o, t->v[i].key, json_string(t->v[i].value));
-    return o;
+    rt_jw_object(w);
+    for (size_t i = 0; i < t->n; i++) {
+        rt_jw_key(w, t->v[i].key);
+        rt_jw_string(w, t->v[i].value);
+    }
+    rt_jw_close(w);
 }
 
 /* The analysis's head: schema, mode, machine and totals. */
@@ -324,43 +351,59 @@ static json_t *head_json(const rt_analysis *a)
     return j;
 }
 
-static json_t *config_json(const rt_analysis *a, const rt_config *c)
+static void config_emit(rt_jw *w, const rt_analysis *a, const rt_config *c)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "label", json_string(c->label));
-    json_object_set_new(o, "tags", tags_obj(&c->tags));
-    json_object_set_new(o, "kernels", json_integer((json_int_t)c->n_items));
-    json_object_set_new(o, "verdict", verdict_json(a, &c->v));
-    return o;
+    rt_jw_object(w);
+    rt_jw_key(w, "label");
+    rt_jw_string(w, c->label);
+    rt_jw_key(w, "tags");
+    tags_emit(w, &c->tags);
+    rt_jw_key(w, "kernels");
+    rt_jw_integer(w, (long long)c->n_items);
+    rt_jw_key(w, "verdict");
+    verdict_emit(w, a, &c->v);
+    rt_jw_close(w);
 }
 
-static json_t *kernel_json(const rt_analysis *a, const rt_item *it)
+static void kernel_emit(rt_jw *w, const rt_analysis *a, const rt_item *it)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(it->kernel->name));
-    json_object_set_new(o, "config", json_string(a->configs[it->config].label));
-    json_object_set_new(o, "tags", tags_obj(&it->tags));
-    json_object_set_new(o, "verdict", verdict_json(a, &it->v));
+    rt_jw_object(w);
+    rt_jw_key(w, "name");
+    rt_jw_string(w, it->kernel->name);
+    rt_jw_key(w, "config");
+    rt_jw_string(w, a->configs[it->config].label);
+    rt_jw_key(w, "tags");
+    tags_emit(w, &it->tags);
+    rt_jw_key(w, "verdict");
+    verdict_emit(w, a, &it->v);
     const rt_time_spread *sp = &it->kernel->spread;
-    if (sp->n > 0) /* per invocation, where the source timed them one by one */
-        json_object_set_new(o, "time_spread",
-                            json_pack("{s:o,s:o,s:o,s:o,s:o}", "n", json_real(sp->n), "median",
-                                      json_real(sp->median), "q1", json_real(sp->q1), "q3",
-                                      json_real(sp->q3), "relative_half_iqr",
-                                      num_or_null(rt_time_spread_rel(sp))));
-    return o;
+    if (sp->n > 0) { /* per invocation, where the source timed them one by one */
+        rt_jw_key(w, "time_spread");
+        rt_jw_object(w);
+        const char *keys[] = {"n", "median", "q1", "q3", "relative_half_iqr"};
+        double vals[] = {sp->n, sp->median, sp->q1, sp->q3, rt_time_spread_rel(sp)};
+        for (int k = 0; k < 5; k++) {
+            rt_jw_key(w, keys[k]);
+            rt_jw_real(w, vals[k]);
+        }
+        rt_jw_close(w);
+    }
+    rt_jw_close(w);
 }
 
-static json_t *family_json(const rt_analysis *a, const rt_family *fam)
+static void family_emit(rt_jw *w, const rt_analysis *a, const rt_family *fam)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "param", json_string(fam->param));
-    json_object_set_new(o, "fixed", json_string(fam->label));
-    json_t *mem = json_array();
+    rt_jw_object(w);
+    rt_jw_key(w, "param");
+    rt_jw_string(w, fam->param);
+    rt_jw_key(w, "fixed");
+    rt_jw_string(w, fam->label);
+    rt_jw_key(w, "configs");
+    rt_jw_array(w);
     for (size_t i = 0; i < fam->n; i++)
-        json_array_append_new(mem, json_string(a->configs[fam->configs[i]].label));
-    json_object_set_new(o, "configs", mem);
-    return o;
+        rt_jw_string(w, a->configs[fam->configs[i]].label);
+    rt_jw_close(w);
+    rt_jw_close(w);
 }
 
 /* The lists of the analysis, one element at a time: configs and kernels in order of time,
@@ -383,21 +426,24 @@ typedef struct list_ctx {
     size_t *order;
 } list_ctx;
 
-/* Element r of a list (rt_json_make_fn). */
-static json_t *list_element(void *ctx, size_t r)
+/* Element r of a list (rt_json_emit_fn). */
+static void list_emit(void *ctx, size_t r, rt_jw *w)
 {
     const list_ctx *c = ctx;
     const rt_analysis *a = c->a;
     const size_t *order = c->order;
     switch (c->kind) {
     case LIST_CONFIGS:
-        return config_json(a, &a->configs[order[r]]);
+        config_emit(w, a, &a->configs[order[r]]);
+        break;
     case LIST_KERNELS:
-        return kernel_json(a, &a->items[order[r]]);
+        kernel_emit(w, a, &a->items[order[r]]);
+        break;
     case LIST_FAMILIES:
-        return family_json(a, &a->families[r]);
+        family_emit(w, a, &a->families[r]);
+        break;
     default:
-        return json_string(a->warnings.msg[r]);
+        rt_jw_string(w, a->warnings.msg[r]);
     }
 }
 
@@ -416,7 +462,7 @@ static int write_json(const rt_analysis *a, FILE *fp)
                       k == LIST_CONFIGS   ? rt_analysis_configs_by_time(a)
                       : k == LIST_KERNELS ? rt_analysis_items_by_time(a)
                                           : NULL};
-        rt_json_stream_list(&s, list_names[k], list_size(a, c.kind), list_element, &c);
+        rt_json_stream_list_emit(&s, list_names[k], list_size(a, c.kind), list_emit, &c);
         free(c.order);
     }
     return rt_json_stream_end(&s);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json-emit.h"
 #include "json-write.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
@@ -157,6 +158,39 @@ void rt_json_stream_list(rt_json_stream *s, const char *key, size_t n, rt_json_m
     fputc('[', s->fp);
     items_job j = {make, ctx, s->flags};
     s->rc |= rt_parallel_write(s->fp, n, ITEMS_BLOCK, items_part, &j);
+    fputs(n ? "\n  ]" : "]", s->fp);
+}
+
+typedef struct emit_job {
+    rt_json_emit_fn emit;
+    void *ctx;
+    int prec;
+} emit_job;
+
+/* Elements [begin, end) through the writer, each after its separator (rt_parallel_write_fn). */
+static int emit_part(void *arg, size_t begin, size_t end, FILE *out)
+{
+    const emit_job *j = arg;
+    int rc = 0;
+    rt_jw *w = rt_xmalloc(sizeof *w);
+    for (size_t i = begin; i < end; i++) {
+        fputs(i ? ",\n    " : "\n    ", out);
+        rt_jw_begin(w, out, 2, j->prec);
+        j->emit(j->ctx, i, w);
+        rc |= rt_jw_end(w);
+    }
+    free(w);
+    return rc;
+}
+
+void rt_json_stream_list_emit(rt_json_stream *s, const char *key, size_t n, rt_json_emit_fn emit,
+                              void *ctx)
+{
+    member_key(s, key);
+    fputc('[', s->fp);
+    int prec = (int)((s->flags >> 11) & 0x1F); /* JSON_REAL_PRECISION's bits */
+    emit_job j = {emit, ctx, prec ? prec : 17};
+    s->rc |= rt_parallel_write(s->fp, n, ITEMS_BLOCK, emit_part, &j);
     fputs(n ? "\n  ]" : "]", s->fp);
 }
 

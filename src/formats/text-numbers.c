@@ -10,14 +10,15 @@
 #include "rooftime/util/format.h"
 #include "text-numbers.h"
 
-/* snprintf(buf, n, "%.<prec>g", v) for finite v, 1 <= prec <= 9, written by hand; 0 when it cannot
- * be sure of the rounding (a value within a hair of a tie) and the caller should use snprintf. */
-static int fast_g(char *buf, double v, int prec)
+/* snprintf(buf, n, "%.<prec>g", v) for finite v, 1 <= prec <= 10, written by hand (at least 24
+ * bytes); 0 when it cannot be sure of the rounding (a value within a hair of a tie) and the caller
+ * should use snprintf. */
+int rt_text_fast_g(char *buf, double v, int prec)
 {
     static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
                                  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
                                  1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27};
-    if (!isfinite(v) || prec < 1 || prec > 9)
+    if (!isfinite(v) || prec < 1 || prec > 10)
         return 0;
     char *o = buf;
     if (v == 0) {
@@ -38,9 +39,9 @@ static int fast_g(char *buf, double v, int prec)
     int b = (int)((bits >> 52) & 0x7FF) - 1023;
     int e = b > -1022 ? (int)floor(b * 0.30102999566398120) : (int)floor(log10(v));
     /* In double: v x 10^k is within two units in the last place of the exact product (10^k is
-     * exact to 10^22 and within half a unit beyond), some 1e-10 at 6 digits kept and 3e-7 at 9,
-     * inside the 1e-6 (9 digits: 1e-5) around a tie that goes to snprintf (x87 extended precision
-     * cost a floorl call per number). */
+     * exact to 10^22 and within half a unit beyond), some 1e-10 at 6 digits kept, 3e-7 at 9 and
+     * 3e-6 at 10, inside the 1e-6 (7 to 10 digits: 1e-5) around a tie that goes to snprintf (x87
+     * extended precision cost a floorl call per number). */
     double x = 0;
     unsigned long m = 0;
     for (int tries = 0; tries < 3; tries++) {
@@ -68,7 +69,7 @@ static int fast_g(char *buf, double v, int prec)
     }
     if (!m)
         return 0;
-    char d[10] = {0};
+    char d[11] = {0};
     for (int i = prec - 1; i >= 0; i--, m /= 10)
         d[i] = (char)('0' + m % 10);
     int nd = prec; /* trailing zeros go (no '#' flag) */
@@ -115,13 +116,13 @@ static int fast_g(char *buf, double v, int prec)
 
 void rt_text_g9(char *buf, size_t n, double v)
 {
-    if (!fast_g(buf, v, 9))
+    if (!rt_text_fast_g(buf, v, 9))
         snprintf(buf, n, "%.9g", v);
 }
 
 void rt_text_value(char *buf, size_t n, double v)
 {
-    if (isnan(v) || isinf(v) || !fast_g(buf, v, 4))
+    if (isnan(v) || isinf(v) || !rt_text_fast_g(buf, v, 4))
         rt_fmt_value(buf, n, v);
 }
 
@@ -141,7 +142,7 @@ void rt_text_seconds(char *buf, size_t n, double s)
         x = s * 1e6, unit = " \xc2\xb5s";
     else
         x = s * 1e9, unit = " ns";
-    if (!fast_g(buf, x, 3)) {
+    if (!rt_text_fast_g(buf, x, 3)) {
         rt_fmt_seconds(buf, n, s);
         return;
     }

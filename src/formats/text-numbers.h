@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+/* As snprintf "%.<prec>g" for finite v and 1 <= prec <= 10 (buf: at least 24 bytes), or 0 when
+ * the rounding cannot be told for sure without snprintf (a value within a hair of a tie). */
+int rt_text_fast_g(char *buf, double v, int prec);
 /* As rt_fmt_value: "%.4g", "-" for NaN, "inf". */
 void rt_text_value(char *buf, size_t n, double v);
 /* As "%.9g" (the CSV's numbers); at least 32 bytes. */
