@@ -11,6 +11,7 @@
 #include "fuzz-common.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
+#include "rooftime/formats/analysis-format.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/render/chart.h"
 #include "rooftime/render/report.h"
@@ -87,6 +88,27 @@ static void check_report_dir(int ok)
     closedir(d);
 }
 
+/* analyze --format json of the analysis: whatever the fuzzed profile holds, JSON that parses. */
+static void check_json(const rt_analysis *a)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    rt_error err;
+    int rc = fp ? rt_analysis_write(a, RT_FORMAT_JSON, fp, &err) : -1;
+    if (fp)
+        fclose(fp);
+    json_error_t je;
+    json_t *back = rc == 0 ? json_loadb(text, len, 0, &je) : NULL;
+    if (!back) {
+        fprintf(stderr, "fuzz-render: analyze --format json wrote %s\n",
+                rc == 0 ? je.text : "nothing (an error)");
+        abort();
+    }
+    json_decref(back);
+    free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static rt_machine *m;
@@ -110,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             a[mode] = rt_analysis_new(m, mode ? RT_MODE_HIER : RT_MODE_SINGLE, &p, 1, NULL, &err);
             if (!a[mode])
                 continue;
+            check_json(a[mode]);
             /* The report below draws every view of the single mode: here only the hier mode's. */
             for (int v = 0; mode && v < RT_VIEW_N; v++) {
                 rt_chart_spec spec = {.view = (rt_view)v};
