@@ -51,8 +51,12 @@ fi
     die "no rooftime binary: run scripts/gpu-carry.sh on a machine with the build dependencies and carry .carry (or set ROOFTIME_BIN)"
 PY=${ROOFTIME_PYTHON:-$(command -v python3 || true)}
 [ -n "$PY" ] || die "no python3 (it assembles gpu-acceptance.json)"
+NCU_LD=${LD_LIBRARY_PATH:-} # what ncu's runs get: never the carried CUPTI (below)
 case "$BIN" in
-*/.carry/*) export LD_LIBRARY_PATH="$(dirname "$(dirname "$BIN")")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
+*/.carry/*)
+    CARRY_LIB="$(dirname "$(dirname "$BIN")")/lib"
+    export LD_LIBRARY_PATH="$CARRY_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    ;;
 esac
 export ROOFTIME_DATADIR=${ROOFTIME_DATADIR:-$ROOT/data}
 export ROOFTIME_PYTHON=$PY
@@ -61,6 +65,19 @@ OUT=$(cd "$OUT" && pwd)
 W=$(mktemp -d "${TMPDIR:-/tmp}/gpu-acceptance-XXXXXX") || die "cannot create a work directory"
 E=$W/evidence
 mkdir -p "$E"
+# ncu injects its own CUPTI and perfworks (libnvperf_*) into the program it profiles: the carried
+# libcupti.so.13 and libnvperf_*.so (CUDA 13.0's, for the collector) must not come first on the
+# loader's path there. ncu's runs get the carried libraries but those (rooftime needs jansson).
+if [ -n "${CARRY_LIB:-}" ]; then
+    mkdir -p "$W/ncu-lib"
+    for f in "$CARRY_LIB"/*; do
+        case "${f##*/}" in
+        libcupti* | libnvperf*) ;;
+        *) ln -s "$f" "$W/ncu-lib/" ;;
+        esac
+    done
+    NCU_LD="$W/ncu-lib${NCU_LD:+:$NCU_LD}"
+fi
 : >"$W/stages.tsv"
 
 # stage NAME BOX CMD...: run with a time box (the smaller of BOX and what is left of the budget),
@@ -86,8 +103,11 @@ stage() {
 
 # The metric list the importer reads (data/ncu/metrics.json, throughput set, this GPU).
 CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
-METRICS=$("$BIN" ncu-metrics --arch "sm_${CC:-90}" 2>/dev/null | grep -v -e '^#' -e '^ncu' -e '^$' | paste -sd, -)
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+# ncu-metrics prints the names one per line among comments and sample shell lines: the names only.
+METRICS=$("$BIN" ncu-metrics --arch "sm_${CC:-90}" 2>/dev/null |
+    grep -E '^[a-z0-9]+__[A-Za-z0-9_.]+$' | paste -sd, -)
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /usr/local/cuda/nsight-compute-*/ncu \
+    /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 
 # ncu's CSV report: in the --log-file (tool output) or on stdout beside the program's output,
 # depending on the version; take the file that holds the table's header.
@@ -114,7 +134,7 @@ for mode in base none; do
     fi
     if [ "$mode" = base ]; then ctl="--cache-control all --clock-control base"; else ctl="--cache-control none --clock-control none"; fi
     # shellcheck disable=SC2086
-    stage "ncu-$mode" 90 "$NCU" --csv $ctl --metrics "$METRICS" --log-file "$E/ncu-$mode.tool.log" \
+    stage "ncu-$mode" 90 env LD_LIBRARY_PATH="$NCU_LD" "$NCU" --csv $ctl --metrics "$METRICS" --log-file "$E/ncu-$mode.tool.log" \
         "$BIN" machine selfcheck-kernels --manifest "$E/ncu-$mode.tsv" &&
         pick_csv "$E/ncu-probe-$mode.csv" "$E/ncu-$mode.tool.log" "$E/ncu-$mode.log" &&
         stage "import-ncu-$mode" 30 "$BIN" import ncu "$E/ncu-probe-$mode.csv" -o "$E/ncu-probe-$mode.json" &&
@@ -124,7 +144,7 @@ done
 stage cnn 90 "$BIN" profile --gpu --counters --no-keep-images --keep-dir "$E/cnn.cupti" -o "$E/cnn.json" -- \
     "$PY" "$ROOT/scripts/gpu-cnn-step.py"
 if [ -n "$NCU" ]; then
-    stage ncu-cnn 120 "$NCU" --csv --metrics "$METRICS" --log-file "$E/ncu-cnn.tool.log" \
+    stage ncu-cnn 120 env LD_LIBRARY_PATH="$NCU_LD" "$NCU" --csv --metrics "$METRICS" --log-file "$E/ncu-cnn.tool.log" \
         "$PY" "$ROOT/scripts/gpu-cnn-step.py" &&
         pick_csv "$E/ncu-cnn.csv" "$E/ncu-cnn.tool.log" "$E/ncu-cnn.log" &&
         stage import-ncu-cnn 30 "$BIN" import ncu "$E/ncu-cnn.csv" -o "$E/ncu-cnn.json"

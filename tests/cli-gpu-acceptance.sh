@@ -75,6 +75,53 @@ PY
 else
     echo "note: a CUDA driver is installed here: the stand-in run is skipped"
 fi
+# What ncu is given, through a stand-in ncu that records it: --metrics is exactly the metric
+# names `ncu-metrics --arch sm_90` lists (no comment or sample shell line of its output), and a
+# carried build's libraries reach ncu's runs without the carried CUPTI and perfworks (ncu brings
+# its own). The carry is laid out as scripts/gpu-carry.sh does, with stand-in library files.
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    C=$TMP/c/.carry/rooftime
+    mkdir -p "$C/bin" "$C/lib"
+    ln -s "$ABS_BIN" "$C/bin/rooftime"
+    # stand-ins for the CUPTI files; the real jansson, which the binary loads from there
+    : >"$C/lib/libcupti.so.13"
+    : >"$C/lib/libnvperf_host.so"
+    jansson=$(ldd "$ABS_BIN" | awk '$1 == "libjansson.so.4" {print $3}')
+    ln -s "${jansson:-/nonexistent}" "$C/lib/libjansson.so.4"
+    cat >"$TMP/bin/ncu" <<SH
+#!/bin/sh
+printf 'LD_LIBRARY_PATH=%s\n' "\$LD_LIBRARY_PATH" >>"$TMP/ncu-calls"
+ls "\${LD_LIBRARY_PATH%%:*}" | sed 's/^/lib=/' >>"$TMP/ncu-calls"
+while [ \$# -gt 0 ]; do
+    [ "\$1" = --metrics ] && printf 'metrics=%s\n' "\$2" >>"$TMP/ncu-calls"
+    shift
+done
+exit 1
+SH
+    chmod +x "$TMP/bin/ncu"
+    PATH=$TMP/bin:$PATH ROOFTIME_BIN=$C/bin/rooftime ROOFTIME_DATADIR=$SRC/data \
+        GPU_ACCEPTANCE_BUDGET=120 run 1 bash "$SCRIPT" "$TMP/o5"
+    rm -f "$TMP/bin/ncu"
+    want=$("$BIN" ncu-metrics --arch sm_90 | awk '/^# all metrics/ {exit} !/^#/ && NF' | paste -sd, -)
+    check "ncu ran three times" test "$(grep -c '^metrics=' "$TMP/ncu-calls" 2>/dev/null)" -eq 3
+    check "--metrics: the names alone" test "$(grep '^metrics=' "$TMP/ncu-calls" | sort -u)" = "metrics=$want"
+    check "20 names on sm_90" test "$(echo "$want" | tr ',' '\n' | grep -c '__')" -eq 20
+    check "ncu's loader path: the carried libraries" \
+        sh -c "grep '^LD_LIBRARY_PATH=' '$TMP/ncu-calls' | cut -d= -f2 | cut -d: -f1 | sort -u | grep -q ncu-lib"
+    ncu_lib_ok=1
+    while IFS= read -r line; do
+        first=${line#LD_LIBRARY_PATH=}
+        first=${first%%:*}
+        case "$first" in */ncu-lib) ;; *) ncu_lib_ok=0 ;; esac
+        case "$line" in *"$C/lib"*) ncu_lib_ok=0 ;; esac # not the carry's own lib/
+    done < <(grep '^LD_LIBRARY_PATH=' "$TMP/ncu-calls")
+    check "ncu's loader path: never the carried CUPTI" test "$ncu_lib_ok" -eq 1
+    check "ncu's libraries: jansson" grep -qx 'lib=libjansson.so.4' "$TMP/ncu-calls"
+    check "ncu's libraries: no CUPTI, no perfworks" sh -c "! grep -q -e '^lib=libcupti' -e '^lib=libnvperf' '$TMP/ncu-calls'"
+else
+    echo "note: a CUDA driver is installed here: the stand-in ncu run is skipped"
+fi
+
 # The evaluation on a work directory written here (made-up figures, not a recording): the wgmma
 # fraction at the measured clock, the collector / ncu HBM ratio, the GEMM roofs, the CNN match by
 # base name; exit 10 when some checks fail.

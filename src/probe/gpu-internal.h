@@ -79,6 +79,9 @@ extern const rt_gpu_compute_kernel rt_gpu_compute_kernels[];
 extern const size_t rt_gpu_n_compute;
 /* The unit a kernel measures on sm_<sm>; NULL when it is not run there. */
 const char *rt_gpu_unit_of(const rt_gpu_compute_kernel *k, int sm);
+/* gpu-selfcheck.c: the quantity (data/ncu/metrics.json's name, "flops.tensor_fp16") under which
+ * the self-check expects kernel k's work on sm_<sm>, into q. */
+void rt_gpu_selfcheck_quantity(const rt_gpu_compute_kernel *k, int sm, char *q, size_t n);
 
 typedef enum { BW_READ, BW_READ_L2, BW_RMW } rt_gpu_bw_kind;
 extern const char *const rt_gpu_bw_kernels[];

@@ -14,12 +14,16 @@
 #define SELF_ITERS 512
 #define SELF_ITERS_WGMMA 129 /* odd: wgmma.cu */
 
-/* The quantity a kernel's work falls under in a profile (metrics.json's names). */
-static void quantity_of(const rt_gpu_compute_kernel *k, int sm, char *q, size_t n)
+/* The quantity a kernel's work falls under in a profile (metrics.json's names). No chip has a
+ * vector BF16 counter (GH100's sm__sass_thread_inst_executed_op_* name none) and metrics.json no
+ * flops.bf16: the bf16x2 FMA is an HFMA2 (HFMA2.BF16_V2 in the SASS), an "HFMA thread
+ * instruction" by the description of sm__sass_thread_inst_executed_op_hfma_pred_on, so it is
+ * expected under flops.fp16, which that counter feeds (whether it counts it, a GPU run tells). */
+void rt_gpu_selfcheck_quantity(const rt_gpu_compute_kernel *k, int sm, char *q, size_t n)
 {
     const char *type = strchr(k->kernel, '_') + 1; /* fp64, fp16, tf32, int8 ... */
     if (k->mod == MOD_FMA)
-        snprintf(q, n, "flops.%s", type);
+        snprintf(q, n, "flops.%s", strcmp(type, "bf16") == 0 ? "fp16" : type);
     else if (sm >= 90 && strcmp(k->kernel, "mma_fp8") == 0)
         /* no FP8 mma.sync on Hopper: ptxas issues FP16 HMMA, which the counters see as FP16 */
         snprintf(q, n, "flops.tensor_fp16");
@@ -58,7 +62,7 @@ static int run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, FILE *ou
         return -1;
     }
     char q[48];
-    quantity_of(k, g->sm, q, sizeof q);
+    rt_gpu_selfcheck_quantity(k, g->sm, q, sizeof q);
     double warps = (double)grid * block / 32;
     fprintf(out, "%s\t%s\t%.17g\n", k->kernel, q, meta[0] * warps * iters);
     *ran = 1;
