@@ -1,6 +1,7 @@
 /* The self-check's expectations against the metric mapping, without a GPU: every quantity under
  * which `machine measure --gpu --self-check` expects a probe kernel's work on an architecture with
- * the per-precision ops counters (sm_80 on) must have a formula in data/ncu/metrics.json (set
+ * Volta, Turing (one tensor instruction counter) or the per-precision ops counters (sm_80 on)
+ * must have a formula in data/ncu/metrics.json (set
  * throughput) in scope there; otherwise selfcheck-compare fails that kernel by name on every GPU,
  * whatever the counters say (as flops.bf16, which no formula gives, did for fma_bf16). */
 #include <stdio.h>
@@ -35,7 +36,7 @@ static void test_quantities_have_formulas(void **state)
     rt_ncu_map m;
     if (rt_ncu_map_load(path, &m, &err) != 0)
         fail_msg("%s", err.msg);
-    static const int sms[] = {80, 86, 89, 90};
+    static const int sms[] = {70, 75, 80, 86, 89, 90};
     int checked = 0;
     for (size_t a = 0; a < sizeof sms / sizeof *sms; a++) {
         const rt_gpu_arch *arch = rt_gpu_arch_find(&archs, sms[a]);
@@ -54,8 +55,8 @@ static void test_quantities_have_formulas(void **state)
             checked++;
         }
     }
-    /* the vector FMAs on each, the Tensor Cores from sm_80, wgmma and mma_* on sm_90 */
-    assert_true(checked >= 4 * 4 + 5 + 10);
+    /* the vector FMAs on each, the Tensor Cores everywhere, wgmma and mma_* on sm_90 */
+    assert_true(checked >= 6 * 4 + 5 + 10);
     /* the bf16x2 FMA is an HFMA2: flops.fp16, as the counters see it */
     for (size_t i = 0; i < rt_gpu_n_compute; i++)
         if (strcmp(rt_gpu_compute_kernels[i].kernel, "fma_bf16") == 0) {

@@ -24,6 +24,9 @@ void rt_gpu_selfcheck_quantity(const rt_gpu_compute_kernel *k, int sm, char *q, 
     const char *type = strchr(k->kernel, '_') + 1; /* fp64, fp16, tf32, int8 ... */
     if (k->mod == MOD_FMA)
         snprintf(q, n, "flops.%s", strcmp(type, "bf16") == 0 ? "fp16" : type);
+    else if (sm < 80)
+        /* Volta and Turing count tensor instructions of every type in one counter */
+        snprintf(q, n, "flops.tensor");
     else if (sm >= 90 && strcmp(k->kernel, "mma_fp8") == 0)
         /* no FP8 mma.sync on Hopper: ptxas issues FP16 HMMA, which the counters see as FP16 */
         snprintf(q, n, "flops.tensor_fp16");
