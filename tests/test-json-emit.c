@@ -79,7 +79,7 @@ static char *random_string(void)
 /* A random value, written through w and built as a jansson tree at once. */
 static json_t *both(rt_jw *w, int depth)
 {
-    int kind = (int)(next() % (depth < 4 ? 8 : 5));
+    int kind = (int)(next() % (depth < 4 ? 9 : 5));
     switch (kind) {
     case 0: {
         double v = random_real();
@@ -121,6 +121,17 @@ static json_t *both(rt_jw *w, int depth)
         }
         rt_jw_close(w);
         return o;
+    }
+    case 8: { /* a tree built apart, dumped by jansson where it stands (rt_jw_json) */
+        rt_jw *sink = rt_xmalloc(sizeof *sink);
+        FILE *null = fopen("/dev/null", "w");
+        rt_jw_begin(sink, null, 0, w->prec);
+        json_t *sub = both(sink, depth + 1);
+        rt_jw_end(sink);
+        fclose(null);
+        free(sink);
+        rt_jw_json(w, json_incref(sub));
+        return sub;
     }
     default: {
         rt_jw_array(w);

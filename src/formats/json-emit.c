@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "json-emit.h"
 #include "rooftime/util/strings.h"
 #include "text-numbers.h"
@@ -235,4 +237,28 @@ void rt_jw_null(rt_jw *w)
 {
     before_value(w);
     put(w, "null", 4);
+}
+
+void rt_jw_json(rt_jw *w, json_t *v)
+{
+    before_value(w);
+    /* jansson's text of v, its lines after the first indented where the value stands */
+    int indent = w->depth ? w->indent[w->depth - 1] + 2 : w->indent[0];
+    char *t =
+        v ? json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(w->prec) | JSON_ENCODE_ANY) : NULL;
+    json_decref(v);
+    if (!t) {
+        w->bad = true;
+        return;
+    }
+    for (const char *p = t, *nl;; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl) {
+            put(w, p, strlen(p));
+            break;
+        }
+        put(w, p, (size_t)(nl - p));
+        put_newline(w, indent);
+    }
+    free(t);
 }

@@ -43,5 +43,8 @@ void rt_jw_real(rt_jw *w, double v);        /* json_real's text; not finite: nul
 void rt_jw_integer(rt_jw *w, long long v);
 void rt_jw_bool(rt_jw *w, bool v);
 void rt_jw_null(rt_jw *w);
+/* A value built as a jansson tree, dumped by jansson in place (v is released; NULL: an error). */
+struct json_t;
+void rt_jw_json(rt_jw *w, struct json_t *v);
 
 #endif

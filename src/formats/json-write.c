@@ -76,35 +76,20 @@ void rt_json_merge_extra(json_t *obj, const json_t *extra)
     }
 }
 
-/* v as json_dumpf writes it nested `indent` spaces deep, into fp: its lines after the first
- * indented. v is released. Returns 0, or -1 when v is NULL or does not dump. */
-static int dump_nested(FILE *fp, size_t flags, json_t *v, int indent)
+static int stream_prec(const rt_json_stream *s)
 {
-    static const char spaces[] = "        ";
-    char *t = v ? json_dumps(v, flags | JSON_ENCODE_ANY) : NULL;
-    json_decref(v);
-    if (!t || indent > (int)sizeof spaces - 1) {
-        free(t);
-        return -1;
-    }
-    for (const char *p = t, *nl; *p; p = nl + 1) {
-        nl = strchr(p, '\n');
-        if (!nl) {
-            fputs(p, fp);
-            break;
-        }
-        fwrite(p, 1, (size_t)(nl - p) + 1, fp);
-        fwrite(spaces, 1, (size_t)indent, fp);
-    }
-    free(t);
-    return 0;
+    int prec = (int)((s->flags >> 11) & 0x1F); /* JSON_REAL_PRECISION's bits */
+    return prec ? prec : 17;
 }
 
 /* The next member's key, escaped as jansson escapes it. */
 static void member_key(rt_json_stream *s, const char *key)
 {
     fputs(s->members++ ? ",\n  " : "\n  ", s->fp);
-    s->rc |= dump_nested(s->fp, s->flags, json_string(key), 0);
+    rt_jw w;
+    rt_jw_begin(&w, s->fp, 1, stream_prec(s));
+    rt_jw_string(&w, key);
+    s->rc |= rt_jw_end(&w);
     fputs(": ", s->fp);
 }
 
@@ -117,7 +102,10 @@ void rt_json_stream_begin(rt_json_stream *s, FILE *fp, size_t flags)
 void rt_json_stream_member(rt_json_stream *s, const char *key, json_t *v)
 {
     member_key(s, key);
-    s->rc |= dump_nested(s->fp, s->flags, v, 2);
+    rt_jw w;
+    rt_jw_begin(&w, s->fp, 1, stream_prec(s));
+    rt_jw_json(&w, v);
+    s->rc |= rt_jw_end(&w);
 }
 
 void rt_json_stream_members(rt_json_stream *s, const json_t *obj)
@@ -132,34 +120,6 @@ void rt_json_stream_members(rt_json_stream *s, const json_t *obj)
 
 /* Elements per worker and round: a round's text (about 2 KB an analysis's kernel) is held. */
 enum { ITEMS_BLOCK = 2048 };
-
-typedef struct items_job {
-    rt_json_make_fn make;
-    void *ctx;
-    size_t flags;
-} items_job;
-
-/* Elements [begin, end), each after its separator (rt_parallel_write_fn). */
-static int items_part(void *arg, size_t begin, size_t end, FILE *out)
-{
-    const items_job *j = arg;
-    int rc = 0;
-    for (size_t i = begin; i < end; i++) {
-        fputs(i ? ",\n    " : "\n    ", out);
-        rc |= dump_nested(out, j->flags, j->make(j->ctx, i), 4);
-    }
-    return rc;
-}
-
-void rt_json_stream_list(rt_json_stream *s, const char *key, size_t n, rt_json_make_fn make,
-                         void *ctx)
-{
-    member_key(s, key);
-    fputc('[', s->fp);
-    items_job j = {make, ctx, s->flags};
-    s->rc |= rt_parallel_write(s->fp, n, ITEMS_BLOCK, items_part, &j);
-    fputs(n ? "\n  ]" : "]", s->fp);
-}
 
 typedef struct emit_job {
     rt_json_emit_fn emit;
@@ -188,10 +148,28 @@ void rt_json_stream_list_emit(rt_json_stream *s, const char *key, size_t n, rt_j
 {
     member_key(s, key);
     fputc('[', s->fp);
-    int prec = (int)((s->flags >> 11) & 0x1F); /* JSON_REAL_PRECISION's bits */
-    emit_job j = {emit, ctx, prec ? prec : 17};
+    emit_job j = {emit, ctx, stream_prec(s)};
     s->rc |= rt_parallel_write(s->fp, n, ITEMS_BLOCK, emit_part, &j);
     fputs(n ? "\n  ]" : "]", s->fp);
+}
+
+/* A list built a tree per element: each dumped by jansson where it stands (rt_json_emit_fn). */
+typedef struct made_list {
+    rt_json_make_fn make;
+    void *ctx;
+} made_list;
+
+static void emit_made(void *arg, size_t i, rt_jw *w)
+{
+    const made_list *m = arg;
+    rt_jw_json(w, m->make(m->ctx, i));
+}
+
+void rt_json_stream_list(rt_json_stream *s, const char *key, size_t n, rt_json_make_fn make,
+                         void *ctx)
+{
+    made_list m = {make, ctx};
+    rt_json_stream_list_emit(s, key, n, emit_made, &m);
 }
 
 int rt_json_stream_end(rt_json_stream *s)
