@@ -12,7 +12,7 @@ def _expand(paths):
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     out = []
-    for p in map(os.fspath, paths):
+    for p in map(os.fsdecode, paths):
         if not os.path.isdir(p):
             out.append(p)
             continue

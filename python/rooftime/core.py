@@ -80,7 +80,8 @@ def machine(name_or_path):
     h = lib.rt_api_machine_load(b(name_or_path))
     if not h:
         raise fail()
-    return Machine(h, str(name_or_path))
+    return Machine(h, os.fsdecode(name_or_path) if isinstance(name_or_path, (str, bytes, os.PathLike))
+                   else str(name_or_path))
 
 
 def load_machine(path):
@@ -136,13 +137,13 @@ def load_profile(path):
     h = lib.rt_api_profile_load(b(path))
     if not h:
         raise fail()
-    return Profile(h, os.fspath(path))
+    return Profile(h, os.fsdecode(path))
 
 
 def _paths(paths):
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    return [os.fspath(p) for p in paths]
+    return [os.fsdecode(p) for p in paths]
 
 
 _IMPORT_OPTIONS = {}

@@ -4,6 +4,7 @@ import ctypes
 import io
 import json
 import os
+import pathlib
 import subprocess
 import threading
 
@@ -394,3 +395,41 @@ def test_diff_rows_missing_numbers_are_nan(repo, tmp_path):
     only = rows[rows["time_after_s"].isna()]
     assert len(only) == 1 and only["kernel"].iloc[0].startswith("conv2d backward batch 16")
     assert rows["time_before_s"].dtype == float and rows["kernel"].dtype == object
+
+
+def test_path_arguments_str_bytes_pathlike_and_nothing_else(repo, tmp_path):
+    """A path is a str, bytes or os.PathLike (as open() takes it). A NUL inside it is an error, as
+    open() makes it, not a shorter path the C library would read silently (another file); a file
+    object or another type is a TypeError naming it, not the file named by its repr."""
+    path = os.path.join(repo, EXAMPLE)
+    want = rooftime.load_profile(path).to_dict()
+    for p in (path, os.fsencode(path), pathlib.Path(path)):
+        got = rooftime.load_profile(p)
+        assert got.to_dict() == want and got.origin == path
+    assert rooftime.analyze(os.fsencode(path), b"v100").csv == rooftime.analyze(path, "v100").csv
+    assert "V100" in repr(rooftime.machine(b"v100")) and "from v100>" in repr(rooftime.machine(b"v100"))
+    assert len(rooftime.import_torch(os.fsencode(os.path.join(
+        repo, "tests", "data", "torch-1.13-conv2d-backward.json")))) > 0
+    with pytest.raises(ValueError, match="null byte"):
+        rooftime.load_profile(path + "\0.bak")
+    with pytest.raises(ValueError, match="null byte"):
+        rooftime.machine("v100\0-custom")
+    with pytest.raises(ValueError, match="null byte"):
+        rooftime.import_table(os.path.join(repo, EXAMPLE), tag={"run": "a\0b"})
+    with pytest.raises(ValueError, match="null byte"):
+        rooftime.analyze(path, "v100").plot().save(str(tmp_path / "a.svg") + "\0.png")
+    with open(path) as f:
+        with pytest.raises(TypeError, match="TextIOWrapper"):
+            rooftime.load_profile(f)
+    with pytest.raises(TypeError, match="list"):
+        rooftime.analyze(path, "v100", mode=["hier"])
+    # bytes directories in across
+    d = tmp_path / "ranks"
+    d.mkdir()
+    (d / "r0.json").write_text(open(path).read())
+    assert rooftime.across(os.fsencode(d)).to_dict() == rooftime.across(d).to_dict()
+
+
+def test_gpu_mark_refuses_a_nul_in_a_value():
+    with pytest.raises(rooftime.Error, match="NUL"):
+        rooftime.gpu.profile().mark(run="a\0b")
