@@ -85,3 +85,23 @@ def test_errors():
     with pytest.raises(ZeroDivisionError):
         with rooftime.torch.profile():
             1 / 0
+
+
+def test_no_runner_error_on_a_good_run(rooftime_bin, tmp_path, in_here):
+    """The first profile of a process installs the runner's hooks; that printed "rooftime runner:
+    cannot read : [Errno 2] No such file or directory: ''" on every good run, from the package
+    and from `profile --torch` (the hooks asked for the cost model's positions with no path)."""
+    import subprocess
+
+    code = ("import rooftime, torch_script\n"
+            "with rooftime.torch.profile() as prof:\n"
+            "    torch_script.main()\n"
+            "print(len(prof.profile))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert int(r.stdout) > 0
+    assert "rooftime runner" not in r.stderr, r.stderr
+    r = subprocess.run([rooftime_bin, "profile", "--torch", "-o", str(tmp_path / "cli.json"), "--",
+                        sys.executable, "torch_script.py"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "rooftime runner" not in r.stderr, r.stderr
