@@ -433,3 +433,15 @@ def test_path_arguments_str_bytes_pathlike_and_nothing_else(repo, tmp_path):
 def test_gpu_mark_refuses_a_nul_in_a_value():
     with pytest.raises(rooftime.Error, match="NUL"):
         rooftime.gpu.profile().mark(run="a\0b")
+
+
+def test_repr_reads_the_head_not_every_kernel(repo, monkeypatch):
+    """repr(analysis) (a notebook cell's value, a debugger, a traceback) wrote and parsed the whole
+    `analyze --format json` for three numbers: 9 s at 100,000 kernels. It reads the JSON's head."""
+    a = rooftime.analyze(os.path.join(repo, EXAMPLE), "v100", tau="10us")
+    d = a.to_dict()
+    head = json.loads(a.text("head"))
+    assert set(head) == {"schema", "mode", "machine", "totals"}
+    assert head == {k: d[k] for k in head}
+    monkeypatch.setattr(rooftime.Analysis, "to_dict", lambda self: pytest.fail("whole JSON"))
+    assert repr(a) == "<rooftime.Analysis 6 kernels, 6 configs, 0.005622 s>"
