@@ -312,10 +312,13 @@ class Analysis:
 
     @property
     def findings(self):
-        """The summary and callouts the report opens with, one row per block."""
+        """The summary and callouts the report opens with, one row per block: text its sentences
+        (a list's items, one a line), rows a table's rows (the first its header)."""
         blocks = json.loads(self.text("findings", 0))
         for x in blocks:
             x["text"] = (x.get("lead") or "") + (x.get("text") or "")
+            if x.get("kind") == "list" and not x["text"]:  # the summary's sentences
+                x["text"] = "\n".join(" ".join(r) for r in x.get("rows") or [])
         if _pd is not None:
             return _pd.DataFrame(blocks, columns=["source", "section", "kind", "lead", "text",
                                                   "rows", "note"])

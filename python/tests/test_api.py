@@ -164,6 +164,11 @@ def test_findings_and_text(repo):
     a = rooftime.analyze(os.path.join(repo, EXAMPLE), "v100")
     f = a.findings
     assert len(f) > 0 and set(f["source"]) <= {"summary", "callouts"}
+    # the summary's sentences are in text, as the callouts' are (they were blank: a notebook's
+    # a.findings[["section", "text"]] showed empty Summary rows)
+    lists = f[f["kind"] == "list"]
+    assert len(lists) > 0 and lists["text"].str.startswith("Total 5.622 ms over 6 kernels").all()
+    assert (f[f["kind"] != "table"]["text"] != "").all()
     assert "kernel" in a.text("text").lower()
 
 
