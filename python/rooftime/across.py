@@ -39,7 +39,7 @@ class Across:
 
     def text(self, top=20):
         """`analyze --across rank` (text, --top)."""
-        return take(lib.rt_api_across_text(self._h, b"text", top))
+        return take(lib.rt_api_across_text(self._h, b"text", core._top(top)))
 
     def to_dict(self):
         """`analyze --across rank --format json`."""

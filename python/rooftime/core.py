@@ -7,6 +7,7 @@ import csv
 import ctypes
 import io
 import json
+import numbers
 import os
 import sys
 import threading
@@ -42,6 +43,14 @@ def _warn(what, ws=None, more=None):
     if len(ws) > len(shown):
         warnings.warn("rooftime: %s: %d more warnings not shown (%s lists them all)"
                       % (what, len(ws) - len(shown), more), stacklevel=level)
+
+
+def _top(top):
+    """--top's value: a whole number >= 0 (0: every row, as --top 0), checked as the command checks
+    it; ctypes would raise its ArgumentError for None and wrap -1 into every row."""
+    if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 0:
+        raise Error("top takes a whole number >= 0 (0: every row), not %r" % (top,))
+    return int(top)
 
 
 class Machine:
@@ -278,7 +287,7 @@ class Analysis:
     def text(self, format="text", top=20):
         """The output of `analyze --format FORMAT` (text, csv or json) as a string; "head": the
         JSON's schema, mode, machine and totals alone."""
-        return take(self._call(lib.rt_api_analysis_text, b(format), top))
+        return take(self._call(lib.rt_api_analysis_text, b(format), _top(top)))
 
     @property
     def csv(self):
@@ -445,10 +454,10 @@ def diff(before, after, machine=None, mode=None, tau=None, reference=None, by="n
     m = None
     if machine is not None:
         m = machine if isinstance(machine, Machine) else globals()["machine"](machine)
-    if not isinstance(top, int) or top < 1:
+    if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 1:
         raise Error("diff: top takes a whole number >= 1, not %r" % (top,))
     out = []
     for fmt in (b"text", b"csv"):
         out.append(take(lib.rt_api_diff(a._h, z._h, m._h if m else None, b(mode), b(tau),
-                                        b(reference), b(by), top, fmt)))
+                                        b(reference), b(by), int(top), fmt)))
     return Diff(*out)

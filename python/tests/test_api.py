@@ -450,3 +450,21 @@ def test_repr_reads_the_head_not_every_kernel(repo, monkeypatch):
     assert head == {k: d[k] for k in head}
     monkeypatch.setattr(rooftime.Analysis, "to_dict", lambda self: pytest.fail("whole JSON"))
     assert repr(a) == "<rooftime.Analysis 6 kernels, 6 configs, 0.005622 s>"
+
+
+def test_top_is_checked_as_the_command_checks_it(repo, rooftime_bin, tmp_path):
+    """top=None raised ctypes.ArgumentError ("argument 3: TypeError: wrong type") and top=-1 gave
+    every row (wrapped to a huge size_t); the command refuses both (--top takes a whole number
+    >= 0). 0 is every row, as --top 0."""
+    path = os.path.join(repo, EXAMPLE)
+    a = rooftime.analyze(path, "v100")
+    assert a.text("text", 0) == run([rooftime_bin, "analyze", "-m", "v100", "--top", "0", path])
+    assert a.text("text", 2) == run([rooftime_bin, "analyze", "-m", "v100", "--top", "2", path])
+    across = rooftime.across([path, path])
+    for bad in (None, -1, 2.5, "3", True):
+        with pytest.raises(rooftime.Error, match="top takes a whole number >= 0"):
+            a.text("text", bad)
+        with pytest.raises(rooftime.Error, match="top takes a whole number >= 0"):
+            across.text(bad)
+    with pytest.raises(rooftime.Error, match="top takes a whole number >= 1"):
+        rooftime.diff(path, path, top=True)
