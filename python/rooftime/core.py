@@ -111,9 +111,10 @@ def machine_measure(quick=True, threads=None, max_isa=None):
 class Profile:
     """A rooftime profile (docs/profile-format.md): kernels with time, FLOPs and bytes."""
 
-    def __init__(self, handle, origin):
+    def __init__(self, handle, origin, inputs=()):
         self._h = handle
         self.origin = origin
+        self._inputs = list(inputs)  # an importer's input files, which save() must not replace
 
     def __del__(self):
         if getattr(self, "_h", None):
@@ -130,8 +131,18 @@ class Profile:
         return json.loads(self.to_json())
 
     def save(self, path):
-        """Write the profile file (loads back with load_profile and every command)."""
-        if lib.rt_api_profile_save(self._h, b(path)) != 0:
+        """Write the profile file (loads back with load_profile and every command). Never over
+        the file it was imported from, as `rooftime import ... -o` refuses its input."""
+        c = b(path)
+        for f in self._inputs:
+            try:
+                same = os.path.samefile(os.fsdecode(c), f)
+            except OSError:  # either is missing: nothing to overwrite
+                same = False
+            if same:
+                raise Error("%s: the profile's input (%s): it would be overwritten"
+                            % (os.fsdecode(c), self.origin))
+        if lib.rt_api_profile_save(self._h, c) != 0:
             raise fail()
 
     def analyze(self, machine, **kw):
@@ -213,7 +224,7 @@ def _import(kind, paths, **options):
     _warn("import " + kind)
     if not h:
         raise fail()
-    return Profile(h, "%s %s" % (kind, ", ".join(ps)))
+    return Profile(h, "%s %s" % (kind, ", ".join(ps)), ps)
 
 
 def import_ncu(paths, **options):

@@ -468,3 +468,23 @@ def test_top_is_checked_as_the_command_checks_it(repo, rooftime_bin, tmp_path):
             across.text(bad)
     with pytest.raises(rooftime.Error, match="top takes a whole number >= 1"):
         rooftime.diff(path, path, top=True)
+
+
+def test_save_never_overwrites_the_imported_input(repo, tmp_path):
+    """rooftime.import_table("t.csv").save("t.csv") replaced the table with the profile, where
+    `rooftime import table t.csv -o t.csv` refuses ("is also an input: it would be
+    overwritten"); the file stays as it was and the profile saves elsewhere."""
+    src = os.path.join(repo, "tests", "data", "torch-1.13-conv2d-backward.json")
+    trace = tmp_path / "trace.json"
+    trace.write_bytes(open(src, "rb").read())
+    before = trace.read_bytes()
+    with pytest.warns(UserWarning):
+        p = rooftime.import_torch(trace)
+    for target in (trace, str(trace), os.path.relpath(trace), tmp_path / "link.json"):
+        if target == tmp_path / "link.json":
+            os.symlink(trace, target)
+        with pytest.raises(rooftime.Error, match="the profile's input .*trace.json.*overwritten"):
+            p.save(target)
+        assert trace.read_bytes() == before
+    p.save(tmp_path / "profile.json")
+    assert len(rooftime.load_profile(tmp_path / "profile.json")) == len(p)
