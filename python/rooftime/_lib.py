@@ -5,6 +5,7 @@ so for CDLL functions, never for PyDLL ones): other Python threads run while roo
 analyzes or draws.
 """
 import ctypes
+import numbers
 import os
 
 API_VERSION = 3
@@ -128,10 +129,21 @@ lib = _load()
 
 
 def b(s):
-    """A str (or path) argument as C bytes; None stays NULL."""
+    """A str, bytes, path or number argument as C bytes; None stays NULL. Anything else (a file
+    object, a list) is a TypeError, and a NUL inside a ValueError as open() raises: C would read
+    the string only up to it (another file, another value), silently."""
     if s is None:
         return None
-    return os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode()
+    if isinstance(s, (str, bytes, os.PathLike)):
+        out = os.fsencode(s)
+    elif isinstance(s, numbers.Real):
+        out = str(s).encode()
+    else:
+        raise TypeError("rooftime: expected a str, bytes, os.PathLike or number, not %s (%r)"
+                        % (type(s).__name__, s))
+    if b"\0" in out:
+        raise ValueError("rooftime: embedded null byte in %r" % (s,))
+    return out
 
 
 def fail():

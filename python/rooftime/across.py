@@ -12,7 +12,7 @@ def _expand(paths):
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     out = []
-    for p in map(os.fspath, paths):
+    for p in map(os.fsdecode, paths):
         if not os.path.isdir(p):
             out.append(p)
             continue
@@ -39,7 +39,7 @@ class Across:
 
     def text(self, top=20):
         """`analyze --across rank` (text, --top)."""
-        return take(lib.rt_api_across_text(self._h, b"text", top))
+        return take(lib.rt_api_across_text(self._h, b"text", core._top(top)))
 
     def to_dict(self):
         """`analyze --across rank --format json`."""

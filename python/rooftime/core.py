@@ -7,6 +7,7 @@ import csv
 import ctypes
 import io
 import json
+import numbers
 import os
 import sys
 import threading
@@ -42,6 +43,14 @@ def _warn(what, ws=None, more=None):
     if len(ws) > len(shown):
         warnings.warn("rooftime: %s: %d more warnings not shown (%s lists them all)"
                       % (what, len(ws) - len(shown), more), stacklevel=level)
+
+
+def _top(top):
+    """--top's value: a whole number >= 0 (0: every row, as --top 0), checked as the command checks
+    it; ctypes would raise its ArgumentError for None and wrap -1 into every row."""
+    if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 0:
+        raise Error("top takes a whole number >= 0 (0: every row), not %r" % (top,))
+    return int(top)
 
 
 class Machine:
@@ -80,7 +89,8 @@ def machine(name_or_path):
     h = lib.rt_api_machine_load(b(name_or_path))
     if not h:
         raise fail()
-    return Machine(h, str(name_or_path))
+    return Machine(h, os.fsdecode(name_or_path) if isinstance(name_or_path, (str, bytes, os.PathLike))
+                   else str(name_or_path))
 
 
 def load_machine(path):
@@ -101,9 +111,10 @@ def machine_measure(quick=True, threads=None, max_isa=None):
 class Profile:
     """A rooftime profile (docs/profile-format.md): kernels with time, FLOPs and bytes."""
 
-    def __init__(self, handle, origin):
+    def __init__(self, handle, origin, inputs=()):
         self._h = handle
         self.origin = origin
+        self._inputs = list(inputs)  # an importer's input files, which save() must not replace
 
     def __del__(self):
         if getattr(self, "_h", None):
@@ -120,8 +131,18 @@ class Profile:
         return json.loads(self.to_json())
 
     def save(self, path):
-        """Write the profile file (loads back with load_profile and every command)."""
-        if lib.rt_api_profile_save(self._h, b(path)) != 0:
+        """Write the profile file (loads back with load_profile and every command). Never over
+        the file it was imported from, as `rooftime import ... -o` refuses its input."""
+        c = b(path)
+        for f in self._inputs:
+            try:
+                same = os.path.samefile(os.fsdecode(c), f)
+            except OSError:  # either is missing: nothing to overwrite
+                same = False
+            if same:
+                raise Error("%s: the profile's input (%s): it would be overwritten"
+                            % (os.fsdecode(c), self.origin))
+        if lib.rt_api_profile_save(self._h, c) != 0:
             raise fail()
 
     def analyze(self, machine, **kw):
@@ -136,13 +157,13 @@ def load_profile(path):
     h = lib.rt_api_profile_load(b(path))
     if not h:
         raise fail()
-    return Profile(h, os.fspath(path))
+    return Profile(h, os.fsdecode(path))
 
 
 def _paths(paths):
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    return [os.fspath(p) for p in paths]
+    return [os.fsdecode(p) for p in paths]
 
 
 _IMPORT_OPTIONS = {}
@@ -203,7 +224,7 @@ def _import(kind, paths, **options):
     _warn("import " + kind)
     if not h:
         raise fail()
-    return Profile(h, "%s %s" % (kind, ", ".join(ps)))
+    return Profile(h, "%s %s" % (kind, ", ".join(ps)), ps)
 
 
 def import_ncu(paths, **options):
@@ -275,8 +296,9 @@ class Analysis:
             self._h = None
 
     def text(self, format="text", top=20):
-        """The output of `analyze --format FORMAT` (text, csv or json) as a string."""
-        return take(self._call(lib.rt_api_analysis_text, b(format), top))
+        """The output of `analyze --format FORMAT` (text, csv or json) as a string; "head": the
+        JSON's schema, mode, machine and totals alone."""
+        return take(self._call(lib.rt_api_analysis_text, b(format), _top(top)))
 
     @property
     def csv(self):
@@ -310,10 +332,13 @@ class Analysis:
 
     @property
     def findings(self):
-        """The summary and callouts the report opens with, one row per block."""
+        """The summary and callouts the report opens with, one row per block: text its sentences
+        (a list's items, one a line), rows a table's rows (the first its header)."""
         blocks = json.loads(self.text("findings", 0))
         for x in blocks:
             x["text"] = (x.get("lead") or "") + (x.get("text") or "")
+            if x.get("kind") == "list" and not x["text"]:  # the summary's sentences
+                x["text"] = "\n".join(" ".join(r) for r in x.get("rows") or [])
         if _pd is not None:
             return _pd.DataFrame(blocks, columns=["source", "section", "kind", "lead", "text",
                                                   "rows", "note"])
@@ -337,7 +362,8 @@ class Analysis:
         return os.path.join(os.fspath(directory), "report.html")
 
     def __repr__(self):
-        t = self.to_dict()["totals"]
+        # the JSON's head alone: to_dict() would write and parse every kernel (9 s at 100k)
+        t = json.loads(self.text("head"))["totals"]
         return "<rooftime.Analysis %d kernels, %d configs, %.6g s>" % (t["kernels"], t["configs"],
                                                                        t["time"])
 
@@ -439,10 +465,10 @@ def diff(before, after, machine=None, mode=None, tau=None, reference=None, by="n
     m = None
     if machine is not None:
         m = machine if isinstance(machine, Machine) else globals()["machine"](machine)
-    if not isinstance(top, int) or top < 1:
+    if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 1:
         raise Error("diff: top takes a whole number >= 1, not %r" % (top,))
     out = []
     for fmt in (b"text", b"csv"):
         out.append(take(lib.rt_api_diff(a._h, z._h, m._h if m else None, b(mode), b(tau),
-                                        b(reference), b(by), top, fmt)))
+                                        b(reference), b(by), int(top), fmt)))
     return Diff(*out)

@@ -58,9 +58,9 @@ def _tags(tags):
         if not _KEY.match(k):
             raise Error("rooftime.gpu.profile.mark: tag name %r: letters, digits, '_', '.' and '-'"
                         % k)
-        if ";" in v or "\n" in v or "\r" in v:
-            raise Error("rooftime.gpu.profile.mark: tag %s: the value %r holds ';' or a line "
-                        "break" % (k, v))
+        if ";" in v or "\n" in v or "\r" in v or "\0" in v:
+            raise Error("rooftime.gpu.profile.mark: tag %s: the value %r holds ';', a line "
+                        "break or a NUL" % (k, v))
         pairs.append("%s=%s" % (k, v))
     text = ";".join(pairs)
     if len(text.encode()) > 4096:

@@ -5,6 +5,7 @@ time and coverage. Then prof.profile is a rooftime.Profile and prof.analyze(mach
 """
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -90,7 +91,9 @@ class profile(ProfiledBlock):
                 raise fail()
             self.profile = core.Profile(h, self.command)
             if self.keep_trace:
-                os.replace(self._trace, self.keep_trace)
+                # a move, not os.replace: the scratch trace is in $TMPDIR, often another
+                # file system (tmpfs) than keep_trace's
+                shutil.move(self._trace, os.fspath(self.keep_trace))
         except Exception:
             if exc_type is None:
                 raise  # the block's own exception wins over ours

@@ -4,6 +4,7 @@ import ctypes
 import io
 import json
 import os
+import pathlib
 import subprocess
 import threading
 
@@ -163,6 +164,11 @@ def test_findings_and_text(repo):
     a = rooftime.analyze(os.path.join(repo, EXAMPLE), "v100")
     f = a.findings
     assert len(f) > 0 and set(f["source"]) <= {"summary", "callouts"}
+    # the summary's sentences are in text, as the callouts' are (they were blank: a notebook's
+    # a.findings[["section", "text"]] showed empty Summary rows)
+    lists = f[f["kind"] == "list"]
+    assert len(lists) > 0 and lists["text"].str.startswith("Total 5.622 ms over 6 kernels").all()
+    assert (f[f["kind"] != "table"]["text"] != "").all()
     assert "kernel" in a.text("text").lower()
 
 
@@ -394,3 +400,91 @@ def test_diff_rows_missing_numbers_are_nan(repo, tmp_path):
     only = rows[rows["time_after_s"].isna()]
     assert len(only) == 1 and only["kernel"].iloc[0].startswith("conv2d backward batch 16")
     assert rows["time_before_s"].dtype == float and rows["kernel"].dtype == object
+
+
+def test_path_arguments_str_bytes_pathlike_and_nothing_else(repo, tmp_path):
+    """A path is a str, bytes or os.PathLike (as open() takes it). A NUL inside it is an error, as
+    open() makes it, not a shorter path the C library would read silently (another file); a file
+    object or another type is a TypeError naming it, not the file named by its repr."""
+    path = os.path.join(repo, EXAMPLE)
+    want = rooftime.load_profile(path).to_dict()
+    for p in (path, os.fsencode(path), pathlib.Path(path)):
+        got = rooftime.load_profile(p)
+        assert got.to_dict() == want and got.origin == path
+    assert rooftime.analyze(os.fsencode(path), b"v100").csv == rooftime.analyze(path, "v100").csv
+    assert "V100" in repr(rooftime.machine(b"v100")) and "from v100>" in repr(rooftime.machine(b"v100"))
+    assert len(rooftime.import_torch(os.fsencode(os.path.join(
+        repo, "tests", "data", "torch-1.13-conv2d-backward.json")))) > 0
+    with pytest.raises(ValueError, match="null byte"):
+        rooftime.load_profile(path + "\0.bak")
+    with pytest.raises(ValueError, match="null byte"):
+        rooftime.machine("v100\0-custom")
+    with pytest.raises(ValueError, match="null byte"):
+        rooftime.import_table(os.path.join(repo, EXAMPLE), tag={"run": "a\0b"})
+    with pytest.raises(ValueError, match="null byte"):
+        rooftime.analyze(path, "v100").plot().save(str(tmp_path / "a.svg") + "\0.png")
+    with open(path) as f:
+        with pytest.raises(TypeError, match="TextIOWrapper"):
+            rooftime.load_profile(f)
+    with pytest.raises(TypeError, match="list"):
+        rooftime.analyze(path, "v100", mode=["hier"])
+    # bytes directories in across
+    d = tmp_path / "ranks"
+    d.mkdir()
+    (d / "r0.json").write_text(open(path).read())
+    assert rooftime.across(os.fsencode(d)).to_dict() == rooftime.across(d).to_dict()
+
+
+def test_gpu_mark_refuses_a_nul_in_a_value():
+    with pytest.raises(rooftime.Error, match="NUL"):
+        rooftime.gpu.profile().mark(run="a\0b")
+
+
+def test_repr_reads_the_head_not_every_kernel(repo, monkeypatch):
+    """repr(analysis) (a notebook cell's value, a debugger, a traceback) wrote and parsed the whole
+    `analyze --format json` for three numbers: 9 s at 100,000 kernels. It reads the JSON's head."""
+    a = rooftime.analyze(os.path.join(repo, EXAMPLE), "v100", tau="10us")
+    d = a.to_dict()
+    head = json.loads(a.text("head"))
+    assert set(head) == {"schema", "mode", "machine", "totals"}
+    assert head == {k: d[k] for k in head}
+    monkeypatch.setattr(rooftime.Analysis, "to_dict", lambda self: pytest.fail("whole JSON"))
+    assert repr(a) == "<rooftime.Analysis 6 kernels, 6 configs, 0.005622 s>"
+
+
+def test_top_is_checked_as_the_command_checks_it(repo, rooftime_bin, tmp_path):
+    """top=None raised ctypes.ArgumentError ("argument 3: TypeError: wrong type") and top=-1 gave
+    every row (wrapped to a huge size_t); the command refuses both (--top takes a whole number
+    >= 0). 0 is every row, as --top 0."""
+    path = os.path.join(repo, EXAMPLE)
+    a = rooftime.analyze(path, "v100")
+    assert a.text("text", 0) == run([rooftime_bin, "analyze", "-m", "v100", "--top", "0", path])
+    assert a.text("text", 2) == run([rooftime_bin, "analyze", "-m", "v100", "--top", "2", path])
+    across = rooftime.across([path, path])
+    for bad in (None, -1, 2.5, "3", True):
+        with pytest.raises(rooftime.Error, match="top takes a whole number >= 0"):
+            a.text("text", bad)
+        with pytest.raises(rooftime.Error, match="top takes a whole number >= 0"):
+            across.text(bad)
+    with pytest.raises(rooftime.Error, match="top takes a whole number >= 1"):
+        rooftime.diff(path, path, top=True)
+
+
+def test_save_never_overwrites_the_imported_input(repo, tmp_path):
+    """rooftime.import_table("t.csv").save("t.csv") replaced the table with the profile, where
+    `rooftime import table t.csv -o t.csv` refuses ("is also an input: it would be
+    overwritten"); the file stays as it was and the profile saves elsewhere."""
+    src = os.path.join(repo, "tests", "data", "torch-1.13-conv2d-backward.json")
+    trace = tmp_path / "trace.json"
+    trace.write_bytes(open(src, "rb").read())
+    before = trace.read_bytes()
+    with pytest.warns(UserWarning):
+        p = rooftime.import_torch(trace)
+    for target in (trace, str(trace), os.path.relpath(trace), tmp_path / "link.json"):
+        if target == tmp_path / "link.json":
+            os.symlink(trace, target)
+        with pytest.raises(rooftime.Error, match="the profile's input .*trace.json.*overwritten"):
+            p.save(target)
+        assert trace.read_bytes() == before
+    p.save(tmp_path / "profile.json")
+    assert len(rooftime.load_profile(tmp_path / "profile.json")) == len(p)

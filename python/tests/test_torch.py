@@ -85,3 +85,48 @@ def test_errors():
     with pytest.raises(ZeroDivisionError):
         with rooftime.torch.profile():
             1 / 0
+
+
+def test_no_runner_error_on_a_good_run(rooftime_bin, tmp_path, in_here):
+    """The first profile of a process installs the runner's hooks; that printed "rooftime runner:
+    cannot read : [Errno 2] No such file or directory: ''" on every good run, from the package
+    and from `profile --torch` (the hooks asked for the cost model's positions with no path)."""
+    import subprocess
+
+    code = ("import rooftime, torch_script\n"
+            "with rooftime.torch.profile() as prof:\n"
+            "    torch_script.main()\n"
+            "print(len(prof.profile))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert int(r.stdout) > 0
+    assert "rooftime runner" not in r.stderr, r.stderr
+    r = subprocess.run([rooftime_bin, "profile", "--torch", "-o", str(tmp_path / "cli.json"), "--",
+                        sys.executable, "torch_script.py"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "rooftime runner" not in r.stderr, r.stderr
+
+
+def test_keep_trace_on_another_file_system(tmp_path, in_here, monkeypatch):
+    """keep_trace where the scratch trace's directory ($TMPDIR) is another file system (a tmpfs
+    /tmp, /dev/shm): os.replace failed there with "Invalid cross-device link" and lost the trace."""
+    import tempfile
+
+    import torch_script
+
+    shm = "/dev/shm"
+    if not os.path.isdir(shm) or os.stat(shm).st_dev == os.stat(tmp_path).st_dev or \
+            not os.access(shm, os.W_OK):
+        pytest.skip("no writable file system other than %s's at %s" % (tmp_path, shm))
+    scratch = tempfile.mkdtemp(dir=shm)
+    monkeypatch.setattr(tempfile, "tempdir", scratch)
+    kept = tmp_path / "kept.json"
+    try:
+        with rooftime.torch.profile(keep_trace=kept) as prof:
+            torch_script.main()
+        assert len(prof.profile) > 0
+        assert len(rooftime.import_torch(kept)) > 0
+        assert os.listdir(scratch) == []  # nothing left behind
+    finally:
+        import shutil
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -179,6 +179,17 @@ static int write_table(void *ctx, FILE *fp, rt_error *err)
                                     : rt_analysis_write(t->a, t->fmt, fp, err);
 }
 
+/* The JSON's head alone (its precision): what the totals cost, not a document of every kernel. */
+static int write_head(void *ctx, FILE *fp, rt_error *err)
+{
+    json_t *head = rt_analysis_head_json(ctx);
+    int rc = head && json_dumpf(head, fp, JSON_COMPACT | JSON_REAL_PRECISION(10)) == 0 ? 0 : -1;
+    json_decref(head);
+    if (rc != 0)
+        rt_error_set(err, "cannot write the analysis's head as JSON");
+    return rc;
+}
+
 char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t top)
 {
     api_begin();
@@ -191,6 +202,10 @@ char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t top)
     if (format && strcmp(format, "findings") == 0) {
         rt_analysis *an = api_analysis_for_tables(a);
         return an ? api_findings_json(an) : NULL;
+    }
+    if (format && strcmp(format, "head") == 0) {
+        rt_analysis *an = api_analysis_for_tables(a);
+        return an ? api_capture(write_head, an) : NULL;
     }
     if (rt_format_parse(format ? format : "csv", &t.fmt, &err) != 0) {
         api_fail("%s", err.msg);

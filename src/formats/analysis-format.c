@@ -321,8 +321,7 @@ static void tags_emit(rt_jw *w, const rt_tags *t)
     rt_jw_close(w);
 }
 
-/* The analysis's head: schema, mode, machine and totals. */
-static json_t *head_json(const rt_analysis *a)
+json_t *rt_analysis_head_json(const rt_analysis *a)
 {
     const rt_machine *m = a->machine;
     json_t *j = json_object();
@@ -454,7 +453,7 @@ static int write_json(const rt_analysis *a, FILE *fp)
 {
     rt_json_stream s;
     rt_json_stream_begin(&s, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    json_t *head = head_json(a);
+    json_t *head = rt_analysis_head_json(a);
     rt_json_stream_members(&s, head);
     json_decref(head);
     for (int k = 0; k < LIST_COUNT; k++) {

@@ -438,8 +438,11 @@ def _hook_modules(torch):
 
 
 def _positions(path):
-    """Operator -> {argument: position} of the cost model's entries that read concrete ones."""
+    """Operator -> {argument: position} of the cost model's entries that read concrete ones
+    (none for an empty path: no cost model given, nothing to report)."""
     pos = {}
+    if not path:
+        return pos
     try:
         with open(path) as f:
             table = json.load(f)

@@ -102,7 +102,8 @@ RT_API rt_api_analysis *rt_api_analyze(const rt_machine *m, rt_profile *const *p
                                        const char *group_by, const char *ignore);
 /* The tables as `analyze --format F`: "csv", "json" or "text" (top: its --top); or "findings":
  * the summary and callouts of `report` as a JSON array, one object per block ({"source",
- * "section", "kind", "lead", "text", "rows", "note"}). */
+ * "section", "kind", "lead", "text", "rows", "note"}); or "head": the JSON's members before its
+ * lists (schema, mode, machine, totals), whatever the number of kernels. */
 RT_API char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t top);
 
 /*
