@@ -20,7 +20,7 @@ int cmd_ncu_metrics(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case 'a':
             arch = optarg;
@@ -32,7 +32,7 @@ int cmd_ncu_metrics(int argc, char **argv)
             mfile = optarg;
             break;
         default:
-            return cli_usage_error("ncu-metrics", "unknown option '%s'", argv[optind - 1]);
+            return cli_option_error("ncu-metrics", NULL, c, argv, opts);
         }
     }
     if (optind != argc)

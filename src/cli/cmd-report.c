@@ -134,7 +134,7 @@ int cmd_report(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "m:g:o:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":m:g:o:", opts, NULL)) != -1) {
         if (cli_analysis_option(&in, c, optarg))
             continue;
         switch (c) {
@@ -176,7 +176,7 @@ int cmd_report(int argc, char **argv)
             o.across = 1;
             break;
         default:
-            rc = cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+            rc = cli_option_error("report", NULL, c, argv, opts);
             goto out;
         }
     }

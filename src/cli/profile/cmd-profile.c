@@ -48,7 +48,7 @@ static int parse_options(int argc, char **argv, profile_opts *o)
     optind = 1;
     opterr = 0;
     /* "+": stop at the first non-option, so the command's own options stay its own. */
-    while ((c = getopt_long(argc, argv, "+o:t:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:o:t:", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             o->output = optarg;
@@ -91,7 +91,7 @@ static int parse_options(int argc, char **argv, profile_opts *o)
             o->gpu.no_keep_images = 1;
             break;
         default:
-            return cli_usage_error("profile", "unknown option '%s'", argv[optind - 1]);
+            return cli_option_error("profile", NULL, c, argv, opts);
         }
     }
     return 0;
