@@ -108,6 +108,11 @@ expect 1 "cannot write '/nonexistent-dir/a.txt'" -- analyze --machine v100 -o /n
 check "completion lists the commands" grep -q "help machine analyze" "$TMP/comp"
 bash -n "$TMP/comp"
 check "completion script is valid bash" test $? -eq 0
+# each option of ncu-metrics is answered in its help, not only named in the usage line
+"$BIN" ncu-metrics --help >"$TMP/help"
+for o in "--arch sm_XX" "--set S" "--metrics FILE"; do
+    check "ncu-metrics --help explains $o" grep -qE -- "^ +$o +[a-z]" "$TMP/help"
+done
 "$BIN" help >"$TMP/help"
 check "help lists every command" grep -q "analyze" "$TMP/help"
 finish
