@@ -16,6 +16,9 @@ check "the profile names the command" grep -q '"command": "cat ' "$TMP/p.json"
 # A command that prints nothing, one that does not exist, one that fails: clear failures, no file.
 expect 1 "no oneDNN verbose execution records" -- profile -o "$TMP/none.json" -- true
 check "no profile after nothing captured" [ ! -e "$TMP/none.json" ]
+# rooftime set ONEDNN_VERBOSE itself: the message does not ask whether the program ran with it
+check "nothing captured is said once, without the log reader's question" \
+    test "$(grep -c -e 'was the program run with' -e "the command's output" "$TMP/err")" -eq 0
 expect 1 "cannot run 'no-such-command-rooftime': No such file" -- profile -o "$TMP/none.json" -- no-such-command-rooftime
 check "no profile after a command that cannot start" [ ! -e "$TMP/none.json" ]
 expect 1 "exited with code 3" -- profile -o "$TMP/f.json" -- sh -c "cat '$LOG'; exit 3"

@@ -206,4 +206,10 @@ print("screenshot %dx%d, top 1800 rows: %d sampled non-white pixels, %d colored"
 assert ink > 5000, "screenshot looks blank"
 assert colored > 300, "no colored chart marks in the screenshot"
 PY
+# Split and styling tags as the kernels spell them ("Pass" splits by pass, as --series-by finds
+# Framework); a tag the options name that no kernel carries is said, not silently left out.
+sed -e 's/"pass"/"Pass"/g' "$P" >"$TMP/upper.json"
+expect 0 "warning: --series-by 'nosuch': no kernel carries this tag" -- report -m v100 --split-by pass --series-by nosuch -o "$TMP/res/up" "$TMP/upper.json"
+check "--split-by pass splits kernels tagged Pass" test "$(grep -c '<h2>Charts: Pass=' "$TMP/res/up/report.html")" = 2
+expect 0 "warning: --split-by 'nothing': no kernel carries this tag; it splits nothing" -- report -m v100 --split-by nothing -o "$TMP/res/none" "$P"
 finish

@@ -9,7 +9,7 @@ expect 2 "--precision: unknown precision 'fp8' \(known: fp32, tf32, fp16, bf16\)
 expect 2 "no implementation runs the selected operations and precisions" -- study --gpu -o "$O" --framework jax --precision tf32
 expect 2 "--gpu takes one device INDEX \(0 to 1023\), got 'x'" -- study --gpu x -o "$O"
 expect 2 "--gpu takes one device INDEX" -- study --gpu 0 1 -o "$O"
-expect 2 "unknown option '--impl' \(with --gpu\)" -- study --gpu --impl onednn -o "$O"
+expect 2 "unknown option '--impl' for 'study --gpu'" -- study --gpu --impl onednn -o "$O"
 expect 2 "--iters: expected a whole number from 1 to 100000, got '0'" -- study --gpu --iters 0 -o "$O"
 check "no output for usage errors" test ! -e "$O"
 

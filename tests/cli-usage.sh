@@ -21,6 +21,26 @@ expect 2 "--tag takes key=value, not 'nokey'" -- import table --tag nokey -o "$T
 expect 2 "--tag takes key=value, not '=v'" -- import onednn --tag =v -o "$TMP/x.json" "$P"
 expect 2 "--tag takes key=value, not 'x'" -- import ncu --tag x -o "$TMP/x.json" "$P"
 expect 2 "--tag takes key=value, not 'y'" -- profile --tag y -o "$TMP/x.json" -- true
+# getopt's answers name the option as written: one that lacks its value is not "unknown", a file
+# name that starts with '-' is not the option before it, a prefix of two options is ambiguous
+expect 2 "option '--machine' needs a value" -- analyze --machine
+expect 2 "option '--top' needs a value" -- diff --top
+expect 2 "option '-o' needs a value" -- import table -o
+expect 2 "option '--arch' needs a value" -- ncu-metrics --arch
+expect 2 "option '-o' needs a value" -- report --machine v100 -o
+expect 2 "unknown option '-d' \(a file whose name starts with '-' goes after --" -- analyze --machine v100 -dash.json
+expect 2 "unknown option '-x' for 'analyze --across'" -- analyze --across rank -x "$P"
+expect 2 "option '--m' is ambiguous \(--machine, --mode\)" -- analyze --m v100 "$P"
+expect 2 "option '--hints' takes no value" -- analyze --machine v100 --hints=1 "$P"
+expect 2 "option '--all-roofs' takes no value" -- plot --machine v100 --all-roofs=yes -o "$TMP/x.svg" "$P"
+expect 2 "unknown option '--bogus' for 'machine show'" -- machine show --bogus v100
+check "machine show leaves getopt's own message out" test "$(head -c 16 "$TMP/err")" = "rooftime: error:"
+cp "$P" "$TMP/-dash.json"
+(cd "$TMP" && "$BIN" analyze --machine v100 -- -dash.json >/dev/null 2>&1)
+check "a file that starts with '-' is read after --" test $? -eq 0
+# an architecture is sm_ and its major and minor digits: sm_9 (for sm_90) read as one below sm_70
+expect 2 "--arch takes sm_70, sm_80, sm_90 ... or 7.0, 8.9 ..., not 'sm_9'" -- import ncu --arch sm_9 -o "$TMP/x.json" "$P"
+expect 2 "--arch takes sm_70, sm_80, sm_90 ..., not 'sm_9'" -- ncu-metrics --arch sm_9
 expect 2 "missing subcommand" -- machine
 expect 2 "unknown subcommand 'fly'" -- machine fly
 expect 2 "takes one machine" -- machine show
@@ -88,6 +108,11 @@ expect 1 "cannot write '/nonexistent-dir/a.txt'" -- analyze --machine v100 -o /n
 check "completion lists the commands" grep -q "help machine analyze" "$TMP/comp"
 bash -n "$TMP/comp"
 check "completion script is valid bash" test $? -eq 0
+# each option of ncu-metrics is answered in its help, not only named in the usage line
+"$BIN" ncu-metrics --help >"$TMP/help"
+for o in "--arch sm_XX" "--set S" "--metrics FILE"; do
+    check "ncu-metrics --help explains $o" grep -qE -- "^ +$o +[a-z]" "$TMP/help"
+done
 "$BIN" help >"$TMP/help"
 check "help lists every command" grep -q "analyze" "$TMP/help"
 finish

@@ -24,6 +24,23 @@ static void test_units(void **state)
 }
 
 /* The shipped mapping loads, lists its metrics and has the per-architecture tensor factors. */
+/* An architecture is sm_ and its major (1 to 99) and minor digits, or major.minor: a typo such as
+ * sm_9 (for sm_90) is refused, not read as an architecture below sm_70 with sm_70's constants. */
+static void test_parse_arch(void **state)
+{
+    (void)state;
+    assert_int_equal(rt_ncu_parse_arch("sm_70"), 70);
+    assert_int_equal(rt_ncu_parse_arch("sm_90"), 90);
+    assert_int_equal(rt_ncu_parse_arch("sm_100"), 100);
+    assert_int_equal(rt_ncu_parse_arch("sm_999"), 999);
+    assert_int_equal(rt_ncu_parse_arch("8.9"), 89);
+    const char *bad[] = {"sm_9",   "sm_6",   "sm_0", "sm_07", "sm_1000", "sm_+70",
+                         "sm_ 70", "sm_70a", "sm_",  "70",    "0.5",     NULL};
+    for (size_t i = 0; bad[i]; i++)
+        if (rt_ncu_parse_arch(bad[i]) != -1)
+            fail_msg("'%s' read as sm_%d", bad[i], rt_ncu_parse_arch(bad[i]));
+}
+
 static void test_mapping_file(void **state)
 {
     (void)state;
@@ -85,6 +102,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_units),
+        cmocka_unit_test(test_parse_arch),
         cmocka_unit_test(test_mapping_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

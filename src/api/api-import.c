@@ -13,6 +13,7 @@
 #include "rooftime/api/api.h"
 #include "rooftime/import/conv-flops.h"
 #include "rooftime/import/cupti.h"
+#include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/import/table.h"
@@ -88,6 +89,11 @@ static int apply(import_state *s, const char *name, const char *v)
             return -1;
         }
     } else if (strcmp(name, "arch") == 0) {
+        if (rt_ncu_parse_arch(v) < 0) {
+            api_fail("import %s: --arch takes sm_70, sm_80, sm_90 ... or 7.0, 8.9 ..., not '%s'", k,
+                     v);
+            return -1;
+        }
         s->ncu.arch = v;
     } else if (strcmp(name, "allow-missing") == 0) {
         s->ncu.allow_missing = true;

@@ -163,7 +163,7 @@ int cli_analyze_across(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "m:f:o:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":m:f:o:", opts, NULL)) != -1) {
         long v;
         switch (c) {
         case 'A':
@@ -210,8 +210,7 @@ int cli_analyze_across(int argc, char **argv)
             mpi = true;
             break;
         default:
-            return cli_usage_error("analyze", "unknown option '%s' for 'analyze --across'",
-                                   argv[optind - 1]);
+            return cli_option_error("analyze", "analyze --across", c, argv, opts);
         }
     }
     if (optind >= argc)

@@ -62,7 +62,7 @@ int cmd_analyze(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "m:f:g:o:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":m:f:g:o:", opts, NULL)) != -1) {
         if (cli_analysis_option(&in, c, optarg))
             continue;
         switch (c) {
@@ -90,7 +90,7 @@ int cmd_analyze(int argc, char **argv)
             hints_file = optarg;
             break;
         default:
-            rc = cli_usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
+            rc = cli_option_error("analyze", NULL, c, argv, opts);
             goto out;
         }
     }

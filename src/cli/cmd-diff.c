@@ -38,7 +38,7 @@ int cmd_diff(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "m:b:n:f:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":m:b:n:f:", opts, NULL)) != -1) {
         char *end;
         if (cli_analysis_option(&in, c, optarg))
             continue;
@@ -58,7 +58,7 @@ int cmd_diff(int argc, char **argv)
             format = optarg;
             break;
         default:
-            return cli_usage_error("diff", "unknown option '%s'", argv[optind - 1]);
+            return cli_option_error("diff", NULL, c, argv, opts);
         }
     }
     rt_error err = {{0}};

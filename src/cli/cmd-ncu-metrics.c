@@ -20,7 +20,7 @@ int cmd_ncu_metrics(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case 'a':
             arch = optarg;
@@ -32,7 +32,7 @@ int cmd_ncu_metrics(int argc, char **argv)
             mfile = optarg;
             break;
         default:
-            return cli_usage_error("ncu-metrics", "unknown option '%s'", argv[optind - 1]);
+            return cli_option_error("ncu-metrics", NULL, c, argv, opts);
         }
     }
     if (optind != argc)
@@ -98,4 +98,13 @@ int cmd_ncu_metrics(int argc, char **argv)
 const rt_command rt_cmd_ncu_metrics = {
     "ncu-metrics", cmd_ncu_metrics,
     "the Nsight Compute metrics rooftime needs, and the ncu command",
-    "rooftime ncu-metrics [--arch sm_70|sm_80|sm_90] [--set throughput|sectors] [--metrics FILE]"};
+    "rooftime ncu-metrics [--arch sm_70|sm_80|sm_90] [--set throughput|sectors] [--metrics FILE]\n"
+    "\n"
+    "Prints the metrics `import ncu` needs, how tensor FLOPs are counted on the architecture, an\n"
+    "ncu command that collects them all in one run and a loop that collects one per run.\n"
+    "      --arch sm_XX     the GPU's architecture (default sm_70): the tensor FLOPs come from\n"
+    "                       the instruction count to sm_75, per-precision ops counters from sm_80\n"
+    "      --set S          throughput (default: bytes per level, FLOPs from instruction\n"
+    "                       counts) or sectors (the older set: 32-byte sectors per level)\n"
+    "      --metrics FILE   a metric mapping instead of data/ncu/metrics.json\n"
+    "See docs/import-ncu.md."};

@@ -64,8 +64,8 @@ static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
                                      {0}};
 
 /* One option of `plot` (not an analysis option): 0, or the exit code of the usage error it
- * printed. arg_text: the option as written, for the error. */
-static int plot_option(plot_args *o, int c, const char *arg, const char *arg_text)
+ * printed. argv: the command line, for getopt's errors. */
+static int plot_option(plot_args *o, int c, const char *arg, char *const *argv)
 {
     rt_error perr;
     switch (c) {
@@ -133,7 +133,7 @@ static int plot_option(plot_args *o, int c, const char *arg, const char *arg_tex
         o->diff_by = arg;
         break;
     default:
-        return cli_usage_error("plot", "unknown option '%s'", arg_text);
+        return cli_option_error("plot", NULL, c, argv, opts);
     }
     return 0;
 }
@@ -147,10 +147,10 @@ int cmd_plot(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "m:v:g:w:o:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":m:v:g:w:o:", opts, NULL)) != -1) {
         if (cli_analysis_option(&o.in, c, optarg))
             continue;
-        if ((rc = plot_option(&o, c, optarg, argv[optind - 1])) != 0)
+        if ((rc = plot_option(&o, c, optarg, argv)) != 0)
             goto out;
     }
     rc = RT_EXIT_USAGE;

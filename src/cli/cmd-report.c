@@ -52,6 +52,22 @@ typedef struct report_args {
     rt_group_opts g;
 } report_args;
 
+/* A split or styling tag the options name that no kernel carries: the report leaves it out
+ * (so that one report call fits every profile), and says so. */
+static void warn_unused_tags(const report_args *o, const rt_analysis *a)
+{
+    const char *const opt[] = {"--series-by", "--marker-by", "--fill-by"};
+    const char *const tag[] = {o->series, o->marker, o->fill};
+    for (size_t i = 0; i < 3; i++)
+        if (tag[i] && !rt_report_tag_find(a, tag[i]))
+            cli_warning("%s '%s': no kernel carries this tag; the charts leave it out", opt[i],
+                        tag[i]);
+    for (size_t k = 0; k < o->n_split; k++)
+        if (!rt_report_tag_find(a, o->split[k]))
+            cli_warning("--split-by '%s': no kernel carries this tag; it splits nothing",
+                        o->split[k]);
+}
+
 /* Analyse the profiles (once in o->mode, and in hier mode beside a single-mode analysis) and write
  * the report into o->output; returns the exit code. */
 static int write_report(const report_args *o, const rt_machine *m, rt_profile **ps, char **paths,
@@ -71,6 +87,7 @@ static int write_report(const report_args *o, const rt_machine *m, rt_profile **
         rt_verdict_hints_load(NULL, &hints, &err) != 0) {
         cli_error("%s", err.msg);
     } else {
+        warn_unused_tags(o, a);
         rt_findings *callouts = rt_analysis_findings(a);
         rt_findings *summary = rt_analysis_summary(a, &hints);
         rt_report_section sec = {"Stragglers across ranks", NULL};
@@ -134,7 +151,7 @@ int cmd_report(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "m:g:o:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":m:g:o:", opts, NULL)) != -1) {
         if (cli_analysis_option(&in, c, optarg))
             continue;
         switch (c) {
@@ -176,7 +193,7 @@ int cmd_report(int argc, char **argv)
             o.across = 1;
             break;
         default:
-            rc = cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+            rc = cli_option_error("report", NULL, c, argv, opts);
             goto out;
         }
     }

@@ -55,6 +55,12 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A usage error for command `name`: prints the message and the command's usage; returns 2. */
 int cli_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The usage error for getopt_long's answer c ('?' or ':'; the option string starts with ':' and
+ * opterr is 0): the option as written that is unknown, lacks its value or takes none, for command
+ * `name` (`sub`, when not NULL, names the form of it: "machine measure"); returns 2. */
+struct option;
+int cli_option_error(const char *name, const char *sub, int c, char *const *argv,
+                     const struct option *longopts);
 /* Print the usage of command `name` to fp. */
 void cli_print_usage(const char *name, FILE *fp);
 /* True when argv[i] is -h or --help. */

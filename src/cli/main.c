@@ -1,4 +1,5 @@
 /* `rooftime`: dispatches subcommands from one table. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,52 @@ int cli_usage_error(const char *name, const char *fmt, ...)
     va_end(ap);
     cli_print_usage(name, stderr);
     return RT_EXIT_USAGE;
+}
+
+int cli_option_error(const char *name, const char *sub, int c, char *const *argv,
+                     const struct option *longopts)
+{
+    /* The element getopt_long stopped at: a long option and one that lacks its value are always
+     * the last it passed; an unknown short option may sit inside a cluster ("-dash.json"), which
+     * only optopt names. */
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    size_t len = strcspn(arg, "=");
+    int is_long = strncmp(arg, "--", 2) == 0 && len > 2;
+    char sub_text[96] = "";
+    if (sub)
+        snprintf(sub_text, sizeof sub_text, " for '%s'", sub);
+    if (c == ':') {
+        if (is_long)
+            return cli_usage_error(name, "option '%.*s' needs a value", (int)len, arg);
+        return cli_usage_error(name, "option '-%c' needs a value", optopt);
+    }
+    if (optopt == 0) { /* a long option none of the command's names, or a prefix of several */
+        char several[256] = "";
+        size_t n = 0, used = 0;
+        for (const struct option *o = longopts; is_long && o && o->name; o++)
+            if (strncmp(o->name, arg + 2, len - 2) == 0 && used < sizeof several)
+                used += (size_t)snprintf(several + used, sizeof several - used, "%s--%s",
+                                         n++ ? ", " : "", o->name);
+        if (n > 1)
+            return cli_usage_error(name, "option '%.*s' is ambiguous (%s)", (int)len, arg, several);
+        return cli_usage_error(name, "unknown option '%.*s'%s", (int)len, arg, sub_text);
+    }
+    if (is_long && arg[len] == '=') {
+        /* "--hints=x": a known option that takes no value, if its name is the one passed */
+        for (const struct option *o = longopts; o && o->name; o++)
+            if (o->val == optopt && strncmp(o->name, arg + 2, len - 2) == 0)
+                return cli_usage_error(name, "option '--%s' takes no value", o->name);
+    }
+    if (optopt > ' ' && optopt < 127) {
+        /* "-dash.json": a file name read as options */
+        const char *hint = "";
+        for (int i = 1; argv[i] && strcmp(argv[i], "--") != 0; i++)
+            if (argv[i][0] == '-' && argv[i][1] != '-' && strchr(argv[i], optopt) &&
+                strpbrk(argv[i], "./"))
+                hint = " (a file whose name starts with '-' goes after --, or as ./NAME)";
+        return cli_usage_error(name, "unknown option '-%c'%s%s", optopt, sub_text, hint);
+    }
+    return cli_usage_error(name, "unknown option '%s'%s", arg, sub_text);
 }
 
 int cli_wants_help(int argc, char **argv)

@@ -47,8 +47,6 @@ typedef struct rt_report_split {
 } rt_report_split;
 size_t rt_report_splits_build(const rt_analysis *a, const rt_report_opts *o, rt_report_split **out);
 void rt_report_splits_free(rt_report_split *s, size_t n);
-/* The tag as kernels spell it ("framework" finds "Framework"), or NULL when none carries it. */
-const char *rt_report_tag_find(const rt_analysis *a, const char *tag);
 
 /* report-charts.c: the charts of one section (spec without its view: every view, and the hier
  * chart of hier beside a view drawn in hier mode), each into DIR/<slug>-<view>.svg, drawn on

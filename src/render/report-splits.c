@@ -33,13 +33,18 @@ size_t rt_report_splits_build(const rt_analysis *a, const rt_report_opts *o, rt_
 {
     rt_report_split *s = NULL;
     size_t n = 0;
+    /* Each split tag as the kernels spell it, as the styling tags are found ("pass" splits by
+     * "Pass"); one no kernel carries splits nothing. */
+    const char **key = rt_xcalloc(o->n_split_by + 1, sizeof *key);
+    for (size_t k = 0; k < o->n_split_by; k++)
+        key[k] = rt_report_tag_find(a, o->split_by[k]);
     for (size_t i = 0; i < a->n_items; i++) {
         char **w = rt_xcalloc(o->n_split_by + 1, sizeof *w);
         size_t nw = 0;
         for (size_t k = 0; k < o->n_split_by; k++) {
-            const char *v = rt_tags_get(&a->items[i].tags, o->split_by[k]);
+            const char *v = key[k] ? rt_tags_get(&a->items[i].tags, key[k]) : NULL;
             if (v)
-                w[nw++] = rt_asprintf("%s=%s", o->split_by[k], v);
+                w[nw++] = rt_asprintf("%s=%s", key[k], v);
         }
         size_t j = 0;
         for (; j < n; j++) {
@@ -76,6 +81,7 @@ size_t rt_report_splits_build(const rt_analysis *a, const rt_report_opts *o, rt_
             }
         n++;
     }
+    free(key);
     *out = s;
     return n;
 }

@@ -56,7 +56,7 @@ void rt_ncu_map_release(rt_ncu_map *m);
 int rt_ncu_map_slot(const rt_ncu_map *m, const char *name);
 /* The constants of the nearest arch at or below sm (or the lowest one). */
 const double *rt_ncu_map_constants(const rt_ncu_map *m, int sm);
-/* Parse "sm_70" or "7.0" into 70; -1 if neither. */
+/* Parse "sm_70" (sm_ and 2 or 3 digits) or "7.0" into 70; major 1 to 99; -1 if neither. */
 int rt_ncu_parse_arch(const char *s);
 /* Whether entry q applies to a launch of compute capability sm (its from_arch/to_arch); lift_tf:
  * --tensor-factor was given, which lifts the scope of formulas that read tensor_factor. */

@@ -40,13 +40,18 @@ typedef struct rt_report_opts {
     bool all_roofs;   /* every roof of the machine, not only those the kernels use */
 } rt_report_opts;
 
+/* A split or styling tag as the kernels of a spell it ("framework" finds "Framework"), or NULL
+ * when none carries it (report-splits.c). */
+const char *rt_report_tag_find(const rt_analysis *a, const char *tag);
+
 /*
  * Write DIR/report.html (self-contained: inline SVG and CSS, nothing from the network) and the
  * chart SVGs beside it; atomic per file. DIR is created when missing. a is the analysis in the
  * report's mode (its machine is the report's); hier, when not NULL, the same profiles in hier
  * mode, drawn as a hierarchical roofline beside a's. The analyses are computed once by the
- * caller and only read here. A styling tag that no kernel carries is ignored (the report is for
- * every profile; `rooftime plot` is strict).
+ * caller and only read here. A split or styling tag is matched as rt_report_tag_find finds it;
+ * one that no kernel carries is ignored (the report is for every profile; `rooftime plot` is
+ * strict, `rooftime report` warns of the tags its options name).
  */
 int rt_report_write(const rt_analysis *a, const rt_analysis *hier, rt_profile *const *profiles,
                     size_t n_profiles, const rt_report_opts *opts, const char *dir, rt_error *err);

@@ -6,6 +6,7 @@
 
 #include "cli-import.h"
 #include "commands.h"
+#include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
 
 static const struct option options[] = {
@@ -29,6 +30,11 @@ static int option(void *state, int c, char *arg)
         return 0;
     }
     case 'a':
+        if (rt_ncu_parse_arch(arg) < 0)
+            return cli_usage_error("import",
+                                   "--arch takes sm_70, sm_80, sm_90 ... or 7.0, 8.9 ..., "
+                                   "not '%s'",
+                                   arg);
         o->arch = arg;
         return 0;
     case 'A':

@@ -36,7 +36,7 @@ static int parse_options(const cli_importer *im, int argc, char **argv, void *st
     memcpy(opts, shared_options, sizeof shared_options);
     memcpy(opts + N_SHARED, im->options, n_own * sizeof *opts);
     memset(&opts[N_SHARED + n_own], 0, sizeof *opts);
-    char *short_opts = rt_asprintf("o:t:%s", im->short_opts ? im->short_opts : "");
+    char *short_opts = rt_asprintf(":o:t:%s", im->short_opts ? im->short_opts : "");
     int rc = 0, c;
     optind = 1;
     opterr = 0;
@@ -46,7 +46,7 @@ static int parse_options(const cli_importer *im, int argc, char **argv, void *st
         else if (c == 't')
             rc = cli_tag_option("import", optarg, tags);
         else if (c == '?' || c == ':' || !im->option || (rc = im->option(state, c, optarg)) < 0)
-            rc = cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
+            rc = cli_option_error("import", NULL, c, argv, opts);
     }
     free(short_opts);
     free(opts);

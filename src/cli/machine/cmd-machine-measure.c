@@ -158,11 +158,8 @@ int cmd_machine_measure(int argc, char **argv)
         case 'h':
             cli_print_usage("machine", stdout);
             return RT_EXIT_OK;
-        case ':':
-            return cli_usage_error("machine", "option '%s' needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error("machine", "unknown option '%s' for 'machine measure'",
-                                   argv[optind - 1]);
+            return cli_option_error("machine", "machine measure", c, argv, opts);
         }
     }
     if (optind != argc)

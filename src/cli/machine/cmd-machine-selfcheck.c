@@ -268,8 +268,7 @@ int cmd_machine_selfcheck_compare(int argc, char **argv)
         if (c == 'o')
             output = optarg;
         else
-            return cli_usage_error("machine", "selfcheck-compare: bad option '%s'",
-                                   argv[optind - 1]);
+            return cli_option_error("machine", "machine selfcheck-compare", c, argv, opts);
     }
     int n = argc - optind;
     if (n < 2 || n % 2)

@@ -89,11 +89,12 @@ static int machine_show(int argc, char **argv)
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'}, {0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:", opts, NULL)) != -1) {
         if (c == 'f')
             format = optarg;
         else
-            return cli_usage_error("machine", "bad option for 'machine show'");
+            return cli_option_error("machine", "machine show", c, argv, opts);
     }
     if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
         return cli_usage_error("machine", "unknown format '%s' (text or json)", format);

@@ -48,7 +48,7 @@ static int parse_options(int argc, char **argv, profile_opts *o)
     optind = 1;
     opterr = 0;
     /* "+": stop at the first non-option, so the command's own options stay its own. */
-    while ((c = getopt_long(argc, argv, "+o:t:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:o:t:", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             o->output = optarg;
@@ -91,7 +91,7 @@ static int parse_options(int argc, char **argv, profile_opts *o)
             o->gpu.no_keep_images = 1;
             break;
         default:
-            return cli_usage_error("profile", "unknown option '%s'", argv[optind - 1]);
+            return cli_option_error("profile", NULL, c, argv, opts);
         }
     }
     return 0;
@@ -199,11 +199,18 @@ static int profile_onednn(const profile_opts *o, char **cmd, int n_cmd)
                 child.signal, strsignal(child.signal));
     else if (status >= 0)
         fprintf(stderr, "rooftime: profile: '%s' exited with code %d\n", command, status);
+    size_t n_exec = rt_onednn_reader_n_exec(r);
     if (rt_onednn_reader_finish(r, &p, &warnings, &err) != 0) {
         cli_print_warnings(&warnings, 20, NULL);
-        cli_error("nothing to profile: '%s' printed no oneDNN verbose execution records (it may "
-                  "not use oneDNN, or not on this path); %s",
-                  command, err.msg);
+        /* The reader's own question (was ONEDNN_VERBOSE=1 set?) is for a log: here rooftime set
+         * it, so the command's output says only what it held. */
+        if (n_exec == 0)
+            cli_error("nothing to profile: '%s' printed no oneDNN verbose execution records "
+                      "with ONEDNN_VERBOSE=1 and DNNL_VERBOSE=1 set (it may not use oneDNN, or not "
+                      "on this path)",
+                      command);
+        else
+            cli_error("%s", err.msg);
         free(command);
         goto out;
     }

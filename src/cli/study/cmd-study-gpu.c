@@ -144,10 +144,8 @@ static int gpu_options(int argc, char **argv, cli_gpu_study *g, gpu_args *a)
                                        optarg);
             break;
         }
-        case ':':
-            return cli_usage_error("study", "option '%s' needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error("study", "unknown option '%s' (with --gpu)", argv[optind - 1]);
+            return cli_option_error("study", "study --gpu", c, argv, opts);
         }
     }
     if (optind < argc) {

@@ -182,10 +182,8 @@ static int study_options(int argc, char **argv, rt_study_opts *so, const char **
                                        optarg);
             break;
         }
-        case ':':
-            return cli_usage_error("study", "option '%s' needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error("study", "unknown option '%s'", argv[optind - 1]);
+            return cli_option_error("study", NULL, c, argv, opts);
         }
     }
     if (optind != argc)

@@ -78,9 +78,12 @@ int rt_ncu_parse_arch(const char *s)
     if (!s)
         return -1;
     if (strncmp(s, "sm_", 3) == 0) {
-        char *end;
-        long v = strtol(s + 3, &end, 10);
-        return (*end == '\0' && v > 0 && v < 1000) ? (int)v : -1;
+        /* "sm_" and the major and minor digits: major 1 to 99 as for "7.0" ("sm_9", a typo of
+         * sm_90, is no architecture: it was read as one below sm_70 and got its constants) */
+        size_t nd = strspn(s + 3, "0123456789");
+        if (nd < 2 || nd > 3 || s[3 + nd] != '\0' || s[3] == '0')
+            return -1;
+        return (int)strtol(s + 3, NULL, 10);
     }
     /* "7.0", "8.9": major.minor */
     if (isdigit((unsigned char)s[0])) {
