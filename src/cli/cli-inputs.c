@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli-inputs.h"
 #include "commands.h"
@@ -116,6 +117,45 @@ void cli_print_warnings(const rt_warnings *w, size_t max, const char *all)
         cli_warning("%zu more warnings not shown (%s lists them all)", w->n - shown, all);
     else if (w->n > shown)
         cli_warning("%zu more warnings not shown", w->n - shown);
+}
+
+typedef struct input_id {
+    dev_t dev;
+    ino_t ino;
+    size_t i; /* its place on the command line */
+} input_id;
+
+static int id_cmp(const void *a, const void *b)
+{
+    const input_id *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+int cli_inputs_distinct(const char *cmd, char *const *paths, size_t n)
+{
+    input_id *ids = rt_xcalloc(n ? n : 1, sizeof *ids);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode)) /* the rest fail when loaded */
+            ids[k++] = (input_id){st.st_dev, st.st_ino, i};
+    }
+    qsort(ids, k, sizeof *ids, id_cmp); /* n log n: a thousand rank files */
+    int rc = 0;
+    for (size_t j = 1; j < k && rc == 0; j++)
+        if (ids[j].dev == ids[j - 1].dev && ids[j].ino == ids[j - 1].ino) {
+            const char *a = paths[ids[j - 1].i], *b = paths[ids[j].i];
+            rc = strcmp(a, b) == 0
+                     ? cli_usage_error(cmd, "'%s' is given twice: its kernels would count twice", a)
+                     : cli_usage_error(
+                           cmd, "'%s' and '%s' are one file: its kernels would count twice", a, b);
+        }
+    free(ids);
+    return rc;
 }
 
 int cli_load_inputs(const char *machine, char **paths, size_t n, rt_machine **m, rt_profile ***ps)

@@ -24,6 +24,9 @@ void cli_free_profiles(rt_profile **ps, size_t n);
 bool cli_frees_at_exit(void);
 /* Resolve the machine (preset or file) and load the profiles, or print the error and return -1. */
 int cli_load_inputs(const char *machine, char **paths, size_t n, rt_machine **m, rt_profile ***ps);
+/* 0 when no two of the profiles name one file (by any path: ./, a link); else a usage error of
+ * cmd (exit 2): its kernels would count twice in the totals. */
+int cli_inputs_distinct(const char *cmd, char *const *paths, size_t n);
 /* "key=value" into tags; -1 when malformed. */
 int cli_parse_tag(const char *arg, rt_tags *tags);
 /* A --tag option of command cmd: 0, or the exit code of the usage error it printed (2). */

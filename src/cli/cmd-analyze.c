@@ -110,7 +110,8 @@ int cmd_analyze(int argc, char **argv)
     }
 
     char *machine_path = (char *)in.machine;
-    if ((rc = cli_output_check("analyze", output, argv + optind, (size_t)(argc - optind))) != 0 ||
+    if ((rc = cli_inputs_distinct("analyze", argv + optind, (size_t)(argc - optind))) != 0 ||
+        (rc = cli_output_check("analyze", output, argv + optind, (size_t)(argc - optind))) != 0 ||
         (rc = cli_output_check("analyze", output, &machine_path, 1)) != 0 ||
         (rc = cli_output_check("analyze", output, (char **)&hints_file, 1)) != 0)
         goto out;

@@ -205,6 +205,10 @@ int cmd_plot(int argc, char **argv)
         rc = cli_usage_error("plot", "--by is for --diff");
         goto out;
     }
+    /* --diff may compare a file with itself; anywhere else it would count twice */
+    if (!o.diff_top && (rc = cli_inputs_distinct("plot", argv + optind, n_ps)) != 0)
+        goto out;
+    rc = RT_EXIT_FAIL;
     if (cli_load_inputs(o.in.machine, argv + optind, n_ps, &m, &ps) != 0)
         goto out;
     if ((rc = cli_analysis_apply(&o.in, "plot", m, ps, n_ps)) != 0) {

@@ -208,7 +208,8 @@ int cmd_report(int argc, char **argv)
         rc = cli_usage_error("report", "no profile given");
         goto out;
     }
-    if ((rc = check_inputs(output, argv + optind, (size_t)(argc - optind), in.machine)) != 0)
+    if ((rc = cli_inputs_distinct("report", argv + optind, (size_t)(argc - optind))) != 0 ||
+        (rc = check_inputs(output, argv + optind, (size_t)(argc - optind), in.machine)) != 0)
         goto out;
     o.output = output;
     o.split = (const char *const *)split;
