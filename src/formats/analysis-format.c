@@ -255,69 +255,46 @@ static void verdict_emit(rt_jw *w, const rt_analysis *a, const rt_verdict *v)
 {
     const rt_machine *m = a->machine;
     rt_jw_object(w);
-    rt_jw_key(w, "invocations");
-    rt_jw_real(w, v->n);
-    rt_jw_key(w, "time");
-    rt_jw_real(w, v->time);
-    rt_jw_key(w, "share");
-    rt_jw_real(w, a->total_time > 0 ? v->time / a->total_time : NAN);
-    rt_jw_key(w, "flops");
-    rt_jw_real(w, v->W);
+    rt_jw_member_real(w, "invocations", v->n);
+    rt_jw_member_real(w, "time", v->time);
+    rt_jw_member_real(w, "share", a->total_time > 0 ? v->time / a->total_time : NAN);
+    rt_jw_member_real(w, "flops", v->W);
     /* bytes, AI and bandwidth time per level, for the levels the kernel has bytes at */
     const char *per_level[] = {"bytes", "ai", "t_bandwidth_per_level"};
     for (int k = 0; k < 3; k++) {
         rt_jw_key(w, per_level[k]);
         rt_jw_object(w);
-        for (size_t l = 0; l < v->n_levels; l++) {
-            if (isnan(v->q[l]))
-                continue;
-            rt_jw_key(w, m->levels[l].name);
-            rt_jw_real(w, k == 0 ? v->q[l] : k == 1 ? v->ai[l] : v->t_bw[l]);
-        }
+        for (size_t l = 0; l < v->n_levels; l++)
+            if (!isnan(v->q[l]))
+                rt_jw_member_real(w, m->levels[l].name,
+                                  k == 0   ? v->q[l]
+                                  : k == 1 ? v->ai[l]
+                                           : v->t_bw[l]);
         rt_jw_close(w);
     }
     static const char *const evidence[] = {"full", "partial", "none"};
-    const struct {
-        const char *key;
-        double v;
-    } times[] = {{"t_compute", v->t_compute},
-                 {"t_bandwidth", v->t_bw_max},
-                 {"t_overhead", v->t_oh},
-                 {"t_bound", v->t_bound}};
-    for (size_t k = 0; k < sizeof times / sizeof times[0]; k++) {
-        rt_jw_key(w, times[k].key);
-        rt_jw_real(w, times[k].v);
-    }
-    rt_jw_key(w, "bound");
-    rt_jw_string(w, v->bound_label);
-    rt_jw_key(w, "efficiency");
-    rt_jw_real(w, v->efficiency);
-    rt_jw_key(w, "recoverable");
-    rt_jw_real(w, v->recoverable);
-    rt_jw_key(w, "evidence");
-    rt_jw_string(w, evidence[v->evidence]);
-    rt_jw_key(w, "time_kind");
-    rt_jw_string(w, rt_time_kind_name(v->time_kind));
-    rt_jw_key(w, "flops_per_s");
-    rt_jw_real(w, v->perf);
-    rt_jw_key(w, "overhead_bound");
-    rt_jw_bool(w, v->overhead_bound);
-    rt_jw_key(w, "zero_ai");
-    rt_jw_bool(w, v->zero_ai);
-    rt_jw_key(w, "bw_time");
-    rt_jw_real(w, v->bw_time);
-    rt_jw_key(w, "compute_time");
-    rt_jw_real(w, v->compute_time);
+    rt_jw_member_real(w, "t_compute", v->t_compute);
+    rt_jw_member_real(w, "t_bandwidth", v->t_bw_max);
+    rt_jw_member_real(w, "t_overhead", v->t_oh);
+    rt_jw_member_real(w, "t_bound", v->t_bound);
+    rt_jw_member_string(w, "bound", v->bound_label);
+    rt_jw_member_real(w, "efficiency", v->efficiency);
+    rt_jw_member_real(w, "recoverable", v->recoverable);
+    rt_jw_member_string(w, "evidence", evidence[v->evidence]);
+    rt_jw_member_string(w, "time_kind", rt_time_kind_name(v->time_kind));
+    rt_jw_member_real(w, "flops_per_s", v->perf);
+    rt_jw_member_bool(w, "overhead_bound", v->overhead_bound);
+    rt_jw_member_bool(w, "zero_ai", v->zero_ai);
+    rt_jw_member_real(w, "bw_time", v->bw_time);
+    rt_jw_member_real(w, "compute_time", v->compute_time);
     rt_jw_close(w);
 }
 
 static void tags_emit(rt_jw *w, const rt_tags *t)
 {
     rt_jw_object(w);
-    for (size_t i = 0; i < t->n; i++) {
-        rt_jw_key(w, t->v[i].key);
-        rt_jw_string(w, t->v[i].value);
-    }
+    for (size_t i = 0; i < t->n; i++)
+        rt_jw_member_string(w, t->v[i].key, t->v[i].value);
     rt_jw_close(w);
 }
 
@@ -353,12 +330,10 @@ json_t *rt_analysis_head_json(const rt_analysis *a)
 static void config_emit(rt_jw *w, const rt_analysis *a, const rt_config *c)
 {
     rt_jw_object(w);
-    rt_jw_key(w, "label");
-    rt_jw_string(w, c->label);
+    rt_jw_member_string(w, "label", c->label);
     rt_jw_key(w, "tags");
     tags_emit(w, &c->tags);
-    rt_jw_key(w, "kernels");
-    rt_jw_integer(w, (long long)c->n_items);
+    rt_jw_member_integer(w, "kernels", (long long)c->n_items);
     rt_jw_key(w, "verdict");
     verdict_emit(w, a, &c->v);
     rt_jw_close(w);
@@ -367,10 +342,8 @@ static void config_emit(rt_jw *w, const rt_analysis *a, const rt_config *c)
 static void kernel_emit(rt_jw *w, const rt_analysis *a, const rt_item *it)
 {
     rt_jw_object(w);
-    rt_jw_key(w, "name");
-    rt_jw_string(w, it->kernel->name);
-    rt_jw_key(w, "config");
-    rt_jw_string(w, a->configs[it->config].label);
+    rt_jw_member_string(w, "name", it->kernel->name);
+    rt_jw_member_string(w, "config", a->configs[it->config].label);
     rt_jw_key(w, "tags");
     tags_emit(w, &it->tags);
     rt_jw_key(w, "verdict");
@@ -379,12 +352,11 @@ static void kernel_emit(rt_jw *w, const rt_analysis *a, const rt_item *it)
     if (sp->n > 0) { /* per invocation, where the source timed them one by one */
         rt_jw_key(w, "time_spread");
         rt_jw_object(w);
-        const char *keys[] = {"n", "median", "q1", "q3", "relative_half_iqr"};
-        double vals[] = {sp->n, sp->median, sp->q1, sp->q3, rt_time_spread_rel(sp)};
-        for (int k = 0; k < 5; k++) {
-            rt_jw_key(w, keys[k]);
-            rt_jw_real(w, vals[k]);
-        }
+        rt_jw_member_real(w, "n", sp->n);
+        rt_jw_member_real(w, "median", sp->median);
+        rt_jw_member_real(w, "q1", sp->q1);
+        rt_jw_member_real(w, "q3", sp->q3);
+        rt_jw_member_real(w, "relative_half_iqr", rt_time_spread_rel(sp));
         rt_jw_close(w);
     }
     rt_jw_close(w);
@@ -393,10 +365,8 @@ static void kernel_emit(rt_jw *w, const rt_analysis *a, const rt_item *it)
 static void family_emit(rt_jw *w, const rt_analysis *a, const rt_family *fam)
 {
     rt_jw_object(w);
-    rt_jw_key(w, "param");
-    rt_jw_string(w, fam->param);
-    rt_jw_key(w, "fixed");
-    rt_jw_string(w, fam->label);
+    rt_jw_member_string(w, "param", fam->param);
+    rt_jw_member_string(w, "fixed", fam->label);
     rt_jw_key(w, "configs");
     rt_jw_array(w);
     for (size_t i = 0; i < fam->n; i++)

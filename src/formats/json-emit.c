@@ -239,6 +239,30 @@ void rt_jw_null(rt_jw *w)
     put(w, "null", 4);
 }
 
+void rt_jw_member_string(rt_jw *w, const char *key, const char *s)
+{
+    rt_jw_key(w, key);
+    rt_jw_string(w, s);
+}
+
+void rt_jw_member_real(rt_jw *w, const char *key, double v)
+{
+    rt_jw_key(w, key);
+    rt_jw_real(w, v);
+}
+
+void rt_jw_member_integer(rt_jw *w, const char *key, long long v)
+{
+    rt_jw_key(w, key);
+    rt_jw_integer(w, v);
+}
+
+void rt_jw_member_bool(rt_jw *w, const char *key, bool v)
+{
+    rt_jw_key(w, key);
+    rt_jw_bool(w, v);
+}
+
 void rt_jw_json(rt_jw *w, json_t *v)
 {
     before_value(w);

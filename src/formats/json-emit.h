@@ -43,6 +43,11 @@ void rt_jw_real(rt_jw *w, double v);        /* json_real's text; not finite: nul
 void rt_jw_integer(rt_jw *w, long long v);
 void rt_jw_bool(rt_jw *w, bool v);
 void rt_jw_null(rt_jw *w);
+/* A member of the innermost object: rt_jw_key, then the value. */
+void rt_jw_member_string(rt_jw *w, const char *key, const char *s);
+void rt_jw_member_real(rt_jw *w, const char *key, double v);
+void rt_jw_member_integer(rt_jw *w, const char *key, long long v);
+void rt_jw_member_bool(rt_jw *w, const char *key, bool v);
 /* A value built as a jansson tree, dumped by jansson in place (v is released; NULL: an error). */
 struct json_t;
 void rt_jw_json(rt_jw *w, struct json_t *v);
