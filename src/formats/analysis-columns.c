@@ -205,6 +205,15 @@ bool rt_table_rows_next(rt_table_rows *it, rt_table_row *row)
     return true;
 }
 
+/* The tags of row r of it, or NULL past the last row. */
+static const rt_tags *tags_at(const rt_table_rows *it, size_t r)
+{
+    if (r >= it->n)
+        return NULL;
+    return it->kind == RT_TABLE_CONFIGS ? &it->a->configs[it->order[r]].tags
+                                        : &it->a->items[it->order[r]].tags;
+}
+
 /* The row's value of each tag column from its tags (keys past the columns left out). */
 static void row_tags(const rt_table_layout *t, rt_table_row *row, const rt_tags *tags)
 {
@@ -243,8 +252,10 @@ void rt_table_rows_at(const rt_table_rows *it, size_t r, rt_table_row *row)
         row->time = item->kernel->time;
         tags = &item->tags;
     }
-    if (it->t->n_tags)
+    if (it->t->n_tags) {
+        rt_rows_prefetch_tags(tags_at(it, r + AHEAD / 2), tags_at(it, r + AHEAD / 4));
         row_tags(it->t, row, tags);
+    }
 }
 
 void rt_table_rows_release(rt_table_rows *it)
