@@ -278,7 +278,7 @@ static double stage_run(int stage, size_t n, const rt_machine *m, const char *di
         c0 = cpu_now();
         rc = a && null &&
                      rt_analysis_write(a, stage == ST_CSV ? RT_FORMAT_CSV : RT_FORMAT_JSON, null,
-                                       &err) == 0
+                                       NULL, &err) == 0
                  ? 0
                  : -1;
         t = rt_now() - t0;

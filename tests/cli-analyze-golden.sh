@@ -61,4 +61,33 @@ for head in ("configs by time", "kernels by time"):
     assert ranks == list(range(1, 40001)), head
 PY
 check "40,000 rows in order in the text, CSV and JSON" test $? -eq 0
+
+# Tag columns: one tag.<key> per key, at most 64 of them; the keys beyond are counted in a warning
+# and stay in the config label. 70 kernels with a key each, and a value to quote.
+python3 - "$TMP/keys.json" <<'PY'
+import json, sys
+ks = [{"name": "k%d" % i, "invocations": 1, "time": 1e-6 * (1 + i), "flops": {"fp32": 1e6},
+       "bytes": {"HBM": 1e5}, "tags": {"key%02d" % i: "v, \"%d\"" % i}} for i in range(70)]
+json.dump({"schema": "rooftime.profile/1", "tags": {"run": "a"}, "kernels": ks},
+          open(sys.argv[1], "w"))
+PY
+"$BIN" analyze --machine v100 --format csv "$TMP/keys.json" >"$TMP/keys.csv" 2>"$TMP/keys.err"
+check "70 tag keys: exit 0" test $? -eq 0
+check "70 tag keys: a warning counts the 7 without a column" \
+    grep -q "7 tag keys have no tag.<key> column.*'key63'" "$TMP/keys.err"
+python3 - "$TMP/keys.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head = rows[0]
+assert head[-65:] == ["zero_ai", "tag.run"] + ["tag.key%02d" % i for i in range(63)], head
+for r in rows[1:]:
+    if r[0] != "kernel":
+        continue
+    i = int(r[2][1:])
+    assert r[head.index("tag.run")] == "a"
+    for j in range(63):
+        assert r[head.index("tag.key%02d" % j)] == ('v, "%d"' % i if i == j else ""), (i, j)
+    assert ('key%02d=v, "%d"' % (i, i)) in r[3]
+PY
+check "70 tag keys: 64 columns, each kernel's value in its own, quoted" test $? -eq 0
 finish

@@ -1,5 +1,6 @@
 /* Tests of the C API of librooftime.so (src/api): every bad argument is an error with a message,
  * never a crash; a call clears the last call's error; the data directory can be set. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,15 +149,24 @@ static void check_table_is_csv(rt_api_analysis *a, const char *kind, const char 
     assert_int_equal(commas + 1, t->n_columns);
     size_t r = 0;
     const char **text = calloc(t->n_columns, sizeof *text);
-    for (size_t j = 0; j < t->n_columns; j++)
+    size_t n_opt = 0;
+    for (size_t j = 0; j < t->n_columns; j++) { /* an optional text's strings follow its flags */
         text[j] = t->columns[j].data;
+        if (t->columns[j].type == RT_API_OPT_TEXT) {
+            text[j] += t->n_rows;
+            n_opt++;
+        }
+    }
+    assert_true(n_opt > 0); /* the example's tags: tag.framework ... tag.batch */
     while ((line = strchr(line, '\n')) && *++line) {
         if (strncmp(line, kind, strlen(kind)) != 0 || line[strlen(kind)] != ',')
             continue;
         assert_true(r < t->n_rows);
         for (size_t j = 0; j < t->n_columns; j++) {
             const rt_api_column *c = &t->columns[j];
-            if (c->type == RT_API_TEXT) {
+            if (c->type == RT_API_TEXT || c->type == RT_API_OPT_TEXT) {
+                bool has = c->type == RT_API_TEXT || ((const char *)c->data)[r];
+                assert_true(has || !*text[j]); /* none: "" */
                 snprintf(got, sizeof got, "%s", text[j]);
                 text[j] += strlen(text[j]) + 1;
             } else if (c->type == RT_API_INT) {
@@ -172,7 +182,7 @@ static void check_table_is_csv(rt_api_analysis *a, const char *kind, const char 
     }
     assert_int_equal(r, t->n_rows);
     for (size_t j = 0; j < t->n_columns; j++)
-        if (t->columns[j].type == RT_API_TEXT)
+        if (t->columns[j].type == RT_API_TEXT || t->columns[j].type == RT_API_OPT_TEXT)
             assert_ptr_equal(text[j], (const char *)t->columns[j].data + t->columns[j].size);
     free(text);
     rt_api_table_free(t);

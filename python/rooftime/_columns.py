@@ -5,7 +5,7 @@ Numbers are copied once out of the library's arrays (into numpy arrays where num
 comes with pandas), text columns split from their buffer of NUL-terminated strings; then the
 library's table is freed. Types: text is str, rank and the 0/1 flags int, invocations int when
 every value is whole (as the CSV prints them), every other number float (NaN where the CSV's field
-is empty, inf where it prints inf).
+is empty, inf where it prints inf); the tag.<key> columns str, NaN where the row has no such tag.
 """
 import array
 import ctypes
@@ -45,6 +45,15 @@ def _texts(col, n):
     return raw.decode("utf-8", "replace").split("\0")[:n]
 
 
+def _maybe_texts(col, n):
+    """An optional text column's values: n flags (1: a value), then n NUL-terminated strings;
+    NaN where a row has none (as pandas reads an empty CSV field)."""
+    raw = ctypes.string_at(col.data, col.size) if n else b""
+    texts = raw[n:].decode("utf-8", "replace").split("\0")[:n]
+    nan = float("nan")
+    return [s if f else nan for f, s in zip(raw[:n], texts)]
+
+
 def table(handle, kind):
     """The rows of kind ("kernel" or "config") of an analysis as [(name, values)] in the CSV's
     column order (the library's table is freed)."""
@@ -56,7 +65,12 @@ def table(handle, kind):
         cols = []
         for j in range(t.contents.n_columns):
             c = t.contents.columns[j]
-            vals = _texts(c, n) if c.type == _lib.TEXT else _numbers(c, n)
+            if c.type == _lib.TEXT:
+                vals = _texts(c, n)
+            elif c.type == _lib.OPT_TEXT:
+                vals = _maybe_texts(c, n)
+            else:
+                vals = _numbers(c, n)
             cols.append((c.name.decode("utf-8", "replace"), vals))
         return cols
     finally:
@@ -67,7 +81,7 @@ def frame(cols, pd):
     """A pandas DataFrame of the columns."""
     data = {}
     for name, vals in cols:
-        if isinstance(vals, list):  # text: object columns, as pandas reads text
+        if isinstance(vals, list):  # text (NaN where none): object columns, as pandas reads text
             a = _np.empty(len(vals), dtype=object)
             a[:] = vals
             vals = a

@@ -8,7 +8,7 @@ import ctypes
 import numbers
 import os
 
-API_VERSION = 3
+API_VERSION = 4
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -95,12 +95,13 @@ class Option(ctypes.Structure):
 
 
 class Column(ctypes.Structure):
-    """One column of a table (rt_api_column): its name, type (TEXT, INT, REAL, COUNT) and data."""
+    """One column of a table (rt_api_column): its name, type (TEXT, INT, REAL, COUNT, OPT_TEXT)
+    and data."""
     _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("data", ctypes.c_void_p),
                 ("size", ctypes.c_size_t)]
 
 
-TEXT, INT, REAL, COUNT = 0, 1, 2, 3  # rt_api_column's types
+TEXT, INT, REAL, COUNT, OPT_TEXT = 0, 1, 2, 3, 4  # rt_api_column's types
 
 
 class Table(ctypes.Structure):

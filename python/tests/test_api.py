@@ -51,14 +51,21 @@ def assert_csv_rows(rows, columns, text, kind):
         assert [csv_printed(c, got[c]) for c in header] == exp, got["name"]
 
 
+ODD_TAG = 'a, "quoted" \u00b5s value\nover two lines \u00fc'
+
+
 def odd_profile(repo, path, **first):
     """The example with kernels whose CSV fields are not plain: names to quote, names pandas
     would read as NaN, UTF-8, missing bytes (empty fields), no counts, zero time, zero bytes at
-    a level (AI inf), more launches than %.9g prints whole; first: fields of the first kernel."""
+    a level (AI inf), more launches than %.9g prints whole, tags only some kernels carry (empty
+    tag.<key> fields) with values to quote, in UTF-8, "NA" and ""; first: fields of the first
+    kernel."""
     d = json.load(open(os.path.join(repo, EXAMPLE)))
     k0 = dict(d["kernels"][0], **first)
     d["kernels"][0] = k0
-    for name, kw in (('a, "quoted" name\nwith a line break', {}), ("nan", {}), ("NA", {}),
+    tagged = lambda **t: {"tags": dict(k0["tags"], **t)}
+    for name, kw in (('a, "quoted" name\nwith a line break', tagged(note=ODD_TAG)),
+                     ("nan", tagged(note="NA", layer="conv1")), ("NA", tagged(layer="")),
                      ("\u00b5s kernel \u00fc", {}),
                      ("no L1 bytes", {"bytes": {"L2": 1e8, "HBM": 5e7}}),
                      ("no bytes", {"bytes": {}}), ("no counts", {"bytes": {}, "flops": {}}),
@@ -74,7 +81,7 @@ def odd_profile(repo, path, **first):
 def test_library_is_a_cdll_so_calls_release_the_gil():
     # ctypes drops the GIL around calls into a CDLL (a PyDLL keeps it)
     assert type(lib) is ctypes.CDLL
-    assert lib.rt_api_version() == rooftime._lib.API_VERSION == 3
+    assert lib.rt_api_version() == rooftime._lib.API_VERSION == 4
     # and no module of the package loads anything through PyDLL or pythonapi (which keep it)
     pkg = os.path.dirname(rooftime.__file__)
     for f in os.listdir(pkg):
@@ -118,9 +125,11 @@ def test_odd_fields_match_analyze_csv_with_sensible_dtypes(repo, rooftime_bin, t
     assert {"nan", "NA", "\u00b5s kernel \u00fc"} <= set(k["name"])
     ints = ["rank", "invocations", "overhead_bound", "zero_ai"]
     texts = ["kind", "name", "config", "bound"]
+    tags = [c for c in k.columns if c.startswith("tag.")]
     assert all(k[c].dtype == "int64" for c in ints)
-    assert all(k[c].dtype == object for c in texts)
-    assert all(k[c].dtype == "float64" for c in k.columns if c not in ints + texts)
+    assert all(k[c].dtype == object for c in texts + tags)
+    assert all(k[c].dtype == "float64" for c in k.columns if c not in ints + texts + tags)
+    assert ODD_TAG in set(k["tag.note"]) and k["tag.note"].isna().sum() == len(k) - 2
     assert k["bytes_L1"].isna().sum() == 3 and k["ai_L1"].isin([float("inf")]).sum() == 1
     assert k["invocations"].max() == 1234567891  # the CSV prints 1.23456789e+09
     # invocations that are not whole: floats, as the CSV's text is
@@ -129,6 +138,71 @@ def test_odd_fields_match_analyze_csv_with_sensible_dtypes(repo, rooftime_bin, t
     k = rooftime.analyze(frac, "v100").kernels
     assert k["invocations"].dtype == "float64" and 2.5 in set(k["invocations"])
     assert_csv_rows(k.to_dict("records"), k.columns, cli, "kernel")
+
+
+BASE_COLUMNS = ("kind", "rank", "name", "config", "invocations", "time_s", "share", "flops",
+                "bytes_L1", "bytes_L2", "bytes_HBM", "ai_L1", "ai_L2", "ai_HBM", "t_compute_s",
+                "t_bandwidth_s", "t_overhead_s", "t_bound_s", "bound", "efficiency",
+                "recoverable_s", "bw_time_s", "compute_time_s", "overhead_bound", "zero_ai")
+
+
+def tag_values(row):
+    """The tags of a row of .kernels or .configs, from its tag.<key> columns (NaN: none)."""
+    return {c[4:]: v for c, v in row.items() if c.startswith("tag.") and isinstance(v, str)}
+
+
+def test_tag_columns_are_each_rows_json_tags(repo, rooftime_bin, tmp_path):
+    """One tag.<key> column per tag key after the other columns, in order of first appearance
+    (the configs' tags, then the kernels'); a row's values are its JSON element's "tags" (a
+    config's: its grouping tags; a kernel's: the profile's and its own), NaN where it has none;
+    the same in the CSV of the command, quoted as the CSV quotes text."""
+    path = odd_profile(repo, tmp_path / "odd.json")
+    example = ["tag." + t for t in ("framework", "precision", "operation", "pass", "batch")]
+    for group_by, first in ((None, example), ("batch,pass", ["tag.batch", "tag.pass"])):
+        a = rooftime.analyze(path, "v100", group_by=group_by)
+        cli = run([rooftime_bin, "analyze", "--machine", "v100", "--format", "csv", path] +
+                  (["--group-by", group_by] if group_by else []))
+        assert a.csv == cli
+        d = a.to_dict()
+        for kind, frame, elements in (("config", a.configs, d["configs"]),
+                                      ("kernel", a.kernels, d["kernels"])):
+            cols = list(frame.columns)
+            assert tuple(cols[:len(BASE_COLUMNS)]) == BASE_COLUMNS
+            tags = cols[len(BASE_COLUMNS):]
+            assert tags[:len(first)] == first
+            assert set(tags) == set(example + ["tag.note", "tag.layer"])
+            assert [tag_values(r) for r in frame.to_dict("records")] == \
+                [e["tags"] for e in elements], (kind, group_by)
+            assert_csv_rows(frame.to_dict("records"), cols, cli, kind)
+        if group_by:  # configs carry the grouping tags only: the rest are empty fields
+            assert a.configs["tag.framework"].isna().all()
+            assert not a.kernels["tag.framework"].isna().any()
+        assert '"' + ODD_TAG.replace('"', '""') + '"' in cli
+        assert set(a.kernels["tag.layer"].dropna()) == {"conv1", ""}
+
+
+def test_tag_columns_stop_at_64_with_a_warning(repo, rooftime_bin, tmp_path):
+    """70 kernels with a key each, besides the profile's 3: the first 64 keys get a column, a
+    warning counts the 9 left out (in the command's stderr too); they stay in the config label."""
+    d = json.load(open(os.path.join(repo, EXAMPLE)))
+    k0 = d["kernels"][0]
+    d["kernels"] = [dict(k0, name="k%d" % i, tags={"key%02d" % i: "v%d" % i}) for i in range(70)]
+    path = str(tmp_path / "many-keys.json")
+    with open(path, "w") as f:
+        json.dump(d, f)
+    a = rooftime.analyze(path, "v100")
+    with pytest.warns(UserWarning, match="9 tag keys have no tag.<key> column.*'key61'"):
+        k = a.kernels
+    tags = [c for c in k.columns if c.startswith("tag.")]
+    assert tags == ["tag.framework", "tag.precision", "tag.operation"] + \
+        ["tag.key%02d" % i for i in range(61)]
+    assert any("9 tag keys" in w for w in a.warnings)
+    r = subprocess.run([rooftime_bin, "analyze", "--machine", "v100", "--format", "csv", path],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "9 tag keys have no tag.<key> column" in r.stderr
+    assert r.stdout == a.csv and next(csv.reader(io.StringIO(r.stdout)))[-64:] == tags
+    assert any(c.endswith(" key69=v69") for c in k["config"])
+    assert_csv_rows(k.to_dict("records"), k.columns, r.stdout, "kernel")
 
 
 def test_deepcam_ncu_import_matches_the_command(deepcam, rooftime_bin, tmp_path):

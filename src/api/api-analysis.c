@@ -170,13 +170,14 @@ typedef struct table_job {
     rt_analysis *a;
     rt_format fmt;
     size_t top;
+    rt_warnings warn; /* the CSV's (tag keys without a column) */
 } table_job;
 
 static int write_table(void *ctx, FILE *fp, rt_error *err)
 {
     table_job *t = ctx;
     return t->fmt == RT_FORMAT_TEXT ? rt_analysis_write_text(t->a, t->top, fp)
-                                    : rt_analysis_write(t->a, t->fmt, fp, err);
+                                    : rt_analysis_write(t->a, t->fmt, fp, &t->warn, err);
 }
 
 /* The JSON's head alone (its precision): what the totals cost, not a document of every kernel. */
@@ -213,7 +214,10 @@ char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t top)
     }
     if (!(t.a = api_analysis_for_tables(a)))
         return NULL;
-    return api_capture(write_table, &t);
+    char *s = api_capture(write_table, &t);
+    api_keep_warnings(&t.warn);
+    rt_warnings_release(&t.warn);
+    return s;
 }
 
 /* The chart spec of `plot` from o; where holds the split "TAG=VALUE" lines (freed by the caller).

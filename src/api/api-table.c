@@ -1,6 +1,7 @@
 /* The API's tables as columns: the config or kernel rows of `analyze --format csv` from the same
  * column descriptors as the CSV (formats/analysis-columns.h), as arrays instead of text, so a
  * caller builds its data frame without writing and parsing the CSV. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,26 +32,37 @@ static void text_add(text_buf *b, const char *s)
 static const int api_type[] = {[RT_COLUMN_TEXT] = RT_API_TEXT,
                                [RT_COLUMN_INT] = RT_API_INT,
                                [RT_COLUMN_REAL] = RT_API_REAL,
-                               [RT_COLUMN_COUNT] = RT_API_COUNT};
+                               [RT_COLUMN_COUNT] = RT_API_COUNT,
+                               [RT_COLUMN_OPT_TEXT] = RT_API_OPT_TEXT};
 
-/* The columns of a table of an with n rows, named, typed and with room for the numbers. */
-static rt_api_table *table_new(const rt_analysis *an, size_t n, const rt_table_column **desc,
-                               size_t *level)
+static bool is_text(const rt_table_column *d)
+{
+    return d->type == RT_COLUMN_TEXT || d->type == RT_COLUMN_OPT_TEXT;
+}
+
+/* The columns of a table of tt with n rows, named, typed and with room for the numbers and the
+ * optional texts' flags (which lead their columns' data). */
+static rt_api_table *table_new(const rt_table_layout *tt, size_t n, const rt_table_column **desc,
+                               size_t *index, text_buf *text)
 {
     rt_api_table *t = rt_xcalloc(1, sizeof *t);
     t->n_rows = n;
-    t->n_columns = rt_table_width(an);
+    t->n_columns = rt_table_width(tt);
     t->columns = rt_xcalloc(t->n_columns, sizeof *t->columns);
     size_t j = 0;
     for (size_t c = 0; c < rt_table_n_columns; c++) {
         const rt_table_column *d = &rt_table_columns[c];
-        for (size_t l = 0; l < rt_table_column_levels(an, d); l++, j++) {
+        for (size_t k = 0; k < rt_table_column_span(tt, d); k++, j++) {
             rt_api_column *col = &t->columns[j];
             desc[j] = d;
-            level[j] = l;
-            col->name = rt_table_column_name(an, d, l);
+            index[j] = k;
+            col->name = rt_table_column_name(tt, d, k);
             col->type = api_type[d->type];
-            if (d->type != RT_COLUMN_TEXT) {
+            if (d->type == RT_COLUMN_OPT_TEXT) { /* n flags, then the strings */
+                text[j].cap = 2 * n + 1;
+                text[j].s = rt_xmalloc(text[j].cap);
+                text[j].len = n;
+            } else if (!is_text(d)) {
                 col->size = n * (d->type == RT_COLUMN_INT ? sizeof(int64_t) : sizeof(double));
                 col->data = rt_xmalloc(col->size ? col->size : 1);
             }
@@ -60,25 +72,30 @@ static rt_api_table *table_new(const rt_analysis *an, size_t n, const rt_table_c
 }
 
 /* Row by row (the rows visit memory at random; each column is written in order). */
-static void table_fill(rt_api_table *t, const rt_analysis *an, rt_table_kind kind,
-                       const rt_table_column **desc, const size_t *level, text_buf *text)
+static void table_fill(rt_api_table *t, const rt_table_layout *tt, rt_table_kind kind,
+                       const rt_table_column **desc, const size_t *index, text_buf *text)
 {
     rt_table_rows rows;
     rt_table_row row;
-    rt_table_rows_init(&rows, an, kind);
+    rt_table_rows_init(&rows, tt, kind);
     for (size_t r = 0; rt_table_rows_next(&rows, &row); r++)
         for (size_t j = 0; j < t->n_columns; j++) {
             const rt_table_column *d = desc[j];
-            if (d->type == RT_COLUMN_TEXT)
+            if (d->type == RT_COLUMN_TEXT) {
                 text_add(&text[j], d->text(&row));
-            else if (d->type == RT_COLUMN_INT)
+            } else if (d->type == RT_COLUMN_OPT_TEXT) {
+                const char *s = d->opt_text(&row, index[j]);
+                text[j].s[r] = s != NULL;
+                text_add(&text[j], s ? s : "");
+            } else if (d->type == RT_COLUMN_INT) {
                 ((int64_t *)t->columns[j].data)[r] = d->integer(&row);
-            else
-                ((double *)t->columns[j].data)[r] = d->real(&row, level[j]);
+            } else {
+                ((double *)t->columns[j].data)[r] = d->real(&row, index[j]);
+            }
         }
     rt_table_rows_release(&rows);
     for (size_t j = 0; j < t->n_columns; j++)
-        if (desc[j]->type == RT_COLUMN_TEXT) {
+        if (is_text(desc[j])) {
             t->columns[j].data = text[j].s ? text[j].s : rt_xcalloc(1, 1);
             t->columns[j].size = text[j].len;
         }
@@ -103,15 +120,21 @@ rt_api_table *rt_api_analysis_table(rt_api_analysis *a, const char *kind)
     rt_analysis *an = api_analysis_for_tables(a);
     if (!an)
         return NULL;
-    size_t width = rt_table_width(an);
+    rt_table_layout tt;
+    rt_warnings warn = {0};
+    rt_table_layout_init(&tt, an, &warn);
+    api_keep_warnings(&warn);
+    rt_warnings_release(&warn);
+    size_t width = rt_table_width(&tt);
     const rt_table_column **desc = rt_xcalloc(width, sizeof *desc);
-    size_t *level = rt_xcalloc(width, sizeof *level);
+    size_t *index = rt_xcalloc(width, sizeof *index);
     text_buf *text = rt_xcalloc(width, sizeof *text);
     rt_api_table *t =
-        table_new(an, k == RT_TABLE_CONFIGS ? an->n_configs : an->n_items, desc, level);
-    table_fill(t, an, k, desc, level, text);
+        table_new(&tt, k == RT_TABLE_CONFIGS ? an->n_configs : an->n_items, desc, index, text);
+    table_fill(t, &tt, k, desc, index, text);
+    rt_table_layout_release(&tt);
     free(desc);
-    free(level);
+    free(index);
     free(text);
     return t;
 }

@@ -141,8 +141,11 @@ int cmd_analyze(int argc, char **argv)
         rc = cli_output_open(&o, "analyze", output, argv + optind, n_ps);
         if (rc != 0)
             goto done;
+        rt_warnings warn = {0};
         int wr = fmt == RT_FORMAT_TEXT ? rt_analysis_write_text(a, top, o.fp)
-                                       : rt_analysis_write(a, fmt, o.fp, &err);
+                                       : rt_analysis_write(a, fmt, o.fp, &warn, &err);
+        cli_print_warnings(&warn, 10, NULL);
+        rt_warnings_release(&warn);
         if (wr == 0 && fmt == RT_FORMAT_TEXT)
             print_coverage(o.fp, ps, n_ps);
         if (wr == 0 && h) {
@@ -181,7 +184,8 @@ const rt_command rt_cmd_analyze = {
     "  -m, --machine M      machine preset name or machine file (required)\n"
     "      --mode MODE      single (the paper's: all FLOPs against the reference unit and level)\n"
     "                       or hier (every unit and level at its own ceiling; default)\n"
-    "  -f, --format F       text (default), csv or json\n"
+    "  -f, --format F       text (default), csv or json; csv ends with a tag.<key> column per\n"
+    "                       tag key (first seen first, at most 64; empty: the row lacks it)\n"
     "  -g, --group-by TAGS  comma-separated tags that make a config (default: every tag)\n"
     "      --ignore TAGS    tags that never make or split a family\n"
     "      --top N          kernels shown in the text table (default 20, 0 = all)\n"

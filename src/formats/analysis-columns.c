@@ -43,6 +43,11 @@ static int64_t col_zero_ai(const rt_table_row *r)
     return r->v->zero_ai;
 }
 
+static const char *col_tag(const rt_table_row *r, size_t k)
+{
+    return r->tag[k];
+}
+
 /* The real columns: one getter each, level ignored where the column is not per level. */
 #define REAL_GETTER(fn, expr)                                                                      \
     static double fn(const rt_table_row *r, size_t level)                                          \
@@ -79,7 +84,7 @@ REAL_GETTER(col_compute_time, r->v->compute_time)
     }
 #define LEVELS(n, fn)                                                                              \
     {                                                                                              \
-        .name = n, .type = RT_COLUMN_REAL, .per_level = true, .real = fn                           \
+        .name = n, .type = RT_COLUMN_REAL, .span = RT_SPAN_LEVELS, .real = fn                      \
     }
 
 const rt_table_column rt_table_columns[] = {
@@ -104,30 +109,83 @@ const rt_table_column rt_table_columns[] = {
     REAL("compute_time_s", col_compute_time),
     INT("overhead_bound", col_overhead_bound),
     INT("zero_ai", col_zero_ai),
+    /* after every other column: "tag." + key cannot be another column's name */
+    {.name = "tag.", .type = RT_COLUMN_OPT_TEXT, .span = RT_SPAN_TAGS, .opt_text = col_tag},
 };
 const size_t rt_table_n_columns = sizeof rt_table_columns / sizeof rt_table_columns[0];
 
-size_t rt_table_column_levels(const rt_analysis *a, const rt_table_column *c)
+/* The id of tag key k in ix: guess (the column after the last tag's: a row's tags mostly come in
+ * the columns' order) when it is that key, else looked up; (size_t)-1 when not there. */
+static size_t key_id(const rt_name_index *ix, const char *k, size_t guess)
 {
-    return c->per_level ? a->machine->n_levels : 1;
+    if (guess < ix->n && strcmp(ix->key[guess], k) == 0)
+        return guess;
+    return rt_name_index_get(ix, k, strlen(k));
 }
 
-size_t rt_table_width(const rt_analysis *a)
+static void keys_add(rt_name_index *ix, const rt_tags *tags)
+{
+    size_t guess = 0;
+    for (size_t i = 0; i < tags->n; i++) {
+        const char *k = tags->v[i].key;
+        size_t id = key_id(ix, k, guess);
+        guess = (id == (size_t)-1 ? rt_name_index_intern(ix, k, strlen(k)) : id) + 1;
+    }
+}
+
+void rt_table_layout_init(rt_table_layout *t, const rt_analysis *a, rt_warnings *warn)
+{
+    memset(t, 0, sizeof *t);
+    t->a = a;
+    for (size_t c = 0; c < a->n_configs; c++)
+        keys_add(&t->keys, &a->configs[c].tags);
+    for (size_t i = 0; i < a->n_items; i++)
+        keys_add(&t->keys, &a->items[i].tags);
+    t->n_tags = t->keys.n < RT_TABLE_MAX_TAGS ? t->keys.n : RT_TABLE_MAX_TAGS;
+    t->n_tags_left_out = t->keys.n - t->n_tags;
+    if (warn && t->n_tags_left_out)
+        rt_warnings_add(warn,
+                        "%zu tag keys have no tag.<key> column in the tables (at most %d such "
+                        "columns; the first left out: '%s'): they stay in the config label and "
+                        "the JSON's tags",
+                        t->n_tags_left_out, RT_TABLE_MAX_TAGS,
+                        rt_name_index_key(&t->keys, RT_TABLE_MAX_TAGS));
+}
+
+void rt_table_layout_release(rt_table_layout *t)
+{
+    rt_name_index_release(&t->keys);
+    t->n_tags = t->n_tags_left_out = 0;
+}
+
+size_t rt_table_column_span(const rt_table_layout *t, const rt_table_column *c)
+{
+    return c->span == RT_SPAN_LEVELS ? t->a->machine->n_levels
+           : c->span == RT_SPAN_TAGS ? t->n_tags
+                                     : 1;
+}
+
+size_t rt_table_width(const rt_table_layout *t)
 {
     size_t w = 0;
     for (size_t c = 0; c < rt_table_n_columns; c++)
-        w += rt_table_column_levels(a, &rt_table_columns[c]);
+        w += rt_table_column_span(t, &rt_table_columns[c]);
     return w;
 }
 
-char *rt_table_column_name(const rt_analysis *a, const rt_table_column *c, size_t level)
+char *rt_table_column_name(const rt_table_layout *t, const rt_table_column *c, size_t index)
 {
-    return rt_asprintf("%s%s", c->name, c->per_level ? a->machine->levels[level].name : "");
+    return rt_asprintf("%s%s", c->name,
+                       c->span == RT_SPAN_LEVELS ? t->a->machine->levels[index].name
+                       : c->span == RT_SPAN_TAGS ? rt_table_tag_key(t, index)
+                                                 : "");
 }
 
-void rt_table_rows_init(rt_table_rows *it, const rt_analysis *a, rt_table_kind kind)
+void rt_table_rows_init(rt_table_rows *it, const rt_table_layout *t, rt_table_kind kind)
 {
+    const rt_analysis *a = t->a;
     it->a = a;
+    it->t = t;
     it->kind = kind;
     it->next = 0;
     if (kind == RT_TABLE_CONFIGS) {
@@ -147,11 +205,35 @@ bool rt_table_rows_next(rt_table_rows *it, rt_table_row *row)
     return true;
 }
 
+/* The tags of row r of it, or NULL past the last row. */
+static const rt_tags *tags_at(const rt_table_rows *it, size_t r)
+{
+    if (r >= it->n)
+        return NULL;
+    return it->kind == RT_TABLE_CONFIGS ? &it->a->configs[it->order[r]].tags
+                                        : &it->a->items[it->order[r]].tags;
+}
+
+/* The row's value of each tag column from its tags (keys past the columns left out). */
+static void row_tags(const rt_table_layout *t, rt_table_row *row, const rt_tags *tags)
+{
+    memset(row->tag, 0, t->n_tags * sizeof row->tag[0]);
+    size_t guess = 0;
+    for (size_t i = 0; i < tags->n; i++) {
+        size_t id = key_id(&t->keys, tags->v[i].key, guess);
+        if (id < t->n_tags) {
+            row->tag[id] = tags->v[i].value;
+            guess = id + 1;
+        }
+    }
+}
+
 void rt_table_rows_at(const rt_table_rows *it, size_t r, rt_table_row *row)
 {
     const rt_analysis *a = it->a;
     row->a = a;
     row->rank = r + 1;
+    const rt_tags *tags;
     if (it->kind == RT_TABLE_CONFIGS) {
         rt_rows_prefetch_configs(a, it->order, r, it->n);
         const rt_config *c = &a->configs[it->order[r]];
@@ -159,6 +241,7 @@ void rt_table_rows_at(const rt_table_rows *it, size_t r, rt_table_row *row)
         row->name = row->config = c->label;
         row->v = &c->v;
         row->time = c->sum.time;
+        tags = &c->tags;
     } else {
         rt_rows_prefetch_items(a, it->order, r, it->n);
         const rt_item *item = &a->items[it->order[r]];
@@ -167,6 +250,11 @@ void rt_table_rows_at(const rt_table_rows *it, size_t r, rt_table_row *row)
         row->config = a->configs[item->config].label;
         row->v = &item->v;
         row->time = item->kernel->time;
+        tags = &item->tags;
+    }
+    if (it->t->n_tags) {
+        rt_rows_prefetch_tags(tags_at(it, r + AHEAD / 2), tags_at(it, r + AHEAD / 4));
+        row_tags(it->t, row, tags);
     }
 }
 

@@ -182,21 +182,25 @@ static void csv_field(FILE *fp, const char *s)
     }
 }
 
-/* One row of the CSV: every column of rt_table_columns, the per-level ones once per level. */
-static void csv_row(FILE *fp, const rt_table_row *row, size_t n_levels)
+/* One row of the CSV: every column of rt_table_columns, spelled out over its span. */
+static void csv_row(FILE *fp, const rt_table_layout *t, const rt_table_row *row)
 {
     for (size_t c = 0; c < rt_table_n_columns; c++) {
         const rt_table_column *col = &rt_table_columns[c];
-        size_t nl = col->per_level ? n_levels : 1;
-        for (size_t l = 0; l < nl; l++) {
-            if (c > 0 || l > 0)
+        size_t n = rt_table_column_span(t, col);
+        for (size_t k = 0; k < n; k++) {
+            if (c > 0 || k > 0)
                 fputc(',', fp);
             if (col->type == RT_COLUMN_TEXT) {
                 csv_field(fp, col->text(row));
+            } else if (col->type == RT_COLUMN_OPT_TEXT) {
+                const char *s = col->opt_text(row, k);
+                if (s)
+                    csv_field(fp, s);
             } else if (col->type == RT_COLUMN_INT) {
                 fprintf(fp, "%lld", (long long)col->integer(row));
             } else {
-                double v = col->real(row, l);
+                double v = col->real(row, k);
                 char b[40];
                 if (!isnan(v)) {
                     rt_text_g9(b, sizeof b, v);
@@ -218,17 +222,19 @@ static int csv_part(void *arg, size_t begin, size_t end, FILE *out)
     rt_table_row row;
     for (size_t r = begin; r < end; r++) {
         rt_table_rows_at(rows, r, &row);
-        csv_row(out, &row, rows->a->machine->n_levels);
+        csv_row(out, rows->t, &row);
     }
     return 0;
 }
 
-static int write_csv(const rt_analysis *a, FILE *fp)
+static int write_csv(const rt_analysis *a, FILE *fp, rt_warnings *warn)
 {
+    rt_table_layout t;
+    rt_table_layout_init(&t, a, warn);
     for (size_t c = 0; c < rt_table_n_columns; c++)
-        for (size_t l = 0; l < rt_table_column_levels(a, &rt_table_columns[c]); l++) {
-            char *name = rt_table_column_name(a, &rt_table_columns[c], l);
-            if (c > 0 || l > 0)
+        for (size_t k = 0; k < rt_table_column_span(&t, &rt_table_columns[c]); k++) {
+            char *name = rt_table_column_name(&t, &rt_table_columns[c], k);
+            if (c > 0 || k > 0)
                 fputc(',', fp);
             csv_field(fp, name);
             free(name);
@@ -238,10 +244,11 @@ static int write_csv(const rt_analysis *a, FILE *fp)
     int rc = 0;
     for (size_t k = 0; k < 2; k++) {
         rt_table_rows rows;
-        rt_table_rows_init(&rows, a, kinds[k]);
+        rt_table_rows_init(&rows, &t, kinds[k]);
         rc |= rt_parallel_write(fp, rows.n, CSV_BLOCK, csv_part, &rows);
         rt_table_rows_release(&rows);
     }
+    rt_table_layout_release(&t);
     return rc;
 }
 
@@ -437,12 +444,13 @@ static int write_json(const rt_analysis *a, FILE *fp)
     return rt_json_stream_end(&s);
 }
 
-int rt_analysis_write(const rt_analysis *a, rt_format fmt, FILE *fp, rt_error *err)
+int rt_analysis_write(const rt_analysis *a, rt_format fmt, FILE *fp, rt_warnings *warn,
+                      rt_error *err)
 {
     (void)err;
     if (fmt == RT_FORMAT_TEXT)
         return rt_analysis_write_text(a, 20, fp);
     if (fmt == RT_FORMAT_CSV)
-        return write_csv(a, fp);
+        return write_csv(a, fp, warn);
     return write_json(a, fp);
 }

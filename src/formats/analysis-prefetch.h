@@ -59,4 +59,15 @@ PREFETCHER rt_rows_prefetch_items(const rt_analysis *a, const size_t *ii, size_t
         RT_PREFETCH(a->items[ii[r + AHEAD / 4]].kernel->name);
 }
 
+/* What the tag columns read of the rows ahead (analysis-columns.c): the tag array of the row
+ * half as far ahead as the structures, the keys (and the values beside them) of the row a quarter
+ * as far; NULL: past the last row. */
+PREFETCHER rt_rows_prefetch_tags(const rt_tags *half, const rt_tags *quarter)
+{
+    if (half)
+        RT_PREFETCH(half->v);
+    for (size_t i = 0; quarter && i < quarter->n && i < 8; i++)
+        RT_PREFETCH(quarter->v[i].key);
+}
+
 #endif

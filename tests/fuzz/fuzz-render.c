@@ -95,7 +95,7 @@ static void check_json(const rt_analysis *a)
     size_t len = 0;
     FILE *fp = open_memstream(&text, &len);
     rt_error err;
-    int rc = fp ? rt_analysis_write(a, RT_FORMAT_JSON, fp, &err) : -1;
+    int rc = fp ? rt_analysis_write(a, RT_FORMAT_JSON, fp, NULL, &err) : -1;
     if (fp)
         fclose(fp);
     json_error_t je;

@@ -14,8 +14,9 @@
 
 /* Bumped when a signature below changes or a function is added; the Python package checks it on
  * load (2: rt_api_import_opts, rt_api_import_options, rt_api_machine_measure_opts; 3:
- * rt_api_analysis_table, rt_api_table_free). */
-#define RT_API_VERSION 3
+ * rt_api_analysis_table, rt_api_table_free; 4: rt_api_analysis_table's RT_API_OPT_TEXT columns,
+ * tag.<key>, which a package of 3 would misread). */
+#define RT_API_VERSION 4
 RT_API int rt_api_version(void);
 
 /*
@@ -113,10 +114,12 @@ RT_API char *rt_api_analysis_text(rt_api_analysis *a, const char *format, size_t
  * A column is RT_API_TEXT (n_rows NUL-terminated UTF-8 strings, one after another), RT_API_INT
  * (n_rows int64_t), RT_API_REAL (n_rows doubles; NAN where the CSV's field is empty) or
  * RT_API_COUNT (n_rows doubles that count something, invocations: whole numbers in the profiles
- * rooftime writes); size is its data's bytes. Freed whole by rt_api_table_free; NULL with the
- * error set.
+ * rooftime writes) or RT_API_OPT_TEXT (text a row may lack, the tag.<key> columns: n_rows bytes,
+ * 1 where the row has a value and 0 where not, then n_rows NUL-terminated UTF-8 strings, "" where
+ * not); size is its data's bytes. Freed whole by rt_api_table_free; NULL with the error set.
+ * The tag columns' warning (tag keys beyond the 64 columns) is this call's rt_api_warnings().
  */
-enum { RT_API_TEXT = 0, RT_API_INT = 1, RT_API_REAL = 2, RT_API_COUNT = 3 };
+enum { RT_API_TEXT = 0, RT_API_INT = 1, RT_API_REAL = 2, RT_API_COUNT = 3, RT_API_OPT_TEXT = 4 };
 typedef struct rt_api_column {
     char *name;
     int type;

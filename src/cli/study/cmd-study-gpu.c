@@ -256,7 +256,12 @@ static int write_analysis(const rt_analysis *a, rt_format fmt, const char *dir, 
     rt_atomic_file af = {0};
     rt_error err;
     int rc = -1;
-    if (rt_atomic_open(&af, path, &err) != 0 || rt_analysis_write(a, fmt, af.fp, &err) != 0) {
+    rt_warnings warn = {0};
+    int wr =
+        rt_atomic_open(&af, path, &err) == 0 ? rt_analysis_write(a, fmt, af.fp, &warn, &err) : -1;
+    cli_print_warnings(&warn, 10, NULL);
+    rt_warnings_release(&warn);
+    if (wr != 0) {
         if (af.fp)
             rt_atomic_abort(&af);
         cli_error("%s", err.msg);
