@@ -250,26 +250,11 @@ static char *profile_path(const char *dir, const rt_profile *p)
                        rt_tags_get(&p->tags, "pass"));
 }
 
+/* dir/name: the analysis as fmt (cli_study_write_analysis). */
 static int write_analysis(const rt_analysis *a, rt_format fmt, const char *dir, const char *name)
 {
     char *path = rt_asprintf("%s/%s", dir, name);
-    rt_atomic_file af = {0};
-    rt_error err;
-    int rc = -1;
-    rt_warnings warn = {0};
-    int wr =
-        rt_atomic_open(&af, path, &err) == 0 ? rt_analysis_write(a, fmt, af.fp, &warn, &err) : -1;
-    cli_print_warnings(&warn, 10, NULL);
-    rt_warnings_release(&warn);
-    if (wr != 0) {
-        if (af.fp)
-            rt_atomic_abort(&af);
-        cli_error("%s", err.msg);
-    } else if (rt_atomic_commit(&af, &err) != 0) {
-        cli_error("%s", err.msg);
-    } else {
-        rc = 0;
-    }
+    int rc = cli_study_write_analysis(a, fmt, path);
     free(path);
     return rc;
 }

@@ -101,28 +101,6 @@ static char *profile_path(const char *dir, const rt_profile *p)
     return rt_asprintf("%s/profiles/%s-%s-%s-%s.json", dir, t[0], t[1], t[2], t[3]);
 }
 
-static int write_analysis(const rt_analysis *a, rt_format fmt, const char *path)
-{
-    rt_atomic_file af = {0};
-    rt_error err;
-    rt_warnings warn = {0};
-    int wr =
-        rt_atomic_open(&af, path, &err) == 0 ? rt_analysis_write(a, fmt, af.fp, &warn, &err) : -1;
-    cli_print_warnings(&warn, 10, NULL);
-    rt_warnings_release(&warn);
-    if (wr != 0) {
-        if (af.fp)
-            rt_atomic_abort(&af);
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    if (rt_atomic_commit(&af, &err) != 0) {
-        cli_error("%s", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
 /* The options of `study` into so, *dir, *machine_arg and *mode_s (left as they are when not
  * given): 0, or the exit code of the usage error it printed. */
 static int study_options(int argc, char **argv, rt_study_opts *so, const char **dir,
@@ -238,12 +216,12 @@ static int write_analyses(const rt_analysis *a, const char *dir)
     cli_print_warnings(&a->warnings, 5, path);
     free(path);
     path = rt_asprintf("%s/analysis.txt", dir);
-    int rc = write_analysis(a, RT_FORMAT_TEXT, path);
+    int rc = cli_study_write_analysis(a, RT_FORMAT_TEXT, path);
     free(path);
     if (rc != 0)
         return -1;
     path = rt_asprintf("%s/analysis.json", dir);
-    rc = write_analysis(a, RT_FORMAT_JSON, path);
+    rc = cli_study_write_analysis(a, RT_FORMAT_JSON, path);
     free(path);
     return rc != 0 ? -1 : 0;
 }
