@@ -194,6 +194,17 @@ for fmt in nchw cl; do
         /usr/bin/python3 "$TRAIN" --steps 2 --batch 32 --size 64 --no-lstm $flag >"$TMP/out" 2>"$TMP/err"
     check "$fmt: profile --torch --onednn-output exits 0" [ $? -eq 0 ]
 done
+# The scratch trace is gone when its warnings are read: they name the command that wrote it.
+cat >"$TMP/lstm_small.py" <<'PY'
+import torch
+m = torch.nn.LSTM(8, 8, batch_first=True)
+x = torch.randn(2, 4, 8)
+for _ in range(3):
+    m(x)[0].sum().backward()
+PY
+"$BIN" profile --torch -o "$TMP/lstm.json" -- /usr/bin/python3 "$TMP/lstm_small.py" >"$TMP/out" 2>"$TMP/err"
+check "the trace's warnings name the command that wrote it, not the scratch file" \
+    sh -c "grep -q \"'/usr/bin/python3 $TMP/lstm_small.py': .* uncovered\" '$TMP/err' && ! grep -q 'trace.tmp' '$TMP/err'"
 check "join: the oneDNN convolutions know the aten operator and source line that called them" \
     json "$TMP/nchw-dnn.json" 'all(k.get("tags", {}).get("caller", "").startswith(("aten::mkldnn_convolution @ ", "aten::convolution_backward @ ")) and "examples/torch/train.py:" in k["tags"]["caller"] for k in ks if k["name"].startswith("convolution "))'
 check "join: the reorders are attributed to the convolutions" \
@@ -268,6 +279,8 @@ check "--steps 1:3 counts the steps of the first optimizer object, not of its cl
     python3 -c "import json,sys; t=json.load(open('$TMP/audit.trace.json'))['traceEvents']; n=sum(1 for e in t if e['name'] == 'Optimizer.step#SGD.step'); print(n) if n != 4 else None; sys.exit(0 if n == 4 else 1)"
 check "--onednn-output: the trace's warnings are printed once" \
     sh -c "[ \$(grep -c 'of the operator self time is uncovered' '$TMP/err') -eq 1 ]"
+check "the trace's warnings name the kept trace, not the scratch file it was written to" \
+    sh -c "grep -q \"'$TMP/audit.trace.json': .* uncovered\" '$TMP/err' && ! grep -q 'trace.tmp' '$TMP/err'"
 # A short training script: module-level calls, the layers' weight initialisation and zero_grad
 # have their real lines; no operator is tagged with line 0, and what has no line is counted.
 cat >"$TMP/train_small.py" <<'PY'

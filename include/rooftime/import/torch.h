@@ -29,6 +29,7 @@ typedef struct rt_torch_options {
     const rt_torch_ops *ops; /* cost model: FLOPs and bytes from shapes; NULL: args.flops only */
     rt_conv_flops conv;      /* convolution and pooling FLOP convention */
     int by_source;           /* kernels per source line and nn.Module ("Call stack"), as tags */
+    const char *origin; /* what messages call the trace (rt_import_torch_opts; NULL: its path) */
 } rt_torch_options;
 
 /*

@@ -110,7 +110,10 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
                 child.signal, strsignal(child.signal));
     else if (status >= 0)
         fprintf(stderr, "rooftime: profile: '%s' exited with code %d\n", command, status);
-    rt_torch_options to = {.ops = ops, .conv = conv, .by_source = 1};
+    /* the scratch trace's name is gone by the time a message is read: the file it becomes, or
+     * the command that wrote it */
+    rt_torch_options to = {
+        .ops = ops, .conv = conv, .by_source = 1, .origin = keep_trace ? keep_trace : command};
     if (rt_import_torch_opts(trace, &to, &p, &warnings, &err) != 0) {
         cli_print_warnings(&warnings, 20, NULL);
         cli_error("nothing to profile: '%s' left no readable PyTorch trace (does it run "

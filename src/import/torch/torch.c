@@ -493,7 +493,7 @@ int rt_import_torch_opts(const char *path, const rt_torch_options *o, rt_profile
     size_t len;
     if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
         return -1;
-    int rc = rt_import_torch_text_opts(buf, len, path, o, out, w, err);
+    int rc = rt_import_torch_text_opts(buf, len, o && o->origin ? o->origin : path, o, out, w, err);
     free(buf);
     return rc;
 }
