@@ -130,3 +130,23 @@ def test_keep_trace_on_another_file_system(tmp_path, in_here, monkeypatch):
     finally:
         import shutil
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_warnings_name_the_run_not_the_scratch_trace():
+    """The import's warnings named the scratch trace in $TMPDIR, deleted by the time they are
+    read; they name the run (the profile's command) instead."""
+    import warnings
+
+    import torch
+
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        with rooftime.torch.profile(command="lstm block"):
+            m = torch.nn.LSTM(8, 8, batch_first=True)
+            x = torch.randn(2, 4, 8)
+            for _ in range(3):
+                m(x)[0].sum().backward()
+    texts = [str(w.message) for w in ws]
+    uncovered = [t for t in texts if "uncovered" in t]
+    assert uncovered and all("'lstm block'" in t for t in uncovered), texts
+    assert not any("rooftime-torch-" in t for t in texts), texts

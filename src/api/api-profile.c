@@ -64,7 +64,11 @@ rt_profile *rt_api_profile_torch_trace(const char *trace, double wall, const cha
         api_fail("%s", err.msg);
         return NULL;
     }
-    rt_torch_options to = {.ops = ops, .conv = RT_CONV_TAPS, .by_source = 1};
+    /* the scratch trace is gone when the warnings are read: they name the run */
+    rt_torch_options to = {.ops = ops,
+                           .conv = RT_CONV_TAPS,
+                           .by_source = 1,
+                           .origin = command && *command ? command : NULL};
     int rc = rt_import_torch_opts(trace, &to, &p, &w, &err);
     rt_torch_ops_free(ops);
     api_keep_warnings(&w);
