@@ -10,7 +10,9 @@ the trace marks each measured pass with a "rooftime:measured" range.
 `rooftime study` runs several sweep points in one process (python and torch take a second or two
 to start): each --point KEY=VALUE,... overrides the shape options for one point, --trace-dir DIR
 receives DIR/trace-<i>.json per point, and --progress-fd N gets the line "<i>" once point i's trace
-is written.
+is written. With --go-fd M the measured iterations of point i > 0 wait for one line on M, which
+rooftime writes once it has read point i-1's trace: that import then overlaps the next point's
+set-up and warm-up, never its measured iterations.
 """
 import argparse
 import json
@@ -56,6 +58,10 @@ def parse_args(argv):
                    help="write DIR/trace-<i>.json for point i (as --trace does for one)")
     p.add_argument("--progress-fd", type=int, default=-1, metavar="N",
                    help="write the line '<i>' to file descriptor N when point i is done")
+    p.add_argument("--go-fd", type=int, default=-1, metavar="M",
+                   help="before the measured iterations of each point after the first, wait for "
+                        "one line on file descriptor M (the reader of the previous trace is done "
+                        "with the cores)")
     p.add_argument("--runner", metavar="FILE",
                    help="rooftime's profile --torch runner (data/torch/runner/sitecustomize.py): "
                         "write --trace/--trace-dir with it, as `rooftime profile --torch` does "
@@ -167,9 +173,24 @@ class NoRange:
         return False
 
 
-def run_point(a, torch, trace, runner):
+def wait_go(fd, i):
+    """Read one line from fd: the go-ahead for point i's measured iterations."""
+    line = b""
+    while not line.endswith(b"\n"):
+        chunk = os.read(fd, 64)
+        if not chunk:
+            raise SystemExit("torch-client: error: the go-ahead for point %d never came "
+                             "(file descriptor %d closed)" % (i, fd))
+        line += chunk
+    if line.strip() != str(i - 1).encode():
+        raise SystemExit("torch-client: error: go-ahead '%s' where %d was due"
+                         % (line.strip().decode(errors="replace"), i - 1))
+
+
+def run_point(a, torch, trace, runner, go=None):
     """Set up one point, run its warm-up and measured iterations; the mean seconds of a measured
-    pass. With trace, the measured ones are recorded and written there."""
+    pass. With trace, the measured ones are recorded and written there. go, when given, is
+    called between the warm-up and the measured iterations."""
     dtype = torch.bfloat16 if a.precision == "bf16" else torch.float32
     torch.manual_seed(0)
 
@@ -239,6 +260,8 @@ def run_point(a, torch, trace, runner):
 
     for _ in range(a.warmup):
         one(False, NoRange)
+    if go:
+        go()
 
     prof = None
     rng = NoRange
@@ -290,7 +313,8 @@ def main(argv):
     progress = os.fdopen(a.progress_fd, "w", buffering=1) if a.progress_fd >= 0 else None
     for i, q in enumerate(points):
         trace = os.path.join(a.trace_dir, "trace-%d.json" % i) if a.trace_dir else a.trace
-        mean = run_point(q, torch, trace, runner)
+        go = (lambda i=i: wait_go(a.go_fd, i)) if a.go_fd >= 0 and i > 0 else None
+        mean = run_point(q, torch, trace, runner, go)
         sys.stdout.flush()
         print("torch-client: torch %s op=%s precision=%s pass=%s batch=%d iters=%d mean_ms=%.4f"
               % (torch.__version__, q.op, q.precision, q.pass_, q.batch, q.iters, 1e3 * mean))

@@ -1,10 +1,12 @@
 /* PyTorch in the study: runs scripts/torch-client.py over the sweep points and imports its traces.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "rooftime-config.h"
@@ -182,7 +184,8 @@ static rt_profile *sweep_profile(const char *python, const char *script, int war
         "scripts/torch-client.py over the sweep points in one process, %d warm-up and %d "
         "measured iterations per point recorded by the PyTorch profiler (record_shapes, "
         "with_flops) and written by the profile --torch runner (types, concrete arguments); "
-        "operators by self time inside the measured ranges; FLOPs and bytes from their "
+        "operators by self time inside the measured ranges, each point's trace read before the "
+        "next point's measured iterations; FLOPs and bytes from their "
         "shapes by the cost model (data/torch/ops.json), as `rooftime profile --torch` gives "
         "them",
         warmup, iters);
@@ -190,12 +193,13 @@ static rt_profile *sweep_profile(const char *python, const char *script, int war
 }
 
 /* The client's command line: python script --op .. --precision .. --pass .. --warmup W --iters N
- * --trace-dir DIR --progress-fd FD --threads T --runner R --ops O --point SPEC ... The numbers
- * live here: the progress fd's (nums[2]) is written once the pipe exists. */
+ * --trace-dir DIR --progress-fd FD --go-fd GO --threads T --runner R --ops O --point SPEC ...
+ * The numbers live here: the progress and go fds' (nums[2], nums[4]) are written once the pipe
+ * and the socket exist. */
 typedef struct client_cmd {
     char **argv;
     size_t n, first_spec; /* argv[first_spec + 2 i + 1] is point i's spec */
-    char nums[4][32];
+    char nums[5][32];
     char *runner;
 } client_cmd;
 
@@ -217,6 +221,7 @@ static void client_cmd_build(client_cmd *c, const char *python, const char *scri
                            "--iters",       c->nums[1],
                            "--trace-dir",   dir,
                            "--progress-fd", c->nums[2],
+                           "--go-fd",       c->nums[4],
                            "--threads",     c->nums[3],
                            "--runner",      c->runner,
                            "--ops",         rt_torch_ops_path(ops)};
@@ -239,9 +244,11 @@ static void client_cmd_free(client_cmd *c)
     free(c->runner);
 }
 
-/* The client writes "<i>" once point i's trace is complete: import it while the next runs.
- * *done counts the points imported; 0, or -1 with err set when a report or an import failed. */
-static int import_reported(FILE *rd, const char *dir, const rt_tags *base,
+/* The client writes "<i>" once point i's trace is complete: import it while the next point sets
+ * up and warms up, then write "<i>" on go, which the client waits for before that point's
+ * measured iterations (on 2 cores the import would otherwise take one from them). *done counts
+ * the points imported; 0, or -1 with err set when a report or an import failed. */
+static int import_reported(FILE *rd, int go, const char *dir, const rt_tags *base,
                            const rt_torch_study_opts *o, const rt_torch_ops *ops, rt_profile *prof,
                            const client_cmd *c, size_t *done, rt_error *err)
 {
@@ -262,6 +269,12 @@ static int import_reported(FILE *rd, const char *dir, const rt_tags *base,
             rt_error_prefix(err, "pytorch: point %zu (%s)", *done,
                             c->argv[c->first_spec + 2 * *done + 1]);
             return -1;
+        }
+        if (*done + 1 < o->n_points) {
+            char ack[32];
+            int n = snprintf(ack, sizeof ack, "%zu\n", *done);
+            /* a client that is gone shows as its exit status; no SIGPIPE for it here */
+            (void)!send(go, ack, (size_t)n, MSG_NOSIGNAL);
         }
         (*done)++;
         if (o->progress && *done < o->n_points)
@@ -317,7 +330,7 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
     client_cmd cmd = {0};
     client_cmd_build(&cmd, python, script, o, warmup, iters, dir, ops);
 
-    int fds[2] = {-1, -1};
+    int fds[2] = {-1, -1}, go[2] = {-1, -1};
     int rc = -1;
     size_t done = 0;
     rt_child child = {.pid = -1, .out_fd = -1};
@@ -326,7 +339,14 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
         rt_error_set(err, "pytorch: cannot create a pipe: %s", strerror(errno));
         goto out;
     }
+    /* go[0] is ours, go[1] the client's (inherited: its close-on-exec flag cleared) */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0 ||
+        fcntl(go[1], F_SETFD, 0) != 0) {
+        rt_error_set(err, "pytorch: cannot create a socket pair: %s", strerror(errno));
+        goto out;
+    }
     snprintf(cmd.nums[2], sizeof cmd.nums[2], "%d", fds[1]);
+    snprintf(cmd.nums[4], sizeof cmd.nums[4], "%d", go[1]);
     if (o->progress && o->n_points)
         o->progress(o->progress_ud, 0);
     rt_spawn_opts so = {.stdout_path = "/dev/null", .stderr_path = errf, .close_fd = fds[0]};
@@ -336,13 +356,16 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
     }
     close(fds[1]);
     fds[1] = -1;
+    close(go[1]);
+    go[1] = -1;
     rd = fdopen(fds[0], "r");
     if (!rd) {
         rt_error_set(err, "pytorch: cannot read the client's progress: %s", strerror(errno));
         goto out;
     }
     fds[0] = -1;
-    bool import_failed = import_reported(rd, dir, &base, o, ops, prof, &cmd, &done, err) != 0;
+    bool import_failed =
+        import_reported(rd, go[0], dir, &base, o, ops, prof, &cmd, &done, err) != 0;
     if (import_failed)
         kill(child.pid, SIGTERM); /* our child: nothing more of it is wanted */
     fclose(rd);
@@ -371,9 +394,12 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
 out:
     if (rd)
         fclose(rd);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         if (fds[k] >= 0)
             close(fds[k]);
+        if (go[k] >= 0)
+            close(go[k]);
+    }
     if (child.pid > 0) {
         kill(child.pid, SIGTERM);
         rt_spawn_wait(&child);

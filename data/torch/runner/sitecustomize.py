@@ -542,7 +542,7 @@ def _write(path, events, positions, steps, t_start, within=None):
     stack = []
     thread = None
     for i in order:
-        name, tid, start, end, shapes, types, stack_, flops, seq, fwd = events[i]
+        name, tid, start, end, seq, fwd, _ = events[i]
         if tid != thread:
             stack, thread = [], tid
         while stack and stack[-1][0] <= start:
@@ -572,11 +572,14 @@ def _write(path, events, positions, steps, t_start, within=None):
     # only what overlaps the measured ranges (the study's client): the importer's --within makes
     # the exact choice; the forward before a measured backward is left out, half the trace
     keep = _overlapping(events, within) if within else None
-    for i, (name, tid, start, end, shapes, types, stack_, flops, seq, fwd) in enumerate(events):
+    for i, (name, tid, start, end, seq, fwd, ev) in enumerate(events):
         if name.startswith((ARGS, SRC, STEP)) or name in ("[memory]", "[OutOfMemory]"):
             continue
         if (lo is not None and (start < lo or end > hi)) or (keep is not None and not keep[i]):
             continue
+        # what only a written event needs, asked of torch for those alone (a measured backward's
+        # forward, outside the ranges, is half a study trace)
+        shapes, types, stack_, flops = ev.shapes(), ev.dtypes(), ev.stack(), ev.flops() or 0
         args = {}
         p = params[i]
         if shapes:
@@ -648,8 +651,8 @@ def write_trace(path, result, positions, steps=None, within=None):
     evs = []
     for e in result.events():
         st = e.start_us() - t0
-        evs.append((e.name(), e.start_thread_id(), st, st + e.duration_us(), e.shapes(),
-                    e.dtypes(), e.stack(), e.flops() or 0, e.sequence_nr(), e.fwd_thread_id()))
+        evs.append((e.name(), e.start_thread_id(), st, st + e.duration_us(), e.sequence_nr(),
+                    e.fwd_thread_id(), e))
     _write(path, evs, positions, steps, t0, within)
 
 
