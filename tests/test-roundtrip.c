@@ -1,5 +1,6 @@
 /* Every shipped machine preset and example profile survives load -> save -> load unchanged. */
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,6 +198,42 @@ static void test_profile_save_stream(void **state)
     free(dir);
 }
 
+/* rt_profile_copy (the Python API's analyses with --tau, diff): every field and unknown member,
+ * identity, provenance and spreads as a save and a load give them, the copy its own; a profile
+ * that cannot be saved is not copied either, with the reason. */
+static void test_profile_copy(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"schema\": \"rooftime.profile/1\", \"source\": {\"tool\": \"t\", \"pid\": 7}, "
+        "\"zeta\": [1, 2.5], \"identity\": {\"rank\": 3, \"size\": 8}, \"tags\": {\"a\": "
+        "\"b\"}, \"kernels\": [{\"name\": \"k\\u00e9\", \"invocations\": 3, \"time\": "
+        "1.5e-06, \"time_spread\": {\"n\": 3, \"median\": 5e-7, \"q1\": 4e-7, \"q3\": 6e-7}, "
+        "\"flops\": {\"fp16\": 1e12}, \"bytes\": {\"L1\": 12345678901234}, \"tags\": "
+        "{\"pass\": \"fw\"}}], \"provenance\": {\"inputs\": [\"x.csv\"], \"launches\": 4}}";
+    json_t *j = json_loads(text, 0, NULL);
+    rt_profile *p, *c;
+    rt_error err;
+    assert_int_equal(rt_profile_from_json(j, RT_JSON_NAMED("inline"), &p, &err), 0);
+    json_decref(j);
+    if (rt_profile_copy(p, &c, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(c != p && c->kernels != p->kernels);
+    if (!rt_profile_equal(p, c, &err))
+        fail_msg("the copy differs: %s", err.msg);
+    json_t *jp = rt_profile_to_json(p), *jc = rt_profile_to_json(c);
+    assert_true(json_equal(jp, jc));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(jc, "source"), "pid")), 7);
+    json_decref(jp);
+    json_decref(jc);
+    rt_profile_free(c);
+    p->kernels[0].time = NAN;
+    assert_int_equal(rt_profile_copy(p, &c, &err), -1);
+    assert_null(c);
+    assert_non_null(strstr(err.msg, "time"));
+    rt_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_profile_fields_and_extra),
         cmocka_unit_test(test_profile_save_stream),
+        cmocka_unit_test(test_profile_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

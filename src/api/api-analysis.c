@@ -50,14 +50,12 @@ rt_machine *api_copy_machine(const rt_machine *m)
 
 rt_profile *api_copy_profile(const rt_profile *p)
 {
-    json_t *j = rt_profile_to_json(p);
     rt_profile *c = NULL;
     rt_error err;
-    if (!j || rt_profile_from_json(j, RT_JSON_NAMED("a profile"), &c, &err) != 0) {
-        api_fail("cannot copy a profile: %s", j ? err.msg : "no JSON");
-        c = NULL;
+    if (rt_profile_copy(p, &c, &err) != 0) {
+        api_fail("%s", err.msg);
+        return NULL;
     }
-    json_decref(j);
     return c;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "identity-json.h"
+#include "json-emit.h"
 #include "json-write.h"
 #include "rooftime/util/atomic-file.h"
 #include "profile-json-fast.h"
@@ -283,29 +284,56 @@ static json_t *head_json(const rt_profile *p, const json_t *unknown)
     return j;
 }
 
-static json_t *kernel_json(const rt_kernel *k)
+/* A whole number exactly as one (below 9e15), otherwise a real: as rt_json_num's value dumps. */
+static void num_emit(rt_jw *w, double v)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(k->name));
-    json_object_set_new(o, "invocations", rt_json_num(k->invocations));
-    json_object_set_new(o, "time", json_real(k->time));
-    if (k->spread.n > 0)
-        json_object_set_new(o, "time_spread",
-                            json_pack("{s:o,s:o,s:o,s:o}", "n", rt_json_num(k->spread.n), "median",
-                                      json_real(k->spread.median), "q1", json_real(k->spread.q1),
-                                      "q3", json_real(k->spread.q3)));
-    json_object_set_new(o, "flops", values_json(&k->flops));
-    json_object_set_new(o, "bytes", values_json(&k->bytes));
-    if (k->tags.n)
-        json_object_set_new(o, "tags", tags_json(&k->tags));
-    return o;
+    if (v == floor(v) && fabs(v) < 9.0e15)
+        rt_jw_integer(w, (long long)v);
+    else
+        rt_jw_real(w, v);
 }
 
-/* Kernel i of a profile (rt_json_make_fn). */
-static json_t *kernel_element(void *ctx, size_t i)
+static void values_emit(rt_jw *w, const char *key, const rt_values *vs)
 {
-    const rt_profile *p = ctx;
-    return kernel_json(&p->kernels[i]);
+    rt_jw_key(w, key);
+    rt_jw_object(w);
+    for (size_t i = 0; i < vs->n; i++) {
+        rt_jw_key(w, vs->v[i].key);
+        num_emit(w, vs->v[i].value);
+    }
+    rt_jw_close(w);
+}
+
+/* Kernel i of a profile (rt_json_emit_fn), written without a tree: a million-kernel save spent
+ * most of its time building and dumping one per kernel. */
+static void kernel_emit(void *ctx, size_t i, rt_jw *w)
+{
+    const rt_kernel *k = &((const rt_profile *)ctx)->kernels[i];
+    rt_jw_object(w);
+    rt_jw_member_string(w, "name", k->name);
+    rt_jw_key(w, "invocations");
+    num_emit(w, k->invocations);
+    rt_jw_member_real(w, "time", k->time);
+    if (k->spread.n > 0) {
+        rt_jw_key(w, "time_spread");
+        rt_jw_object(w);
+        rt_jw_key(w, "n");
+        num_emit(w, (double)k->spread.n);
+        rt_jw_member_real(w, "median", k->spread.median);
+        rt_jw_member_real(w, "q1", k->spread.q1);
+        rt_jw_member_real(w, "q3", k->spread.q3);
+        rt_jw_close(w);
+    }
+    values_emit(w, "flops", &k->flops);
+    values_emit(w, "bytes", &k->bytes);
+    if (k->tags.n) {
+        rt_jw_key(w, "tags");
+        rt_jw_object(w);
+        for (size_t t = 0; t < k->tags.n; t++)
+            rt_jw_member_string(w, k->tags.v[t].key, k->tags.v[t].value);
+        rt_jw_close(w);
+    }
+    rt_jw_close(w);
 }
 
 /* The members after the kernels: provenance, then what this version does not know, kept from a
@@ -327,49 +355,75 @@ static json_t *tail_json(const rt_profile *p, const json_t *unknown, const json_
     return j;
 }
 
+/* The tree of the text rt_profile_write_json writes: one definition of the layout. */
 json_t *rt_profile_to_json(const rt_profile *p)
 {
-    json_t *unknown = rt_json_opaque_parse(p->unknown_json);
-    json_t *j = head_json(p, unknown);
-    json_t *ks = json_array();
-    for (size_t i = 0; i < p->n_kernels; i++)
-        json_array_append_new(ks, kernel_json(&p->kernels[i]));
-    json_object_set_new(j, "kernels", ks);
-    json_t *tail = tail_json(p, unknown, j);
-    json_object_update(j, tail);
-    json_decref(tail);
-    json_decref(unknown);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    if (!fp)
+        return NULL;
+    int rc = rt_profile_write_json(p, fp);
+    json_t *j = NULL;
+    if (fclose(fp) == 0 && rc == 0)
+        j = json_loadb(text, len, 0, NULL);
+    free(text);
     return j;
+}
+
+/* A profile from its JSON text (name: for errors): the direct reader for what rooftime writes;
+ * anything else, errors included, through jansson (profile-json-fast.h). */
+static int read_text(const char *text, size_t len, const char *name, rt_profile **out,
+                     rt_error *err)
+{
+    json_t *j;
+    *out = NULL;
+    if (rt_profile_json_fast(text, len, out) == 0) {
+        /* The load-time checks (sums that overflow, profile-sums.c) are rt_profile_from_json's:
+         * a profile that fails them is read again through jansson, which names kernel and field. */
+        rt_error chk = {0};
+        if (rt_profile_check(*out, &chk) == 0)
+            return 0;
+        rt_profile_free(*out);
+        *out = NULL;
+    }
+    if (rt_json_load_text(text, len, name, &j, err) != 0)
+        return -1;
+    /* The text stays until the fields are read: an error names the line of its field. */
+    int rc = rt_profile_from_json(j, &(rt_json_src){name, text, len}, out, err);
+    json_decref(j);
+    return rc;
 }
 
 int rt_profile_load(const char *path, rt_profile **out, rt_error *err)
 {
-    json_t *j;
     *out = NULL;
     rt_text t;
     if (rt_text_load(path, RT_MAX_TEXT_INPUT, &t, err) != 0)
         return -1;
-    /* The direct reader takes what rooftime writes; anything else, errors included, goes
-     * through jansson (profile-json-fast.h). */
-    int fast = rt_profile_json_fast(t.s, t.len, out) == 0;
-    if (fast) {
-        /* The load-time checks (sums that overflow, profile-sums.c) are rt_profile_from_json's:
-         * a profile that fails them is read again through jansson, which names kernel and field. */
-        rt_error chk = {0};
-        if (rt_profile_check(*out, &chk) != 0) {
-            rt_profile_free(*out);
-            *out = NULL;
-            fast = 0;
-        }
-    }
-    if (fast || rt_json_load_text(t.s, t.len, path, &j, err) != 0) {
-        rt_text_release(&t);
-        return fast ? 0 : -1;
-    }
-    /* The text stays until the fields are read: an error names the line of its field. */
-    int rc = rt_profile_from_json(j, &(rt_json_src){path, t.s, t.len}, out, err);
-    json_decref(j);
+    int rc = read_text(t.s, t.len, path, out, err);
     rt_text_release(&t);
+    return rc;
+}
+
+int rt_profile_copy(const rt_profile *p, rt_profile **out, rt_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    *out = NULL;
+    FILE *fp = open_memstream(&text, &len);
+    if (!fp) {
+        rt_error_set(err, "cannot copy a profile: out of memory");
+        return -1;
+    }
+    int rc = rt_profile_write_json(p, fp);
+    if (fclose(fp) != 0 || rc != 0) {
+        free(text);
+        rt_error_set(err, "cannot copy a profile: writing its JSON failed");
+        return -1;
+    }
+    rc = read_text(text, len, "a profile", out, err);
+    free(text);
     return rc;
 }
 
@@ -382,7 +436,7 @@ int rt_profile_write_json(const rt_profile *p, FILE *fp)
     json_t *unknown = rt_json_opaque_parse(p->unknown_json);
     json_t *head = head_json(p, unknown);
     rt_json_stream_members(&s, head);
-    rt_json_stream_list(&s, "kernels", p->n_kernels, kernel_element, (void *)p);
+    rt_json_stream_list_emit(&s, "kernels", p->n_kernels, kernel_emit, (void *)p);
     json_t *tail = tail_json(p, unknown, head);
     rt_json_stream_members(&s, tail);
     json_decref(tail);
