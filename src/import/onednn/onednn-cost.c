@@ -87,33 +87,54 @@ static int k_lists(const dn_call *x, cost *c, rt_error *err)
 /* Every primitive kind this importer reads, with the counts its function provides to the cost
  * model's formulas; a kind not here (lrn, kinds newer than the importer) keeps its time and is
  * named in a note. */
+/* The keys oneDNN writes in the problem shapes of these kinds (benchdnn's descriptors) */
+#define CONV_KEYS "mb g ic oc id ih iw od oh ow kd kh kw sd sh sw dd dh dw pd ph pw"
+#define POOL_KEYS "mb ic id ih iw od oh ow kd kh kw sd sh sw dd dh dw pd ph pw"
+
 static const struct {
     const char *kind;
-    int prefix;      /* match "softmax", "softmax_v2" ... */
-    int shape_first; /* the problem descriptor is a shape ("mb16_ic64...") to parse first */
+    int prefix;       /* match "softmax", "softmax_v2" ... */
+    int shape_first;  /* the problem descriptor is a shape ("mb16_ic64...") to parse first */
+    const char *keys; /* with shape_first: the keys it may hold */
     int (*fn)(const dn_call *, cost *, rt_error *);
     const char *counts;
 } kinds[] = {
-    {"convolution", 0, 1, k_conv, "macs bias_adds"},
-    {"deconvolution", 0, 1, k_conv, "macs bias_adds"},
-    {"inner_product", 0, 1, k_ip, "macs bias_adds"},
-    {"rnn", 0, 1, k_rnn, "cells gemm_macs bias_adds"},
-    {"batch_normalization", 0, 1, k_bnorm, "elems global_stats scale_shift scale shift relu"},
-    {"pooling", 1, 1, k_pool, "window_taps avg dst"},
-    {"matmul", 0, 0, k_matmul, "macs bias_adds"},
-    {"layer_normalization", 0, 0, k_lnorm, "elems global_stats scale_shift scale shift relu"},
-    {"eltwise", 0, 0, k_elementwise, "elems two_op"},
-    {"softmax", 1, 0, k_elementwise, "elems"},
-    {"logsoftmax", 0, 0, k_elementwise, "elems"},
-    {"binary", 0, 0, k_lists, "dst src sources"},
-    {"sum", 0, 0, k_lists, "dst src sources"},
-    {"concat", 0, 0, k_lists, "dst src sources"},
-    {"reorder", 0, 0, k_lists, "dst src sources"},
-    {"shuffle", 0, 0, k_lists, "dst src sources"},
-    {"prelu", 0, 0, k_lists, "dst src sources"},
-    {"reduction", 0, 0, k_lists, "dst src sources"},
-    {"resampling", 0, 0, k_lists, "dst src sources"},
+    {"convolution", 0, 1, CONV_KEYS, k_conv, "macs bias_adds"},
+    {"deconvolution", 0, 1, CONV_KEYS, k_conv, "macs bias_adds"},
+    {"inner_product", 0, 1, "mb ic oc id ih iw", k_ip, "macs bias_adds"},
+    {"rnn", 0, 1, "l t mb sic slc dhc dic", k_rnn, "cells gemm_macs bias_adds"},
+    {"batch_normalization", 0, 1, "mb ic id ih iw", k_bnorm,
+     "elems global_stats scale_shift scale shift relu"},
+    {"pooling", 1, 1, POOL_KEYS, k_pool, "window_taps avg dst"},
+    {"matmul", 0, 0, NULL, k_matmul, "macs bias_adds"},
+    {"layer_normalization", 0, 0, NULL, k_lnorm, "elems global_stats scale_shift scale shift relu"},
+    {"eltwise", 0, 0, NULL, k_elementwise, "elems two_op"},
+    {"softmax", 1, 0, NULL, k_elementwise, "elems"},
+    {"logsoftmax", 0, 0, NULL, k_elementwise, "elems"},
+    {"binary", 0, 0, NULL, k_lists, "dst src sources"},
+    {"sum", 0, 0, NULL, k_lists, "dst src sources"},
+    {"concat", 0, 0, NULL, k_lists, "dst src sources"},
+    {"reorder", 0, 0, NULL, k_lists, "dst src sources"},
+    {"shuffle", 0, 0, NULL, k_lists, "dst src sources"},
+    {"prelu", 0, 0, NULL, k_lists, "dst src sources"},
+    {"reduction", 0, 0, NULL, k_lists, "dst src sources"},
+    {"resampling", 0, 0, NULL, k_lists, "dst src sources"},
 };
+
+/* The first key of sh that is not a word of keys (space-separated), or NULL. */
+static const char *unknown_key(const rt_shape *sh, const char *keys)
+{
+    for (int i = 0; i < sh->n; i++) {
+        size_t kl = strlen(sh->kv[i].k);
+        const char *p = keys;
+        for (; (p = strstr(p, sh->kv[i].k)) != NULL; p += kl)
+            if ((p == keys || p[-1] == ' ') && (p[kl] == ' ' || p[kl] == '\0'))
+                break;
+        if (!p)
+            return sh->kv[i].k;
+    }
+    return NULL;
+}
 
 const char *rt_onednn_kind_counts(const char *kind)
 {
@@ -138,6 +159,13 @@ int rt_onednn_cost(const rt_onednn_model *model, const char *kind, const char *p
         if (kinds[i].shape_first && rt_shape_parse(problem, &sh) != 0) {
             rt_error_set(err, "cannot read problem descriptor '%s'", problem);
             return -1;
+        }
+        const char *odd = kinds[i].shape_first ? unknown_key(&sh, kinds[i].keys) : NULL;
+        if (odd) {
+            rt_error_set(err, "key '%s' is not one of %s's (%s)", odd, kinds[i].kind,
+                         kinds[i].keys);
+            *coverage = RT_ONEDNN_UNREAD_KEY;
+            return 0;
         }
         const rt_onednn_kind_model *km = rt_onednn_model_kind(model, kinds[i].kind);
         dn_call x = {kind, problem, prop, aux, ml, kinds[i].shape_first ? &sh : NULL, km, window};

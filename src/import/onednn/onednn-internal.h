@@ -135,13 +135,16 @@ int rt_onednn_cost_lists(const char *kind, const char *problem, const mdlist *ml
 
 /* What the cost model says of a kind. */
 typedef enum rt_onednn_coverage {
-    RT_ONEDNN_MODELLED,  /* FLOPs and bytes */
-    RT_ONEDNN_NO_FLOPS,  /* bytes, but the kind's FLOPs are not modelled */
-    RT_ONEDNN_UNMODELLED /* neither: time only */
+    RT_ONEDNN_MODELLED,   /* FLOPs and bytes */
+    RT_ONEDNN_NO_FLOPS,   /* bytes, but the kind's FLOPs are not modelled */
+    RT_ONEDNN_UNMODELLED, /* neither: time only */
+    RT_ONEDNN_UNREAD_KEY  /* the problem holds a key this kind does not have (named in err): the
+                           * sizes it would read may be wrong, so time only */
 } rt_onednn_coverage;
 
 /* FLOPs and bytes per call of a primitive of this kind (dispatched from a table by kind);
- * -1 with err on a descriptor that cannot be read. *coverage says what was modelled. */
+ * -1 with err on a descriptor that cannot be read. *coverage says what was modelled; with
+ * RT_ONEDNN_UNREAD_KEY, err says which key. */
 int rt_onednn_cost(const rt_onednn_model *model, const char *kind, const char *prop,
                    const mdlist *ml, const char *aux, const char *problem, int window, cost *c,
                    rt_onednn_coverage *coverage, rt_error *err);

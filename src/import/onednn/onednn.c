@@ -201,7 +201,16 @@ static int compute_cost(rt_onednn_reader *r, const char *kind, const char *prop,
     rt_onednn_coverage cov;
     if (rt_onednn_cost(&r->model, kind, prop, ml, aux, problem, r->window, c, &cov, err) != 0)
         return -1;
-    if (cov == RT_ONEDNN_NO_FLOPS)
+    if (cov == RT_ONEDNN_UNREAD_KEY) {
+        /* said once per kind and message, at its first line */
+        char *key = rt_asprintf("unread:%s:%s", kind, err->msg);
+        note_once(r, key,
+                  "line %zu: field 'problem_desc' '%s': %s: every kernel with that key keeps its "
+                  "time, without FLOPs or bytes (a size would be misread)",
+                  r->lineno, problem, err->msg);
+        free(key);
+        err->msg[0] = '\0';
+    } else if (cov == RT_ONEDNN_NO_FLOPS)
         note_once(r, kind,
                   "FLOPs of '%s' primitives are not modelled: their kernels have time and bytes "
                   "but no FLOPs",
