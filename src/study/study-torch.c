@@ -209,7 +209,6 @@ static void client_cmd_build(client_cmd *c, const char *python, const char *scri
 {
     size_t na = 0;
     c->runner = rt_asprintf("%s/torch/runner/sitecustomize.py", rt_datadir());
-    c->argv = rt_xcalloc(24 + 2 * o->n_points, sizeof *c->argv);
     snprintf(c->nums[0], sizeof c->nums[0], "%d", warmup);
     snprintf(c->nums[1], sizeof c->nums[1], "%d", iters);
     snprintf(c->nums[3], sizeof c->nums[3], "%d", o->threads > 0 ? o->threads : 0);
@@ -225,7 +224,9 @@ static void client_cmd_build(client_cmd *c, const char *python, const char *scri
                            "--threads",     c->nums[3],
                            "--runner",      c->runner,
                            "--ops",         rt_torch_ops_path(ops)};
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    size_t n_fixed = sizeof fixed / sizeof fixed[0];
+    c->argv = rt_xcalloc(n_fixed + 2 * o->n_points + 1, sizeof *c->argv);
+    for (size_t i = 0; i < n_fixed; i++)
         c->argv[na++] = (char *)fixed[i];
     c->first_spec = na;
     for (size_t i = 0; i < o->n_points; i++) {
