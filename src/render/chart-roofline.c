@@ -194,10 +194,8 @@ static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, siz
         /* Labelled by ID, K<rank by time> as the report's kernel table numbers them: short,
          * never cut, and the hover text and the table give the name. */
         if (nx > 0 && labelled < max_labels) {
-            char buf[32];
-            snprintf(buf, sizeof buf, "K%zu", k + 1);
-            rt_chart_label(ch, lx, y, ms.size / 2, buf, hier ? RT_INK : ms.color,
-                           (int)(max_labels - labelled));
+            rt_chart_id_label(ch, lx, y, ms.size / 2, 'K', k + 1, hier ? RT_INK : ms.color,
+                              (int)(max_labels - labelled));
             labelled++;
         }
     }
@@ -281,10 +279,7 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
     size_t labelled, n_nobytes;
     draw_kernels(ch, total_t, &labelled, &n_nobytes);
     if (labelled)
-        rt_chart_note(ch,
-                      "labels K1, K2 ...: the %zu longest kernels, numbered as in the report's "
-                      "kernel table",
-                      labelled);
+        ch->id_labels = (rt_id_labels){.prefix = 'K', .note_at = ch->n_notes};
     if (n_zero)
         rt_chart_note(ch,
                       "%zu zero-AI kernel%s (no FLOPs, %.1f%% of the time) cannot sit on a log "
