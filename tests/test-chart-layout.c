@@ -390,6 +390,8 @@ static void test_legend(void **state)
         spec = (rt_chart_spec){.view = (rt_view)v, .series_by = "framework"};
         check(&spec, a, rt_view_name(spec.view));
         assert_true(legend_has("onednn"));
+        if (v == RT_VIEW_ROOFLINE && !legend_has("50.0%")) /* as the zero-AI note says it */
+            fail_msg("roofline: the note on kernels without bytes gives no share of time");
         if (legend_has("pytorch"))
             fail_msg("%s: the legend lists 'pytorch', of which nothing is drawn",
                      rt_view_name(spec.view));
@@ -420,10 +422,165 @@ static void test_legend(void **state)
     free(dir);
 }
 
+/* The texts of a group, each once: fails when two read the same. */
+static void check_distinct(const char *grp, const char *what)
+{
+    for (size_t i = 0; i < n_boxes; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(boxes[i].group, grp) && !strcmp(boxes[j].group, grp) &&
+                !strcmp(boxes[i].text, boxes[j].text) && strcmp(boxes[i].text, "..."))
+                fail_msg("%s: two %s texts read '%s'", what, grp, boxes[i].text);
+}
+
+/* Names alike up to their end (template instances; Han and Hangul names): the legend's values
+ * and the configs' labels stay told apart, and CJK text, a whole em a character, fits. */
+static void test_long_alike_names(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    rt_machine *m;
+    rt_error err;
+    assert_int_equal(rt_machine_resolve("v100", &m, &err), 0);
+    static const char *const impl[2][3] = {
+        {"cutlass_tensorop_h1688gemm_256x128_32x2_nn_align8_epilogue_relu_0",
+         "cutlass_tensorop_h1688gemm_256x128_32x2_nn_align8_epilogue_relu_1",
+         "cutlass_tensorop_h1688gemm_256x128_32x2_nn_align8_epilogue_relu_2"},
+        {"\u5377\u79ef\u795e\u7ecf\u7f51\u7edc\u6846\u67b6\u7532\u4e59\u4e19\u4e01\u7532",
+         "\u5377\u79ef\u795e\u7ecf\u7f51\u7edc\u6846\u67b6\u7532\u4e59\u4e19\u4e01\u4e59",
+         "\ud569\uc131\uacf1 \ud504\ub808\uc784\uc6cc\ud06c"}};
+    for (int set = 0; set < 2; set++) {
+        char json[8192];
+        size_t len = (size_t)snprintf(json, sizeof json,
+                                      "{\"schema\": \"rooftime.profile/1\", \"kernels\": [");
+        for (int k = 0; k < 9; k++)
+            len += (size_t)snprintf(
+                json + len, sizeof json - len,
+                "%s{\"name\": \"k%d\", \"invocations\": 10, \"time\": %g, \"flops\": "
+                "{\"tensor\": %g}, \"bytes\": {\"HBM\": %g}, \"tags\": {\"impl\": \"%s\", "
+                "\"batch\": \"%d\"}}",
+                k ? ", " : "", k, 1e-3 * (1 + k), 3e10 * (1 + k), 1e8 * (1 + k % 4),
+                impl[set][k % 3], 1 << (k / 3));
+        snprintf(json + len, sizeof json - len, "]}");
+        rt_profile *p = profile_from(dir, "alike.json", json);
+        rt_analysis *a = rt_analysis_new(m, RT_MODE_SINGLE, &p, 1, NULL, &err);
+        assert_non_null(a);
+        for (int v = 0; v < RT_VIEW_N; v++)
+            for (int fam = 0; fam < 2; fam++) {
+                rt_chart_spec spec = {
+                    .view = (rt_view)v, .series_by = "impl", .family = fam ? "batch" : "none"};
+                char what[64];
+                snprintf(what, sizeof what, "%s set=%d family=%d", rt_view_name(spec.view), set,
+                         fam);
+                check(&spec, a, what);
+                check_distinct("legend", what);
+                if (!fam) /* with a family the labels are its values, alike across families */
+                    check_distinct("labels", what);
+            }
+        rt_analysis_free(a);
+        rt_profile_free(p);
+    }
+    rt_machine_free(m);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* The IDs of a note's list ("C1, C2, C6-C8") into set, up to the first ')' or ';'. */
+static size_t parse_ids(const char *s, bool *set, size_t cap)
+{
+    size_t n = 0;
+    while (*s && *s != ')' && *s != ';' && *s != ':') {
+        unsigned a, b;
+        int used;
+        if (sscanf(s, "%*[KC]%u-%*[KC]%u%n", &a, &b, &used) == 2 ||
+            (sscanf(s, "%*[KC]%u%n", &a, &used) == 1 && (b = a, true))) {
+            for (unsigned i = a; i <= b && i < cap; i++)
+                n += !set[i], set[i] = true;
+            s += used;
+        } else {
+            s++;
+        }
+    }
+    return n;
+}
+
+/* The note that names the ID labels says which the chart shows: in a cluster where most find no
+ * room, "labels ...: the N longest" counts N = those shown + those named as having no room, and
+ * every label shown is in its list. */
+static void test_id_note(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    rt_machine *m;
+    rt_error err;
+    assert_int_equal(rt_machine_resolve("v100", &m, &err), 0);
+    size_t cap = 1 << 16, len = 0;
+    char *json = malloc(cap);
+    len += (size_t)snprintf(json + len, cap - len,
+                            "{\"schema\": \"rooftime.profile/1\", \"kernels\": [");
+    for (int k = 0; k < 40; k++) /* one tight cluster, some far apart */
+        len += (size_t)snprintf(json + len, cap - len,
+                                "%s{\"name\": \"k%d\", \"invocations\": 10, \"time\": %g, "
+                                "\"flops\": {\"tensor\": %g}, \"bytes\": {\"HBM\": %g}, "
+                                "\"tags\": {\"n\": \"%d\"}}",
+                                k ? ", " : "", k, 1e-3 * (1 + 0.01 * k), 5e10 * (1 + 0.002 * k),
+                                k % 10 == 9 ? 1e7 * k : 1e8 * (1 + 0.002 * k), k);
+    snprintf(json + len, cap - len, "]}");
+    rt_profile *p = profile_from(dir, "cluster.json", json);
+    free(json);
+    rt_analysis *a = rt_analysis_new(m, RT_MODE_SINGLE, &p, 1, NULL, &err);
+    assert_non_null(a);
+    for (int v = 0; v < RT_VIEW_N; v++)
+        for (int pts = 0; pts < 2; pts++) {
+            rt_chart_spec spec = {.view = (rt_view)v,
+                                  .max_labels = 16,
+                                  .points = pts ? RT_POINTS_KERNELS : RT_POINTS_CONFIGS};
+            char what[64], notes[4096] = "";
+            snprintf(what, sizeof what, "%s points=%d", rt_view_name(spec.view), pts);
+            check(&spec, a, what);
+            bool shown[64] = {false}, listed[64] = {false}, lost[64] = {false};
+            size_t n_shown = 0;
+            for (size_t i = 0; i < n_boxes; i++) {
+                unsigned id;
+                char c;
+                if (!strcmp(boxes[i].group, "labels") &&
+                    sscanf(boxes[i].text, "%c%u", &c, &id) == 2 && (c == 'K' || c == 'C') &&
+                    id < 64)
+                    n_shown += !shown[id], shown[id] = true;
+                if (!strcmp(boxes[i].group, "legend"))
+                    snprintf(notes + strlen(notes), sizeof notes - strlen(notes), "%s ",
+                             boxes[i].text);
+            }
+            const char *l = strstr(notes, "labels "), *r = strstr(notes, "no room for ");
+            if (n_shown == 0 && !l)
+                continue;
+            if (!l)
+                fail_msg("%s: %zu ID labels and no note naming them: %s", what, n_shown, notes);
+            size_t n_listed = parse_ids(l + 7, listed, 64),
+                   n_lost = r ? parse_ids(r + 12, lost, 64) : 0;
+            size_t n_note = 0;
+            const char *t = strstr(l, "the ");
+            assert_non_null(t);
+            assert_int_equal(sscanf(t, "the %zu longest", &n_note), 1);
+            if (n_note != n_listed || n_shown + n_lost != n_note)
+                fail_msg("%s: the note names %zu (%zu listed), the chart shows %zu and %zu have "
+                         "no room: %s",
+                         what, n_note, n_listed, n_shown, n_lost, notes);
+            for (unsigned i = 0; i < 64; i++)
+                if (shown[i] && (!listed[i] || lost[i]))
+                    fail_msg("%s: label %u shown, the note says otherwise: %s", what, i, notes);
+        }
+    rt_analysis_free(a);
+    rt_profile_free(p);
+    rt_machine_free(m);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_every_view),
-                                       cmocka_unit_test(test_ceiling_labels),
-                                       cmocka_unit_test(test_legend)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_view), cmocka_unit_test(test_ceiling_labels),
+        cmocka_unit_test(test_legend), cmocka_unit_test(test_long_alike_names),
+        cmocka_unit_test(test_id_note)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,6 +131,13 @@ static void test_text_width(void **state)
     assert_close(rt_text_width_estimate("µ", 10, false), 6.4, 1e-6);
     assert_true(rt_text_width_estimate("WWW", 10, true) > rt_text_width_estimate("WWW", 10, false));
     assert_close(rt_text_width_estimate("", 10, false), 0, 1e-9);
+    /* Han, kana, Hangul and fullwidth forms are a whole em in the CJK font the browser falls back
+     * to: at 0.64 em a legend of CJK names ran a third past its column. */
+    assert_close(rt_text_width_estimate("\u5377\u79ef", 10, false), 20, 1e-6);
+    assert_close(rt_text_width_estimate("\u884c\u5217\u7a4d\u30ab", 10, true), 40, 1e-6);
+    assert_close(rt_text_width_estimate("\ud569\uc131\uacf1", 10, false), 30, 1e-6);
+    assert_close(rt_text_width_estimate("\uff21\u3001", 10, false), 20, 1e-6);
+    assert_close(rt_text_width_estimate("a\u00e9\u2013", 10, false), 6.13 + 12.8, 1e-6);
     /* Bold text as headless Chromium lays it out in DejaVu Sans Bold (getComputedTextLength): a
      * factor of 1.1 over the regular advances made this 4D title 2.4% too short, so it ran past
      * the right edge of a 780-point chart. */

@@ -65,6 +65,38 @@ static void test_utf8_prefix(void **state)
     assert_int_equal(rt_utf8_prefix(s, strlen(s), 0), 0);
 }
 
+/* Long names alike up to their end (template instances, configs that differ in their last tag)
+ * stay told apart when shortened, and the cut never splits a character. */
+static void test_shorten_distinct(void **state)
+{
+    (void)state;
+    const char *names[] = {
+        "cutlass_tensorop_h1688gemm_256x128_32x2_nn_align8_epilogue_0",
+        "cutlass_tensorop_h1688gemm_256x128_32x2_nn_align8_epilogue_1",
+        "cutlass_tensorop_h1688gemm_128x128_32x2_nn_align8_epilogue_0",
+        "conv_fwd {implementation=onednn,precision=fp32,filters=512,kernel=3,stride=2}",
+        "conv_fwd {implementation=onednn,precision=fp32,filters=64,kernel=9,stride=2}",
+        "\u5377\u79ef\u795e\u7ecf\u7f51\u7edc\u6846\u67b6\u7532\u5377\u79ef\u795e\u7ecf\u7f51\u7edc"
+        "\u6846\u67b6\u7532\u4e59"};
+    size_t n = sizeof names / sizeof *names;
+    char out[8][31];
+    for (size_t i = 0; i < n; i++) {
+        rt_utf8_shorten_distinct(names[i], names, n, 30, out[i]);
+        assert_true(strlen(out[i]) <= 30);
+        assert_true(rt_utf8_valid(out[i]));
+        assert_non_null(strstr(out[i], "..."));
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(out[i], out[j]) == 0)
+                fail_msg("'%s' and '%s' both read '%s'", names[i], names[j], out[i]);
+    }
+    /* Differing early: the head, as before. */
+    const char *two[] = {"alpha_kernel_with_a_rather_long_name_one", "beta_kernel"};
+    rt_utf8_shorten_distinct(two[0], two, 2, 30, out[0]);
+    assert_string_equal(out[0], "alpha_kernel_with_a_rather_...");
+    rt_utf8_shorten_distinct("short", two, 2, 30, out[1]);
+    assert_string_equal(out[1], "short");
+}
+
 static void test_parse_time(void **state)
 {
     (void)state;
@@ -91,9 +123,9 @@ static void test_parse_time(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seconds),     cmocka_unit_test(test_si),
-        cmocka_unit_test(test_field_width), cmocka_unit_test(test_utf8_prefix),
-        cmocka_unit_test(test_parse_time),
+        cmocka_unit_test(test_seconds),          cmocka_unit_test(test_si),
+        cmocka_unit_test(test_field_width),      cmocka_unit_test(test_utf8_prefix),
+        cmocka_unit_test(test_shorten_distinct), cmocka_unit_test(test_parse_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,7 +63,19 @@ typedef struct rt_label_req {
     uint32_t color;
     double size;
     int priority; /* higher places first */
+    size_t id;    /* an ID label's rank (K<id>, C<id>), else 0 */
+    bool placed;  /* set by rt_chart_labels_place */
 } rt_label_req;
+
+/* What a view's ID labels stand for, so the note that names them is written once they are
+ * placed (rt_chart_id_note): "kernels" or "configs", the prefix (K, C), how many there are (0: the
+ * kernels drawn) and the report's table that numbers them. */
+typedef struct rt_id_labels {
+    char prefix;
+    size_t of;
+    const char *tail; /* appended to the note, or NULL */
+    size_t note_at;   /* its place among the notes (ch->n_notes when the view set it) */
+} rt_id_labels;
 
 typedef struct rt_line_label {
     double x0, y0, x1, y1; /* data coordinates of the line */
@@ -137,6 +149,7 @@ struct rt_chart {
     size_t n_segs, cap_segs;
     rt_label_req *labels;
     size_t n_labels, cap_labels;
+    rt_id_labels id_labels; /* prefix 0: the view placed no ID labels */
     rt_line_label *line_labels;
     size_t n_line_labels, cap_line_labels;
     char **notes; /* printed under the plot */
@@ -233,7 +246,14 @@ void rt_chart_obstacle_line(rt_chart *ch, double x0, double y0, double x1, doubl
 bool rt_chart_box_free(const rt_chart *ch, const rt_box *b);
 void rt_chart_label(rt_chart *ch, double x, double y, double r, const char *text, uint32_t color,
                     int priority);
+/* A label K<id> or C<id> (prefix), the kernel's or config's rank by time as the report numbers it.
+ */
+void rt_chart_id_label(rt_chart *ch, double x, double y, double r, char prefix, size_t id,
+                       uint32_t color, int priority);
 void rt_chart_labels_place(rt_chart *ch);
+/* After placement: the note that says which ID labels the chart shows (ch->id_labels), and which
+ * of them found no room. */
+void rt_chart_id_note(rt_chart *ch);
 void rt_chart_obstacles_release(rt_chart *ch);
 /* A label along a data-space line from (x0,y0) to (x1,y1), placed after every symbol is down
  * (rt_chart_line_labels_place): tries positions along the visible part from `prefer`, rotated

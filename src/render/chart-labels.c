@@ -196,6 +196,15 @@ void rt_chart_label(rt_chart *ch, double x, double y, double r, const char *text
                                                 .priority = priority};
 }
 
+void rt_chart_id_label(rt_chart *ch, double x, double y, double r, char prefix, size_t id,
+                       uint32_t color, int priority)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%c%zu", prefix, id);
+    rt_chart_label(ch, x, y, r, text, color, priority);
+    ch->labels[ch->n_labels - 1].id = id;
+}
+
 static int by_priority(const void *a, const void *b)
 {
     const rt_label_req *x = a, *y = b;
@@ -255,6 +264,7 @@ void rt_chart_labels_place(rt_chart *ch)
                 placed = true;
             }
         }
+        L->placed = placed;
         /* No room: the hover text still names the point; leave it unlabelled rather than
          * print over another label. */
     }
@@ -393,4 +403,89 @@ void rt_chart_line_labels_place(rt_chart *ch)
     for (size_t i = 0; i < ch->n_line_labels; i++)
         line_label_place(ch, &ch->line_labels[i]);
     rt_draw_group(ch->d, NULL);
+}
+
+static int by_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The ascending IDs as "K1-K7, K10" (a run of three or more as a range), at most 12 items and
+ * then "and N more". */
+static void id_list(char *buf, size_t cap, char prefix, const size_t *id, size_t n)
+{
+    size_t len = 0, items = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && len < cap;) {
+        size_t j = i;
+        while (j + 1 < n && id[j + 1] == id[j] + 1)
+            j++;
+        if (items == 12) {
+            len += (size_t)snprintf(buf + len, cap - len, " and %zu more", n - i);
+            break;
+        }
+        const char *sep = items ? ", " : "";
+        if (j >= i + 2) {
+            len += (size_t)snprintf(buf + len, cap - len, "%s%c%zu-%c%zu", sep, prefix, id[i],
+                                    prefix, id[j]);
+            i = j + 1;
+        } else {
+            len += (size_t)snprintf(buf + len, cap - len, "%s%c%zu", sep, prefix, id[i]);
+            i++;
+        }
+        items++;
+    }
+}
+
+void rt_chart_id_note(rt_chart *ch)
+{
+    const rt_id_labels *il = &ch->id_labels;
+    if (!il->prefix)
+        return;
+    size_t before = ch->n_notes;
+    size_t *all = rt_xmalloc((ch->n_labels + 1) * sizeof *all),
+           *lost = rt_xmalloc((ch->n_labels + 1) * sizeof *lost), n = 0, n_lost = 0;
+    for (size_t i = 0; i < ch->n_labels; i++)
+        if (ch->labels[i].id) {
+            all[n++] = ch->labels[i].id;
+            if (!ch->labels[i].placed)
+                lost[n_lost++] = ch->labels[i].id;
+        }
+    if (n > 0) {
+        qsort(all, n, sizeof *all, by_size);
+        qsort(lost, n_lost, sizeof *lost, by_size);
+        char ids[160], none[160] = "", of[48] = "";
+        id_list(ids, sizeof ids, il->prefix, all, n);
+        if (n_lost) {
+            char l[140];
+            id_list(l, sizeof l, il->prefix, lost, n_lost);
+            snprintf(none, sizeof none, "; no room for %s (the hover text names %s)", l,
+                     n_lost == 1 ? "it" : "them");
+        }
+        bool cfg = il->prefix == 'C';
+        const char *what = cfg ? "config" : "kernel";
+        if (il->of)
+            snprintf(of, sizeof of, " of %zu", il->of);
+        /* "the longest kernel drawn", "the 8 longest of 315 configs drawn" */
+        char count[32] = "";
+        if (n > 1)
+            snprintf(count, sizeof count, " %zu", n);
+        rt_chart_note(ch,
+                      "label%s %s: the%s longest%s %s%s drawn, numbered as in the report's %s "
+                      "table%s%s%s",
+                      n > 1 ? "s" : "", ids, count, of, what, n > 1 ? "s" : "", what, none,
+                      il->tail ? "; " : "", il->tail ? il->tail : "");
+    } else if (il->tail) {
+        rt_chart_note(ch, "%s", il->tail);
+    }
+    /* Where the view would have written it: the key to the labels before what follows. */
+    if (ch->n_notes > before && il->note_at < ch->n_notes - 1) {
+        char *last = ch->notes[ch->n_notes - 1];
+        memmove(ch->notes + il->note_at + 1, ch->notes + il->note_at,
+                (ch->n_notes - 1 - il->note_at) * sizeof *ch->notes);
+        ch->notes[il->note_at] = last;
+    }
+    free(all);
+    free(lost);
 }

@@ -84,7 +84,8 @@ static void key_entries(const rt_chart *ch, const rt_key *k, int what, entry *e,
             v.m.shape = rt_chart_shape(i); /* fill becomes shape in 4D, see rt_chart_style */
         else
             v.m.filled = i == 0;
-        text_copy(v.text, k->values[i]);
+        /* Cut so that values alike up to their last characters (template names) stay apart. */
+        rt_utf8_shorten_distinct(k->values[i], (const char *const *)k->values, k->n, 30, v.text);
         add(e, n, v);
     }
     if (n_shown > listed) {

@@ -136,6 +136,7 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
     /* Symbols: longest configs first so short ones stay on top and visible. */
     size_t *order = rt_analysis_configs_by_time(a);
     size_t max_labels = ch->spec->max_labels ? ch->spec->max_labels : DEFAULT_LABELS, labelled = 0;
+    char **shorts = NULL; /* the configs' short labels, when they are drawn */
     for (size_t k = 0; k < a->n_configs; k++) {
         if (k + RT_CHART_AHEAD < a->n_configs) {
             size_t j = order[k + RT_CHART_AHEAD];
@@ -171,26 +172,31 @@ size_t rt_chart_config_points(rt_chart *ch, const double *x, const double *y, bo
         if (many) {
             /* The config's rank by time, as the report's config table numbers it. */
             if (labelled < max_labels) {
-                char id[32];
-                snprintf(id, sizeof id, "C%zu", k + 1);
-                rt_chart_label(ch, px, py, ms.size / 2, id, ms.color, (int)(max_labels - labelled));
+                rt_chart_id_label(ch, px, py, ms.size / 2, 'C', k + 1, ms.color,
+                                  (int)(max_labels - labelled));
                 labelled++;
             }
         } else if (fv[c]) {
             rt_chart_label(ch, px, py, ms.size / 2, fv[c], ms.color, 10);
         } else if (nf == 0 && nsel <= 12) {
-            char *s = rt_chart_cfg_short(ch, c);
-            if (strlen(s) > 40)
-                strcpy(s + rt_utf8_prefix(s, strlen(s), 37), "...");
+            /* Cut so that no two labels read the same (names alike up to their last tag). */
+            if (!shorts) {
+                shorts = rt_xcalloc(a->n_configs, sizeof *shorts);
+                for (size_t o = 0; o < a->n_configs; o++)
+                    if (ch->sel_cfg[o])
+                        shorts[o] = rt_chart_cfg_short(ch, o);
+            }
+            char s[41];
+            rt_utf8_shorten_distinct(shorts[c], (const char *const *)shorts, a->n_configs, 40, s);
             rt_chart_label(ch, px, py, ms.size / 2, s, ms.color, 5);
-            free(s);
         }
     }
     if (label && many)
-        rt_chart_note(ch,
-                      "labels C1, C2 ...: the %zu longest of %zu configs, numbered as in the "
-                      "report's config table",
-                      labelled, nsel);
+        ch->id_labels = (rt_id_labels){.prefix = 'C', .of = nsel, .note_at = ch->n_notes};
+    if (shorts)
+        for (size_t o = 0; o < a->n_configs; o++)
+            free(shorts[o]);
+    free(shorts);
     free(order);
     free(fam);
     free(fv);
@@ -241,17 +247,14 @@ size_t rt_chart_item_points(rt_chart *ch, const double *x, const double *y, bool
         free(t2);
         rt_chart_obstacle_point(ch, px, py, ms.size / 2 + 0.5);
         if (label && labelled < max_labels) {
-            char id[32];
-            snprintf(id, sizeof id, "K%zu", k + 1);
-            rt_chart_label(ch, px, py, ms.size / 2, id, ms.color, (int)(max_labels - labelled));
+            rt_chart_id_label(ch, px, py, ms.size / 2, 'K', k + 1, ms.color,
+                              (int)(max_labels - labelled));
             labelled++;
         }
     }
     if (label && labelled)
-        rt_chart_note(ch,
-                      "labels K1, K2 ...: the %zu longest kernels, numbered as in the report's "
-                      "kernel table; area: share of time",
-                      labelled);
+        ch->id_labels =
+            (rt_id_labels){.prefix = 'K', .tail = "area: share of time", .note_at = ch->n_notes};
     free(order);
     rt_draw_group(ch->d, NULL);
     return skipped;

@@ -104,8 +104,9 @@ static void draw_ceilings(rt_chart *ch, double pmax, double bmax, double oh, boo
 
 /* Every selected kernel with FLOPs and time, at its AI per shown level, sized by its share of
  * total_t; the N longest labelled. *labelled: labels placed; *n_nobytes: kernels with FLOPs but
- * no finite AI at any shown level. */
-static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, size_t *n_nobytes_out)
+ * no finite AI at any shown level, *t_nobytes their time. */
+static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, size_t *n_nobytes_out,
+                         double *t_nobytes_out)
 {
     const rt_analysis *a = ch->a;
     const rt_machine *m = ch->m;
@@ -114,6 +115,7 @@ static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, siz
     size_t *order = rt_analysis_items_by_time(a);
     size_t max_labels = ch->spec->max_labels ? ch->spec->max_labels : 8, labelled = 0;
     size_t n_nobytes = 0; /* FLOPs but no finite AI at any shown level (no byte counts) */
+    double t_nobytes = 0;
     /* the levels named as the reference (the label's place in hier mode), found once */
     bool *is_ref = rt_xcalloc(m->n_levels + 1, sizeof *is_ref);
     for (size_t l = 0; l < m->n_levels; l++)
@@ -163,7 +165,7 @@ static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, siz
                 lx = xs[nx - 1];
         }
         if (nx == 0)
-            n_nobytes++;
+            n_nobytes++, t_nobytes += v->time;
         if (hier && nx >= 2) {
             rt_stroke s = {.color = RT_MUTED, .width = 0.8, .opacity = 0.7};
             double x0 = xs[0], x1 = xs[0];
@@ -194,10 +196,8 @@ static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, siz
         /* Labelled by ID, K<rank by time> as the report's kernel table numbers them: short,
          * never cut, and the hover text and the table give the name. */
         if (nx > 0 && labelled < max_labels) {
-            char buf[32];
-            snprintf(buf, sizeof buf, "K%zu", k + 1);
-            rt_chart_label(ch, lx, y, ms.size / 2, buf, hier ? RT_INK : ms.color,
-                           (int)(max_labels - labelled));
+            rt_chart_id_label(ch, lx, y, ms.size / 2, 'K', k + 1, hier ? RT_INK : ms.color,
+                              (int)(max_labels - labelled));
             labelled++;
         }
     }
@@ -206,6 +206,7 @@ static void draw_kernels(rt_chart *ch, double total_t, size_t *labelled_out, siz
     free(is_ref);
     *labelled_out = labelled;
     *n_nobytes_out = n_nobytes;
+    *t_nobytes_out = t_nobytes;
 }
 
 int rt_chart_roofline(rt_chart *ch, rt_error *err)
@@ -279,20 +280,21 @@ int rt_chart_roofline(rt_chart *ch, rt_error *err)
 
     draw_ceilings(ch, pmax, bmax, oh, oh_finite, oh_shown);
     size_t labelled, n_nobytes;
-    draw_kernels(ch, total_t, &labelled, &n_nobytes);
+    double t_nobytes;
+    draw_kernels(ch, total_t, &labelled, &n_nobytes, &t_nobytes);
     if (labelled)
-        rt_chart_note(ch,
-                      "labels K1, K2 ...: the %zu longest kernels, numbered as in the report's "
-                      "kernel table",
-                      labelled);
+        ch->id_labels = (rt_id_labels){.prefix = 'K', .note_at = ch->n_notes};
     if (n_zero)
         rt_chart_note(ch,
                       "%zu zero-AI kernel%s (no FLOPs, %.1f%% of the time) cannot sit on a log "
                       "axis: see the tables",
                       n_zero, n_zero == 1 ? "" : "s", total_t > 0 ? 100 * zero_t / total_t : 0);
     if (n_nobytes)
-        rt_chart_note(ch, "%zu kernel%s with FLOPs but no byte counts not shown", n_nobytes,
-                      n_nobytes == 1 ? "" : "s");
+        rt_chart_note(ch,
+                      "%zu kernel%s with FLOPs but no byte counts (%.1f%% of the time) not "
+                      "shown: see the tables",
+                      n_nobytes, n_nobytes == 1 ? "" : "s",
+                      total_t > 0 ? 100 * t_nobytes / total_t : 0);
     if (n_pts == 0 && ch->n_sel_items > 0)
         rt_chart_note(ch, "no kernel has both FLOPs and bytes to place");
     return 0;

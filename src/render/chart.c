@@ -396,6 +396,7 @@ int rt_chart_draw(const rt_chart_spec *spec, const rt_analysis *a, rt_draw *d, r
     note_unknown(&ch);
     rt_chart_line_labels_place(&ch);
     rt_chart_labels_place(&ch);
+    rt_chart_id_note(&ch);
     rt_chart_frame_close(&ch);
     rt_chart_legend(&ch);
     rc = 0;

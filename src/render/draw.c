@@ -133,15 +133,37 @@ static const float dejavu_bold_adv[95] = {
     0.582f, 0.712f, 0.365f, 0.712f, 0.838f,                                         /* z{|}~ */
 };
 
+/* Whether code point c is East Asian wide or fullwidth (Unicode UAX #11): Han, kana, Hangul,
+ * their punctuation and fullwidth forms take a whole em in every font that has them (the browser
+ * falls back to a CJK font, whose ideographs are square). */
+static bool wide(unsigned c)
+{
+    return (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) ||
+           (c >= 0x3041 && c <= 0xA4CF) || (c >= 0xA960 && c <= 0xA97F) ||
+           (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) ||
+           (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
+           (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x20000 && c <= 0x3FFFD);
+}
+
 double rt_text_width_estimate(const char *s, double size, bool bold)
 {
     const float *adv = bold ? dejavu_bold_adv : dejavu_adv;
     double em = 0;
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-        if (*p >= 32 && *p < 127)
-            em += adv[*p - 32];
-        else if ((*p & 0xC0) != 0x80 && *p >= 0x80) /* first byte of a multi-byte character */
-            em += bold ? 0.72 : 0.64;
+    for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+        if (*p < 0x80) {
+            if (*p >= 32 && *p < 127)
+                em += adv[*p - 32];
+            p++;
+            continue;
+        }
+        /* A multi-byte character: its code point, the continuation bytes that follow. */
+        size_t n = *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC0 ? 2 : 1;
+        unsigned c = *p & (0x7F >> n);
+        size_t i = 1;
+        for (; i < n && (p[i] & 0xC0) == 0x80; i++)
+            c = (c << 6) | (p[i] & 0x3F);
+        em += i == n && n > 1 && wide(c) ? 1.0 : bold ? 0.72 : 0.64;
+        p += i;
     }
     return em * size;
 }

@@ -98,6 +98,62 @@ size_t rt_utf8_prefix(const char *s, size_t len, size_t max)
     return n;
 }
 
+/* First byte at or after i that starts a character. */
+static size_t utf8_start(const char *s, size_t i)
+{
+    while (s[i] && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i++;
+    return i;
+}
+
+char *rt_utf8_shorten_distinct(const char *s, const char *const *others, size_t n, size_t max,
+                               char *out)
+{
+    size_t len = strlen(s);
+    if (len <= max) {
+        memcpy(out, s, len + 1);
+        return out;
+    }
+    /* The longest prefix s shares with another string. */
+    size_t common = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *o = others[i];
+        if (!o || o == s || strcmp(o, s) == 0)
+            continue;
+        size_t k = 0;
+        while (s[k] && s[k] == o[k])
+            k++;
+        if (k > common)
+            common = k;
+    }
+    if (common + 1 <= max - 3) { /* the first difference shows in the head */
+        size_t cut = rt_utf8_prefix(s, len, max - 3);
+        memcpy(out, s, cut);
+        strcpy(out + cut, "...");
+        return out;
+    }
+    /* Head, "...", then a window that starts a little before the difference and runs to the end
+     * of s or to a last "...". */
+    size_t head = rt_utf8_prefix(s, len, (max - 6) * 2 / 5);
+    size_t room = max - head - 3, from = common > 6 ? common - 6 : 0;
+    if (from < head)
+        from = head;
+    if (len - from <= room) {
+        from = utf8_start(s, len - room); /* the whole tail fits: show it all */
+    } else {
+        from = utf8_start(s, from);
+        room -= 3;
+    }
+    size_t take = rt_utf8_prefix(s + from, len - from, room);
+    memcpy(out, s, head);
+    memcpy(out + head, "...", 3);
+    memcpy(out + head + 3, s + from, take);
+    out[head + 3 + take] = '\0';
+    if (from + take < len)
+        strcat(out, "...");
+    return out;
+}
+
 /* Length of the valid UTF-8 character at p (1 to 4), or 0 when p does not start one. */
 static size_t utf8_char(const unsigned char *p)
 {

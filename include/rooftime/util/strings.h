@@ -32,6 +32,14 @@ bool rt_parse_double(const char *s, double *out);
  * end inside a UTF-8 character: cut there, text stays valid UTF-8. */
 size_t rt_utf8_prefix(const char *s, size_t len, size_t max);
 
+/* s shortened to at most max bytes (max >= 24) into out (max + 1 bytes), "..." marking what is left
+ * out and never cutting a UTF-8 character, so that it stays told apart from the n strings of
+ * others (s among them is skipped): the head when s differs from all of them early enough, else
+ * the head, "...", and the stretch where s first differs from the one it shares most with (the
+ * tail of a C++ template name, a tag deep in a config's label). Returns out. */
+char *rt_utf8_shorten_distinct(const char *s, const char *const *others, size_t n, size_t max,
+                               char *out);
+
 /* True when s is valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points above
  * U+10FFFF). */
 bool rt_utf8_valid(const char *s);
