@@ -33,6 +33,7 @@ struct rt_csv {
     unsigned char *quoted, *escaped;
     char **ptr;
     size_t n, fcap;
+    int started; /* the byte order mark, if any, has been skipped */
 };
 
 static rt_csv *csv_alloc(const char *name)
@@ -284,9 +285,28 @@ static int csv_scan(rt_csv *c, size_t *row_end, rt_error *err)
     }
 }
 
+/* A UTF-8 byte order mark at the start (Excel's "CSV UTF-8", Windows tools) is no part of the
+ * first field: skipped once, before the first row or line is read. */
+static int csv_start(rt_csv *c, rt_error *err)
+{
+    if (c->started)
+        return 0;
+    while (c->end - c->beg < 3 && !c->eof)
+        if (csv_fill(c, err) != 0)
+            return -1;
+    c->started = 1;
+    if (c->end - c->beg >= 3 && memcmp(c->buf + c->beg, "\xEF\xBB\xBF", 3) == 0) {
+        c->beg += 3;
+        c->consumed += 3;
+    }
+    return 0;
+}
+
 int rt_csv_next(rt_csv *c, rt_csv_row *row, rt_error *err)
 {
     size_t row_end = 0;
+    if (csv_start(c, err) != 0)
+        return -1;
     for (;;) {
         int r = csv_scan(c, &row_end, err);
         if (r == SCAN_ERROR)
@@ -338,6 +358,8 @@ int rt_csv_next(rt_csv *c, rt_csv_row *row, rt_error *err)
 /* Find the next physical line; *nl is the offset of its \n, or c->end at the end of the input. */
 static int csv_find_line(rt_csv *c, size_t *nl, rt_error *err)
 {
+    if (csv_start(c, err) != 0)
+        return -1;
     size_t from = c->beg;
     for (;;) {
         const char *x = memchr(c->buf + from, '\n', c->end - from);

@@ -43,10 +43,6 @@ int rt_ncu_find_header(ncu_import *im, ncu_file *f)
                          f->path, rt_csv_line(f->csv));
             return -1;
         }
-        if (len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
-            line += 3;
-            len -= 3;
-        }
         if (len >= sizeof sig - 1 && memcmp(line, sig, sizeof sig - 1) == 0)
             break;
         if (rt_csv_skip_line(f->csv, err) < 0)
@@ -63,8 +59,6 @@ int rt_ncu_find_header(ncu_import *im, ncu_file *f)
     int kernel_time = 0, block = 0;
     for (size_t i = 0; i < row.n; i++) {
         const char *h = row.field[i];
-        if (i == 0 && strncmp(h, "\xEF\xBB\xBF", 3) == 0)
-            h += 3;
         for (int c = 0; c < COL_N; c++)
             if (strcmp(h, col_names[c]) == 0 && f->col[c] < 0)
                 f->col[c] = (int)i;
