@@ -32,6 +32,20 @@ variants table "$TMP/table.csv"
 same table
 variants ncu "$D/ncu-synthetic-sm80-tensor-ops.csv"
 same ncu
+variants torch "$D/torch-1.13-lstm-forward.json"
+same torch
+
+# Profiles and machine files saved by a Windows editor: the same analysis as the plain file's.
+variants prof "$SRC/data/examples/conv2d-pt-fp16.json"
+variants mach "$SRC/data/machines/v100.json"
+"$BIN" analyze --machine "$TMP/mach.plain" "$TMP/prof.plain" >"$TMP/plain.txt" 2>&1
+check "analyze: the plain files" grep -q "^total: 6 kernels" "$TMP/plain.txt"
+for v in crlf bom bomcrlf; do
+    expect 0 "" -- analyze --machine "$TMP/mach.$v" "$TMP/prof.$v"
+    check "analyze: $v profile and machine files give the same analysis" cmp -s \
+        <(sed "s/\.plain/.X/g" "$TMP/plain.txt") <(sed "s/\.$v/.X/g" "$TMP/out")
+done
+
 # A CUPTI directory whose CSV files went through a Windows tool.
 "$BIN" import cupti "$D/cupti-synthetic-counters-marks" -o "$TMP/cupti-plain.json" >/dev/null 2>&1
 for v in crlf bom bomcrlf; do

@@ -10,6 +10,12 @@
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
+/* A UTF-8 byte order mark (Windows tools write one): no part of the text, 3 bytes or 0. */
+static size_t bom_length(const char *s, size_t n)
+{
+    return n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 static int open_error(const char *shown, rt_error *err)
 {
     rt_error_set(err, "cannot read '%s': %s", shown,
@@ -75,8 +81,10 @@ static int read_fd(int fd, int is_stdin, const struct stat *st, const char *show
         }
     }
     b[n] = '\0';
+    size_t bom = bom_length(b, n);
+    memmove(b, b + bom, n - bom + 1);
     *buf = b;
-    *len = n;
+    *len = n - bom;
     b = NULL;
     rc = 0;
 done:
@@ -137,8 +145,11 @@ int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
                 munmap(m, n);
                 return -1;
             }
-            t->s = m;
-            t->len = t->mapped = n;
+            /* past a byte order mark: rt_text_release finds the mapping from mapped - len */
+            size_t bom = bom_length(m, n);
+            t->s = (const char *)m + bom;
+            t->mapped = n;
+            t->len = n - bom;
             return 0;
         }
     }
@@ -153,7 +164,7 @@ int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
 void rt_text_release(rt_text *t)
 {
     if (t->mapped)
-        munmap((void *)t->s, t->mapped);
+        munmap((void *)(t->s - (t->mapped - t->len)), t->mapped);
     else
         free((char *)t->s);
     memset(t, 0, sizeof *t);
