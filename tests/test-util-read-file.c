@@ -112,6 +112,35 @@ static void test_byte_order_mark(void **state)
     free(dir);
 }
 
+/* The limit is said in the unit it was set in: a collector file's 64 KiB was "0 MiB". */
+static void test_limit_message(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/big.txt", dir);
+    char *text = rt_xmalloc(70001);
+    memset(text, 'x', 70000);
+    text[70000] = '\0';
+    assert_int_equal(tu_write_file(path, text), 0);
+    static const struct {
+        size_t max;
+        const char *says;
+    } cases[] = {{(size_t)1 << 16, "larger than the limit of 64 KiB"},
+                 {1000, "larger than the limit of 1000 bytes"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rt_error err = {{0}};
+        char *buf;
+        size_t len;
+        assert_int_equal(rt_read_text_file(path, cases[i].max, &buf, &len, &err), -1);
+        if (!strstr(err.msg, cases[i].says))
+            fail_msg("'%s' does not say '%s'", err.msg, cases[i].says);
+    }
+    tu_rmtree(dir);
+    free(text);
+    free(path);
+    free(dir);
+}
+
 static void *write_fifo(void *path)
 {
     int fd = -1;
@@ -158,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_text_load),
         cmocka_unit_test(test_text_load_fifo),
         cmocka_unit_test(test_byte_order_mark),
+        cmocka_unit_test(test_limit_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

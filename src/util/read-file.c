@@ -23,6 +23,17 @@ static int open_error(const char *shown, rt_error *err)
     return -1;
 }
 
+/* The limit in the unit it was set in: a collector file's 64 KiB is not "0 MiB". */
+static void too_large(const char *shown, size_t max, rt_error *err)
+{
+    if (max >= ((size_t)1 << 20))
+        rt_error_set(err, "cannot read '%s': larger than the limit of %zu MiB", shown, max >> 20);
+    else if (max >= 1024)
+        rt_error_set(err, "cannot read '%s': larger than the limit of %zu KiB", shown, max >> 10);
+    else
+        rt_error_set(err, "cannot read '%s': larger than the limit of %zu bytes", shown, max);
+}
+
 /* All of fd (st its fstat) into *buf; fd is closed unless it is standard input. */
 static int read_fd(int fd, int is_stdin, const struct stat *st, const char *shown, size_t max,
                    char **buf, size_t *len, rt_error *err)
@@ -46,8 +57,7 @@ static int read_fd(int fd, int is_stdin, const struct stat *st, const char *show
     for (;;) {
         if (cap - n < 2) {
             if (cap > max) {
-                rt_error_set(err, "cannot read '%s': larger than the limit of %zu MiB", shown,
-                             max >> 20);
+                too_large(shown, max, err);
                 goto done;
             }
             cap *= 2;
@@ -75,8 +85,7 @@ static int read_fd(int fd, int is_stdin, const struct stat *st, const char *show
         }
         whole = 0;
         if (n > max) {
-            rt_error_set(err, "cannot read '%s': larger than the limit of %zu MiB", shown,
-                         max >> 20);
+            too_large(shown, max, err);
             goto done;
         }
     }
