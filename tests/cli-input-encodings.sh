@@ -46,17 +46,17 @@ for v in crlf bom bomcrlf; do
         <(sed "s/\.plain/.X/g" "$TMP/plain.txt") <(sed "s/\.$v/.X/g" "$TMP/out")
 done
 
-# A CUPTI directory whose CSV files went through a Windows tool.
+# A CUPTI directory whose files went through a Windows tool.
 "$BIN" import cupti "$D/cupti-synthetic-counters-marks" -o "$TMP/cupti-plain.json" >/dev/null 2>&1
 for v in crlf bom bomcrlf; do
     mkdir "$TMP/cupti-$v"
     cp "$D"/cupti-synthetic-counters-marks/* "$TMP/cupti-$v/"
-    for f in "$TMP/cupti-$v"/*.csv; do
+    for f in "$TMP/cupti-$v"/*.csv "$TMP/cupti-$v"/*.txt; do
         variants one "$f"
         cp "$TMP/one.$v" "$f"
     done
     expect 0 "" -- import cupti "$TMP/cupti-$v" -o "$TMP/cupti-$v.json"
-    check "import cupti: $v CSV files give the same profile" cmp -s \
+    check "import cupti: $v files give the same profile" cmp -s \
         <(sed "s|$D/cupti-synthetic-counters-marks|X|g; s/cupti-plain/Y/g" "$TMP/cupti-plain.json") \
         <(sed "s|$TMP/cupti-$v|X|g; s/cupti-$v/Y/g" "$TMP/cupti-$v.json")
 done

@@ -60,6 +60,9 @@ int rt_cupti_read_collector(cupti_import *im, const char *file, long pid, proc *
         else
             nl = s + strlen(s);
         line++;
+        size_t n = strlen(s);
+        if (n > 0 && s[n - 1] == '\r')
+            s[n - 1] = '\0'; /* a CRLF line end (the directory went through a Windows tool) */
         if (!*s)
             continue;
         char *eq = strchr(s, '=');
