@@ -59,9 +59,16 @@ int rt_ncu_find_header(ncu_import *im, ncu_file *f)
     int kernel_time = 0, block = 0;
     for (size_t i = 0; i < row.n; i++) {
         const char *h = row.field[i];
-        for (int c = 0; c < COL_N; c++)
-            if (strcmp(h, col_names[c]) == 0 && f->col[c] < 0)
-                f->col[c] = (int)i;
+        for (int c = 0; c < COL_N; c++) {
+            if (strcmp(h, col_names[c]) != 0)
+                continue;
+            if (f->col[c] >= 0) { /* which one to read would be a guess */
+                rt_error_set(err, "%s: line %lu: columns %d and %zu are both named '%s'", f->path,
+                             row.line, f->col[c] + 1, i + 1, col_names[c]);
+                return -1;
+            }
+            f->col[c] = (int)i;
+        }
         if (strcmp(h, "Kernel Time") == 0)
             kernel_time = 1;
         if (strcmp(h, "Block Size") == 0)
