@@ -61,4 +61,51 @@ for v in crlf bom bomcrlf; do
         <(sed "s|$TMP/cupti-$v|X|g; s/cupti-$v/Y/g" "$TMP/cupti-$v.json")
 done
 
+# UTF-16 (PowerShell's '>', Excel's "Unicode Text") and compressed files: what they are and what to
+# do, not "byte 3 is a NUL", from every reader; nothing written.
+encodings() { # NAME FILE: $TMP/NAME.{utf16,utf16le,gz,xz} from FILE
+    python3 - "$2" "$TMP/$1" <<'PY'
+import gzip, lzma, sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")
+open(sys.argv[2] + ".utf16", "wb").write(t.encode("utf-16"))        # a byte order mark
+open(sys.argv[2] + ".utf16le", "wb").write(t.encode("utf-16-le"))   # none
+open(sys.argv[2] + ".gz", "wb").write(gzip.compress(t.encode()))
+open(sys.argv[2] + ".xz", "wb").write(lzma.compress(t.encode()))
+PY
+}
+refused() { # NAME ARGS... (FILE and OUT replaced): each encoding of NAME is refused
+    local name=$1
+    shift
+    for e in utf16:"UTF-16 text: convert it to UTF-8 first \(iconv -f UTF-16 -t UTF-8\)" \
+        utf16le:"UTF-16 text: convert it to UTF-8 first \(iconv -f UTF-16LE -t UTF-8\)" \
+        gz:"gzip-compressed: decompress it first \(gunzip\)" \
+        xz:"xz-compressed: decompress it first \(unxz\)"; do
+        local ext=${e%%:*} says=${e#*:} args=()
+        for a in "$@"; do
+            case $a in FILE) args+=("$TMP/$name.$ext") ;; OUT) args+=("$TMP/out-$name-$ext") ;;
+            *) args+=("$a") ;; esac
+        done
+        expect 1 "$name\.$ext'?: (line 1: )?$says" -- "${args[@]}"
+        check "$name.$ext: nothing written" test ! -e "$TMP/out-$name-$ext"
+    done
+}
+for k in table ncu torch; do
+    encodings "$k" "$TMP/$k.plain"
+    refused "$k" import "$k" FILE -o OUT
+done
+encodings onednn "$D/onednn-2.6-primitives.log"
+refused onednn import onednn FILE -o OUT
+encodings prof "$TMP/prof.plain"
+refused prof analyze --machine v100 -o OUT FILE
+encodings mach "$TMP/mach.plain"
+refused mach analyze --machine FILE -o OUT "$TMP/prof.plain"
+for f in ranges.202.csv collector.202.txt; do
+    rm -rf "$TMP/cupti-enc"
+    cp -r "$D/cupti-synthetic-counters-marks" "$TMP/cupti-enc"
+    encodings "$f" "$TMP/cupti-enc/$f"
+    cp "$TMP/$f.utf16" "$TMP/cupti-enc/$f"
+    expect 1 "cupti-enc/$f'?: (line 1: )?UTF-16 text" -- import cupti "$TMP/cupti-enc" -o "$TMP/out-c"
+    check "cupti: nothing written" test ! -e "$TMP/out-c"
+done
+
 finish

@@ -154,6 +154,12 @@ static int csv_fill(rt_csv *c, rt_error *err)
             c->eof = 1;
             break;
         }
+        const char *kind =
+            c->consumed == 0 && c->end == 0 ? rt_not_text_kind(c->buf, (size_t)r) : NULL;
+        if (kind) {
+            rt_error_set(err, "%s: line 1: %s", c->name, kind);
+            return -1;
+        }
         /* Text has no NUL: a binary file stops at its first block, not at the row limit. */
         const char *nul = memchr(c->buf + c->end, '\0', (size_t)r);
         if (nul) {

@@ -72,6 +72,11 @@ static int read_fd(int fd, int is_stdin, const struct stat *st, const char *show
         }
         if (r == 0)
             break;
+        const char *kind = n == 0 ? rt_not_text_kind(b, (size_t)r) : NULL;
+        if (kind) {
+            rt_error_set(err, "cannot read '%s': %s", shown, kind);
+            goto done;
+        }
         const char *nul = memchr(b + n, '\0', (size_t)r);
         if (nul) {
             rt_error_set(err, "cannot read '%s': byte %zu is a NUL: not a text file", shown,
@@ -147,7 +152,13 @@ int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
         void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m != MAP_FAILED) {
             close(fd);
-            const char *nul = memchr(m, '\0', n);
+            const char *kind = rt_not_text_kind(m, n);
+            const char *nul = kind ? NULL : memchr(m, '\0', n);
+            if (kind) {
+                rt_error_set(err, "cannot read '%s': %s", path, kind);
+                munmap(m, n);
+                return -1;
+            }
             if (nul) {
                 rt_error_set(err, "cannot read '%s': byte %zu is a NUL: not a text file", path,
                              (size_t)(nul - (const char *)m));
