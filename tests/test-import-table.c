@@ -401,6 +401,33 @@ static void test_duplicate_columns(void **state)
     free(dir);
 }
 
+/* Excel in a decimal-comma locale separates by semicolons; other tools by tabs: one column, said
+ * so at the header (it was "expected 1 fields as in the header, found 2" or "no time column"). */
+static void test_other_separators(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/sep.csv", dir);
+    static const struct {
+        const char *text, *says;
+    } cases[] = {
+        {"name;CUDA Time\nk;1,5\n", "sep.csv: line 1: one column, 'name;CUDA Time': the file is "
+                                    "separated by semicolons, not commas"},
+        {"name\tCUDA Time\nk\t1.5\n", "the file is separated by tabs, not commas"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(tu_write_file(path, cases[i].text), 0);
+        rt_profile *p = NULL;
+        rt_error err = {{0}};
+        assert_int_equal(rt_import_table(path, NULL, &p, NULL, &err), -1);
+        if (!strstr(err.msg, cases[i].says))
+            fail_msg("'%s' does not say '%s'", err.msg, cases[i].says);
+    }
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_lstm_families),       cmocka_unit_test(test_plain_table_with_map),
         cmocka_unit_test(test_one_row_parameters),  cmocka_unit_test(test_ai_join_any_order),
         cmocka_unit_test(test_table_limits),        cmocka_unit_test(test_duplicate_columns),
+        cmocka_unit_test(test_other_separators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -126,6 +126,14 @@ int rt_table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
                      path, row.line);
         return -1;
     }
+    if (row.n == 1 && strpbrk(row.field[0], ";\t")) {
+        rt_error_set(err,
+                     "%s: line %lu: one column, '%.40s': the file is separated by %s, not commas "
+                     "(save it as CSV with commas, and '.' as the decimal point)",
+                     path, row.line, row.field[0],
+                     strchr(row.field[0], ';') ? "semicolons" : "tabs");
+        return -1;
+    }
     if (row.n > RT_TABLE_MAX_COLUMNS) {
         rt_error_set(err, "%s: line %lu: %zu columns, more than the limit of %d", path, row.line,
                      row.n, RT_TABLE_MAX_COLUMNS);
