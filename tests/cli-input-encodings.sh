@@ -108,4 +108,18 @@ for f in ranges.202.csv collector.202.txt; do
     check "cupti: nothing written" test ! -e "$TMP/out-c"
 done
 
+# The collector ends every row with a newline: a CSV file cut inside its last row ("131072" to "13")
+# is an error naming the file and line, not a smaller number.
+rm -rf "$TMP/cupti-cut"
+cp -r "$D/cupti-synthetic-counters-marks" "$TMP/cupti-cut"
+python3 - "$TMP/cupti-cut/ranges.202.csv" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+i = s.index("4000000,131072") + len("4000000,13")
+open(sys.argv[1], "w").write(s[:i])
+PY
+expect 1 "cupti-cut/ranges.202.csv: line 5: the file ends inside this row, with no newline after it" \
+    -- import cupti "$TMP/cupti-cut" -o "$TMP/out-cut.json"
+check "cupti cut: nothing written" test ! -e "$TMP/out-cut.json"
+
 finish

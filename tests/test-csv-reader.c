@@ -298,6 +298,44 @@ static void test_byte_order_mark(void **state)
     free(dir);
 }
 
+/* A writer that ends every row with a newline: a last row without one was cut ("131072" to "13")
+ * and is an error naming its line; without the requirement it is a row, as before. */
+static void test_require_line_ends(void **state)
+{
+    (void)state;
+    rt_csv_row r;
+    rt_error err = {{0}};
+    static const char *const cut[] = {"a,b\n1,131072\n3,13", "a,b\n1,131072\n3,",
+                                      "a,b\n1,131072\n3,\"x\""};
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        rt_csv *c = from_string(cut[i]);
+        rt_csv_require_line_ends(c);
+        assert_int_equal(rt_csv_next(c, &r, &err), 1);
+        assert_int_equal(rt_csv_next(c, &r, &err), 1);
+        assert_int_equal(rt_csv_next(c, &r, &err), -1);
+        assert_string_equal(err.msg,
+                            "t.csv: line 3: the file ends inside this row, with no newline "
+                            "after it (a truncated file?)");
+        rt_csv_free(c);
+        c = from_string(cut[i]);
+        assert_int_equal(rt_csv_next(c, &r, &err), 1);
+        assert_int_equal(rt_csv_next(c, &r, &err), 1);
+        assert_int_equal(rt_csv_next(c, &r, &err), 1);
+        assert_int_equal(rt_csv_next(c, &r, &err), 0);
+        rt_csv_free(c);
+    }
+    static const char *const whole[] = {"a,b\n1,2\n", "a,b\r\n1,2\r\n", ""};
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        rt_csv *c = from_string(whole[i]);
+        rt_csv_require_line_ends(c);
+        int got;
+        while ((got = rt_csv_next(c, &r, &err)) == 1)
+            ;
+        assert_int_equal(got, 0);
+        rt_csv_free(c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_long_fields_across_blocks),
         cmocka_unit_test(test_long_row_from_pipe),
         cmocka_unit_test(test_byte_order_mark),
+        cmocka_unit_test(test_require_line_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,8 @@ struct rt_csv {
     unsigned char *quoted, *escaped;
     char **ptr;
     size_t n, fcap;
-    int started; /* the byte order mark, if any, has been skipped */
+    int started;        /* the byte order mark, if any, has been skipped */
+    int need_line_ends; /* a last row without a newline is an error */
 };
 
 static rt_csv *csv_alloc(const char *name)
@@ -101,6 +102,11 @@ void rt_csv_free(rt_csv *c)
     free(c->escaped);
     free(c->ptr);
     free(c);
+}
+
+void rt_csv_require_line_ends(rt_csv *c)
+{
+    c->need_line_ends = 1;
 }
 
 const char *rt_csv_name(const rt_csv *c)
@@ -323,6 +329,14 @@ int rt_csv_next(rt_csv *c, rt_csv_row *row, rt_error *err)
             break;
         if (csv_fill(c, err) != 0)
             return -1;
+    }
+    if (c->need_line_ends && row_end == c->end &&
+        (row_end == c->beg || (c->buf[row_end - 1] != '\n' && c->buf[row_end - 1] != '\r'))) {
+        rt_error_set(err,
+                     "%s: line %lu: the file ends inside this row, with no newline after it "
+                     "(a truncated file?)",
+                     c->name, c->line);
+        return -1;
     }
     /* The row is complete: count its lines, unquote and terminate its fields in place. */
     unsigned long lines =

@@ -154,6 +154,7 @@ rt_csv *rt_cupti_open_csv(cupti_import *im, const char *dir, const char *what, l
     rt_csv *c = rt_csv_open(path, im->err);
     if (!c)
         return NULL;
+    rt_csv_require_line_ends(c); /* the collector ends each row with one */
     int r = rt_csv_next(c, hdr, im->err);
     if (r <= 0) {
         if (r == 0)
