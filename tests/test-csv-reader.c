@@ -252,6 +252,90 @@ static void test_long_row_from_pipe(void **state)
     free(s);
 }
 
+/* A UTF-8 byte order mark (Excel's "CSV UTF-8") is skipped, from memory and from a file, before
+ * rows and before lines; only at the start: elsewhere it is data. */
+static void test_byte_order_mark(void **state)
+{
+    (void)state;
+    rt_csv_row r;
+    rt_error err = {{0}};
+    rt_csv *c = from_string("\xEF\xBB\xBF\"ID\",name\r\n1,\xEF\xBB\xBFk\r\n");
+    assert_int_equal(rt_csv_next(c, &r, &err), 1);
+    assert_int_equal(r.line, 1);
+    assert_true(r.quoted[0]);
+    assert_string_equal(r.field[0], "ID");
+    assert_int_equal(rt_csv_next(c, &r, &err), 1);
+    assert_string_equal(r.field[1], "\xEF\xBB\xBFk");
+    assert_int_equal(rt_csv_offset(c), 22);
+    rt_csv_free(c);
+
+    c = from_string("\xEF\xBB\xBF"
+                    "app output\n\"ID\"\n");
+    const char *line;
+    size_t len;
+    assert_int_equal(rt_csv_peek_line(c, &line, &len, &err), 1);
+    assert_int_equal(len, 10);
+    assert_memory_equal(line, "app output", 10);
+    rt_csv_free(c);
+
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/bom.csv", dir);
+    assert_int_equal(tu_write_file(path, "\xEF\xBB\xBF"), 0); /* a mark and nothing else */
+    c = rt_csv_open(path, &err);
+    assert_non_null(c);
+    assert_int_equal(rt_csv_next(c, &r, &err), 0);
+    rt_csv_free(c);
+    assert_int_equal(tu_write_file(path, "\xEF\xBB\xBF"
+                                         "a,b\n"),
+                     0);
+    c = rt_csv_open(path, &err);
+    assert_int_equal(rt_csv_next(c, &r, &err), 1);
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.field[0], "a");
+    rt_csv_free(c);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* A writer that ends every row with a newline: a last row without one was cut ("131072" to "13")
+ * and is an error naming its line; without the requirement it is a row, as before. */
+static void test_require_line_ends(void **state)
+{
+    (void)state;
+    rt_csv_row r;
+    rt_error err = {{0}};
+    static const char *const cut[] = {"a,b\n1,131072\n3,13", "a,b\n1,131072\n3,",
+                                      "a,b\n1,131072\n3,\"x\""};
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        rt_csv *c = from_string(cut[i]);
+        rt_csv_require_line_ends(c);
+        assert_int_equal(rt_csv_next(c, &r, &err), 1);
+        assert_int_equal(rt_csv_next(c, &r, &err), 1);
+        assert_int_equal(rt_csv_next(c, &r, &err), -1);
+        assert_string_equal(err.msg,
+                            "t.csv: line 3: the file ends inside this row, with no newline "
+                            "after it (a truncated file?)");
+        rt_csv_free(c);
+        c = from_string(cut[i]);
+        assert_int_equal(rt_csv_next(c, &r, &err), 1);
+        assert_int_equal(rt_csv_next(c, &r, &err), 1);
+        assert_int_equal(rt_csv_next(c, &r, &err), 1);
+        assert_int_equal(rt_csv_next(c, &r, &err), 0);
+        rt_csv_free(c);
+    }
+    static const char *const whole[] = {"a,b\n1,2\n", "a,b\r\n1,2\r\n", ""};
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        rt_csv *c = from_string(whole[i]);
+        rt_csv_require_line_ends(c);
+        int got;
+        while ((got = rt_csv_next(c, &r, &err)) == 1)
+            ;
+        assert_int_equal(got, 0);
+        rt_csv_free(c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +345,8 @@ int main(void)
         cmocka_unit_test(test_peek_and_skip),
         cmocka_unit_test(test_long_fields_across_blocks),
         cmocka_unit_test(test_long_row_from_pipe),
+        cmocka_unit_test(test_byte_order_mark),
+        cmocka_unit_test(test_require_line_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

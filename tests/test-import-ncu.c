@@ -531,6 +531,82 @@ static void test_custom_mapping(void **state)
     free(dir);
 }
 
+/* Nsight's commas group thousands ("1,288,549,677,760"); a comma anywhere else (a decimal comma,
+ * "1.234,5") is an error naming the line and field, never a number with the comma dropped. */
+static void test_commas_group_thousands_only(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value;
+        double bytes; /* < 0: an error */
+    } cases[] = {
+        {"1,000", 1000},     {"1,288,549,677,760", 1288549677760.0},
+        {"1,000.5", 1000.5}, {"-0", 0},
+        {"1,5", -1},         {"1.234,5", -1},
+        {",5", -1},          {"5,", -1},
+        {"1,,000", -1},      {"12,34,567", -1},
+        {"1234,567", -1},    {"1,000,00", -1},
+    };
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/commas.csv", dir);
+    const char *paths[] = {path};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *s = rt_strdup(new_header);
+        add_row(&s, 0, 1, "k", "8.0", "sm__cycles_elapsed.avg", "cycle", "1,000");
+        add_row(&s, 0, 1, "k", "8.0", "sm__cycles_elapsed.avg.per_second", "cycle/second", "1e9");
+        add_row(&s, 0, 1, "k", "8.0", "dram__bytes.sum", "byte", cases[i].value);
+        assert_int_equal(tu_write_file(path, s), 0);
+        free(s);
+        rt_profile *p = NULL;
+        rt_error err = {{0}};
+        rt_ncu_options o = {0};
+        o.allow_missing = true;
+        int rc = rt_import_ncu(paths, 1, &o, &p, NULL, &err);
+        if (cases[i].bytes < 0) {
+            if (rc == 0)
+                fail_msg("'%s' was read as %g bytes", cases[i].value,
+                         rt_values_get(&p->kernels[0].bytes, "HBM", 0));
+            char want[128];
+            snprintf(want, sizeof want, "line 4: field 'Metric Value': '%s' is not a number",
+                     cases[i].value);
+            if (!strstr(err.msg, want))
+                fail_msg("'%s': '%s' does not say '%s'", cases[i].value, err.msg, want);
+        } else {
+            if (rc != 0)
+                fail_msg("'%s': %s", cases[i].value, err.msg);
+            assert_close(rt_values_get(&p->kernels[0].bytes, "HBM", 0), cases[i].bytes, 1e-12);
+            rt_profile_free(p);
+        }
+    }
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* A column the import reads, named twice (an edited export): an error naming both, not the
+ * first one's values with the second's dropped. */
+static void test_duplicate_columns(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/dup.csv", dir);
+    const char *paths[] = {path};
+    char *s = rt_strdup("\"ID\",\"Process ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\","
+                        "\"Metric Value\",\"Metric Value\"\n"
+                        "\"0\",\"1\",\"k\",\"dram__bytes.sum\",\"byte\",\"1\",\"999\"\n");
+    assert_int_equal(tu_write_file(path, s), 0);
+    rt_profile *p = NULL;
+    rt_error err = {{0}};
+    rt_ncu_options o = {0};
+    assert_int_equal(rt_import_ncu(paths, 1, &o, &p, NULL, &err), -1);
+    if (!strstr(err.msg, "dup.csv: line 1: columns 6 and 7 are both named 'Metric Value'"))
+        fail_msg("%s", err.msg);
+    free(s);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -540,6 +616,8 @@ int main(void)
         cmocka_unit_test(test_synthetic_split_files),
         cmocka_unit_test(test_shuffled_order),
         cmocka_unit_test(test_custom_mapping),
+        cmocka_unit_test(test_commas_group_thousands_only),
+        cmocka_unit_test(test_duplicate_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

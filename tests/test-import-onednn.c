@@ -8,6 +8,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
 
 static char *data_path(const char *name)
 {
@@ -408,6 +409,51 @@ static void test_unknown_shape_key(void **state)
     rt_warnings_release(&w);
 }
 
+/* A log cut inside its last record (no newline after it: oneDNN ends each with one) reports that
+ * line and does not read it, from memory and from a file: its time may be cut ("0.0109863" to
+ * "0.01"), and was summed as written. */
+static void test_cut_last_record(void **state)
+{
+    (void)state;
+    const char *rec = "onednn_verbose,exec,cpu,eltwise,jit,forward_inference,data_f32::blocked:ab:"
+                      "f0,,alg:eltwise_relu,4x4,0.5";
+    char *text = rt_asprintf("%s\nother output\n%s", rec, rec);
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/cut.log", dir);
+    assert_int_equal(tu_write_file(path, text), 0);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        rt_profile *p = NULL;
+        rt_warnings w = {0};
+        rt_error err = {{0}};
+        if (from_file)
+            assert_int_equal(rt_import_onednn(path, &p, &w, &err), 0);
+        else
+            assert_int_equal(rt_import_onednn_text(text, strlen(text), path, &p, &w, &err), 0);
+        assert_int_equal(p->n_kernels, 1);
+        assert_close(p->kernels[0].invocations, 1, 0);
+        int said = 0;
+        for (size_t i = 0; i < w.n; i++)
+            said += strstr(w.msg[i], "cut.log': line 3: the input ends inside this record") != NULL;
+        assert_int_equal(said, 1);
+        rt_profile_free(p);
+        rt_warnings_release(&w);
+    }
+    /* Other output at the end without a newline is still other output. */
+    char *tail = rt_asprintf("%s\nno newline here", rec);
+    rt_profile *p = NULL;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    assert_int_equal(rt_import_onednn_text(tail, strlen(tail), "t", &p, &w, &err), 0);
+    assert_int_equal(w.n, 0);
+    rt_profile_free(p);
+    rt_warnings_release(&w);
+    free(tail);
+    free(text);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 static void test_nothing_captured(void **state)
 {
     (void)state;
@@ -516,6 +562,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_torch_conv_forward),
+        cmocka_unit_test(test_cut_last_record),
         cmocka_unit_test(test_torch_conv_backward_and_lstm_bf16),
         cmocka_unit_test(test_recorded_primitives),
         cmocka_unit_test(test_timestamps_and_create),

@@ -365,13 +365,77 @@ static void test_table_limits(void **state)
     free(dir);
 }
 
+/* Two columns of one name are an error naming both: the time was read from the first and a tag
+ * from the last, the other dropped. Blank names repeat (the paper's two-row header). */
+static void test_duplicate_columns(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/dup.csv", dir);
+    static const struct {
+        const char *text, *says;
+    } cases[] = {
+        {"name,CUDA Time,CUDA Time\nk,1,2\n", "line 1: columns 2 and 3 are both named 'CUDA Time'"},
+        {"name,CUDA Time,Batch Size,Batch Size\nk,1,16,32\n",
+         "line 1: columns 3 and 4 are both named 'Batch Size'"},
+        {",,CUDA Time\nname,CUDA Time,\nk,1,2\n",
+         "line 2: columns 2 and 3 are both named 'CUDA Time'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(tu_write_file(path, cases[i].text), 0);
+        rt_profile *p = NULL;
+        rt_error err = {{0}};
+        assert_int_equal(rt_import_table(path, NULL, &p, NULL, &err), -1);
+        assert_null(p);
+        if (!strstr(err.msg, cases[i].says))
+            fail_msg("'%s' does not say '%s'", err.msg, cases[i].says);
+    }
+    assert_int_equal(tu_write_file(path, ",,CUDA Time\nname,Batch Size,\nk,1,2\n"), 0);
+    rt_profile *p = NULL;
+    rt_error err = {{0}};
+    if (rt_import_table(path, NULL, &p, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    rt_profile_free(p);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* Excel in a decimal-comma locale separates by semicolons; other tools by tabs: one column, said
+ * so at the header (it was "expected 1 fields as in the header, found 2" or "no time column"). */
+static void test_other_separators(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/sep.csv", dir);
+    static const struct {
+        const char *text, *says;
+    } cases[] = {
+        {"name;CUDA Time\nk;1,5\n", "sep.csv: line 1: one column, 'name;CUDA Time': the file is "
+                                    "separated by semicolons, not commas"},
+        {"name\tCUDA Time\nk\t1.5\n", "the file is separated by tabs, not commas"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(tu_write_file(path, cases[i].text), 0);
+        rt_profile *p = NULL;
+        rt_error err = {{0}};
+        assert_int_equal(rt_import_table(path, NULL, &p, NULL, &err), -1);
+        if (!strstr(err.msg, cases[i].says))
+            fail_msg("'%s' does not say '%s'", err.msg, cases[i].says);
+    }
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv2d_pt_first_row), cmocka_unit_test(test_conv2d_families),
         cmocka_unit_test(test_lstm_families),       cmocka_unit_test(test_plain_table_with_map),
         cmocka_unit_test(test_one_row_parameters),  cmocka_unit_test(test_ai_join_any_order),
-        cmocka_unit_test(test_table_limits),
+        cmocka_unit_test(test_table_limits),        cmocka_unit_test(test_duplicate_columns),
+        cmocka_unit_test(test_other_separators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

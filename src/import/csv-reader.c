@@ -33,6 +33,8 @@ struct rt_csv {
     unsigned char *quoted, *escaped;
     char **ptr;
     size_t n, fcap;
+    int started;        /* the byte order mark, if any, has been skipped */
+    int need_line_ends; /* a last row without a newline is an error */
 };
 
 static rt_csv *csv_alloc(const char *name)
@@ -102,6 +104,11 @@ void rt_csv_free(rt_csv *c)
     free(c);
 }
 
+void rt_csv_require_line_ends(rt_csv *c)
+{
+    c->need_line_ends = 1;
+}
+
 const char *rt_csv_name(const rt_csv *c)
 {
     return c->name;
@@ -152,6 +159,12 @@ static int csv_fill(rt_csv *c, rt_error *err)
         if (r == 0) {
             c->eof = 1;
             break;
+        }
+        const char *kind =
+            c->consumed == 0 && c->end == 0 ? rt_not_text_kind(c->buf, (size_t)r) : NULL;
+        if (kind) {
+            rt_error_set(err, "%s: line 1: %s", c->name, kind);
+            return -1;
         }
         /* Text has no NUL: a binary file stops at its first block, not at the row limit. */
         const char *nul = memchr(c->buf + c->end, '\0', (size_t)r);
@@ -284,9 +297,28 @@ static int csv_scan(rt_csv *c, size_t *row_end, rt_error *err)
     }
 }
 
+/* A UTF-8 byte order mark at the start (Excel's "CSV UTF-8", Windows tools) is no part of the
+ * first field: skipped once, before the first row or line is read. */
+static int csv_start(rt_csv *c, rt_error *err)
+{
+    if (c->started)
+        return 0;
+    while (c->end - c->beg < 3 && !c->eof)
+        if (csv_fill(c, err) != 0)
+            return -1;
+    c->started = 1;
+    if (c->end - c->beg >= 3 && memcmp(c->buf + c->beg, "\xEF\xBB\xBF", 3) == 0) {
+        c->beg += 3;
+        c->consumed += 3;
+    }
+    return 0;
+}
+
 int rt_csv_next(rt_csv *c, rt_csv_row *row, rt_error *err)
 {
     size_t row_end = 0;
+    if (csv_start(c, err) != 0)
+        return -1;
     for (;;) {
         int r = csv_scan(c, &row_end, err);
         if (r == SCAN_ERROR)
@@ -297,6 +329,14 @@ int rt_csv_next(rt_csv *c, rt_csv_row *row, rt_error *err)
             break;
         if (csv_fill(c, err) != 0)
             return -1;
+    }
+    if (c->need_line_ends && row_end == c->end &&
+        (row_end == c->beg || (c->buf[row_end - 1] != '\n' && c->buf[row_end - 1] != '\r'))) {
+        rt_error_set(err,
+                     "%s: line %lu: the file ends inside this row, with no newline after it "
+                     "(a truncated file?)",
+                     c->name, c->line);
+        return -1;
     }
     /* The row is complete: count its lines, unquote and terminate its fields in place. */
     unsigned long lines =
@@ -338,6 +378,8 @@ int rt_csv_next(rt_csv *c, rt_csv_row *row, rt_error *err)
 /* Find the next physical line; *nl is the offset of its \n, or c->end at the end of the input. */
 static int csv_find_line(rt_csv *c, size_t *nl, rt_error *err)
 {
+    if (csv_start(c, err) != 0)
+        return -1;
     size_t from = c->beg;
     for (;;) {
         const char *x = memchr(c->buf + from, '\n', c->end - from);

@@ -49,6 +49,13 @@ static int fill(rt_line_reader *r, rt_error *err)
             r->eof = true;
             return 0;
         }
+        const char *kind = r->refuse_nul && r->offset == 0 && r->end == 0
+                               ? rt_not_text_kind(r->buf, (size_t)got)
+                               : NULL;
+        if (kind) {
+            rt_error_set(err, "line 1: %s", kind);
+            return -1;
+        }
         if (r->refuse_nul) {
             const char *nul = memchr(r->buf + r->end, '\0', (size_t)got);
             if (nul) {

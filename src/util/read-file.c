@@ -10,11 +10,28 @@
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
+/* A UTF-8 byte order mark (Windows tools write one): no part of the text, 3 bytes or 0. */
+static size_t bom_length(const char *s, size_t n)
+{
+    return n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 static int open_error(const char *shown, rt_error *err)
 {
     rt_error_set(err, "cannot read '%s': %s", shown,
                  errno == ENOENT ? "no such file" : strerror(errno));
     return -1;
+}
+
+/* The limit in the unit it was set in: a collector file's 64 KiB is not "0 MiB". */
+static void too_large(const char *shown, size_t max, rt_error *err)
+{
+    if (max >= ((size_t)1 << 20))
+        rt_error_set(err, "cannot read '%s': larger than the limit of %zu MiB", shown, max >> 20);
+    else if (max >= 1024)
+        rt_error_set(err, "cannot read '%s': larger than the limit of %zu KiB", shown, max >> 10);
+    else
+        rt_error_set(err, "cannot read '%s': larger than the limit of %zu bytes", shown, max);
 }
 
 /* All of fd (st its fstat) into *buf; fd is closed unless it is standard input. */
@@ -40,8 +57,7 @@ static int read_fd(int fd, int is_stdin, const struct stat *st, const char *show
     for (;;) {
         if (cap - n < 2) {
             if (cap > max) {
-                rt_error_set(err, "cannot read '%s': larger than the limit of %zu MiB", shown,
-                             max >> 20);
+                too_large(shown, max, err);
                 goto done;
             }
             cap *= 2;
@@ -56,6 +72,11 @@ static int read_fd(int fd, int is_stdin, const struct stat *st, const char *show
         }
         if (r == 0)
             break;
+        const char *kind = n == 0 ? rt_not_text_kind(b, (size_t)r) : NULL;
+        if (kind) {
+            rt_error_set(err, "cannot read '%s': %s", shown, kind);
+            goto done;
+        }
         const char *nul = memchr(b + n, '\0', (size_t)r);
         if (nul) {
             rt_error_set(err, "cannot read '%s': byte %zu is a NUL: not a text file", shown,
@@ -69,14 +90,15 @@ static int read_fd(int fd, int is_stdin, const struct stat *st, const char *show
         }
         whole = 0;
         if (n > max) {
-            rt_error_set(err, "cannot read '%s': larger than the limit of %zu MiB", shown,
-                         max >> 20);
+            too_large(shown, max, err);
             goto done;
         }
     }
     b[n] = '\0';
+    size_t bom = bom_length(b, n);
+    memmove(b, b + bom, n - bom + 1);
     *buf = b;
-    *len = n;
+    *len = n - bom;
     b = NULL;
     rc = 0;
 done:
@@ -130,15 +152,24 @@ int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
         void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m != MAP_FAILED) {
             close(fd);
-            const char *nul = memchr(m, '\0', n);
+            const char *kind = rt_not_text_kind(m, n);
+            const char *nul = kind ? NULL : memchr(m, '\0', n);
+            if (kind) {
+                rt_error_set(err, "cannot read '%s': %s", path, kind);
+                munmap(m, n);
+                return -1;
+            }
             if (nul) {
                 rt_error_set(err, "cannot read '%s': byte %zu is a NUL: not a text file", path,
                              (size_t)(nul - (const char *)m));
                 munmap(m, n);
                 return -1;
             }
-            t->s = m;
-            t->len = t->mapped = n;
+            /* past a byte order mark: rt_text_release finds the mapping from mapped - len */
+            size_t bom = bom_length(m, n);
+            t->s = (const char *)m + bom;
+            t->mapped = n;
+            t->len = n - bom;
             return 0;
         }
     }
@@ -153,7 +184,7 @@ int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
 void rt_text_release(rt_text *t)
 {
     if (t->mapped)
-        munmap((void *)t->s, t->mapped);
+        munmap((void *)(t->s - (t->mapped - t->len)), t->mapped);
     else
         free((char *)t->s);
     memset(t, 0, sizeof *t);

@@ -88,6 +88,39 @@ bool rt_parse_double(const char *s, double *out)
     return true;
 }
 
+const char *rt_not_text_kind(const char *s, size_t n)
+{
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *kind;
+    } kinds[] = {
+        /* UTF-32 before UTF-16: FF FE 00 00 starts both */
+        {"\xFF\xFE\0\0", 4, "UTF-32 text: convert it to UTF-8 first (iconv -f UTF-32 -t UTF-8)"},
+        {"\0\0\xFE\xFF", 4, "UTF-32 text: convert it to UTF-8 first (iconv -f UTF-32 -t UTF-8)"},
+        {"\xFF\xFE", 2, "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"},
+        {"\xFE\xFF", 2, "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"},
+        {"\x1F\x8B", 2, "gzip-compressed: decompress it first (gunzip)"},
+        {"\xFD"
+         "7zXZ",
+         5, "xz-compressed: decompress it first (unxz)"},
+        {"\x28\xB5\x2F\xFD", 4, "zstd-compressed: decompress it first (unzstd)"},
+        {"PK\x03\x04", 4, "a zip archive: extract it first (unzip)"},
+    };
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (n >= kinds[i].len && memcmp(s, kinds[i].magic, kinds[i].len) == 0)
+            return kinds[i].kind;
+    /* no mark: ASCII as UTF-16, a NUL after (little-endian) or before (big) each character */
+    if (n >= 4 && u[0] < 0x80 && u[1] < 0x80 && u[2] < 0x80 && u[3] < 0x80) {
+        if (u[0] && !u[1] && u[2] && !u[3])
+            return "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16LE -t UTF-8)";
+        if (!u[0] && u[1] && !u[2] && u[3])
+            return "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16BE -t UTF-8)";
+    }
+    return NULL;
+}
+
 size_t rt_utf8_prefix(const char *s, size_t len, size_t max)
 {
     if (len <= max)

@@ -46,6 +46,11 @@ unsigned long long rt_csv_offset(const rt_csv *c);
  */
 int rt_csv_next(rt_csv *c, rt_csv_row *row, rt_error *err);
 
+/* For files whose writer ends every row with a newline (the CUPTI collector's): a last row with
+ * none after it was cut short (a number in it may be cut: "131072" to "13"), and rt_csv_next fails
+ * on it ("FILE: line N: the file ends inside this row ..."), where it would return it. */
+void rt_csv_require_line_ends(rt_csv *c);
+
 /*
  * The next physical line, not parsed as CSV (for preambles that are not CSV,
  * such as a program's output before a profiler's table): *line points at it

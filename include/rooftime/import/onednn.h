@@ -28,6 +28,9 @@ void rt_onednn_reader_free(rt_onednn_reader *r);
 ssize_t rt_onednn_marker(const char *line, size_t len);
 /* Read one line (without its newline); lines without a marker are other output and ignored. */
 void rt_onednn_reader_line(rt_onednn_reader *r, const char *line, size_t len);
+/* The input's last line, with no newline after it: a record there was cut short (oneDNN ends each
+ * with one), so it is reported by number and not read; other output is ignored as above. */
+void rt_onednn_reader_last_line(rt_onednn_reader *r, const char *line, size_t len);
 /* Execution records read so far. */
 size_t rt_onednn_reader_n_exec(const rt_onednn_reader *r);
 /* Build the profile (caller frees it). Unreadable lines become warnings naming their lines.

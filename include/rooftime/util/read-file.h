@@ -15,7 +15,8 @@
  * with a NUL after its len bytes. A text input: a NUL byte inside is an error naming its offset
  * (so /dev/zero fails at once, and a file of NULs after its first 64 KiB
  * read, whatever its size), as is more than max bytes. The message starts "cannot read
- * 'PATH': ". Caller frees *buf.
+ * 'PATH': ". A UTF-8 byte order mark at the start is dropped (not in *buf or *len). Caller frees
+ * *buf.
  */
 int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err);
 
@@ -23,7 +24,7 @@ int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_
 typedef struct rt_text {
     const char *s;
     size_t len;
-    size_t mapped; /* bytes mapped at s; 0: s is a heap buffer */
+    size_t mapped; /* bytes mapped at s - (mapped - len) (a byte order mark before s); 0: heap */
 } rt_text;
 
 /*

@@ -47,6 +47,12 @@ bool rt_utf8_valid(const char *s);
  * (the replacement character): the one rule every importer follows, so whatever is saved loads. */
 char *rt_strdup_utf8(const char *s);
 
+/* What a file whose first n bytes are s is when rooftime cannot read it as text: UTF-16 or UTF-32
+ * (a byte order mark, or ASCII with every other byte NUL), or compressed (gzip, xz, zstd, zip), as
+ * a phrase that says what to do ("UTF-16 text: convert it to UTF-8 first (iconv ...)"); NULL for
+ * anything else. */
+const char *rt_not_text_kind(const char *s, size_t n);
+
 /* "a,b,c" into n heap strings (blanks before a name and empty names dropped); NULL and n = 0 for
  * NULL or nothing. Free with rt_free_list. */
 char **rt_split_list(const char *s, size_t *n);

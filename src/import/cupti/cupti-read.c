@@ -60,6 +60,9 @@ int rt_cupti_read_collector(cupti_import *im, const char *file, long pid, proc *
         else
             nl = s + strlen(s);
         line++;
+        size_t n = strlen(s);
+        if (n > 0 && s[n - 1] == '\r')
+            s[n - 1] = '\0'; /* a CRLF line end (the directory went through a Windows tool) */
         if (!*s)
             continue;
         char *eq = strchr(s, '=');
@@ -151,6 +154,7 @@ rt_csv *rt_cupti_open_csv(cupti_import *im, const char *dir, const char *what, l
     rt_csv *c = rt_csv_open(path, im->err);
     if (!c)
         return NULL;
+    rt_csv_require_line_ends(c); /* the collector ends each row with one */
     int r = rt_csv_next(c, hdr, im->err);
     if (r <= 0) {
         if (r == 0)

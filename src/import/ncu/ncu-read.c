@@ -43,10 +43,6 @@ int rt_ncu_find_header(ncu_import *im, ncu_file *f)
                          f->path, rt_csv_line(f->csv));
             return -1;
         }
-        if (len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
-            line += 3;
-            len -= 3;
-        }
         if (len >= sizeof sig - 1 && memcmp(line, sig, sizeof sig - 1) == 0)
             break;
         if (rt_csv_skip_line(f->csv, err) < 0)
@@ -63,11 +59,16 @@ int rt_ncu_find_header(ncu_import *im, ncu_file *f)
     int kernel_time = 0, block = 0;
     for (size_t i = 0; i < row.n; i++) {
         const char *h = row.field[i];
-        if (i == 0 && strncmp(h, "\xEF\xBB\xBF", 3) == 0)
-            h += 3;
-        for (int c = 0; c < COL_N; c++)
-            if (strcmp(h, col_names[c]) == 0 && f->col[c] < 0)
-                f->col[c] = (int)i;
+        for (int c = 0; c < COL_N; c++) {
+            if (strcmp(h, col_names[c]) != 0)
+                continue;
+            if (f->col[c] >= 0) { /* which one to read would be a guess */
+                rt_error_set(err, "%s: line %lu: columns %d and %zu are both named '%s'", f->path,
+                             row.line, f->col[c] + 1, i + 1, col_names[c]);
+                return -1;
+            }
+            f->col[c] = (int)i;
+        }
         if (strcmp(h, "Kernel Time") == 0)
             kernel_time = 1;
         if (strcmp(h, "Block Size") == 0)
@@ -85,36 +86,60 @@ int rt_ncu_find_header(ncu_import *im, ncu_file *f)
     return 0;
 }
 
+/* s[0..n) without its thousands separators into buf (cap bytes, NUL-terminated): Nsight writes
+ * "1,288,549,677,760" and "1,619,895,602.07". A comma groups three digits of the whole part and
+ * nothing else: "1,5" (a decimal comma), "1.234,5", ",5" or "1,,000" is -1, never 15 or 1.2345. */
+static int ungroup(const char *s, size_t n, char *buf, size_t cap)
+{
+    size_t i = 0, w = 0, group = 0;
+    int commas = 0;
+    if (i < n && (s[i] == '-' || s[i] == '+'))
+        buf[w++] = s[i++];
+    for (; i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == ','); i++) {
+        if (s[i] == ',') {
+            if (group == 0 || group > 3 || (commas && group != 3))
+                return -1;
+            commas = 1;
+            group = 0;
+            continue;
+        }
+        group++;
+        if (w + 1 >= cap)
+            return -1;
+        buf[w++] = s[i];
+    }
+    if (commas && group != 3)
+        return -1;
+    for (; i < n; i++) {
+        if (s[i] == ',' || w + 1 >= cap)
+            return -1;
+        buf[w++] = s[i];
+    }
+    buf[w] = '\0';
+    return w ? (int)w : -1;
+}
+
 static int parse_long(const char *s, long *out)
 {
-    if (!*s)
+    char buf[32];
+    if (ungroup(s, strlen(s), buf, sizeof buf) < 0)
         return -1;
     long v = 0;
-    for (; *s; s++) {
-        if (*s == ',')
-            continue;
-        if (*s < '0' || *s > '9' || v > (LONG_MAX - 9) / 10)
+    for (const char *p = buf; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (LONG_MAX - 9) / 10)
             return -1;
-        v = v * 10 + (*s - '0');
+        v = v * 10 + (*p - '0');
     }
     *out = v;
     return 0;
 }
 
-/* A metric value: thousands separators stripped into a small buffer; nan and n/a are NAN. */
+/* A metric value: thousands separators stripped (ungroup); nan and n/a are NAN. */
 static int parse_value(const char *s, size_t n, double *out)
 {
     char buf[64];
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == ',')
-            continue;
-        if (w == sizeof buf - 1)
-            return -1;
-        buf[w++] = s[i];
-    }
-    buf[w] = '\0';
-    if (w == 0)
+    int w = ungroup(s, n, buf, sizeof buf);
+    if (w < 0)
         return -1;
     if (strcmp(buf, "nan") == 0 || strcmp(buf, "-nan") == 0 || strcmp(buf, "n/a") == 0 ||
         strcmp(buf, "NaN") == 0) {
@@ -271,8 +296,9 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
     const char *vs = row.field[f->col[COL_MVALUE]];
     if (parse_value(vs, row.len[f->col[COL_MVALUE]], &v) != 0) {
         rt_error_set(err,
-                     "%s: line %lu: field 'Metric Value': '%.40s' is not a number (metric '%s')",
-                     f->path, row.line, vs, mname);
+                     "%s: line %lu: field 'Metric Value': '%.40s' is not a number (metric '%s')%s",
+                     f->path, row.line, vs, mname,
+                     strchr(vs, ',') ? "; a comma only groups thousands, as in 1,234.5" : "");
         return -1;
     }
     if (!isnan(v) && (v < 0 || !isfinite(v * scale))) { /* nan: counted as missing later */

@@ -442,6 +442,16 @@ int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *
     return 0;
 }
 
+void rt_onednn_reader_last_line(rt_onednn_reader *r, const char *line, size_t len)
+{
+    if (rt_onednn_marker(line, len) < 0 || r->model_error) {
+        rt_onednn_reader_line(r, line, len);
+        return;
+    }
+    r->lineno++;
+    bad_line(r, "the input ends inside this record, with no newline after it (a truncated log?)");
+}
+
 int rt_import_onednn_text(const char *text, size_t len, const char *origin, rt_profile **out,
                           rt_warnings *w, rt_error *err)
 {
@@ -450,7 +460,7 @@ int rt_import_onednn_text(const char *text, size_t len, const char *origin, rt_p
     while (pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
-        rt_onednn_reader_line(r, text + pos, end - pos);
+        (nl ? rt_onednn_reader_line : rt_onednn_reader_last_line)(r, text + pos, end - pos);
         pos = end + 1;
     }
     int rc = rt_onednn_reader_finish(r, out, w, err);
@@ -493,7 +503,7 @@ int rt_import_onednn_conv(const char *path, rt_conv_flops conv, rt_profile **out
         /* A line longer than RT_MAX_LINE reaches the reader as its first piece only (no record
          * is that long: the reader reports it by number); the rest is skipped. */
         if (!in_long)
-            rt_onednn_reader_line(r, s, n);
+            (ends && !lr.newline ? rt_onednn_reader_last_line : rt_onednn_reader_line)(r, s, n);
         in_long = !ends;
     }
     rt_line_reader_release(&lr);

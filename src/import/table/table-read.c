@@ -80,6 +80,20 @@ static int table_add_row(table *t, const rt_csv_row *row, rt_error *err)
     return 0;
 }
 
+/* Two columns of one name: which one a quantity or tag reads would be a guess (the first took the
+ * time, the last the tag). Blank names (the paper's first header row) may repeat. */
+static int header_unique(const table *t, unsigned long line, rt_error *err)
+{
+    for (size_t i = 0; i < t->ncol; i++)
+        for (size_t j = i + 1; t->col[i][0] && j < t->ncol; j++)
+            if (strcmp(t->col[i], t->col[j]) == 0) {
+                rt_error_set(err, "%s: line %lu: columns %zu and %zu are both named '%.60s'",
+                             t->path, line, i + 1, j + 1, t->col[i]);
+                return -1;
+            }
+    return 0;
+}
+
 int rt_table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
 {
     memset(t, 0, sizeof *t);
@@ -110,6 +124,14 @@ int rt_table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
         rt_error_set(err,
                      "%s: line %lu: no header row (the first row holds numbers, not column names)",
                      path, row.line);
+        return -1;
+    }
+    if (row.n == 1 && strpbrk(row.field[0], ";\t")) {
+        rt_error_set(err,
+                     "%s: line %lu: one column, '%.40s': the file is separated by %s, not commas "
+                     "(save it as CSV with commas, and '.' as the decimal point)",
+                     path, row.line, row.field[0],
+                     strchr(row.field[0], ';') ? "semicolons" : "tabs");
         return -1;
     }
     if (row.n > RT_TABLE_MAX_COLUMNS) {
@@ -146,8 +168,10 @@ int rt_table_open(const char *path, size_t max_bytes, table *t, rt_error *err)
                 t->col[i] = rt_strndup(row.field[i], row.len[i]);
                 t->tagpart[i] = 1;
             }
-        return 0;
+        return header_unique(t, row.line, err);
     }
+    if (header_unique(t, hline, err) != 0)
+        return -1;
     if (row.n == 1 && row.len[0] == 0)
         return 0; /* blank line */
     return table_add_row(t, &row, err);
