@@ -14,6 +14,7 @@
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/core/hints.h"
+#include "rooftime/core/verdict-trust.h"
 #include "rooftime/formats/findings-text.h"
 #include "rooftime/formats/hints-json.h"
 #include "rooftime/util/error.h"
@@ -74,6 +75,14 @@ static const row rows[] = {
     /* Faster than the compute roof: the warning names the peak. */
     {"above the fp32 peak", 1, 1e-3, 2e9, 1e6, RT_TIME_DEVICE, RT_BOUND_COMPUTE, RT_EVIDENCE_FULL,
      "compute:ref(fp32)", 1, "fp32 peak of machine 'toy' (1000 GFLOP/s)", INFINITY},
+    /* Device time inside the overhead box but faster than its roof: the warning names the roof
+     * that bounds it (the overhead classifies, it caps nothing), not the overhead. */
+    {"device, above the roof in the box", 100, 5e-5, 1e8, 1e4, RT_TIME_DEVICE, RT_BOUND_OVERHEAD,
+     RT_EVIDENCE_FULL, "overhead", 1,
+     "faster than its compute:ref(fp32) bound): the fp32 peak of machine 'toy'", INFINITY},
+    {"device, above DRAM in the box", 100, 5e-5, 1e3, 1e7, RT_TIME_DEVICE, RT_BOUND_OVERHEAD,
+     RT_EVIDENCE_FULL, "overhead", 1,
+     "faster than its bandwidth:DRAM bound): the DRAM bandwidth of machine 'toy'", INFINITY},
     /* Faster than the bandwidth roof: the warning names the level. */
     {"above DRAM", 1, 1e-3, 1e3, 1e9, RT_TIME_WALL, RT_BOUND_BANDWIDTH, RT_EVIDENCE_FULL,
      "bandwidth:DRAM", 1, "DRAM bandwidth of machine 'toy' (100 GB/s)", INFINITY},
@@ -221,6 +230,35 @@ static void test_configs_and_shares(void **state)
     rt_machine_free(m);
 }
 
+/* On device time a kernel inside the overhead box that beats its roof beat the roof: the trust
+ * check names that ceiling (fp32 here), never the launch overhead, which caps nothing there. */
+static void test_trust_device_time_in_the_box(void **state)
+{
+    (void)state;
+    rt_machine *m = toy();
+    rt_profile *p = rt_profile_new();
+    p->time_kind = RT_TIME_DEVICE;
+    /* 100 launches x 10 us = 1 ms of overhead; 0.1 ms of compute; it took 50 us */
+    add(p, "small_gemm", 100, 5e-5, 1e8, 1e4, "mm");
+    rt_error err;
+    rt_analysis *a = rt_analysis_new(m, RT_MODE_HIER, &p, 1, NULL, &err);
+    assert_non_null(a);
+    assert_int_equal(a->items[0].v.bound, RT_BOUND_OVERHEAD);
+    assert_int_equal(rt_verdict_binding(&a->items[0].v), RT_BOUND_COMPUTE);
+    rt_trust t;
+    assert_true(rt_trust_check(a, &t));
+    assert_int_equal(t.kernels_above, 1);
+    assert_string_equal(t.worst.name, "fp32");
+    char *line = rt_trust_line(a);
+    assert_non_null(line);
+    print_message("%s\n", line);
+    assert_null(strstr(line, "launch overhead"));
+    free(line);
+    rt_analysis_free(a);
+    rt_profile_free(p);
+    rt_machine_free(m);
+}
+
 /* The time kind and the overhead name survive the profile's own check and equality. */
 static void test_time_kind_names(void **state)
 {
@@ -313,9 +351,13 @@ static void test_study_outliers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_verdict_table),      cmocka_unit_test(test_profile_names_its_tau),
-        cmocka_unit_test(test_configs_and_shares), cmocka_unit_test(test_time_kind_names),
-        cmocka_unit_test(test_machine_sanity),     cmocka_unit_test(test_study_outliers),
+        cmocka_unit_test(test_verdict_table),
+        cmocka_unit_test(test_profile_names_its_tau),
+        cmocka_unit_test(test_configs_and_shares),
+        cmocka_unit_test(test_trust_device_time_in_the_box),
+        cmocka_unit_test(test_time_kind_names),
+        cmocka_unit_test(test_machine_sanity),
+        cmocka_unit_test(test_study_outliers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,18 +25,18 @@ static const char OVERHEAD[] = "launch overhead";
  * none we can name. */
 static const char *bound_ceiling(const rt_machine *m, const rt_verdict *v, double *spread)
 {
-    if (v->bound == RT_BOUND_COMPUTE && v->bound_unit >= 0 && (size_t)v->bound_unit < m->n_units) {
+    rt_bound b = rt_verdict_binding(v); /* on device time the roof, not the overhead box */
+    if (b == RT_BOUND_COMPUTE && v->bound_unit >= 0 && (size_t)v->bound_unit < m->n_units) {
         const rt_unit *u = &m->units[v->bound_unit];
         *spread = spread_of(u->flops, u->min, u->max);
         return u->name;
     }
-    if (v->bound == RT_BOUND_BANDWIDTH && v->bound_level >= 0 &&
-        (size_t)v->bound_level < m->n_levels) {
+    if (b == RT_BOUND_BANDWIDTH && v->bound_level >= 0 && (size_t)v->bound_level < m->n_levels) {
         const rt_level *l = &m->levels[v->bound_level];
         *spread = spread_of(l->bytes_per_s, l->min, l->max);
         return l->name;
     }
-    if (v->bound == RT_BOUND_OVERHEAD) {
+    if (b == RT_BOUND_OVERHEAD) {
         *spread = RT_TRUST_DEFAULT_SPREAD;
         return OVERHEAD;
     }

@@ -102,6 +102,9 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
                         rt_verdict *out, rt_warnings *w);
 /* True when the verdict is one the counts fully support (not partial, not unknown). */
 bool rt_verdict_is_real(const rt_verdict *v);
+/* The term that sets v->t_bound: v->bound, but for an overhead-bound verdict on device time (the
+ * overhead box classifies it, yet caps nothing there) the roof's, bandwidth or compute. */
+rt_bound rt_verdict_binding(const rt_verdict *v);
 void rt_verdict_release(rt_verdict *v);
 
 /* Traditional-roofline launch-overhead ceiling W_total / (n_total * tau), FLOP/s (INFINITY if n or
