@@ -158,6 +158,62 @@ static void expect_error(const char *file, const char *text, const char *want)
     free(dir);
 }
 
+/* A process killed while collecting leaves no 'end' line: its kernels import, with a warning
+ * naming the file and the process; a kernels file with fewer rows than the collector says it
+ * wrote (cut at a line's end), or none at all, is an error. */
+static void test_unfinished_and_cut(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    write_run(dir);
+    put(dir, "collector.11.txt",
+        "format=rooftime.cupti/1\nmode=trace\npid=11\ndevice=Test GPU\ncc=90\n");
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    rt_profile *p = import_dir(dir, 0, &w, &err);
+    if (!p)
+        fail_msg("%s", err.msg);
+    int said = 0;
+    for (size_t i = 0; i < w.n; i++)
+        said += strstr(w.msg[i], "collector.11.txt: no 'end' line: process 11 stopped before the "
+                                 "collector finished") != NULL;
+    assert_int_equal(said, 1);
+    rt_profile_free(p);
+    rt_warnings_release(&w);
+    tu_rmtree(dir);
+    free(dir);
+    const char *ended = "format=rooftime.cupti/1\nmode=trace\npid=11\ncc=90\nkernels=%d\nend=ok\n";
+    char text[256];
+    snprintf(text, sizeof text, ended, 3); /* the three rows write_run writes */
+    dir = tu_tmpdir();
+    write_run(dir);
+    put(dir, "collector.11.txt", text);
+    w = (rt_warnings){0};
+    p = import_dir(dir, 0, &w, &err);
+    if (!p)
+        fail_msg("%s", err.msg);
+    for (size_t i = 0; i < w.n; i++)
+        assert_null(strstr(w.msg[i], "collector.11.txt"));
+    rt_profile_free(p);
+    rt_warnings_release(&w);
+    tu_rmtree(dir);
+    free(dir);
+    snprintf(text, sizeof text, ended, 4);
+    expect_error("collector.11.txt", text,
+                 "kernels.11.csv: 3 kernels, where collector.11.txt says the collector wrote 4");
+    dir = tu_tmpdir();
+    write_run(dir);
+    put(dir, "collector.11.txt", text);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/kernels.11.csv", dir);
+    remove(path);
+    assert_null(import_dir(dir, 0, &w, &err));
+    assert_non_null(strstr(err.msg, "kernels.11.csv is missing, where collector.11.txt says"));
+    rt_warnings_release(&w);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 static void test_bad_inputs(void **state)
 {
     (void)state;
@@ -261,6 +317,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_join),
         cmocka_unit_test(test_counters_only),
+        cmocka_unit_test(test_unfinished_and_cut),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_ranges_dir),
         cmocka_unit_test(test_nothing_captured),

@@ -28,6 +28,8 @@ typedef struct proc {
     int counters;
     int sm;
     char *device, *version;
+    int ended;         /* the collector wrote its end line: the process finished collecting */
+    long long kernels; /* the kernels it said it wrote (trace), or -1 */
     cupti_mark *marks;
     size_t n_marks;
 } proc;

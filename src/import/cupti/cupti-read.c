@@ -50,6 +50,7 @@ int rt_cupti_read_collector(cupti_import *im, const char *file, long pid, proc *
     memset(p, 0, sizeof *p);
     p->pid = pid;
     p->sm = -1;
+    p->kernels = -1;
     if (rt_read_text_file(path, RT_CUPTI_MAX_COLLECTOR_FILE, &text, &len, im->err) != 0)
         goto out;
     unsigned long line = 0;
@@ -111,6 +112,16 @@ int rt_cupti_read_collector(cupti_import *im, const char *file, long pid, proc *
                 goto out;
             }
             p->sm = (int)cc;
+        } else if (strcmp(k, "kernels") == 0) {
+            uint64_t n;
+            if (rt_cupti_parse_u64(v, LLONG_MAX, &n) != 0) {
+                rt_error_set(im->err, "%s: line %lu: kernels '%.40s' is not a count", path, line,
+                             v);
+                goto out;
+            }
+            p->kernels = (long long)n;
+        } else if (strcmp(k, "end") == 0) {
+            p->ended = 1;
         } else if (strcmp(k, "device") == 0) {
             free(p->device);
             p->device = rt_strdup_utf8(v);
@@ -124,6 +135,14 @@ int rt_cupti_read_collector(cupti_import *im, const char *file, long pid, proc *
                      have_format ? "mode" : "format");
         goto out;
     }
+    /* The collector writes its end line when the process finishes collecting (at exit or at the
+     * end of its range); without it the process was killed, crashed or left through _exit. */
+    if (!p->ended && im->w)
+        rt_warnings_add(im->w,
+                        "%s: no 'end' line: process %ld stopped before the collector finished "
+                        "(killed, crashed, or left through _exit): what it recorded until then is "
+                        "kept, its last kernels may be missing",
+                        path, pid);
     rc = 0;
 out:
     if (rc != 0) {
@@ -268,6 +287,13 @@ int rt_cupti_read_kernels(cupti_import *im, uint32_t pi)
     rt_csv *c = rt_cupti_open_csv(im, im->dir, "kernels", p->pid, RT_CUPTI_KERNEL_HEADER, &row,
                                   &absent, &path);
     if (!c) {
+        if (absent && p->ended && p->kernels > 0) {
+            rt_error_set(im->err,
+                         "%s is missing, where collector.%ld.txt says the collector wrote "
+                         "%lld kernels",
+                         path, p->pid, p->kernels);
+            absent = 0;
+        }
         free(path);
         free(api);
         return absent ? 0 : -1;
@@ -332,6 +358,14 @@ int rt_cupti_read_kernels(cupti_import *im, uint32_t pi)
     }
     if (r < 0)
         goto out;
+    /* The collector counted the rows it wrote: fewer here means a file cut at a line's end. */
+    if (p->ended && p->kernels >= 0 && (long long)(im->nl - first) != p->kernels) {
+        rt_error_set(im->err,
+                     "%s: %zu kernels, where collector.%ld.txt says the collector wrote %lld (a "
+                     "file cut short or edited)",
+                     path, im->nl - first, p->pid, p->kernels);
+        goto out;
+    }
     /* Launch order within the process: correlation IDs grow with each API call. */
     if (im->nl > first)
         qsort(im->l + first, im->nl - first, sizeof *im->l, cmp_launch);

@@ -153,6 +153,8 @@ def run_dir():
                          "cc=90\n" % (mode, pid))
                 if mode == "counters":
                     fp.write("metrics=%s\n" % ",".join(METRICS + ZERO))
+                # the collector's closing lines: kernels written (trace records), then end
+                fp.write("kernels=%d\nend=ok\n" % (len(rows) if mode == "trace" else 0))
             if mode == "trace":
                 header = ("correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,"
                           "grid_y,grid_z,block_x,block_y,block_z,registers,shared_static,"
