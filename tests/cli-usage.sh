@@ -48,6 +48,11 @@ expect 2 "unknown format" -- machine show --format yaml v100
 expect 1 "no machine file or preset named 'v99' \(presets: .*v100" -- machine show v99
 expect 1 "no machine file or preset named 'v99'" -- analyze --machine v99 "$P"
 expect 2 "only shell supported is bash" -- completion zsh
+# an empty output path is a usage error, in every command that writes one
+expect 2 "-o: the output path is empty" -- analyze --machine v100 -o "" "$P"
+expect 2 "-o: the output path is empty" -- import onednn -o "" "$P"
+expect 2 "-o: the output path is empty" -- import table -o "" "$P"
+expect 2 "-o: the output path is empty" -- report --machine v100 -o "" "$P"
 # An output never overwrites an input (usage error, input unchanged) and is checked before work.
 cp "$P" "$TMP/in.json"
 sum_before=$(cksum <"$TMP/in.json")

@@ -33,6 +33,8 @@ int cli_output_check(const char *cmd, const char *path, char *const *inputs, siz
 {
     if (!path)
         return 0;
+    if (!*path)
+        return cli_usage_error(cmd, "-o: the output path is empty");
     if (cli_output_is_input(path, inputs, n_inputs))
         return cli_usage_error(cmd, "output '%s' is also an input: it would be overwritten", path);
     struct stat st;
@@ -213,6 +215,8 @@ int cli_output_required(const char *cmd, const char *output, char **out_path)
 {
     if (!output)
         return cli_usage_error(cmd, "-o FILE is required");
+    if (!*output)
+        return cli_usage_error(cmd, "-o: the output path is empty");
     return cli_output_expand(cmd, output, out_path);
 }
 

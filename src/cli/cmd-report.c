@@ -200,8 +200,9 @@ int cmd_report(int argc, char **argv)
     if ((rc = cli_analysis_finish(&in, "report", "single", &o.mode, &o.g)) != 0)
         goto out;
     rc = RT_EXIT_USAGE;
-    if (!output) {
-        rc = cli_usage_error("report", "-o DIR is required");
+    if (!output || !*output) {
+        rc = cli_usage_error("report",
+                             output ? "-o: the output path is empty" : "-o DIR is required");
         goto out;
     }
     if (optind >= argc) {
