@@ -97,6 +97,25 @@ static void test_shorten_distinct(void **state)
     assert_string_equal(out[1], "short");
 }
 
+/* Numbers as they are written: overflow and text refused, underflow read as the value rounded. */
+static void test_parse_double(void **state)
+{
+    (void)state;
+    double v = -1;
+    assert_true(rt_parse_double("1e-400", &v));
+    assert_true(v == 0.0);
+    assert_true(rt_parse_double("-4e-320", &v));
+    assert_true(v < 0 && v > -1e-310);
+    assert_true(rt_parse_double("2.5 ", &v));
+    assert_true(v == 2.5);
+    assert_false(rt_parse_double("1e400", &v));
+    assert_false(rt_parse_double("-1e400", &v));
+    assert_false(rt_parse_double("inf", &v));
+    assert_false(rt_parse_double("nan", &v));
+    assert_false(rt_parse_double("1,5", &v));
+    assert_false(rt_parse_double("", &v));
+}
+
 static void test_parse_time(void **state)
 {
     (void)state;
@@ -125,7 +144,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seconds),          cmocka_unit_test(test_si),
         cmocka_unit_test(test_field_width),      cmocka_unit_test(test_utf8_prefix),
-        cmocka_unit_test(test_shorten_distinct), cmocka_unit_test(test_parse_time),
+        cmocka_unit_test(test_shorten_distinct), cmocka_unit_test(test_parse_double),
+        cmocka_unit_test(test_parse_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

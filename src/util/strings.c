@@ -78,7 +78,9 @@ bool rt_parse_double(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno == ERANGE)
+    /* Overflow is no number; underflow ("1e-400") is the value written, rounded to 0 or a
+     * subnormal as strtod gives it. */
+    if (end == s || (errno == ERANGE && fabs(v) > 1.0))
         return false;
     while (*end == ' ' || *end == '\t')
         end++;
