@@ -38,8 +38,19 @@ static void test_si(void **state)
     assert_string_equal(b, "0 s");
     rt_fmt_bytes(b, sizeof b, 48 * 1024.0);
     assert_string_equal(b, "48 KiB");
-    rt_fmt_decade(b, sizeof b, -5);
+    rt_fmt_decade(b, sizeof b, -5, -5, 0);
     assert_string_equal(b, "10⁻⁵");
+    /* one axis, one notation: plain while every label is, powers of ten otherwise */
+    rt_fmt_decade(b, sizeof b, -2, -2, 3);
+    assert_string_equal(b, "0.01");
+    rt_fmt_decade(b, sizeof b, 3, -2, 3);
+    assert_string_equal(b, "1000");
+    rt_fmt_decade(b, sizeof b, -2, -3, 3);
+    assert_string_equal(b, "10⁻²");
+    rt_fmt_decade(b, sizeof b, 0, -1, 4);
+    assert_string_equal(b, "10⁰");
+    rt_fmt_decade(b, sizeof b, 12, -1, 12);
+    assert_string_equal(b, "10¹²");
     rt_fmt_value(b, sizeof b, -1.0 / 0.0);
     assert_string_equal(b, "-inf");
 }

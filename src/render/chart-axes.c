@@ -218,7 +218,7 @@ static void ticks(rt_chart *ch, const rt_axis *ax, int side, bool grid)
         if (((k % step) + step) % step != 0)
             continue;
         char buf[32];
-        rt_fmt_decade(buf, sizeof buf, k - ax->scale_exp);
+        rt_fmt_decade(buf, sizeof buf, k - ax->scale_exp, k0 - ax->scale_exp, k1 - ax->scale_exp);
         rt_text_style ts = tick_style;
         ts.size *= s;
         if (side == 0)

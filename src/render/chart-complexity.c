@@ -97,7 +97,7 @@ static void ai_lines(rt_chart *ch)
             continue; /* the balance line is there */
         rt_chart_data_line(ch, xl, ai * xl, xh, ai * xh, &s);
         char num[32], buf[48];
-        rt_fmt_decade(num, sizeof num, k);
+        rt_fmt_decade(num, sizeof num, k, k0, k1);
         snprintf(buf, sizeof buf, "AI %s", num);
         rt_chart_line_label(ch, xl, ai * xl, xh, ai * xh, buf, RT_MUTED, true, 0.93);
     }

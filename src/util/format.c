@@ -55,11 +55,11 @@ void rt_fmt_seconds(char *buf, size_t n, double s)
         snprintf(buf, n, "%.3g ns", s * 1e9);
 }
 
-void rt_fmt_decade(char *buf, size_t n, int k)
+void rt_fmt_decade(char *buf, size_t n, int k, int lo, int hi)
 {
     static const char *const sup[10] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
     static const char *const plain[] = {"0.01", "0.1", "1", "10", "100", "1000"};
-    if (k >= -2 && k <= 3) {
+    if (k >= -2 && k <= 3 && lo >= -2 && hi <= 3) {
         snprintf(buf, n, "%s", plain[k + 2]);
         return;
     }

@@ -11,8 +11,10 @@ void rt_fmt_si(char *buf, size_t n, double v, const char *unit);
 void rt_fmt_time(char *buf, size_t n, double s);
 /* Seconds for tables: 3 significant digits in s, ms, µs or ns ("1.23 ms"); "0 s" for zero. */
 void rt_fmt_seconds(char *buf, size_t n, double s);
-/* Tick label of 10^k: "0.01" .. "1000", else "10⁻⁵". */
-void rt_fmt_decade(char *buf, size_t n, int k);
+/* Label of 10^k among labels of the decades lo..hi (k among them): "0.01" .. "1000" when all of
+ * lo..hi read as plain numbers (-2..3), else "10⁻⁵" .. "10⁴" for each, so that one axis never
+ * mixes the two ("10⁻³" beside "0.01"). */
+void rt_fmt_decade(char *buf, size_t n, int k, int lo, int hi);
 /* Compact number for chart labels: 4 significant digits (3 when very large or small). */
 void rt_fmt_num(char *buf, size_t n, double v);
 /* Number for tables: 4 significant digits. */
