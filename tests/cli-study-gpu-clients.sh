@@ -4,11 +4,7 @@
 # python3 with python3-pytest (python3-torch for the parts that run torch on the CPU); skips (77)
 # with one line without pytest.
 SRC=${ROOFTIME_SRC:?ROOFTIME_SRC names the checkout}
-PY=${ROOFTIME_PYTHON:-/usr/bin/python3}
-[ -x "$PY" ] || PY=python3
-if ! "$PY" -c "import pytest" 2>/dev/null; then
-    echo "skipped: $PY has no pytest (Debian python3-pytest; bash scripts/install-deps.sh)"
-    exit 77
-fi
+. "$(dirname "$0")/python-lib.sh"
+need_modules pytest
 cd "$SRC" || exit 1
 PYTHONDONTWRITEBYTECODE=1 exec "$PY" -m pytest -q -p no:cacheprovider tests/study-gpu-clients
