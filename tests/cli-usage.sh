@@ -48,6 +48,10 @@ expect 2 "unknown format" -- machine show --format yaml v100
 expect 1 "no machine file or preset named 'v99' \(presets: .*v100" -- machine show v99
 expect 1 "no machine file or preset named 'v99'" -- analyze --machine v99 "$P"
 expect 2 "only shell supported is bash" -- completion zsh
+# a missing input reads the same in every importer
+for imp in ncu table onednn torch; do
+    expect 1 "cannot read '$TMP/absent.in': no such file" -- import $imp -o "$TMP/x.json" "$TMP/absent.in"
+done
 # an empty output path is a usage error, in every command that writes one
 expect 2 "-o: the output path is empty" -- analyze --machine v100 -o "" "$P"
 expect 2 "-o: the output path is empty" -- import onednn -o "" "$P"

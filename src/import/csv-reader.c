@@ -2,6 +2,7 @@
  * messages. */
 #define _GNU_SOURCE
 #include "rooftime/import/csv-reader.h"
+#include "rooftime/util/read-file.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
@@ -56,7 +57,7 @@ rt_csv *rt_csv_open(const char *path, rt_error *err)
     } else {
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
-            rt_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+            rt_open_error(path, err);
             return NULL;
         }
         struct stat st;

@@ -16,7 +16,7 @@ static size_t bom_length(const char *s, size_t n)
     return n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
-static int open_error(const char *shown, rt_error *err)
+int rt_open_error(const char *shown, rt_error *err)
 {
     rt_error_set(err, "cannot read '%s': %s", shown,
                  errno == ENOENT ? "no such file" : strerror(errno));
@@ -114,7 +114,7 @@ static int open_input(const char *path, int *fd, int *is_stdin, struct stat *st,
     *is_stdin = strcmp(path, "-") == 0;
     *fd = *is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
     if (*fd < 0)
-        return open_error(path, err);
+        return rt_open_error(path, err);
     if (fstat(*fd, st) != 0)
         memset(st, 0, sizeof *st);
     return 0;

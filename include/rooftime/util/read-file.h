@@ -19,6 +19,9 @@
  * *buf.
  */
 int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err);
+/* "cannot read 'SHOWN': no such file" (or errno's text) after a failed open: every reader words it
+ * alike. Returns -1. */
+int rt_open_error(const char *shown, rt_error *err);
 
 /* A text input's len bytes at s, not NUL-terminated. */
 typedef struct rt_text {

@@ -16,6 +16,7 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/line-reader.h"
 #include "rooftime/util/name-index.h"
+#include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
 /* How many unreadable lines are described one by one, and how many line numbers are listed. */
@@ -480,10 +481,8 @@ int rt_import_onednn_conv(const char *path, rt_conv_flops conv, rt_profile **out
     int is_stdin = strcmp(path, "-") == 0;
     const char *shown = is_stdin ? "standard input" : path;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
-    if (fd < 0) {
-        rt_error_set(err, "cannot read '%s': %s", path, strerror(errno));
-        return -1;
-    }
+    if (fd < 0)
+        return rt_open_error(path, err);
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         rt_error_set(err, "cannot read '%s': is a directory", shown);
