@@ -22,6 +22,13 @@ check "nothing captured is said once, without the log reader's question" \
 expect 1 "cannot run 'no-such-command-rooftime': No such file" -- profile -o "$TMP/none.json" -- no-such-command-rooftime
 check "no profile after a command that cannot start" [ ! -e "$TMP/none.json" ]
 expect 1 "exited with code 3" -- profile -o "$TMP/f.json" -- sh -c "cat '$LOG'; exit 3"
+# A command killed while writing a record (its output ends inside it, no newline): that record is
+# named as cut and not summed (its time may be cut short), the complete ones are kept.
+REC=$(grep -m1 '^onednn_verbose,exec' "$LOG")
+"$BIN" profile -o "$TMP/cut.json" -- sh -c "printf '%s\n%s' '$REC' '${REC%?}'" >/dev/null 2>"$TMP/err"
+check "profile of a cut last record exits 0" [ $? -eq 0 ]
+check "the cut record is named" grep -q "line 2: the input ends inside this record" "$TMP/err"
+check "the complete record is kept, once" grep -q '"invocations": 1,' "$TMP/cut.json"
 expect 2 "no command given" -- profile -o "$TMP/x.json"
 expect 2 "-o FILE is required" -- profile -- true
 

@@ -35,7 +35,8 @@ static void route_line(rt_onednn_reader *r, FILE *log, const char *line, size_t 
     }
     if (at > 0)
         write_all(STDOUT_FILENO, line, (size_t)at);
-    rt_onednn_reader_line(r, line, n);
+    /* the output's last line without a newline: a record cut when the command died */
+    (has_nl ? rt_onednn_reader_line : rt_onednn_reader_last_line)(r, line, n);
     if (log) {
         fwrite(line + at, 1, n - (size_t)at, log);
         fputc('\n', log);
