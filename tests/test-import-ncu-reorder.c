@@ -1,5 +1,6 @@
-/* Tests of the Nsight Compute importer on data as other frameworks write it: one-metric files
- * whose launch orders differ (TensorFlow), failed launches. */
+/* Tests of the Nsight Compute importer on data as other frameworks and people write it: one-metric
+ * files whose launch orders differ (TensorFlow), failed launches, an edited export with a column
+ * named twice. */
 #include "testutil.h"
 
 #include <math.h>
@@ -248,11 +249,36 @@ static void test_failed_launches(void **state)
     free(dir);
 }
 
+/* A column the import reads, named twice (an edited export): an error naming both, not the
+ * first one's values with the second's dropped. */
+static void test_duplicate_columns(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = rt_asprintf("%s/dup.csv", dir);
+    const char *paths[] = {path};
+    char *s = rt_strdup("\"ID\",\"Process ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\","
+                        "\"Metric Value\",\"Metric Value\"\n"
+                        "\"0\",\"1\",\"k\",\"dram__bytes.sum\",\"byte\",\"1\",\"999\"\n");
+    assert_int_equal(tu_write_file(path, s), 0);
+    rt_profile *p = NULL;
+    rt_error err = {{0}};
+    rt_ncu_options o = {0};
+    assert_int_equal(rt_import_ncu(paths, 1, &o, &p, NULL, &err), -1);
+    if (!strstr(err.msg, "dup.csv: line 1: columns 6 and 7 are both named 'Metric Value'"))
+        fail_msg("%s", err.msg);
+    free(s);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_permuted_one_metric_files),
         cmocka_unit_test(test_failed_launches),
+        cmocka_unit_test(test_duplicate_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

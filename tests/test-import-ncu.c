@@ -583,30 +583,6 @@ static void test_commas_group_thousands_only(void **state)
     free(dir);
 }
 
-/* A column the import reads, named twice (an edited export): an error naming both, not the
- * first one's values with the second's dropped. */
-static void test_duplicate_columns(void **state)
-{
-    (void)state;
-    char *dir = tu_tmpdir();
-    char *path = rt_asprintf("%s/dup.csv", dir);
-    const char *paths[] = {path};
-    char *s = rt_strdup("\"ID\",\"Process ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\","
-                        "\"Metric Value\",\"Metric Value\"\n"
-                        "\"0\",\"1\",\"k\",\"dram__bytes.sum\",\"byte\",\"1\",\"999\"\n");
-    assert_int_equal(tu_write_file(path, s), 0);
-    rt_profile *p = NULL;
-    rt_error err = {{0}};
-    rt_ncu_options o = {0};
-    assert_int_equal(rt_import_ncu(paths, 1, &o, &p, NULL, &err), -1);
-    if (!strstr(err.msg, "dup.csv: line 1: columns 6 and 7 are both named 'Metric Value'"))
-        fail_msg("%s", err.msg);
-    free(s);
-    free(path);
-    tu_rmtree(dir);
-    free(dir);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -617,7 +593,6 @@ int main(void)
         cmocka_unit_test(test_shuffled_order),
         cmocka_unit_test(test_custom_mapping),
         cmocka_unit_test(test_commas_group_thousands_only),
-        cmocka_unit_test(test_duplicate_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
