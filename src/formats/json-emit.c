@@ -233,6 +233,19 @@ void rt_jw_bool(rt_jw *w, bool v)
     put(w, v ? "true" : "false", v ? 4 : 5);
 }
 
+bool rt_jw_whole(double v)
+{
+    return v == floor(v) && fabs(v) < 9.0e15;
+}
+
+void rt_jw_num(rt_jw *w, double v)
+{
+    if (rt_jw_whole(v))
+        rt_jw_integer(w, (long long)v);
+    else
+        rt_jw_real(w, v);
+}
+
 void rt_jw_null(rt_jw *w)
 {
     before_value(w);

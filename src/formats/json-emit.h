@@ -43,6 +43,10 @@ void rt_jw_real(rt_jw *w, double v);        /* json_real's text; not finite: nul
 void rt_jw_integer(rt_jw *w, long long v);
 void rt_jw_bool(rt_jw *w, bool v);
 void rt_jw_null(rt_jw *w);
+/* A number that stays exact: a whole one below 9e15 as an integer, anything else as a real
+ * (rt_json_num's rule, rt_jw_whole). */
+void rt_jw_num(rt_jw *w, double v);
+bool rt_jw_whole(double v);
 /* A member of the innermost object: rt_jw_key, then the value. */
 void rt_jw_member_string(rt_jw *w, const char *key, const char *s);
 void rt_jw_member_real(rt_jw *w, const char *key, double v);

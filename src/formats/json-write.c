@@ -180,7 +180,7 @@ int rt_json_stream_end(rt_json_stream *s)
 
 json_t *rt_json_num(double v)
 {
-    if (v == floor(v) && fabs(v) < 9.0e15)
+    if (rt_jw_whole(v))
         return json_integer((json_int_t)v);
     return json_real(v);
 }

@@ -284,22 +284,13 @@ static json_t *head_json(const rt_profile *p, const json_t *unknown)
     return j;
 }
 
-/* A whole number exactly as one (below 9e15), otherwise a real: as rt_json_num's value dumps. */
-static void num_emit(rt_jw *w, double v)
-{
-    if (v == floor(v) && fabs(v) < 9.0e15)
-        rt_jw_integer(w, (long long)v);
-    else
-        rt_jw_real(w, v);
-}
-
 static void values_emit(rt_jw *w, const char *key, const rt_values *vs)
 {
     rt_jw_key(w, key);
     rt_jw_object(w);
     for (size_t i = 0; i < vs->n; i++) {
         rt_jw_key(w, vs->v[i].key);
-        num_emit(w, vs->v[i].value);
+        rt_jw_num(w, vs->v[i].value);
     }
     rt_jw_close(w);
 }
@@ -312,13 +303,13 @@ static void kernel_emit(void *ctx, size_t i, rt_jw *w)
     rt_jw_object(w);
     rt_jw_member_string(w, "name", k->name);
     rt_jw_key(w, "invocations");
-    num_emit(w, k->invocations);
+    rt_jw_num(w, k->invocations);
     rt_jw_member_real(w, "time", k->time);
     if (k->spread.n > 0) {
         rt_jw_key(w, "time_spread");
         rt_jw_object(w);
         rt_jw_key(w, "n");
-        num_emit(w, (double)k->spread.n);
+        rt_jw_num(w, (double)k->spread.n);
         rt_jw_member_real(w, "median", k->spread.median);
         rt_jw_member_real(w, "q1", k->spread.q1);
         rt_jw_member_real(w, "q3", k->spread.q3);
