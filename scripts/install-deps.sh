@@ -47,12 +47,43 @@ PY
     rm -rf "$tmp"
 }
 
+# PyTorch 2.x from PyPI, beside Debian's 1.13: the tests run every torch path on both. The PyPI wheel is
+# the CUDA build; on a machine without a GPU it imports once the NVIDIA libraries it links at load time
+# are present: cuFile, cuSPARSELt, NVSHMEM and NCCL (wheels, installed with --no-deps so that pip does
+# not fetch the 3 GB CUDA runtime it would pull in), plus cuBLAS/cuDNN/CUDA runtime, which it finds
+# through the loader (the CUDA toolkit's lib64 in ld.so.conf, or LD_LIBRARY_PATH). torch's pure-Python
+# requirements come with their own dependencies; pandas, pytest, nbclient and ipykernel for the
+# package's tests and the notebook. A venv of its own (no system site-packages: Debian's numpy 1.x
+# modules would not load beside numpy 2), cached in TORCH2_VENV between runs; tests find it there
+# (tests/python-lib.sh, ROOFTIME_TORCH2_PYTHON). Optional: without it those tests say they skipped.
+TORCH2_VENV=${ROOFTIME_TORCH2_VENV:-/var/cache/rooftime/torch2}
+TORCH2_WHEEL="torch==2.15.0"
+TORCH2_NVIDIA="nvidia-cufile==1.20.0.107 nvidia-cusparselt-cu13==0.8.1 nvidia-nccl-cu13==2.30.7 nvidia-nvshmem-cu13==3.7.2"
+TORCH2_PURE="filelock fsspec jinja2 networkx sympy typing-extensions>=4.13 setuptools>=77 numpy pandas pytest nbclient ipykernel"
+torch2() {
+    local py="$TORCH2_VENV/bin/python"
+    [ -f "$TORCH2_VENV/.rooftime-ready" ] && "$py" -c 'import torch' 2>/dev/null && return 0
+    [ "$(id -u)" -eq 0 ] || { echo "rooftime: no PyTorch 2.x venv in $TORCH2_VENV (run as root to make it)" >&2; return 0; }
+    echo "rooftime: installing $TORCH2_WHEEL (PyPI) into $TORCH2_VENV (a few minutes, once)" >&2
+    rm -rf "$TORCH2_VENV"
+    if /usr/bin/python3 -m venv "$TORCH2_VENV" &&
+        "$py" -m pip install --quiet --disable-pip-version-check --no-deps "$TORCH2_WHEEL" $TORCH2_NVIDIA &&
+        "$py" -m pip install --quiet --disable-pip-version-check $TORCH2_PURE &&
+        "$py" -c 'import torch; torch.ones(2) @ torch.ones(2)'; then
+        touch "$TORCH2_VENV/.rooftime-ready"
+        echo "rooftime: $("$py" -c 'import torch; print("torch", torch.__version__)') in $TORCH2_VENV" >&2
+    else
+        echo "rooftime: could not install $TORCH2_WHEEL: the torch 2.x tests will skip" >&2
+    fi
+}
+
 missing=()
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
     nvrtc_old
+    torch2
     exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -65,3 +96,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
 nvrtc_old
+torch2

@@ -12,3 +12,12 @@ need_modules() {
         fi
     done
 }
+# The PyTorch 2.x that scripts/install-deps.sh installs into a venv of its own (ROOFTIME_TORCH2_PYTHON to
+# name another); `need_torch2` skips the test (exit 77) with one line when it is absent.
+TORCH2_PY=${ROOFTIME_TORCH2_PYTHON:-/var/cache/rooftime/torch2/bin/python}
+need_torch2() {
+    if ! "$TORCH2_PY" -c "import torch" 2>/dev/null; then
+        echo "skipped: no PyTorch 2.x at $TORCH2_PY (bash scripts/install-deps.sh as root makes it)"
+        exit 77
+    fi
+}
