@@ -125,6 +125,13 @@ print("ok")
 PY
 check "ncu: base units, mangled names, the metric list, clocks base then none, no carried CUPTI ($(tail -1 "$TMP/ncu.txt"))" grep -qx ok "$TMP/ncu.txt"
 
+# The self-check's torch.matmul script on PyTorch 2.x, on the CPU (its CUDA path needs a GPU):
+# the calls, the result check and the manifest.
+"$TORCH2_PY" "$DEV/data/gpu/selfcheck-matmul.py" --manifest "$TMP/mm.tsv" --device cpu --size 64 >"$TMP/mm.out" 2>&1
+rc=$?
+check "selfcheck-matmul.py on PyTorch 2.x (CPU, 64^3): exit 0 ($rc $(tail -1 "$TMP/mm.out"))" test "$rc" -eq 0
+check "  ... four precisions at 2MNK" test "$(grep -c $'\t524288\t0.02$' "$TMP/mm.tsv")" -eq 4
+
 # The evaluation failing leaves the evidence in OUT and a summary that says so.
 cp "$DEV/scripts/gpu-acceptance-eval.py" "$TMP/eval.py"
 echo 'raise SystemExit("a broken evaluation (tests/cli-gpu-rehearsal.sh)")' >"$DEV/scripts/gpu-acceptance-eval.py"
