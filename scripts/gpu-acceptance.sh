@@ -36,6 +36,7 @@
 # ones that failed: "measure study"); GPU_ACCEPTANCE_BOX_<group> (dashes as underscores) another
 # box for every stage of a group; GPU_ACCEPTANCE_STUDY, the study's options (default below);
 # GPU_ACCEPTANCE_BUDGET. The boxes of the selected groups must add up to at most the budget.
+# GPU_ACCEPTANCE_SLOW=N stretches boxes and budget N times, for the rehearsal on a slow machine.
 # rooftime: $ROOFTIME_BIN, else .carry/rooftime/bin/rooftime (scripts/gpu-carry.sh), else
 # build/rooftime; python3 must be the one with PyTorch ($ROOFTIME_PYTHON overrides).
 set -u
@@ -55,6 +56,10 @@ usage() {
 OUT=$1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 case $BUDGET in '' | *[!0-9]*) usage "GPU_ACCEPTANCE_BUDGET: seconds, got '$BUDGET'" ;; esac
+# GPU_ACCEPTANCE_SLOW=N: every box and the budget N times as long, for a slower machine than the
+# lent GPUs (tests/cli-gpu-rehearsal.sh on a loaded 2-core VM); never in a device call
+SLOW=${GPU_ACCEPTANCE_SLOW:-1}
+case $SLOW in [1-9] | [1-9][0-9]) ;; *) usage "GPU_ACCEPTANCE_SLOW: a factor from 1 to 99, got '$SLOW'" ;; esac
 
 # The groups and the boxes of their stages; the selection and its sum against the budget.
 box() { # box GROUP DEFAULT: the box of a group's stages
@@ -91,13 +96,15 @@ for g in $GROUPS_RUN; do
 done
 [ "$SUM" -le "$BUDGET" ] ||
     usage "the stage boxes of '$GROUPS_RUN' add up to ${SUM} s, over the ${BUDGET} s budget (GPU_ACCEPTANCE_BUDGET)"
+SLOW_NOTE=""
+[ "$SLOW" -gt 1 ] && SLOW_NOTE=", each x$SLOW (GPU_ACCEPTANCE_SLOW)"
 sel() { [[ " $GROUPS_RUN " == *" $1 "* ]]; }
 boxof() { # boxof STAGE
     local g s
     for g in $GROUPS_RUN; do
-        for s in ${BOXES[$g]}; do [ "${s%%:*}" = "$1" ] && echo "${s#*:}" && return; done
+        for s in ${BOXES[$g]}; do [ "${s%%:*}" = "$1" ] && echo $((${s#*:} * SLOW)) && return; done
     done
-    echo 5
+    echo $((5 * SLOW))
 }
 
 command -v nvidia-smi >/dev/null 2>&1 || die "no NVIDIA GPU: nvidia-smi not found"
@@ -149,11 +156,12 @@ fi
 {
     echo "gpu: $GPU_LINE"
     echo "groups: $GROUPS_RUN"
-    echo "boxes: $SUM s of the $BUDGET s budget"
+    echo "boxes: $SUM s of the $BUDGET s budget$SLOW_NOTE"
     echo "rooftime: $BIN ($("$BIN" --version 2>&1 | head -1))"
     echo "python: $PY ($("$PY" -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__)' 2>&1 | tail -1))"
 } >"$E/run.txt"
-echo "gpu-acceptance: $GROUPS_RUN: stage boxes ${SUM} s of the ${BUDGET} s budget" >&2
+echo "gpu-acceptance: $GROUPS_RUN: stage boxes ${SUM} s of the ${BUDGET} s budget$SLOW_NOTE" >&2
+BUDGET=$((BUDGET * SLOW))
 
 # pack: evidence.tar.gz in OUT now (atomically), in two 15 MiB parts when larger.
 pack() {

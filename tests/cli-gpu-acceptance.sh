@@ -30,6 +30,8 @@ GPU_ACCEPTANCE_BOX_study=x run 2 bash "$SCRIPT" "$TMP/o0"
 check "a box that is no number" grep -q "GPU_ACCEPTANCE_BOX_study: seconds, got 'x'" "$TMP/err"
 GPU_ACCEPTANCE_STAGES=study GPU_ACCEPTANCE_BOX_study=400 run 2 bash "$SCRIPT" "$TMP/o0"
 check "one group's box over the budget" grep -q "'study' add up to 400 s, over the 335 s budget" "$TMP/err"
+GPU_ACCEPTANCE_SLOW=0 run 2 bash "$SCRIPT" "$TMP/o0"
+check "a slowness factor that is none" grep -q "GPU_ACCEPTANCE_SLOW: a factor from 1 to 99, got '0'" "$TMP/err"
 check "nothing written on a usage error" test ! -e "$TMP/o0"
 
 if ! command -v nvidia-smi >/dev/null 2>&1; then

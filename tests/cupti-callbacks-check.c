@@ -27,15 +27,8 @@
 
 #include "cupti-collector.h"
 #include "cupti-records.h"
+#include "plain-check.h"
 
-static int fails;
-
-#define CHECK(what, cond)                                                                          \
-    do {                                                                                           \
-        int ok_ = (cond);                                                                          \
-        printf("%s %s\n", ok_ ? "ok  " : "FAIL", what);                                            \
-        fails += !ok_;                                                                             \
-    } while (0)
 
 /* ---- stand-ins for the rest of the collector ---- */
 rtc_state rtc_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
