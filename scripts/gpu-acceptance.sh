@@ -139,30 +139,7 @@ OUT=$(cd "$OUT" && pwd)
 W=$(mktemp -d "${TMPDIR:-/tmp}/gpu-acceptance-XXXXXX") || die "cannot create a work directory"
 E=$W/evidence
 mkdir -p "$E"
-# ncu injects its own CUPTI and perfworks (libnvperf_*) into the program it profiles: the carried
-# libcupti.so.13 and libnvperf_*.so (CUDA 13.0's, for the collector) must not come first on the
-# loader's path there. ncu's runs get the carried libraries but those (rooftime needs jansson).
-if [ -n "${CARRY_LIB:-}" ]; then
-    mkdir -p "$W/ncu-lib"
-    for f in "$CARRY_LIB"/*; do
-        case "${f##*/}" in
-        libcupti* | libnvperf*) ;;
-        *) ln -s "$f" "$W/ncu-lib/" ;;
-        esac
-    done
-    NCU_LD="$W/ncu-lib${NCU_LD:+:$NCU_LD}"
-fi
 : >"$W/stages.tsv"
-{
-    echo "gpu: $GPU_LINE"
-    echo "groups: $GROUPS_RUN"
-    echo "boxes: $SUM s of the $BUDGET s budget$SLOW_NOTE"
-    echo "rooftime: $BIN ($("$BIN" --version 2>&1 | head -1))"
-    echo "python: $PY ($("$PY" -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__)' 2>&1 | tail -1))"
-} >"$E/run.txt"
-echo "gpu-acceptance: $GROUPS_RUN: stage boxes ${SUM} s of the ${BUDGET} s budget$SLOW_NOTE" >&2
-BUDGET=$((BUDGET * SLOW))
-
 # pack: evidence.tar.gz in OUT now (atomically), in two 15 MiB parts when larger.
 pack() {
     tar -C "$W" --exclude='*.bin' -czf "$W/evidence.tar.gz" evidence stages.tsv 2>/dev/null || {
@@ -178,8 +155,31 @@ pack() {
         rm -f "$W/evidence.tar.gz" "$OUT"/evidence.tar.gz.part[2-9]
     fi
 }
-# killed from outside (the device call's limit): the evidence so far is packed first
+# stopped from outside (the device call's limit): the evidence so far is packed first
 trap 'echo "gpu-acceptance: stopped by a signal; packing what there is" >&2; printf "stopped\t143\t0\tby a signal after %d s\n" $((SECONDS - T0)) >>"$W/stages.tsv"; pack; exit 1' TERM INT
+
+# ncu injects its own CUPTI and perfworks (libnvperf_*) into the program it profiles: the carried
+# libcupti.so.13 and libnvperf_*.so (CUDA 13.0's, for the collector) must not come first on the
+# loader's path there. ncu's runs get the carried libraries but those (rooftime needs jansson).
+if [ -n "${CARRY_LIB:-}" ]; then
+    mkdir -p "$W/ncu-lib"
+    for f in "$CARRY_LIB"/*; do
+        case "${f##*/}" in
+        libcupti* | libnvperf*) ;;
+        *) ln -s "$f" "$W/ncu-lib/" ;;
+        esac
+    done
+    NCU_LD="$W/ncu-lib${NCU_LD:+:$NCU_LD}"
+fi
+{
+    echo "gpu: $GPU_LINE"
+    echo "groups: $GROUPS_RUN"
+    echo "boxes: $SUM s of the $BUDGET s budget$SLOW_NOTE"
+    echo "rooftime: $BIN ($("$BIN" --version 2>&1 | head -1))"
+    echo "python: $PY ($("$PY" -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__)' 2>&1 | tail -1))"
+} >"$E/run.txt"
+echo "gpu-acceptance: $GROUPS_RUN: stage boxes ${SUM} s of the ${BUDGET} s budget$SLOW_NOTE" >&2
+BUDGET=$((BUDGET * SLOW))
 
 # stage NAME CMD...: run with its box (the smaller of its box and what is left of the budget),
 # output to evidence/NAME.log; one line in stages.tsv: name, exit code, seconds, the command.
@@ -343,6 +343,7 @@ if group report; then
     fi
 fi
 pack
+trap - TERM INT # from here on, everything is in OUT already
 
 # The self-check's raw counter images (*.bin, about 240 KB per launch) go into images.tar.gz,
 # 15 MiB parts when larger (at most 3): the evidence is in OUT already.

@@ -148,7 +148,7 @@ check "a failed evaluation: the summary says so" grep -q "the evaluation failed"
     LD_LIBRARY_PATH="$TMP/fakecuda" GPU_ACCEPTANCE_STAGES="measure python" GPU_ACCEPTANCE_SLOW=6 \
     bash scripts/gpu-acceptance.sh "$TMP/out3") >/dev/null 2>"$TMP/run3.err" &
 pid=$!
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
     grep -q "python (at most" "$TMP/run3.err" 2>/dev/null && break
     sleep 0.1
 done
