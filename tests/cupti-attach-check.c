@@ -17,7 +17,6 @@
 #include "plain-check.h"
 #include "rooftime/import/cupti.h"
 
-
 static int exists(const char *path)
 {
     struct stat st;

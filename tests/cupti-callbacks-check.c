@@ -29,7 +29,6 @@
 #include "cupti-records.h"
 #include "plain-check.h"
 
-
 /* ---- stand-ins for the rest of the collector ---- */
 rtc_state rtc_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 rtc_driver rtc_drv;
