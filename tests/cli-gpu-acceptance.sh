@@ -162,6 +162,15 @@ w("ncu-probe-base.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM"
 w("selfcheck/matmul.json", prof([{"name": "gemm", "time": 2e-3, "flops": {"tensor_fp16": 1.1e12}}]))
 w("cnn.json", prof([{"name": "conv(int)", "time": 5e-3, "flops": {"fp32": 1.0e9}, "bytes": {"HBM": 1e8}}]))
 w("ncu-cnn.json", prof([{"name": "conv", "time": 5e-3, "flops": {"fp32": 1.01e9}, "bytes": {"HBM": 1.2e8}}]))
+os.makedirs(os.path.join(e, "python"))
+# the in-process collector: the same kernel under a mark (two tag sets, one name), one launch more
+w("python/py-gpu.json", prof([{"name": "conv(int)", "time": 2e-3, "invocations": 1, "tags": {"pass": "step"}},
+                              {"name": "conv(int)", "time": 3e-3, "invocations": 1}]))
+w("python/py-torch.json", prof([{"name": "aten::conv2d", "time": 1e-3}]))
+os.makedirs(os.path.join(e, "study", "profiles"))
+w("study/profiles/conv2d-pytorch-fp32-forward.json", prof([]))
+w("study/findings.txt", "findings")
+open(os.path.join(e, "ncu-base.clock"), "w").write("clock-control none ran (stage ncu-base-clock-none, exit 0)\n")
 PY
 python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" \
     --archs "$SRC/data/gpu/architectures.json" --out "$TMP/o4" >"$TMP/out" 2>"$TMP/err"
@@ -187,5 +196,34 @@ assert c["pass"] and near(c["figure"], 1.0 / 1.01 - 1), c
 c = d["CNN conv: bytes.HBM collector / ncu"]
 assert not c["pass"], c
 assert d["stage measure"]["pass"]
+assert d["python: rooftime.gpu.profile wrote a profile"]["pass"]
+assert d["python: rooftime.torch.profile wrote a profile"]["pass"]
+c = d["python: rooftime.gpu.profile has the kernels of profile --gpu"]
+assert c["pass"] and c["figure"] == 0, c
+c = d["python: rooftime.gpu.profile launches / profile --gpu's"]
+assert not c["pass"] and c["note"] == "2 and 1 launches", c
+assert d["study: profiles written"]["pass"] and d["study: findings.txt written"]["pass"]
+assert not d["study: report.html written"]["pass"]
+assert not d["report: report.html written"]["pass"]
+j = json.load(open(sys.argv[1]))
+assert j["ncu_clock_control"] == {"ncu-base": "clock-control none ran (stage ncu-base-clock-none, exit 0)"}, j
+assert j["groups_not_run"] == [], j
 PY
+# --groups: the checks of the groups run, the others named as not run
+python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" --groups "measure python" \
+    --archs "$SRC/data/gpu/architectures.json" --out "$TMP/o4" >"$TMP/out" 2>"$TMP/err"
+check "eval --groups: exits 10 (some fail)" test $? -eq 10
+check "eval --groups: only their checks, the rest named" python3 - "$TMP/o4/gpu-acceptance.json" "$TMP/o4/summary.txt" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+names = [c["check"] for c in j["checks"] if not c["check"].startswith("stage ")]
+assert all(n.startswith("wgmma ceiling") or n.startswith("python:") for n in names), names
+assert j["groups_run"] == ["measure", "python"], j["groups_run"]
+assert j["groups_not_run"] == ["selfcheck", "ncu-base", "ncu-none", "cnn", "ncu-cnn", "study", "report"]
+assert "groups not run in this call: selfcheck ncu-base" in open(sys.argv[2]).read()
+PY
+python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" --groups "measure warp" \
+    --archs "$SRC/data/gpu/architectures.json" --out "$TMP/o4" >"$TMP/out" 2>"$TMP/err"
+check "eval --groups: an unknown group, exit 1" test $? -eq 1
+check "  ... named" grep -q "unknown warp" "$TMP/err"
 finish
