@@ -18,8 +18,10 @@ bool rt_diff_tag_locates(const char *key)
      * line (`profile --torch`), the operator that called a oneDNN kernel and the implementation
      * beside an operator (the join of `profile --torch --onednn-output`), and the ids and call
      * times of one launch kept as its own kernel (ncu and CUPTI per launch) */
-    static const char *const locating[] = {"source", "caller", "onednn", "process", "launch",
-                                           "range",  "stream", "graph",  "launch_call_us"};
+    static const char *const locating[] = {
+        "source", "caller", "onednn", "process",        "launch",
+        "range",  "stream", "graph",  "launch_call_us",
+    };
     for (size_t i = 0; i < sizeof locating / sizeof *locating; i++)
         if (strcmp(key, locating[i]) == 0)
             return true;
@@ -229,8 +231,8 @@ static void csv_text(FILE *o, const char *s)
 }
 
 /* One row; where: the table has a source column (r: this row's, NULL for rest and total). */
-static void print_row(FILE *o, const char *name, const side *b, const side *a, int csv,
-                      int where, const rt_diff_row *r)
+static void print_row(FILE *o, const char *name, const side *b, const side *a, int csv, int where,
+                      const rt_diff_row *r)
 {
     char c[10][48];
     cell(c[0], 48, b->t, "s");
@@ -302,8 +304,9 @@ int rt_diff_write(const rt_diff *d, const rt_profile *const ps[2], const rt_diff
     /* where kernels were called: shown, not matched, when a profile records it */
     int where = d->any_where && strcmp(by, "name") == 0;
     if (csv)
-        fprintf(o, "kernel,time_before_s,time_after_s,flops_before,flops_after,bytes_before,"
-                   "bytes_after,ai_before,ai_after,verdict_before,verdict_after%s\n",
+        fprintf(o,
+                "kernel,time_before_s,time_after_s,flops_before,flops_after,bytes_before,"
+                "bytes_after,ai_before,ai_after,verdict_before,verdict_after%s\n",
                 where ? ",source_before,source_after" : "");
     else
         fprintf(o, "%-48s %10s %10s %11s  %10s %10s  %10s %10s  %7s %7s  %-16s %-16s%s\n",
