@@ -20,7 +20,7 @@
 /* One key's kernels on both sides: per run its band, over the runs its kernel summed (for the
  * verdicts) and its launches per step. */
 typedef struct gkey {
-    char *key, *config;
+    char *key;
     char *where[2];        /* the side's first source line */
     rt_time_band *band[2]; /* per run of the side */
     rt_kernel sum[2];      /* over the side's runs */
@@ -166,10 +166,11 @@ static gkey *key_at(gstate *st, const rt_kernel *k)
     gkey *g = &st->k[st->nk];
     memset(g, 0, sizeof *g);
     g->key = key;
-    g->config = config_of(k);
     for (int s = 0; s < 2; s++) {
         g->band[s] = rt_xcalloc(st->g->runs[s], sizeof *g->band[s]);
         rt_kernel_init(&g->sum[s], key);
+        /* the first kernel's tags, which a verdict reads (class=communication) */
+        rt_tags_copy(&g->sum[s].tags, &k->tags);
     }
     rt_name_index_put(&st->kix, key, strlen(key), st->nk);
     return &st->k[st->nk++];
@@ -218,8 +219,9 @@ static void gather(gstate *st)
                 const char *src = rt_tags_get(&k->tags, "source");
                 if (src && !gk->where[s])
                     gk->where[s] = rt_strdup(src);
-                /* the kernel's config and the total; gk may move as keys are added */
-                char *cfg = rt_strdup(gk->config);
+                /* the kernel's config (its own work tags: with --by op a key holds several) and
+                 * the total */
+                char *cfg = config_of(k);
                 for (int c = 0; c < 2; c++) {
                     gsum *sum = sum_at(st, c ? cfg : "total");
                     sum->seen[s] = 1;
@@ -455,7 +457,6 @@ static void state_release(gstate *st)
 {
     for (size_t i = 0; i < st->nk; i++) {
         free(st->k[i].key);
-        free(st->k[i].config);
         free(st->k[i].where[0]);
         free(st->k[i].where[1]);
         for (int s = 0; s < 2; s++) {
