@@ -4,24 +4,12 @@
 # gate's workload, the second with every line of the script moved (tests/data/gate): every kernel
 # matched, the source line shown in its own column. ROOFTIME_REGEN=1 rewrites the goldens.
 . "$(dirname "$0")/lib.sh"
-G=$SRC/tests/golden
 
 golden() { # NAME BEFORE AFTER ARGS...
     local name=$1 before=$2 after=$3
     shift 3
     "$BIN" diff "$@" "$before" "$after" >"$TMP/$name" 2>"$TMP/$name.err"
-    local rc=$?
-    check "$name: exit 0" test "$rc" -eq 0
-    if [ "${ROOFTIME_REGEN:-0}" = 1 ]; then
-        cp "$TMP/$name" "$G/$name"
-        echo "regenerated $G/$name"
-    fi
-    if ! diff -u "$G/$name" "$TMP/$name" >"$TMP/diff"; then
-        echo "FAIL: $name differs from $G/$name"; head -30 "$TMP/diff"
-        FAILS=$((FAILS + 1))
-    else
-        PASSES=$((PASSES + 1))
-    fi
+    golden_compare "$name" $?
 }
 
 D=$SRC/tests/data/gate
