@@ -28,19 +28,21 @@ bool rt_diff_tag_locates(const char *key)
     return false;
 }
 
-/* The name a kernel is matched by. The hook for the one GPU name normaliser (branch ncu2025:
- * ncu's shortened demangling and __cxa_demangle's of one kernel to one name): until it lands,
- * the name as its importer wrote it (demangled where the tool demangled it). */
-static const char *identity_name(const char *name)
+/* The name a kernel is matched by, a new string. The hook for the one GPU name normaliser
+ * (branch ncu2025's rt_kernel_name_key, core/kernel-name-key.h: ncu's shortened demangling and
+ * __cxa_demangle's of one kernel to one key; for GPU kernels only, as it drops qualifiers and
+ * blanks an operator's name and shapes keep): until it lands, the name as its importer wrote it
+ * (demangled where the tool demangled it). */
+static char *identity_name(const rt_kernel *k)
 {
-    return name;
+    return rt_strdup(k->name);
 }
 
 char *rt_diff_key(const rt_kernel *k, const char *by)
 {
     if (!by || strcmp(by, "name") == 0) {
         /* the name and the tags that say what work a kernel does */
-        const char *name = identity_name(k->name);
+        char *name = identity_name(k);
         size_t n = strlen(name) + 3;
         for (size_t i = 0; i < k->tags.n; i++)
             n += strlen(k->tags.v[i].key) + strlen(k->tags.v[i].value) + 2;
@@ -56,6 +58,7 @@ char *rt_diff_key(const rt_kernel *k, const char *by)
         }
         if (any)
             strcpy(p, "}");
+        free(name);
         return s;
     }
     if (strcmp(by, "op") == 0) {
