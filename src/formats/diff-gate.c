@@ -72,27 +72,38 @@ static const char *machine_of(const rt_profile *p, const char **what)
 static char *refusal(gstate *st)
 {
     rt_gate *g = st->g;
-    const rt_profile *first = st->runs[0][0];
-    const char *wf, *mf = machine_of(first, &wf);
-    size_t unknown = mf ? 0 : 1;
+    /* every run against the first that names its machine, by the same kind of name */
+    const rt_profile *ref = NULL;
+    const char *wref = NULL, *mref = NULL;
+    size_t ref_side = 0, unknown = 0;
+    for (int s = 0; s < 2 && !ref; s++)
+        for (size_t r = 0; r < g->runs[s] && !ref; r++)
+            if ((mref = machine_of(st->runs[s][r], &wref)) != NULL) {
+                ref = st->runs[s][r];
+                ref_side = (size_t)s;
+            }
     for (int s = 0; s < 2; s++)
         for (size_t r = 0; r < g->runs[s]; r++) {
             const rt_profile *p = st->runs[s][r];
             const char *w, *m = machine_of(p, &w);
-            if (!m || !mf) {
-                unknown += p != first;
+            if (p == ref)
+                continue;
+            if (!m || strcmp(w, wref) != 0) {
+                unknown++;
                 continue;
             }
-            if (strcmp(w, wf) == 0 && strcmp(m, mf) != 0 && !g->o.other_machine)
-                return rt_asprintf("the runs are from two machines: %s '%s' (BEFORE, run 1) and "
-                                   "'%s' (%s, run %zu): a difference in time between machines is "
-                                   "no regression (--allow-other-machine judges them anyway)",
-                                   wf, mf, m, s ? "AFTER" : "BEFORE", r + 1);
+            if (strcmp(m, mref) != 0 && !g->o.other_machine)
+                return rt_asprintf("the runs are from two machines: %s '%s' (%s) and '%s' (%s, "
+                                   "run %zu): a difference in time between machines is no "
+                                   "regression (--allow-other-machine judges them anyway)",
+                                   wref, mref, ref_side ? "AFTER" : "BEFORE", m,
+                                   s ? "AFTER" : "BEFORE", r + 1);
         }
-    if (unknown)
-        note(g, rt_asprintf("%zu of the runs do not record the machine they ran on (source.machine "
-                            "or the host): the machines were not compared",
-                            unknown));
+    if (!ref || unknown)
+        note(g, rt_asprintf("%zu of the %zu runs name no machine comparable with the others' "
+                            "(source.machine, else the host): %s",
+                            ref ? unknown : g->runs[0] + g->runs[1], g->runs[0] + g->runs[1],
+                            ref ? "those were not compared" : "the machines were not compared"));
     if (g->o.m) {
         rt_warnings w = {0};
         size_t bad = rt_machine_sanity(g->o.m, &w);
