@@ -243,7 +243,7 @@ static void gather(gstate *st)
         }
 }
 
-/* Add a row; its line is written by rt_gate_row_line (diff-gate-write.c). */
+/* Add a row; its line is written once every row is judged (gate_row_line, diff-gate-write.c). */
 static rt_gate_row *add_row(rt_gate *g, rt_gate_check check, rt_gate_subject subject,
                             const char *name, const char *where)
 {
