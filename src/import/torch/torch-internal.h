@@ -18,8 +18,9 @@
 typedef struct evf {
     int is_object;
     const char *ph, *cat, *name;
-    int ts_ok, dur_ok, flops_ok;
+    int ts_ok, dur_ok, flops_ok, steps_ok;
     double ts, dur, flops;
+    double steps;     /* args.steps: the optimizer steps inside the runner's rooftime:window */
     char thread[256]; /* pid and tid as written ("1/1", "\"CPU functions\"/1") */
     char *dims;       /* compact "Input Dims", heap, or NULL */
     char *types;      /* compact "Input type", heap, or NULL */
@@ -90,6 +91,7 @@ typedef struct reader {
     char *scratch; /* room for the strings of one event (fast path): the input's size */
     const rt_torch_options *opt;
     double window_us;        /* the longest "rooftime:window" event (the runner's --steps) */
+    double window_steps;     /* the optimizer steps it holds (args.steps); 0: unknown */
     const rt_torch_ops *ops; /* the cost model, or NULL */
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */

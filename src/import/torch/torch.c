@@ -130,8 +130,13 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
         r->n_launch++;
     if (!ph || strcmp(ph, "X") != 0)
         return 0; /* metadata, instants, flows, counters */
-    if (name && strcmp(name, "rooftime:window") == 0 && f->dur_ok && f->dur > r->window_us)
+    if (name && strcmp(name, "rooftime:window") == 0 && f->dur_ok && f->dur > r->window_us) {
         r->window_us = f->dur; /* the runner's --steps window */
+        /* and how many optimizer steps it holds: a whole number from 1 up, else unknown */
+        int whole =
+            f->steps_ok && f->steps >= 1 && f->steps <= 1e9 && f->steps == (double)(long)f->steps;
+        r->window_steps = whole ? f->steps : 0;
+    }
     int within = r->within && name && strcmp(name, r->within) == 0;
     int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
     if (kind < 0)
@@ -461,6 +466,10 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         char win[64];
         snprintf(win, sizeof win, "%.6f", r.window_us * 1e-6);
         rt_tags_set(&p->provenance.notes, "torch_window", win);
+        if (r.window_steps > 0) {
+            snprintf(win, sizeof win, "%.0f", r.window_steps);
+            rt_tags_set(&p->provenance.notes, "steps", win);
+        }
     } else if (rt_torch_legacy_export(&r)) {
         if (!r.ops) /* with the cost model, its notes say it */
             rt_torch_warn_legacy(&r, w);
