@@ -22,7 +22,7 @@ grep -q '^sm__ops_path_tensor_src_fp8.sum$' <<<"$out90" || bad "ncu-metrics sm_9
 grep -q 'sm__ops_path_tensor_src_fp16_dst' <<<"$out90" && bad "ncu-metrics sm_90 lists sm_80's fp16 pair"
 grep -q -- '--metrics sm__cycles_elapsed.avg,.*sm__ops_path_tensor_src_fp64.sum' <<<"$out90" ||
     bad "ncu-metrics sm_90: the ncu command lacks the ops counters"
-grep -q '^ncu --csv --profile-from-start off --metrics sm__cycles_elapsed.avg,' <<<"$out" ||
+grep -q '^ncu --csv --print-units base --print-kernel-base mangled --profile-from-start off --metrics sm__cycles_elapsed.avg,' <<<"$out" ||
     bad "ncu-metrics prints no ncu command"
 "$BIN" ncu-metrics --arch sm_70 | grep -q '512 x' || bad "ncu-metrics sm_70 factor"
 "$BIN" ncu-metrics --set sectors | grep -q '^lts__t_sectors_op_read.sum$' || bad "ncu-metrics --set sectors"
