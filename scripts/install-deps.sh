@@ -2,7 +2,8 @@
 # Install the Debian packages rooftime needs, only those missing; run as root (CI and `make` call it).
 set -euo pipefail
 
-# Build and test: compiler, CMake, pkg-config, JSON (jansson), tests (cmocka).
+# Build and test: compiler (build-essential: gcc, and g++ whose libstdc++ gives __cxa_demangle to
+# util/demangle.c), CMake, pkg-config, JSON (jansson), tests (cmocka).
 # Features: cairo (PNG/PDF charts), hwloc (cache sizes), OpenBLAS and oneDNN (study kernels),
 # OpenCL + PoCL (launch-overhead benchmark), likwid (peer benchmark), chromium (report check),
 # python3-torch (the PyTorch client of the study and of `rooftime profile`), clang and its

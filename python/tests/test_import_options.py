@@ -74,15 +74,6 @@ def test_ncu_recipe(deepcam, rooftime_bin, tmp_path):
         rooftime.import_ncu(deepcam, recipe="nosuch")
 
 
-def test_kernel_name_key_is_the_librarys():
-    """The two printings of one kernel (the collector's and ncu's), one key."""
-    cxa = ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-           "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)")
-    ncu = "void vectorized_elementwise_kernel<4, FillFunctor<float>, array<char *, 1>>(int, T2, T3)"
-    key = "vectorized_elementwise_kernel<4,FillFunctor<float>,array<char*,1>>"
-    assert rooftime.kernel_name_key(cxa) == rooftime.kernel_name_key(ncu) == key
-
-
 def test_torch_within_ops_and_no_cost_model(repo, rooftime_bin, tmp_path):
     src = os.path.join(repo, LSTM)
     for args, kw in ((["--within", "rooftime:measured"], {"within": "rooftime:measured"}),

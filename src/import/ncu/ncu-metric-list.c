@@ -11,16 +11,22 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
+/* The mapping metrics_file (NULL: the shipped one) with its default recipe. */
+static int load(const char *metrics_file, rt_ncu_map *m, rt_error *err)
+{
+    char *path =
+        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
+    int rc = rt_ncu_map_load(path, m, err);
+    free(path);
+    return rc;
+}
+
 int rt_ncu_metric_list_load(const char *metrics_file, const char *set, int sm,
                             rt_ncu_metric_list *out, rt_error *err)
 {
     memset(out, 0, sizeof *out);
-    char *path =
-        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
     rt_ncu_map m;
-    int rc = rt_ncu_map_load(path, &m, err);
-    free(path);
-    if (rc != 0)
+    if (load(metrics_file, &m, err) != 0)
         return -1;
     /* Time first, then the quantities of the set, each metric once. */
     uint64_t want = m.cycles.metrics | m.rate.metrics;
@@ -47,12 +53,8 @@ int rt_ncu_metric_list_load(const char *metrics_file, const char *set, int sm,
 int rt_ncu_tensor_formulas(const char *metrics_file, const char *set, int sm, char *buf, size_t n,
                            rt_error *err)
 {
-    char *path =
-        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
     rt_ncu_map m;
-    int rc = rt_ncu_map_load(path, &m, err);
-    free(path);
-    if (rc != 0)
+    if (load(metrics_file, &m, err) != 0)
         return -1;
     size_t used = 0;
     buf[0] = '\0';
@@ -73,15 +75,10 @@ int rt_ncu_tensor_formulas(const char *metrics_file, const char *set, int sm, ch
 int rt_ncu_constant(const char *metrics_file, const char *arch, const char *name, double *value,
                     rt_error *err)
 {
-    char *path =
-        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
     rt_ncu_map m;
-    int rc = rt_ncu_map_load(path, &m, err);
-    free(path);
-    if (rc != 0)
+    if (load(metrics_file, &m, err) != 0)
         return -1;
-    int sm = arch ? rt_ncu_parse_arch(arch) : m.default_sm;
-    rc = -1;
+    int sm = arch ? rt_ncu_parse_arch(arch) : m.default_sm, rc = -1;
     if (sm < 0) {
         rt_error_set(err, "'%s' is not an architecture like sm_70", arch);
     } else {
