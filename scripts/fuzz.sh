@@ -100,6 +100,14 @@ K=_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5array
         printf '%s,"","","","SOLBottleneck","OPT","a rule, with a comma","",""\n' "$R"
     done
 } >"$B/corpus/ncu/ncu2025-mangled-na"
+# Kernel names for the demangler and the name key: nvcc's mangled names (tests/data/kernel-names),
+# the collector's and ncu's printings, and a short name whose back-references double at each step.
+mkdir -p "$B/corpus/names"
+printf '%s' "$K" >"$B/corpus/names/torch-mangled"
+printf '%s' _Z6kernelIii13__nv_bfloat16S0_S0_fLb0ELi1ELi1ELi0ELi7ELi0E18cublasGemvParamsExIi30cublasGemvTensorStridedBatchedIKS0_ES4_S2_IS0_EfEENSt9enable_ifIXntT5_EvE4typeET11_ >"$B/corpus/names/gemv-mangled"
+printf '%s' 'void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)' >"$B/corpus/names/cxa"
+printf '%s' 'enable_if<!T7, void>::type kernel<int, float, 0, cublasGemvParamsEx<int, const __nv_bfloat16>>(T13)' >"$B/corpus/names/ncu"
+printf '%s' '_Z1fI1AIiiES_IS0_S0_ES_IS1_S1_ES_IS2_S2_ES_IS3_S3_ES_IS4_S4_EEvT_' >"$B/corpus/names/doubling"
 for t in ncu table; do
     mkdir -p "$B/corpus/$t"
     [ -n "$(ls "$B/corpus/$t")" ] || printf '\0a,b\n1,2\n' >"$B/corpus/$t/tiny"
@@ -129,7 +137,7 @@ if [ -d "$FIX/bad-inputs" ]; then
 fi
 
 # Fuzz each target for SECONDS_EACH; a crash, leak, timeout or out-of-memory fails the run.
-TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints comm cupti json-locate}
+TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints comm cupti json-locate names}
 for t in $TARGETS; do
     mkdir -p "$B/corpus/$t" "$B/artifacts/$t"
     echo "fuzz-$t: ${SECONDS_EACH} s"
