@@ -284,7 +284,9 @@ static const rt_ncu_unit *ncu_unit(ncu_import *im, ncu_file *f, int slot, const 
 {
     const char *unit = row->field[f->col[COL_MUNIT]];
     size_t ul = row->len[f->col[COL_MUNIT]];
-    if (f->last_u[slot] && strncmp(unit, f->last_unit[slot], sizeof f->last_unit[slot]) == 0)
+    /* the cache holds the unit and its NUL (the field has one at ul): same bytes, same length */
+    if (f->last_u[slot] && ul < sizeof f->last_unit[slot] &&
+        memcmp(unit, f->last_unit[slot], ul + 1) == 0)
         return f->last_u[slot];
     const rt_ncu_unit *u = rt_ncu_units_find(&im->units, unit, ul);
     if (!u) {
