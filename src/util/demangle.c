@@ -49,8 +49,8 @@ char *rt_demangle(const char *name, size_t len)
     /* on the heap: what the callback changes survives the longjmp (C11 7.13.2.1) */
     dm_out *o = rt_xcalloc(1, sizeof *o);
     char *d = NULL;
-    if (setjmp(o->full) == 0 &&
-        cplus_demangle_v3_callback(z, DMGL_PARAMS | DMGL_TYPES, put, o) && o->n > 0) {
+    if (setjmp(o->full) == 0 && cplus_demangle_v3_callback(z, DMGL_PARAMS | DMGL_TYPES, put, o) &&
+        o->n > 0) {
         o->buf[o->n] = '\0';
         d = o->buf;
         o->buf = NULL;
