@@ -12,6 +12,7 @@
 #include "cli-study-gpu.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
 #include "rooftime/study/study-gpu-crosscheck.h"
