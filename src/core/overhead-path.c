@@ -30,6 +30,12 @@ const rt_overhead *rt_overhead_at(const rt_machine *m, const char *name, int thr
     return best;
 }
 
+double rt_overhead_floor(const rt_overhead *o)
+{
+    double lo = o->seconds.min, med = o->seconds.median;
+    return lo > 0 && lo < med ? lo : med;
+}
+
 void rt_overhead_path_resolve(const rt_machine *m, const rt_kernel *k, rt_verdict_ctx *ctx)
 {
     if (!k->overhead)
@@ -49,7 +55,7 @@ void rt_overhead_path_resolve(const rt_machine *m, const rt_kernel *k, rt_verdic
         return;
     }
     ctx->paid_path = RT_PAID_OVERHEAD;
-    ctx->paid = o->seconds.median;
+    ctx->paid = rt_overhead_floor(o);
     ctx->paid_oh = o;
     ctx->paid_name = o->name;
     ctx->paid_threads = k->overhead_threads > 0 ? o->threads : 0; /* the region's, as measured */

@@ -52,9 +52,9 @@ void rt_study_findings_consistency(rt_findings *o, const rt_analysis *a)
         JOIN(oh);
         rt_findings_item(o,
                          "%zu kernels beat their overhead bound (%s): the overhead their calls "
-                         "pay on their path (the verdicts name it; its median, from machine "
-                         "measure) reads above their time per call: an overhead measured on a "
-                         "busy machine reads high.",
+                         "pay on their path (the verdicts name it; from machine measure) reads "
+                         "above their time per call: an overhead measured on a busy machine "
+                         "reads high.",
                          n_oh, names);
     }
     if (n_bw) {

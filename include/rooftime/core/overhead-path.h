@@ -18,8 +18,14 @@
  * costs no more); threads 0: the one with the most. NULL when there is none. */
 const rt_overhead *rt_overhead_at(const rt_machine *m, const char *name, int threads);
 
+/* What a call that pays o pays at the least: its fastest trial (the machine file's min), else its
+ * median. Contention only ever lengthens a latency, so on a busy machine the median reads high,
+ * and a floor must not: a bound a call beats is not a bound. (The box keeps the median, the
+ * paper's tau.) */
+double rt_overhead_floor(const rt_overhead *o);
+
 /* ctx (the profile's) for kernel k: where k names its own overhead, what its calls pay, found on
- * m (RT_PAID_OVERHEAD), nothing (RT_PAID_NONE), or an overhead m has not measured
+ * m (RT_PAID_OVERHEAD, its floor), nothing (RT_PAID_NONE), or an overhead m has not measured
  * (RT_PAID_UNMEASURED: no floor); else ctx is left as it is. */
 void rt_overhead_path_resolve(const rt_machine *m, const rt_kernel *k, rt_verdict_ctx *ctx);
 
