@@ -53,7 +53,8 @@ static void write_time_line(const rt_analysis *a, FILE *fp)
         "wall time per call (n x tau is a floor under them)"};
     /* where kernels name the overhead their own calls pay, that is the floor, tau the box */
     static const char *const what_paid[] = {
-        "of unknown kind, read as wall time (n x the overhead paid is a floor under them)", what[1],
+        "of unknown kind, read as wall time (n x the overhead paid is a floor under them)",
+        "device time (launches outside it: the overhead bound classifies, caps nothing)",
         "wall time per call (n x the overhead paid is a floor under them)"};
     const char *sep = " ";
     for (int k = 0; k < 3; k++)
