@@ -51,6 +51,7 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/measurement.h"
 #include "rooftime/core/model.h"
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/core/quantile-sketch.h"
 #include "rooftime/core/reference-ceiling.h"
