@@ -48,6 +48,11 @@ typedef struct rt_verdict_ctx {
     rt_time_kind time;    /* device time: the overhead bound classifies but caps nothing */
     double tau;           /* launch overhead per invocation, seconds */
     const char *tau_name; /* which overhead it is, for messages; NULL: the machine's tau */
+    /* The kernel's bytes are estimates at main memory (the profile's source.bytes): hier mode
+     * places them at the level that holds its working set on `threads` threads (0: unknown),
+     * core/byte-placement.h. */
+    bool place_bytes;
+    int threads;
 } rt_verdict_ctx;
 
 /* The model's answer for one kernel or one config. */
@@ -55,7 +60,8 @@ typedef struct rt_verdict {
     rt_mode mode;
     double n, time; /* invocations, measured seconds */
     double W;       /* FLOPs over all units */
-    double q_ref;   /* bytes at the reference level (NAN when the kernel has none recorded) */
+    double q_ref;   /* bytes at the reference level (NAN when the kernel has none recorded);
+                     * estimated bytes placed in a cache: all of them, at that level */
     double ai_ref;  /* W / q_ref */
     size_t n_levels;
     double *q;    /* bytes per machine level, NAN where not recorded; owned */
@@ -82,6 +88,14 @@ typedef struct rt_verdict {
     bool levels_lent;     /* q, ai and t_bw lie in the caller's block (rt_verdict_compute_at) */
     /* Time plane (paper Fig. 2c), from the measured time: max(x, y) = time. */
     double bw_time, compute_time;
+    /* Estimated bytes placed by working set (core/byte-placement.h): whether they were, the level
+     * that holds them (main memory when no cache does), the working set of one invocation, the
+     * capacity of the caches up to that level (all of them when none held it) and the threads
+     * that capacity was taken at (0: unknown, every instance). */
+    bool placed;
+    int placed_level;
+    double ws, ws_capacity;
+    int ws_threads;
 } rt_verdict;
 
 /*
