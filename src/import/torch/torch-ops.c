@@ -308,6 +308,18 @@ static int load_args(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     return 0;
 }
 
+/* An entry's "class", one of names (static); NULL with the error naming the choices. */
+static const char *class_of(rt_jr *r, const json_t *j, const char *path, const char *const *names,
+                            size_t n, const char *choices)
+{
+    const char *k = json_string_value(json_object_get(j, "class"));
+    for (size_t i = 0; k && i < n; i++)
+        if (strcmp(k, names[i]) == 0)
+            return names[i];
+    fail_choice(r, j, path, "class", choices);
+    return NULL;
+}
+
 static int load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
 {
     memset(e, 0, sizeof *e);
@@ -328,28 +340,15 @@ static int load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     }
     e->model = models[m].model;
     e->klass = models[m].name;
-    if (e->model == TC_NONE) {
-        const char *k = json_string_value(json_object_get(j, "class"));
-        e->klass = NULL;
-        for (size_t i = 0; k && i < sizeof classes / sizeof classes[0]; i++)
-            if (strcmp(k, classes[i]) == 0)
-                e->klass = classes[i];
-        if (!e->klass) {
-            fail_choice(r, j, path, "class", "view, allocation or dispatch");
-            return -1;
-        }
-    }
-    if (e->model == TC_UNCOUNTED) {
-        const char *k = json_string_value(json_object_get(j, "class"));
-        e->klass = NULL;
-        for (size_t i = 0; k && i < sizeof uncounted_classes / sizeof uncounted_classes[0]; i++)
-            if (strcmp(k, uncounted_classes[i]) == 0)
-                e->klass = uncounted_classes[i];
-        if (!e->klass) {
-            fail_choice(r, j, path, "class", "rng, sort, index or unique");
-            return -1;
-        }
-    }
+    if (e->model == TC_NONE &&
+        !(e->klass = class_of(r, j, path, classes, sizeof classes / sizeof *classes,
+                              "view, allocation or dispatch")))
+        return -1;
+    if (e->model == TC_UNCOUNTED &&
+        !(e->klass = class_of(r, j, path, uncounted_classes,
+                              sizeof uncounted_classes / sizeof *uncounted_classes,
+                              "rng, sort, index or unique")))
+        return -1;
     if (flag(r, j, path, "transpose_b", &e->transpose_b) != 0 ||
         /* a pooling's "indices" says it writes them; an embedding's is an input index */
         (e->model == TC_POOL && flag(r, j, path, "indices", &e->indices) != 0) ||
