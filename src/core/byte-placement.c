@@ -64,6 +64,15 @@ void rt_place_bytes(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_ker
     }
 }
 
+/* Bytes for people: "12 B" below a KiB, rt_fmt_bytes above. */
+static void fmt_size(char *buf, size_t n, double b)
+{
+    if (b < 1024)
+        snprintf(buf, n, "%.0f B", b);
+    else
+        rt_fmt_bytes(buf, n, b);
+}
+
 void rt_placement_why(const rt_machine *m, const rt_verdict *v, char *buf, size_t n)
 {
     if (n == 0)
@@ -79,8 +88,8 @@ void rt_placement_why(const rt_machine *m, const rt_verdict *v, char *buf, size_
             size_t len = strlen(levels);
             snprintf(levels + len, sizeof levels - len, "%s%s", len ? "+" : "", m->levels[l].name);
         }
-    rt_fmt_bytes(ws, sizeof ws, v->ws);
-    rt_fmt_bytes(cap, sizeof cap, v->ws_capacity);
+    fmt_size(ws, sizeof ws, v->ws);
+    fmt_size(cap, sizeof cap, v->ws_capacity);
     if (v->ws_threads > 0)
         snprintf(on, sizeof on, "on %d thread%s", v->ws_threads, v->ws_threads == 1 ? "" : "s");
     else
