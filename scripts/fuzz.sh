@@ -30,6 +30,9 @@ for f in tests/data/*.json; do seed torch "$f"; done
 for f in tests/data/bad-inputs/table-*.csv; do seed table "$f"; done
 for f in data/examples/*.json; do seed profile "$f" raw; seed render "$f" raw; done
 for f in data/machines/*.json; do seed machine "$f" raw; done
+# A profile whose kernels name the overhead their own calls pay (kernels[].overhead, docs/model.md).
+printf '%s' '{"schema": "rooftime.profile/1", "source": {"time": "wall", "overhead": "openmp_fork_join"}, "kernels": [{"name": "region", "invocations": 2, "time": 2e-6, "overhead": "openmp_fork_join", "overhead_threads": 2, "flops": {"fp32": 10}, "bytes": {"DRAM": 8}}, {"name": "loop", "invocations": 1, "time": 1e-7, "overhead": "none", "flops": {"fp32": 4}, "bytes": {"L1": 16}}, {"name": "primitive", "invocations": 1, "time": 3e-6}]}' >"$B/corpus/profile/overhead-paths.json"
+cp "$B/corpus/profile/overhead-paths.json" "$B/corpus/render/overhead-paths.json"
 seed metrics data/ncu/metrics.json raw
 # The field locator: a path, a newline, a document.
 mkdir -p "$B/corpus/json-locate"

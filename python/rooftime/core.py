@@ -254,12 +254,12 @@ def import_table(path, **options):
 def import_torch(path, **options):
     """A PyTorch profiler trace (chrome JSON) with the cost model, as `rooftime import torch`;
     options: within (a record_function range), conv_flops ("taps" or "window"), ops (a cost
-    model file), no_cost_model, tag."""
+    model file), no_cost_model, threads (what ran the kernels: where their bytes fit), tag."""
     return _import("torch", path, **options)
 
 
 def import_onednn(path, **options):
-    """A oneDNN verbose log, as `rooftime import onednn`; options: conv_flops, tag."""
+    """A oneDNN verbose log, as `rooftime import onednn`; options: conv_flops, threads, tag."""
     return _import("onednn", path, **options)
 
 

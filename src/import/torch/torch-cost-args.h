@@ -21,7 +21,8 @@ typedef enum tc_model {
     TC_CONV_BACKWARD,
     TC_POOL,
     TC_STREAM,
-    TC_EMBEDDING
+    TC_EMBEDDING,
+    TC_UNCOUNTED /* work no FLOP or byte count measures: random numbers, sorting, indexing */
 } tc_model;
 
 /* Positions in "Concrete Inputs" of the arguments the window models read; -1: not an argument. */
@@ -53,6 +54,9 @@ typedef struct tc_entry {
     int reads_all;
     uint32_t reads; /* bit i: input i */
     int out_bool;
+    int out_type_in; /* outputs at the element type of this input (out_type "inN"); -1: none */
+    int gathered;    /* elements of input 0 read at data-dependent addresses: as many as this
+                      * input has (one per index); -1: none */
     /* in a call where it calls a costed operator, the work is the callee's: any (defer_any) or
      * one of these names */
     int defer_any;

@@ -343,6 +343,16 @@ static void reader_release(reader *r)
     rt_name_index_release(&r->threads);
 }
 
+/* What a call's recorded time holds of an overhead rooftime measures: nothing. An operator's
+ * range opens inside the dispatcher, after the Python binding that framework_dispatch times
+ * (torch.add in a Python loop), and its self time leaves out its children; a GPU kernel's duration
+ * leaves out its launch. The profile keeps framework_dispatch as its tau, the overhead box's. */
+static void kernel_overhead(rt_kernel *k)
+{
+    if (!k->overhead)
+        rt_kernel_set_overhead(k, RT_OVERHEAD_NONE, 0);
+}
+
 int rt_import_torch_text(const char *text, size_t len, const char *origin, const char *within,
                          rt_profile **out, rt_warnings *w, rt_error *err)
 {
@@ -398,7 +408,9 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
     rt_profile *p = rt_profile_new();
     p->tool = rt_strdup("pytorch-profiler");
     p->time_kind = RT_TIME_WALL; /* self time of each call, dispatch included */
-    p->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK);
+    if (r.ops)                   /* the cost model's compulsory traffic from the shapes, at DRAM */
+        p->bytes_kind = RT_BYTES_ESTIMATED;
+    p->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK); /* the overhead box's, the paper's tau */
     p->version = rt_strdup("chrome-trace");
     char *method = rt_asprintf(
         "PyTorch profiler chrome trace (%zu events): CPU operators by self time (duration minus "
@@ -426,6 +438,8 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "module", k->module);
             if (k->cunit && k->has_cflops)
                 rt_tags_set(&tags, "precision", k->cunit);
+            if (k->uncounted) /* its work no count measures: the model says unknown */
+                rt_tags_set(&tags, RT_TAG_UNCOUNTED, k->uncounted);
             const char *full = r.names[i], *sep = strchr(full, '\x1f');
             char *op = sep ? rt_strndup(full, (size_t)(sep - full)) : rt_strdup(full);
             char *conv = rt_torch_conversion(op, k->types);
@@ -436,6 +450,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
             rt_kernel *kk = rt_profile_find_or_add(p, k->display, &tags);
             if (kk->tags.n == 0)
                 rt_tags_copy(&kk->tags, &tags);
+            kernel_overhead(kk);
             rt_tags_release(&tags);
             kk->invocations += k->calls;
             kk->time += k->us * 1e-6;
@@ -449,6 +464,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
             continue;
         }
         rt_kernel *kk = rt_profile_add_kernel(p, r.names[i]);
+        kernel_overhead(kk);
         kk->invocations = k->calls;
         kk->time = k->us * 1e-6;
         rt_kernel_add_samples(kk, &k->samples);
