@@ -69,6 +69,7 @@
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/import/conv-flops.h"
 #include "rooftime/import/csv-reader.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/cupti.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu-units.h"

@@ -251,16 +251,6 @@ static int reevaluate(const char *dir, char **out, rt_warnings *w)
     return rc;
 }
 
-/* Values no profile may hold, named with the input (the framework importers, as the command). */
-static int check_profile(const char *input, const rt_profile *p, rt_error *err)
-{
-    rt_error perr = {{0}};
-    if (rt_profile_check(p, &perr) == 0)
-        return 0;
-    rt_error_set(err, "'%s': %s", input, perr.msg);
-    return -1;
-}
-
 /* The importer of s->kind on the inputs: 0, or -1 with err set (or the API's error, err empty). */
 static int run(import_state *s, const char *const *paths, size_t n, rt_profile **p, rt_warnings *w,
                rt_error *err)
@@ -283,10 +273,10 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
         s->table.n_name_columns = s->n_names;
         return rt_import_table(paths[0], &s->table, p, w, err);
     }
+    /* every importer checks its result (rt_import_check): values no profile may hold are an
+     * error naming the input */
     if (strcmp(k, "onednn") == 0)
-        return rt_import_onednn_conv(paths[0], s->conv, p, w, err) != 0
-                   ? -1
-                   : check_profile(paths[0], *p, err);
+        return rt_import_onednn_conv(paths[0], s->conv, p, w, err);
     if (strcmp(k, "torch") == 0) {
         rt_torch_ops *ops = NULL;
         if (!s->no_model && rt_torch_ops_load(s->ops_file, &ops, err) != 0)
@@ -294,7 +284,7 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
         rt_torch_options to = {.within = s->within, .ops = ops, .conv = s->conv, .by_source = 1};
         int rc = rt_import_torch_opts(paths[0], &to, p, w, err);
         rt_torch_ops_free(ops);
-        return rc != 0 ? -1 : check_profile(paths[0], *p, err);
+        return rc;
     }
     /* cupti */
     char *scratch = NULL;

@@ -67,6 +67,9 @@ typedef struct kern {
     double cflops, cbytes; /* summed over the calls the model costs */
     int has_cflops, has_cbytes;
     const char *cunit;
+    /* torch.compile's framework time: "wrapper" (its wrappers around a compiled region) or
+     * "region" (the region's own time, its kernels recorded below it); NULL otherwise */
+    const char *compiled;
 } kern;
 
 typedef struct reader {

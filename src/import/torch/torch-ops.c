@@ -29,9 +29,24 @@ static const struct {
 } models[] = {{"none", TC_NONE},          {"matmul", TC_MATMUL},
               {"conv", TC_CONV},          {"conv_backward", TC_CONV_BACKWARD},
               {"pool", TC_POOL},          {"stream", TC_STREAM},
-              {"embedding", TC_EMBEDDING}};
+              {"embedding", TC_EMBEDDING}, {"attention", TC_ATTENTION},
+              {"region", TC_REGION},      {"uncounted", TC_UNCOUNTED}};
+#define MODEL_CHOICES                                                                             \
+    "none, matmul, conv, conv_backward, pool, stream, embedding, attention, region, uncounted"
 
-static const char *const classes[] = {"view", "allocation", "dispatch"};
+/* The sizes an attention formula names (torch-cost-attention.c fills them in this order). */
+static const char *const attention_names[] = {"BH", "L", "S", "E", "Ev"};
+
+/* Whether needle [0, nl) occurs in s [0, n). */
+static int has_infix(const char *s, size_t n, const char *needle, size_t nl)
+{
+    for (size_t i = 0; i + nl <= n; i++)
+        if (memcmp(s + i, needle, nl) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *const classes[] = {"view", "allocation", "dispatch", "framework"};
 
 static const char *const pos_names[TCP_N] = {"stride",    "padding",     "dilation",
                                              "groups",    "output_mask", "kernel",
@@ -60,6 +75,20 @@ static int stream_resolve(void *ctx, const char *name, size_t len, int *bank, in
     }
 bad:
     *why = "unknown name (out, in0 .. in31)";
+    return -1;
+}
+
+static int attention_resolve(void *ctx, const char *name, size_t len, int *bank, int *index,
+                             const char **why)
+{
+    (void)ctx;
+    *bank = 0;
+    for (size_t i = 0; i < sizeof attention_names / sizeof attention_names[0]; i++)
+        if (strlen(attention_names[i]) == len && memcmp(attention_names[i], name, len) == 0) {
+            *index = (int)i;
+            return 0;
+        }
+    *why = "unknown name (BH, L, S, E, Ev)";
     return -1;
 }
 
@@ -131,6 +160,8 @@ static void entry_release(tc_entry *e)
     free(e->defer);
     e->defer = NULL;
     e->n_defer = 0;
+    free(e->why);
+    e->why = NULL;
 }
 
 /* "concrete": where the window models find their arguments in "Concrete Inputs". */
@@ -197,26 +228,34 @@ static int load_out(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     return 0;
 }
 
-/* A stream's FLOPs formula, outputs, inputs read and output type. */
-static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
+/* The FLOPs formula of a stream (over out and inN) or an attention (over its sizes). */
+static int load_flops(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
 {
+    int stream = e->model == TC_STREAM;
+    const char *over = stream ? "out and inN" : "BH, L, S, E and Ev";
     const json_t *f = json_object_get(j, "flops");
     if (!json_is_string(f)) {
         if (f)
-            rt_jr_fail(r, path, "flops", "not a string: a formula over out and inN");
+            rt_jr_fail(r, path, "flops", "not a string: a formula over %s", over);
         else
-            rt_jr_fail(r, path, "flops", "missing: a stream needs a formula over out and inN");
+            rt_jr_fail(r, path, "flops", "missing: %s needs a formula over %s",
+                       stream ? "a stream" : "an attention", over);
         return -1;
     }
     rt_error ferr;
-    if (rt_formula_compile(&e->flops, json_string_value(f), stream_resolve, NULL, &ferr) != 0) {
+    if (rt_formula_compile(&e->flops, json_string_value(f),
+                           stream ? stream_resolve : attention_resolve, NULL, &ferr) != 0) {
         rt_jr_fail(r, path, "flops", "%s", ferr.msg);
         rt_formula_release(&e->flops);
         return -1;
     }
     e->has_flops = 1;
-    if (load_out(r, e, j, path) != 0)
-        return -1;
+    return 0;
+}
+
+/* "reads": the inputs whose bytes are read, 'all' (the default) or a list of indices. */
+static int load_reads(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
+{
     const json_t *reads = json_object_get(j, "reads"), *v;
     size_t i;
     if (reads && !(json_is_string(reads) && strcmp(json_string_value(reads), "all") == 0)) {
@@ -237,6 +276,15 @@ static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
             e->reads |= 1u << json_integer_value(v);
         }
     }
+    return 0;
+}
+
+/* A stream's FLOPs formula, outputs, inputs read and output type. */
+static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
+{
+    if (load_flops(r, e, j, path) != 0 || load_out(r, e, j, path) != 0 ||
+        load_reads(r, e, j, path) != 0)
+        return -1;
     char *ot = NULL;
     if (rt_jr_string(r, j, path, "out_type", false, &ot) != 0)
         return -1;
@@ -268,6 +316,8 @@ static int load_args(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
         ak[0] = "grad_output", ak[1] = "input", ak[2] = "weight";
     } else if (e->model == TC_EMBEDDING) {
         ak[0] = e->backward ? "grad_output" : "weight", ak[1] = "indices", ak[2] = "-";
+    } else if (e->model == TC_ATTENTION) {
+        ak[0] = "q", ak[1] = "k", ak[2] = "v";
     }
     int *av[3] = {&e->a, &e->b, &e->c};
     for (int i = 0; i < 3; i++)
@@ -290,7 +340,26 @@ static int load_args(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
         rt_jr_fail(r, path, lack, "missing: an embedding needs '%s' and 'indices'", ak[0]);
         return -1;
     }
+    if (e->model == TC_ATTENTION && (lack || e->c < 0)) {
+        rt_jr_fail(r, path, lack ? lack : "v", "missing: an attention needs 'q', 'k' and 'v'");
+        return -1;
+    }
     return 0;
+}
+
+/* An attention's "layout": "bhle" ([..., L, E], the default) or "blhe" (flash's [B, L, H, E]). */
+static int load_layout(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
+{
+    const json_t *v = json_object_get(j, "layout");
+    const char *l = json_string_value(v);
+    if (!v || (l && strcmp(l, "bhle") == 0))
+        return 0;
+    if (l && strcmp(l, "blhe") == 0) {
+        e->blhe = 1;
+        return 0;
+    }
+    fail_choice(r, j, path, "layout", "bhle or blhe");
+    return -1;
 }
 
 static int load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
@@ -306,8 +375,7 @@ static int load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     while (model && m < sizeof models / sizeof models[0] && strcmp(models[m].name, model) != 0)
         m++;
     if (!model || m == sizeof models / sizeof models[0]) {
-        fail_choice(r, j, path, "model",
-                    "none, matmul, conv, conv_backward, pool, stream, embedding");
+        fail_choice(r, j, path, "model", MODEL_CHOICES);
         return -1;
     }
     e->model = models[m].model;
@@ -319,7 +387,7 @@ static int load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
             if (strcmp(k, classes[i]) == 0)
                 e->klass = classes[i];
         if (!e->klass) {
-            fail_choice(r, j, path, "class", "view, allocation or dispatch");
+            fail_choice(r, j, path, "class", "view, allocation, dispatch or framework");
             return -1;
         }
     }
@@ -339,8 +407,22 @@ static int load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
                    what);
         return -1;
     }
-    if (load_defer(r, e, j, path) != 0)
+    if (load_defer(r, e, j, path) != 0 || flag(r, j, path, "annotation", &e->annotation) != 0)
         return -1;
+    if (e->model == TC_UNCOUNTED || e->model == TC_REGION) {
+        if (rt_jr_string(r, j, path, "why", true, &e->why) != 0)
+            return -1;
+        if (!*e->why || strlen(e->why) >= 160) {
+            rt_jr_fail(r, path, "why", "not a reason of 1 to 159 characters");
+            return -1;
+        }
+        return 0;
+    }
+    if (e->model == TC_ATTENTION)
+        return load_layout(r, e, j, path) != 0 || load_flops(r, e, j, path) != 0 ||
+                       load_reads(r, e, j, path) != 0
+                   ? -1
+                   : 0;
     if (e->model != TC_STREAM)
         return 0;
     return load_stream(r, e, j, path);
@@ -358,8 +440,12 @@ static int add_name(rt_torch_ops *o, rt_jr *r, const char *name, size_t idx, con
     }
     const char *star = strchr(name, '*');
     if (star) {
-        if (strchr(star + 1, '*') || (star != name && star != name + n - 1)) {
-            rt_jr_fail(r, path, key, "'%s': '*' only at the start or the end", name);
+        /* "prefix*", "*suffix" or "*infix*" */
+        const char *other = strchr(star + 1, '*');
+        if (n < 2 || (star != name && star != name + n - 1) ||
+            (other && (star != name || other != name + n - 1 || n < 3)) ||
+            (other && strchr(other + 1, '*'))) {
+            rt_jr_fail(r, path, key, "'%s': '*' only at the start, the end or both", name);
             return -1;
         }
         o->glob = rt_xrealloc(o->glob, (o->n_glob + 1) * sizeof *o->glob);
@@ -477,11 +563,19 @@ const tc_entry *rt_torch_ops_find(const rt_torch_ops *o, const char *name)
     for (size_t g = 0; g < o->n_glob; g++) {
         const char *p = o->glob[g];
         size_t pl = strlen(p) - 1;
-        if (p[0] == '*' ? n >= pl && memcmp(name + n - pl, p + 1, pl) == 0
-                        : n >= pl && memcmp(name, p, pl) == 0)
+        int infix = p[0] == '*' && pl > 0 && p[pl] == '*';
+        if (infix ? has_infix(name, n, p + 1, pl - 1)
+            : p[0] == '*' ? n >= pl && memcmp(name + n - pl, p + 1, pl) == 0
+                          : n >= pl && memcmp(name, p, pl) == 0)
             return &o->e[o->glob_entry[g]];
     }
     return NULL;
+}
+
+int rt_torch_ops_annotation(const rt_torch_ops *o, const char *name)
+{
+    const tc_entry *e = rt_torch_ops_find(o, name);
+    return e && e->annotation;
 }
 
 int rt_torch_ops_defers(const rt_torch_ops *o, const char *parent, const char *callee)

@@ -9,8 +9,10 @@
 
 #include <jansson.h>
 
+#include "torch-cost-args.h"
 #include "torch-internal.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/name-index.h"
@@ -134,6 +136,9 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
         r->window_us = f->dur; /* the runner's --steps window */
     int within = r->within && name && strcmp(name, r->within) == 0;
     int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
+    /* a range the cost model counts as an operator: torch.compile's compiled code */
+    if (kind < 0 && r->ops && name && rt_torch_ops_annotation(r->ops, name))
+        kind = EV_CPU;
     if (kind < 0)
         return 0; /* annotations, python functions, runtime calls: not kernels */
     if (kind == EV_CPU) {
@@ -421,6 +426,11 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "module", k->module);
             if (k->cunit && k->has_cflops)
                 rt_tags_set(&tags, "precision", k->cunit);
+            if (k->compiled) {
+                /* framework overhead: its bound is the launch overhead (core/model.c) */
+                rt_tags_set(&tags, "class", "overhead");
+                rt_tags_set(&tags, "compiled", k->compiled);
+            }
             const char *full = r.names[i], *sep = strchr(full, '\x1f');
             char *op = sep ? rt_strndup(full, (size_t)(sep - full)) : rt_strdup(full);
             char *conv = rt_torch_conversion(op, k->types);
@@ -475,7 +485,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                         r.origin);
     reader_release(&r);
     *out = p;
-    return 0;
+    return rt_import_check(out, origin ? origin : "trace", err);
 }
 
 int rt_import_torch(const char *path, const char *within, rt_profile **out, rt_warnings *w,
