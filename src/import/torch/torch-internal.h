@@ -93,6 +93,7 @@ typedef struct reader {
     char *scratch; /* room for the strings of one event (fast path): the input's size */
     const rt_torch_options *opt;
     double window_us;        /* the longest "rooftime:window" event (the runner's --steps) */
+    char *version, *profiler; /* the trace's torch_version and torch_profiler members, or NULL */
     const rt_torch_ops *ops; /* the cost model, or NULL */
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */

@@ -281,6 +281,10 @@ static int read_trace(reader *r)
                 if (!key)
                     return -1;
                 int is_events = strcmp(json_string_value(key), "traceEvents") == 0;
+                /* which torch wrote it: the runner's members, or torch.profiler's add_metadata */
+                char **fact = strcmp(json_string_value(key), "torch_version") == 0    ? &r->version
+                              : strcmp(json_string_value(key), "torch_profiler") == 0 ? &r->profiler
+                                                                                     : NULL;
                 json_decref(key);
                 skip_ws(r);
                 if (r->pos >= r->len || r->buf[r->pos] != ':')
@@ -297,6 +301,8 @@ static int read_trace(reader *r)
                     json_t *v = next_value(r);
                     if (!v)
                         return -1;
+                    if (fact && json_is_string(v) && !*fact)
+                        *fact = rt_strndup(json_string_value(v), 100);
                     json_decref(v);
                 }
                 skip_ws(r);
@@ -320,7 +326,15 @@ static int read_trace(reader *r)
     return 0;
 }
 
-/* Order events per thread by start, outer before inner at equal starts. */
+/* Which torch wrote the trace, as it says (profile --torch's runner, or a user's
+ * prof.add_metadata("torch_version", torch.__version__)); "unknown" when it does not. */
+static void torch_notes(const reader *r, rt_profile *p)
+{
+    rt_tags_set(&p->provenance.notes, "torch_version", r->version ? r->version : "unknown");
+    if (r->profiler)
+        rt_tags_set(&p->provenance.notes, "torch_profiler", r->profiler);
+}
+
 static void reader_release(reader *r)
 {
     for (size_t i = 0; i < r->n_k; i++) {
@@ -339,6 +353,8 @@ static void reader_release(reader *r)
     free(r->k);
     free(r->evs);
     free(r->scratch);
+    free(r->version);
+    free(r->profiler);
     rt_name_index_release(&r->keys);
     rt_name_index_release(&r->threads);
 }
@@ -463,6 +479,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         }
     }
     rt_profile_finish_spreads(p); /* each kernel's calls: median and quartiles of self time */
+    torch_notes(&r, p);
     if (r.ops)
         rt_torch_cost_notes(&r, p, w);
     if (o->by_source)
