@@ -18,22 +18,6 @@ T=$SRC/examples/torch/transformer.py
 # one thread each: the 2 cores are shared, and torch's OpenMP threads spin when both are taken
 export OMP_NUM_THREADS=1
 
-# json FILE PYTHON-EXPRESSION: evaluate with p = the loaded profile; exit status from its truth.
-json() {
-    python3 - "$1" "$2" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-ks = p["kernels"]
-def op(k): return k["name"].split(" ")[0]
-def has(k, what): return sum(k.get(what, {}).values()) > 0
-notes = p.get("provenance", {}).get("notes", {})
-def share(what):  # a percentage of the coverage note
-    import re
-    return float(re.search(r"([0-9.]+)% " + what, notes["torch_coverage"]).group(1))
-sys.exit(0 if eval(sys.argv[2]) else 1)
-PY
-}
-
 # profile NAME STEPS ARGS...: `profile --torch --steps STEPS` (-: the whole run) of the transformer
 # script; stderr in NAME.err
 profile() {

@@ -365,6 +365,11 @@ def _wrap(torch, sources=True):
                     not (inspect.ismethoddescriptor(fn) or inspect.isbuiltin(fn)):
                 continue
             setattr(torch.Tensor, name, source(fn))
+        # and indexing, which decode loops do at the top level (logits[:, -1])
+        for name in ("__getitem__", "__setitem__"):
+            fn = getattr(torch.Tensor, name, None)
+            if fn is not None:
+                setattr(torch.Tensor, name, source(fn))
     # weight initialisation (nn.Conv2d(...) calls init.kaiming_uniform_) and zero_grad: the
     # nearest user line up the stack
     import torch.nn.init as init
