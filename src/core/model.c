@@ -268,8 +268,8 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
      * what it is, not for want of a record: its bound is its launch overhead alone. */
     bool has_w = v->W > 0, has_q = q_any > 0, framework = framework_overhead(k);
     v->evidence = has_q || framework ? RT_EVIDENCE_FULL
-                  : has_w                        ? RT_EVIDENCE_PARTIAL
-                                                 : RT_EVIDENCE_NONE;
+                  : has_w            ? RT_EVIDENCE_PARTIAL
+                                     : RT_EVIDENCE_NONE;
     bool device = ctx->time == RT_TIME_DEVICE;
     v->t_oh = v->n * ctx->tau;
     v->t_roof = fmax(v->t_compute, v->t_bw_max);

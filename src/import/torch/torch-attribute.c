@@ -161,7 +161,8 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
         if (work[i])
             for (size_t p = parent[i]; p != (size_t)-1 && !below[p]; p = parent[p]) {
                 below[p] = 1;
-                if (cost[p] && (cost[p]->status == RT_TC_NONE || cost[p]->status == RT_TC_UNKNOWN) &&
+                if (cost[p] &&
+                    (cost[p]->status == RT_TC_NONE || cost[p]->status == RT_TC_UNKNOWN) &&
                     !is_class(cost[p], "framework"))
                     composite[p] = 1;
             }

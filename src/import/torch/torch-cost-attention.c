@@ -16,10 +16,10 @@ static int attention_sizes(const tc_entry *e, const tc_arg *q, const tc_arg *k, 
     int seq = e->blhe ? 1 : -2;
     int need = e->blhe ? 4 : 2;
     if (q->nd < need || k->nd != q->nd || v->nd != q->nd) {
-        rt_torch_cost_incomplete(out,
-                                 e->blhe ? "q, k and v are not [B, L, H, E] (a packed batch of "
-                                           "sequences: their lengths are not recorded)"
-                                         : "q, k and v are not tensors of the same rank, 2 or more");
+        rt_torch_cost_incomplete(
+            out, e->blhe ? "q, k and v are not [B, L, H, E] (a packed batch of "
+                           "sequences: their lengths are not recorded)"
+                         : "q, k and v are not tensors of the same rank, 2 or more");
         return -1;
     }
     int at = seq < 0 ? q->nd + seq : seq;
@@ -33,8 +33,9 @@ static int attention_sizes(const tc_entry *e, const tc_arg *q, const tc_arg *k, 
     size[3] = q->d[q->nd - 1];
     size[4] = v->d[v->nd - 1];
     if (k->d[k->nd - 1] != size[3] || v->d[at] != size[2]) {
-        rt_torch_cost_incomplete(out, "k's head size (%g) or v's sequence (%g) does not match q's "
-                                      "head size (%g) and k's sequence (%g)",
+        rt_torch_cost_incomplete(out,
+                                 "k's head size (%g) or v's sequence (%g) does not match q's "
+                                 "head size (%g) and k's sequence (%g)",
                                  k->d[k->nd - 1], v->d[at], size[3], size[2]);
         return -1;
     }
@@ -63,9 +64,10 @@ void rt_torch_cost_attention(const tc_entry *e, const tc_call *c, rt_torch_cost 
     out->flops_known = isfinite(f) || !t[0]->unit;
     /* bytes: what it reads, and the output [..., L, Ev] (backward: the gradients of q, k, v) */
     double reads = rt_torch_cost_reads(e, c);
-    double written = e->backward ? (t[0]->numel * t[0]->esize + t[1]->numel * t[1]->esize +
-                                    t[2]->numel * t[2]->esize)
-                                 : size[0] * size[1] * size[4] * t[0]->esize;
+    double written =
+        e->backward
+            ? (t[0]->numel * t[0]->esize + t[1]->numel * t[1]->esize + t[2]->numel * t[2]->esize)
+            : size[0] * size[1] * size[4] * t[0]->esize;
     if (reads >= 0 && t[0]->esize > 0 && t[1]->esize > 0 && t[2]->esize > 0) {
         out->bytes = reads + written;
         out->bytes_known = 1;

@@ -92,9 +92,9 @@ typedef struct reader {
     rt_error *err;
     char *scratch; /* room for the strings of one event (fast path): the input's size */
     const rt_torch_options *opt;
-    double window_us;        /* the longest "rooftime:window" event (the runner's --steps) */
+    double window_us;         /* the longest "rooftime:window" event (the runner's --steps) */
     char *version, *profiler; /* the trace's torch_version and torch_profiler members, or NULL */
-    const rt_torch_ops *ops; /* the cost model, or NULL */
+    const rt_torch_ops *ops;  /* the cost model, or NULL */
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
         double aten_busy, aten_work;        /* the same for aten:: operators */

@@ -26,12 +26,12 @@ struct rt_torch_ops {
 static const struct {
     const char *name;
     tc_model model;
-} models[] = {{"none", TC_NONE},          {"matmul", TC_MATMUL},
-              {"conv", TC_CONV},          {"conv_backward", TC_CONV_BACKWARD},
-              {"pool", TC_POOL},          {"stream", TC_STREAM},
+} models[] = {{"none", TC_NONE},           {"matmul", TC_MATMUL},
+              {"conv", TC_CONV},           {"conv_backward", TC_CONV_BACKWARD},
+              {"pool", TC_POOL},           {"stream", TC_STREAM},
               {"embedding", TC_EMBEDDING}, {"attention", TC_ATTENTION},
-              {"region", TC_REGION},      {"uncounted", TC_UNCOUNTED}};
-#define MODEL_CHOICES                                                                             \
+              {"region", TC_REGION},       {"uncounted", TC_UNCOUNTED}};
+#define MODEL_CHOICES                                                                              \
     "none, matmul, conv, conv_backward, pool, stream, embedding, attention, region, uncounted"
 
 /* The sizes an attention formula names (torch-cost-attention.c fills them in this order). */
@@ -564,7 +564,7 @@ const tc_entry *rt_torch_ops_find(const rt_torch_ops *o, const char *name)
         const char *p = o->glob[g];
         size_t pl = strlen(p) - 1;
         int infix = p[0] == '*' && pl > 0 && p[pl] == '*';
-        if (infix ? has_infix(name, n, p + 1, pl - 1)
+        if (infix         ? has_infix(name, n, p + 1, pl - 1)
             : p[0] == '*' ? n >= pl && memcmp(name + n - pl, p + 1, pl) == 0
                           : n >= pl && memcmp(name, p, pl) == 0)
             return &o->e[o->glob_entry[g]];

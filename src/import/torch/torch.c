@@ -284,7 +284,7 @@ static int read_trace(reader *r)
                 /* which torch wrote it: the runner's members, or torch.profiler's add_metadata */
                 char **fact = strcmp(json_string_value(key), "torch_version") == 0    ? &r->version
                               : strcmp(json_string_value(key), "torch_profiler") == 0 ? &r->profiler
-                                                                                     : NULL;
+                                                                                      : NULL;
                 json_decref(key);
                 skip_ws(r);
                 if (r->pos >= r->len || r->buf[r->pos] != ':')
