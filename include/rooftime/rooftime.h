@@ -74,6 +74,7 @@
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/import/conv-flops.h"
 #include "rooftime/import/csv-reader.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/cupti.h"
 #include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"

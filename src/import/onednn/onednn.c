@@ -12,6 +12,7 @@
 
 #include "onednn-internal.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/line-reader.h"
@@ -441,7 +442,7 @@ int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *
     }
     rt_profile_finish_spreads(p);
     *out = p;
-    return 0;
+    return rt_import_check(out, r->origin, err);
 }
 
 void rt_onednn_reader_last_line(rt_onednn_reader *r, const char *line, size_t len)
