@@ -60,11 +60,11 @@ void rt_onednn_strings_free(char **v, size_t n)
 /* Columns from a list of names (the first is the operation, or "timestamp" then the operation):
  * where each needed column lies in a record's fields, relative to its operation. -1 with a reason
  * when a needed one is missing. */
-int rt_onednn_columns_set(rt_onednn_columns *c, char **names, size_t n, const char **why)
+int rt_onednn_columns_set(rt_onednn_columns *c, char **names, size_t n, char *why, size_t why_n)
 {
     size_t first = n > 0 && strcmp(names[0], "timestamp") == 0;
     if (first >= n || strcmp(names[first], "operation") != 0) {
-        *why = "the columns do not start with 'operation'";
+        snprintf(why, why_n, "the columns do not start with 'operation'");
         return -1;
     }
     rt_onednn_columns t = {.n = (int)(n - first - 1), .attr = 0};
@@ -77,9 +77,7 @@ int rt_onednn_columns_set(rt_onednn_columns *c, char **names, size_t n, const ch
             if (strcmp(names[i], needed[k]) == 0)
                 p = (int)(i - first);
         if (!p) {
-            static char buf[96];
-            snprintf(buf, sizeof buf, "no column '%s'", needed[k]);
-            *why = buf;
+            snprintf(why, why_n, "no column '%s'", needed[k]);
             return -1;
         }
         /* after the free 'attributes' column: counted from the end (-1: the last field) */
@@ -177,14 +175,15 @@ int rt_onednn_formats_load(const char *path, rt_onednn_formats *t, rt_error *err
     static const char *const cats[] = {"read", "skip", NULL};
     static const char *const ops[] = {"exec", "create", "info", "skip", NULL};
     int rc = -1;
-    const char *why = NULL;
+    char why[96];
     if (rt_onednn_jr_strings(&r, f.root, "", "markers", true, &t->markers, &t->n_markers) ||
         rt_jr_array(&r, f.root, "", "formats", true, &fmts) ||
         rt_onednn_jr_strings(&r, f.root, "", "columns", true, &t->columns, &t->n_columns) ||
         load_map(&r, f.root, "categories", cats, &t->cat_names, &t->cat_read, &t->n_cat) ||
         load_map(&r, f.root, "operations", ops, &t->op_names, &t->op_kinds, &t->n_ops))
         goto done;
-    if (rt_onednn_columns_set(&t->default_columns, t->columns, t->n_columns, &why) != 0) {
+    if (rt_onednn_columns_set(&t->default_columns, t->columns, t->n_columns, why, sizeof why) !=
+        0) {
         rt_jr_fail(&r, "", "columns", "%s", why);
         goto done;
     }

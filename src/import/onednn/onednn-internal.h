@@ -233,8 +233,9 @@ int rt_onednn_record_parse(const rt_onednn_formats *t, const int *seen, size_t n
                            int nf, rt_onednn_record *rec);
 /* The format whose header a line holds (its operation at f[op], the template after it), or -1. */
 int rt_onednn_header_format(const rt_onednn_formats *t, char **f, int op);
-/* Columns from their names ("operation", ... as a header lists them); -1 with *why. */
-int rt_onednn_columns_set(rt_onednn_columns *c, char **names, size_t n, const char **why);
+/* Columns from their names ("operation", ... as a header lists them); -1 with why (why_n bytes)
+ * saying what is missing. */
+int rt_onednn_columns_set(rt_onednn_columns *c, char **names, size_t n, char *why, size_t why_n);
 /* The field index of a needed column in a record of nf fields whose operation is f[op]. */
 int rt_onednn_field_at(const rt_onednn_columns *c, int col, int op, int nf);
 /* A member that is a list of non-empty strings (absent and not required: none). */

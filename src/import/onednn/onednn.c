@@ -149,8 +149,8 @@ static void read_header(rt_onednn_reader *r, char **f, int nf, const rt_onednn_r
     for (int j = rec->op + 2; j < nf && n < 64; j++)
         names[n++] = f[j];
     rt_onednn_columns c;
-    const char *why = NULL;
-    if (rt_onednn_columns_set(&c, names, n, &why) != 0) {
+    char why[96];
+    if (rt_onednn_columns_set(&c, names, n, why, sizeof why) != 0) {
         rt_onednn_bad_line(r, "header: %s; its records are read with the columns %s", why,
                            r->formats.default_columns.list);
         return;
