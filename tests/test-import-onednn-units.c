@@ -180,6 +180,25 @@ static void test_widest_of_cpu(void **state)
     }
 }
 
+/* oneDNN 3.x logs dnnl_sgemm and its kin as primitive records of kind "gemm_api" with an empty
+ * implementation (src/common/gemm.cpp): a matrix product, on the CPU's widest unit for its data
+ * type. The line is written for the test after that source. */
+static void test_gemm_api(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "onednn_verbose,v1,info,cpu,isa:Intel AVX-512 with Intel DL Boost and bfloat16 support\n"
+        "onednn_verbose,v1,primitive,exec,cpu,gemm_api,,undef,src_f32::blocked:ab:f0 wei_f32::"
+        "blocked:ab:f0 dst_f32::blocked:ab:f0,attr-post-ops:sum:1 ,,2x3:3x4,0.01\n";
+    rt_warnings w = {0};
+    rt_profile *p = import_text(text, &w);
+    assert_int_equal(w.n, 0);
+    expect_unit(&p->kernels[0], "fp32", 2.0 * 2 * 3 * 4);
+    assert_close(rt_values_get(&p->kernels[0].bytes, "DRAM", 0), (6.0 + 12 + 8) * 4, 1e-12);
+    rt_profile_free(p);
+    rt_warnings_release(&w);
+}
+
 /* The unit table itself: implementation, kind and data type to the unit. */
 static void test_unit_table(void **state)
 {
@@ -352,7 +371,7 @@ int main(void)
         cmocka_unit_test(test_recorded_versions), cmocka_unit_test(test_recorded_graph),
         cmocka_unit_test(test_amx_machine_lines), cmocka_unit_test(test_widest_of_cpu),
         cmocka_unit_test(test_unit_table),        cmocka_unit_test(test_headers),
-        cmocka_unit_test(test_bad_tables),
+        cmocka_unit_test(test_bad_tables),        cmocka_unit_test(test_gemm_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,8 @@ static const struct {
      "elems global_stats scale_shift scale shift relu"},
     {"pooling", 1, 1, POOL_KEYS, k_pool, "window_taps avg dst"},
     {"matmul", 0, 0, NULL, k_matmul, "macs bias_adds"},
+    /* 3.x's dnnl_sgemm and its kin, logged as "gemm_api" with the matmul's "MxK:KxN" problem */
+    {"gemm_api", 0, 0, NULL, k_matmul, "macs bias_adds"},
     {"layer_normalization", 0, 0, NULL, k_lnorm, "elems global_stats scale_shift scale shift relu"},
     {"eltwise", 0, 0, NULL, k_elementwise, "elems two_op"},
     {"softmax", 1, 0, NULL, k_elementwise, "elems"},
