@@ -80,6 +80,7 @@
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu-units.h"
 #include "rooftime/import/ncu.h"
+#include "rooftime/import/onednn-units.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/import/table.h"
 #include "rooftime/import/torch-cost.h"

@@ -132,11 +132,17 @@ const cli_importer cli_importer_onednn = {
     .summary = "a oneDNN verbose log (ONEDNN_VERBOSE=1 or DNNL_VERBOSE=1)",
     .synopsis = "rooftime import onednn LOG -o PROFILE [--conv-flops taps|window] [--threads N]\n"
                 "                       [--tag KEY=VALUE]...\n",
-    .help = "import onednn: ONEDNN_VERBOSE=1 / DNNL_VERBOSE=1 output of oneDNN 2.x or 3.x, other "
+    .help = "import onednn: ONEDNN_VERBOSE=1 / DNNL_VERBOSE=1 output of oneDNN 1.x to 3.x (the "
+            "formats of\n"
+            "data/onednn/verbose-formats.json, keyed by the header each version prints), other "
             "output\n"
             "interleaved; one kernel per primitive, implementation and shape; FLOPs from the "
             "problem\n"
-            "descriptors, bytes = compulsory traffic; unreadable lines are reported by "
+            "descriptors, on the unit the implementation ran them on (data/onednn/units.json; "
+            "where it\n"
+            "names no instruction set, the widest the CPU has, said in a warning); bytes = "
+            "compulsory\n"
+            "traffic; unreadable lines are reported by "
             "number\n" THREADS_HELP,
     .options = options,
     .state_size = sizeof(framework_state),
