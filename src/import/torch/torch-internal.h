@@ -69,6 +69,9 @@ typedef struct kern {
     int has_cflops, has_cbytes;
     const char *cunit;
     const char *uncounted; /* its work is of a kind no count measures: the class (static) */
+    /* torch.compile's framework time: "wrapper" (its wrappers around a compiled region) or
+     * "region" (the region's own time, its kernels recorded below it); NULL otherwise */
+    const char *compiled;
 } kern;
 
 typedef struct reader {
@@ -91,9 +94,10 @@ typedef struct reader {
     rt_error *err;
     char *scratch; /* room for the strings of one event (fast path): the input's size */
     const rt_torch_options *opt;
-    double window_us;        /* the longest "rooftime:window" event (the runner's --steps) */
+    double window_us;         /* the longest "rooftime:window" event (the runner's --steps) */
     double window_steps;     /* the optimizer steps it holds (args.steps); 0: unknown */
-    const rt_torch_ops *ops; /* the cost model, or NULL */
+    char *version, *profiler; /* the trace's torch_version and torch_profiler members, or NULL */
+    const rt_torch_ops *ops;  /* the cost model, or NULL */
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
         double uncounted;                   /* work no count measures (model uncounted) */
