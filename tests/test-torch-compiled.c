@@ -97,6 +97,21 @@ static void test_names(void **state)
     refused("cpp_fused_add_slice_0", d2, t2, a2, "aten::slice (a view that may read part");
     refused("cpp_fused_bernoulli_0", d2, t2, a2, "aten::bernoulli (work no count");
     refused("cpp_fused_gather_0", d2, t2, a2, "aten::gather (reads at data-dependent");
+    /* more buffers than are looked at: refused, never costed from the first 32 */
+    char dims[400] = "[", types[800] = "[", access[800] = "[";
+    for (int i = 0; i < 33; i++) {
+        strcat(dims, i ? ",[2]" : "[2]");
+        strcat(types, i ? "," F4 : F4);
+        if (i < 32)
+            strcat(access, i ? ",\"out\"" : "\"out\"");
+    }
+    strcat(dims, "]");
+    strcat(types, "]");
+    strcat(access, "]");
+    refused("cpp_fused_add_0", dims, types, access, "up to 32");
+    access[strlen(access) - 1] = 0;
+    strcat(access, ",\"out\"]");
+    refused("cpp_fused_add_0", dims, types, access, "up to 32");
     /* more parts than are read */
     char name[400] = "cpp_fused";
     for (int i = 0; i < 70; i++)

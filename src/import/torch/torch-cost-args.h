@@ -94,6 +94,7 @@ typedef struct tc_arg {
 typedef struct tc_call {
     tc_arg arg[TC_MAX_ARGS];
     int n;
+    size_t n_recorded;    /* arguments recorded, n of them looked at (up to TC_MAX_ARGS) */
     int typed;            /* "Input type" was recorded */
     const char *concrete; /* JSON text or NULL */
     double flops_arg;

@@ -25,6 +25,8 @@ typedef struct oplist {
     size_t start[MAX_CUTS + 1];
     int n_start;
     signed char memo[MAX_CUTS + 2][MAX_CUTS + 1]; /* readings from (previous, here); -1 unknown */
+    signed char known[MAX_CUTS + 1]
+                     [MAX_CUTS + 2]; /* the part from start i to start j an operator */
 } oplist;
 
 /* The table's entry of operator aten::s[a..b), or NULL (not an operator it knows). */
@@ -36,6 +38,18 @@ static const tc_entry *op_entry(const oplist *l, size_t a, size_t b)
     snprintf(name, sizeof name, "aten::%.*s", (int)(b - a), l->s + a);
     const tc_entry *e = rt_torch_ops_find(l->o, name);
     return e && e->model != TC_REGION && e->model != TC_COMPILED ? e : NULL;
+}
+
+/* Whether the part from start index i up to start index j (n_start: the end) is an operator the
+ * table knows, each asked of the table once. */
+static int known(oplist *l, int i, int j)
+{
+    size_t a = l->start[i], b = j < l->n_start ? l->start[j] - 1 : l->n;
+    if (b <= a)
+        return 0;
+    if (l->known[i][j] < 0)
+        l->known[i][j] = op_entry(l, a, b) != NULL;
+    return l->known[i][j];
 }
 
 /* Whether s[a..b) sorts after s[pa..pb) (inductor sorts the names, each once). */
@@ -57,7 +71,7 @@ static int readings(oplist *l, int p, int i)
     int n = 0;
     for (int j = i + 1; j <= l->n_start && n < 2; j++) {
         size_t b = j < l->n_start ? l->start[j] - 1 : l->n;
-        if (b <= a || !op_entry(l, a, b) || (p >= 0 && !after(l, l->start[p], a - 1, a, b)))
+        if (!known(l, i, j) || (p >= 0 && !after(l, l->start[p], a - 1, a, b)))
             continue;
         n += j == l->n_start ? 1 : readings(l, i, j);
     }
@@ -91,6 +105,7 @@ static int fused_ops(oplist *l, const char *name, const char *after_, size_t ops
             l->start[l->n_start++] = i + 1;
         }
     memset(l->memo, -1, sizeof l->memo);
+    memset(l->known, -1, sizeof l->known);
     if (readings(l, -1, 0) != 1) {
         snprintf(why, wn, "its name '%.*s' reads as %s of the operators the cost model knows",
                  (int)(l->n > 80 ? 80 : l->n), l->s,
@@ -104,7 +119,7 @@ static int fused_ops(oplist *l, const char *name, const char *after_, size_t ops
         int next = -1;
         for (int j = i + 1; j <= l->n_start && next < 0; j++) {
             size_t b = j < l->n_start ? l->start[j] - 1 : l->n;
-            if (b <= a || !op_entry(l, a, b) || (p >= 0 && !after(l, l->start[p], a - 1, a, b)) ||
+            if (!known(l, i, j) || (p >= 0 && !after(l, l->start[p], a - 1, a, b)) ||
                 (j < l->n_start && readings(l, i, j) == 0))
                 continue;
             if (n == MAX_FUSED) {
@@ -195,8 +210,8 @@ void rt_torch_cost_compiled(const rt_torch_ops *o, const tc_entry *e, const rt_t
     if (rt_torch_cost_read_call(rc, c, why, sizeof why) != 0)
         goto fail;
     access = rc->concrete ? json_loads(rc->concrete, JSON_DECODE_ANY, NULL) : NULL;
-    if (!json_is_array(access) || json_array_size(access) > TC_MAX_ARGS ||
-        json_array_size(access) != (size_t)c->n || c->n == 0) {
+    if (!json_is_array(access) || c->n_recorded > TC_MAX_ARGS ||
+        json_array_size(access) != c->n_recorded || c->n == 0) {
         snprintf(why, sizeof why,
                  "its buffers' use ('Concrete Inputs') is not one of in, out or "
                  "in_out per buffer, up to %d",
