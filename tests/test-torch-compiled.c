@@ -88,10 +88,12 @@ static void test_names(void **state)
     refused("cpp_fused_gelu", d2, t2, a2, "does not list the operators");
     refused("cpp_fused__0", d2, t2, a2, "does not list the operators");
     refused("triton_poi_0", d2, t2, a2, "does not list the operators");
-    refused("cpp_fused_frobnicate_0", d2, t2, a2, "reads as none");
+    refused("cpp_fused_frobnicate_0", d2, t2, a2, "reads as no sorted list");
     /* inductor lists each operator once, sorted: mul before add is no reading */
-    refused("cpp_fused_mul_add_0", d2, t2, a2, "reads as none");
-    refused("cpp_fused_mul_mul_0", d2, t2, a2, "reads as none");
+    refused("cpp_fused_mul_add_0", d2, t2, a2, "reads as no sorted list");
+    refused("cpp_fused_mul_mul_0", d2, t2, a2, "reads as no sorted list");
+    /* log_softmax, or log then softmax: two readings, neither taken */
+    refused("cpp_fused_log_softmax_0", d2, t2, a2, "reads as more than one sorted list");
     refused("cpp_fused_mm_relu_0", d2, t2, a2, "aten::mm (work its buffers do not tell)");
     refused("cpp_fused_relu_0", d2, t2, a2, "aten::relu (a dispatcher");
     refused("cpp_fused_add_slice_0", d2, t2, a2, "aten::slice (a view that may read part");

@@ -107,9 +107,8 @@ static int fused_ops(oplist *l, const char *name, const char *after_, size_t ops
     memset(l->memo, -1, sizeof l->memo);
     memset(l->known, -1, sizeof l->known);
     if (readings(l, -1, 0) != 1) {
-        snprintf(why, wn, "its name '%.*s' reads as %s of the operators the cost model knows",
-                 (int)(l->n > 80 ? 80 : l->n), l->s,
-                 readings(l, -1, 0) ? "more than one list" : "none");
+        snprintf(why, wn, "its name reads as %s sorted list of operators the cost model knows",
+                 readings(l, -1, 0) ? "more than one" : "no");
         return -1;
     }
     /* the one reading, walked again */
