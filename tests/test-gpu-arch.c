@@ -265,11 +265,12 @@ static void test_bad_file(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char doc[1024];
-        snprintf(doc, sizeof doc,
-                 "{\"architectures\": [{\"sm\": 90, \"name\": \"x\", \"l1_bytes_per_sm\": 1, "
-                 "\"l1_bytes_per_clock_per_sm\": 1, %s}], \"parts\": [{\"name\": \"p\", \"sm\": 80, "
-                 "\"sms\": 1, \"clock_hz\": 1, \"tensor_clock_hz\": 1}]}",
-                 bad[i].entry);
+        snprintf(
+            doc, sizeof doc,
+            "{\"architectures\": [{\"sm\": 90, \"name\": \"x\", \"l1_bytes_per_sm\": 1, "
+            "\"l1_bytes_per_clock_per_sm\": 1, %s}], \"parts\": [{\"name\": \"p\", \"sm\": 80, "
+            "\"sms\": 1, \"clock_hz\": 1, \"tensor_clock_hz\": 1}]}",
+            bad[i].entry);
         tu_write_file(path, doc);
         assert_int_equal(rt_gpu_archs_load(path, &a, &err), -1);
         if (!strstr(err.msg, bad[i].says))

@@ -133,8 +133,10 @@ static void test_mapping_file(void **state)
         {90, 20, "sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp16.sum"},
         {100, 23, "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum",
          "sm__ops_path_tensor_src_fp8.sum"},
-        {103, 25, "sm__ops_path_tensor_src_fp4_fp6_dst_fp16.sum", "sm__ops_path_tensor_src_fp16.sum"},
-        {110, 23, "sm__ops_path_tensor_src_fp4_dst_fp32.sum", "sm__ops_path_tensor_src_fp8_dst_fp16.sum"},
+        {103, 25, "sm__ops_path_tensor_src_fp4_fp6_dst_fp16.sum",
+         "sm__ops_path_tensor_src_fp16.sum"},
+        {110, 23, "sm__ops_path_tensor_src_fp4_dst_fp32.sum",
+         "sm__ops_path_tensor_src_fp8_dst_fp16.sum"},
         {120, 25, "sm__ops_path_tensor_src_fp8_dst_fp16.sum",
          "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum"},
     };
@@ -185,8 +187,10 @@ static void test_tensor_peak_from_generations(void **state)
     static const struct {
         const char *arch;
         double peak;
-    } want[] = {{"sm_70", 80 * 1.312e9 * 1024}, {"sm_72", 80 * 1.312e9 * 1024},
-                {"sm_75", 40 * 1.59e9 * 1024},  {"sm_80", 108 * 1.41e9 * 2048},
+    } want[] = {{"sm_70", 80 * 1.312e9 * 1024},
+                {"sm_72", 80 * 1.312e9 * 1024},
+                {"sm_75", 40 * 1.59e9 * 1024},
+                {"sm_80", 108 * 1.41e9 * 2048},
                 {"sm_90", 132 * 1.83e9 * 4096}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         if (rt_ncu_constant(NULL, want[i].arch, "tensor_peak", &v, &err) != 0)

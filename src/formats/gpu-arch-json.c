@@ -127,8 +127,7 @@ static int load_arch(rt_jr *r, rt_gpu_arch *a, const json_t *e, const char *wher
         return -1;
     }
     return json_object_get(e, "reference_part")
-               ? get_str(r, e, where, "reference_part", a->reference_part,
-                         sizeof a->reference_part)
+               ? get_str(r, e, where, "reference_part", a->reference_part, sizeof a->reference_part)
                : 0;
 }
 

@@ -33,8 +33,8 @@ typedef struct rt_gpu_probe {
     size_t buf_bytes, out_floats;
     int sm, sms;
     double clock_hz;
-    const rt_gpu_arch *arch; /* sm's entry in architectures.json (its rates), or NULL */
-    const rt_gpu_arch *gen;  /* its generation (the entry, else the nearest below), or NULL */
+    const rt_gpu_arch *arch;  /* sm's entry in architectures.json (its rates), or NULL */
+    const rt_gpu_arch *gen;   /* its generation (the entry, else the nearest below), or NULL */
     char absent[N_MODS][320]; /* why a module stays unloaded */
     rt_error *err;
 } rt_gpu_probe;

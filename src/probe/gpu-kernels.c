@@ -56,7 +56,8 @@ void rt_gpu_untimed(const rt_gpu_arch *gen, int sm, rt_warnings *w)
         char list[512] = "";
         for (size_t j = i; j < gen->n_units; j++) {
             const char *u = gen->units[j].name;
-            if (done[j] || strncmp(u, "tensor_", 7) != 0 || strcmp(rt_gpu_arch_timed_by(gen, u), by))
+            if (done[j] || strncmp(u, "tensor_", 7) != 0 ||
+                strcmp(rt_gpu_arch_timed_by(gen, u), by))
                 continue;
             int timed = 0;
             for (size_t k = 0; k < rt_gpu_n_compute; k++)
