@@ -13,6 +13,7 @@
 #include "rooftime/api/api.h"
 #include "rooftime/import/conv-flops.h"
 #include "rooftime/import/cupti.h"
+#include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
 #include "rooftime/import/onednn.h"
@@ -91,8 +92,9 @@ static int apply(import_state *s, const char *name, const char *v)
         }
     } else if (strcmp(name, "arch") == 0) {
         if (rt_ncu_parse_arch(v) < 0) {
-            api_fail("import %s: --arch takes sm_70, sm_80, sm_90 ... or 7.0, 8.9 ..., not '%s'", k,
-                     v);
+            char msg[512];
+            rt_ncu_arch_message(msg, sizeof msg, v);
+            api_fail("import %s: %s", k, msg);
             return -1;
         }
         s->ncu.arch = v;
