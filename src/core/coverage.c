@@ -7,8 +7,7 @@
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
-/* A note holding a finite number >= 0; -1 when absent or not one. */
-static double note_seconds(const rt_profile *p, const char *key)
+double rt_profile_note_seconds(const rt_profile *p, const char *key)
 {
     const char *s = rt_tags_get(&p->provenance.notes, key);
     if (!s)
@@ -20,7 +19,8 @@ static double note_seconds(const rt_profile *p, const char *key)
 
 int rt_profile_wall_coverage(const rt_profile *p, rt_wall_coverage *out)
 {
-    double wall = note_seconds(p, "command_wall_time"), win = note_seconds(p, "torch_window");
+    double wall = rt_profile_note_seconds(p, "command_wall_time"),
+           win = rt_profile_note_seconds(p, "torch_window");
     if (wall < 0)
         return -1;
     out->kernels = 0;

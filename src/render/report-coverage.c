@@ -10,6 +10,7 @@ void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n)
         rt_wall_coverage wc;
         int wall = rt_profile_wall_coverage(profiles[p], &wc) == 0;
         const char *cov = rt_tags_get(&profiles[p]->provenance.notes, "torch_coverage");
+        rt_report_launch_side(fp, profiles[p], p, n);
         if (!wall && !cov)
             continue;
         fputs("<p class=\"note\">Coverage", fp);
@@ -25,6 +26,25 @@ void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n)
             fputs(wall ? ". Cost model: " : "cost model: ", fp);
             rt_report_esc(fp, cov);
         }
+        fputs(".</p>\n", fp);
+    }
+}
+
+void rt_report_launch_side(FILE *fp, const rt_profile *prof, size_t p, size_t n)
+{
+    /* a GPU trace's device profile (import torch): its work, and the launch side */
+    static const char *const gpu[][2] = {{"torch_device_coverage", "Device time"},
+                                         {"torch_launch_side", "Launch side"},
+                                         {"overhead_method", "Launch overhead"}};
+    for (size_t k = 0; k < sizeof gpu / sizeof gpu[0]; k++) {
+        const char *v = rt_tags_get(&prof->provenance.notes, gpu[k][0]);
+        if (!v)
+            continue;
+        fprintf(fp, "<p class=\"note\">%s", gpu[k][1]);
+        if (n > 1)
+            fprintf(fp, " of profile %zu", p + 1);
+        fputs(": ", fp);
+        rt_report_esc(fp, v);
         fputs(".</p>\n", fp);
     }
 }

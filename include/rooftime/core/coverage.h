@@ -15,6 +15,10 @@ typedef struct rt_wall_coverage {
     bool steps;     /* span is the --steps window (notes.torch_window) */
 } rt_wall_coverage;
 
+/* A note of p holding a finite number >= 0 (seconds: command_wall_time, torch_window,
+ * overhead_seconds ...); -1 when absent or not one. */
+double rt_profile_note_seconds(const rt_profile *p, const char *key);
+
 /* From p's notes command_wall_time and torch_window and its kernels' time; -1 when p recorded no
  * wall time. */
 int rt_profile_wall_coverage(const rt_profile *p, rt_wall_coverage *out);

@@ -80,6 +80,9 @@ int rt_time_kind_parse(const char *s, rt_time_kind *out, rt_error *err);
 #define RT_OVERHEAD_OPENCL "opencl_enqueue"        /* one enqueue and finish */
 #define RT_OVERHEAD_FRAMEWORK "framework_dispatch" /* one empty framework op (PyTorch eager) */
 #define RT_OVERHEAD_ONEDNN "onednn_primitive"      /* one execute of a trivial oneDNN primitive */
+/* A GPU kernel's launch latency as a PyTorch trace measured it in the run itself (import torch:
+ * the profile's notes.overhead_seconds; no machine file measures it) */
+#define RT_OVERHEAD_TORCH_GPU "torch_gpu_launch"
 
 typedef struct rt_profile {
     char *tool; /* profiler or generator: "ncu", "onednn-verbose", "rooftime-study" ... */

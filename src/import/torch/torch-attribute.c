@@ -186,6 +186,8 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
     free(op);
     for (size_t i = 0; i < n; i++) {
         const ev *e = &r->evs[i];
+        if (e->kind == EV_CPU && r->gpu.calls) /* each call's work, for its GPU kernels */
+            rt_torch_gpu_note_call(&r->gpu.calls[i], composite[i], cost[i]);
         if (e->kind != EV_CPU || !inside[i])
             continue;
         double s = self[i] > 0 ? self[i] : 0;

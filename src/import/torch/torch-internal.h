@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "torch-gpu.h"
 #include "rooftime/core/time-spread.h"
 #include "rooftime/import/torch-cost.h"
 #include "rooftime/import/torch.h"
@@ -20,6 +21,9 @@ typedef struct evf {
     const char *ph, *cat, *name;
     int ts_ok, dur_ok, flops_ok;
     double ts, dur, flops;
+    int corr_ok, ext_ok, bytes_ok; /* args.correlation, args."External id", args.bytes */
+    int64_t corr, ext;
+    double bytes;
     char thread[256]; /* pid and tid as written ("1/1", "\"CPU functions\"/1") */
     char *dims;       /* compact "Input Dims", heap, or NULL */
     char *types;      /* compact "Input type", heap, or NULL */
@@ -48,6 +52,7 @@ enum { EV_CPU = 0, EV_GPU = 1, EV_WITHIN = 2 };
 typedef struct ev {
     double ts, end; /* microseconds */
     double flops;
+    int64_t ext;     /* args."External id" of an operator; -1: none */
     uint32_t key;    /* kernel index (EV_CPU, EV_GPU) */
     uint32_t thread; /* interned pid/tid */
     uint8_t kind;
@@ -83,6 +88,8 @@ typedef struct reader {
     kern *k;
     size_t n_k, cap_k;
     size_t n_launch;  /* runtime launch events (cudaLaunchKernel ...) */
+    size_t *parent;   /* per event after rt_torch_aggregate: its caller on the same thread, or -1 */
+    torch_gpu gpu;    /* the GPU side: kernels, runtime calls, the link (torch-gpu.h) */
     size_t n_partial; /* children overlapping their parent's end */
     /* CPU operators: all, with 'Input Dims', without 'cat', with 'args.flops' */
     size_t n_cpu, n_cpu_dims, n_cpu_uncat, n_cpu_flops;

@@ -13,6 +13,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/gzip-text.h"
 #include "rooftime/util/name-index.h"
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
@@ -95,6 +96,11 @@ static int is_gpu_cat(const char *cat)
                    strcmp(cat, "Memcpy") == 0 || strcmp(cat, "Memset") == 0);
 }
 
+static int gpu_kind(const char *cat)
+{
+    return strstr(cat, "emcpy") ? GK_MEMCPY : strstr(cat, "emset") ? GK_MEMSET : GK_KERNEL;
+}
+
 static void push_ev(reader *r, const ev *e)
 {
     if (r->n_evs == r->cap_evs) {
@@ -125,11 +131,16 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
         return -1;
     }
     const char *ph = f->ph, *cat = f->cat, *name = f->name;
-    if (cat && (strstr(cat, "runtime") || strcmp(cat, "Runtime") == 0) && name &&
-        strstr(name, "LaunchKernel"))
+    int runtime = cat && (strstr(cat, "runtime") || strcmp(cat, "Runtime") == 0 ||
+                          strcmp(cat, "cuda_driver") == 0);
+    if (runtime && name && strstr(name, "LaunchKernel"))
         r->n_launch++;
     if (!ph || strcmp(ph, "X") != 0)
         return 0; /* metadata, instants, flows, counters */
+    if (runtime && f->corr_ok && f->ts_ok && f->dur_ok && isfinite(f->ts) && isfinite(f->dur) &&
+        f->dur >= 0) /* the launch of a GPU event: its link to the operator (torch-gpu-link.c) */
+        rt_torch_gpu_add_call(r, f->ts, f->dur, f->corr, f->ext_ok ? f->ext : -1,
+                              intern_thread(r, f->thread));
     if (name && strcmp(name, "rooftime:window") == 0 && f->dur_ok && f->dur > r->window_us)
         r->window_us = f->dur; /* the runner's --steps window */
     int within = r->within && name && strcmp(name, r->within) == 0;
@@ -162,10 +173,17 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
                      r->origin, line, col, r->n_events, name, bad);
         return -1;
     }
+    if (kind == EV_GPU) { /* the device side: torch-gpu-link.c */
+        uint32_t key = intern_kernel(r, name, strlen(name), 1);
+        rt_torch_gpu_add_event(r, f->ts, f->dur, f->corr_ok ? f->corr : -1,
+                               f->bytes_ok ? f->bytes : -1, key, f->thread, gpu_kind(cat));
+        return 0;
+    }
     ev e = {0};
     e.ts = f->ts;
     e.end = f->ts + f->dur;
     e.kind = (uint8_t)kind;
+    e.ext = f->ext_ok ? f->ext : -1;
     e.thread = intern_thread(r, f->thread);
     if (kind != EV_WITHIN) {
         if (kind == EV_CPU && (r->opt->ops || r->opt->by_source)) {
@@ -276,6 +294,11 @@ static int read_trace(reader *r)
                 if (!key)
                     return -1;
                 int is_events = strcmp(json_string_value(key), "traceEvents") == 0;
+                json_t **keep = strcmp(json_string_value(key), "deviceProperties") == 0
+                                    ? &r->gpu.device_props
+                                : strcmp(json_string_value(key), "distributedInfo") == 0
+                                    ? &r->gpu.dist_info
+                                    : NULL;
                 json_decref(key);
                 skip_ws(r);
                 if (r->pos >= r->len || r->buf[r->pos] != ':')
@@ -292,7 +315,12 @@ static int read_trace(reader *r)
                     json_t *v = next_value(r);
                     if (!v)
                         return -1;
-                    json_decref(v);
+                    if (keep) { /* the GPU named, the rank: torch-device.c */
+                        json_decref(*keep);
+                        *keep = v;
+                    } else {
+                        json_decref(v);
+                    }
                 }
                 skip_ws(r);
                 if (r->pos >= r->len)
@@ -328,6 +356,8 @@ static void reader_release(reader *r)
         free(r->k[i].display);
         rt_time_samples_release(&r->k[i].samples);
     }
+    rt_torch_gpu_free(&r->gpu);
+    free(r->parent);
     rt_name_index_release(&r->cov.why);
     free(r->cov.why_us);
     free(r->names);
@@ -350,6 +380,16 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                               rt_error *err)
 {
     *out = NULL;
+    if (rt_is_gzip(text, len)) { /* a trace kept as .json.gz, in memory */
+        char *plain;
+        size_t n;
+        if (rt_gunzip_text(text, len, origin ? origin : "trace", RT_MAX_TEXT_INPUT, &plain, &n,
+                           err) != 0)
+            return -1;
+        int rc = rt_import_torch_text_opts(plain, n, origin, o, out, w, err);
+        free(plain);
+        return rc;
+    }
     const char *within = o->within;
     reader r = {.opt = o,
                 .ops = o->ops,
@@ -365,7 +405,15 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         reader_release(&r);
         return -1;
     }
+    int device = r.gpu.n > 0 && !o->host; /* the device profile: torch-gpu-profile.c */
+    if (device && r.ops)
+        r.gpu.calls = rt_xcalloc(r.n_evs ? r.n_evs : 1, sizeof *r.gpu.calls);
     rt_torch_aggregate(&r, w);
+    if (device) {
+        int rc = rt_torch_gpu_profile(&r, out, w, err);
+        reader_release(&r);
+        return rc;
+    }
     size_t n_used = 0, n_gpu = 0;
     for (size_t i = 0; i < r.n_k; i++)
         if (r.k[i].calls > 0) {
@@ -491,7 +539,7 @@ int rt_import_torch_opts(const char *path, const rt_torch_options *o, rt_profile
     *out = NULL;
     char *buf;
     size_t len;
-    if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
+    if (rt_read_text_file_gz(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
         return -1;
     int rc = rt_import_torch_text_opts(buf, len, o && o->origin ? o->origin : path, o, out, w, err);
     free(buf);
