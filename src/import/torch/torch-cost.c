@@ -111,8 +111,8 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
                 n *= d[k];
             es = first->esize;
         }
-        if (e->out_bool)
-            es = 1;
+        if (e->out_esize)
+            es = e->out_esize;
         if (o == 0)
             out0 = n;
         bytes += n * es;

@@ -22,6 +22,7 @@ void rt_torch_gpu_add_event(reader *r, double ts, double dur, int64_t corr, doub
     memset(e, 0, sizeof *e);
     e->ts = ts;
     e->end = ts + dur;
+    e->dur = dur;
     e->bytes = bytes;
     e->corr = corr;
     e->name = name;
@@ -272,13 +273,13 @@ static void split_work(reader *r, const size_t *k, size_t n)
     for (size_t i = 0; i < n; i++) {
         const gpu_ev *e = &g->ev[k[i]];
         mat[i] = row_of(r, e->name) >= 0;
-        t_all += e->end - e->ts;
-        t_mat += mat[i] ? e->end - e->ts : 0;
+        t_all += e->dur;
+        t_mat += mat[i] ? e->dur : 0;
         n_mat += mat[i];
     }
     for (size_t i = 0; i < n; i++) {
         gpu_ev *e = &g->ev[k[i]];
-        double t = e->end - e->ts;
+        double t = e->dur;
         double share_all = t_all > 0 ? t / t_all : 1.0 / (double)n;
         double share_mat = !mat[i] ? 0 : t_mat > 0 ? t / t_mat : 1.0 / (double)n_mat;
         e->wbytes = bytes * share_all;
@@ -302,7 +303,7 @@ static void pick_device(torch_gpu *g)
         size_t j = i;
         double t = 0;
         for (; j < g->n && d[j].id == d[i].id; j++)
-            t += g->ev[d[j].at].end - g->ev[d[j].at].ts;
+            t += g->ev[d[j].at].dur;
         g->n_devices++;
         if (t > best) {
             best = t;

@@ -88,8 +88,8 @@ static void add_rows(reader *r, rt_profile *p, row_key *keys, size_t n)
         for (size_t m = i; m < j; m++) {
             const gpu_ev *e = &r->gpu.ev[keys[m].i];
             kk->invocations += 1;
-            kk->time += (e->end - e->ts) * 1e-6;
-            rt_kernel_add_sample(kk, (e->end - e->ts) * 1e-6);
+            kk->time += e->dur * 1e-6;
+            rt_kernel_add_sample(kk, e->dur * 1e-6);
             if (e->flops > 0)
                 rt_values_add(&kk->flops, e->unit, e->flops);
             add_bytes(e, kk);
@@ -217,7 +217,7 @@ static size_t build(reader *r, rt_profile *p, tally *t)
             continue;
         int64_t op = e->op >= 0 ? (int64_t)r->evs[e->op].key : -1;
         keys[n++] = (row_key){e->name, op, e->flops > 0 ? e->unit : NULL, i};
-        double us = e->end - e->ts;
+        double us = e->dur;
         t->all += us;
         if (rt_torch_gpu_is_comm(r, e->name))
             t->comm += us;

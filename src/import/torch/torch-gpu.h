@@ -24,8 +24,8 @@ enum { GC_OTHER = 0, GC_DTOD = 1, GC_HOST = 2 };
 
 /* One kernel, memcpy or memset as the trace recorded it. */
 typedef struct gpu_ev {
-    double ts, end; /* microseconds */
-    double bytes;   /* args.bytes of a memcpy or memset; < 0: not recorded */
+    double ts, end, dur; /* microseconds; dur as the trace wrote it (end - ts rounds) */
+    double bytes;        /* args.bytes of a memcpy or memset; < 0: not recorded */
     int64_t corr;   /* args.correlation; -1: none */
     uint32_t name;  /* its name: an index of the reader's names */
     uint32_t device;

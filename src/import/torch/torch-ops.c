@@ -240,7 +240,21 @@ static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     char *ot = NULL;
     if (rt_jr_string(r, j, path, "out_type", false, &ot) != 0)
         return -1;
-    e->out_bool = ot && strcmp(ot, "bool") == 0;
+    /* the outputs' element size when it is not the first input's (a comparison's bool, a
+     * quantization's bytes) */
+    static const struct {
+        const char *name;
+        int size;
+    } types[] = {{"bool", 1}, {"uint8", 1}, {"half", 2}, {"bfloat16", 2}, {"float", 4}};
+    e->out_esize = 0;
+    for (size_t t = 0; ot && t < sizeof types / sizeof types[0]; t++)
+        if (strcmp(ot, types[t].name) == 0)
+            e->out_esize = types[t].size;
+    if (ot && !e->out_esize) {
+        rt_jr_fail(r, path, "out_type", "'%s' is none of bool, uint8, half, bfloat16, float", ot);
+        free(ot);
+        return -1;
+    }
     free(ot);
     return 0;
 }
