@@ -322,14 +322,15 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
     return rc;
 }
 
-/* The identity the command records in every profile it writes (cli_save_profile). */
+/* The identity the command records in every profile it writes (cli_save_profile): this process's,
+ * or the rank a trace names (rt_rank_identity_stamp). */
 static int stamp(rt_profile *p)
 {
     rt_rank_identity *id = api_identity();
     if (!id)
         return -1;
-    rt_rank_identity_free(p->identity);
-    p->identity = id;
+    p->identity = rt_rank_identity_stamp(p->identity, id);
+    rt_rank_identity_free(id);
     return 0;
 }
 

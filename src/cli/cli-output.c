@@ -226,23 +226,7 @@ int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output)
     const rt_rank_identity *id;
     if (cli_identity(&id) != 0)
         return -1;
-    rt_rank_identity *mine = p->identity;
-    p->identity = rt_rank_identity_dup(id);
-    if (mine) { /* a trace that names its rank keeps it (import torch); this process's host
-                 * and launcher only when it is that rank */
-        if (id->rank != mine->rank) {
-            rt_rank_identity_release(p->identity);
-            rt_rank_identity_init(p->identity);
-        }
-        p->identity->rank = mine->rank;
-        if (mine->size >= 0)
-            p->identity->size = mine->size;
-        if (mine->device) {
-            free(p->identity->device);
-            p->identity->device = rt_strdup(mine->device);
-        }
-        rt_rank_identity_free(mine);
-    }
+    p->identity = rt_rank_identity_stamp(p->identity, id);
     rt_tags_copy(&p->tags, tags);
     if (rt_profile_save(p, output, &err) != 0) {
         /* An importer's values that no profile may hold: the input they came from is named. */

@@ -143,8 +143,7 @@ static int find_preset(const device *dv, char **preset, rt_error *err)
     return rc;
 }
 
-/* distributedInfo {"rank": R, "world_size": N}: the trace's rank in its job. */
-static void note_rank(const reader *r, rt_profile *p)
+void rt_torch_note_rank(const reader *r, rt_profile *p)
 {
     const json_t *d = r->gpu.dist_info;
     double rank = json_is_object(d) ? num(d, "rank") : -1;
@@ -167,7 +166,7 @@ static void note_rank(const reader *r, rt_profile *p)
 
 int rt_torch_device_describe(const reader *r, rt_profile *p, rt_warnings *w, rt_error *err)
 {
-    note_rank(r, p);
+    rt_torch_note_rank(r, p);
     const json_t *o = entry_of(r->gpu.device_props, r->gpu.device);
     if (!o) {
         rt_warnings_add(w,

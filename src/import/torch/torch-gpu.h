@@ -128,6 +128,9 @@ const char *rt_torch_gpu_units_label(const gpu_units *u);
  * notes.gpu_preset, or a warning that none does; the trace's rank and job size into
  * p->identity. */
 int rt_torch_device_describe(const struct reader *r, rt_profile *p, rt_warnings *w, rt_error *err);
+/* distributedInfo {"rank": R, "world_size": N}: the trace's rank in its job, into p->identity (a
+ * trace of the host operators too). */
+void rt_torch_note_rank(const struct reader *r, rt_profile *p);
 
 /* ---- torch-gpu-profile.c ---- */
 

@@ -501,6 +501,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         }
     }
     rt_profile_finish_spreads(p); /* each kernel's calls: median and quartiles of self time */
+    rt_torch_note_rank(&r, p);      /* distributedInfo: the trace's rank */
     if (r.ops)
         rt_torch_cost_notes(&r, p, w);
     if (o->by_source)
