@@ -128,7 +128,7 @@ static int open_input(const char *path, int *fd, int *is_stdin, struct stat *st,
     return 0;
 }
 
-int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err)
+static int read_path(const char *path, size_t max, int gz, char **buf, size_t *len, rt_error *err)
 {
     *buf = NULL;
     *len = 0;
@@ -136,18 +136,17 @@ int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_
     struct stat st;
     if (open_input(path, &fd, &is_stdin, &st, err) != 0)
         return -1;
-    return read_fd(fd, is_stdin, &st, is_stdin ? "standard input" : path, max, 0, buf, len, err);
+    return read_fd(fd, is_stdin, &st, is_stdin ? "standard input" : path, max, gz, buf, len, err);
+}
+
+int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err)
+{
+    return read_path(path, max, 0, buf, len, err);
 }
 
 int rt_read_text_file_gz(const char *path, size_t max, char **buf, size_t *len, rt_error *err)
 {
-    *buf = NULL;
-    *len = 0;
-    int fd, is_stdin;
-    struct stat st;
-    if (open_input(path, &fd, &is_stdin, &st, err) != 0)
-        return -1;
-    return read_fd(fd, is_stdin, &st, is_stdin ? "standard input" : path, max, 1, buf, len, err);
+    return read_path(path, max, 1, buf, len, err);
 }
 
 /* Below this size a file is read: a mapping's set-up costs more than the copy it saves. */

@@ -135,59 +135,15 @@ static char *why_none(const reader *r, const gpu_ev *e)
 
 typedef struct tally {
     double all, comm, work;
-    rt_name_index why;
-    double *why_us;
-    size_t cap;
+    torch_shares none; /* the time without work, by reason */
 } tally;
-
-static void tally_none(tally *t, const char *why, double us)
-{
-    size_t id = rt_name_index_intern(&t->why, why, strlen(why));
-    if (id >= t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        while (cap <= id)
-            cap *= 2;
-        t->why_us = rt_xrealloc(t->why_us, cap * sizeof *t->why_us);
-        memset(t->why_us + t->cap, 0, (cap - t->cap) * sizeof *t->why_us);
-        t->cap = cap;
-    }
-    t->why_us[id] += us;
-}
-
-typedef struct share {
-    const char *what;
-    double us;
-} share;
-
-static int share_cmp(const void *a_, const void *b_)
-{
-    const share *a = a_, *b = b_;
-    if (a->us != b->us)
-        return a->us > b->us ? -1 : 1;
-    return strcmp(a->what, b->what);
-}
 
 /* The device time with work, communication and without work (by reason) into notes. */
 static void coverage_notes(const tally *t, size_t n_events, rt_profile *p)
 {
-    double rest = t->all - t->comm, base = rest > 0 ? rest : 1;
-    size_t nw = t->why.n;
-    share *sh = rt_xmalloc((nw ? nw : 1) * sizeof *sh);
-    for (size_t i = 0; i < nw; i++)
-        sh[i] = (share){rt_name_index_key(&t->why, i), t->why_us[i]};
-    qsort(sh, nw, sizeof *sh, share_cmp);
-    size_t cap = 4096, len = 0;
-    char *list = rt_xmalloc(cap);
-    list[0] = '\0';
-    for (size_t i = 0; i < nw && i < 8; i++) {
-        int m = snprintf(list + len, cap - len, "%s%s %.1f%%", i ? "; " : "", sh[i].what,
-                         100 * sh[i].us / base);
-        if (m < 0 || (size_t)m >= cap - len)
-            break;
-        len += (size_t)m;
-    }
-    if (nw > 8 && len + 32 < cap)
-        snprintf(list + len, cap - len, "; %zu more", nw - 8);
+    double rest = t->all - t->comm, base = rest > 0 ? rest : 1, none;
+    size_t nw = t->none.why.n;
+    char *list = rt_torch_shares_list(&t->none, base, 8, &none);
     char at[32], ct[32], rt_[32], buf[5120];
     rt_fmt_time(at, sizeof at, t->all * 1e-6);
     rt_fmt_time(ct, sizeof ct, t->comm * 1e-6);
@@ -202,7 +158,6 @@ static void coverage_notes(const tally *t, size_t n_events, rt_profile *p)
     snprintf(buf, sizeof buf, "%.4f", rest > 0 ? t->work / rest : 0);
     rt_tags_set(&p->provenance.notes, "torch_device_covered_share", buf);
     free(list);
-    free(sh);
 }
 
 /* The profile's rows and the tally of its device time. */
@@ -225,7 +180,7 @@ static size_t build(reader *r, rt_profile *p, tally *t)
             t->work += us;
         else {
             char *why = why_none(r, e);
-            tally_none(t, why, us);
+            rt_torch_shares_add(&t->none, why, us);
             free(why);
         }
     }
@@ -286,8 +241,7 @@ int rt_torch_gpu_profile(reader *r, rt_profile **out, rt_warnings *w, rt_error *
         rt_error_set(err, "'%s': no GPU events of device %u%s%s%s", r->origin, r->gpu.device,
                      r->within ? " launched inside ranges named '" : "",
                      r->within ? r->within : "", r->within ? "'" : "");
-        rt_name_index_release(&t.why);
-        free(t.why_us);
+        rt_torch_shares_release(&t.none);
         rt_profile_free(p);
         return -1;
     }
@@ -311,8 +265,7 @@ int rt_torch_gpu_profile(reader *r, rt_profile **out, rt_warnings *w, rt_error *
     free(method);
     rt_profile_finish_spreads(p);
     coverage_notes(&t, kept, p);
-    rt_name_index_release(&t.why);
-    free(t.why_us);
+    rt_torch_shares_release(&t.none);
     link_notes(r, p, kept, w);
     rt_torch_gpu_timeline_notes(r, p);
     if (r->ops)

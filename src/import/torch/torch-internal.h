@@ -44,6 +44,18 @@ int rt_torch_event_scan(const char *p, const char *e, evf *f, char *scratch, siz
 /* The fields of an event jansson parsed (strings point into j). */
 void rt_torch_event_from_json(const json_t *j, evf *f);
 
+/* ---- torch-shares.c: time by reason (an operator and why it has no work) ---- */
+
+typedef struct torch_shares {
+    rt_name_index why; /* "operator (reason)" -> slot */
+    double *us;        /* per slot, summed */
+    size_t cap;
+} torch_shares;
+void rt_torch_shares_add(torch_shares *s, const char *what, double us);
+/* The `most` largest, largest first: "what 1.2%; ...; N more" of base (heap); *sum: all of them. */
+char *rt_torch_shares_list(const torch_shares *s, double base, size_t most, double *sum);
+void rt_torch_shares_release(torch_shares *s);
+
 /* ---- the reader torch.c fills and torch-attribute.c completes ---- */
 
 enum { EV_CPU = 0, EV_GPU = 1, EV_WITHIN = 2 };
@@ -101,9 +113,7 @@ typedef struct reader {
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
         double aten_busy, aten_work;        /* the same for aten:: operators */
-        rt_name_index why;                  /* uncovered operator + reason -> slot */
-        double *why_us;
-        size_t cap_why;
+        torch_shares why;                   /* uncovered operator + reason -> self time */
     } cov;
 } reader;
 

@@ -358,8 +358,7 @@ static void reader_release(reader *r)
     }
     rt_torch_gpu_free(&r->gpu);
     free(r->parent);
-    rt_name_index_release(&r->cov.why);
-    free(r->cov.why_us);
+    rt_torch_shares_release(&r->cov.why);
     free(r->names);
     free(r->k);
     free(r->evs);
