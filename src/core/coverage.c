@@ -27,6 +27,7 @@ int rt_profile_wall_coverage(const rt_profile *p, rt_wall_coverage *out)
     for (size_t i = 0; i < p->n_kernels; i++)
         out->kernels += p->kernels[i].time;
     out->steps = win >= 0;
+    out->device = p->time_kind == RT_TIME_DEVICE;
     out->span = out->steps ? win : wall;
     return 0;
 }
@@ -36,11 +37,12 @@ void rt_wall_coverage_text(const rt_wall_coverage *c, char *buf, size_t n)
     char wt[64], ot[64];
     rt_fmt_time(wt, sizeof wt, c->span);
     rt_fmt_time(ot, sizeof ot, c->kernels);
-    snprintf(buf, n,
-             "operator self time %s is %.1f%% of the %s %s; the rest is outside any operator "
-             "(Python, data loading, start-up, the profiler)",
-             ot, c->span > 0 ? 100 * c->kernels / c->span : 0,
-             c->steps ? "profiled steps'" : "command's wall time", wt);
+    snprintf(buf, n, "%s %s is %.1f%% of the %s %s; the rest %s",
+             c->device ? "device time" : "operator self time", ot,
+             c->span > 0 ? 100 * c->kernels / c->span : 0,
+             c->steps ? "profiled steps'" : "command's wall time", wt,
+             c->device ? "the GPU was idle (notes.torch_launch_side says why)"
+                       : "is outside any operator (Python, data loading, start-up, the profiler)");
 }
 
 void rt_profile_note_run(rt_profile *p, const char *command, double wall, char *buf, size_t n)

@@ -13,6 +13,7 @@ typedef struct rt_wall_coverage {
     double kernels; /* the kernels' time, seconds */
     double span;    /* what it is a share of, seconds: the profiled steps, else the command */
     bool steps;     /* span is the --steps window (notes.torch_window) */
+    bool device;    /* the kernels' time is device time (a GPU run's device profile) */
 } rt_wall_coverage;
 
 /* A note of p holding a finite number >= 0 (seconds: command_wall_time, torch_window,

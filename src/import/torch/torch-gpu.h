@@ -74,7 +74,6 @@ typedef struct torch_gpu {
     size_t n_rt, cap_rt;
     json_t *device_props, *dist_info; /* the trace's own members, or NULL */
     call_work *calls;                 /* per reader event, filled by rt_torch_apply_costs */
-    size_t n_launch_calls;            /* runtime calls named *LaunchKernel* */
     uint32_t device;                  /* the device the profile is of (most device time) */
     size_t n_devices;
     size_t n_linked_ext;              /* GPU events linked by the shared External id */

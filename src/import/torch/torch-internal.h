@@ -99,7 +99,6 @@ typedef struct reader {
     char **names; /* kernel index -> name */
     kern *k;
     size_t n_k, cap_k;
-    size_t n_launch;  /* runtime launch events (cudaLaunchKernel ...) */
     size_t *parent;   /* per event after rt_torch_aggregate: its caller on the same thread, or -1 */
     torch_gpu gpu;    /* the GPU side: kernels, runtime calls, the link (torch-gpu.h) */
     size_t n_partial; /* children overlapping their parent's end */

@@ -133,8 +133,6 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     const char *ph = f->ph, *cat = f->cat, *name = f->name;
     int runtime = cat && (strstr(cat, "runtime") || strcmp(cat, "Runtime") == 0 ||
                           strcmp(cat, "cuda_driver") == 0);
-    if (runtime && name && strstr(name, "LaunchKernel"))
-        r->n_launch++;
     if (!ph || strcmp(ph, "X") != 0)
         return 0; /* metadata, instants, flows, counters */
     if (runtime && f->corr_ok && f->ts_ok && f->dur_ok && isfinite(f->ts) && isfinite(f->dur) &&
@@ -413,12 +411,9 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         reader_release(&r);
         return rc;
     }
-    size_t n_used = 0, n_gpu = 0;
+    size_t n_used = 0;
     for (size_t i = 0; i < r.n_k; i++)
-        if (r.k[i].calls > 0) {
-            n_used++;
-            n_gpu += r.k[i].gpu;
-        }
+        n_used += r.k[i].calls > 0;
     if (n_used == 0) {
         rt_error_set(err, "'%s': no operators or GPU kernels among its %zu trace events%s%s%s",
                      r.origin, r.n_events, within ? " inside ranges named '" : "",
@@ -426,18 +421,12 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         reader_release(&r);
         return -1;
     }
-    if (r.n_launch > 0 && n_gpu > 0) {
-        double kernels = 0;
-        for (size_t i = 0; i < r.n_k; i++)
-            if (r.k[i].gpu)
-                kernels += r.k[i].calls;
-        if (kernels != (double)r.n_launch)
-            rt_warnings_add(w,
-                            "'%s': %zu kernel launches by the runtime but %.0f GPU kernel and "
-                            "memory events",
-                            r.origin, r.n_launch, kernels);
-    }
     rt_profile *p = rt_profile_new();
+    if (r.gpu.n > 0) { /* --host: the device profile's events are not host operators */
+        char left[96];
+        snprintf(left, sizeof left, "%zu GPU events left out (--host)", r.gpu.n);
+        rt_tags_set(&p->provenance.notes, "torch_gpu_left_out", left);
+    }
     p->tool = rt_strdup("pytorch-profiler");
     p->time_kind = RT_TIME_WALL; /* self time of each call, dispatch included */
     p->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK);
