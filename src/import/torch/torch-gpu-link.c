@@ -201,8 +201,8 @@ static int64_t owner_of(const reader *r, int64_t op)
         const call_work *cw = &r->gpu.calls[p];
         if (cw->state == CW_WORK)
             return (int64_t)p;
-        if (cw->state != CW_NONE)
-            return -1;
+        if (cw->state != CW_NONE || cw->status != RT_TC_NONE)
+            return -1; /* a composite, uncovered, or costed at no work */
     }
     return -1;
 }
