@@ -26,8 +26,9 @@
  * level 6, as Python's gzip module); cpu.json, a CPU run's (operators nested three deep, as
  * bench-import-torch writes). Each is imported with the shipped cost model in a child process of
  * its own: its wall time, its CPU time (user and system: what it costs on a loaded machine), MB/s
- * of the trace's text per CPU second and its peak resident memory (ru_maxrss of that child). The last lines are the ratios against the CPU trace, the peer: the device profile (link,
- * split, launch side) and the gzip reading cost what over the path `import torch` already had.
+ * of the trace's text per CPU second and its peak resident memory (ru_maxrss of that child). The
+ * last lines are the ratios against the CPU trace, the peer: the device profile (link, split,
+ * launch side) and the gzip reading cost what over the path `import torch` already had.
  */
 
 static long written;

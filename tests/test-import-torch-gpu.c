@@ -20,12 +20,13 @@
 
 /* One complete event. */
 #define EV(cat, name, pid, tid, ts, dur, args)                                                     \
-    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":" #pid ",\"tid\":" #tid      \
+    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":" #pid ",\"tid\":" #tid       \
     ",\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{" args "}}"
 #define F32(dims, n) "\"Input Dims\":" dims ",\"Input type\":[" n "]"
 
 /* Older Kineto: a launch's External id is its correlation, no operator has it; the operator is
  * the one whose span holds the launch. Times in microseconds. */
+/* clang-format off */
 static const char *const SPAN_TRACE =
     "{\"traceEvents\":["
     /* aten::mm launches a Tensor Core GEMM */
@@ -53,6 +54,7 @@ static const char *const SPAN_TRACE =
     /* no runtime call with its correlation */
     EV("kernel", "orphan", 0, 7, 120, 3, "\"correlation\":99")
     "]}";
+/* clang-format on */
 
 static rt_torch_ops *ops(void)
 {
@@ -135,8 +137,7 @@ static void test_device_profile(void **state)
     assert_null(rt_tags_get(&find(p, "lonely")->tags, "op"));
     assert_int_equal(find(p, "orphan")->bytes.n, 0);
     /* a copy inside the device reads and writes its bytes; aten::copy_'s own work is not added */
-    assert_close(rt_values_get(&find(p, "Memcpy DtoD (Device -> Device)")->bytes, "HBM", 0), 32,
-                 0);
+    assert_close(rt_values_get(&find(p, "Memcpy DtoD (Device -> Device)")->bytes, "HBM", 0), 32, 0);
     assert_true(warned(&w, "1 of 7 GPU events have no runtime call"));
     const char *cov = note(p, "torch_device_coverage");
     assert_non_null(strstr(cov, "myop::unknown (not in the cost model)"));
@@ -182,6 +183,7 @@ static void test_launch_side(void **state)
 static void test_external_id(void **state)
 {
     (void)state;
+    /* clang-format off */
     const char *text =
         "{\"traceEvents\":["
         EV("cpu_op", "aten::add", 1, 1, 0, 30, "\"External id\":7," F32("[[64],[64]]", "\"float\",\"float\"")) ","
@@ -193,6 +195,7 @@ static void test_external_id(void **state)
         EV("kernel", "k_add", 0, 7, 20, 2, "\"External id\":7,\"correlation\":50") ","
         EV("kernel", "k_second", 0, 7, 30, 2, "\"External id\":9,\"correlation\":51")
         "]}";
+    /* clang-format on */
     rt_warnings w = {0};
     rt_torch_options o = {.ops = ops()};
     rt_profile *p = import(text, &o, &w);
@@ -211,6 +214,7 @@ static void test_external_id(void **state)
 static void test_comm_within_host(void **state)
 {
     (void)state;
+    /* clang-format off */
     const char *text =
         "{\"traceEvents\":["
         EV("user_annotation", "step", 1, 1, 0, 50, "") ","
@@ -223,6 +227,7 @@ static void test_comm_within_host(void **state)
         EV("kernel", "k_add", 0, 7, 70, 2, "\"correlation\":2") ","
         EV("kernel", "ncclKernel_AllReduce_RING_LL_Sum_float", 0, 9, 35, 8, "\"correlation\":3")
         "]}";
+    /* clang-format on */
     rt_comm_patterns comm = {0};
     rt_error err;
     assert_int_equal(rt_comm_patterns_load(NULL, &comm, &err), 0);
@@ -251,11 +256,10 @@ static void test_comm_within_host(void **state)
 static void test_device_named(void **state)
 {
     (void)state;
-    const char *fmt =
-        "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":5,\"world_size\":8},"
-        "\"deviceProperties\":[{\"id\":0,\"name\":\"%s\",\"totalGlobalMem\":%s,"
-        "\"computeMajor\":%d,\"computeMinor\":%d,\"warpSize\":%d,\"numSms\":%d}],"
-        "\"traceEvents\":[" EV("kernel", "k", 0, 7, 0, 1, "") "]}";
+    const char *fmt = "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":5,\"world_size\":8},"
+                      "\"deviceProperties\":[{\"id\":0,\"name\":\"%s\",\"totalGlobalMem\":%s,"
+                      "\"computeMajor\":%d,\"computeMinor\":%d,\"warpSize\":%d,\"numSms\":%d}],"
+                      "\"traceEvents\":[" EV("kernel", "k", 0, 7, 0, 1, "") "]}";
     char text[1024];
     snprintf(text, sizeof text, fmt, "AMD Radeon Graphics", "68702699520", 9, 0, 64, 104);
     rt_warnings w = {0};
@@ -357,8 +361,8 @@ static json_t *load_fixture(const char *rel, double *gpu_us)
     json_array_foreach(json_object_get(j, "traceEvents"), i, e)
     {
         const char *cat = json_string_value(json_object_get(e, "cat"));
-        if (cat && (!strcmp(cat, "kernel") || !strcmp(cat, "gpu_memcpy") ||
-                    !strcmp(cat, "gpu_memset")))
+        if (cat &&
+            (!strcmp(cat, "kernel") || !strcmp(cat, "gpu_memcpy") || !strcmp(cat, "gpu_memset")))
             *gpu_us += json_number_value(json_object_get(e, "dur"));
     }
     return j;

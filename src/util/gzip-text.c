@@ -118,8 +118,8 @@ done:
     return rc;
 }
 
-int rt_gunzip_text(const void *z, size_t zn, const char *shown, size_t max, char **buf,
-                   size_t *len, rt_error *err)
+int rt_gunzip_text(const void *z, size_t zn, const char *shown, size_t max, char **buf, size_t *len,
+                   rt_error *err)
 {
     *buf = NULL;
     *len = 0;
@@ -133,8 +133,7 @@ int rt_gunzip_text(const void *z, size_t zn, const char *shown, size_t max, char
         if (kind)
             rt_error_set(err, "cannot read '%s': decompressed, it is %s", shown, kind);
         else
-            rt_error_set(err,
-                         "cannot read '%s': decompressed byte %zu is a NUL: not a text file",
+            rt_error_set(err, "cannot read '%s': decompressed byte %zu is a NUL: not a text file",
                          shown, (size_t)(nul - b));
         free(b);
         return -1;

@@ -18,7 +18,7 @@ bool rt_is_gzip(const void *s, size_t n);
  * not gzip, a NUL byte and a text in another encoding. A UTF-8 byte order mark is dropped.
  * Messages start "cannot read 'SHOWN': ". Caller frees *buf.
  */
-int rt_gunzip_text(const void *z, size_t zn, const char *shown, size_t max, char **buf,
-                   size_t *len, rt_error *err);
+int rt_gunzip_text(const void *z, size_t zn, const char *shown, size_t max, char **buf, size_t *len,
+                   rt_error *err);
 
 #endif

@@ -23,12 +23,10 @@ typedef struct framework_state {
     rt_comm_patterns comm; /* a GPU trace's communication kernels get no operator's work */
 } framework_state;
 
-static const struct option options[] = {{"within", required_argument, NULL, 'w'},
-                                        {"conv-flops", required_argument, NULL, 'c'},
-                                        {"ops", required_argument, NULL, 'O'},
-                                        {"no-cost-model", no_argument, NULL, 'N'},
-                                        {"host", no_argument, NULL, 'H'},
-                                        {0}};
+static const struct option options[] = {
+    {"within", required_argument, NULL, 'w'}, {"conv-flops", required_argument, NULL, 'c'},
+    {"ops", required_argument, NULL, 'O'},    {"no-cost-model", no_argument, NULL, 'N'},
+    {"host", no_argument, NULL, 'H'},         {0}};
 
 static int option(framework_state *s, int c, char *arg)
 {
@@ -49,7 +47,9 @@ static int option(framework_state *s, int c, char *arg)
     case 'H':
         if (!s->torch)
             return cli_usage_error("import", "--%s is for `import torch`",
-                                   c == 'O' ? "ops" : c == 'N' ? "no-cost-model" : "host");
+                                   c == 'O'   ? "ops"
+                                   : c == 'N' ? "no-cost-model"
+                                              : "host");
         if (c == 'O')
             s->ops_file = arg;
         else if (c == 'N')

@@ -52,7 +52,7 @@ typedef struct tc_entry {
     int out[TC_MAX_OUT]; /* input index, or -1: broadcast */
     int reads_all;
     uint32_t reads; /* bit i: input i */
-    int out_esize; /* bytes of an output element; 0: the first tensor input's */
+    int out_esize;  /* bytes of an output element; 0: the first tensor input's */
     /* in a call where it calls a costed operator, the work is the callee's: any (defer_any) or
      * one of these names */
     int defer_any;

@@ -41,8 +41,12 @@ static const json_t *entry_of(const json_t *props, uint32_t d)
 
 static device read_device(const json_t *o)
 {
-    device dv = {json_string_value(json_object_get(o, "name")), num(o, "numSms"),
-                 num(o, "computeMajor"), num(o, "computeMinor"), num(o, "warpSize"), -1};
+    device dv = {json_string_value(json_object_get(o, "name")),
+                 num(o, "numSms"),
+                 num(o, "computeMajor"),
+                 num(o, "computeMinor"),
+                 num(o, "warpSize"),
+                 -1};
     double mem = num(o, "totalGlobalMem");
     dv.gib = mem >= 0 ? mem / (1024.0 * 1024 * 1024) : -1;
     return dv;

@@ -34,9 +34,9 @@ void rt_torch_gpu_add_event(reader *r, double ts, double dur, int64_t corr, doub
     e->device = end != pid && *end == '/' && d >= 0 && d < 1 << 20 ? (uint32_t)d : 0;
     if (kind == GK_MEMCPY) {
         const char *nm = r->names[name];
-        e->copy = strstr(nm, "DtoD") ? GC_DTOD
+        e->copy = strstr(nm, "DtoD")                         ? GC_DTOD
                   : strstr(nm, "HtoD") || strstr(nm, "DtoH") ? GC_HOST
-                                                              : GC_OTHER;
+                                                             : GC_OTHER;
     }
 }
 

@@ -122,11 +122,11 @@ static char *why_none(const reader *r, const gpu_ev *e)
         p = r->parent[p];
     const call_work *cw = &r->gpu.calls[p];
     const kern *k = &r->k[r->evs[p].key];
-    const char *why = cw->state == CW_COMPOSITE            ? "a composite: its callees carry its work"
-                      : cw->status == RT_TC_UNKNOWN        ? "not in the cost model"
-                      : cw->status == RT_TC_INCOMPLETE     ? k->cost.why
-                      : cw->status == RT_TC_COSTED         ? "no work by the cost model"
-                                                           : "a view, allocation or dispatcher";
+    const char *why = cw->state == CW_COMPOSITE        ? "a composite: its callees carry its work"
+                      : cw->status == RT_TC_UNKNOWN    ? "not in the cost model"
+                      : cw->status == RT_TC_INCOMPLETE ? k->cost.why
+                      : cw->status == RT_TC_COSTED     ? "no work by the cost model"
+                                                       : "a view, allocation or dispatcher";
     char *name = op_name(r, r->evs[p].key);
     char *out = rt_asprintf("%s (%s)", name, why);
     free(name);
@@ -152,8 +152,8 @@ static void coverage_notes(const tally *t, size_t n_events, rt_profile *p)
              "device time %s in %zu GPU events: communication %s (%.1f%%); of the other %s, "
              "%.1f%% with FLOPs or bytes from their operators (or a transfer's own bytes), "
              "%.1f%% without%s%s",
-             at, n_events, ct, t->all > 0 ? 100 * t->comm / t->all : 0, rt_,
-             100 * t->work / base, 100 * (rest - t->work) / base, nw ? ": " : "", list);
+             at, n_events, ct, t->all > 0 ? 100 * t->comm / t->all : 0, rt_, 100 * t->work / base,
+             100 * (rest - t->work) / base, nw ? ": " : "", list);
     rt_tags_set(&p->provenance.notes, "torch_device_coverage", buf);
     snprintf(buf, sizeof buf, "%.4f", rest > 0 ? t->work / rest : 0);
     rt_tags_set(&p->provenance.notes, "torch_device_covered_share", buf);
@@ -239,8 +239,8 @@ int rt_torch_gpu_profile(reader *r, rt_profile **out, rt_warnings *w, rt_error *
     size_t kept = build(r, p, &t);
     if (kept == 0) {
         rt_error_set(err, "'%s': no GPU events of device %u%s%s%s", r->origin, r->gpu.device,
-                     r->within ? " launched inside ranges named '" : "",
-                     r->within ? r->within : "", r->within ? "'" : "");
+                     r->within ? " launched inside ranges named '" : "", r->within ? r->within : "",
+                     r->within ? "'" : "");
         rt_torch_shares_release(&t.none);
         rt_profile_free(p);
         return -1;

@@ -70,8 +70,7 @@ int rt_torch_gpu_units_load(gpu_units **out, rt_error *err)
 {
     *out = NULL;
     rt_data_file f;
-    if (rt_data_file_load(&f, NULL, "gpu/math-kernels.json", "rooftime.math-kernels/1", err) !=
-        0)
+    if (rt_data_file_load(&f, NULL, "gpu/math-kernels.json", "rooftime.math-kernels/1", err) != 0)
         return -1;
     rt_json_src src = rt_data_file_src(&f);
     rt_jr r = {src, err};

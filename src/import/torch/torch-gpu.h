@@ -26,19 +26,20 @@ enum { GC_OTHER = 0, GC_DTOD = 1, GC_HOST = 2 };
 typedef struct gpu_ev {
     double ts, end, dur; /* microseconds; dur as the trace wrote it (end - ts rounds) */
     double bytes;        /* args.bytes of a memcpy or memset; < 0: not recorded */
-    int64_t corr;   /* args.correlation; -1: none */
-    uint32_t name;  /* its name: an index of the reader's names */
+    int64_t corr;        /* args.correlation; -1: none */
+    uint32_t name;       /* its name: an index of the reader's names */
     uint32_t device;
     uint8_t kind, copy;
     /* filled by the link: the runtime call (index into rts) and the operator (index into the
      * reader's events) that launched it, and the operator whose work it carries; -1: none */
     int64_t rt, op, owner;
-    double flops, wbytes;  /* the share of the owner's work it carries */
-    const char *unit;      /* FLOPs unit of that share (static) */
-    unsigned char inside;  /* kept: no --within, or launched inside such a range */
+    double flops, wbytes; /* the share of the owner's work it carries */
+    const char *unit;     /* FLOPs unit of that share (static) */
+    unsigned char inside; /* kept: no --within, or launched inside such a range */
 } gpu_ev;
 
-/* One runtime call with a correlation id (cudaLaunchKernel, hipMemcpyAsync, cuLaunchKernelEx ...). */
+/* One runtime call with a correlation id (cudaLaunchKernel, hipMemcpyAsync, cuLaunchKernelEx ...).
+ */
 typedef struct rt_call {
     double ts, end;
     int64_t corr, ext; /* args.correlation, args."External id" (-1: none) */
@@ -76,10 +77,10 @@ typedef struct torch_gpu {
     call_work *calls;                 /* per reader event, filled by rt_torch_apply_costs */
     uint32_t device;                  /* the device the profile is of (most device time) */
     size_t n_devices;
-    size_t n_linked_ext;              /* GPU events linked by the shared External id */
-    struct gpu_units *units;          /* data/gpu/matrix-kernels.json */
-    int *row;                         /* per kernel name: its matrix row, -1 none, -2 not looked */
-    unsigned char *comm;              /* per kernel name: 1 communication, 2 not, 0 not looked */
+    size_t n_linked_ext;     /* GPU events linked by the shared External id */
+    struct gpu_units *units; /* data/gpu/matrix-kernels.json */
+    int *row;                /* per kernel name: its matrix row, -1 none, -2 not looked */
+    unsigned char *comm;     /* per kernel name: 1 communication, 2 not, 0 not looked */
     gpu_timeline tl;
 } torch_gpu;
 

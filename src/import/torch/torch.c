@@ -292,11 +292,10 @@ static int read_trace(reader *r)
                 if (!key)
                     return -1;
                 int is_events = strcmp(json_string_value(key), "traceEvents") == 0;
-                json_t **keep = strcmp(json_string_value(key), "deviceProperties") == 0
-                                    ? &r->gpu.device_props
-                                : strcmp(json_string_value(key), "distributedInfo") == 0
-                                    ? &r->gpu.dist_info
-                                    : NULL;
+                json_t **keep =
+                    strcmp(json_string_value(key), "deviceProperties") == 0  ? &r->gpu.device_props
+                    : strcmp(json_string_value(key), "distributedInfo") == 0 ? &r->gpu.dist_info
+                                                                             : NULL;
                 json_decref(key);
                 skip_ws(r);
                 if (r->pos >= r->len || r->buf[r->pos] != ':')
@@ -489,7 +488,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         }
     }
     rt_profile_finish_spreads(p); /* each kernel's calls: median and quartiles of self time */
-    rt_torch_note_rank(&r, p);      /* distributedInfo: the trace's rank */
+    rt_torch_note_rank(&r, p);    /* distributedInfo: the trace's rank */
     if (r.ops)
         rt_torch_cost_notes(&r, p, w);
     if (o->by_source)
