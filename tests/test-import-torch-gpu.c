@@ -336,6 +336,28 @@ static void test_gzip(void **state)
     free(z);
 }
 
+/* Durations whose sum no profile may hold (6e149 s each): an error naming the trace, no profile. */
+static void test_sum_limits(void **state)
+{
+    (void)state;
+    /* clang-format off */
+    const char *text =
+        "{\"traceEvents\":["
+        EV("kernel", "k1", 0, 7, 0, 6e155, "") ","
+        EV("kernel", "k2", 0, 7, 0, 6e155, "")
+        "]}";
+    /* clang-format on */
+    rt_profile *p = NULL;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    rt_torch_options o = {0};
+    assert_int_equal(rt_import_torch_text_opts(text, strlen(text), "sum.json", &o, &p, &w, &err),
+                     -1);
+    assert_null(p);
+    assert_non_null(strstr(err.msg, "'sum.json': kernel 1 'k2': time"));
+    rt_warnings_release(&w);
+}
+
 /* ---- the shared fixtures: real traces of GPU runs ---- */
 
 /* The fixture decompressed and parsed, and its GPU events' summed duration (us). */
@@ -470,10 +492,11 @@ static void test_fixture_mi250(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_device_profile),    cmocka_unit_test(test_launch_side),
-        cmocka_unit_test(test_external_id),       cmocka_unit_test(test_comm_within_host),
-        cmocka_unit_test(test_device_named),      cmocka_unit_test(test_gzip),
-        cmocka_unit_test(test_fixture_nccl_rank), cmocka_unit_test(test_fixture_mi250),
+        cmocka_unit_test(test_device_profile), cmocka_unit_test(test_launch_side),
+        cmocka_unit_test(test_external_id),    cmocka_unit_test(test_comm_within_host),
+        cmocka_unit_test(test_device_named),   cmocka_unit_test(test_gzip),
+        cmocka_unit_test(test_sum_limits),     cmocka_unit_test(test_fixture_nccl_rank),
+        cmocka_unit_test(test_fixture_mi250),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rt_torch_ops_free(ops());

@@ -270,10 +270,16 @@ int rt_torch_gpu_profile(reader *r, rt_profile **out, rt_warnings *w, rt_error *
     rt_torch_gpu_timeline_notes(r, p);
     if (r->ops)
         rt_tags_set(&p->provenance.notes, "torch_cost_model", rt_torch_ops_label(r->ops));
-    if (rt_torch_device_describe(r, p, w, err) != 0) {
-        rt_profile_free(p);
-        return -1;
+    rt_error perr = {{0}};
+    if (rt_torch_device_describe(r, p, w, err) != 0)
+        goto fail;
+    if (rt_profile_check(p, &perr) != 0) { /* what no profile may hold (sums past the limits) */
+        rt_error_set(err, "'%s': %s", r->origin, perr.msg);
+        goto fail;
     }
     *out = p;
     return 0;
+fail:
+    rt_profile_free(p);
+    return -1;
 }
