@@ -176,6 +176,8 @@ for prec in fp32 bf16; do
     check "$prec: no operator is uncovered but those the model does not list" \
         json "$TMP/$prec.json" 'all("(not in the cost model)" in u or "(a tensor list recorded as []" in u for u in notes.get("torch_uncovered", "").split("; ") if u and not u[0].isdigit())'
     check "$prec: the wall time is recorded" json "$TMP/$prec.json" 'float(notes["command_wall_time"]) > 0 and "profiled steps" in notes["torch_wall_coverage"]'
+    check "$prec: the steps in the window are recorded (--steps 1:3: 2)" json "$TMP/$prec.json" 'notes["steps"] == "2"'
+    check "$prec: the machine it ran on is recorded (CPU and count)" json "$TMP/$prec.json" 'p["source"]["machine"].endswith(("CPU", "CPUs")) and " (" in p["source"]["machine"]'
 done
 check "bf16: bf16 FLOPs" json "$TMP/bf16.json" 'any("bf16" in k.get("flops", {}) for k in ks)'
 check "bf16: autocast's conversions are tagged" json "$TMP/bf16.json" 'any(k.get("tags", {}).get("convert") == "float->c10::BFloat16" for k in ks)'

@@ -12,6 +12,7 @@ check "the exit code is reported" grep -q "exited with code 0" "$TMP/err"
 check "the kept log holds the records" [ "$(grep -c onednn_verbose "$TMP/kept.log")" -eq "$(grep -c onednn_verbose "$LOG")" ]
 check "the profile is tagged" grep -q '"implementation": "pytorch"' "$TMP/p.json"
 check "the profile names the command" grep -q '"command": "cat ' "$TMP/p.json"
+check "the profile names the machine it ran on (this CPU and its count)" grep -qE '"machine": ".* \(.*\), [0-9]+ CPUs?"' "$TMP/p.json"
 
 # A command that prints nothing, one that does not exist, one that fails: clear failures, no file.
 expect 1 "no oneDNN verbose execution records" -- profile -o "$TMP/none.json" -- true

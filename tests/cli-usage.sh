@@ -126,6 +126,13 @@ expect 0 "" -- plot --machine v100 --diff=5 -o "$TMP/d.svg" "$TMP/same.json" "$T
 check "completion lists the commands" grep -q "help machine analyze" "$TMP/comp"
 bash -n "$TMP/comp"
 check "completion script is valid bash" test $? -eq 0
+# options complete from the command's own help: `rooftime diff --ga<TAB>`, `--ju<TAB>`
+mkdir -p "$TMP/compbin"
+ln -sf "$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")" "$TMP/compbin/rooftime"
+got=$(PATH="$TMP/compbin:$PATH" bash -c '. "$1"; for w in --ga --ju --allow; do
+    COMP_WORDS=(rooftime diff "$w"); COMP_CWORD=2; _rooftime; echo "${COMPREPLY[*]}"; done' _ "$TMP/comp")
+check "completion: diff's options from its help ($got)" \
+    test "$got" = "$(printf '%s\n' --gate --junit '--allow-other-machine --allow-suspect-machine')"
 # each option of ncu-metrics is answered in its help, not only named in the usage line
 "$BIN" ncu-metrics --help >"$TMP/help"
 for o in "--arch sm_XX" "--set S" "--metrics FILE"; do

@@ -32,6 +32,23 @@ check() {
     if "$@"; then PASSES=$((PASSES + 1)); else echo "FAIL: $desc"; FAILS=$((FAILS + 1)); fi
 }
 
+# golden_compare NAME EXIT: $TMP/NAME (written by a command that exited EXIT) against
+# $SRC/tests/golden/NAME; ROOFTIME_REGEN=1 rewrites the golden first.
+golden_compare() {
+    local name=$1 rc=$2 g=$SRC/tests/golden/$1
+    check "$name: exit 0" test "$rc" -eq 0
+    if [ "${ROOFTIME_REGEN:-0}" = 1 ]; then
+        cp "$TMP/$name" "$g"
+        echo "regenerated $g"
+    fi
+    if ! diff -u "$g" "$TMP/$name" >"$TMP/golden.diff"; then
+        echo "FAIL: $name differs from $g"; head -30 "$TMP/golden.diff"
+        FAILS=$((FAILS + 1))
+    else
+        PASSES=$((PASSES + 1))
+    fi
+}
+
 finish() {
     echo "$PASSES passed, $FAILS failed"
     [ "$FAILS" -eq 0 ]

@@ -307,6 +307,35 @@ static void test_spreads(void **state)
     rt_profile_free(p);
 }
 
+/* The runner's window names its optimizer steps (args.steps): the profile's note 'steps', read the
+ * same by both parsers (an escape in the name sends the second to jansson); a count that is not a
+ * whole number from 1 up is no count. */
+static void test_window_steps(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"rooftime:window", "rooftime:windo\\u0077"};
+    static const char *const steps[] = {"10", "0", "2.5", "\"3\""};
+    static const char *const want[] = {"10", NULL, NULL, NULL};
+    for (int n = 0; n < 2; n++)
+        for (int i = 0; i < 4; i++) {
+            char text[512];
+            snprintf(text, sizeof text,
+                     "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,"
+                     "\"tid\":1,\"ts\":10,\"dur\":4},\n"
+                     " {\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"%s\",\"pid\":1,"
+                     "\"tid\":0,\"ts\":0,\"dur\":50,\"args\":{\"steps\":%s}}]",
+                     names[n], steps[i]);
+            rt_profile *p = import_text(text, NULL);
+            const char *got = rt_tags_get(&p->provenance.notes, "steps");
+            if (want[i])
+                assert_string_equal(got, want[i]);
+            else
+                assert_null(got);
+            assert_non_null(rt_tags_get(&p->provenance.notes, "torch_window"));
+            rt_profile_free(p);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_recordings),
         cmocka_unit_test(test_two_parsers_agree),
         cmocka_unit_test(test_spreads),
+        cmocka_unit_test(test_window_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

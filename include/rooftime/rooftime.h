@@ -63,6 +63,7 @@
 #include "rooftime/formats/analysis-format.h"
 #include "rooftime/formats/comm-json.h"
 #include "rooftime/formats/diff-format.h"
+#include "rooftime/formats/diff-gate.h"
 #include "rooftime/formats/findings-text.h"
 #include "rooftime/formats/gpu-arch-json.h"
 #include "rooftime/formats/hints-json.h"

@@ -13,11 +13,12 @@ from .core import (Analysis, Chart, Diff, Machine, Profile, analyze, diff, impor
                    import_onednn, import_table, import_torch, load_machine, load_profile, machine,
                    machine_measure)
 from .across import Across, across
+from ._gate import GateRefused
 from . import torch  # noqa: E402  (rooftime.torch.profile)
 from . import gpu  # noqa: E402  (rooftime.gpu.profile)
 
 __version__ = "0.1.0"
 __all__ = ["Error", "Machine", "Profile", "Analysis", "Chart", "machine", "machine_measure",
            "load_machine", "load_profile", "import_ncu", "import_table", "import_torch",
-           "import_onednn", "import_cupti", "analyze", "diff", "Diff", "across", "Across", "torch",
+           "import_onednn", "import_cupti", "analyze", "diff", "Diff", "GateRefused", "across", "Across", "torch",
            "gpu"]

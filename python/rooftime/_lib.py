@@ -8,7 +8,7 @@ import ctypes
 import numbers
 import os
 
-API_VERSION = 4
+API_VERSION = 5
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -70,6 +70,9 @@ def _load():
         "rt_api_analysis_report": (i, [vp, c.POINTER(ReportOpts), cp]),
         "rt_api_analysis_free": (None, [vp]),
         "rt_api_diff": (vp, [vp, vp, vp, cp, cp, cp, cp, sz, cp]),
+        "rt_api_mean_profile": (vp, [c.POINTER(vp), sz]),
+        "rt_api_gate": (vp, [c.POINTER(vp), sz, c.POINTER(vp), sz, vp, cp, cp, cp, cp, sz,
+                             c.POINTER(GateOpts), cp, c.POINTER(i)]),
         "rt_api_across_new": (vp, [c.POINTER(cp), sz, d, sz]),
         "rt_api_across_text": (vp, [vp, cp, sz]),
         "rt_api_across_chart": (i, [vp, vp, cp]),
@@ -108,6 +111,14 @@ class Table(ctypes.Structure):
     """The config or kernel rows of `analyze --format csv` as columns (rt_api_table)."""
     _fields_ = [("n_rows", ctypes.c_size_t), ("n_columns", ctypes.c_size_t),
                 ("columns", ctypes.POINTER(Column))]
+
+
+class GateOpts(ctypes.Structure):
+    """The options of `diff --gate` (rt_api_gate_opts): fractions, launches per step, flags."""
+    _fields_ = [("threshold", ctypes.c_double), ("min_share", ctypes.c_double),
+                ("launches", ctypes.c_double), ("strict", ctypes.c_int),
+                ("other_machine", ctypes.c_int), ("suspect_machine", ctypes.c_int),
+                ("junit", ctypes.c_char_p), ("summary", ctypes.c_char_p)]
 
 
 class PlotOpts(ctypes.Structure):

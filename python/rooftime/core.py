@@ -438,10 +438,23 @@ def analyze(profiles, machine, mode=None, tau=None, reference=None, group_by=Non
 
 class Diff:
     """Two runs kernel by kernel, as `rooftime diff`: .text (the table for people), .csv and
-    .rows (its CSV: every matched kernel, then the total, as a DataFrame or a list of dicts)."""
+    .rows (its CSV: every matched kernel, then the total, as a DataFrame or a list of dicts);
+    .gate(...) judges AFTER against BEFORE as `rooftime diff --gate` (_gate.py)."""
 
-    def __init__(self, text, csv_text):
+    def __init__(self, text, csv_text, runs=None, args=None):
         self.text, self.csv = text, csv_text
+        self._runs, self._args = runs, args  # each side's runs and diff's other arguments
+
+    def gate(self, threshold=5, min_share=1, launches=0.5, strict=False,
+             allow_other_machine=False, allow_suspect_machine=False, junit=None, summary=None):
+        """`rooftime diff --gate`: the failing rows as a DataFrame (a list of dicts without
+        pandas; empty when AFTER is not worse beyond noise) with the command's report in
+        .attrs["text"] and the verdict in .attrs["passed"]; threshold and min_share in percent
+        as the command takes them; junit and summary: files to write. Refused (runs of two
+        machines, a suspect machine file): rooftime.GateRefused."""
+        from . import _gate
+        return _gate.gate(self, threshold, min_share, launches, strict, allow_other_machine,
+                          allow_suspect_machine, junit, summary)
 
     @property
     def rows(self):
@@ -459,11 +472,33 @@ class Diff:
         return self.text
 
 
+def _runs(side):
+    """One side of a diff: a profile or a path, or a list of them (runs of one workload)."""
+    if isinstance(side, (list, tuple)):
+        if not side:
+            raise Error("diff: a side's list of runs is empty")
+        return [p if isinstance(p, Profile) else load_profile(p) for p in side]
+    return [side if isinstance(side, Profile) else load_profile(side)]
+
+
+def _mean(runs):
+    """A side's runs as one profile: the run itself, or their mean (as `diff --gate`'s table)."""
+    if len(runs) == 1:
+        return runs[0]
+    arr = (ctypes.c_void_p * len(runs))(*[p._h for p in runs])
+    h = lib.rt_api_mean_profile(arr, len(runs))
+    if not h:
+        raise fail()
+    return Profile(h, "the mean of %d runs" % len(runs))
+
+
 def diff(before, after, machine=None, mode=None, tau=None, reference=None, by="name", top=30):
-    """`rooftime diff BEFORE AFTER`: profiles (or paths); machine (a Machine, preset or file) for
-    the verdicts; mode (single by default), tau and reference as its options; by "name", "op" or a
-    tag; top rows in the text table."""
-    a, z = (p if isinstance(p, Profile) else load_profile(p) for p in (before, after))
+    """`rooftime diff BEFORE AFTER`: profiles (or paths), or lists of runs of one workload (the
+    table shows each side's mean; .gate() measures the noise between them); machine (a Machine,
+    preset or file) for the verdicts; mode (single by default), tau and reference as its options;
+    by "name", "op" or a tag; top rows in the text table."""
+    runs = (_runs(before), _runs(after))
+    a, z = _mean(runs[0]), _mean(runs[1])
     m = None
     if machine is not None:
         m = machine if isinstance(machine, Machine) else globals()["machine"](machine)
@@ -473,4 +508,4 @@ def diff(before, after, machine=None, mode=None, tau=None, reference=None, by="n
     for fmt in (b"text", b"csv"):
         out.append(take(lib.rt_api_diff(a._h, z._h, m._h if m else None, b(mode), b(tau),
                                         b(reference), b(by), int(top), fmt)))
-    return Diff(*out)
+    return Diff(*out, runs=runs, args=(m, mode, tau, reference, by, int(top)))

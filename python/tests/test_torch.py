@@ -67,6 +67,11 @@ def test_steps_window(rooftime_bin, tmp_path, in_here):
     with rooftime.torch.profile(steps="1:2") as prof:
         torch_script.main()
     assert ops(prof.to_dict()) == ops(json.loads(cli_out.read_text()))
+    # the optimizer steps in the window, for figures per step (diff's gate)
+    assert prof.to_dict()["provenance"]["notes"]["steps"] == "1"
+    assert json.loads(cli_out.read_text())["provenance"]["notes"]["steps"] == "1"
+    # the machine it ran on, as the command records it
+    assert prof.to_dict()["source"]["machine"] == json.loads(cli_out.read_text())["source"]["machine"]
     with rooftime.torch.profile(steps=(0, 3)) as whole:
         torch_script.main()
     assert len(whole.profile) >= len(prof.profile)

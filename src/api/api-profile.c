@@ -13,6 +13,7 @@
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/import/torch-cost.h"
 #include "rooftime/import/torch.h"
+#include "rooftime/probe/cpu-detect.h"
 #include "rooftime/util/strings.h"
 
 /* Tag the communication kernels as the commands do when they load a profile (cli_comm_tag). */
@@ -89,6 +90,7 @@ rt_profile *rt_api_profile_torch_trace(const char *trace, double wall, const cha
     p->identity = id;
     char buf[512];
     rt_profile_note_run(p, command ? command : "python (in process)", wall, buf, sizeof buf);
+    p->machine = rt_cpu_describe();
     return p;
 }
 

@@ -1,4 +1,6 @@
-/* `rooftime completion bash`: a completion script generated from the command table. */
+/* `rooftime completion bash`: a completion script generated from the command table; a word that
+ * starts with '-' completes from the long options of the command's own help (`rooftime help
+ * COMMAND`), so a new option (`diff --gate`, `--junit` ...) completes without a line here. */
 #include <string.h>
 
 #include "commands.h"
@@ -15,6 +17,11 @@ int cmd_completion(int argc, char **argv)
     for (size_t i = 0; i < rt_n_commands; i++)
         printf("%s%s", i ? " " : "", rt_commands[i]->name);
     printf("\" -- \"$cur\"))\n"
+           "    elif [[ $cur == -* ]]; then\n"
+           "        local opts\n"
+           "        opts=$(rooftime help \"${COMP_WORDS[1]}\" 2>/dev/null |\n"
+           "               grep -o -- '--[a-z][a-z0-9-]*' | sort -u)\n"
+           "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
            "    else\n"
            "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
            "    fi\n"

@@ -21,18 +21,120 @@
 #include "rooftime/util/name-index.h"
 #include "rooftime/util/strings.h"
 
+/* The gate's options (`diff --gate`). */
+enum {
+    OPT_GATE = 0x1100,
+    OPT_THRESHOLD,
+    OPT_MIN_SHARE,
+    OPT_LAUNCHES,
+    OPT_STRICT,
+    OPT_OTHER_MACHINE,
+    OPT_SUSPECT_MACHINE,
+    OPT_JUNIT,
+    OPT_SUMMARY,
+};
+
+/* A percentage, "5" or "5%", into a fraction in (0, 10]; -1 when it is not one. */
+static int parse_pct(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || (*end && strcmp(end, "%") != 0) || !(v > 0) || v > 1000)
+        return -1;
+    *out = v / 100;
+    return 0;
+}
+
+/* One of the gate's options into go; the name of the first one given (for "is for --gate"). */
+static int gate_option(cli_diff_gate_opts *go, int c, const char *arg, const char **first,
+                       int *gate)
+{
+    const char *name = NULL;
+    double v;
+    switch (c) {
+    case OPT_GATE:
+        *gate = 1;
+        return 0;
+    case OPT_THRESHOLD:
+        name = "--threshold";
+        if (parse_pct(arg, &go->gate.threshold) != 0)
+            return cli_usage_error("diff",
+                                   "--threshold: expected a percentage above 0 (5 or 5%%), "
+                                   "got '%s'",
+                                   arg);
+        break;
+    case OPT_MIN_SHARE:
+        name = "--min-share";
+        if (strcmp(arg, "0") == 0)
+            go->gate.min_share = 0;
+        else if (parse_pct(arg, &go->gate.min_share) != 0 || go->gate.min_share > 1)
+            return cli_usage_error("diff",
+                                   "--min-share: expected a percentage from 0 to 100, "
+                                   "got '%s'",
+                                   arg);
+        break;
+    case OPT_LAUNCHES:
+        name = "--launches";
+        if (!rt_parse_double(arg, &v) || !(v >= 0) || v > 1e15)
+            return cli_usage_error("diff",
+                                   "--launches: expected a number of launches >= 0, "
+                                   "got '%s'",
+                                   arg);
+        go->gate.launches = v;
+        break;
+    case OPT_STRICT:
+        name = "--strict";
+        go->gate.strict = true;
+        break;
+    case OPT_OTHER_MACHINE:
+        name = "--allow-other-machine";
+        go->gate.other_machine = true;
+        break;
+    case OPT_SUSPECT_MACHINE:
+        name = "--allow-suspect-machine";
+        go->gate.suspect_machine = true;
+        break;
+    case OPT_JUNIT:
+    case OPT_SUMMARY:
+        name = c == OPT_JUNIT ? "--junit" : "--summary";
+        if (!*arg)
+            return cli_usage_error("diff", "%s: the output path is empty", name);
+        *(c == OPT_JUNIT ? &go->junit : &go->summary) = arg;
+        break;
+    default:
+        return -1;
+    }
+    if (!*first)
+        *first = name;
+    return 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
-    static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
-                                         {"mode", required_argument, NULL, 'M'},
-                                         {"by", required_argument, NULL, 'b'},
-                                         {"top", required_argument, NULL, 'n'},
-                                         {"format", required_argument, NULL, 'f'},
-                                         CLI_ANALYSIS_LONG_OPTS,
-                                         {0}};
+    static const struct option opts[] = {
+        {"machine", required_argument, NULL, 'm'},
+        {"mode", required_argument, NULL, 'M'},
+        {"by", required_argument, NULL, 'b'},
+        {"top", required_argument, NULL, 'n'},
+        {"format", required_argument, NULL, 'f'},
+        {"gate", no_argument, NULL, OPT_GATE},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"min-share", required_argument, NULL, OPT_MIN_SHARE},
+        {"launches", required_argument, NULL, OPT_LAUNCHES},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"allow-other-machine", no_argument, NULL, OPT_OTHER_MACHINE},
+        {"allow-suspect-machine", no_argument, NULL, OPT_SUSPECT_MACHINE},
+        {"junit", required_argument, NULL, OPT_JUNIT},
+        {"summary", required_argument, NULL, OPT_SUMMARY},
+        CLI_ANALYSIS_LONG_OPTS,
+        {0}};
     /* machine, mode, reference and tau as analyze takes them, and applies them */
     cli_analysis_opts in = {0};
-    const char *by = "name", *format = "text";
+    const char *by = "name", *format = "text", *gate_only = NULL;
+    cli_diff_gate_opts go = {.gate = {.threshold = RT_GATE_DEFAULT_THRESHOLD,
+                                      .min_share = RT_GATE_DEFAULT_MIN_SHARE,
+                                      .launches = RT_GATE_DEFAULT_LAUNCHES}};
+    int gate = 0, g;
     rt_mode mode = RT_MODE_SINGLE;
     long top = 30;
     int c;
@@ -42,6 +144,11 @@ int cmd_diff(int argc, char **argv)
         char *end;
         if (cli_analysis_option(&in, c, optarg))
             continue;
+        if ((g = gate_option(&go, c, optarg, &gate_only, &gate)) >= 0) {
+            if (g != 0)
+                return g;
+            continue;
+        }
         switch (c) {
         case 'b':
             by = optarg;
@@ -66,8 +173,21 @@ int cmd_diff(int argc, char **argv)
         return cli_usage_error("diff", "%s", err.msg);
     if (!in.machine && (in.reference || in.tau))
         return cli_usage_error("diff", "--reference and --tau need a machine (-m)");
+    if (gate_only && !gate)
+        return cli_usage_error("diff", "%s is for --gate", gate_only);
+    if (gate && strcmp(format, "text") != 0)
+        return cli_usage_error("diff", "--gate prints its report as text; --junit and --summary "
+                                       "write it for CI systems");
     if (argc - optind != 2)
         return cli_usage_error("diff", "expected two profiles, BEFORE and AFTER");
+    if (gate) {
+        go.mode = mode;
+        go.by = by;
+        go.top = (size_t)top;
+        int rc = cli_diff_gate(&go, &in, argv[optind], argv[optind + 1]);
+        cli_analysis_release(&in);
+        return rc;
+    }
     rt_profile *p[2] = {NULL, NULL};
     rt_machine *m = NULL;
     int rc = RT_EXIT_FAIL;
@@ -107,6 +227,10 @@ const rt_command rt_cmd_diff = {
     "diff", cmd_diff, "compare two runs kernel by kernel: time, FLOPs, bytes, AI and verdict",
     "rooftime diff [-m MACHINE [--mode single|hier] [--reference U[/L]] [--tau NAME|TIME]]\n"
     "              [--by name|op|TAG] [--top N] [--format text|csv] BEFORE.json AFTER.json\n"
+    "rooftime diff --gate [--threshold PCT] [--min-share PCT] [--launches N] [--strict]\n"
+    "              [--allow-other-machine] [--allow-suspect-machine] [--junit FILE]\n"
+    "              [--summary FILE] [-m MACHINE ...] [--by ...] [--top N]\n"
+    "              BEFORE.json[,RUN.json...] AFTER.json[,RUN.json...]\n"
     "\n"
     "Matches the kernels of two profiles and prints, per kernel and in total, the time, FLOPs,\n"
     "bytes (the first memory level recorded) and arithmetic intensity before and after, and with\n"
@@ -116,13 +240,33 @@ const rt_command rt_cmd_diff = {
     "      --reference U[/L]  reference unit and level (default: chosen from both runs as\n"
     "                         `analyze` chooses it: the highest-peak unit the kernels use)\n"
     "      --tau NAME|TIME    launch overhead, as `analyze`\n"
-    "      --by KEY           match by name (name and tags but 'caller' and 'onednn', the\n"
-    "                         default), op (the name up to\n"
-    "                         its first blank: an operator whatever its shapes), or a tag\n"
+    "      --by KEY           match by name (the default: the name and the tags that describe\n"
+    "                         the work; the source line, caller and launch ids are shown, not\n"
+    "                         matched), op (the name up to its first blank: an operator\n"
+    "                         whatever its shapes), or a tag\n"
     "      --top N            the N largest changes, the rest summed in one row (default 30;\n"
     "                         CSV lists every row)\n"
     "      --format text|csv  a table for people (default) or CSV\n"
-    "Kernels only in one run show '-' on the other side. See docs/import-frameworks.md."};
+    "Kernels only in one run show '-' on the other side. See docs/import-frameworks.md.\n"
+    "\n"
+    "--gate judges AFTER against BEFORE for CI: exit 1 when AFTER is worse beyond noise (or the\n"
+    "gate refused), 0 otherwise; the failing rows first, one line each, then the table, then\n"
+    "the verdict. Each side is a profile or a comma list of runs of one workload (their noise\n"
+    "between runs is measured then). It fails on the total, a config (kernels of one set of\n"
+    "work tags) or a kernel slower by more than the threshold beyond both sides' quartile bands;\n"
+    "with -m, a kernel's efficiency against its roof on that one machine file falling as far;\n"
+    "and launches per step (notes.steps; per run without) rising by more than N.\n"
+    "      --threshold PCT    how much worse beyond noise fails (default 5)\n"
+    "      --min-share PCT    kernels and configs judged alone from this share of the time\n"
+    "                         (default 1; the total always)\n"
+    "      --launches N       more launches per step than this more fails (default 0.5: any)\n"
+    "      --strict           a change past the threshold whose spread is unknown fails\n"
+    "                         (default: it is listed as unjudged)\n"
+    "      --allow-other-machine    judge runs of two machines (refused by default)\n"
+    "      --allow-suspect-machine  judge with a machine file `machine check` fails\n"
+    "      --junit FILE       write JUnit XML (a test case per check)\n"
+    "      --summary FILE     write a Markdown summary\n"
+    "See docs/ci-gate.md."};
 
 /* `plot --diff`: two profiles into two whose kernels are the top kernels by change in time,
  * matched by `by` as `diff --by` matches them, each tagged kernel=KEY and run=1-before or 2-after,

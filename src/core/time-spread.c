@@ -216,3 +216,71 @@ void rt_noise_ratio_text(char *buf, size_t n, double ratio, int digits, const rt
     else
         snprintf(buf, n, "x%.*f (%s)", digits, ratio, note);
 }
+
+void rt_time_band_add(rt_time_band *b, double time, double invocations, const rt_time_spread *s,
+                      double resolution)
+{
+    if (!(time > 0))
+        return;
+    b->time += time;
+    if (rt_time_spread_known(s) && invocations > 0) {
+        b->lo += invocations * fmax(0, s->q1 - resolution);
+        b->hi += invocations * (s->q3 + resolution);
+        b->time_known += time;
+    } else {
+        b->lo += time;
+        b->hi += time;
+    }
+}
+
+bool rt_time_band_known(const rt_time_band *b)
+{
+    return b->time > 0 && b->time_known >= RT_NOISE_MIN_COVER * b->time;
+}
+
+void rt_time_band_over_runs(const rt_time_band *runs, size_t n, rt_time_band *out)
+{
+    memset(out, 0, sizeof *out);
+    double *v = rt_xmalloc(2 * n * sizeof *v), *lo = v, *hi = v + n, share = 1;
+    for (size_t i = 0; i < n; i++) {
+        lo[i] = runs[i].lo;
+        hi[i] = runs[i].hi;
+        out->time += runs[i].time / (double)n;
+        double k = runs[i].time > 0 ? runs[i].time_known / runs[i].time : 0;
+        share = k < share ? k : share;
+    }
+    qsort(lo, n, sizeof *lo, cmp_double);
+    qsort(hi, n, sizeof *hi, cmp_double);
+    out->lo = quantile_sorted(lo, n, 0.25);
+    out->hi = quantile_sorted(hi, n, 0.75);
+    out->time_known = share * out->time;
+    free(v);
+}
+
+rt_ratio_noise rt_time_band_compare(const rt_time_band *before, const rt_time_band *after,
+                                    double threshold, double *margin)
+{
+    double m = before->hi > 0 ? after->lo / before->hi : NAN;
+    if (margin)
+        *margin = m;
+    if (!rt_time_band_known(before) || !rt_time_band_known(after) || isnan(m))
+        return RT_RATIO_SPREAD_UNKNOWN;
+    return m > 1 + threshold ? RT_RATIO_BEYOND_NOISE : RT_RATIO_WITHIN_NOISE;
+}
+
+double rt_time_spread_tick(const rt_time_spread *const *s, size_t n)
+{
+    size_t known = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!rt_time_spread_known(s[i]))
+            continue;
+        known++;
+        const double v[3] = {s[i]->q1, s[i]->median, s[i]->q3};
+        for (int j = 0; j < 3; j++) {
+            double q = v[j] * 4e6; /* quarter microseconds */
+            if (fabs(q - nearbyint(q)) > 1e-6 * fmax(1, fabs(q)))
+                return 0;
+        }
+    }
+    return known ? 1e-6 : 0;
+}

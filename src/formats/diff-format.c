@@ -12,28 +12,53 @@
 #include "rooftime/util/name-index.h"
 #include "rooftime/util/strings.h"
 
-/* The key a kernel is matched by: its name and tags, its operator (the name up to the first
- * blank), or one tag's value. */
-static char *key_of(const rt_kernel *k, const char *by)
+bool rt_diff_tag_locates(const char *key)
+{
+    /* where a kernel was called or which launch it was, never what it computes: the user's source
+     * line (`profile --torch`), the operator that called a oneDNN kernel and the implementation
+     * beside an operator (the join of `profile --torch --onednn-output`), and the ids and call
+     * times of one launch kept as its own kernel (ncu and CUPTI per launch) */
+    static const char *const locating[] = {
+        "source", "caller", "onednn", "process",        "launch",
+        "range",  "stream", "graph",  "launch_call_us",
+    };
+    for (size_t i = 0; i < sizeof locating / sizeof *locating; i++)
+        if (strcmp(key, locating[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The name a kernel is matched by, a new string. The hook for the one GPU name normaliser
+ * (branch ncu2025's rt_kernel_name_key, core/kernel-name-key.h: ncu's shortened demangling and
+ * __cxa_demangle's of one kernel to one key; for GPU kernels only, as it drops qualifiers and
+ * blanks an operator's name and shapes keep): until it lands, the name as its importer wrote it
+ * (demangled where the tool demangled it). */
+static char *identity_name(const rt_kernel *k)
+{
+    return rt_strdup(k->name);
+}
+
+char *rt_diff_key(const rt_kernel *k, const char *by)
 {
     if (!by || strcmp(by, "name") == 0) {
-        /* the tags that say what a kernel is; 'caller' and 'onednn' only annotate it (the join
-         * of `profile --torch --onednn-output`) */
-        size_t n = strlen(k->name) + 3;
+        /* the name and the tags that say what work a kernel does */
+        char *name = identity_name(k);
+        size_t n = strlen(name) + 3;
         for (size_t i = 0; i < k->tags.n; i++)
             n += strlen(k->tags.v[i].key) + strlen(k->tags.v[i].value) + 2;
         char *s = rt_xmalloc(n), *p = s;
-        p += sprintf(p, "%s", k->name);
+        p += sprintf(p, "%s", name);
         int any = 0;
         for (size_t i = 0; i < k->tags.n; i++) {
             const char *t = k->tags.v[i].key;
-            if (strcmp(t, "caller") == 0 || strcmp(t, "onednn") == 0)
+            if (rt_diff_tag_locates(t))
                 continue;
             p += sprintf(p, "%s%s=%s", any ? "," : " {", t, k->tags.v[i].value);
             any = 1;
         }
         if (any)
             strcpy(p, "}");
+        free(name);
         return s;
     }
     if (strcmp(by, "op") == 0) {
@@ -44,11 +69,29 @@ static char *key_of(const rt_kernel *k, const char *by)
     return rt_strdup(v ? v : "(none)");
 }
 
+/* Note where a kernel of row r's side was called, once per source. */
+static void add_where(rt_diff_row *r, int side, const char *src)
+{
+    char **w = &r->where[side];
+    if (*w) {
+        /* among the listed ones ("; " between them) */
+        size_t n = strlen(src);
+        for (const char *p = *w; p; p = strstr(p, "; "), p = p ? p + 2 : NULL)
+            if (strncmp(p, src, n) == 0 && (p[n] == '\0' || (p[n] == ';' && p[n + 1] == ' ')))
+                return;
+    }
+    if (r->n_where[side]++ >= RT_DIFF_MAX_WHERE)
+        return;
+    char *s = *w ? rt_asprintf("%s; %s", *w, src) : rt_strdup(src);
+    free(*w);
+    *w = s;
+}
+
 static void add(rt_diff *t, const rt_profile *p, int side, const char *by)
 {
     for (size_t i = 0; i < p->n_kernels; i++) {
         const rt_kernel *k = &p->kernels[i];
-        char *key = key_of(k, by);
+        char *key = rt_diff_key(k, by);
         size_t at = rt_name_index_get(&t->ix, key, strlen(key));
         if (at == (size_t)-1) {
             if (t->n == t->cap) {
@@ -66,6 +109,11 @@ static void add(rt_diff *t, const rt_profile *p, int side, const char *by)
         free(key);
         rt_kernel_accumulate(&t->r[at].k[side], k);
         t->r[at].seen[side] = 1;
+        const char *src = rt_tags_get(&k->tags, "source");
+        if (src) {
+            add_where(&t->r[at], side, src);
+            t->any_where = 1;
+        }
     }
 }
 
@@ -144,7 +192,50 @@ static int row_cmp(const void *a_, const void *b_)
     return strcmp(a->key, b->key);
 }
 
-static void print_row(FILE *o, const char *name, const side *b, const side *a, int csv)
+/* A side's sources for the text table: the first, and how many more ("-" for none). */
+static void where_first(char *buf, size_t n, const char *list, size_t count)
+{
+    if (!list) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    const char *sep = strstr(list, "; ");
+    int len = sep ? (int)(sep - list) : (int)strlen(list);
+    if (count > 1)
+        snprintf(buf, n, "%.*s (+%zu)", len, list, count - 1);
+    else
+        snprintf(buf, n, "%.*s", len, list);
+}
+
+/* The source column of the text table: where the kernel was called, "before -> after" when that
+ * moved; NULL r: an empty cell (the rest and total rows). */
+static void where_cell(char *buf, size_t n, const rt_diff_row *r)
+{
+    buf[0] = '\0';
+    if (!r)
+        return;
+    char w[2][160];
+    for (int s = 0; s < 2; s++)
+        where_first(w[s], sizeof w[s], r->where[s], r->n_where[s]);
+    if (!r->seen[0] || strcmp(w[0], w[1]) == 0)
+        snprintf(buf, n, "%s", w[1]);
+    else if (!r->seen[1])
+        snprintf(buf, n, "%s", w[0]);
+    else
+        snprintf(buf, n, "%s -> %s", w[0], w[1]);
+}
+
+static void csv_text(FILE *o, const char *s)
+{
+    fputc('"', o);
+    for (const char *p = s; *p; p++)
+        fputs(*p == '"' ? "\"\"" : (char[2]){*p, 0}, o);
+    fputc('"', o);
+}
+
+/* One row; where: the table has a source column (r: this row's, NULL for rest and total). */
+static void print_row(FILE *o, const char *name, const side *b, const side *a, int csv, int where,
+                      const rt_diff_row *r)
 {
     char c[10][48];
     cell(c[0], 48, b->t, "s");
@@ -161,15 +252,24 @@ static void print_row(FILE *o, const char *name, const side *b, const side *a, i
     cell(c[7], 48, b->ai, "AI");
     cell(c[8], 48, a->ai, "AI");
     if (csv) {
-        fputc('"', o);
-        for (const char *p = name; *p; p++)
-            fputs(*p == '"' ? "\"\"" : (char[2]){*p, 0}, o);
-        fprintf(o, "\",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%s\n", b->t, a->t, b->w, a->w,
-                b->q, a->q, b->ai, a->ai, b->verdict, a->verdict);
+        csv_text(o, name);
+        fprintf(o, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%s", b->t, a->t, b->w, a->w, b->q,
+                a->q, b->ai, a->ai, b->verdict, a->verdict);
+        for (int s = 0; s < 2 && where; s++) {
+            fputc(',', o);
+            if (r && r->where[s])
+                csv_text(o, r->where[s]);
+        }
+        fputc('\n', o);
         return;
     }
-    fprintf(o, "%-48.48s %10s %10s %11s  %10s %10s  %10s %10s  %7s %7s  %-16s %-16s\n", name, c[0],
+    char wc[400];
+    where_cell(wc, sizeof wc, r);
+    fprintf(o, "%-48.48s %10s %10s %11s  %10s %10s  %10s %10s  %7s %7s  %-16s %-16s", name, c[0],
             c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], b->verdict, a->verdict);
+    if (where && wc[0])
+        fprintf(o, "  %s", wc);
+    fputc('\n', o);
 }
 
 void rt_diff_build(rt_diff *d, const rt_profile *before, const rt_profile *after, const char *by)
@@ -184,6 +284,8 @@ void rt_diff_release(rt_diff *d)
 {
     for (size_t i = 0; i < d->n; i++) {
         free(d->r[i].key);
+        free(d->r[i].where[0]);
+        free(d->r[i].where[1]);
         rt_kernel_release(&d->r[i].k[0]);
         rt_kernel_release(&d->r[i].k[1]);
     }
@@ -202,13 +304,18 @@ int rt_diff_write(const rt_diff *d, const rt_profile *const ps[2], const rt_diff
     rt_verdict_ctx ctx[2] = {{0}, {0}};
     for (int s = 0; s < 2 && m; s++)
         ctx[s] = ctx_of(m, opts->mode, ps[s]);
+    /* where kernels were called: shown, not matched, when a profile records it */
+    int where = d->any_where && strcmp(by, "name") == 0;
     if (csv)
-        fprintf(o, "kernel,time_before_s,time_after_s,flops_before,flops_after,bytes_before,"
-                   "bytes_after,ai_before,ai_after,verdict_before,verdict_after\n");
+        fprintf(o,
+                "kernel,time_before_s,time_after_s,flops_before,flops_after,bytes_before,"
+                "bytes_after,ai_before,ai_after,verdict_before,verdict_after%s\n",
+                where ? ",source_before,source_after" : "");
     else
-        fprintf(o, "%-48s %10s %10s %11s  %10s %10s  %10s %10s  %7s %7s  %-16s %-16s\n",
+        fprintf(o, "%-48s %10s %10s %11s  %10s %10s  %10s %10s  %7s %7s  %-16s %-16s%s\n",
                 by && strcmp(by, "name") != 0 ? by : "kernel", "time", "after", "change", "FLOPs",
-                "after", "bytes", "after", "AI", "after", "verdict", "after");
+                "after", "bytes", "after", "AI", "after", "verdict", "after",
+                where ? "  source" : "");
     rt_kernel tot[2], rest[2];
     int any_rest = 0;
     for (int s = 0; s < 2; s++) {
@@ -233,7 +340,7 @@ int rt_diff_write(const rt_diff *d, const rt_profile *const ps[2], const rt_diff
         side b, a;
         figures(&r->k[0], r->seen[0], m, &ctx[0], &b);
         figures(&r->k[1], r->seen[1], m, &ctx[1], &a);
-        print_row(o, r->key, &b, &a, csv);
+        print_row(o, r->key, &b, &a, csv, where, r);
     }
     side b, a;
     if (any_rest) {
@@ -241,11 +348,11 @@ int rt_diff_write(const rt_diff *d, const rt_profile *const ps[2], const rt_diff
         snprintf(label, sizeof label, "(%zu more)", d->n - top);
         figures(&rest[0], 1, NULL, NULL, &b);
         figures(&rest[1], 1, NULL, NULL, &a);
-        print_row(o, label, &b, &a, 0);
+        print_row(o, label, &b, &a, 0, where, NULL);
     }
     figures(&tot[0], 1, m, &ctx[0], &b);
     figures(&tot[1], 1, m, &ctx[1], &a);
-    print_row(o, "total", &b, &a, csv);
+    print_row(o, "total", &b, &a, csv, where, NULL);
     if (!csv) {
         fprintf(o, "%zu matched by %s; %zu only before, %zu only after%s\n",
                 d->n - only[0] - only[1], by, only[0], only[1],

@@ -195,3 +195,14 @@ char *rt_cpu_flags_string(const rt_cpu_info *info)
             len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "," : "", f[i].name);
     return rt_strdup(buf);
 }
+
+char *rt_cpu_describe(void)
+{
+    rt_cpu_info info;
+    rt_cpu_detect(&info);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (info.family > 0)
+        return rt_asprintf("%s (%s family %d model %d), %ld CPU%s", info.model, info.vendor,
+                           info.family, info.model_id, n, n == 1 ? "" : "s");
+    return rt_asprintf("%s, %ld CPU%s", info.model, n, n == 1 ? "" : "s");
+}

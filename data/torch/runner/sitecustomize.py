@@ -613,8 +613,9 @@ def _write(path, events, positions, steps, t_start, within=None):
                     "name": name, "pid": pid, "tid": tid, "ts": start, "dur": end - start,
                     "args": args})
     if lo is not None:
+        # the optimizer steps inside it, for per-step figures (`diff --gate`: launches per step)
         out.append({"ph": "X", "cat": "user_annotation", "name": "rooftime:window", "pid": pid,
-                    "tid": 0, "ts": lo, "dur": hi - lo, "args": {}})
+                    "tid": 0, "ts": lo, "dur": hi - lo, "args": {"steps": steps[1] - steps[0]}})
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.write(json.dumps({"schemaVersion": 1, "displayTimeUnit": "ms",

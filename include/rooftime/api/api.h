@@ -15,8 +15,8 @@
 /* Bumped when a signature below changes or a function is added; the Python package checks it on
  * load (2: rt_api_import_opts, rt_api_import_options, rt_api_machine_measure_opts; 3:
  * rt_api_analysis_table, rt_api_table_free; 4: rt_api_analysis_table's RT_API_OPT_TEXT columns,
- * tag.<key>, which a package of 3 would misread). */
-#define RT_API_VERSION 4
+ * tag.<key>, which a package of 3 would misread; 5: rt_api_mean_profile, rt_api_gate). */
+#define RT_API_VERSION 5
 RT_API int rt_api_version(void);
 
 /*
@@ -167,6 +167,25 @@ RT_API void rt_api_analysis_free(rt_api_analysis *a);
 RT_API char *rt_api_diff(const rt_profile *before, const rt_profile *after, const rt_machine *m,
                          const char *mode, const char *tau, const char *reference, const char *by,
                          size_t top, const char *format);
+/* The mean of several runs of one workload as one profile (`diff --gate`'s table of a side):
+ * each kernel's time, invocations, FLOPs and bytes over the runs divided by n. */
+RT_API rt_profile *rt_api_mean_profile(const rt_profile *const *runs, size_t n);
+/* The options of `diff --gate`: threshold, min_share (fractions) and launches; a negative value
+ * takes the default (5%, 1%, 0.5); the flags as --strict, --allow-other-machine,
+ * --allow-suspect-machine; junit and summary files to write (NULL: none). */
+typedef struct rt_api_gate_opts {
+    double threshold, min_share, launches;
+    int strict, other_machine, suspect_machine;
+    const char *junit, *summary;
+} rt_api_gate_opts;
+/* The gate of `rooftime diff --gate` on the runs before[0..nb) and after[0..na), the other
+ * arguments as rt_api_diff's: format "text" (what the command prints) or "csv" (every row:
+ * state, check, subject, name, source, before, after, ratio, margin, line); *status (may be
+ * NULL) gets 0 pass, 1 fail, 2 refused. NULL with the error set. The profiles are not changed. */
+RT_API char *rt_api_gate(const rt_profile *const *before, size_t nb, const rt_profile *const *after,
+                         size_t na, const rt_machine *m, const char *mode, const char *tau,
+                         const char *reference, const char *by, size_t top,
+                         const rt_api_gate_opts *o, const char *format, int *status);
 
 /* ---- across ranks (api-across.c) ---- */
 /* `analyze --across rank` over profile files (one per rank, folded one at a time); straggler and

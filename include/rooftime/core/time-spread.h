@@ -88,6 +88,37 @@ rt_ratio_noise rt_noise_compare(const rt_noise *a, const rt_noise *b, double rat
  * unknown"; returns how the ratio compares. */
 rt_ratio_noise rt_noise_note(char *buf, size_t n, const rt_noise *a, const rt_noise *b,
                              double ratio);
+/* A sum of kernels' time as a band of its noise, for comparing runs (`diff --gate`): a kernel with
+ * a known spread counts invocations x its first quartile at the low end and x its third quartile
+ * at the high end, one without counts its time at both. Zero-initialize, then add each kernel. */
+typedef struct rt_time_band {
+    double time;       /* the kernels' time, seconds */
+    double lo, hi;     /* the band's ends, seconds */
+    double time_known; /* of the time, in kernels with a known spread */
+} rt_time_band;
+
+/* resolution: the tick of the times (seconds; 0 when unknown): each end of a known spread's band
+ * widens by one tick per invocation, a quartile being no finer than the clock that read it. */
+void rt_time_band_add(rt_time_band *b, double time, double invocations, const rt_time_spread *s,
+                      double resolution);
+/* The tick of a set of spreads' times: 1 us when every quartile and median of the known ones is
+ * a whole number of quarter microseconds (times read to the microsecond, as PyTorch's trace
+ * writes them, interpolated at quarters), else 0 (finer, or unknown). */
+double rt_time_spread_tick(const rt_time_spread *const *s, size_t n);
+/* Known: at least RT_NOISE_MIN_COVER of its time has a known spread. */
+bool rt_time_band_known(const rt_time_band *b);
+/* Several runs of one workload as one band: from the first quartile of the runs' low ends to the
+ * third quartile of their high ends (interpolated as rt_time_spread_of; one run: its own band),
+ * the noise between runs beside the noise within each; time is their mean, time_known the least
+ * share known among them times that mean. n >= 1. */
+void rt_time_band_over_runs(const rt_time_band *runs, size_t n, rt_time_band *out);
+
+/* How after's band stands against before's: after slower beyond noise when its low end lies above
+ * before's high end by more than the threshold (a fraction); *margin (may be NULL) gets
+ * after.lo / before.hi. RT_RATIO_SPREAD_UNKNOWN when either band is not known. */
+rt_ratio_noise rt_time_band_compare(const rt_time_band *before, const rt_time_band *after,
+                                    double threshold, double *margin);
+
 /* The ratio for a sentence: "x76.53 (IQR ±4%)", "within noise (IQR ±12%)", "x76.53 (from 3
  * invocations, spread unknown)". digits: decimals of the number. */
 void rt_noise_ratio_text(char *buf, size_t n, double ratio, int digits, const rt_noise *a,

@@ -51,4 +51,9 @@ int rt_cpu_request_amx(rt_error *err);
 /* Comma-separated names of the true flags ("sse2,avx2,fma,..."); caller frees. */
 char *rt_cpu_flags_string(const rt_cpu_info *info);
 
+/* This machine as a profile names the machine it ran on: "AMD EPYC (AuthenticAMD family 25
+ * model 17), 2 CPUs" (brand, vendor, family and model from CPUID, the CPUs online); caller frees.
+ */
+char *rt_cpu_describe(void);
+
 #endif

@@ -15,6 +15,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/import/torch.h"
+#include "rooftime/probe/cpu-detect.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
@@ -124,6 +125,7 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
     cli_print_warnings(&warnings, 20, NULL);
     char buf[512];
     rt_profile_note_run(p, command, wall, buf, sizeof buf);
+    p->machine = rt_cpu_describe(); /* the machine it ran on: this one */
     if (onednn_out) {
         /* the oneDNN reader's own warnings: the trace's are printed already */
         rt_warnings_release(&warnings);
@@ -135,6 +137,7 @@ int cli_profile_torch(const char *output, const rt_tags *tags, const char *steps
         }
         free(dp->command);
         dp->command = rt_strdup_utf8(command);
+        dp->machine = rt_cpu_describe();
         cli_print_warnings(&warnings, 20, NULL);
         rt_torch_join_onednn(p, dp);
     }

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/onednn.h"
+#include "rooftime/probe/cpu-detect.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/line-reader.h"
 #include "rooftime/util/spawn.h"
@@ -217,6 +218,7 @@ static int profile_onednn(const profile_opts *o, char **cmd, int n_cmd)
     cli_print_warnings(&warnings, 20, NULL);
     free(p->command);
     p->command = rt_strdup_utf8(command);
+    p->machine = rt_cpu_describe(); /* the machine it ran on: this one */
     free(command);
     if (cli_save_profile(p, &o->tags, o->output) != 0)
         goto out;

@@ -98,6 +98,10 @@ void rt_torch_event_from_json(const json_t *j, evf *f)
         f->flops = json_number_value(v);
     }
     rt_torch_event_ids_from_json(args, f);
+    if ((v = json_object_get(args, "steps")) && json_is_number(v)) {
+        f->steps_ok = 1;
+        f->steps = json_number_value(v);
+    }
     size_t i;
     const json_t *t;
     json_array_foreach(json_object_get(args, "Input type"), i, t)
@@ -349,6 +353,10 @@ static int args_member(void *ctx_, const char *k, size_t kl, const char *v, cons
         c->f->flops_ok = *v == '-' || (*v >= '0' && *v <= '9');
         if (c->f->flops_ok)
             c->f->flops = strtod(v, NULL);
+    } else if (key_is(k, kl, "steps")) {
+        c->f->steps_ok = *v >= '0' && *v <= '9';
+        if (c->f->steps_ok)
+            c->f->steps = strtod(v, NULL);
     } else if (key_is(k, kl, "Input type") && *v == '[') {
         if (plain_text(v, ve) != 0)
             return -1;

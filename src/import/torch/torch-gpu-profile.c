@@ -268,6 +268,7 @@ int rt_torch_gpu_profile(reader *r, rt_profile **out, rt_warnings *w, rt_error *
     rt_torch_shares_release(&t.none);
     link_notes(r, p, kept, w);
     rt_torch_gpu_timeline_notes(r, p);
+    rt_torch_window_notes(r, p); /* profile --torch --steps: the window the GPU ran in */
     if (r->ops)
         rt_tags_set(&p->provenance.notes, "torch_cost_model", rt_torch_ops_label(r->ops));
     rt_error perr = {{0}};

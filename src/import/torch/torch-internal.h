@@ -19,11 +19,12 @@
 typedef struct evf {
     int is_object;
     const char *ph, *cat, *name;
-    int ts_ok, dur_ok, flops_ok;
+    int ts_ok, dur_ok, flops_ok, steps_ok;
     double ts, dur, flops;
     int corr_ok, ext_ok, bytes_ok; /* args.correlation, args."External id", args.bytes */
     int64_t corr, ext;
     double bytes;
+    double steps;     /* args.steps: the optimizer steps inside the runner's rooftime:window */
     char thread[256]; /* pid and tid as written ("1/1", "\"CPU functions\"/1") */
     char *dims;       /* compact "Input Dims", heap, or NULL */
     char *types;      /* compact "Input type", heap, or NULL */
@@ -108,6 +109,7 @@ typedef struct reader {
     char *scratch; /* room for the strings of one event (fast path): the input's size */
     const rt_torch_options *opt;
     double window_us;        /* the longest "rooftime:window" event (the runner's --steps) */
+    double window_steps;     /* the optimizer steps it holds (args.steps); 0: unknown */
     const rt_torch_ops *ops; /* the cost model, or NULL */
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
@@ -135,6 +137,10 @@ void rt_torch_warn_legacy(const reader *r, rt_warnings *w);
 void rt_torch_source_notes(const reader *r, rt_profile *p);
 /* The notes of the cost model and its coverage into the profile's provenance. */
 void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
+
+/* The runner's --steps window (its length, notes.torch_window, and its optimizer steps,
+ * notes.steps) into the profile's notes, when the trace has one. */
+void rt_torch_window_notes(const reader *r, rt_profile *p);
 
 /* ---- torch-aggregate.c ---- */
 

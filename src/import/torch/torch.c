@@ -139,8 +139,13 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
         f->dur >= 0) /* the launch of a GPU event: its link to the operator (torch-gpu-link.c) */
         rt_torch_gpu_add_call(r, f->ts, f->dur, f->corr, f->ext_ok ? f->ext : -1,
                               intern_thread(r, f->thread));
-    if (name && strcmp(name, "rooftime:window") == 0 && f->dur_ok && f->dur > r->window_us)
+    if (name && strcmp(name, "rooftime:window") == 0 && f->dur_ok && f->dur > r->window_us) {
         r->window_us = f->dur; /* the runner's --steps window */
+        /* and how many optimizer steps it holds: a whole number from 1 up, else unknown */
+        int whole =
+            f->steps_ok && f->steps >= 1 && f->steps <= 1e9 && f->steps == (double)(long)f->steps;
+        r->window_steps = whole ? f->steps : 0;
+    }
     int within = r->within && name && strcmp(name, r->within) == 0;
     int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
     if (kind < 0)
@@ -364,6 +369,19 @@ static void reader_release(reader *r)
     rt_name_index_release(&r->threads);
 }
 
+void rt_torch_window_notes(const reader *r, rt_profile *p)
+{
+    if (!(r->window_us > 0))
+        return;
+    char win[64];
+    snprintf(win, sizeof win, "%.6f", r->window_us * 1e-6);
+    rt_tags_set(&p->provenance.notes, "torch_window", win);
+    if (r->window_steps > 0) {
+        snprintf(win, sizeof win, "%.0f", r->window_steps);
+        rt_tags_set(&p->provenance.notes, "steps", win);
+    }
+}
+
 int rt_import_torch_text(const char *text, size_t len, const char *origin, const char *within,
                          rt_profile **out, rt_warnings *w, rt_error *err)
 {
@@ -494,9 +512,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
     if (o->by_source)
         rt_torch_source_notes(&r, p);
     if (r.window_us > 0) {
-        char win[64];
-        snprintf(win, sizeof win, "%.6f", r.window_us * 1e-6);
-        rt_tags_set(&p->provenance.notes, "torch_window", win);
+        rt_torch_window_notes(&r, p);
     } else if (rt_torch_legacy_export(&r)) {
         if (!r.ops) /* with the cost model, its notes say it */
             rt_torch_warn_legacy(&r, w);
