@@ -15,6 +15,7 @@ WGMMA_BOUND = 0.9  # of the dense rate at the SM clock measured during the run
 HBM_BOUND = 0.05
 CNN_FLOPS_BOUND = 0.02
 CNN_KERNELS = 5
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def load(path):
@@ -116,6 +117,20 @@ def base_name(n):
     return n.split("(")[0].strip()
 
 
+def kernel_name_key():
+    """rooftime's one key for the printings of a kernel's name (core/kernel-name-key.c: the
+    collector's __cxa_demangle text, ncu's own shortened one, the mangled name), through this
+    checkout's Python package and the librooftime.so that $ROOFTIME_LIB names. (function, None), or
+    (None, why) when the package does not load: names are then matched whole, else by the name up
+    to its parameter list."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    try:
+        import rooftime
+        return rooftime.kernel_name_key, None
+    except Exception as e:  # no librooftime.so ($ROOFTIME_LIB), or another build's
+        return None, "%s: %s" % (type(e).__name__, e)
+
+
 def hbm_vs_ncu(ev, checks):
     coll = kernels_by_name(load(os.path.join(ev, "selfcheck", "probe.json")))
     for mode in ("base", "none"):
@@ -162,16 +177,21 @@ def cnn(ev, checks):
                    "collector profile %s, ncu profile %s" % ("present" if coll else "missing",
                                                              "present" if ncu else "missing"))
         return
+    # A kernel by its whole name (ncu run with --print-kernel-base mangled: `import ncu` demangles
+    # as the collector does), else by rooftime's name key (ncu's own shortened names).
+    key, why = kernel_name_key()
     nb = {}
     for n, k in ncu.items():
-        nb.setdefault(base_name(n), k)
+        nb.setdefault(key(n) if key else base_name(n), k)
     top = sorted(coll.items(), key=lambda kv: -kv[1]["time"])[:CNN_KERNELS]
     for name, k in top:
-        other = ncu.get(name) or nb.get(base_name(name))
+        other = ncu.get(name) or nb.get(key(name) if key else base_name(name))
         short = base_name(name)[:70]
         if not other:
             checks.add("CNN %s: in ncu's profile" % short, None, None, False,
-                       "no kernel of that name in ncu-cnn.json")
+                       "no kernel of that name in ncu-cnn.json" + (
+                           "" if key else " (matched by the name up to its parameters: rooftime's "
+                           "name key did not load, %s)" % why))
             continue
         for q in sorted(set(k["flops"]) | set(other["flops"])):
             a, b = k["flops"].get(q, 0.0), other["flops"].get(q, 0.0)

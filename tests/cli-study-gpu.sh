@@ -171,6 +171,7 @@ PY
 #!/usr/bin/env python3
 import json, sys
 a = sys.argv
+assert a[a.index("--print-units") + 1] == "base" and a[a.index("--print-kernel-base") + 1] == "mangled", a
 metrics = a[a.index("--metrics") + 1].split(",")
 plan = json.load(open(a[a.index("--plan") + 1]))
 assert len(plan["points"]) == 1 and plan["passes"] == ["forward"], plan

@@ -15,7 +15,7 @@ if [ -n "$FIX" ] && [ -d "$G" ]; then
     check "import: the warning says why" grep -q "the trace names no GPU (no deviceProperties" "$TMP/err"
     expect 0 "" -- analyze -m a100 --top 0 "$TMP/rank0.json"
     check "analyze: device time" grep -q "^times: device time" "$TMP/out"
-    check "analyze: the run's tau" grep -q "launch overhead paid 7 µs per launch on average" "$TMP/out"
+    check "analyze: the run's tau" grep -q "the overhead box at the tau of each implementation, 7 µs per launch on average" "$TMP/out"
     check "analyze: the device coverage" \
         grep -q "^coverage: profile 1: device time 607.8 ms in 1204 GPU events: communication 396.2 ms (65.2%); of the other 211.6 ms, 48.5% with FLOPs or bytes" "$TMP/out"
     check "analyze: how much of the step the GPU was busy, its launch-bound idle time" \

@@ -34,7 +34,7 @@ static void test_bad_arguments_fail_with_a_message(void **state)
     rt_api_option bad[][1] = {{{"within", "x"}}, {{"per-launch", "1"}},    {{"arch", NULL}},
                               {{NULL, "x"}},     {{"tensor-factor", "0"}}, {{"tag", "=v"}}};
     const char *const msgs[] = {"import ncu: unknown option 'within' (it takes metrics, "
-                                "tensor-factor, arch, allow-missing, per-launch, tag)",
+                                "tensor-factor, arch, recipe, allow-missing, per-launch, tag)",
                                 "import ncu: --per-launch takes no value, not '1'",
                                 "import ncu: --arch needs a value",
                                 "import ncu: unknown option '(none)'",

@@ -12,6 +12,7 @@ static void test_shipped_files_load(void **state)
     (void)state;
     static const char *const files[][2] = {
         {"ncu/metrics.json", "rooftime.ncu-metrics/1"},
+        {"ncu/units.json", "rooftime.ncu-units/1"},
         {"onednn/cost.json", "rooftime.onednn-cost/1"},
         {"torch/ops.json", "rooftime.torch-ops/1"},
         {"torch/hints.json", "rooftime.hints/1"},

@@ -161,6 +161,15 @@ def load_profile(path):
     return Profile(h, os.fsdecode(path))
 
 
+def kernel_name_key(name):
+    """The key a kernel's name shares with its other printings: the CUPTI collector's (libstdc++'s
+    __cxa_demangle), Nsight Compute's own shortened one (namespaces dropped, parameters as T2, T13)
+    and the mangled name; the library's (core/kernel-name-key.c), for matching kernels of one run
+    across tools. Kernels that differ only in their parameter types share a key: compare whole
+    names first."""
+    return take(lib.rt_api_kernel_name_key(b(name)))
+
+
 def _paths(paths):
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
@@ -231,6 +240,7 @@ def _import(kind, paths, **options):
 def import_ncu(paths, **options):
     """Nsight Compute `ncu --csv` outputs (one or several metric sets of the same run), as
     `rooftime import ncu`; options: metrics (a file), tensor_factor, arch ("sm_80"),
+    recipe ("nsight", the default, or "paper": the seed authors' half-precision FLOPs),
     allow_missing, per_launch, tag ({key: value} or ["key=value"])."""
     return _import("ncu", paths, **options)
 

@@ -60,6 +60,20 @@ def test_ncu_metrics_file_and_allow_missing(deepcam, repo, rooftime_bin, tmp_pat
         rooftime.import_ncu(deepcam, metrics=tmp_path / "nothing.json")
 
 
+def test_ncu_recipe(deepcam, rooftime_bin, tmp_path):
+    """recipe= is --recipe: the seed authors' half-precision FLOPs, named in the profile."""
+    cli = imported(rooftime_bin, tmp_path, "ncu", deepcam, ["--recipe", "paper"])
+    d = same(rooftime.import_ncu(deepcam, recipe="paper"), cli)
+    assert d["provenance"]["notes"]["recipe"] == "paper"
+    assert d["provenance"]["formulas"]["flops.fp16"].startswith(
+        "sm__sass_thread_inst_executed_op_hadd_pred_on.sum + ")
+    nsight = rooftime.import_ncu(deepcam).to_dict()["provenance"]
+    assert nsight["notes"]["recipe"] == "nsight"
+    assert "4 * sm__sass_thread_inst_executed_op_hfma_pred_on.sum" in nsight["formulas"]["flops.fp16"]
+    with pytest.raises(rooftime.Error, match="no recipe 'nosuch'.*nsight, paper"):
+        rooftime.import_ncu(deepcam, recipe="nosuch")
+
+
 def test_torch_within_ops_and_no_cost_model(repo, rooftime_bin, tmp_path):
     src = os.path.join(repo, LSTM)
     for args, kw in ((["--within", "rooftime:measured"], {"within": "rooftime:measured"}),
@@ -245,7 +259,7 @@ def test_the_c_api_checks_names_and_values_itself():
     import ctypes
     path = (ctypes.c_char_p * 1)(b"x.csv")
     for opts, msg in (([(b"within", b"x")], "import ncu: unknown option 'within' (it takes "
-                       "metrics, tensor-factor, arch, allow-missing, per-launch, tag)"),
+                       "metrics, tensor-factor, arch, recipe, allow-missing, per-launch, tag)"),
                       ([(b"per-launch", b"1")], "--per-launch takes no value, not '1'"),
                       ([(b"arch", None)], "--arch needs a value")):
         arr = (Option * 1)(*[Option(n, v) for n, v in opts])

@@ -25,7 +25,7 @@
 /* Each importer's options, the long names of `rooftime import KIND --help`: "name" a flag,
  * "name=" one value (the last given wins, as on the command line), "name=*" repeatable. */
 static const char *const kinds[][2] = {
-    {"ncu", "metrics=\ntensor-factor=\narch=\nallow-missing\nper-launch\ntag=*\n"},
+    {"ncu", "metrics=\ntensor-factor=\narch=\nrecipe=\nallow-missing\nper-launch\ntag=*\n"},
     {"table", "ai-file=\nmap=*\nno-defaults\nname-column=*\ntime=\ntag=*\n"},
     {"onednn", "conv-flops=\ntag=*\n"},
     {"torch", "within=\nconv-flops=\nops=\nno-cost-model\nhost\ntag=*\n"},
@@ -96,6 +96,8 @@ static int apply(import_state *s, const char *name, const char *v)
             return -1;
         }
         s->ncu.arch = v;
+    } else if (strcmp(name, "recipe") == 0) {
+        s->ncu.recipe = v; /* checked against the mapping's recipes when it is loaded */
     } else if (strcmp(name, "allow-missing") == 0) {
         s->ncu.allow_missing = true;
     } else if (strcmp(name, "per-launch") == 0) {

@@ -9,6 +9,7 @@
 #include "rooftime/core/comm.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
@@ -70,9 +71,8 @@ static void communication(const rt_machine *m, const rt_kernel *k, rt_verdict *v
 static void warn_above_one(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_verdict *v,
                            const char *what, rt_warnings *w)
 {
-    char tau[64];
-    snprintf(tau, sizeof tau, "%s%s%.3g µs", ctx->tau_name ? ctx->tau_name : "tau",
-             ctx->tau_name ? " " : " = ", ctx->tau * 1e6);
+    char tau[96];
+    rt_verdict_paid_text(ctx, v, tau, sizeof tau);
     /* Device time inside the overhead box: the box classifies, the roof bounds, so the roof is
      * what the kernel beat; its label then names that roof. */
     rt_bound b = rt_verdict_binding(v);
@@ -90,7 +90,7 @@ static void warn_above_one(const rt_machine *m, const rt_verdict_ctx *ctx, const
             snprintf(roof, sizeof roof, "roof");
         label = roof;
     }
-    if (v->t_bound == v->t_oh && v->t_oh > v->t_roof) {
+    if (v->t_bound == v->t_paid && v->t_paid > v->t_roof) {
         rt_warnings_add(w,
                         "%s: efficiency %.3g is above 1: it took less than its %.0f calls x %s of "
                         "launch overhead (%s): that tau is too large for these calls",
@@ -135,7 +135,10 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
 
 rt_bound rt_verdict_binding(const rt_verdict *v)
 {
-    /* wall time: n tau above the roof is the bound; device time: the roof always is */
+    /* wall time: what the calls pay, above the roof, is the bound; device time: the roof always
+     * is */
+    if (v->bound != RT_BOUND_COMMUNICATION && v->t_paid > v->t_roof && v->t_bound == v->t_paid)
+        return RT_BOUND_OVERHEAD;
     if (v->bound != RT_BOUND_OVERHEAD || !(v->t_oh > v->t_roof) || v->t_bound != v->t_roof)
         return v->bound;
     return v->bound_level >= 0 && v->t_bw_max > v->t_compute ? RT_BOUND_BANDWIDTH
@@ -262,8 +265,10 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
     v->t_oh = v->n * ctx->tau;
     v->t_roof = fmax(v->t_compute, v->t_bw_max);
     /* Device time holds no launch cost: the overhead bound classifies (the overhead box) but caps
-     * nothing. Wall time per call holds it: n tau is a floor under the time. */
-    v->t_bound = device ? v->t_roof : fmax(v->t_roof, v->t_oh);
+     * nothing. Wall time per call holds what its calls pay on their path: a floor under the time
+     * (n tau, unless the kernel names its own). */
+    rt_verdict_paid(ctx, device, v);
+    v->t_bound = device ? v->t_roof : fmax(v->t_roof, v->t_paid);
     if ((v->evidence == RT_EVIDENCE_NONE || no_ceiling) && !rt_kernel_is_communication(k)) {
         v->t_bound = v->t_roof = 0;
         if (v->time > 0 || v->n > 0) {

@@ -12,6 +12,7 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/machine-sanity.h"
 #include "rooftime/core/model.h"
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-columns.h"
 #include "rooftime/formats/analysis-format.h"
@@ -50,23 +51,36 @@ static void write_time_line(const rt_analysis *a, FILE *fp)
         "of unknown kind, read as wall time (n x tau is a floor under them)",
         "device time (launches outside it: the overhead bound classifies, caps nothing)",
         "wall time per call (n x tau is a floor under them)"};
+    /* where kernels name the overhead their own calls pay, that is the floor, tau the box */
+    static const char *const what_paid[] = {
+        "of unknown kind, read as wall time (n x the overhead paid is a floor under them)",
+        "device time (launches outside it: the overhead bound classifies, caps nothing)",
+        "wall time per call (n x the overhead paid is a floor under them)"};
     const char *sep = " ";
     for (int k = 0; k < 3; k++)
         if (seen[k]) {
-            fprintf(fp, "%s%s", sep, what[k]);
+            fprintf(fp, "%s%s", sep, a->own_paths ? what_paid[k] : what[k]);
             sep = "; ";
         }
     char t[32];
     rt_fmt_seconds(t, sizeof t, a->tau_mean);
-    if (fabs(a->tau_mean - a->machine->tau) > 1e-12 * a->machine->tau)
+    if (a->own_paths)
+        fprintf(fp,
+                "; the overhead box at the tau of each implementation, %s per launch on "
+                "average; each row names the overhead its calls pay",
+                t);
+    else if (fabs(a->tau_mean - a->machine->tau) > 1e-12 * a->machine->tau)
         fprintf(fp, "; launch overhead paid %s per launch on average", t);
     fputc('\n', fp);
 }
 
-static void print_header(FILE *fp, const char *what)
+static void print_header(FILE *fp, const rt_analysis *a, const char *what)
 {
-    fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-18s %6s %10s  %s\n", "#", "time", "share",
-            "launches", "GFLOP", "AI", "bound", "eff", "recover", what);
+    fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-18s %6s %10s  ", "#", "time", "share", "launches",
+            "GFLOP", "AI", "bound", "eff", "recover");
+    if (a->own_paths) /* the overhead each row's calls pay, where kernels name their own */
+        fprintf(fp, "%-*s  ", RT_TEXT_PAID_WIDTH, "overhead paid");
+    fprintf(fp, "%s\n", what);
 }
 
 int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
@@ -113,7 +127,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     write_time_line(a, fp);
 
     fprintf(fp, "\nconfigs by time\n");
-    print_header(fp, "config");
+    print_header(fp, a, "config");
     size_t *ci = rt_analysis_configs_by_time(a);
     rt_text_rows(fp, a, ci, a->n_configs, false);
     free(ci);
@@ -123,7 +137,7 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     if (shown < a->n_items)
         fprintf(fp, " (top %zu of %zu)", shown, a->n_items);
     fprintf(fp, "\n");
-    print_header(fp, "kernel");
+    print_header(fp, a, "kernel");
     size_t *ii = rt_analysis_items_by_time(a);
     rt_text_rows(fp, a, ii, shown, true);
     free(ii);
@@ -283,6 +297,11 @@ static void verdict_emit(rt_jw *w, const rt_analysis *a, const rt_verdict *v)
     rt_jw_member_real(w, "t_compute", v->t_compute);
     rt_jw_member_real(w, "t_bandwidth", v->t_bw_max);
     rt_jw_member_real(w, "t_overhead", v->t_oh);
+    if (a->own_paths) { /* the overhead its calls pay, where kernels name their own */
+        char paid[96];
+        rt_jw_member_string(w, "overhead_paid", rt_verdict_paid_label(v, paid, sizeof paid));
+        rt_jw_member_real(w, "t_overhead_paid", v->t_paid);
+    }
     rt_jw_member_real(w, "t_bound", v->t_bound);
     rt_jw_member_string(w, "bound", v->bound_label);
     rt_jw_member_real(w, "efficiency", v->efficiency);

@@ -166,10 +166,21 @@ static int spread(fr *f, rt_kernel *k)
     return 0;
 }
 
+/* "overhead_threads": a whole number of threads, at most RT_OVERHEAD_MAX_THREADS. */
+static int threads(fr *f, int *out)
+{
+    double d;
+    if (number_min0(f, &d) != 0 || d != floor(d) || d > RT_OVERHEAD_MAX_THREADS)
+        return GIVE_UP;
+    *out = (int)d;
+    return 0;
+}
+
 static int kernel(fr *f, rt_profile *p)
 {
-    static const char *const key[] = {"name",  "invocations", "time",        "flops",
-                                      "bytes", "tags",        "time_spread", NULL};
+    static const char *const key[] = {
+        "name",     "invocations",      "time", "flops", "bytes", "tags", "time_spread",
+        "overhead", "overhead_threads", NULL};
     if (!eat(f, '{'))
         return GIVE_UP;
     rt_kernel *k = rt_profile_add_kernel(p, "");
@@ -187,7 +198,9 @@ static int kernel(fr *f, rt_profile *p)
                  : i == 3 ? values(f, &k->flops)
                  : i == 4 ? values(f, &k->bytes)
                  : i == 5 ? tags(f, &k->tags)
-                          : spread(f, k);
+                 : i == 6 ? spread(f, k)
+                 : i == 7 ? string_to(f, &k->overhead)
+                          : threads(f, &k->overhead_threads);
         if (rc != 0)
             return GIVE_UP;
         if (i == 0) { /* valid UTF-8 (see string()): copied as it is */
@@ -198,7 +211,9 @@ static int kernel(fr *f, rt_profile *p)
             memcpy(k->name, f->str[1], f->len[1] + 1);
         }
     }
-    return m == 0 && (seen & 7) == 7 ? 0 : GIVE_UP;
+    /* an empty overhead, or threads without one: the full reader names the field */
+    bool bad_overhead = (k->overhead && !*k->overhead) || (!k->overhead && k->overhead_threads);
+    return m == 0 && (seen & 7) == 7 && !bad_overhead ? 0 : GIVE_UP;
 }
 
 static int source(fr *f, rt_profile *p)

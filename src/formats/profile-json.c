@@ -133,6 +133,34 @@ static int read_spread(rt_jr *r, const json_t *j, const char *path, rt_kernel *k
     return 0;
 }
 
+/* "overhead": the overhead its calls pay (a machine overhead's name or "none"), "overhead_threads":
+ * a whole number of threads, only beside a name; absent: the profile's. */
+static int read_overhead(rt_jr *r, const json_t *j, const char *path, rt_kernel *k)
+{
+    char *name = NULL;
+    double threads = 0;
+    if (rt_jr_string(r, j, path, "overhead", false, &name) != 0 ||
+        rt_jr_number(r, j, path, "overhead_threads", false, 0, &threads) != 0) {
+        free(name);
+        return -1;
+    }
+    const char *why = NULL, *key = "overhead";
+    if (name && !*name)
+        why = "is empty: name one of the machine's overheads, or 'none'";
+    else if (threads != floor(threads) || threads > RT_OVERHEAD_MAX_THREADS)
+        why = "is not a whole number of threads from 0 to 65536", key = "overhead_threads";
+    else if (!name && threads > 0)
+        why = "needs an overhead beside it", key = "overhead_threads";
+    if (why) {
+        rt_jr_fail(r, path, key, "kernel '%.80s': %s %s", k->name, key, why);
+        free(name);
+        return -1;
+    }
+    k->overhead = name;
+    k->overhead_threads = (int)threads;
+    return 0;
+}
+
 static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
 {
     char path[64];
@@ -153,7 +181,7 @@ static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
         rt_jr_number(r, j, path, "time", true, 0, &k->time) != 0 ||
         read_values(r, j, path, "flops", &k->flops) != 0 ||
         read_values(r, j, path, "bytes", &k->bytes) != 0 || read_tags(r, j, path, &k->tags) != 0 ||
-        read_spread(r, j, path, k) != 0)
+        read_spread(r, j, path, k) != 0 || read_overhead(r, j, path, k) != 0)
         return -1;
     return 0;
 }
@@ -314,6 +342,13 @@ static void kernel_emit(void *ctx, size_t i, rt_jw *w)
         rt_jw_member_real(w, "q1", k->spread.q1);
         rt_jw_member_real(w, "q3", k->spread.q3);
         rt_jw_close(w);
+    }
+    if (k->overhead) {
+        rt_jw_member_string(w, "overhead", k->overhead);
+        if (k->overhead_threads > 0) {
+            rt_jw_key(w, "overhead_threads");
+            rt_jw_num(w, k->overhead_threads);
+        }
     }
     values_emit(w, "flops", &k->flops);
     values_emit(w, "bytes", &k->bytes);

@@ -103,7 +103,8 @@ static int lstm_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
                          .unit = "fp32",
                          .flops = 0,
                          .dram_bytes = d->zero_bytes,
-                         .l1_bytes = -1};
+                         .l1_bytes = -1,
+                         .overhead = RT_OVERHEAD_NONE}; /* memsets, no primitive */
     rt_timer_start(t);
     zero_mem(d->prim[T_DW_LAYER]);
     zero_mem(d->prim[T_DW_ITER]);

@@ -174,11 +174,14 @@ int rt_dnnl_reorder_run(rt_dnnl_reorder *r, dnnl_stream_t strm, rt_study_timer *
 int rt_dnnl_exec(dnnl_primitive_t p, dnnl_stream_t strm, int nargs, const dnnl_exec_arg_t *args,
                  rt_study_timer *t, const rt_kernel_cost *cost, rt_error *err)
 {
+    rt_kernel_cost c = *cost; /* each call one execute and wait: what onednn_primitive times */
+    if (!c.overhead)
+        c.overhead = RT_OVERHEAD_ONEDNN;
     rt_timer_start(t);
     dnnl_status_t st = dnnl_primitive_execute(p, strm, nargs, args);
     if (st == dnnl_success)
         st = dnnl_stream_wait(strm);
-    rt_timer_stop(t, cost);
+    rt_timer_stop(t, &c);
     if (st != dnnl_success) {
         rt_error_set(err, "onednn: %s failed: %s", cost->name, rt_dnnl_status(st));
         return -1;

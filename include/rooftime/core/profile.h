@@ -31,6 +31,12 @@ typedef struct rt_kernel {
     /* Per-invocation times not yet turned into spread (rt_profile_finish_spreads); NULL when none.
      * Owned; bounded in size (core/time-spread.h). */
     rt_time_samples *samples;
+    /* The launch overhead each of its calls pays on its path, where that is not the profile's
+     * (docs/model.md, "The overhead a kernel's calls pay"): one of the machine's overheads by name,
+     * at overhead_threads threads (0: the one of that name with the most), or RT_OVERHEAD_NONE
+     * (nothing measurable: a plain single-threaded call); NULL: the profile's. Owned. */
+    char *overhead;
+    int overhead_threads;
 } rt_kernel;
 
 void rt_kernel_init(rt_kernel *k, const char *name);
@@ -38,8 +44,13 @@ void rt_kernel_release(rt_kernel *k);
 /* Add b's invocations, time, FLOPs and bytes into a (tags untouched), and its spread where that
  * stays exact: into an empty a, b's spread or samples are copied; samples on both sides merge;
  * otherwise (a settled spread on either side, or samples on one only) a's spread becomes unknown,
- * since quartiles of two sets do not give the quartiles of their union. */
+ * since quartiles of two sets do not give the quartiles of their union. An empty a takes b's
+ * overhead; calls that pay different overheads pay RT_OVERHEAD_NONE together (no one overhead
+ * bounds them all). */
 void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b);
+/* Set the overhead k's calls pay (name copied; NULL: the profile's; threads 0: the machine's
+ * overhead of that name with the most threads). */
+void rt_kernel_set_overhead(rt_kernel *k, const char *name, int threads);
 /* Record one invocation's time (seconds) among k's samples; rt_profile_finish_spreads turns the
  * samples into k->spread. */
 void rt_kernel_add_sample(rt_kernel *k, double seconds);
@@ -83,6 +94,11 @@ int rt_time_kind_parse(const char *s, rt_time_kind *out, rt_error *err);
 /* A GPU kernel's launch latency as a PyTorch trace measured it in the run itself (import torch:
  * the profile's notes.overhead_seconds; no machine file measures it) */
 #define RT_OVERHEAD_TORCH_GPU "torch_gpu_launch"
+/* A kernel's calls pay nothing rooftime measures (rt_kernel.overhead): no parallel region, no
+ * dispatch, no primitive execute inside its time. */
+#define RT_OVERHEAD_NONE "none"
+/* The most threads a kernel's overhead names (rt_kernel.overhead_threads). */
+#define RT_OVERHEAD_MAX_THREADS 65536
 
 typedef struct rt_profile {
     char *tool; /* profiler or generator: "ncu", "onednn-verbose", "rooftime-study" ... */
@@ -115,6 +131,9 @@ typedef struct rt_profile {
 
 rt_profile *rt_profile_new(void);
 void rt_profile_free(rt_profile *p);
+/* Every kernel of p pays the overhead name (NULL: the machine's tau), the paper's one tau per
+ * implementation: the profile's overhead set, each kernel's own cleared (what --tau does). */
+void rt_profile_set_overhead(rt_profile *p, const char *name);
 /* Append a zeroed kernel with this name; the pointer is valid until the next add. */
 rt_kernel *rt_profile_add_kernel(rt_profile *p, const char *name);
 /* Find a kernel with this name and these tags (the last one added, when several match), or add

@@ -11,6 +11,7 @@
 #include "cli-study-gpu.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
 #include "rooftime/study/study-gpu-crosscheck.h"
@@ -75,8 +76,13 @@ static void crosscheck_plan(const cli_gpu_study *g, const char *ncu, const char 
         rt_warnings_add(&r->crosscheck, "%s: %s", p->name, err.msg);
         goto out;
     }
+    /* exact values (no display scaling) and the collector's names (mangled: import demangles) */
     char *argv[] = {(char *)ncu,
                     "--csv",
+                    "--print-units",
+                    "base",
+                    "--print-kernel-base",
+                    "mangled",
                     "--target-processes",
                     "all",
                     "--metrics",

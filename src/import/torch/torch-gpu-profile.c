@@ -84,6 +84,8 @@ static void add_rows(reader *r, rt_profile *p, row_key *keys, size_t n)
         rt_kernel *kk = rt_profile_find_or_add(p, r->names[keys[i].name], &tags);
         if (kk->tags.n == 0)
             rt_tags_copy(&kk->tags, &tags);
+        if (!kk->overhead) /* a duration on the device leaves out the launch (docs/model.md) */
+            rt_kernel_set_overhead(kk, RT_OVERHEAD_NONE, 0);
         rt_tags_release(&tags);
         for (size_t m = i; m < j; m++) {
             const gpu_ev *e = &r->gpu.ev[keys[m].i];

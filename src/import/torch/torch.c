@@ -382,6 +382,16 @@ void rt_torch_window_notes(const reader *r, rt_profile *p)
     }
 }
 
+/* What a call's recorded time holds of an overhead rooftime measures: nothing. An operator's
+ * range opens inside the dispatcher, after the Python binding that framework_dispatch times
+ * (torch.add in a Python loop), and its self time leaves out its children; a GPU kernel's duration
+ * leaves out its launch. The profile keeps framework_dispatch as its tau, the overhead box's. */
+static void kernel_overhead(rt_kernel *k)
+{
+    if (!k->overhead)
+        rt_kernel_set_overhead(k, RT_OVERHEAD_NONE, 0);
+}
+
 int rt_import_torch_text(const char *text, size_t len, const char *origin, const char *within,
                          rt_profile **out, rt_warnings *w, rt_error *err)
 {
@@ -445,8 +455,8 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         rt_tags_set(&p->provenance.notes, "torch_gpu_left_out", left);
     }
     p->tool = rt_strdup("pytorch-profiler");
-    p->time_kind = RT_TIME_WALL; /* self time of each call, dispatch included */
-    p->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK);
+    p->time_kind = RT_TIME_WALL;                    /* self time of each call, dispatch included */
+    p->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK); /* the overhead box's, the paper's tau */
     p->version = rt_strdup("chrome-trace");
     char *method = rt_asprintf(
         "PyTorch profiler chrome trace (%zu events): CPU operators by self time (duration minus "
@@ -484,6 +494,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
             rt_kernel *kk = rt_profile_find_or_add(p, k->display, &tags);
             if (kk->tags.n == 0)
                 rt_tags_copy(&kk->tags, &tags);
+            kernel_overhead(kk);
             rt_tags_release(&tags);
             kk->invocations += k->calls;
             kk->time += k->us * 1e-6;
@@ -497,6 +508,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
             continue;
         }
         rt_kernel *kk = rt_profile_add_kernel(p, r.names[i]);
+        kernel_overhead(kk);
         kk->invocations = k->calls;
         kk->time = k->us * 1e-6;
         rt_kernel_add_samples(kk, &k->samples);
