@@ -48,7 +48,7 @@ static void test_bad_arguments_fail_with_a_message(void **state)
     assert_null(rt_api_import_opts("nvprof", two, 1, NULL, 0));
     assert_true(strstr(rt_api_error(), "unknown kind 'nvprof'") != NULL);
     assert_null(rt_api_import_options(NULL));
-    assert_string_equal(rt_api_import_options("onednn"), "conv-flops=\ntag=*\n");
+    assert_string_equal(rt_api_import_options("onednn"), "conv-flops=\nthreads=\ntag=*\n");
     assert_null(rt_api_machine_measure_opts(1, "0", NULL));
     assert_true(strstr(rt_api_error(), "--threads: expected a positive whole number") != NULL);
     assert_null(rt_api_machine_measure_opts(1, NULL, "avx9"));

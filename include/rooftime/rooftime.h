@@ -40,6 +40,7 @@
 #include "rooftime/core/across.h"
 #include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/byte-placement.h"
 #include "rooftime/core/comm.h"
 #include "rooftime/core/coverage.h"
 #include "rooftime/core/findings.h"

@@ -256,12 +256,13 @@ def import_torch(path, **options):
     """A PyTorch profiler trace (chrome JSON, gzip-compressed or not) with the cost model, as
     `rooftime import torch` (a GPU run's trace gives its device profile); options: within (a
     record_function range), conv_flops ("taps" or "window"), ops (a cost model file),
-    no_cost_model, host (a GPU trace's host operators instead), tag."""
+    no_cost_model, host (a GPU trace's host operators instead), threads (what ran the kernels:
+    where their bytes fit), tag."""
     return _import("torch", path, **options)
 
 
 def import_onednn(path, **options):
-    """A oneDNN verbose log, as `rooftime import onednn`; options: conv_flops, tag."""
+    """A oneDNN verbose log, as `rooftime import onednn`; options: conv_flops, threads, tag."""
     return _import("onednn", path, **options)
 
 

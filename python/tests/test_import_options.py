@@ -80,6 +80,7 @@ def test_torch_within_ops_and_no_cost_model(repo, rooftime_bin, tmp_path):
                      (["--within", "rooftime:measured", "--conv-flops", "window"],
                       {"within": "rooftime:measured", "conv_flops": "window"}),
                      (["--no-cost-model"], {"no_cost_model": True}),
+                     (["--threads", "2"], {"threads": 2}),
                      (["--ops", os.path.join(repo, "data", "torch", "ops.json")],
                       {"ops": os.path.join(repo, "data", "torch", "ops.json")})):
         cli = imported(rooftime_bin, tmp_path, "torch", [src], args)
@@ -134,6 +135,13 @@ def test_onednn_conv_flops_and_tag(repo, rooftime_bin, tmp_path):
     p = rooftime.import_onednn(src, conv_flops="window", tag={"pass": "fw"})
     same(p, cli)
     assert p.to_dict()["kernels"] != rooftime.import_onednn(src).to_dict()["kernels"]
+    # the threads that ran the kernels, for where their estimated bytes fit
+    cli = imported(rooftime_bin, tmp_path, "onednn", [src], ["--threads", "2"])
+    p = rooftime.import_onednn(src, threads=2)
+    same(p, cli)
+    assert p.to_dict()["source"]["threads"] == 2 and p.to_dict()["source"]["bytes"] == "estimated"
+    with pytest.raises(rooftime.Error, match="--threads: '0' is not a thread count"):
+        rooftime.import_onednn(src, threads=0)
 
 
 KHEADER = ("correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,grid_y,grid_z,"

@@ -27,8 +27,8 @@
 static const char *const kinds[][2] = {
     {"ncu", "metrics=\ntensor-factor=\narch=\nrecipe=\nallow-missing\nper-launch\ntag=*\n"},
     {"table", "ai-file=\nmap=*\nno-defaults\nname-column=*\ntime=\ntag=*\n"},
-    {"onednn", "conv-flops=\ntag=*\n"},
-    {"torch", "within=\nconv-flops=\nops=\nno-cost-model\nhost\ntag=*\n"},
+    {"onednn", "conv-flops=\nthreads=\ntag=*\n"},
+    {"torch", "within=\nconv-flops=\nops=\nno-cost-model\nhost\nthreads=\ntag=*\n"},
     {"cupti", "reevaluate\nper-launch\nmetrics=\ntag=*\n"},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
@@ -71,6 +71,7 @@ typedef struct import_state {
     const char *within, *ops_file;
     int no_model, host;
     rt_conv_flops conv;
+    int threads; /* onednn, torch: what ran the kernels; 0 unknown */
     rt_tags tags;
 } import_state;
 
@@ -130,6 +131,15 @@ static int apply(import_state *s, const char *name, const char *v)
             api_fail("import %s: --conv-flops: %s", k, err.msg);
             return -1;
         }
+    } else if (strcmp(name, "threads") == 0) {
+        char *end;
+        long t = strtol(v, &end, 10);
+        if (end == v || *end || t < 1 || t > RT_MAX_THREADS) {
+            api_fail("import %s: --threads: '%s' is not a thread count (1 to %d)", k, v,
+                     RT_MAX_THREADS);
+            return -1;
+        }
+        s->threads = (int)t;
     } else if (strcmp(name, "within") == 0) {
         s->within = v;
     } else if (strcmp(name, "ops") == 0) {
@@ -288,10 +298,12 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
         s->table.n_name_columns = s->n_names;
         return rt_import_table(paths[0], &s->table, p, w, err);
     }
-    if (strcmp(k, "onednn") == 0)
-        return rt_import_onednn_conv(paths[0], s->conv, p, w, err) != 0
-                   ? -1
-                   : check_profile(paths[0], *p, err);
+    if (strcmp(k, "onednn") == 0) {
+        if (rt_import_onednn_conv(paths[0], s->conv, p, w, err) != 0)
+            return -1;
+        (*p)->threads = s->threads;
+        return check_profile(paths[0], *p, err);
+    }
     if (strcmp(k, "torch") == 0) {
         rt_torch_ops *ops = NULL;
         if (!s->no_model && rt_torch_ops_load(s->ops_file, &ops, err) != 0)
@@ -310,6 +322,8 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
         int rc = rt_import_torch_opts(paths[0], &to, p, w, err);
         rt_torch_ops_free(ops);
         rt_comm_patterns_release(&comm);
+        if (rc == 0)
+            (*p)->threads = s->threads;
         return rc != 0 ? -1 : check_profile(paths[0], *p, err);
     }
     /* cupti */

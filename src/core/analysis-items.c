@@ -94,7 +94,10 @@ double rt_analysis_profile_tau(const rt_machine *m, const rt_profile *p, const c
 /* Each profile's time kind and tau; a named overhead the machine lacks is warned once. */
 static rt_verdict_ctx profile_ctx(rt_analysis *a, const rt_profile *p, rt_tags *missing)
 {
-    rt_verdict_ctx ctx = {.mode = a->mode, .time = p->time_kind};
+    rt_verdict_ctx ctx = {.mode = a->mode,
+                          .time = p->time_kind,
+                          .place_bytes = p->bytes_kind == RT_BYTES_ESTIMATED,
+                          .threads = p->threads};
     ctx.tau = rt_analysis_profile_tau(a->machine, p, &ctx.tau_name);
     ctx.paid_oh = rt_machine_overhead(a->machine, p->overhead); /* its spread, for the trust */
     if (p->overhead && !ctx.tau_name && !rt_tags_get(missing, p->overhead)) {

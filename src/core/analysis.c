@@ -12,6 +12,7 @@
 #include "analysis-items.h"
 #include "analysis-tagset.h"
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/byte-placement.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/overhead-path.h"
@@ -168,9 +169,15 @@ static void config_part(void *arg, size_t begin, size_t end, size_t worker)
         /* Per-kernel warnings already name the causes; config warnings would repeat them. */
         /* The config's tags reach the model for the time of the call (class=communication). */
         cf->sum.tags = cf->tags;
-        rt_verdict_compute_at(a->machine, &ctx, &cf->sum,
+        /* Members whose estimated bytes were placed: the config sums them where they were. */
+        rt_kernel sum = cf->sum;
+        rt_values placed = {0};
+        if (rt_placement_config_bytes(a, cf, &placed))
+            sum.bytes = placed;
+        rt_verdict_compute_at(a->machine, &ctx, &sum,
                               rt_analysis_what(&what, &what_cap, "config", cf->label),
                               a->config_levels + c * levels, &cf->v, NULL);
+        rt_values_release(&placed);
         cf->sum.tags = (rt_tags){0};
         /* A member whose counts bound nothing leaves the sum's bounds true but its class open. */
         bool open = false;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rooftime/core/byte-placement.h"
 #include "rooftime/core/comm.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
@@ -208,6 +209,7 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
             continue;
         v->q[l] = (isnan(v->q[l]) ? 0 : v->q[l]) + k->bytes.v[i].value;
     }
+    rt_place_bytes(m, ctx, k, v); /* estimated bytes: at the level that holds the working set */
     for (size_t l = 0; l < m->n_levels; l++) {
         if (isnan(v->q[l]))
             continue;
@@ -215,8 +217,9 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
         v->t_bw[l] = v->q[l] / m->levels[l].bytes_per_s;
     }
     int ref_l = rt_machine_level_index(m, m->ref_level);
-    v->q_ref = ref_l >= 0 ? v->q[ref_l] : NAN;
-    v->ai_ref = ref_l >= 0 ? v->ai[ref_l] : NAN;
+    int at = v->placed ? v->placed_level : ref_l; /* placed estimates: theirs, where they are */
+    v->q_ref = at >= 0 ? v->q[at] : NAN;
+    v->ai_ref = at >= 0 ? v->ai[at] : NAN;
 
     /* Compute time. */
     double p_ref = rt_machine_ref_flops(m);
@@ -269,9 +272,17 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
      * (n tau, unless the kernel names its own). */
     rt_verdict_paid(ctx, device, v);
     v->t_bound = device ? v->t_roof : fmax(v->t_roof, v->t_paid);
-    if ((v->evidence == RT_EVIDENCE_NONE || no_ceiling) && !rt_kernel_is_communication(k)) {
+    /* Work no count measures (random numbers, sorting, data-dependent indexing): unknown,
+     * whatever FLOPs or bytes it carries. */
+    const char *uncounted = rt_kernel_uncounted(k);
+    if ((v->evidence == RT_EVIDENCE_NONE || no_ceiling || uncounted) &&
+        !rt_kernel_is_communication(k)) {
         v->t_bound = v->t_roof = 0;
-        if (v->time > 0 || v->n > 0) {
+        if (uncounted) {
+            v->bound = RT_BOUND_UNKNOWN;
+            v->evidence = RT_EVIDENCE_NONE;
+            strcpy(v->bound_label, "unknown (work not counted)");
+        } else if (v->time > 0 || v->n > 0) {
             v->bound = RT_BOUND_UNKNOWN;
             strcpy(v->bound_label, "unknown");
         } else {

@@ -120,6 +120,29 @@ int rt_time_kind_parse(const char *s, rt_time_kind *out, rt_error *err)
     return 0;
 }
 
+const char *rt_bytes_kind_name(rt_bytes_kind b)
+{
+    return b == RT_BYTES_ESTIMATED ? "estimated" : "measured";
+}
+
+int rt_bytes_kind_parse(const char *s, rt_bytes_kind *out, rt_error *err)
+{
+    if (s && strcmp(s, "measured") == 0) {
+        *out = RT_BYTES_MEASURED;
+    } else if (s && strcmp(s, "estimated") == 0) {
+        *out = RT_BYTES_ESTIMATED;
+    } else {
+        rt_error_set(err, "unknown kind of bytes '%s' (measured or estimated)", s ? s : "");
+        return -1;
+    }
+    return 0;
+}
+
+const char *rt_kernel_uncounted(const rt_kernel *k)
+{
+    return k->tags.n ? rt_tags_get(&k->tags, RT_TAG_UNCOUNTED) : NULL;
+}
+
 rt_profile *rt_profile_new(void)
 {
     return rt_xcalloc(1, sizeof(rt_profile));
@@ -281,6 +304,11 @@ int rt_profile_check(const rt_profile *p, rt_error *err)
             rt_error_set(err, "source.%s is not valid UTF-8", field[i]);
             return -1;
         }
+    if (p->threads < 0 || p->threads > RT_MAX_THREADS) {
+        rt_error_set(err, "source.threads is %d (a count from 1 to %d)", p->threads,
+                     RT_MAX_THREADS);
+        return -1;
+    }
     rt_profile_sums sums = {0};
     for (size_t i = 0; i < p->n_kernels; i++) {
         const rt_kernel *k = &p->kernels[i];
@@ -399,6 +427,10 @@ bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why)
         what = "time kind";
     else if (!str_eq(a->overhead, b->overhead))
         what = "overhead";
+    else if (a->bytes_kind != b->bytes_kind)
+        what = "kind of bytes";
+    else if (a->threads != b->threads)
+        what = "threads";
     else if (!tags_equal(&a->tags, &b->tags))
         what = "tags";
     else if (!rt_rank_identity_equal(a->identity, b->identity))

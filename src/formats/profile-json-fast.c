@@ -218,12 +218,12 @@ static int kernel(fr *f, rt_profile *p)
 
 static int source(fr *f, rt_profile *p)
 {
-    static const char *const key[] = {"tool",   "version",  "command", "machine",
-                                      "method", "overhead", "time",    NULL};
+    static const char *const key[] = {"tool",     "version", "command", "machine", "method",
+                                      "overhead", "time",    "bytes",   "threads", NULL};
     char **field[6] = {&p->tool, &p->version, &p->command, &p->machine, &p->method, &p->overhead};
     if (!eat(f, '{'))
         return GIVE_UP;
-    int first = 1, m, time_seen = 0;
+    int first = 1, m, time_seen = 0, bytes_seen = 0;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
         while (key[i] && !rt_str_eq(f->str[0], key[i]))
@@ -236,9 +236,18 @@ static int source(fr *f, rt_profile *p)
             continue;
         }
         rt_error terr;
-        if (time_seen++ || rt_pjs_string(f, 1) != 0 ||
-            rt_time_kind_parse(f->str[1], &p->time_kind, &terr) != 0)
+        if (i == 6 && (time_seen++ || rt_pjs_string(f, 1) != 0 ||
+                       rt_time_kind_parse(f->str[1], &p->time_kind, &terr) != 0))
             return GIVE_UP;
+        if (i == 7 && (bytes_seen++ || rt_pjs_string(f, 1) != 0 ||
+                       rt_bytes_kind_parse(f->str[1], &p->bytes_kind, &terr) != 0))
+            return GIVE_UP;
+        double t;
+        if (i == 8 &&
+            (p->threads || number_min0(f, &t) != 0 || t != floor(t) || t < 1 || t > RT_MAX_THREADS))
+            return GIVE_UP; /* jansson's reader names what is wrong */
+        if (i == 8)
+            p->threads = (int)t;
     }
     return m;
 }

@@ -15,8 +15,8 @@
 
 static const char *const top_known[] = {"schema",     "source",   "tags", "kernels",
                                         "provenance", "identity", NULL};
-static const char *const source_known[] = {"tool",   "version", "command",  "machine",
-                                           "method", "time",    "overhead", NULL};
+static const char *const source_known[] = {"tool", "version",  "command", "machine", "method",
+                                           "time", "overhead", "bytes",   "threads", NULL};
 
 /* {"name": number >= 0, ...} */
 static int read_values(rt_jr *r, const json_t *obj, const char *path, const char *key,
@@ -186,6 +186,30 @@ static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
     return 0;
 }
 
+/* source.bytes ("measured" or "estimated") and source.threads (a count). */
+static int read_bytes_threads(rt_jr *r, const json_t *src, rt_profile *p)
+{
+    char *bytes = NULL;
+    if (rt_jr_string(r, src, "source", "bytes", false, &bytes) != 0)
+        return -1;
+    rt_error berr;
+    int rc = bytes && rt_bytes_kind_parse(bytes, &p->bytes_kind, &berr) != 0 ? -1 : 0;
+    free(bytes);
+    if (rc != 0) {
+        rt_jr_fail(r, "source", "bytes", "%s", berr.msg);
+        return -1;
+    }
+    double t = 0;
+    if (rt_jr_number(r, src, "source", "threads", false, 0, &t) != 0)
+        return -1;
+    if (t != floor(t) || t > RT_MAX_THREADS || (json_object_get(src, "threads") && t < 1)) {
+        rt_jr_fail(r, "source", "threads", "%g is not a thread count (1 to %d)", t, RT_MAX_THREADS);
+        return -1;
+    }
+    p->threads = (int)t;
+    return 0;
+}
+
 int rt_profile_from_json(const json_t *j, const rt_json_src *from, rt_profile **out, rt_error *err)
 {
     rt_jr r = {*from, err};
@@ -216,6 +240,8 @@ int rt_profile_from_json(const json_t *j, const rt_json_src *from, rt_profile **
             goto fail;
         }
         free(time);
+        if (read_bytes_threads(&r, src, p) != 0)
+            goto fail;
     }
     /* Values whose sums overflow are refused here, naming the kernel and field, not summed into
      * `inf s` totals and `-nan%` shares later. */
@@ -303,6 +329,10 @@ static json_t *head_json(const rt_profile *p, const json_t *unknown)
     for (int i = 0; i < 7; i++)
         if (vals[i])
             json_object_set_new(src, fields[i], json_string(vals[i]));
+    if (p->bytes_kind != RT_BYTES_MEASURED) /* absent: as recorded, measured */
+        json_object_set_new(src, "bytes", json_string(rt_bytes_kind_name(p->bytes_kind)));
+    if (p->threads > 0)
+        json_object_set_new(src, "threads", json_integer(p->threads));
     rt_json_merge_extra(src, json_object_get(unknown, "source"));
     json_object_set_new(j, "source", src);
     if (p->identity)

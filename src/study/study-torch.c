@@ -177,6 +177,7 @@ static rt_profile *sweep_profile(const char *python, const char *script, int war
     rt_profile *prof = rt_profile_new();
     prof->tool = rt_strdup("pytorch-profiler");
     prof->time_kind = RT_TIME_WALL;
+    prof->bytes_kind = RT_BYTES_ESTIMATED; /* the cost model's compulsory traffic, at DRAM */
     prof->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK);
     prof->version = rt_strdup("chrome-trace");
     prof->command = rt_asprintf("%s %s", python, script);

@@ -66,6 +66,11 @@ typedef struct rt_verdict_ctx {
     const rt_overhead *paid_oh;
     const char *paid_name;
     int paid_threads; /* the threads of paid_oh where the kernel names its threads, else 0 */
+    /* The kernel's bytes are estimates at main memory (the profile's source.bytes): hier mode
+     * places them at the level that holds its working set on `threads` threads (0: unknown),
+     * core/byte-placement.h. */
+    bool place_bytes;
+    int threads;
 } rt_verdict_ctx;
 
 /* The model's answer for one kernel or one config. */
@@ -73,7 +78,8 @@ typedef struct rt_verdict {
     rt_mode mode;
     double n, time; /* invocations, measured seconds */
     double W;       /* FLOPs over all units */
-    double q_ref;   /* bytes at the reference level (NAN when the kernel has none recorded) */
+    double q_ref;   /* bytes at the reference level (NAN when the kernel has none recorded);
+                     * estimated bytes placed in a cache: all of them, at that level */
     double ai_ref;  /* W / q_ref */
     size_t n_levels;
     double *q;    /* bytes per machine level, NAN where not recorded; owned */
@@ -107,6 +113,14 @@ typedef struct rt_verdict {
     bool levels_lent;     /* q, ai and t_bw lie in the caller's block (rt_verdict_compute_at) */
     /* Time plane (paper Fig. 2c), from the measured time: max(x, y) = time. */
     double bw_time, compute_time;
+    /* Estimated bytes placed by working set (core/byte-placement.h): whether they were, the level
+     * that holds them (main memory when no cache does), the working set of one invocation, the
+     * capacity of the caches up to that level (all of them when none held it) and the threads
+     * that capacity was taken at (0: unknown, every instance). */
+    bool placed;
+    int placed_level;
+    double ws, ws_capacity;
+    int ws_threads;
 } rt_verdict;
 
 /*

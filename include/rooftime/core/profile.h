@@ -86,6 +86,31 @@ typedef enum rt_time_kind {
 const char *rt_time_kind_name(rt_time_kind t);
 int rt_time_kind_parse(const char *s, rt_time_kind *out, rt_error *err);
 
+/* What a profile's byte counts are (docs/profile-format.md, "Estimated bytes"): measured per
+ * level (counters: Nsight Compute, CUPTI, the papers' tables; taken as recorded), or estimates of
+ * the compulsory traffic, each input read once and each output written once (shapes in PyTorch
+ * traces, oneDNN descriptors, the study's exact counts), recorded at main memory, which hier mode
+ * places at the level that holds each kernel's working set (core/byte-placement.h). A file
+ * without the mark is taken as recorded. */
+typedef enum rt_bytes_kind {
+    RT_BYTES_MEASURED = 0,
+    RT_BYTES_ESTIMATED,
+} rt_bytes_kind;
+
+/* "measured" or "estimated"; parse takes either (0, or -1 with a message in err). */
+const char *rt_bytes_kind_name(rt_bytes_kind b);
+int rt_bytes_kind_parse(const char *s, rt_bytes_kind *out, rt_error *err);
+
+/* The most threads a profile may say ran its kernels (source.threads). */
+#define RT_MAX_THREADS 16777216
+
+/* A kernel's tag that says its work is of a kind no FLOP or byte count measures (random numbers,
+ * sorting, data-dependent indexing: data/torch/ops.json's model "uncounted"); its value is the
+ * class ("rng", "sort", "index"). Its verdict is unknown, "unknown (work not counted)". */
+#define RT_TAG_UNCOUNTED "uncounted"
+/* The class of k's uncounted work, or NULL when its counts measure its work. */
+const char *rt_kernel_uncounted(const rt_kernel *k);
+
 /* The overheads rooftime measures and profiles name (rt_profile.overhead). */
 #define RT_OVERHEAD_OPENMP "openmp_fork_join"      /* an empty parallel region */
 #define RT_OVERHEAD_OPENCL "opencl_enqueue"        /* one enqueue and finish */
@@ -110,6 +135,8 @@ typedef struct rt_profile {
     /* The launch overhead its kernels pay, by the name of one of the machine's overheads
      * ("framework_dispatch", "openmp_fork_join" ...); NULL: the machine's tau. */
     char *overhead;
+    rt_bytes_kind bytes_kind;   /* what its byte counts are: measured, or estimates to place */
+    int threads;                /* the threads that ran its kernels (CPU); 0: unknown */
     rt_tags tags;               /* apply to every kernel */
     rt_rank_identity *identity; /* the rank, host and device that wrote it; NULL when unknown */
     rt_kernel *kernels;

@@ -1,5 +1,6 @@
 /* `rooftime import onednn LOG` and `import torch TRACE`: the framework rows of the importers'
- * table. Both take --conv-flops; torch adds --within NAME, --ops FILE and --no-cost-model. */
+ * table. Both take --conv-flops and --threads; torch adds --within NAME, --ops FILE and
+ * --no-cost-model. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +20,18 @@ typedef struct framework_state {
     const char *within, *ops_file;
     rt_conv_flops conv; /* RT_CONV_TAPS unless --conv-flops says otherwise */
     int no_model, host;
+    int threads; /* --threads: what ran the kernels, for where their bytes fit; 0: unknown */
     rt_torch_ops *ops;
     rt_comm_patterns comm; /* a GPU trace's communication kernels get no operator's work */
 } framework_state;
 
-static const struct option options[] = {
-    {"within", required_argument, NULL, 'w'}, {"conv-flops", required_argument, NULL, 'c'},
-    {"ops", required_argument, NULL, 'O'},    {"no-cost-model", no_argument, NULL, 'N'},
-    {"host", no_argument, NULL, 'H'},         {0}};
+static const struct option options[] = {{"within", required_argument, NULL, 'w'},
+                                        {"conv-flops", required_argument, NULL, 'c'},
+                                        {"ops", required_argument, NULL, 'O'},
+                                        {"no-cost-model", no_argument, NULL, 'N'},
+                                        {"threads", required_argument, NULL, 'T'},
+                                        {"host", no_argument, NULL, 'H'},
+                                        {0}};
 
 static int option(framework_state *s, int c, char *arg)
 {
@@ -40,6 +45,15 @@ static int option(framework_state *s, int c, char *arg)
         rt_error cerr;
         if (rt_conv_flops_parse(arg, &s->conv, &cerr) != 0)
             return cli_usage_error("import", "--conv-flops: %s", cerr.msg);
+        return 0;
+    }
+    case 'T': {
+        char *end;
+        long t = strtol(arg, &end, 10);
+        if (end == arg || *end || t < 1 || t > RT_MAX_THREADS)
+            return cli_usage_error("import", "--threads: '%s' is not a thread count (1 to %d)", arg,
+                                   RT_MAX_THREADS);
+        s->threads = (int)t;
         return 0;
     }
     case 'O':
@@ -93,6 +107,7 @@ static int read_onednn(void *state, const cli_import_args *a, rt_profile **p, rt
     const framework_state *s = state;
     if (rt_import_onednn_conv(a->inputs[0], s->conv, p, w, err) != 0)
         return -1;
+    (*p)->threads = s->threads;
     return check_profile(a, *p, err);
 }
 
@@ -112,6 +127,7 @@ static int read_torch(void *state, const cli_import_args *a, rt_profile **p, rt_
                            .comm = &s->comm};
     if (rt_import_torch_opts(a->inputs[0], &to, p, w, err) != 0)
         return -1;
+    (*p)->threads = s->threads;
     return check_profile(a, *p, err);
 }
 
@@ -140,16 +156,24 @@ static void release(void *state)
     rt_comm_patterns_release(&((framework_state *)state)->comm);
 }
 
+/* --threads, in both helps. */
+#define THREADS_HELP                                                                               \
+    "      --threads N        the threads that ran the kernels (OMP_NUM_THREADS,\n"                \
+    "                         torch.get_num_threads()): hier mode places their estimated bytes\n"  \
+    "                         at the level that holds each working set on that many threads\n"     \
+    "                         (default: unknown, every instance of each cache)\n"
+
 const cli_importer cli_importer_onednn = {
     .name = "onednn",
     .summary = "a oneDNN verbose log (ONEDNN_VERBOSE=1 or DNNL_VERBOSE=1)",
-    .synopsis =
-        "rooftime import onednn LOG -o PROFILE [--conv-flops taps|window] [--tag KEY=VALUE]...\n",
+    .synopsis = "rooftime import onednn LOG -o PROFILE [--conv-flops taps|window] [--threads N]\n"
+                "                       [--tag KEY=VALUE]...\n",
     .help = "import onednn: ONEDNN_VERBOSE=1 / DNNL_VERBOSE=1 output of oneDNN 2.x or 3.x, other "
             "output\n"
             "interleaved; one kernel per primitive, implementation and shape; FLOPs from the "
             "problem\n"
-            "descriptors, bytes = compulsory traffic; unreadable lines are reported by number\n",
+            "descriptors, bytes = compulsory traffic; unreadable lines are reported by "
+            "number\n" THREADS_HELP,
     .options = options,
     .state_size = sizeof(framework_state),
     .max_inputs = 1,
@@ -165,10 +189,10 @@ const cli_importer cli_importer_onednn = {
 const cli_importer cli_importer_torch = {
     .name = "torch",
     .summary = "a PyTorch profiler chrome trace",
-    .synopsis =
-        "rooftime import torch TRACE.json[.gz] -o PROFILE [--within RANGE] [--conv-flops "
-        "taps|window]\n"
-        "                      [--ops FILE | --no-cost-model] [--host] [--tag KEY=VALUE]...\n",
+    .synopsis = "rooftime import torch TRACE.json[.gz] -o PROFILE [--within RANGE] [--conv-flops "
+                "taps|window]\n"
+                "                      [--ops FILE | --no-cost-model] [--threads N] [--host]\n"
+                "                      [--tag KEY=VALUE]...\n",
     .help =
         "import torch: a PyTorch profiler chrome trace, gzip-compressed or not; operators by self\n"
         "time; FLOPs and bytes of each call from its recorded shapes and types by the cost model\n"
@@ -183,7 +207,7 @@ const cli_importer cli_importer_torch = {
         "only\n"
         "      --conv-flops taps|window  convolution and pooling FLOPs: taps inside the input\n"
         "                         (default, as oneDNN's benchdnn) or the whole window (as "
-        "torch)\n"
+        "torch)\n" THREADS_HELP
         "      --host             a GPU trace's host operators by self time (wall time) instead\n"
         "                         of its device profile\n",
     .options = options,

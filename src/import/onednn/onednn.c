@@ -411,7 +411,8 @@ int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *
     }
     rt_profile *p = rt_profile_new();
     p->tool = rt_strdup("onednn-verbose");
-    p->time_kind = RT_TIME_WALL; /* verbose times one execute call */
+    p->time_kind = RT_TIME_WALL;        /* verbose times one execute call */
+    p->bytes_kind = RT_BYTES_ESTIMATED; /* the descriptors' compulsory traffic, at DRAM */
     p->overhead = rt_strdup(RT_OVERHEAD_ONEDNN);
     p->version = rt_strdup_utf8(r->version ? r->version : "unknown");
     p->method = rt_asprintf(

@@ -136,7 +136,8 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
             if (r->evs[p].flops > 0)
                 fa = r->evs[p].flops;
         cost[i] = cost_of(r, e->key, fa);
-        work[i] = cost[i]->status == RT_TC_COSTED || cost[i]->status == RT_TC_INCOMPLETE;
+        work[i] = cost[i]->status == RT_TC_COSTED || cost[i]->status == RT_TC_INCOMPLETE ||
+                  cost[i]->status == RT_TC_UNCOUNTED;
     }
     /* a dispatcher or an unknown operator that calls a working operator is a composite in this
      * call: its callees carry the work (a working operator keeps its own cost, and its callees
@@ -216,6 +217,10 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
         case RT_TC_INCOMPLETE:
             uncovered(r, e->key, why, s);
             break;
+        case RT_TC_UNCOUNTED: /* known, and known to have no count: its verdict says so */
+            k->uncounted = c->klass;
+            r->cov.uncounted += s;
+            break;
         case RT_TC_UNKNOWN:
             uncovered(r, e->key, "not in the cost model", s);
             break;
@@ -291,6 +296,13 @@ void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
              t, 100 * r->cov.work / busy, 100 * r->cov.zero / busy, 100 * r->cov.composite / busy,
              100 * unc / busy,
              100 * r->cov.aten_work / (r->cov.aten_busy > 0 ? r->cov.aten_busy : 1));
+    if (r->cov.uncounted > 0) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, sizeof buf - len,
+                 "; %.1f%% work no FLOP or byte count measures (random numbers, sorting, "
+                 "data-dependent indexing: verdict unknown)",
+                 100 * r->cov.uncounted / busy);
+    }
     rt_tags_set(&p->provenance.notes, "torch_coverage", buf);
     rt_tags_set(&p->provenance.notes, "torch_covered_share",
                 (snprintf(t, sizeof t, "%.4f", r->cov.work / busy), t));

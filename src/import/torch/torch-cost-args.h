@@ -21,7 +21,8 @@ typedef enum tc_model {
     TC_CONV_BACKWARD,
     TC_POOL,
     TC_STREAM,
-    TC_EMBEDDING
+    TC_EMBEDDING,
+    TC_UNCOUNTED /* work no FLOP or byte count measures: random numbers, sorting, indexing */
 } tc_model;
 
 /* Positions in "Concrete Inputs" of the arguments the window models read; -1: not an argument. */
@@ -52,7 +53,11 @@ typedef struct tc_entry {
     int out[TC_MAX_OUT]; /* input index, or -1: broadcast */
     int reads_all;
     uint32_t reads; /* bit i: input i */
-    int out_esize;  /* bytes of an output element; 0: the first tensor input's */
+    int out_bool;
+    int out_type_in; /* outputs at the element type of this input (out_type "inN"); -1: none */
+    int out_esize;   /* bytes of an output element by type name (out_type "uint8" ...); 0: none */
+    int gathered;    /* elements of input 0 read at data-dependent addresses: as many as this
+                      * input has (one per index); -1: none */
     /* in a call where it calls a costed operator, the work is the callee's: any (defer_any) or
      * one of these names */
     int defer_any;

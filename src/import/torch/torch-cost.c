@@ -111,12 +111,36 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
                 n *= d[k];
             es = first->esize;
         }
-        if (e->out_esize)
+        if (e->out_bool)
+            es = 1;
+        else if (e->out_esize)
             es = e->out_esize;
+        else if (e->out_type_in >= 0) {
+            const tc_arg *t = tensor(c, e->out_type_in);
+            if (!t) {
+                rt_torch_cost_incomplete(out, "outputs typed as input %d, not a recorded tensor",
+                                         e->out_type_in);
+                return;
+            }
+            es = t->esize;
+        }
         if (o == 0)
             out0 = n;
         bytes += n * es;
         bytes_ok &= es > 0;
+    }
+    if (e->gathered >= 0) {
+        /* one element of input 0 read per index, wherever the index points */
+        const tc_arg *src = tensor(c, 0), *ix = tensor(c, e->gathered);
+        if (!src || !ix) {
+            rt_torch_cost_incomplete(out,
+                                     "the source (input 0) and the indices (input %d) are not "
+                                     "recorded tensors",
+                                     e->gathered);
+            return;
+        }
+        bytes += ix->numel * src->esize;
+        bytes_ok &= src->esize > 0;
     }
     double var[1 + TC_MAX_ARGS] = {0};
     var[0] = out0 >= 0 ? out0 : first->numel;
@@ -187,8 +211,8 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         return;
     }
     out->klass = e->klass;
-    if (e->model == TC_NONE) {
-        out->status = RT_TC_NONE;
+    if (e->model == TC_NONE || e->model == TC_UNCOUNTED) {
+        out->status = e->model == TC_NONE ? RT_TC_NONE : RT_TC_UNCOUNTED;
         out->flops_known = out->bytes_known = 1;
         return;
     }
@@ -228,6 +252,7 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         cost_embedding(e, c, out);
         break;
     case TC_NONE:
+    case TC_UNCOUNTED:
         break;
     }
     if (out->status == RT_TC_COSTED && !out->flops_known && !out->bytes_known)

@@ -71,6 +71,10 @@ void rt_torch_gpu_note_call(call_work *cw, int composite, const struct rt_torch_
         cw->unit = c->unit;
         cw->state = cw->flops > 0 || cw->bytes > 0 ? CW_WORK : CW_NONE;
         break;
+    case RT_TC_UNCOUNTED: /* known, and known to have no count: its kernels' verdicts say so */
+        cw->state = CW_UNCOUNTED;
+        cw->klass = c->klass;
+        break;
     default:
         cw->state = CW_UNCOVERED;
     }
@@ -234,6 +238,13 @@ static void link_events(reader *r, const idkey *calls, size_t n_calls, const idk
         e->op = op;
         if (op >= 0 && e->kind == GK_KERNEL)
             e->owner = owner_of(r, op);
+        if (op >= 0 && e->owner < 0 && r->ops) { /* an operator whose work no count measures */
+            size_t p = (size_t)op;
+            while (r->gpu.calls[p].state == CW_NONE && r->gpu.calls[p].status == RT_TC_NONE &&
+                   r->parent[p] != (size_t)-1)
+                p = r->parent[p];
+            e->uncounted = r->gpu.calls[p].state == CW_UNCOUNTED ? r->gpu.calls[p].klass : NULL;
+        }
     }
     free(w);
 }

@@ -13,9 +13,10 @@
 /* One row of the profile: events of one name, operator call kind and unit. */
 typedef struct row_key {
     uint32_t name;
-    int64_t op;       /* the launching operator's kernel index (r->k), -1: none */
-    const char *unit; /* FLOPs unit, NULL: no FLOPs */
-    size_t i;         /* the event */
+    int64_t op;            /* the launching operator's kernel index (r->k), -1: none */
+    const char *unit;      /* FLOPs unit, NULL: no FLOPs */
+    const char *uncounted; /* the class of its operator's uncounted work, or NULL */
+    size_t i;              /* the event */
 } row_key;
 
 static int row_cmp(const void *a_, const void *b_)
@@ -28,7 +29,17 @@ static int row_cmp(const void *a_, const void *b_)
     int c = strcmp(a->unit ? a->unit : "", b->unit ? b->unit : "");
     if (c)
         return c;
+    c = strcmp(a->uncounted ? a->uncounted : "", b->uncounted ? b->uncounted : "");
+    if (c)
+        return c;
     return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int same_row(const row_key *a, const row_key *b)
+{
+    return a->name == b->name && a->op == b->op &&
+           strcmp(a->unit ? a->unit : "", b->unit ? b->unit : "") == 0 &&
+           strcmp(a->uncounted ? a->uncounted : "", b->uncounted ? b->uncounted : "") == 0;
 }
 
 /* The operator's name: its kernel key up to the first field separator. */
@@ -55,6 +66,8 @@ static void row_tags(const reader *r, const row_key *k, rt_tags *tags)
     }
     if (k->unit)
         rt_tags_set(tags, "precision", k->unit);
+    if (k->uncounted) /* its work no count measures: the model says unknown */
+        rt_tags_set(tags, RT_TAG_UNCOUNTED, k->uncounted);
 }
 
 /* One event's bytes by level: its share of the operator's compulsory traffic in device memory;
@@ -76,8 +89,7 @@ static void add_rows(reader *r, rt_profile *p, row_key *keys, size_t n)
     qsort(keys, n, sizeof *keys, row_cmp);
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        while (j < n && keys[j].name == keys[i].name && keys[j].op == keys[i].op &&
-               strcmp(keys[j].unit ? keys[j].unit : "", keys[i].unit ? keys[i].unit : "") == 0)
+        while (j < n && same_row(&keys[j], &keys[i]))
             j++;
         rt_tags tags = {0};
         row_tags(r, &keys[i], &tags);
@@ -125,6 +137,7 @@ static char *why_none(const reader *r, const gpu_ev *e)
     const call_work *cw = &r->gpu.calls[p];
     const kern *k = &r->k[r->evs[p].key];
     const char *why = cw->state == CW_COMPOSITE        ? "a composite: its callees carry its work"
+                      : cw->state == CW_UNCOUNTED      ? "work not counted"
                       : cw->status == RT_TC_UNKNOWN    ? "not in the cost model"
                       : cw->status == RT_TC_INCOMPLETE ? k->cost.why
                       : cw->status == RT_TC_COSTED     ? "no work by the cost model"
@@ -173,7 +186,7 @@ static size_t build(reader *r, rt_profile *p, tally *t)
         if (!e->inside || e->device != g->device)
             continue;
         int64_t op = e->op >= 0 ? (int64_t)r->evs[e->op].key : -1;
-        keys[n++] = (row_key){e->name, op, e->flops > 0 ? e->unit : NULL, i};
+        keys[n++] = (row_key){e->name, op, e->flops > 0 ? e->unit : NULL, e->uncounted, i};
         double us = e->dur;
         t->all += us;
         if (rt_torch_gpu_is_comm(r, e->name))
@@ -236,7 +249,8 @@ int rt_torch_gpu_profile(reader *r, rt_profile **out, rt_warnings *w, rt_error *
     rt_profile *p = rt_profile_new();
     p->tool = rt_strdup("pytorch-profiler");
     p->version = rt_strdup("chrome-trace");
-    p->time_kind = RT_TIME_DEVICE; /* each kernel's duration on the device */
+    p->time_kind = RT_TIME_DEVICE;      /* each kernel's duration on the device */
+    p->bytes_kind = RT_BYTES_ESTIMATED; /* compulsory traffic: placed where it fits */
     tally t = {0};
     size_t kept = build(r, p, &t);
     if (kept == 0) {

@@ -33,9 +33,10 @@ typedef struct gpu_ev {
     /* filled by the link: the runtime call (index into rts) and the operator (index into the
      * reader's events) that launched it, and the operator whose work it carries; -1: none */
     int64_t rt, op, owner;
-    double flops, wbytes; /* the share of the owner's work it carries */
-    const char *unit;     /* FLOPs unit of that share (static) */
-    unsigned char inside; /* kept: no --within, or launched inside such a range */
+    double flops, wbytes;  /* the share of the owner's work it carries */
+    const char *unit;      /* FLOPs unit of that share (static) */
+    const char *uncounted; /* its operator's work no count measures ("rng" ...), or NULL */
+    unsigned char inside;  /* kept: no --within, or launched inside such a range */
 } gpu_ev;
 
 /* One runtime call with a correlation id (cudaLaunchKernel, hipMemcpyAsync, cuLaunchKernelEx ...).
@@ -47,10 +48,11 @@ typedef struct rt_call {
 } rt_call;
 
 /* The work the cost model gave one operator call (per event of the reader), for the link. */
-enum { CW_NONE = 0, CW_WORK, CW_COMPOSITE, CW_UNCOVERED };
+enum { CW_NONE = 0, CW_WORK, CW_COMPOSITE, CW_UNCOVERED, CW_UNCOUNTED };
 typedef struct call_work {
     double flops, bytes;
-    const char *unit; /* static */
+    const char *unit;  /* static */
+    const char *klass; /* CW_UNCOUNTED: what its work is ("rng", "sort" ...; the table's) */
     uint8_t state, flops_known, bytes_known;
     uint8_t status; /* the cost model's (rt_torch_status): why a call has no work */
 } call_work;

@@ -85,6 +85,7 @@ typedef struct kern {
     double cflops, cbytes; /* summed over the calls the model costs */
     int has_cflops, has_cbytes;
     const char *cunit;
+    const char *uncounted; /* its work is of a kind no count measures: the class (static) */
 } kern;
 
 typedef struct reader {
@@ -113,6 +114,7 @@ typedef struct reader {
     const rt_torch_ops *ops; /* the cost model, or NULL */
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
+        double uncounted;                   /* work no count measures (model uncounted) */
         double aten_busy, aten_work;        /* the same for aten:: operators */
         torch_shares why;                   /* uncovered operator + reason -> self time */
     } cov;

@@ -26,12 +26,15 @@ struct rt_torch_ops {
 static const struct {
     const char *name;
     tc_model model;
-} models[] = {{"none", TC_NONE},          {"matmul", TC_MATMUL},
-              {"conv", TC_CONV},          {"conv_backward", TC_CONV_BACKWARD},
-              {"pool", TC_POOL},          {"stream", TC_STREAM},
-              {"embedding", TC_EMBEDDING}};
+} models[] = {{"none", TC_NONE},           {"matmul", TC_MATMUL},
+              {"conv", TC_CONV},           {"conv_backward", TC_CONV_BACKWARD},
+              {"pool", TC_POOL},           {"stream", TC_STREAM},
+              {"embedding", TC_EMBEDDING}, {"uncounted", TC_UNCOUNTED}};
 
 static const char *const classes[] = {"view", "allocation", "dispatch"};
+/* What work of model "uncounted" is (docs/import-frameworks.md): random numbers, sorting,
+ * data-dependent indexing and scattering, unique. */
+static const char *const uncounted_classes[] = {"rng", "sort", "index", "unique"};
 
 static const char *const pos_names[TCP_N] = {"stride",    "padding",     "dilation",
                                              "groups",    "output_mask", "kernel",
@@ -240,23 +243,33 @@ static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     char *ot = NULL;
     if (rt_jr_string(r, j, path, "out_type", false, &ot) != 0)
         return -1;
-    /* the outputs' element size when it is not the first input's (a comparison's bool, a
-     * quantization's bytes) */
+    /* the outputs' element type when it is not the first input's: a comparison's bool, input N's
+     * (inN), or one by name (a quantization's bytes) */
     static const struct {
         const char *name;
         int size;
-    } types[] = {{"bool", 1}, {"uint8", 1}, {"half", 2}, {"bfloat16", 2}, {"float", 4}};
+    } types[] = {{"uint8", 1}, {"half", 2}, {"bfloat16", 2}, {"float", 4}};
+    e->out_bool = ot && strcmp(ot, "bool") == 0;
     e->out_esize = 0;
     for (size_t t = 0; ot && t < sizeof types / sizeof types[0]; t++)
         if (strcmp(ot, types[t].name) == 0)
             e->out_esize = types[t].size;
-    if (ot && !e->out_esize) {
-        rt_jr_fail(r, path, "out_type", "'%s' is none of bool, uint8, half, bfloat16, float", ot);
-        free(ot);
-        return -1;
+    int at = -1;
+    if (ot && !e->out_bool && !e->out_esize) {
+        char *end;
+        long n = strncmp(ot, "in", 2) == 0 ? strtol(ot + 2, &end, 10) : -1;
+        if (n < 0 || n >= TC_MAX_ARGS || end == ot + 2 || *end) {
+            rt_jr_fail(r, path, "out_type",
+                       "'%s' is none of bool, inN (input N's type), uint8, half, bfloat16, float",
+                       ot);
+            free(ot);
+            return -1;
+        }
+        at = (int)n;
     }
     free(ot);
-    return 0;
+    e->out_type_in = at;
+    return int_member(r, j, path, "gathered", TC_MAX_ARGS, &e->gathered);
 }
 
 /* An optional true or false (absent: false). */
@@ -307,12 +320,25 @@ static int load_args(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     return 0;
 }
 
+/* An entry's "class", one of names (static); NULL with the error naming the choices. */
+static const char *class_of(rt_jr *r, const json_t *j, const char *path, const char *const *names,
+                            size_t n, const char *choices)
+{
+    const char *k = json_string_value(json_object_get(j, "class"));
+    for (size_t i = 0; k && i < n; i++)
+        if (strcmp(k, names[i]) == 0)
+            return names[i];
+    fail_choice(r, j, path, "class", choices);
+    return NULL;
+}
+
 static int load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
 {
     memset(e, 0, sizeof *e);
     for (int i = 0; i < TCP_N; i++)
         e->pos[i] = -1;
     e->reads_all = 1;
+    e->out_type_in = e->gathered = -1;
     if (rt_jr_object(r, j, path) != 0)
         return -1;
     const char *model = json_string_value(json_object_get(j, "model"));
@@ -321,22 +347,20 @@ static int load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
         m++;
     if (!model || m == sizeof models / sizeof models[0]) {
         fail_choice(r, j, path, "model",
-                    "none, matmul, conv, conv_backward, pool, stream, embedding");
+                    "none, matmul, conv, conv_backward, pool, stream, embedding, uncounted");
         return -1;
     }
     e->model = models[m].model;
     e->klass = models[m].name;
-    if (e->model == TC_NONE) {
-        const char *k = json_string_value(json_object_get(j, "class"));
-        e->klass = NULL;
-        for (size_t i = 0; k && i < sizeof classes / sizeof classes[0]; i++)
-            if (strcmp(k, classes[i]) == 0)
-                e->klass = classes[i];
-        if (!e->klass) {
-            fail_choice(r, j, path, "class", "view, allocation or dispatch");
-            return -1;
-        }
-    }
+    if (e->model == TC_NONE &&
+        !(e->klass = class_of(r, j, path, classes, sizeof classes / sizeof *classes,
+                              "view, allocation or dispatch")))
+        return -1;
+    if (e->model == TC_UNCOUNTED &&
+        !(e->klass = class_of(r, j, path, uncounted_classes,
+                              sizeof uncounted_classes / sizeof *uncounted_classes,
+                              "rng, sort, index or unique")))
+        return -1;
     if (flag(r, j, path, "transpose_b", &e->transpose_b) != 0 ||
         /* a pooling's "indices" says it writes them; an embedding's is an input index */
         (e->model == TC_POOL && flag(r, j, path, "indices", &e->indices) != 0) ||

@@ -455,7 +455,9 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         rt_tags_set(&p->provenance.notes, "torch_gpu_left_out", left);
     }
     p->tool = rt_strdup("pytorch-profiler");
-    p->time_kind = RT_TIME_WALL;                    /* self time of each call, dispatch included */
+    p->time_kind = RT_TIME_WALL; /* self time of each call, dispatch included */
+    if (r.ops)                   /* the cost model's compulsory traffic from the shapes, at DRAM */
+        p->bytes_kind = RT_BYTES_ESTIMATED;
     p->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK); /* the overhead box's, the paper's tau */
     p->version = rt_strdup("chrome-trace");
     char *method = rt_asprintf(
@@ -484,6 +486,8 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "module", k->module);
             if (k->cunit && k->has_cflops)
                 rt_tags_set(&tags, "precision", k->cunit);
+            if (k->uncounted) /* its work no count measures: the model says unknown */
+                rt_tags_set(&tags, RT_TAG_UNCOUNTED, k->uncounted);
             const char *full = r.names[i], *sep = strchr(full, '\x1f');
             char *op = sep ? rt_strndup(full, (size_t)(sep - full)) : rt_strdup(full);
             char *conv = rt_torch_conversion(op, k->types);
