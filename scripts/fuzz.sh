@@ -126,7 +126,19 @@ for t in ncu table; do
     [ -n "$(ls "$B/corpus/$t")" ] || printf '\0a,b\n1,2\n' >"$B/corpus/$t/tiny"
 done
 
-# Regression: every bad input through its target (run once, no fuzzing).
+# Regression: the in-tree reproducers (tests/fuzz/reproducers, TARGET.NAME, flag byte first), then
+# every bad input of the fixtures, each through its target (run once, no fuzzing).
+for f in tests/fuzz/reproducers/*.*; do
+    name=$(basename "$f")
+    t=${name%%.*}
+    [ "$name" = README.md ] && continue
+    echo "regress: $name -> fuzz-$t"
+    "$B/fuzz-$t" "$f" >"$B/regress-$name.log" 2>&1 || {
+        tail -20 "$B/regress-$name.log"
+        echo "rooftime: fuzz: fuzz-$t fails on reproducer $name" >&2
+        exit 1
+    }
+done
 if [ -d "$FIX/bad-inputs" ]; then
     mkdir -p "$B/regress"
     for f in "$FIX"/bad-inputs/*; do

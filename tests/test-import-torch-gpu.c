@@ -146,6 +146,7 @@ static void test_device_profile(void **state)
     /* with work: mm 10, addmm 8, the copy 1 of 27 us */
     assert_close(atof(note(p, "torch_device_covered_share")), 19.0 / 27, 1e-3);
     assert_non_null(strstr(note(p, "torch_gpu_link"), "0 by the shared External id"));
+    assert_string_equal(note(p, "torch_version"), "unknown"); /* the trace names none */
     rt_profile_free(p);
     rt_warnings_release(&w);
 }
@@ -256,7 +257,8 @@ static void test_comm_within_host(void **state)
 static void test_device_named(void **state)
 {
     (void)state;
-    const char *fmt = "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":5,\"world_size\":8},"
+    const char *fmt = "{\"torch_version\":\"2.15.0+cu132\","
+                      "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":5,\"world_size\":8},"
                       "\"deviceProperties\":[{\"id\":0,\"name\":\"%s\",\"totalGlobalMem\":%s,"
                       "\"computeMajor\":%d,\"computeMinor\":%d,\"warpSize\":%d,\"numSms\":%d}],"
                       "\"traceEvents\":[" EV("kernel", "k", 0, 7, 0, 1, "") "]}";
@@ -270,6 +272,8 @@ static void test_device_named(void **state)
     assert_non_null(p->identity);
     assert_int_equal(p->identity->rank, 5);
     assert_int_equal(p->identity->size, 8);
+    /* the torch the trace names, as a host profile says it */
+    assert_string_equal(note(p, "torch_version"), "2.15.0+cu132");
     rt_profile_free(p);
     rt_warnings_release(&w);
     snprintf(text, sizeof text, fmt, "NVIDIA A100-SXM4-40GB", "42505273344", 8, 0, 32, 108);

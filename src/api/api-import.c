@@ -266,16 +266,6 @@ static int reevaluate(const char *dir, char **out, rt_warnings *w)
     return rc;
 }
 
-/* Values no profile may hold, named with the input (the framework importers, as the command). */
-static int check_profile(const char *input, const rt_profile *p, rt_error *err)
-{
-    rt_error perr = {{0}};
-    if (rt_profile_check(p, &perr) == 0)
-        return 0;
-    rt_error_set(err, "'%s': %s", input, perr.msg);
-    return -1;
-}
-
 /* The importer of s->kind on the inputs: 0, or -1 with err set (or the API's error, err empty). */
 static int run(import_state *s, const char *const *paths, size_t n, rt_profile **p, rt_warnings *w,
                rt_error *err)
@@ -298,11 +288,13 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
         s->table.n_name_columns = s->n_names;
         return rt_import_table(paths[0], &s->table, p, w, err);
     }
+    /* every importer checks its result (rt_import_check): values no profile may hold are an
+     * error naming the input */
     if (strcmp(k, "onednn") == 0) {
         if (rt_import_onednn_conv(paths[0], s->conv, p, w, err) != 0)
             return -1;
         (*p)->threads = s->threads;
-        return check_profile(paths[0], *p, err);
+        return 0;
     }
     if (strcmp(k, "torch") == 0) {
         rt_torch_ops *ops = NULL;
@@ -324,7 +316,7 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
         rt_comm_patterns_release(&comm);
         if (rc == 0)
             (*p)->threads = s->threads;
-        return rc != 0 ? -1 : check_profile(paths[0], *p, err);
+        return rc;
     }
     /* cupti */
     char *scratch = NULL;

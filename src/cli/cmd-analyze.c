@@ -25,17 +25,15 @@ static void print_coverage(FILE *fp, rt_profile **ps, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         rt_wall_coverage wc;
-        const char *cov = rt_tags_get(&ps[i]->provenance.notes, "torch_coverage");
+        char buf[1024];
         if (rt_profile_wall_coverage(ps[i], &wc) == 0) {
-            char buf[512];
             rt_wall_coverage_text(&wc, buf, sizeof buf);
             fprintf(fp, "coverage: profile %zu: %s\n", i + 1, buf);
         }
-        if (cov)
-            fprintf(fp, "coverage: profile %zu: %s\n", i + 1, cov);
-        /* a GPU trace's device profile (import torch): its work, and the launch side */
-        static const char *const gpu[][2] = {{"torch_device_coverage", "coverage"},
-                                             {"torch_launch_side", "launch"},
+        if (rt_cost_coverage_text(ps[i], buf, sizeof buf) == 0)
+            fprintf(fp, "coverage: profile %zu: %s\n", i + 1, buf);
+        /* a GPU trace's device profile (import torch): its launch side */
+        static const char *const gpu[][2] = {{"torch_launch_side", "launch"},
                                              {"overhead_method", "launch"}};
         for (size_t k = 0; k < sizeof gpu / sizeof gpu[0]; k++) {
             const char *v = rt_tags_get(&ps[i]->provenance.notes, gpu[k][0]);

@@ -146,6 +146,14 @@ rt_bound rt_verdict_binding(const rt_verdict *v)
                                                              : RT_BOUND_COMPUTE;
 }
 
+/* A kernel whose time is the framework's own, no work (tag class=overhead). */
+static bool framework_overhead(const rt_kernel *k)
+{
+    const char *c = rt_tags_get(&k->tags, "class");
+    return c && strcmp(c, "overhead") == 0 && rt_values_sum(&k->flops) == 0 &&
+           rt_values_sum(&k->bytes) == 0;
+}
+
 bool rt_verdict_is_real(const rt_verdict *v)
 {
     return v->evidence == RT_EVIDENCE_FULL && v->bound != RT_BOUND_UNKNOWN;
@@ -261,9 +269,13 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
             }
     }
 
-    /* What the counts support: FLOPs and bytes, FLOPs alone (a compute bound only), or nothing. */
-    bool has_w = v->W > 0, has_q = q_any > 0;
-    v->evidence = has_q ? RT_EVIDENCE_FULL : has_w ? RT_EVIDENCE_PARTIAL : RT_EVIDENCE_NONE;
+    /* What the counts support: FLOPs and bytes, FLOPs alone (a compute bound only), or nothing.
+     * A kernel of class overhead (a framework's own time, torch.compile's wrappers) has none by
+     * what it is, not for want of a record: its bound is its launch overhead alone. */
+    bool has_w = v->W > 0, has_q = q_any > 0, framework = framework_overhead(k);
+    v->evidence = has_q || framework ? RT_EVIDENCE_FULL
+                  : has_w            ? RT_EVIDENCE_PARTIAL
+                                     : RT_EVIDENCE_NONE;
     bool device = ctx->time == RT_TIME_DEVICE;
     v->t_oh = v->n * ctx->tau;
     v->t_roof = fmax(v->t_compute, v->t_bw_max);
@@ -305,7 +317,7 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
                mode == RT_MODE_SINGLE ? "compute:ref(" : "compute:",
                v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?",
                mode == RT_MODE_SINGLE ? ") (partial)" : " (partial)");
-    } else if (v->t_oh > v->t_roof) {
+    } else if (v->t_oh > v->t_roof || framework) {
         v->bound = RT_BOUND_OVERHEAD;
         strcpy(v->bound_label, "overhead");
     } else if (v->t_compute >= v->t_bw_max) {

@@ -8,10 +8,11 @@ void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n)
 {
     for (size_t p = 0; p < n; p++) {
         rt_wall_coverage wc;
+        char cov[1024];
         int wall = rt_profile_wall_coverage(profiles[p], &wc) == 0;
-        const char *cov = rt_tags_get(&profiles[p]->provenance.notes, "torch_coverage");
+        int has_cov = rt_cost_coverage_text(profiles[p], cov, sizeof cov) == 0;
         rt_report_launch_side(fp, profiles[p], p, n);
-        if (!wall && !cov)
+        if (!wall && !has_cov)
             continue;
         fputs("<p class=\"note\">Coverage", fp);
         if (n > 1)
@@ -22,7 +23,7 @@ void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n)
             rt_wall_coverage_text(&wc, buf, sizeof buf);
             rt_report_esc(fp, buf);
         }
-        if (cov) {
+        if (has_cov) {
             fputs(wall ? ". Cost model: " : "cost model: ", fp);
             rt_report_esc(fp, cov);
         }
@@ -32,9 +33,8 @@ void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n)
 
 void rt_report_launch_side(FILE *fp, const rt_profile *prof, size_t p, size_t n)
 {
-    /* a GPU trace's device profile (import torch): its work, and the launch side */
-    static const char *const gpu[][2] = {{"torch_device_coverage", "Device time"},
-                                         {"torch_launch_side", "Launch side"},
+    /* a GPU trace's device profile (import torch): its launch side */
+    static const char *const gpu[][2] = {{"torch_launch_side", "Launch side"},
                                          {"overhead_method", "Launch overhead"}};
     for (size_t k = 0; k < sizeof gpu / sizeof gpu[0]; k++) {
         const char *v = rt_tags_get(&prof->provenance.notes, gpu[k][0]);

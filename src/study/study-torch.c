@@ -133,6 +133,13 @@ static int import_point(const char *trace, const rt_tags *base, const rt_study_p
         rt_kernel_accumulate(rt_profile_find_or_add(prof, p->kernels[j].name, &tags),
                              &p->kernels[j]);
     rt_tags_release(&tags);
+    /* which torch the client ran: the sweep's profile says it too */
+    static const char *const facts[] = {"torch_version", "torch_profiler"};
+    for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
+        const char *v = rt_tags_get(&p->provenance.notes, facts[i]);
+        if (v)
+            rt_tags_set(&prof->provenance.notes, facts[i], v);
+    }
     rt_profile_free(p);
     return 0;
 }

@@ -12,6 +12,7 @@
 #include "ncu-internal.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/csv-reader.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu-units.h"
 #include "rooftime/import/ncu.h"
@@ -439,5 +440,5 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
     for (size_t i = 0; w && i < first.n; i++)
         rt_warnings_add(w, "%s", first.msg[i]);
     rt_warnings_release(&first);
-    return rc == 0 ? 0 : -1;
+    return rc == 0 ? rt_import_check(out, paths[0], err) : -1;
 }

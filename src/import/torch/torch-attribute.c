@@ -110,6 +110,11 @@ static const rt_torch_cost *cost_of(reader *r, uint32_t key, double flops_arg)
     return &k->cost;
 }
 
+static int is_class(const rt_torch_cost *c, const char *klass)
+{
+    return c && c->klass && strcmp(c->klass, klass) == 0;
+}
+
 static void uncovered(reader *r, uint32_t key, const char *why, double us)
 {
     const char *full = r->names[key];
@@ -141,16 +146,25 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
     }
     /* a dispatcher or an unknown operator that calls a working operator is a composite in this
      * call: its callees carry the work (a working operator keeps its own cost, and its callees
-     * theirs: addmm's copy of the bias is traffic of its own) */
+     * theirs: addmm's copy of the bias is traffic of its own); torch.compile's wrappers are the
+     * framework's time, not their callees' */
     unsigned char *below = rt_xcalloc(n ? n : 1, 1);
     for (size_t i = 0; i < n; i++)
         if (work[i])
             for (size_t p = parent[i]; p != (size_t)-1 && !below[p]; p = parent[p]) {
                 below[p] = 1;
-                if (cost[p] && (cost[p]->status == RT_TC_NONE || cost[p]->status == RT_TC_UNKNOWN))
+                if (cost[p] &&
+                    (cost[p]->status == RT_TC_NONE || cost[p]->status == RT_TC_UNKNOWN) &&
+                    !is_class(cost[p], "framework"))
                     composite[p] = 1;
             }
-    free(below);
+    /* a compiled region whose kernels were recorded below it (inductor's kernel profiling): its
+     * own time is the framework's, not its kernels' */
+    memset(below, 0, n ? n : 1);
+    for (size_t i = 0; i < n; i++)
+        if (cost[i] && is_class(cost[i], "compiled"))
+            for (size_t p = parent[i]; p != (size_t)-1 && !below[p]; p = parent[p])
+                below[p] = 1;
     /* ... and so is a working operator whose costed callee does its work (the table's 'defer':
      * aten::embedding's aten::index_select, a _foreach_ operator's per-tensor ones): the nearest
      * working caller of each costed call is asked */
@@ -186,12 +200,17 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
         int aten = strncmp(r->names[e->key], "aten::", 6) == 0;
         r->cov.busy += s;
         r->cov.aten_busy += aten ? s : 0;
+        const rt_torch_cost *c = cost[i];
+        kern *k = &r->k[e->key];
+        if (is_class(c, "framework") || (is_class(c, "region") && below[i])) {
+            k->compiled = is_class(c, "framework") ? "wrapper" : "region";
+            r->cov.zero += s;
+            continue;
+        }
         if (composite[i]) {
             r->cov.composite += s;
             continue;
         }
-        const rt_torch_cost *c = cost[i];
-        kern *k = &r->k[e->key];
         const char *why = legacy && !k->dims ? "no shapes in torch's legacy trace format" : c->why;
         switch (c->status) {
         case RT_TC_NONE:
@@ -226,6 +245,7 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
             break;
         }
     }
+    free(below);
     free(work);
     free(composite);
     free(cost);

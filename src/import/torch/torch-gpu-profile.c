@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rooftime/import/import-check.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 #include "torch-internal.h"
@@ -285,18 +286,13 @@ int rt_torch_gpu_profile(reader *r, rt_profile **out, rt_warnings *w, rt_error *
     link_notes(r, p, kept, w);
     rt_torch_gpu_timeline_notes(r, p);
     rt_torch_window_notes(r, p); /* profile --torch --steps: the window the GPU ran in */
+    rt_torch_version_notes(r, p);
     if (r->ops)
         rt_tags_set(&p->provenance.notes, "torch_cost_model", rt_torch_ops_label(r->ops));
-    rt_error perr = {{0}};
-    if (rt_torch_device_describe(r, p, w, err) != 0)
-        goto fail;
-    if (rt_profile_check(p, &perr) != 0) { /* what no profile may hold (sums past the limits) */
-        rt_error_set(err, "'%s': %s", r->origin, perr.msg);
-        goto fail;
+    if (rt_torch_device_describe(r, p, w, err) != 0) {
+        rt_profile_free(p);
+        return -1;
     }
     *out = p;
-    return 0;
-fail:
-    rt_profile_free(p);
-    return -1;
+    return rt_import_check(out, r->origin, err); /* what no profile may hold (sums past limits) */
 }

@@ -86,6 +86,9 @@ typedef struct kern {
     int has_cflops, has_cbytes;
     const char *cunit;
     const char *uncounted; /* its work is of a kind no count measures: the class (static) */
+    /* torch.compile's framework time: "wrapper" (its wrappers around a compiled region) or
+     * "region" (the region's own time, its kernels recorded below it); NULL otherwise */
+    const char *compiled;
 } kern;
 
 typedef struct reader {
@@ -109,9 +112,10 @@ typedef struct reader {
     rt_error *err;
     char *scratch; /* room for the strings of one event (fast path): the input's size */
     const rt_torch_options *opt;
-    double window_us;        /* the longest "rooftime:window" event (the runner's --steps) */
-    double window_steps;     /* the optimizer steps it holds (args.steps); 0: unknown */
-    const rt_torch_ops *ops; /* the cost model, or NULL */
+    double window_us;         /* the longest "rooftime:window" event (the runner's --steps) */
+    double window_steps;      /* the optimizer steps it holds (args.steps); 0: unknown */
+    char *version, *profiler; /* the trace's torch_version and torch_profiler members, or NULL */
+    const rt_torch_ops *ops;  /* the cost model, or NULL */
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
         double uncounted;                   /* work no count measures (model uncounted) */
@@ -143,6 +147,10 @@ void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
 /* The runner's --steps window (its length, notes.torch_window, and its optimizer steps,
  * notes.steps) into the profile's notes, when the trace has one. */
 void rt_torch_window_notes(const reader *r, rt_profile *p);
+
+/* Which torch wrote the trace, as it says (notes.torch_version, "unknown" when it names none, and
+ * notes.torch_profiler), for the host and the device profile. */
+void rt_torch_version_notes(const reader *r, rt_profile *p);
 
 /* ---- torch-aggregate.c ---- */
 

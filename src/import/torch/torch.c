@@ -9,8 +9,10 @@
 
 #include <jansson.h>
 
+#include "torch-cost-args.h"
 #include "torch-internal.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/gzip-text.h"
@@ -148,6 +150,9 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     }
     int within = r->within && name && strcmp(name, r->within) == 0;
     int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
+    /* a range the cost model counts as an operator: torch.compile's compiled code */
+    if (kind < 0 && r->ops && name && rt_torch_ops_annotation(r->ops, name))
+        kind = EV_CPU;
     if (kind < 0)
         return 0; /* annotations, python functions, runtime calls: not kernels */
     if (kind == EV_CPU) {
@@ -301,6 +306,10 @@ static int read_trace(reader *r)
                     strcmp(json_string_value(key), "deviceProperties") == 0  ? &r->gpu.device_props
                     : strcmp(json_string_value(key), "distributedInfo") == 0 ? &r->gpu.dist_info
                                                                              : NULL;
+                /* which torch wrote it: the runner's members, or torch.profiler's add_metadata */
+                char **fact = strcmp(json_string_value(key), "torch_version") == 0    ? &r->version
+                              : strcmp(json_string_value(key), "torch_profiler") == 0 ? &r->profiler
+                                                                                      : NULL;
                 json_decref(key);
                 skip_ws(r);
                 if (r->pos >= r->len || r->buf[r->pos] != ':')
@@ -317,6 +326,8 @@ static int read_trace(reader *r)
                     json_t *v = next_value(r);
                     if (!v)
                         return -1;
+                    if (fact && json_is_string(v) && !*fact)
+                        *fact = rt_strndup(json_string_value(v), 100);
                     if (keep) { /* the GPU named, the rank: torch-device.c */
                         json_decref(*keep);
                         *keep = v;
@@ -345,7 +356,15 @@ static int read_trace(reader *r)
     return 0;
 }
 
-/* Order events per thread by start, outer before inner at equal starts. */
+/* profile --torch's runner's members, or a user's prof.add_metadata("torch_version",
+ * torch.__version__) */
+void rt_torch_version_notes(const reader *r, rt_profile *p)
+{
+    rt_tags_set(&p->provenance.notes, "torch_version", r->version ? r->version : "unknown");
+    if (r->profiler)
+        rt_tags_set(&p->provenance.notes, "torch_profiler", r->profiler);
+}
+
 static void reader_release(reader *r)
 {
     for (size_t i = 0; i < r->n_k; i++) {
@@ -365,6 +384,8 @@ static void reader_release(reader *r)
     free(r->k);
     free(r->evs);
     free(r->scratch);
+    free(r->version);
+    free(r->profiler);
     rt_name_index_release(&r->keys);
     rt_name_index_release(&r->threads);
 }
@@ -488,6 +509,11 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "precision", k->cunit);
             if (k->uncounted) /* its work no count measures: the model says unknown */
                 rt_tags_set(&tags, RT_TAG_UNCOUNTED, k->uncounted);
+            if (k->compiled) {
+                /* framework overhead: its bound is the launch overhead (core/model.c) */
+                rt_tags_set(&tags, "class", "overhead");
+                rt_tags_set(&tags, "compiled", k->compiled);
+            }
             const char *full = r.names[i], *sep = strchr(full, '\x1f');
             char *op = sep ? rt_strndup(full, (size_t)(sep - full)) : rt_strdup(full);
             char *conv = rt_torch_conversion(op, k->types);
@@ -523,6 +549,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
     }
     rt_profile_finish_spreads(p); /* each kernel's calls: median and quartiles of self time */
     rt_torch_note_rank(&r, p);    /* distributedInfo: the trace's rank */
+    rt_torch_version_notes(&r, p);
     if (r.ops)
         rt_torch_cost_notes(&r, p, w);
     if (o->by_source)
@@ -543,7 +570,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                         r.origin);
     reader_release(&r);
     *out = p;
-    return 0;
+    return rt_import_check(out, origin ? origin : "trace", err);
 }
 
 int rt_import_torch(const char *path, const char *within, rt_profile **out, rt_warnings *w,
