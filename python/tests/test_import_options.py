@@ -94,6 +94,21 @@ def test_torch_within_ops_and_no_cost_model(repo, rooftime_bin, tmp_path):
         rooftime.import_torch(src, within="no-such-range")
 
 
+def test_torch_gpu_trace_gz_and_host(fixtures, rooftime_bin, tmp_path):
+    """A GPU run's trace, gzip-compressed as kept: the device profile, and with host=True the host
+    operators, as the command writes them; the trace's rank is the profile's."""
+    g = os.path.join(fixtures, "torch-gpu")
+    if not os.path.isdir(g):
+        pytest.skip("no torch-gpu fixtures")
+    for name in ("minitoy-mi250-rocm6.trace.json.gz", "sampled-rank0.trace.json.gz"):
+        src = os.path.join(g, name)
+        for args, kw in (([], {}), (["--host"], {"host": True})):
+            cli = imported(rooftime_bin, tmp_path, "torch", [src], args)
+            d = same(rooftime.import_torch(src, **kw), cli)
+            assert d["source"]["time"] == ("wall" if kw else "device")
+    assert d["identity"]["rank"] == 0 and d["identity"]["size"] == 128
+
+
 def test_table_map_name_column_time_and_no_defaults(fixtures, rooftime_bin, tmp_path):
     t = os.path.join(fixtures, "paper-tables")
     main, ai = os.path.join(t, "conv2d-pt.main.csv"), os.path.join(t, "conv2d-pt.l2-l1-ai.csv")
