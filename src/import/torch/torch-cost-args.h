@@ -64,6 +64,7 @@ typedef struct tc_entry {
     uint32_t reads; /* bit i: input i */
     int out_bool;
     int out_type_in; /* outputs at the element type of this input (out_type "inN"); -1: none */
+    int out_esize;   /* bytes of an output element by type name (out_type "uint8" ...); 0: none */
     int gathered;    /* elements of input 0 read at data-dependent addresses: as many as this
                       * input has (one per index); -1: none */
     /* in a call where it calls a costed operator, the work is the callee's: any (defer_any) or

@@ -128,6 +128,8 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
         }
         if (e->out_bool)
             es = 1;
+        else if (e->out_esize)
+            es = e->out_esize;
         else if (e->out_type_in >= 0) {
             const tc_arg *t = tensor(c, e->out_type_in);
             if (!t) {

@@ -312,13 +312,25 @@ static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     char *ot = NULL;
     if (rt_jr_string(r, j, path, "out_type", false, &ot) != 0)
         return -1;
+    /* the outputs' element type when it is not the first input's: a comparison's bool, input N's
+     * (inN), or one by name (a quantization's bytes) */
+    static const struct {
+        const char *name;
+        int size;
+    } types[] = {{"uint8", 1}, {"half", 2}, {"bfloat16", 2}, {"float", 4}};
     e->out_bool = ot && strcmp(ot, "bool") == 0;
+    e->out_esize = 0;
+    for (size_t t = 0; ot && t < sizeof types / sizeof types[0]; t++)
+        if (strcmp(ot, types[t].name) == 0)
+            e->out_esize = types[t].size;
     int at = -1;
-    if (ot && !e->out_bool) {
+    if (ot && !e->out_bool && !e->out_esize) {
         char *end;
         long n = strncmp(ot, "in", 2) == 0 ? strtol(ot + 2, &end, 10) : -1;
         if (n < 0 || n >= TC_MAX_ARGS || end == ot + 2 || *end) {
-            rt_jr_fail(r, path, "out_type", "'%s' is neither 'bool' nor inN (input N's type)", ot);
+            rt_jr_fail(r, path, "out_type",
+                       "'%s' is none of bool, inN (input N's type), uint8, half, bfloat16, float",
+                       ot);
             free(ot);
             return -1;
         }
