@@ -231,7 +231,11 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         out->flops_known = out->bytes_known = 1;
         return;
     }
-    if (e->model == TC_REGION || e->model == TC_COMPILED) {
+    if (e->model == TC_COMPILED) {
+        rt_torch_cost_compiled(o, e, rc, out);
+        return;
+    }
+    if (e->model == TC_REGION) {
         /* work is done, the records cannot count it: uncovered, with the table's reason */
         out->status = RT_TC_INCOMPLETE;
         snprintf(out->why, sizeof out->why, "%s", e->why);
