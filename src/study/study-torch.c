@@ -109,8 +109,8 @@ static char *point_spec(const rt_study_point *pt)
 }
 
 /* Add the kernels of point i's trace to prof under the point's tags, each operator that ran a
- * oneDNN primitive on that primitive's unit (the point's oneDNN verbose output in dnnlog, joined
- * to the trace by units) and tagged onednn with its implementation. */
+ * oneDNN primitive on that primitive's unit and tagged onednn with its implementation (the
+ * point's oneDNN verbose output in dnnlog joined to the trace: rt_torch_units_join). */
 static int import_point(const char *trace, const char *dnnlog, const char *spec,
                         rt_torch_units *units, const rt_tags *base, const rt_study_point *pt,
                         const rt_torch_ops *ops, rt_profile *prof, rt_error *err)
