@@ -24,8 +24,8 @@ seed() { # TARGET FILE [RAW]
     if [ "${3:-}" = raw ]; then cp "$2" "$out"; else { printf '\0'; cat "$2"; } >"$out"; fi
 }
 rm -rf "$B/corpus" "$B/regress"
-for f in tests/data/*.log; do seed onednn "$f"; done
-for f in tests/data/*.json; do seed torch "$f"; done
+for f in tests/data/*.log tests/data/torch-1.13-client-units/*.log; do seed onednn "$f"; done
+for f in tests/data/*.json tests/data/torch-1.13-client-units/*.json; do seed torch "$f"; done
 # The table importer's bad inputs in the tree (sums and FLOPs / AI past the limits) as seeds.
 for f in tests/data/bad-inputs/table-*.csv; do seed table "$f"; done
 for f in data/examples/*.json; do seed profile "$f" raw; seed render "$f" raw; done

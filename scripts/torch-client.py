@@ -12,7 +12,11 @@ to start): each --point KEY=VALUE,... overrides the shape options for one point,
 receives DIR/trace-<i>.json per point, and --progress-fd N gets the line "<i>" once point i's trace
 is written. With --go-fd M the measured iterations of point i > 0 wait for one line on M, which
 rooftime writes once it has read point i-1's trace: that import then overlaps the next point's
-set-up and warm-up, never its measured iterations.
+set-up and warm-up, never its measured iterations. With --onednn-dir DIR each point then runs its
+pass once more, untimed and unrecorded, with oneDNN verbose output on and the process's standard
+output sent to DIR/onednn-<i>.log for that pass alone: the primitives the pass ran (their
+implementations say which unit computed), kept out of the measured iterations, whose times
+verbose printing would lengthen.
 """
 import argparse
 import json
@@ -62,6 +66,10 @@ def parse_args(argv):
                    help="before the measured iterations of each point after the first, wait for "
                         "one line on file descriptor M (the reader of the previous trace is done "
                         "with the cores)")
+    p.add_argument("--onednn-dir", metavar="DIR",
+                   help="after each point's measured iterations, run its pass once more with "
+                        "oneDNN verbose output on, its standard output into DIR/onednn-<i>.log "
+                        "(untimed, unrecorded: what rooftime joins to the trace's operators)")
     p.add_argument("--runner", metavar="FILE",
                    help="rooftime's profile --torch runner (data/torch/runner/sitecustomize.py): "
                         "write --trace/--trace-dir with it, as `rooftime profile --torch` does "
@@ -117,12 +125,17 @@ def bf16_supported(torch):
         return False
 
 
+def verbose_setter(torch):
+    """torch's switch of oneDNN verbose output (torch.backends.mkldnn.verbose's), or None."""
+    return getattr(getattr(torch._C, "_verbose", None), "mkldnn_set_verbose", None)
+
+
 class OnednnVerbose:
     """Switch oneDNN verbose output on only around measured work, if the caller asked for it."""
 
     def __init__(self, torch):
         wanted = any(os.environ.get(v, "0") not in ("", "0") for v in ("ONEDNN_VERBOSE", "DNNL_VERBOSE"))
-        setter = getattr(getattr(torch._C, "_verbose", None), "mkldnn_set_verbose", None)
+        setter = verbose_setter(torch)
         self.setter = setter if wanted else None
         self.level = 1
         if self.setter:
@@ -136,6 +149,40 @@ class OnednnVerbose:
     def off(self):
         if self.setter:
             self.setter(0)
+
+
+class OnednnLog:
+    """oneDNN verbose output on around one pass, the process's standard output (where oneDNN
+    prints) sent to a file meanwhile: the untimed pass of --onednn-dir. A torch without the
+    switch writes an empty file."""
+
+    def __init__(self, torch, path):
+        self.setter = verbose_setter(torch)
+        self.path = path
+        self.saved = None
+        open(path, "w").close()
+
+    def on(self):
+        sys.stdout.flush()
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        self.saved = os.dup(1)
+        os.dup2(fd, 1)
+        os.close(fd)
+        if self.setter:
+            self.setter(1)
+
+    def off(self):
+        if self.saved is None:
+            return
+        if self.setter:
+            self.setter(0)
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)  # what oneDNN printed through C's stdout, to the file
+        sys.stdout.flush()
+        os.dup2(self.saved, 1)
+        os.close(self.saved)
+        self.saved = None
 
 
 MEASURED = "rooftime:measured"
@@ -187,10 +234,11 @@ def wait_go(fd, i):
                          % (line.strip().decode(errors="replace"), i - 1))
 
 
-def run_point(a, torch, trace, runner, go=None):
+def run_point(a, torch, trace, runner, go=None, onednn_log=None):
     """Set up one point, run its warm-up and measured iterations; the mean seconds of a measured
     pass. With trace, the measured ones are recorded and written there. go, when given, is
-    called between the warm-up and the measured iterations."""
+    called between the warm-up and the measured iterations. With onednn_log (a file), one more
+    pass after them, untimed, with oneDNN verbose output into that file."""
     dtype = torch.bfloat16 if a.precision == "bf16" else torch.float32
     torch.manual_seed(0)
 
@@ -228,10 +276,10 @@ def run_point(a, torch, trace, runner, go=None):
         def forward():
             return model(x)[0]
 
-    verbose = OnednnVerbose(torch)
+    measured_verbose = OnednnVerbose(torch)
     grad = None
 
-    def one(measured, prof_range):
+    def one(measured, prof_range, verbose=measured_verbose):
         nonlocal grad
         if a.pass_ == "forward":
             if measured:
@@ -291,6 +339,9 @@ def run_point(a, torch, trace, runner, go=None):
             # in Python that takes seconds per 100k events, most of a long LSTM study's time)
             mod, positions = runner
             mod.write_trace(trace, mod.stop(prof), positions, within=MEASURED)
+    if onednn_log:
+        # the primitives of the same pass, outside the timed and recorded iterations
+        one(True, NoRange, OnednnLog(torch, onednn_log))
     return sum(times) / len(times)
 
 
@@ -320,7 +371,8 @@ def main(argv):
     for i, q in enumerate(points):
         trace = os.path.join(a.trace_dir, "trace-%d.json" % i) if a.trace_dir else a.trace
         go = (lambda i=i: wait_go(a.go_fd, i)) if a.go_fd >= 0 and i > 0 else None
-        mean = run_point(q, torch, trace, runner, go)
+        log = os.path.join(a.onednn_dir, "onednn-%d.log" % i) if a.onednn_dir else None
+        mean = run_point(q, torch, trace, runner, go, log)
         sys.stdout.flush()
         print("torch-client: torch %s op=%s precision=%s pass=%s batch=%d iters=%d mean_ms=%.4f"
               % (torch.__version__, q.op, q.precision, q.pass_, q.batch, q.iters, 1e3 * mean))

@@ -342,6 +342,29 @@ static void test_window_steps(void **state)
         }
 }
 
+/* torch_threads (torch.get_num_threads(), the runner's): the profile's threads and a note; a value
+ * that is no thread count says nothing. */
+static void test_torch_threads(void **state)
+{
+    (void)state;
+    static const char *const vals[] = {"2", "0", "-1", "2.5", "\"2\"", "16777217"};
+    for (int i = 0; i < 6; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"torch_threads\": %s, \"traceEvents\": [{\"ph\":\"X\",\"cat\":\"cpu_op\","
+                 "\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":4}]}",
+                 vals[i]);
+        rt_profile *p = import_text(text, NULL);
+        assert_int_equal(p->threads, i == 0 ? 2 : 0);
+        const char *note = rt_tags_get(&p->provenance.notes, "torch_threads");
+        if (i == 0)
+            assert_string_equal(note, "2");
+        else
+            assert_null(note);
+        rt_profile_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_two_parsers_agree),
         cmocka_unit_test(test_spreads),
         cmocka_unit_test(test_window_steps),
+        cmocka_unit_test(test_torch_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,6 +70,18 @@ static void test_conv2d_and_lstm(void **state)
         flops[b4] += rt_values_sum(&k->flops);
     }
     assert_true(seen[0] && seen[1]);
+    /* the client's untimed oneDNN verbose pass, joined: what it found is said; an operator that ran
+     * a primitive pays its execute; torch's threads are the profile's */
+    const char *units = rt_tags_get(&p->provenance.notes, "onednn_units"),
+               *threads = rt_tags_get(&p->provenance.notes, "torch_threads");
+    assert_non_null(units);
+    assert_non_null(strstr(units, "operators with FLOPs"));
+    for (size_t i = 0; i < p->n_kernels; i++)
+        if (rt_tags_get(&p->kernels[i].tags, "onednn"))
+            assert_string_equal(p->kernels[i].overhead, RT_OVERHEAD_ONEDNN);
+    assert_non_null(threads);
+    assert_true(p->threads >= 1);
+    assert_int_equal(p->threads, atoi(threads));
     /* the cost model's FLOPs for conv2d over the 2 measured iterations, counted as the study's
      * own implementations count them (the taps inside the input), plus the bias's N K P Q */
     for (int b = 0; b < 2; b++) {

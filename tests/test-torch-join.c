@@ -56,9 +56,13 @@ static void test_units_follow_the_primitive(void **state)
     assert_string_equal(rt_tags_get(&conv->tags, "onednn"), "jit:avx512_core_amx_bf16");
     assert_close(rt_values_get(&mm->flops, "amx_bf16", 0), 2.0 * 32 * 64 * 128, 0);
     assert_string_equal(rt_tags_get(&mm->tags, "onednn"), "brg_matmul:avx10_1_512_amx");
-    /* operators that ran no oneDNN primitive keep their unit */
+    /* a joined operator's self time holds the primitive's execute: it pays that */
+    assert_string_equal(conv->overhead, RT_OVERHEAD_ONEDNN);
+    assert_string_equal(mm->overhead, RT_OVERHEAD_ONEDNN);
+    /* operators that ran no oneDNN primitive keep their unit and their path */
     assert_true(rt_values_has(&other->flops, "bf16"));
     assert_null(rt_tags_get(&other->tags, "onednn"));
+    assert_null(other->overhead);
     assert_true(rt_values_has(&relu->flops, "bf16"));
     const char *note = rt_tags_get(&t->provenance.notes, "onednn_join");
     print_message("%s\n", note);

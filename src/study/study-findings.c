@@ -275,11 +275,17 @@ static void section_matrix_unit(rt_findings *o, const rt_analysis *a, const rt_s
     bool amx = false;
     for (size_t i = 0; i < a->n_items; i++) {
         const rt_item *it = &a->items[i];
-        const char *impl = rt_tags_get(&it->kernel->tags, "impl");
-        if (impl && strcmp(tag(&it->tags, "implementation"), "onednn") == 0 &&
-            strncmp(it->kernel->name, "reorder", 7) != 0) {
+        const char *impl = rt_tags_get(&it->kernel->tags, "impl"), *who = "oneDNN";
+        if (strcmp(tag(&it->tags, "implementation"), "onednn") != 0 ||
+            strncmp(it->kernel->name, "reorder", 7) == 0)
+            impl = NULL;
+        if (!impl && strcmp(tag(&it->tags, "implementation"), "pytorch") == 0) {
+            impl = rt_tags_get(&it->kernel->tags, "onednn"); /* the primitives it ran */
+            who = "PyTorch through oneDNN";
+        }
+        if (impl) {
             char buf[256];
-            snprintf(buf, sizeof buf, "%s %s %s: %s", tag(&it->tags, "precision"),
+            snprintf(buf, sizeof buf, "%s %s %s %s: %s", who, tag(&it->tags, "precision"),
                      tag(&it->tags, "operation"), tag(&it->tags, "pass"), impl);
             rt_study_strset_add(&impls, buf);
             amx |= strstr(impl, "amx") != NULL;
@@ -294,17 +300,18 @@ static void section_matrix_unit(rt_findings *o, const rt_analysis *a, const rt_s
         snprintf(ulist + strlen(ulist), sizeof ulist - strlen(ulist), "%s%s", i ? ", " : "",
                  units.v[i]);
     if (amx)
-        rt_findings_item(
-            o, "oneDNN chose AMX kernels (a matrix unit) for some configs; FLOPs ran on: %s.",
-            ulist);
+        rt_findings_item(o,
+                         "oneDNN chose AMX kernels (a matrix unit) for some configs, its own or "
+                         "PyTorch's; FLOPs ran on: %s.",
+                         ulist);
     else
         rt_findings_item(
             o,
             "No kernel used a matrix unit: no oneDNN implementation name contains \"amx\" "
-            "(oneDNN's ISA here is %s). FLOPs ran on: %s.",
+            "(oneDNN's or PyTorch's; oneDNN's ISA here is %s). FLOPs ran on: %s.",
             r->isa ? r->isa : "?", ulist[0] ? ulist : "none");
     for (size_t i = 0; i < impls.n; i++)
-        rt_findings_item(o, "oneDNN %s", impls.v[i]);
+        rt_findings_item(o, "%s", impls.v[i]);
     rt_study_strset_release(&impls);
     rt_study_strset_release(&units);
 }

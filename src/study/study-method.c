@@ -45,8 +45,13 @@ char *rt_study_torch_method_text(int warmup, int iters, int threads, const char 
         "invocations per call. FLOPs and bytes: the cost model (data/torch/ops.json) from the "
         "recorded shapes and types, convolutions by the taps inside the input as the study's "
         "own implementations count them; bytes the compulsory traffic at DRAM; views, "
-        "allocations and dispatch have none. Conv2d backward: aten::convolution_backward with "
-        "output_mask [input] (backward-data) or [weight, bias] (backward-weights); the LSTM's "
-        "backward is torch's one autograd backward.",
+        "allocations and dispatch have none. Each operator that ran a oneDNN primitive computes "
+        "on the primitive's unit (data/onednn/units.json, from its implementation) and pays its "
+        "execute: after a point's measured iterations the client runs the pass once more, "
+        "untimed and unrecorded, with oneDNN verbose output on and sent to a file of its own, "
+        "which is joined to the trace by shapes (`profile --torch --onednn-output`'s join); "
+        "the other operators keep the unit of their data type. Conv2d backward: "
+        "aten::convolution_backward with output_mask [input] (backward-data) or [weight, bias] "
+        "(backward-weights); the LSTM's backward is torch's one autograd backward.",
         python, script, pts, th, warmup, iters);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rooftime-config.h"
+#include "study-torch-units.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/study/study-run.h"
@@ -107,8 +108,11 @@ static char *point_spec(const rt_study_point *pt)
                        s->hidden);
 }
 
-/* Add the kernels of point i's trace to prof under the point's tags. */
-static int import_point(const char *trace, const rt_tags *base, const rt_study_point *pt,
+/* Add the kernels of point i's trace to prof under the point's tags, each operator that ran a
+ * oneDNN primitive on that primitive's unit and tagged onednn with its implementation (the
+ * point's oneDNN verbose output in dnnlog joined to the trace: rt_torch_units_join). */
+static int import_point(const char *trace, const char *dnnlog, const char *spec,
+                        rt_torch_units *units, const rt_tags *base, const rt_study_point *pt,
                         const rt_torch_ops *ops, rt_profile *prof, rt_error *err)
 {
     rt_warnings w = {0};
@@ -120,6 +124,10 @@ static int import_point(const char *trace, const rt_tags *base, const rt_study_p
     rt_warnings_release(&w);
     if (rc != 0)
         return -1;
+    if (rt_torch_units_join(units, dnnlog, spec, p, err) != 0) {
+        rt_profile_free(p);
+        return -1;
+    }
     rt_tags tags = {0};
     rt_tags_copy(&tags, base);
     size_t np = 0;
@@ -129,17 +137,27 @@ static int import_point(const char *trace, const rt_tags *base, const rt_study_p
         snprintf(v, sizeof v, "%ld", rt_study_point_param(pt, params[j]));
         rt_tags_set(&tags, params[j], v);
     }
-    for (size_t j = 0; j < p->n_kernels; j++)
-        rt_kernel_accumulate(rt_profile_find_or_add(prof, p->kernels[j].name, &tags),
-                             &p->kernels[j]);
+    for (size_t j = 0; j < p->n_kernels; j++) {
+        const rt_kernel *k = &p->kernels[j];
+        const char *impl = rt_tags_get(&k->tags, "onednn");
+        rt_tags kt = {0};
+        if (impl) {
+            rt_tags_copy(&kt, &tags);
+            rt_tags_set(&kt, "onednn", impl);
+        }
+        rt_kernel_accumulate(rt_profile_find_or_add(prof, k->name, impl ? &kt : &tags), k);
+        rt_tags_release(&kt);
+    }
     rt_tags_release(&tags);
-    /* which torch the client ran: the sweep's profile says it too */
-    static const char *const facts[] = {"torch_version", "torch_profiler"};
+    /* which torch the client ran, on how many threads: the sweep's profile says it too */
+    static const char *const facts[] = {"torch_version", "torch_profiler", "torch_threads"};
     for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
         const char *v = rt_tags_get(&p->provenance.notes, facts[i]);
         if (v)
             rt_tags_set(&prof->provenance.notes, facts[i], v);
     }
+    if (p->threads > 0) /* what ran its operators, as torch recorded it */
+        prof->threads = p->threads;
     rt_profile_free(p);
     return 0;
 }
@@ -195,13 +213,15 @@ static rt_profile *sweep_profile(const char *python, const char *script, int war
         "operators by self time inside the measured ranges, each point's trace read before the "
         "next point's measured iterations; FLOPs and bytes from their "
         "shapes by the cost model (data/torch/ops.json), as `rooftime profile --torch` gives "
-        "them",
+        "them; each operator that ran a oneDNN primitive on the primitive's unit, from one more "
+        "pass per point, untimed, with oneDNN verbose output on",
         warmup, iters);
     return prof;
 }
 
 /* The client's command line: python script --op .. --precision .. --pass .. --warmup W --iters N
- * --trace-dir DIR --progress-fd FD --go-fd GO --threads T --runner R --ops O --point SPEC ...
+ * --trace-dir DIR --onednn-dir DIR --progress-fd FD --go-fd GO --threads T --runner R --ops O
+ * --point SPEC ...
  * The numbers live here: the progress and go fds' (nums[2], nums[4]) are written once the pipe
  * and the socket exist. */
 typedef struct client_cmd {
@@ -227,6 +247,7 @@ static void client_cmd_build(client_cmd *c, const char *python, const char *scri
                            "--warmup",      c->nums[0],
                            "--iters",       c->nums[1],
                            "--trace-dir",   dir,
+                           "--onednn-dir",  dir,
                            "--progress-fd", c->nums[2],
                            "--go-fd",       c->nums[4],
                            "--threads",     c->nums[3],
@@ -257,9 +278,10 @@ static void client_cmd_free(client_cmd *c)
  * up and warms up, then write "<i>" on go, which the client waits for before that point's
  * measured iterations (on 2 cores the import would otherwise take one from them). *done counts
  * the points imported; 0, or -1 with err set when a report or an import failed. */
-static int import_reported(FILE *rd, int go, const char *dir, const rt_tags *base,
-                           const rt_torch_study_opts *o, const rt_torch_ops *ops, rt_profile *prof,
-                           const client_cmd *c, size_t *done, rt_error *err)
+static int import_reported(FILE *rd, int go, const char *dir, rt_torch_units *units,
+                           const rt_tags *base, const rt_torch_study_opts *o,
+                           const rt_torch_ops *ops, rt_profile *prof, const client_cmd *c,
+                           size_t *done, rt_error *err)
 {
     char line[64];
     while (*done < o->n_points && fgets(line, sizeof line, rd)) {
@@ -271,9 +293,13 @@ static int import_reported(FILE *rd, int go, const char *dir, const rt_tags *bas
             return -1;
         }
         char *trace = rt_asprintf("%s/trace-%zu.json", dir, *done);
-        int irc = import_point(trace, base, &o->points[*done], ops, prof, err);
+        char *dnnlog = rt_asprintf("%s/onednn-%zu.log", dir, *done);
+        const char *spec = c->argv[c->first_spec + 2 * *done + 1];
+        int irc = import_point(trace, dnnlog, spec, units, base, &o->points[*done], ops, prof, err);
         remove(trace);
+        remove(dnnlog);
         free(trace);
+        free(dnnlog);
         if (irc != 0) {
             rt_error_prefix(err, "pytorch: point %zu (%s)", *done,
                             c->argv[c->first_spec + 2 * *done + 1]);
@@ -292,8 +318,8 @@ static int import_reported(FILE *rd, int go, const char *dir, const rt_tags *bas
     return 0;
 }
 
-/* Whatever the client left behind in dir: the traces from point done on, a partial one, its
- * stderr; then dir itself. */
+/* Whatever the client left behind in dir: the traces and oneDNN outputs from point done on, a
+ * partial one, its stderr; then dir itself. */
 static void remove_leftovers(const char *dir, const char *errf, size_t done, size_t n_points)
 {
     for (size_t i = done; i <= n_points; i++) {
@@ -301,8 +327,11 @@ static void remove_leftovers(const char *dir, const char *errf, size_t done, siz
         remove(t);
         char *tt = rt_asprintf("%s.tmp", t);
         remove(tt);
+        char *d = rt_asprintf("%s/onednn-%zu.log", dir, i);
+        remove(d);
         free(t);
         free(tt);
+        free(d);
     }
     remove(errf);
     rmdir(dir);
@@ -338,6 +367,7 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
     rt_tags_copy(&prof->tags, &base);
     client_cmd cmd = {0};
     client_cmd_build(&cmd, python, script, o, warmup, iters, dir, ops);
+    rt_torch_units *units = rt_torch_units_new();
 
     int fds[2] = {-1, -1}, go[2] = {-1, -1};
     int rc = -1;
@@ -374,7 +404,7 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
     }
     fds[0] = -1;
     bool import_failed =
-        import_reported(rd, go[0], dir, &base, o, ops, prof, &cmd, &done, err) != 0;
+        import_reported(rd, go[0], dir, units, &base, o, ops, prof, &cmd, &done, err) != 0;
     if (import_failed)
         kill(child.pid, SIGTERM); /* our child: nothing more of it is wanted */
     fclose(rd);
@@ -397,6 +427,7 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
                          why[0] ? ": " : "", why);
         goto out;
     }
+    rt_torch_units_note(units, prof);
     *out = prof;
     prof = NULL;
     rc = 0;
@@ -416,6 +447,7 @@ out:
     if (prof && prof != o->into)
         rt_profile_free(prof);
     client_cmd_free(&cmd);
+    rt_torch_units_free(units);
     rt_torch_ops_free(ops);
     rt_tags_release(&base);
     remove_leftovers(dir, errf, done, o->n_points);

@@ -83,3 +83,28 @@ def test_without_go_fd_the_points_run_through(tmp_path):
     assert progress.read() == "0\n1\n"
     assert proc.wait(60) == 0
     assert (tmp_path / "trace-1.json").exists()
+
+
+def test_onednn_output_of_one_untimed_pass_per_point(tmp_path):
+    """--onednn-dir: one more pass per point with oneDNN verbose output on, into that point's own
+    file; nothing of it on the client's standard output, and only that pass's primitives (the
+    warm-up and measured iterations ran with it off). oneDNN prints its header once per process:
+    in the first point's file."""
+    argv = [sys.executable, CLIENT, "--op", "conv2d", "--precision", "bf16", "--warmup", "1",
+            "--iters", "2", "--trace-dir", str(tmp_path), "--onednn-dir", str(tmp_path)]
+    for _ in range(2):
+        argv += ["--point", TINY]
+    out = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                         check=True).stdout.decode()
+    assert "verbose," not in out
+    assert out.count("torch-client: torch") == 2
+    logs = [(tmp_path / ("onednn-%d.log" % i)).read_text() for i in range(2)]
+    import torch
+
+    if not torch.backends.mkldnn.is_available():
+        assert logs == ["", ""]
+        return
+    for i, log in enumerate(logs):
+        convs = [l for l in log.splitlines() if ",exec," in l and ",convolution," in l]
+        assert len(convs) == 1, log
+        assert (",info," in log) == (i == 0), log

@@ -117,7 +117,10 @@ def write_trace(path, result, positions, steps=None, within=None):
         st = (getattr(e, ev_start)() - t0) / per_us
         evs.append((e.name(), e.start_thread_id(), st, st + getattr(e, ev_dur)() / per_us,
                     e.sequence_nr(), e.fwd_thread_id(), e))
-    meta = {"torch_version": torch.__version__, "torch_profiler": g["name"]}
+    # torch's intra-op threads: what ran the operators, and what a parallel region inside them
+    # would open
+    meta = {"torch_version": torch.__version__, "torch_profiler": g["name"],
+            "torch_threads": torch.get_num_threads()}
     _write(path, evs, positions, steps, within, g, meta, _compiled(torch))
 
 

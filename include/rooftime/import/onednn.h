@@ -37,6 +37,14 @@ size_t rt_onednn_reader_n_exec(const rt_onednn_reader *r);
 /* Build the profile (caller frees it). Unreadable lines become warnings naming their lines.
  * Fails when the input held no execution record. The reader stays owned by the caller. */
 int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *w, rt_error *err);
+/* Every line of the file at path ("-": standard input) into r, as rt_import_onednn reads one:
+ * 0, or -1 with err set when it cannot be read. */
+int rt_onednn_reader_read(rt_onednn_reader *r, const char *path, rt_error *err);
+/* The next part of the same log: forget the records read so far (kernels, counts, unreadable
+ * lines, notes), keep what its info and header lines said (oneDNN's version, the CPU line, the
+ * columns of each format). oneDNN prints those once per process, so a log written in parts (one
+ * file per part) has them in its first part only. origin names the part in messages. */
+void rt_onednn_reader_restart(rt_onednn_reader *r, const char *origin);
 
 /* Whole-file and in-memory forms. */
 int rt_import_onednn(const char *path, rt_profile **out, rt_warnings *w, rt_error *err);

@@ -57,7 +57,11 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
  * by shapes: each oneDNN convolution gets the tag 'caller' (the aten operator, its source line and
  * module) and the operator the tag 'onednn' (the implementation); each reorder whose dimensions
  * are a joined convolution's source, destination or weights gets that convolution's caller. A
- * note in both profiles says how much was joined. Shapes alone cannot tell apart two
+ * joined operator (a convolution's, or an aten matrix product joined to a oneDNN matmul by its
+ * factors) takes the unit of the primitive's FLOPs (split as theirs when it ran several: a
+ * backward's data and weight gradients; its tag 'onednn' then names them joined by '+') and pays
+ * its overhead (kernels[].overhead: the primitive's own, else the oneDNN profile's). A note in
+ * both profiles says how much was joined. Shapes alone cannot tell apart two
  * convolutions of equal shapes and different strides: the one with the most time is named. */
 void rt_torch_join_onednn(rt_profile *torch, rt_profile *dnn);
 

@@ -53,8 +53,13 @@ char *rt_torch_study_script(rt_error *err);
  * per parameter (batch, filters, kernel, stride; batch, seq, features, hidden). With o->into the
  * kernels are added to that profile and *out is o->into; otherwise *out is a new profile, the
  * caller's. The client writes its traces with the `profile --torch` runner's writer and they are
- * imported with the cost model (data/torch/ops.json): FLOPs and bytes. On failure (-1, naming the
- * point) o->into keeps the points that finished; *out is NULL.
+ * imported with the cost model (data/torch/ops.json): FLOPs and bytes. After each point's measured
+ * iterations the client runs the pass once more, untimed, with oneDNN verbose output into a file of
+ * its own (--onednn-dir), which is joined to the point's trace (rt_torch_join_onednn): an operator
+ * that ran a oneDNN primitive computes on the primitive's unit, is tagged onednn with its
+ * implementation and pays its execute; the profile's notes onednn_units and
+ * onednn_units_warnings say what was joined, torch_threads what torch ran with (its threads). On
+ * failure (-1, naming the point) o->into keeps the points that finished; *out is NULL.
  */
 int rt_torch_study_run(const char *python, const char *script, const rt_torch_study_opts *o,
                        rt_profile **out, rt_error *err);

@@ -46,15 +46,9 @@ void rt_onednn_reader_set_conv_flops(rt_onednn_reader *r, rt_conv_flops conv)
     r->window = conv == RT_CONV_WINDOW;
 }
 
-void rt_onednn_reader_free(rt_onednn_reader *r)
+/* The records read so far and what was said of them, released and set to none. */
+static void forget_records(rt_onednn_reader *r)
 {
-    if (!r)
-        return;
-    free(r->origin);
-    rt_onednn_model_release(&r->model);
-    rt_onednn_formats_release(&r->formats);
-    rt_onednn_units_free(r->units);
-    free(r->model_error);
     for (size_t i = 0; i < r->n_e; i++) {
         free(r->e[i].name);
         rt_time_samples_release(&r->e[i].samples);
@@ -75,10 +69,37 @@ void rt_onednn_reader_free(rt_onednn_reader *r)
     for (size_t i = 0; i < RT_DN_MAX_BAD_DETAILS; i++)
         free(r->bad_msgs[i]);
     rt_warnings_release(&r->notes);
+    r->e = NULL;
+    r->ukeys = NULL;
+    r->n_e = r->cap_e = r->n_ukeys = r->cap_ukeys = 0;
+    r->ix = r->names = r->next_number = r->ukeys_ix = r->noted = (rt_name_index){0};
+    r->notes = (rt_warnings){0};
+    memset(r->bad_msgs, 0, sizeof r->bad_msgs);
+    r->lineno = r->n_exec = r->n_create = r->n_info = r->n_skipped = r->n_bad = 0;
+    memset(r->skipped_cat, 0, sizeof r->skipped_cat);
+}
+
+void rt_onednn_reader_free(rt_onednn_reader *r)
+{
+    if (!r)
+        return;
+    free(r->origin);
+    rt_onednn_model_release(&r->model);
+    rt_onednn_formats_release(&r->formats);
+    rt_onednn_units_free(r->units);
+    free(r->model_error);
+    forget_records(r);
     free(r->version);
     free(r->isa);
     free(r->engine);
     free(r);
+}
+
+void rt_onednn_reader_restart(rt_onednn_reader *r, const char *origin)
+{
+    forget_records(r);
+    free(r->origin);
+    r->origin = rt_strdup(origin ? origin : "oneDNN verbose output");
 }
 
 size_t rt_onednn_reader_n_exec(const rt_onednn_reader *r)
@@ -379,10 +400,8 @@ int rt_import_onednn(const char *path, rt_profile **out, rt_warnings *w, rt_erro
     return rt_import_onednn_conv(path, RT_CONV_TAPS, out, w, err);
 }
 
-int rt_import_onednn_conv(const char *path, rt_conv_flops conv, rt_profile **out, rt_warnings *w,
-                          rt_error *err)
+int rt_onednn_reader_read(rt_onednn_reader *r, const char *path, rt_error *err)
 {
-    *out = NULL;
     int is_stdin = strcmp(path, "-") == 0;
     const char *shown = is_stdin ? "standard input" : path;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
@@ -395,8 +414,6 @@ int rt_import_onednn_conv(const char *path, rt_conv_flops conv, rt_profile **out
             close(fd);
         return -1;
     }
-    rt_onednn_reader *r = rt_onednn_reader_new(shown);
-    rt_onednn_reader_set_conv_flops(r, conv);
     rt_line_reader lr;
     rt_line_reader_init(&lr, fd, shown, RT_MAX_LINE, true);
     const char *s;
@@ -413,10 +430,21 @@ int rt_import_onednn_conv(const char *path, rt_conv_flops conv, rt_profile **out
     rt_line_reader_release(&lr);
     if (!is_stdin)
         close(fd);
-    int rc = -1;
-    if (got < 0)
+    if (got < 0) {
         rt_error_prefix(err, "cannot read '%s'", shown);
-    else
+        return -1;
+    }
+    return 0;
+}
+
+int rt_import_onednn_conv(const char *path, rt_conv_flops conv, rt_profile **out, rt_warnings *w,
+                          rt_error *err)
+{
+    *out = NULL;
+    rt_onednn_reader *r = rt_onednn_reader_new(strcmp(path, "-") == 0 ? "standard input" : path);
+    rt_onednn_reader_set_conv_flops(r, conv);
+    int rc = rt_onednn_reader_read(r, path, err);
+    if (rc == 0)
         rc = rt_onednn_reader_finish(r, out, w, err);
     rt_onednn_reader_free(r);
     return rc;

@@ -115,6 +115,7 @@ typedef struct reader {
     double window_us;         /* the longest "rooftime:window" event (the runner's --steps) */
     double window_steps;      /* the optimizer steps it holds (args.steps); 0: unknown */
     char *version, *profiler; /* the trace's torch_version and torch_profiler members, or NULL */
+    int torch_threads;        /* its torch_threads member (torch.get_num_threads()); 0: none */
     const rt_torch_ops *ops;  /* the cost model, or NULL */
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */

@@ -1,6 +1,7 @@
 /* PyTorch and oneDNN profiles of one run joined by shapes: each oneDNN convolution to the aten
  * operator that called it, each reorder to the convolution whose source, destination or weights
- * it converts; the operators learn oneDNN's implementation, the oneDNN kernels their caller. */
+ * it converts; the operators learn oneDNN's implementation, the units their FLOPs ran on and the
+ * overhead their calls pay, the oneDNN kernels their caller. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,14 +166,49 @@ static char *caller_of(const rt_kernel *k, size_t op_len)
                        mod ? " (" : "", mod ? mod : "", mod ? ")" : "");
 }
 
-/* The operator computes on the unit of the oneDNN primitive it ran (data/onednn/units.json chose
- * it from the implementation: amx_bf16 for brg:avx512_core_amx ...): its FLOPs move there. */
-static int take_unit(rt_kernel *k, const rt_kernel *d)
+/* The implementations an operator ran, in its tag 'onednn': "jit:avx512_core_bf16", and those of
+ * several primitives joined by '+' ("jit_bf16:avx512_core_bf16+x64:gemm:jit"), each once. */
+static void tag_impl(rt_kernel *k, const char *impl, size_t len)
 {
-    if (d->flops.n != 1 || k->flops.n != 1 || strcmp(k->flops.v[0].key, d->flops.v[0].key) == 0)
+    const char *old = rt_tags_get(&k->tags, "onednn");
+    for (const char *p = old; p && *p;) {
+        size_t l = strcspn(p, "+");
+        if (l == len && strncmp(p, impl, len) == 0)
+            return;
+        p += l + (p[l] == '+');
+    }
+    char *v = rt_asprintf("%s%s%.*s", old ? old : "", old ? "+" : "", (int)len, impl);
+    rt_tags_set(&k->tags, "onednn", v);
+    free(v);
+}
+
+/* The operator k ran the oneDNN primitive d: its self time holds d's execute (nothing records it
+ * apart), so its calls pay what d's pay, the oneDNN profile's overhead (onednn_primitive) unless d
+ * names its own; d's FLOPs on their unit (data/onednn/units.json chose it from the implementation:
+ * amx_bf16 for brg:avx512_core_amx ...) are added to *ran, where its units are settled. */
+static void ran_primitive(rt_kernel *k, rt_values *ran, const rt_profile *dnn, const rt_kernel *d)
+{
+    if (d->overhead)
+        rt_kernel_set_overhead(k, d->overhead, d->overhead_threads);
+    else if (dnn->overhead)
+        rt_kernel_set_overhead(k, dnn->overhead, 0);
+    for (size_t u = 0; u < d->flops.n; u++)
+        if (d->flops.v[u].value > 0)
+            rt_values_add(ran, d->flops.v[u].key, d->flops.v[u].value);
+}
+
+/* The operator computes on the units of the primitives it ran: its FLOPs, on one unit (its data
+ * type's), split among theirs as their FLOPs are (a convolution's backward ran its data and its
+ * weight gradient, each on its implementation's unit). 1 when they moved. */
+static int settle_units(rt_kernel *k, rt_values *ran)
+{
+    double total = rt_values_sum(ran);
+    int same = ran->n == 1 && k->flops.n == 1 && strcmp(ran->v[0].key, k->flops.v[0].key) == 0;
+    if (!(total > 0) || k->flops.n != 1 || same)
         return 0;
     rt_values moved = {0};
-    rt_values_set(&moved, d->flops.v[0].key, k->flops.v[0].value);
+    for (size_t u = 0; u < ran->n; u++)
+        rt_values_set(&moved, ran->v[u].key, k->flops.v[0].value * (ran->v[u].value / total));
     rt_values_release(&k->flops);
     k->flops = moved;
     return 1;
@@ -180,7 +216,7 @@ static int take_unit(rt_kernel *k, const rt_kernel *d)
 
 /* oneDNN matmuls to the aten matrix products that ran them (torch sends bf16 ones to oneDNN), by
  * their source and weights dims; returns how many operators were joined. */
-static size_t join_matmuls(rt_profile *torch, rt_profile *dnn, size_t *moved)
+static size_t join_matmuls(rt_profile *torch, const rt_profile *dnn, rt_values *ran)
 {
     static const struct {
         const char *op;
@@ -206,9 +242,8 @@ static size_t join_matmuls(rt_profile *torch, rt_profile *dnn, size_t *moved)
                     !same(a, na, dl.d[0], dl.nd[0]) || !same(b, nb, dl.d[1], dl.nd[1]))
                     continue;
                 const char *impl = d->name + 7, *e = strchr(impl, ' ');
-                snprintf(buf, sizeof buf, "%.*s", (int)(e ? e - impl : 100), impl);
-                rt_tags_set(&k->tags, "onednn", buf);
-                *moved += (size_t)take_unit(k, d);
+                tag_impl(k, impl, e ? (size_t)(e - impl) : strlen(impl));
+                ran_primitive(k, &ran[t], dnn, d);
                 joined++;
             }
         }
@@ -220,6 +255,7 @@ void rt_torch_join_onednn(rt_profile *torch, rt_profile *dnn)
 {
     size_t n = dnn->n_kernels, nc = 0, joined = 0, moved = 0;
     dconv *cv = rt_xcalloc(n ? n : 1, sizeof *cv);
+    rt_values *ran = rt_xcalloc(torch->n_kernels ? torch->n_kernels : 1, sizeof *ran);
     for (size_t i = 0; i < n; i++) {
         dconv c = {.k = i};
         if (read_conv(&dnn->kernels[i], &c) == 0)
@@ -243,13 +279,11 @@ void rt_torch_join_onednn(rt_profile *torch, rt_profile *dnn)
             if (!same(in, nin, c->src, c->nd) || !same(wt, nwt, c->wei, c->nw))
                 continue;
             const char *impl = strchr(dnn->kernels[c->k].name, ' ');
-            char implbuf[128];
             if (impl) {
                 const char *e = strchr(impl + 1, ' ');
-                snprintf(implbuf, sizeof implbuf, "%.*s", (int)(e ? e - impl - 1 : 100), impl + 1);
-                rt_tags_set(&k->tags, "onednn", implbuf);
+                tag_impl(k, impl + 1, e ? (size_t)(e - impl - 1) : strlen(impl + 1));
             }
-            moved += (size_t)take_unit(k, &dnn->kernels[c->k]);
+            ran_primitive(k, &ran[t], dnn, &dnn->kernels[c->k]);
             if (k->time > best) {
                 best = k->time;
                 free(c->caller);
@@ -292,8 +326,13 @@ void rt_torch_join_onednn(rt_profile *torch, rt_profile *dnn)
             }
         }
     }
-    size_t mm = join_matmuls(torch, dnn, &moved);
-    char a[64], b[64], note[768];
+    size_t mm = join_matmuls(torch, dnn, ran);
+    for (size_t t = 0; t < torch->n_kernels; t++) {
+        moved += (size_t)settle_units(&torch->kernels[t], &ran[t]);
+        rt_values_release(&ran[t]);
+    }
+    free(ran);
+    char a[64], b[64], note[1024];
     rt_fmt_time(a, sizeof a, attributed);
     rt_fmt_time(b, sizeof b, reorder_t);
     snprintf(note, sizeof note,
@@ -301,7 +340,9 @@ void rt_torch_join_onednn(rt_profile *torch, rt_profile *dnn)
              "them (tag 'caller'; the operators tagged 'onednn' with the implementation); "
              "reorders of %s of %s joined to the convolution whose tensors they convert; %zu "
              "aten matrix products joined to oneDNN matmuls by their factors' shapes (tag "
-             "'onednn'); %zu operators' FLOPs moved to the unit of the oneDNN primitive they ran",
+             "'onednn'); %zu operators' FLOPs moved to the units of the oneDNN primitives they "
+             "ran (split as theirs where they ran several); the joined operators pay their "
+             "execute",
              joined, nc, a, b, mm, moved);
     rt_tags_set(&dnn->provenance.notes, "torch_join", note);
     rt_tags_set(&torch->provenance.notes, "onednn_join", note);

@@ -306,6 +306,7 @@ static int read_trace(reader *r)
                     strcmp(json_string_value(key), "deviceProperties") == 0  ? &r->gpu.device_props
                     : strcmp(json_string_value(key), "distributedInfo") == 0 ? &r->gpu.dist_info
                                                                              : NULL;
+                int is_threads = strcmp(json_string_value(key), "torch_threads") == 0;
                 /* which torch wrote it: the runner's members, or torch.profiler's add_metadata */
                 char **fact = strcmp(json_string_value(key), "torch_version") == 0    ? &r->version
                               : strcmp(json_string_value(key), "torch_profiler") == 0 ? &r->profiler
@@ -328,6 +329,10 @@ static int read_trace(reader *r)
                         return -1;
                     if (fact && json_is_string(v) && !*fact)
                         *fact = rt_strndup(json_string_value(v), 100);
+                    /* a count out of range says nothing: the profile names no threads */
+                    if (is_threads && json_is_integer(v) && json_integer_value(v) >= 1 &&
+                        json_integer_value(v) <= RT_MAX_THREADS)
+                        r->torch_threads = (int)json_integer_value(v);
                     if (keep) { /* the GPU named, the rank: torch-device.c */
                         json_decref(*keep);
                         *keep = v;
@@ -356,13 +361,20 @@ static int read_trace(reader *r)
     return 0;
 }
 
-/* profile --torch's runner's members, or a user's prof.add_metadata("torch_version",
- * torch.__version__) */
+/* Which torch wrote the trace, as it says (profile --torch's runner, or a user's
+ * prof.add_metadata("torch_version", torch.__version__)); "unknown" when it does not. The runner
+ * also records torch's intra-op threads: what ran the operators (source.threads). */
 void rt_torch_version_notes(const reader *r, rt_profile *p)
 {
     rt_tags_set(&p->provenance.notes, "torch_version", r->version ? r->version : "unknown");
     if (r->profiler)
         rt_tags_set(&p->provenance.notes, "torch_profiler", r->profiler);
+    if (r->torch_threads > 0) {
+        char t[32];
+        snprintf(t, sizeof t, "%d", r->torch_threads);
+        rt_tags_set(&p->provenance.notes, "torch_threads", t);
+        p->threads = r->torch_threads;
+    }
 }
 
 static void reader_release(reader *r)
