@@ -15,24 +15,11 @@
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/formats/machine-json.h"
 #include "rooftime/render/report.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 #include "testutil.h"
-
-static rt_machine *machine(void)
-{
-    rt_machine *m = rt_machine_new("test-gpu");
-    rt_machine_add_unit(m, "tensor", 100e12);
-    rt_machine_add_unit(m, "fp32", 15e12);
-    rt_machine_add_level(m, "L1", 14e12);
-    rt_machine_add_level(m, "L2", 3e12);
-    rt_machine_add_level(m, "HBM", 800e9);
-    m->tau = 4e-6;
-    rt_machine_set_str(&m->ref_unit, "tensor");
-    rt_machine_set_str(&m->ref_level, "HBM");
-    return m;
-}
 
 /* Configs of several kernels; FLOPs without bytes (partial), no counts (unknown), a unit the
  * machine lacks and a stand-in (warned in hier mode only), a level it lacks. */
@@ -95,34 +82,58 @@ static void same_analysis(const rt_analysis *x, const rt_analysis *y)
     assert_int_equal(x->own_paths, y->own_paths);
 }
 
+/* The V100 preset, two profiles, and their analyses: single, hier, and a third in single mode
+ * whose mode the tests change. */
+typedef struct fx {
+    rt_machine *m;
+    rt_profile *ps[2];
+    rt_analysis *single, *hier, *a;
+} fx;
+
+static int setup(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    rt_error err;
+    if (rt_machine_resolve("v100", &f->m, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
+    f->ps[0] = profile("one");
+    f->ps[1] = profile("two");
+    f->single = rt_analysis_new(f->m, RT_MODE_SINGLE, f->ps, 2, NULL, &err);
+    f->hier = rt_analysis_new(f->m, RT_MODE_HIER, f->ps, 2, NULL, &err);
+    f->a = rt_analysis_new(f->m, RT_MODE_SINGLE, f->ps, 2, NULL, &err);
+    *state = f;
+    return f->single && f->hier && f->a ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    rt_analysis_free(f->single);
+    rt_analysis_free(f->hier);
+    rt_analysis_free(f->a);
+    rt_profile_free(f->ps[0]);
+    rt_profile_free(f->ps[1]);
+    rt_machine_free(f->m);
+    free(f);
+    return 0;
+}
+
 static void test_set_mode(void **state)
 {
-    (void)state;
-    rt_machine *m = machine();
-    rt_profile *ps[2] = {profile("one"), profile("two")};
+    fx *f = *state;
     rt_error err;
-    rt_analysis *single = rt_analysis_new(m, RT_MODE_SINGLE, ps, 2, NULL, &err);
-    rt_analysis *hier = rt_analysis_new(m, RT_MODE_HIER, ps, 2, NULL, &err);
-    rt_analysis *a = rt_analysis_new(m, RT_MODE_SINGLE, ps, 2, NULL, &err);
-    assert_non_null(single);
-    assert_non_null(hier);
-    assert_non_null(a);
-    assert_true(hier->warnings.n > single->warnings.n); /* the stand-in: hier mode's own */
-    assert_int_equal(rt_analysis_set_mode(a, RT_MODE_HIER, ps, 2, &err), 0);
-    same_analysis(a, hier);
-    assert_int_equal(rt_analysis_set_mode(a, RT_MODE_SINGLE, ps, 2, &err), 0);
-    same_analysis(a, single);
+    assert_true(f->hier->warnings.n > f->single->warnings.n); /* the stand-in: hier mode's own */
+    assert_int_equal(rt_analysis_set_mode(f->a, RT_MODE_HIER, f->ps, 2, &err), 0);
+    same_analysis(f->a, f->hier);
+    assert_int_equal(rt_analysis_set_mode(f->a, RT_MODE_SINGLE, f->ps, 2, &err), 0);
+    same_analysis(f->a, f->single);
     /* Not its profiles: refused, a unchanged. */
-    assert_int_equal(rt_analysis_set_mode(a, RT_MODE_HIER, ps, 1, &err), -1);
+    assert_int_equal(rt_analysis_set_mode(f->a, RT_MODE_HIER, f->ps, 1, &err), -1);
     assert_non_null(strstr(err.msg, "not one of these profiles"));
-    assert_int_equal(rt_analysis_set_mode(a, RT_MODE_HIER, ps + 1, 1, &err), -1);
-    same_analysis(a, single);
-    rt_analysis_free(single);
-    rt_analysis_free(hier);
-    rt_analysis_free(a);
-    rt_profile_free(ps[0]);
-    rt_profile_free(ps[1]);
-    rt_machine_free(m);
+    assert_int_equal(rt_analysis_set_mode(f->a, RT_MODE_HIER, f->ps + 1, 1, &err), -1);
+    same_analysis(f->a, f->single);
 }
 
 /* Every file of the two reports, byte for byte (the same names in both: a hier chart each). */
@@ -156,31 +167,20 @@ static void same_files(const char *d1, const char *d2)
 
 static void test_report_modes(void **state)
 {
-    (void)state;
-    rt_machine *m = machine();
-    rt_profile *ps[2] = {profile("one"), profile("two")};
+    fx *f = *state;
     rt_error err;
-    rt_analysis *single = rt_analysis_new(m, RT_MODE_SINGLE, ps, 2, NULL, &err);
-    rt_analysis *hier = rt_analysis_new(m, RT_MODE_HIER, ps, 2, NULL, &err);
-    rt_analysis *a = rt_analysis_new(m, RT_MODE_SINGLE, ps, 2, NULL, &err);
     char *dir = tu_tmpdir(), d1[4096], d2[4096];
     snprintf(d1, sizeof d1, "%s/two", dir);
     snprintf(d2, sizeof d2, "%s/one", dir);
     const char *split[] = {"op"};
     rt_report_opts o = {.series_by = "op", .split_by = split, .n_split_by = 1};
-    assert_int_equal(rt_report_write(single, hier, ps, 2, &o, d1, &err), 0);
-    assert_int_equal(rt_report_write_modes(a, ps, 2, &o, d2, &err), 0);
+    assert_int_equal(rt_report_write(f->single, f->hier, f->ps, 2, &o, d1, &err), 0);
+    assert_int_equal(rt_report_write_modes(f->a, f->ps, 2, &o, d2, &err), 0);
     same_files(d1, d2);
-    same_analysis(a, single); /* as it was */
+    same_analysis(f->a, f->single); /* as it was */
     /* Profiles not its own: refused. */
-    assert_int_equal(rt_report_write_modes(a, ps, 1, &o, d2, &err), -1);
-    same_analysis(a, single);
-    rt_analysis_free(single);
-    rt_analysis_free(hier);
-    rt_analysis_free(a);
-    rt_profile_free(ps[0]);
-    rt_profile_free(ps[1]);
-    rt_machine_free(m);
+    assert_int_equal(rt_report_write_modes(f->a, f->ps, 1, &o, d2, &err), -1);
+    same_analysis(f->a, f->single);
     tu_rmtree(dir);
     free(dir);
 }
@@ -217,5 +217,5 @@ int main(void)
         cmocka_unit_test(test_report_modes),
         cmocka_unit_test(test_intern),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }
