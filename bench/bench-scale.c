@@ -42,7 +42,8 @@
  * tables of every config and kernel (to /dev/null), and exit, leaving the profile and analysis to
  * the exit as the command does (cli_frees_at_exit), timed from its process's start to its end
  * (the exit's unmapping included); "plot" adds the 4D chart as SVG,
- * "report" writes the HTML report (single mode, so two analyses) into a temporary folder, "csv"
+ * "report" writes the HTML report (single mode, and its hier chart from the analysis in hier
+ * mode for a while) into a temporary folder, "csv"
  * and "json" write the analysis as `analyze --format csv|json` does (to /dev/null; the time is
  * the writing's, the peak memory the whole stage's, analysis included), "save" saves the profile
  * as every import does (rt_profile_save, into the temporary folder). Times
@@ -295,16 +296,12 @@ static double stage_run(int stage, size_t n, const rt_machine *m, const char *di
         remove(path);
         free(path);
     } else if (stage == ST_REPORT) {
-        /* The report's cost includes the two analyses it reads (single, and hier beside it). */
+        /* The report's cost includes the analysis it reads, in single mode and, for the hier
+         * chart, in hier mode (as `rooftime report` makes them: rt_report_write_modes). */
         rt_report_opts o = {.series_by = "op", .fill_by = "precision"};
-        /* As `rooftime report` makes them: side by side (rt_analysis_new_modes). */
-        rt_analysis *an[2] = {NULL, NULL};
-        rt_mode modes[2] = {RT_MODE_SINGLE, RT_MODE_HIER};
-        rt_analysis_new_modes(m, modes, 2, &p, 1, NULL, an, &err);
-        rt_analysis *a = an[0], *hier = an[1];
-        rc = hier ? rt_report_write(a, hier, &p, 1, &o, dir, &err) : -1;
+        rt_analysis *a = rt_analysis_new(m, RT_MODE_SINGLE, &p, 1, NULL, &err);
+        rc = a ? rt_report_write_modes(a, &p, 1, &o, dir, &err) : -1;
         rt_analysis_free(a);
-        rt_analysis_free(hier);
         t = rt_now() - t0;
         struct stat st;
         char path[4200];

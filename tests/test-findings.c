@@ -28,14 +28,14 @@ static void test_hints(void **state)
     assert_int_equal(rt_verdict_hints_parse(good, strlen(good), "h.json", &h, &err), 0);
     rt_verdict v = {.bound = RT_BOUND_BANDWIDTH};
     char buf[64];
-    strcpy(v.bound_label, "bandwidth:DRAM");
+    v.bound_label = "bandwidth:DRAM";
     rt_verdict_hint_for(&h, &v, buf, sizeof buf);
     assert_string_equal(buf, "at DRAM: DRAM");
-    strcpy(v.bound_label, "bandwidth:L2");
+    v.bound_label = "bandwidth:L2";
     rt_verdict_hint_for(&h, &v, buf, sizeof buf);
     assert_string_equal(buf, "only L2");
     v.bound = RT_BOUND_COMPUTE;
-    strcpy(v.bound_label, "compute:fp32");
+    v.bound_label = "compute:fp32";
     rt_verdict_hint_for(&h, &v, buf, sizeof buf);
     assert_string_equal(buf, ""); /* no rule */
     rt_verdict_hint_for(&h, &v, buf, 1);

@@ -68,23 +68,20 @@ static void warn_unused_tags(const report_args *o, const rt_analysis *a)
                         o->split[k]);
 }
 
-/* Analyse the profiles (once in o->mode, and in hier mode beside a single-mode analysis) and write
- * the report into o->output; returns the exit code. */
+/* Analyse the profiles (in o->mode; the hier charts beside a single-mode report come from the same
+ * analysis in hier mode for a while) and write the report into o->output; returns the exit code. */
 static int write_report(const report_args *o, const rt_machine *m, rt_profile **ps, char **paths,
                         size_t n_ps)
 {
     int rc = RT_EXIT_FAIL;
     rt_error err;
     char *across_html = NULL;
-    /* The analysis, computed once: in the report's mode, and in hier mode beside a single-mode
-     * one (the hierarchical roofline); the callouts come from it. */
-    rt_analysis *an[2] = {NULL, NULL};
-    rt_mode modes[2] = {o->mode, RT_MODE_HIER};
-    rt_analysis_new_modes(m, modes, o->mode != RT_MODE_HIER ? 2 : 1, ps, n_ps, &o->g, an, &err);
-    rt_analysis *a = an[0], *hier = an[1];
+    /* The analysis, computed once in the report's mode; the callouts come from it. Beside a
+     * single-mode one, the hierarchical roofline is drawn from it in hier mode for a while
+     * (rt_report_write_modes): a second analysis would double the memory. */
+    rt_analysis *a = rt_analysis_new(m, o->mode, ps, n_ps, &o->g, &err);
     rt_verdict_hints hints = {0};
-    if (!a || (o->mode != RT_MODE_HIER && !hier) ||
-        rt_verdict_hints_load(NULL, &hints, &err) != 0) {
+    if (!a || rt_verdict_hints_load(NULL, &hints, &err) != 0) {
         cli_error("%s", err.msg);
     } else {
         warn_unused_tags(o, a);
@@ -107,7 +104,7 @@ static int write_report(const report_args *o, const rt_machine *m, rt_profile **
                              .n_sections = o->across ? 1 : 0};
         if (o->across && !across_html) {
             /* cli_across_section said why */
-        } else if (rt_report_write(a, hier, ps, n_ps, &ro, o->output, &err) != 0) {
+        } else if (rt_report_write_modes(a, ps, n_ps, &ro, o->output, &err) != 0) {
             cli_error("%s", err.msg);
         } else {
             printf("%s/report.html\n", o->output);
@@ -119,7 +116,6 @@ static int write_report(const report_args *o, const rt_machine *m, rt_profile **
     rt_verdict_hints_release(&hints);
     if (cli_frees_at_exit()) { /* else the exit does */
         rt_analysis_free(a);
-        rt_analysis_free(hier);
     }
     free(across_html);
     return rc;

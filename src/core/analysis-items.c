@@ -220,6 +220,7 @@ typedef struct items_job {
     size_t profile_index, first;
     const size_t *tag_at;           /* each item's place in a->item_tags */
     rt_verdict_ctx ctx;             /* the profile's */
+    bool again;                     /* the items are made: their verdicts only, in a->mode */
     bool *unknown;                  /* per item: names_unknown */
     rt_warnings w[RT_PARALLEL_MAX]; /* each worker's verdict warnings, in item order */
 } items_job;
@@ -237,7 +238,9 @@ static void items_part(void *arg, size_t begin, size_t end, size_t worker)
         it->profile = j->p;
         it->kernel = &j->p->kernels[k];
         it->profile_index = j->profile_index;
-        if (a->base) { /* its config too: the grouping is base's */
+        if (j->again) { /* tags and config as they are */
+            rt_verdict_release(&it->v);
+        } else if (a->base) { /* its config too: the grouping is base's */
             it->tags = a->base->items[i].tags;
             it->config = a->base->items[i].config;
         } else
@@ -252,14 +255,16 @@ static void items_part(void *arg, size_t begin, size_t end, size_t worker)
     free(what);
 }
 
-void rt_analysis_build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_profiles)
+void rt_analysis_build_items(rt_analysis *a, rt_profile *const *profiles, size_t n_profiles,
+                             bool again)
 {
     size_t total = 0, n_tags = 0, levels = rt_verdict_levels(a->machine);
     for (size_t p = 0; p < n_profiles; p++)
         total += profiles[p]->n_kernels;
-    a->items = rt_xcalloc(total ? total : 1, sizeof *a->items);
+    if (!again)
+        a->items = rt_xcalloc(total ? total : 1, sizeof *a->items);
     size_t *tag_at = NULL;
-    if (!a->base) { /* an analysis like base has base's items' tags */
+    if (!a->base && !again) { /* an analysis like base has base's items' tags */
         tag_at = rt_xmalloc((total ? total : 1) * sizeof *tag_at);
         for (size_t p = 0, i = 0; p < n_profiles; p++)
             for (size_t k = 0; k < profiles[p]->n_kernels; k++, i++) {
@@ -268,7 +273,8 @@ void rt_analysis_build_items(rt_analysis *a, rt_profile *const *profiles, size_t
             }
         a->item_tags = rt_xmalloc((n_tags ? n_tags : 1) * sizeof *a->item_tags);
     }
-    a->item_levels = rt_xmalloc((total ? total : 1) * levels * sizeof *a->item_levels);
+    if (!again)
+        a->item_levels = rt_xmalloc((total ? total : 1) * levels * sizeof *a->item_levels);
     bool *unknown = rt_xcalloc(total ? total : 1, sizeof *unknown);
     rt_tags missing_oh = {0};
     /* Profile by profile, so that a profile's warning on its overhead comes before its kernels'
@@ -281,6 +287,7 @@ void rt_analysis_build_items(rt_analysis *a, rt_profile *const *profiles, size_t
                          .profile_index = p,
                          .first = a->n_items,
                          .tag_at = tag_at,
+                         .again = again,
                          .unknown = unknown};
         j->ctx = profile_ctx(a, profiles[p], &missing_oh);
         rt_parallel_for(profiles[p]->n_kernels, 4096, items_part, j);

@@ -17,6 +17,7 @@
 #include "rooftime/core/model.h"
 #include "rooftime/core/overhead-path.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/util/arena.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/parallel.h"
@@ -98,52 +99,76 @@ static void hash_part(void *arg, size_t begin, size_t end, size_t worker)
 }
 
 /* What the grouping found, for config_part: each config's tags, count of members and where its
- * members start in a->members (NULL in an analysis like another: its configs are copies). */
+ * members start in a->members (NULL where the configs are made: in an analysis like another, its
+ * configs are copies; in one whose mode changes, its own). */
 typedef struct config_job {
     rt_analysis *a;
     const rt_tags *ctags;
     const size_t *count, *start;
+    rt_arena *arena[RT_PARALLEL_MAX]; /* each worker's, for the labels and sums it makes */
 } config_job;
 
+/* The n values of sum in arena (borrowed: cap 0), or none. */
+static rt_values values_in(rt_arena *arena, const rt_values *sum)
+{
+    rt_values out = {0};
+    if (sum->n) {
+        out.v = rt_arena_alloc(arena, sum->n * sizeof *out.v);
+        memcpy(out.v, sum->v, sum->n * sizeof *out.v);
+        out.n = sum->n;
+    }
+    return out;
+}
+
 /* Config c made from what the grouping found: tags, members, their sums in member order (which
- * is item order: the same sums as adding each item's figures as it is grouped) and its label. */
-static void config_fill(const config_job *j, size_t c)
+ * is item order: the same sums as adding each item's figures as it is grouped) and its label; the
+ * sums are made in flops and bytes (emptied), then copied with the label into the worker's arena,
+ * a million configs' pieces in a few blocks. */
+static void config_fill(config_job *j, size_t c, size_t worker, rt_values *flops, rt_values *bytes)
 {
     rt_analysis *a = j->a;
     rt_config *cf = &a->configs[c];
     cf->tags = j->ctags[c];
     cf->items = a->members + j->start[c];
     cf->n_items = j->count[c];
+    flops->n = bytes->n = 0;
     for (size_t i = 0; i < cf->n_items; i++) {
         const rt_kernel *k = a->items[cf->items[i]].kernel;
         cf->sum.invocations += k->invocations;
         cf->sum.time += k->time;
-        values_sum(&cf->sum.flops, &k->flops);
-        values_sum(&cf->sum.bytes, &k->bytes);
+        values_sum(flops, &k->flops);
+        values_sum(bytes, &k->bytes);
     }
+    if (!j->arena[worker])
+        j->arena[worker] = rt_arena_new();
+    cf->sum.flops = values_in(j->arena[worker], flops);
+    cf->sum.bytes = values_in(j->arena[worker], bytes);
     const rt_item *first = &a->items[cf->items[0]];
-    cf->label = cf->tags.n ? rt_tags_text(&cf->tags, NULL)
-                           : rt_asprintf("profile %zu%s%s", first->profile_index + 1,
-                                         first->profile->tool ? " " : "",
-                                         first->profile->tool ? first->profile->tool : "");
+    char *label = cf->tags.n ? rt_tags_text(&cf->tags, NULL)
+                             : rt_asprintf("profile %zu%s%s", first->profile_index + 1,
+                                           first->profile->tool ? " " : "",
+                                           first->profile->tool ? first->profile->tool : "");
+    cf->label = (char *)rt_arena_string(j->arena[worker], label, strlen(label));
+    free(label);
     cf->sum.name = cf->label;
 }
 
-/* Configs [begin, end), on a worker of rt_parallel_for: each one made (config_fill; an analysis
- * like another has the other's) and its verdict (the tau its members pay, weighted by their
- * launches). */
+/* Configs [begin, end), on a worker of rt_parallel_for: each one made (config_fill, where they
+ * are not made yet) and its verdict (the tau its members pay, weighted by their launches). */
 static void config_part(void *arg, size_t begin, size_t end, size_t worker)
 {
-    (void)worker;
-    const config_job *j = arg;
+    config_job *j = arg;
+    rt_values flops = {0}, bytes = {0}; /* a config's sums as they are made */
     rt_analysis *a = j->a;
     char *what = NULL;
     size_t what_cap = 0;
     size_t levels = rt_verdict_levels(a->machine);
     for (size_t c = begin; c < end; c++) {
         rt_config *cf = &a->configs[c];
-        if (!a->base)
-            config_fill(j, c);
+        if (j->ctags)
+            config_fill(j, c, worker, &flops, &bytes);
+        else
+            rt_verdict_release(&cf->v); /* a copy's, or the one of the mode it had */
         /* Device time only when every member's is; tau weighted by the members' launches. */
         rt_verdict_ctx ctx = {.mode = a->mode, .time = RT_TIME_DEVICE};
         double n = 0, n_tau = 0, n_paid = 0;
@@ -193,11 +218,14 @@ static void config_part(void *arg, size_t begin, size_t end, size_t worker)
         if (open && cf->v.evidence == RT_EVIDENCE_FULL) {
             cf->v.evidence = RT_EVIDENCE_PARTIAL;
             cf->v.overhead_bound = false;
-            size_t len = strlen(cf->v.bound_label);
-            snprintf(cf->v.bound_label + len, sizeof cf->v.bound_label - len, " (partial)");
+            char label[RT_BOUND_LABEL_MAX];
+            snprintf(label, sizeof label, "%s (partial)", cf->v.bound_label);
+            cf->v.bound_label = rt_intern(label);
         }
     }
     free(what);
+    free(flops.v); /* the names are the kernels' */
+    free(bytes.v);
 }
 
 /* Configs are found through a hash of their tag sets; members go into one array. The grouping
@@ -261,8 +289,14 @@ static void build_configs(rt_analysis *a, const rt_group_opts *o)
         a->members[start[c] + first[c]++] = i;
     }
     free(first);
-    config_job cj = {a, ctags, count, start};
+    config_job cj = {a, ctags, count, start, {NULL}};
     rt_parallel_for(a->n_configs, 4096, config_part, &cj);
+    a->arena = rt_arena_new();
+    for (size_t w = 0; w < RT_PARALLEL_MAX; w++)
+        if (cj.arena[w]) {
+            rt_arena_adopt(a->arena, cj.arena[w]);
+            rt_arena_free(cj.arena[w]);
+        }
     free(ctags);
     free(count);
     free(start);
@@ -297,7 +331,7 @@ rt_analysis *rt_analysis_new(const rt_machine *m, rt_mode mode, rt_profile *cons
     rt_analysis *a = rt_xcalloc(1, sizeof *a);
     a->machine = m;
     a->mode = mode;
-    rt_analysis_build_items(a, profiles, n_profiles);
+    rt_analysis_build_items(a, profiles, n_profiles, false);
     build_configs(a, opts);
     a->overhead_ceiling = rt_overhead_ceiling(a->total_W, a->total_n, a->tau_mean);
     /* The families, and the orders the tables and every chart walk (sorted once), side by side:
@@ -312,13 +346,11 @@ static void release_grouping(rt_analysis *a)
 {
     for (size_t c = 0; c < a->n_configs; c++) {
         rt_config *cf = &a->configs[c];
-        free(cf->label);
         /* By default a config's tags are its first member's (see group_tags). */
         if (!(cf->n_items && cf->tags.v == a->items[cf->items[0]].tags.v))
             free(cf->tags.v);
-        free(cf->sum.flops.v);
-        free(cf->sum.bytes.v);
     }
+    rt_arena_free(a->arena); /* the labels and sums */
     for (size_t f = 0; f < a->n_families; f++) {
         free(a->families[f].param);
         free(a->families[f].label);
@@ -341,7 +373,7 @@ rt_analysis *rt_analysis_new_like(rt_analysis *base, rt_mode mode, rt_profile *c
     a->mode = mode;
     a->base = base;
     base->n_sharing++;
-    rt_analysis_build_items(a, profiles, n_profiles);
+    rt_analysis_build_items(a, profiles, n_profiles, false);
     /* base's configs with their verdicts to come: labels, tags, sums and members stay base's */
     a->n_configs = base->n_configs;
     a->configs = rt_xmalloc((a->n_configs ? a->n_configs : 1) * sizeof *a->configs);
@@ -350,7 +382,7 @@ rt_analysis *rt_analysis_new_like(rt_analysis *base, rt_mode mode, rt_profile *c
     a->members = base->members;
     a->config_levels = rt_xmalloc((a->n_configs ? a->n_configs : 1) *
                                   rt_verdict_levels(a->machine) * sizeof *a->config_levels);
-    config_job cj = {a, NULL, NULL, NULL};
+    config_job cj = {.a = a};
     rt_parallel_for(a->n_configs, 4096, config_part, &cj);
     a->overhead_ceiling = rt_overhead_ceiling(a->total_W, a->total_n, a->tau_mean);
     a->families = base->families;
@@ -358,6 +390,36 @@ rt_analysis *rt_analysis_new_like(rt_analysis *base, rt_mode mode, rt_profile *c
     a->items_by_time = base->items_by_time;
     a->configs_by_time = base->configs_by_time;
     return a;
+}
+
+int rt_analysis_set_mode(rt_analysis *a, rt_mode mode, rt_profile *const *profiles,
+                         size_t n_profiles, rt_error *err)
+{
+    size_t i = 0;
+    for (size_t p = 0; p < n_profiles; p++)
+        for (size_t k = 0; k < profiles[p]->n_kernels; k++, i++)
+            if (i >= a->n_items || a->items[i].kernel != &profiles[p]->kernels[k]) {
+                rt_error_set(err, "the analysis is not one of these profiles");
+                return -1;
+            }
+    if (i != a->n_items) {
+        rt_error_set(err, "the analysis is not one of these profiles");
+        return -1;
+    }
+    if (mode == a->mode)
+        return 0;
+    /* What the items' and configs' verdicts make: computed again from nothing, in item order. */
+    a->mode = mode;
+    rt_warnings_release(&a->warnings);
+    a->n_items = 0;
+    a->total_time = a->total_W = a->total_n = 0;
+    a->time_real = a->time_partial = a->time_unknown = 0;
+    a->own_paths = false;
+    rt_analysis_build_items(a, profiles, n_profiles, true);
+    config_job cj = {.a = a};
+    rt_parallel_for(a->n_configs, 4096, config_part, &cj);
+    a->overhead_ceiling = rt_overhead_ceiling(a->total_W, a->total_n, a->tau_mean);
+    return 0;
 }
 
 void rt_analysis_free(rt_analysis *a)

@@ -59,7 +59,7 @@ rt_bound rt_hint_bound_parse(const char *s)
 /* The class of a verdict as the rules name it, and its detail (after ':' of the label). */
 static const char *verdict_class(const rt_verdict *v, const char **detail)
 {
-    const char *colon = strchr(v->bound_label, ':');
+    const char *colon = v->bound_label ? strchr(v->bound_label, ':') : NULL;
     *detail = colon ? colon + 1 : "";
     if (v->zero_ai)
         return "zero-ai";

@@ -62,10 +62,12 @@ static void communication(const rt_machine *m, const rt_kernel *k, rt_verdict *v
     v->bound = RT_BOUND_COMMUNICATION;
     v->bound_level = -1;
     v->t_bound = m->link_bw > 0 && q >= 0 ? fmax(q / m->link_bw, v->t_oh) : NAN;
-    snprintf(v->bound_label, sizeof v->bound_label, "communication:%s",
+    char label[RT_BOUND_LABEL_MAX];
+    snprintf(label, sizeof label, "communication:%s",
              m->link_name && m->link_bw > 0 ? m->link_name
              : m->link_bw > 0               ? "link"
                                             : "unknown");
+    v->bound_label = rt_intern(label);
 }
 
 /* Why a verdict above 1 is impossible: the ceiling that set its bound, named with its figure. */
@@ -78,7 +80,7 @@ static void warn_above_one(const rt_machine *m, const rt_verdict_ctx *ctx, const
      * what the kernel beat; its label then names that roof. */
     rt_bound b = rt_verdict_binding(v);
     const char *label = v->bound_label;
-    char roof[sizeof v->bound_label];
+    char roof[RT_BOUND_LABEL_MAX];
     bool bw = b == RT_BOUND_BANDWIDTH && v->bound_level >= 0;
     if (b != v->bound) {
         if (bw)
@@ -159,10 +161,13 @@ bool rt_verdict_is_real(const rt_verdict *v)
     return v->evidence == RT_EVIDENCE_FULL && v->bound != RT_BOUND_UNKNOWN;
 }
 
-/* dst = a b c, cut to cap - 1 bytes as snprintf would: the bound's label, two million times in
- * an analysis of a million kernels, without a format string. */
-static void label3(char *dst, size_t cap, const char *a, const char *b, const char *c)
+/* The label a b c, cut to RT_BOUND_LABEL_MAX - 1 bytes as snprintf would, its one copy: the
+ * bound's label, two million times in an analysis of a million kernels, without a format string
+ * (and found again on this thread without a lock). */
+static const char *label3(const char *a, const char *b, const char *c)
 {
+    char dst[RT_BOUND_LABEL_MAX];
+    size_t cap = sizeof dst;
     const char *part[3] = {a, b, c};
     size_t n = 0;
     for (int i = 0; i < 3; i++) {
@@ -173,6 +178,7 @@ static void label3(char *dst, size_t cap, const char *a, const char *b, const ch
         n += len;
     }
     dst[n] = '\0';
+    return rt_intern(dst);
 }
 
 size_t rt_verdict_levels(const rt_machine *m)
@@ -293,13 +299,13 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
         if (uncounted) {
             v->bound = RT_BOUND_UNKNOWN;
             v->evidence = RT_EVIDENCE_NONE;
-            strcpy(v->bound_label, "unknown (work not counted)");
+            v->bound_label = "unknown (work not counted)";
         } else if (v->time > 0 || v->n > 0) {
             v->bound = RT_BOUND_UNKNOWN;
-            strcpy(v->bound_label, "unknown");
+            v->bound_label = "unknown";
         } else {
             v->bound = RT_BOUND_NONE;
-            strcpy(v->bound_label, "none");
+            v->bound_label = "none";
         }
         v->bound_unit = v->bound_level = -1;
         v->efficiency = v->recoverable = NAN;
@@ -313,25 +319,23 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
         /* FLOPs without bytes: the compute bound holds, the class does not (the bytes may bind). */
         v->bound = RT_BOUND_COMPUTE;
         v->bound_level = -1;
-        label3(v->bound_label, sizeof v->bound_label,
-               mode == RT_MODE_SINGLE ? "compute:ref(" : "compute:",
-               v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?",
-               mode == RT_MODE_SINGLE ? ") (partial)" : " (partial)");
+        v->bound_label = label3(mode == RT_MODE_SINGLE ? "compute:ref(" : "compute:",
+                                v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?",
+                                mode == RT_MODE_SINGLE ? ") (partial)" : " (partial)");
     } else if (v->t_oh > v->t_roof || framework) {
         v->bound = RT_BOUND_OVERHEAD;
-        strcpy(v->bound_label, "overhead");
+        v->bound_label = "overhead";
     } else if (v->t_compute >= v->t_bw_max) {
         v->bound = RT_BOUND_COMPUTE;
         /* Single mode puts every FLOP at the reference unit's peak: the label names that
          * reference, not a unit the kernel is known to have used. */
-        label3(v->bound_label, sizeof v->bound_label,
-               mode == RT_MODE_SINGLE ? "compute:ref(" : "compute:",
-               v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?",
-               mode == RT_MODE_SINGLE ? ")" : "");
+        v->bound_label = label3(mode == RT_MODE_SINGLE ? "compute:ref(" : "compute:",
+                                v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?",
+                                mode == RT_MODE_SINGLE ? ")" : "");
     } else {
         v->bound = RT_BOUND_BANDWIDTH;
-        label3(v->bound_label, sizeof v->bound_label,
-               "bandwidth:", v->bound_level >= 0 ? m->levels[v->bound_level].name : "?", "");
+        v->bound_label =
+            label3("bandwidth:", v->bound_level >= 0 ? m->levels[v->bound_level].name : "?", "");
     }
     if (rt_kernel_is_communication(k))
         communication(m, k, v);

@@ -23,6 +23,7 @@
 typedef struct chart_job {
     rt_chart_spec spec;
     const rt_analysis *a;
+    bool hier; /* the hier chart beside a view's */
     char name[64];
     char *path;
     /* what drawing it gave */
@@ -35,6 +36,7 @@ typedef struct chart_job {
 typedef struct chart_queue {
     chart_job *jobs;
     size_t n, next;
+    int hier; /* the jobs drawn: the hier charts (1), the others (0), all (-1) */
     pthread_mutex_t lock;
 } chart_queue;
 
@@ -68,7 +70,8 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&q->lock);
         if (i == q->n)
             return NULL;
-        draw_one(&q->jobs[i]);
+        if (q->hier < 0 || q->jobs[i].hier == (q->hier == 1))
+            draw_one(&q->jobs[i]);
     }
 }
 
@@ -91,31 +94,10 @@ static void place(FILE *html, const rt_report_split *sp, const chart_job *j)
             body ? body : j->svg);
 }
 
-int rt_report_charts(FILE *html, const char *dir, const rt_report_split *sp,
-                     const rt_chart_spec *spec, const rt_analysis *a, const rt_analysis *hier,
-                     rt_error *err)
+/* The jobs whose hier is `hier` (-1: all) drawn on up to nt threads, this one among them. */
+static void draw_jobs(chart_job *jobs, size_t n, int hier, size_t nt)
 {
-    chart_job jobs[2 * RT_VIEW_N];
-    size_t n = 0;
-    for (int v = 0; v < RT_VIEW_N; v++) {
-        for (int h = 0; h < 2; h++) {
-            /* a view drawn in hier mode by default also gets its hier chart */
-            if (h && !(rt_view_default_mode((rt_view)v) == RT_MODE_HIER && hier))
-                continue;
-            chart_job *j = &jobs[n++];
-            memset(j, 0, sizeof *j);
-            j->spec = *spec;
-            j->spec.view = (rt_view)v;
-            j->a = h ? hier : a;
-            snprintf(j->name, sizeof j->name, "%s%s", rt_view_name(j->spec.view), h ? "-hier" : "");
-            j->path = rt_asprintf("%s/%s-%s.svg", dir, sp->slug, j->name);
-        }
-    }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nt = cpus > 1 ? (size_t)cpus : 1;
-    nt = nt > MAX_THREADS ? MAX_THREADS : nt;
-    nt = nt > n ? n : nt;
-    chart_queue q = {.jobs = jobs, .n = n, .next = 0};
+    chart_queue q = {.jobs = jobs, .n = n, .next = 0, .hier = hier};
     pthread_mutex_init(&q.lock, NULL);
     pthread_t th[MAX_THREADS];
     size_t started = 0;
@@ -126,9 +108,55 @@ int rt_report_charts(FILE *html, const char *dir, const rt_report_split *sp,
     for (size_t t = 0; t < started; t++)
         pthread_join(th[t], NULL);
     pthread_mutex_destroy(&q.lock);
+}
+
+/* The charts, with the hier ones drawn from hier, or from a in hier mode for a while when hier is
+ * NULL and hs names the profiles (rt_analysis_set_mode): the others first, then a's mode changed,
+ * the hier ones, and a's mode back. */
+static int draw_charts(chart_job *jobs, size_t n, const rt_analysis *hier, const rt_report_hier *hs,
+                       rt_error *err)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = cpus > 1 ? (size_t)cpus : 1, n_hier = 0;
+    nt = nt > MAX_THREADS ? MAX_THREADS : nt;
+    for (size_t i = 0; i < n; i++)
+        n_hier += jobs[i].hier;
+    if (hier || !n_hier) {
+        draw_jobs(jobs, n, -1, nt > n ? n : nt);
+        return 0;
+    }
+    draw_jobs(jobs, n, 0, nt > n - n_hier ? n - n_hier : nt);
+    rt_mode mode = hs->a->mode;
+    if (rt_analysis_set_mode(hs->a, RT_MODE_HIER, hs->profiles, hs->n_profiles, err) != 0)
+        return -1;
+    draw_jobs(jobs, n, 1, nt > n_hier ? n_hier : nt);
+    return rt_analysis_set_mode(hs->a, mode, hs->profiles, hs->n_profiles, err);
+}
+
+int rt_report_charts(FILE *html, const char *dir, const rt_report_split *sp,
+                     const rt_chart_spec *spec, const rt_analysis *a, const rt_analysis *hier,
+                     const rt_report_hier *hs, rt_error *err)
+{
+    chart_job jobs[2 * RT_VIEW_N];
+    size_t n = 0;
+    for (int v = 0; v < RT_VIEW_N; v++) {
+        for (int h = 0; h < 2; h++) {
+            /* a view drawn in hier mode by default also gets its hier chart */
+            if (h && !(rt_view_default_mode((rt_view)v) == RT_MODE_HIER && (hier || hs)))
+                continue;
+            chart_job *j = &jobs[n++];
+            memset(j, 0, sizeof *j);
+            j->spec = *spec;
+            j->spec.view = (rt_view)v;
+            j->hier = h;
+            j->a = h && hier ? hier : a;
+            snprintf(j->name, sizeof j->name, "%s%s", rt_view_name(j->spec.view), h ? "-hier" : "");
+            j->path = rt_asprintf("%s/%s-%s.svg", dir, sp->slug, j->name);
+        }
+    }
+    int rc = draw_charts(jobs, n, hier, hs, err);
 
     /* In the views' order; the first chart that failed stops the page, as drawn one by one. */
-    int rc = 0;
     for (size_t i = 0; i < n; i++) {
         if (rc == 0 && jobs[i].rc != 0) {
             *err = jobs[i].err;

@@ -50,11 +50,20 @@ typedef struct rt_report_split {
 size_t rt_report_splits_build(const rt_analysis *a, const rt_report_opts *o, rt_report_split **out);
 void rt_report_splits_free(rt_report_split *s, size_t n);
 
+/* The report's analysis whose mode changes for its hier charts (rt_report_write_modes): a (the
+ * report's) and its profiles. */
+typedef struct rt_report_hier {
+    rt_analysis *a;
+    rt_profile *const *profiles;
+    size_t n_profiles;
+} rt_report_hier;
+
 /* report-charts.c: the charts of one section (spec without its view: every view, and the hier
- * chart of hier beside a view drawn in hier mode), each into DIR/<slug>-<view>.svg, drawn on
- * several threads; then each inlined into html, or linked when too large for the page. */
+ * chart of hier, or of hs's analysis in hier mode, beside a view drawn in hier mode), each into
+ * DIR/<slug>-<view>.svg, drawn on several threads; then each inlined into html, or linked when
+ * too large for the page. */
 int rt_report_charts(FILE *html, const char *dir, const rt_report_split *sp,
                      const rt_chart_spec *spec, const rt_analysis *a, const rt_analysis *hier,
-                     rt_error *err);
+                     const rt_report_hier *hs, rt_error *err);
 
 #endif

@@ -325,7 +325,7 @@ static void tables(FILE *fp, const rt_analysis *a)
 
 static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles,
                       const rt_report_opts *o, const char *dir, const rt_analysis *a,
-                      const rt_analysis *hier, rt_error *err)
+                      const rt_analysis *hier, const rt_report_hier *hs, rt_error *err)
 {
     const rt_machine *m = a->machine;
     const char *title = o->title ? o->title : "rooftime report";
@@ -375,7 +375,7 @@ static int write_page(FILE *html, rt_profile *const *profiles, size_t n_profiles
                               .text_scale = RT_REPORT_TEXT_SCALE,
                               .points = o->points,
                               .all_roofs = o->all_roofs};
-        rc = rt_report_charts(html, dir, &sp[s], &spec, a, hier, err);
+        rc = rt_report_charts(html, dir, &sp[s], &spec, a, hier, hs, err);
         fputs("</div>\n", html);
     }
     rt_report_splits_free(sp, ns);
@@ -483,8 +483,9 @@ static void name_final_dir(rt_error *err, const char *tmp, const char *dir)
     }
 }
 
-int rt_report_write(const rt_analysis *a, const rt_analysis *hier, rt_profile *const *profiles,
-                    size_t n_profiles, const rt_report_opts *opts, const char *dir, rt_error *err)
+static int write_report(const rt_analysis *a, const rt_analysis *hier, const rt_report_hier *hs,
+                        rt_profile *const *profiles, size_t n_profiles, const rt_report_opts *opts,
+                        const char *dir, rt_error *err)
 {
     rt_report_opts o = opts ? *opts : (rt_report_opts){0};
     char *made = first_missing(dir); /* what a failure takes out again */
@@ -513,7 +514,7 @@ int rt_report_write(const rt_analysis *a, const rt_analysis *hier, rt_profile *c
         rt_error_set(err, "cannot allocate the report buffer");
         goto out;
     }
-    rc = write_page(html, profiles, n_profiles, &o, dir, a, hier, err);
+    rc = write_page(html, profiles, n_profiles, &o, dir, a, hier, hs, err);
     if (fclose(html) != 0 && rc == 0) {
         rt_error_set(err, "cannot build the report in memory");
         rc = -1;
@@ -534,4 +535,18 @@ out:
     free(tmp);
     free(buf);
     return rc;
+}
+
+int rt_report_write(const rt_analysis *a, const rt_analysis *hier, rt_profile *const *profiles,
+                    size_t n_profiles, const rt_report_opts *opts, const char *dir, rt_error *err)
+{
+    return write_report(a, hier, NULL, profiles, n_profiles, opts, dir, err);
+}
+
+int rt_report_write_modes(rt_analysis *a, rt_profile *const *profiles, size_t n_profiles,
+                          const rt_report_opts *opts, const char *dir, rt_error *err)
+{
+    rt_report_hier hs = {a, profiles, n_profiles};
+    return write_report(a, NULL, a->mode != RT_MODE_HIER ? &hs : NULL, profiles, n_profiles, opts,
+                        dir, err);
 }

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,4 +280,58 @@ void rt_free_list(char **list, size_t n)
     for (size_t i = 0; i < n; i++)
         free(list[i]);
     free(list);
+}
+
+/* rt_intern's set: open addressing on the texts' hashes, at most half full, behind a lock; and
+ * each thread's last texts, found again without it. */
+static struct {
+    pthread_mutex_t lock;
+    const char **slot;
+    size_t cap, n;
+} interned = {.lock = PTHREAD_MUTEX_INITIALIZER};
+#define INTERN_RECENT 16
+
+static uint64_t text_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static const char **intern_find(const char **slot, size_t cap, const char *s, uint64_t h)
+{
+    size_t i = (size_t)h & (cap - 1);
+    while (slot[i] && strcmp(slot[i], s) != 0)
+        i = (i + 1) & (cap - 1);
+    return &slot[i];
+}
+
+const char *rt_intern(const char *s)
+{
+    static _Thread_local const char *recent[INTERN_RECENT];
+    uint64_t h = text_hash(s);
+    const char **r = &recent[h % INTERN_RECENT];
+    if (*r && strcmp(*r, s) == 0)
+        return *r;
+    pthread_mutex_lock(&interned.lock);
+    if (2 * (interned.n + 1) > interned.cap) {
+        size_t cap = interned.cap ? 2 * interned.cap : 64;
+        const char **slot = rt_xcalloc(cap, sizeof *slot);
+        for (size_t i = 0; i < interned.cap; i++)
+            if (interned.slot[i])
+                *intern_find(slot, cap, interned.slot[i], text_hash(interned.slot[i])) =
+                    interned.slot[i];
+        free(interned.slot);
+        interned.slot = slot;
+        interned.cap = cap;
+    }
+    const char **at = intern_find(interned.slot, interned.cap, s, h);
+    if (!*at) {
+        *at = rt_strdup(s);
+        interned.n++;
+    }
+    *r = *at;
+    pthread_mutex_unlock(&interned.lock);
+    return *r;
 }

@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  {RT_BOUND_COMPUTE, false, "compute:fp32"},
                  {RT_BOUND_NONE, false, "none"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        rt_verdict v = {.bound = cases[i].bound, .zero_ai = cases[i].zero_ai};
-        snprintf(v.bound_label, sizeof v.bound_label, "%s", cases[i].label);
+        rt_verdict v = {
+            .bound = cases[i].bound, .zero_ai = cases[i].zero_ai, .bound_label = cases[i].label};
         char buf[64]; /* small: long hints are cut, never overrun */
         rt_verdict_hint_for(&h, &v, buf, sizeof buf);
         if (strlen(buf) >= sizeof buf)

@@ -36,7 +36,8 @@ typedef struct rt_item {
 } rt_item;
 
 typedef struct rt_config {
-    char *label;   /* "framework=pt pass=fw batch=16", or the profile name when untagged */
+    char *label;   /* "framework=pt pass=fw batch=16", or the profile name when untagged; in the
+                    * analysis's arena, read-only */
     rt_tags tags;  /* the grouping tags and their values (the profiles' strings, read-only) */
     rt_kernel sum; /* invocations, time, FLOPs and bytes over the members; read-only, its name
                     * is the label and its value names the profiles' strings */
@@ -80,6 +81,9 @@ typedef struct rt_analysis {
      * in, one each instead of one per item (a million kernels, millions of allocations); owned. */
     rt_tag *item_tags;
     double *item_levels, *config_levels;
+    /* Where the configs' labels and their sums' values lie, the pieces of a million configs in a
+     * few blocks; owned (with the grouping: see base). */
+    struct rt_arena *arena;
     /* The analysis of the same profiles in another mode whose grouping this one shares
      * (rt_analysis_new_like): its configs' labels, tags and sums, members, families, orders and
      * the items' tags are base's. NULL: all of it is this one's. */
@@ -108,6 +112,13 @@ rt_analysis *rt_analysis_new_like(rt_analysis *base, rt_mode mode, rt_profile *c
 int rt_analysis_new_modes(const rt_machine *m, const rt_mode *modes, size_t n_modes,
                           rt_profile *const *profiles, size_t n_profiles, const rt_group_opts *opts,
                           rt_analysis **out, rt_error *err);
+/* a, of these profiles (the same, in order), in another mode, in place: its items' and configs'
+ * verdicts, their warnings and totals computed again, its grouping as it is. The same analysis as
+ * rt_analysis_new(..., mode, ...) with a's options, at the cost of its verdicts and in the memory
+ * a holds: the report draws its hier charts so, with no second analysis beside the first. Not
+ * while another thread reads a. 0, or -1 when a is not of these profiles (a unchanged). */
+int rt_analysis_set_mode(rt_analysis *a, rt_mode mode, rt_profile *const *profiles,
+                         size_t n_profiles, rt_error *err);
 void rt_analysis_free(rt_analysis *a);
 
 /* The launch overhead profile p pays on m: its named overhead when m has it, else the one the

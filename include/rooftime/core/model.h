@@ -52,7 +52,8 @@ typedef enum rt_paid_path {
     RT_PAID_MIXED,      /* a config whose members pay different ones */
 } rt_paid_path;
 
-/* What a verdict is computed with, besides the machine. */
+/* What a verdict is computed with, besides the machine. (Fields in order of size: an analysis holds
+ * one per kernel.) */
 typedef struct rt_verdict_ctx {
     rt_mode mode;
     rt_time_kind time;    /* device time: the overhead bound classifies but caps nothing */
@@ -61,21 +62,24 @@ typedef struct rt_verdict_ctx {
     /* The overhead each call pays on its path (RT_PAID_TAU, the zero value: tau itself):
      * paid seconds per invocation, the machine's overhead it is (NULL: none, the machine's tau or
      * a time given), and its name for the verdict (NULL with RT_PAID_TAU: tau_name). */
-    rt_paid_path paid_path;
     double paid;
     const rt_overhead *paid_oh;
     const char *paid_name;
+    rt_paid_path paid_path;
     int paid_threads; /* the threads of paid_oh where the kernel names its threads, else 0 */
     /* The kernel's bytes are estimates at main memory (the profile's source.bytes): hier mode
      * places them at the level that holds its working set on `threads` threads (0: unknown),
      * core/byte-placement.h. */
-    bool place_bytes;
     int threads;
+    bool place_bytes;
 } rt_verdict_ctx;
 
-/* The model's answer for one kernel or one config. */
+/* The longest verdict label, with its NUL: a longer one is cut (a unit or level name that long). */
+#define RT_BOUND_LABEL_MAX 64
+
+/* The model's answer for one kernel or one config. (Fields in order of size, so that no padding
+ * lies between them: an analysis holds two per kernel.) */
 typedef struct rt_verdict {
-    rt_mode mode;
     double n, time; /* invocations, measured seconds */
     double W;       /* FLOPs over all units */
     double q_ref;   /* bytes at the reference level (NAN when the kernel has none recorded);
@@ -93,34 +97,39 @@ typedef struct rt_verdict {
     double
         t_bound; /* the lower bound efficiency is measured against: max(t_roof, t_paid) for
                   * wall time, t_roof for device time (launches are outside it); 0 when unknown */
+    double tau;  /* the launch overhead used, seconds */
+    const rt_overhead *paid_oh; /* the overhead of t_paid where the machine has it (its measured
+                                 * spread); NULL: none, the machine's tau or given */
+    const char *paid_name;      /* the overhead paid: "openmp_fork_join", "none", "mixed" ... */
+    /* "overhead", "bandwidth:DRAM", "compute:fp32", "compute:fp32 (partial)", "unknown", "none":
+     * at most RT_BOUND_LABEL_MAX - 1 bytes, the one copy of its text (rt_intern), which millions
+     * of verdicts share; NULL in a verdict not computed */
+    const char *bound_label;
+    double efficiency;  /* t_bound / time, NAN when time is 0 or the verdict unknown */
+    double recoverable; /* time - t_bound, >= 0; NAN when the verdict is unknown */
+    double perf;        /* W / time, FLOP/s */
+    /* Time plane (paper Fig. 2c), from the measured time: max(x, y) = time. */
+    double bw_time, compute_time;
+    /* Estimated bytes placed by working set (core/byte-placement.h): whether they were (placed),
+     * the level that holds them (placed_level; main memory when no cache does), the working set
+     * of one invocation (ws), the capacity of the caches up to that level (ws_capacity; all of
+     * them when none held it) and the threads that capacity was taken at (ws_threads; 0: unknown,
+     * every instance). */
+    double ws, ws_capacity;
+    int placed_level;
+    int ws_threads;
+    rt_mode mode;
     rt_bound bound;
     rt_evidence evidence;
     rt_time_kind time_kind;
-    double tau;                 /* the launch overhead used, seconds */
-    rt_paid_path paid_path;     /* the path of t_paid, and its overhead where the machine has it */
-    const rt_overhead *paid_oh; /* (its measured spread); NULL: none, the machine's tau or given */
-    const char *paid_name;      /* the overhead paid: "openmp_fork_join", "none", "mixed" ... */
-    int paid_threads;           /* its threads where it names them, else 0 */
-    int bound_level;            /* machine level index for bandwidth, else -1 */
-    int bound_unit;       /* machine unit index for compute (the unit with most time), else -1 */
-    char bound_label[64]; /* "overhead", "bandwidth:DRAM", "compute:fp32", "compute:fp32 (partial)",
-                           * "unknown", "none" */
-    double efficiency;    /* t_bound / time, NAN when time is 0 or the verdict unknown */
-    double recoverable;   /* time - t_bound, >= 0; NAN when the verdict is unknown */
-    double perf;          /* W / time, FLOP/s */
-    bool overhead_bound;  /* max(t_compute, t_bw) < t_oh: inside the overhead box */
-    bool zero_ai;         /* W == 0 with bytes: a pure data-movement kernel */
-    bool levels_lent;     /* q, ai and t_bw lie in the caller's block (rt_verdict_compute_at) */
-    /* Time plane (paper Fig. 2c), from the measured time: max(x, y) = time. */
-    double bw_time, compute_time;
-    /* Estimated bytes placed by working set (core/byte-placement.h): whether they were, the level
-     * that holds them (main memory when no cache does), the working set of one invocation, the
-     * capacity of the caches up to that level (all of them when none held it) and the threads
-     * that capacity was taken at (0: unknown, every instance). */
+    rt_paid_path paid_path; /* the path of t_paid (its overhead: paid_oh) */
+    int paid_threads;       /* its threads where it names them, else 0 */
+    int bound_level;        /* machine level index for bandwidth, else -1 */
+    int bound_unit;         /* machine unit index for compute (the unit with most time), else -1 */
+    bool overhead_bound;    /* max(t_compute, t_bw) < t_oh: inside the overhead box */
+    bool zero_ai;           /* W == 0 with bytes: a pure data-movement kernel */
+    bool levels_lent;       /* q, ai and t_bw lie in the caller's block (rt_verdict_compute_at) */
     bool placed;
-    int placed_level;
-    double ws, ws_capacity;
-    int ws_threads;
 } rt_verdict;
 
 /*

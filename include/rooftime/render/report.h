@@ -55,5 +55,12 @@ const char *rt_report_tag_find(const rt_analysis *a, const char *tag);
  */
 int rt_report_write(const rt_analysis *a, const rt_analysis *hier, rt_profile *const *profiles,
                     size_t n_profiles, const rt_report_opts *opts, const char *dir, rt_error *err);
+/* The same report as rt_report_write(a, hier, ...) with hier the analysis of a's profiles in hier
+ * mode (none when a's mode is hier), drawn from a itself: a's verdicts are computed again in hier
+ * mode for the hier charts and back after them (rt_analysis_set_mode), so that a second analysis
+ * never takes memory beside a (a million kernels: about a gigabyte), at the cost of computing the
+ * verdicts twice. profiles are a's, in order; a is as it was on return. */
+int rt_report_write_modes(rt_analysis *a, rt_profile *const *profiles, size_t n_profiles,
+                          const rt_report_opts *opts, const char *dir, rt_error *err);
 
 #endif

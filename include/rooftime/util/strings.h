@@ -17,6 +17,11 @@ static inline bool rt_str_eq(const char *a, const char *b)
 
 /* strdup that aborts on out-of-memory (the only allocation policy of the library). */
 char *rt_strdup(const char *s);
+/* The one copy of the text s, shared by every caller for the rest of the process (never freed):
+ * for short texts a program holds millions of times among few distinct ones, such as a verdict's
+ * label. Thread-safe; a text asked for again on the same thread costs no lock. Every distinct
+ * text stays: only for texts drawn from a small set. */
+const char *rt_intern(const char *s);
 char *rt_strndup(const char *s, size_t n);
 /* malloc/calloc/realloc that abort on out-of-memory. */
 void *rt_xmalloc(size_t n);
