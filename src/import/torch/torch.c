@@ -361,22 +361,6 @@ static int read_trace(reader *r)
     return 0;
 }
 
-/* Which torch wrote the trace, as it says (profile --torch's runner, or a user's
- * prof.add_metadata("torch_version", torch.__version__)); "unknown" when it does not. The runner
- * also records torch's intra-op threads: what ran the operators (source.threads). */
-void rt_torch_version_notes(const reader *r, rt_profile *p)
-{
-    rt_tags_set(&p->provenance.notes, "torch_version", r->version ? r->version : "unknown");
-    if (r->profiler)
-        rt_tags_set(&p->provenance.notes, "torch_profiler", r->profiler);
-    if (r->torch_threads > 0) {
-        char t[32];
-        snprintf(t, sizeof t, "%d", r->torch_threads);
-        rt_tags_set(&p->provenance.notes, "torch_threads", t);
-        p->threads = r->torch_threads;
-    }
-}
-
 static void reader_release(reader *r)
 {
     for (size_t i = 0; i < r->n_k; i++) {
