@@ -39,11 +39,14 @@ void rt_study_opts_init(rt_study_opts *o)
     o->emulated_optional = true;
 }
 
+/* The swept parameters of every op: conv2d, lstm, then the transformer study's. */
 static const char *const group_keys[] = {
-    "implementation", "precision", "operation", "pass",     "batch", "filters",
-    "kernel",         "stride",    "seq",       "features", "hidden"};
-static const char *const group_params[] = {"batch", "filters",  "kernel", "stride",
-                                           "seq",   "features", "hidden"};
+    "implementation", "precision", "operation", "pass",     "batch",  "filters",
+    "kernel",         "stride",    "seq",       "features", "hidden", "heads",
+    "head_dim",       "causal",    "tokens",    "gated",    "cache"};
+static const char *const group_params[] = {"batch",    "filters", "kernel", "stride",   "seq",
+                                           "features", "hidden",  "heads",  "head_dim", "causal",
+                                           "tokens",   "gated",   "cache"};
 static const rt_group_opts group_opts = {.keys = group_keys,
                                          .n_keys = sizeof group_keys / sizeof group_keys[0],
                                          .params = group_params,
@@ -107,9 +110,7 @@ int rt_study_validate(const rt_study_opts *o, rt_error *err)
         size_t n;
         rt_study_point *pts = rt_study_points((rt_study_op)op, o->quick, o->scale, &n);
         for (size_t i = 0; i < n; i++) {
-            int rc = op == RT_OP_CONV2D ? rt_conv_shape_check(&pts[i].conv, err)
-                                        : rt_lstm_shape_check(&pts[i].lstm, err);
-            if (rc < 0) {
+            if (rt_study_point_check(&pts[i], err) < 0) {
                 rt_error_prefix(err, "sweep point %zu (%s)", i, pts[i].varied);
                 free(pts);
                 return -1;
@@ -172,13 +173,16 @@ static rt_profile *new_profile(rt_study_impl i, rt_precision pr, rt_study_op op,
     free(method);
     /* The study's timers take wall time per call; each implementation pays its own launch. */
     prof->time_kind = RT_TIME_WALL;
-    rt_machine_set_str(&prof->overhead, i == RT_IMPL_PYTORCH  ? RT_OVERHEAD_FRAMEWORK
-                                        : i == RT_IMPL_ONEDNN ? RT_OVERHEAD_ONEDNN
-                                                              : RT_OVERHEAD_OPENMP);
+    rt_machine_set_str(&prof->overhead, rt_study_impl_is_torch(i) ? RT_OVERHEAD_FRAMEWORK
+                                        : i == RT_IMPL_ONEDNN     ? RT_OVERHEAD_ONEDNN
+                                                                  : RT_OVERHEAD_OPENMP);
     rt_tags_set(&prof->tags, "implementation", rt_study_impl_name(i));
     rt_tags_set(&prof->tags, "precision", rt_precision_name(pr));
     rt_tags_set(&prof->tags, "operation", rt_study_op_name(op));
     rt_tags_set(&prof->tags, "pass", rt_pass_name(pass));
+    /* the transformer ops' phase of a generation loop, as profile --torch tags a run's kernels */
+    if (rt_study_op_phase(op))
+        rt_tags_set(&prof->tags, "phase", rt_study_op_phase(op));
     return prof;
 }
 
@@ -213,6 +217,7 @@ typedef struct torch_progress {
     const rt_study_point *pts;
     size_t done, total;
     double t0;
+    rt_study_impl impl;
     rt_precision pr;
     rt_study_op op;
     rt_pass pass;
@@ -222,7 +227,7 @@ static void on_torch_point(void *ud, size_t k)
 {
     torch_progress *tp = ud;
     char what[160];
-    point_what(what, sizeof what, RT_IMPL_PYTORCH, tp->pr, tp->op, tp->pass, &tp->pts[k]);
+    point_what(what, sizeof what, tp->impl, tp->pr, tp->op, tp->pass, &tp->pts[k]);
     rt_study_progress pg = {tp->done + k, tp->total, what, rt_now() - tp->t0};
     tp->o->progress(tp->o->progress_ud, &pg);
 }
@@ -235,6 +240,7 @@ typedef struct study_run {
     const char *python;
     char *script; /* the torch client; NULL when pytorch does not run */
     bool torch;   /* pytorch runs */
+    bool sdpa;    /* and has scaled_dot_product_attention (the sdpa implementation runs) */
     bool *skip;   /* by case_index: cases known not to run */
     rt_study_point *pts[RT_OP_COUNT], *tpts[RT_OP_COUNT]; /* the sweep points; torch's */
     size_t npts[RT_OP_COUNT], ntpts[RT_OP_COUNT];
@@ -246,12 +252,33 @@ static size_t case_index(int op, int i, int pr, rt_pass pass)
     return ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT + pass;
 }
 
+/* sdpa needs torch's scaled_dot_product_attention (torch 2.0 and later); asked for, it must run. */
+static int sdpa_setup(study_run *s, rt_error *err)
+{
+    const rt_study_opts *o = s->o;
+    if (!o->impls[RT_IMPL_SDPA] || !(o->ops[RT_OP_ATTENTION] || o->ops[RT_OP_DECODE]))
+        return 0;
+    rt_error terr = {{0}};
+    if (s->script && rt_torch_study_probe_sdpa(s->python, &terr) == 0) {
+        s->sdpa = true;
+        return 0;
+    }
+    if (!s->script)
+        snprintf(terr.msg, sizeof terr.msg, "pytorch does not run");
+    if (!o->pytorch_optional) {
+        rt_error_set(err, "sdpa: %s", terr.msg);
+        return -1;
+    }
+    rt_warnings_add(&s->r->skipped, "sdpa: %s: skipped", terr.msg);
+    return 0;
+}
+
 /* pytorch needs a python with torch and the client script; asked for, it must run. */
 static int torch_setup(study_run *s, rt_error *err)
 {
     const rt_study_opts *o = s->o;
     s->python = o->python ? o->python : rt_torch_study_python();
-    s->torch = o->impls[RT_IMPL_PYTORCH];
+    s->torch = o->impls[RT_IMPL_PYTORCH] || o->impls[RT_IMPL_SDPA];
     if (!s->torch)
         return 0;
     rt_error terr;
@@ -265,7 +292,7 @@ static int torch_setup(study_run *s, rt_error *err)
         rt_warnings_add(&s->r->skipped, "pytorch: %s: skipped", terr.msg);
         s->torch = false;
     }
-    return 0;
+    return sdpa_setup(s, err);
 }
 
 /* The cost of one clock read, the only overhead the timer adds to a kernel's time. */
@@ -331,7 +358,8 @@ static void count_cases(study_run *s)
                     size_t idx = case_index(op, i, pr, passes[p]);
                     if (!o->impls[i] || !o->precisions[pr] ||
                         !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || s->skip[idx] ||
-                        (o->quick && !info->timed_quick) || (info->external && !s->torch))
+                        (o->quick && !info->timed_quick) || (info->external && !s->torch) ||
+                        (i == RT_IMPL_SDPA && !s->sdpa))
                         continue;
                     const char *why = !info->precisions[pr] ? info->precision_note
                                       : o->emulated_optional && info->external && pr == RT_PREC_BF16
@@ -360,8 +388,10 @@ static void run_torch_case(study_run *s, rt_study_impl i, rt_precision pr, rt_st
         new_profile(i, pr, op, pass,
                     rt_study_torch_method_text(n_warmup(o), n_iters(o), torch_threads(r), s->python,
                                                s->script, s->ntpts[op], s->npts[op]));
-    torch_progress tp = {o, s->tpts[op], s->done, s->total, s->t0, pr, op, pass};
+    torch_progress tp = {o, s->tpts[op], s->done, s->total, s->t0, i, pr, op, pass};
     rt_torch_study_opts to = {.op = op,
+                              .implementation = rt_study_impl_name(i),
+                              .attention = i == RT_IMPL_SDPA ? "sdpa" : "math",
                               .points = s->tpts[op],
                               .n_points = s->ntpts[op],
                               .precision = pr,
@@ -464,7 +494,7 @@ static int run_cases(study_run *s, rt_error *err)
                         s->skip[case_index(op, i, pr, passes[p])])
                         continue;
                     if (info->external) {
-                        if (s->torch)
+                        if (s->torch && (i != RT_IMPL_SDPA || s->sdpa))
                             run_torch_case(s, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op,
                                            passes[p]);
                         continue;
@@ -477,11 +507,36 @@ static int run_cases(study_run *s, rt_error *err)
     return rc;
 }
 
+/* The transformer ops' direct loops: the reference, timed as conv2d's are. */
+static void add_direct_xformer_notes(study_run *s)
+{
+    const rt_study_opts *o = s->o;
+    char ops[64] = "";
+    for (int op = 0; op < RT_OP_COUNT; op++)
+        if (o->ops[op] && rt_study_op_is_xformer((rt_study_op)op))
+            snprintf(ops + strlen(ops), sizeof ops - strlen(ops), "%s%s", ops[0] ? ", " : "",
+                     rt_study_op_name((rt_study_op)op));
+    if (!o->impls[RT_IMPL_DIRECT] || !ops[0])
+        return;
+    if (o->quick)
+        rt_warnings_add(&s->r->skipped,
+                        "direct %s: not timed in a quick run (the correctness reference; checked "
+                        "above at a small shape)",
+                        ops);
+    else
+        rt_warnings_add(&s->r->skipped,
+                        "direct %s: timed at the default config only, at most 1 warm-up and 3 "
+                        "measured iterations (the correctness reference): compare its AI and "
+                        "efficiency, not its totals",
+                        ops);
+}
+
 /* What the reader of the results must know about how the direct loops and torch ran. */
 static void add_notes(study_run *s)
 {
     const rt_study_opts *o = s->o;
     rt_study_result *r = s->r;
+    add_direct_xformer_notes(s);
     if (o->impls[RT_IMPL_DIRECT] && o->ops[RT_OP_CONV2D]) {
         if (o->quick)
             rt_warnings_add(&r->skipped, "direct conv2d: not timed in a quick run (it is the "
