@@ -50,7 +50,7 @@ def parse_args(argv):
     p.add_argument("--tokens", type=int, default=128)
     p.add_argument("--ffn", type=int, default=4096)
     p.add_argument("--gated", type=int, default=0, choices=[0, 1])
-    p.add_argument("--cache", type=int, default=256, help="decode: the KV cache's tokens")
+    p.add_argument("--cache", type=int, default=128, help="decode: the KV cache's tokens")
     p.add_argument("--attention", choices=["math", "sdpa"], default="math",
                    help="attention and decode: the unfused math or scaled_dot_product_attention")
     p.add_argument("--warmup", type=int, default=5)

@@ -67,6 +67,20 @@ static int n_iters(const rt_study_opts *o)
     return o->iters >= 0 ? o->iters : o->quick ? 3 : 20;
 }
 
+/* The iterations of op's configs: the transformer ops' full sweep runs 2 warm-up and 5 measured
+ * iterations (its sequence 4096 and batch 256 must fit a minute of the full study on two cores);
+ * --warmup and --iters set them as for the other ops. */
+static int op_warmup(const rt_study_opts *o, rt_study_op op)
+{
+    return o->warmup < 0 && !o->quick && rt_study_op_is_xformer(op) ? RT_STUDY_XF_WARMUP
+                                                                    : n_warmup(o);
+}
+
+static int op_iters(const rt_study_opts *o, rt_study_op op)
+{
+    return o->iters < 0 && !o->quick && rt_study_op_is_xformer(op) ? RT_STUDY_XF_ITERS : n_iters(o);
+}
+
 int rt_study_validate(const rt_study_opts *o, rt_error *err)
 {
     if (!(o->scale > 0 && o->scale <= 1)) {
@@ -386,8 +400,8 @@ static void run_torch_case(study_run *s, rt_study_impl i, rt_precision pr, rt_st
     rt_study_result *r = s->r;
     rt_profile *prof =
         new_profile(i, pr, op, pass,
-                    rt_study_torch_method_text(n_warmup(o), n_iters(o), torch_threads(r), s->python,
-                                               s->script, s->ntpts[op], s->npts[op]));
+                    rt_study_torch_method_text(op_warmup(o, op), op_iters(o, op), torch_threads(r),
+                                               s->python, s->script, s->ntpts[op], s->npts[op]));
     torch_progress tp = {o, s->tpts[op], s->done, s->total, s->t0, i, pr, op, pass};
     rt_torch_study_opts to = {.op = op,
                               .implementation = rt_study_impl_name(i),
@@ -396,8 +410,8 @@ static void run_torch_case(study_run *s, rt_study_impl i, rt_precision pr, rt_st
                               .n_points = s->ntpts[op],
                               .precision = pr,
                               .pass = pass,
-                              .warmup = n_warmup(o),
-                              .iters = n_iters(o),
+                              .warmup = op_warmup(o, op),
+                              .iters = op_iters(o, op),
                               .threads = torch_threads(r),
                               .into = prof,
                               .progress = o->progress ? on_torch_point : NULL,
@@ -462,7 +476,7 @@ static int run_case(study_run *s, rt_study_impl i, rt_precision pr, rt_study_op 
     bool direct = info->reference;
     if (o->quick && !info->timed_quick)
         return 0;
-    int warmup = n_warmup(o), iters = n_iters(o);
+    int warmup = op_warmup(o, op), iters = op_iters(o, op);
     if (direct) {
         warmup = warmup < 1 ? warmup : 1;
         iters = iters < 3 ? iters : 3;
@@ -587,6 +601,8 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
     r->scale = o->scale;
     r->warmup = n_warmup(o);
     r->iters = n_iters(o);
+    r->xf_warmup = op_warmup(o, RT_OP_ATTENTION);
+    r->xf_iters = op_iters(o, RT_OP_ATTENTION);
     r->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     r->load_start = load_average();
     int rc = torch_setup(&s, err);

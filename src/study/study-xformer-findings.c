@@ -13,6 +13,7 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/time-spread.h"
 #include "rooftime/study/study-run.h"
+#include "rooftime/study/xformer-shapes.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
@@ -69,9 +70,12 @@ static size_t families_of(const rt_analysis *a, const char *op, const char *para
     return n;
 }
 
+/* "onednn bf16", or with the GPU study's variant "pytorch sdpa_flash fp16". */
 static void series(const rt_config *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s %s", tag(&c->tags, "implementation"), tag(&c->tags, "precision"));
+    const char *v = tag(&c->tags, "variant");
+    snprintf(buf, n, "%s%s%s %s", tag(&c->tags, "implementation"), *v ? " " : "", v,
+             tag(&c->tags, "precision"));
 }
 
 /* "1: overhead (AI 0.49), 4: bandwidth:DRAM (AI 1.9)": the family's trajectory. */
@@ -205,38 +209,37 @@ static void section_attention(rt_findings *o, const rt_analysis *a)
     }
 }
 
-/* Whether configs x and y have the same tags but the implementation. */
-static bool same_but_impl(const rt_config *x, const rt_config *y)
+/* Whether configs x and y have the same tags but key (absent reads as ""). */
+static bool same_but(const rt_config *x, const rt_config *y, const char *key)
 {
-    if (x->tags.n != y->tags.n)
-        return false;
-    for (size_t i = 0; i < x->tags.n; i++) {
-        if (strcmp(x->tags.v[i].key, "implementation") == 0)
-            continue;
-        const char *v = rt_tags_get(&y->tags, x->tags.v[i].key);
-        if (!v || strcmp(v, x->tags.v[i].value) != 0)
-            return false;
+    for (int side = 0; side < 2; side++) {
+        const rt_config *a = side ? y : x, *b = side ? x : y;
+        for (size_t i = 0; i < a->tags.n; i++) {
+            if (strcmp(a->tags.v[i].key, key) == 0)
+                continue;
+            const char *v = rt_tags_get(&b->tags, a->tags.v[i].key);
+            if (!v || strcmp(v, a->tags.v[i].value) != 0)
+                return false;
+        }
     }
     return true;
 }
 
-/* One row: op and precision, the unfused implementation against the fused one over the configs
- * both ran; false when there are none. */
-static bool fusion_row(rt_findings *o, const rt_analysis *a, const char *op, const char *prec,
-                       const char *unfused, const char *fused)
+/* One row: pair p at precision prec over the configs both sides ran; false when there are none. */
+static bool pair_row(rt_findings *o, const rt_analysis *a, const rt_xf_pair *p, const char *prec)
 {
     double tu = 0, tf = 0, best = -INFINITY;
     size_t n = 0;
     char where[160] = "", ratio[96] = "";
     for (size_t i = 0; i < a->n_configs; i++) {
         const rt_config *u = &a->configs[i];
-        if (strcmp(tag(&u->tags, "operation"), op) != 0 ||
+        if (strcmp(tag(&u->tags, "operation"), p->op) != 0 ||
             strcmp(tag(&u->tags, "precision"), prec) != 0 ||
-            strcmp(tag(&u->tags, "implementation"), unfused) != 0)
+            strcmp(tag(&u->tags, p->key), p->from) != 0)
             continue;
         for (size_t j = 0; j < a->n_configs; j++) {
             const rt_config *f = &a->configs[j];
-            if (strcmp(tag(&f->tags, "implementation"), fused) != 0 || !same_but_impl(u, f))
+            if (strcmp(tag(&f->tags, p->key), p->to) != 0 || !same_but(u, f, p->key))
                 continue;
             n++;
             tu += u->v.time;
@@ -251,64 +254,97 @@ static bool fusion_row(rt_findings *o, const rt_analysis *a, const char *op, con
     }
     if (!n)
         return false;
-    char c1[32], c2[32], c3[64], c4[16], cw[320];
+    char c1[32], c2[32], c3[64], c4[16], cw[320], rec[32], what[128];
     snprintf(c4, sizeof c4, "%zu", n);
     rt_fmt_time(c1, sizeof c1, tu);
     rt_fmt_time(c2, sizeof c2, tf);
-    char rec[32];
     rt_fmt_time(rec, sizeof rec, tu - tf);
     snprintf(c3, sizeof c3, "%s (%.1f%%)", rec, tu > 0 ? 100 * (tu - tf) / tu : 0);
-    snprintf(cw, sizeof cw, "%s: unfused %s", where, ratio);
-    char what[96];
-    snprintf(what, sizeof what, "%s %s: %s -> %s", op, prec, unfused, fused);
+    snprintf(cw, sizeof cw, "%s: before %s", where, ratio);
+    snprintf(what, sizeof what, "%s %s: %s -> %s", p->op, prec, *p->from ? p->from : "eager",
+             p->to);
     rt_findings_row(o, (const char *const[]){what, c4, c1, c2, c3, cw});
     return true;
 }
 
-static void section_fusion(rt_findings *o, const rt_analysis *a)
+void rt_study_xformer_pairs(rt_findings *o, const rt_analysis *a, const char *heading,
+                            const rt_xf_pair *pairs, size_t n, const char *note)
 {
-    static const struct {
-        const char *op, *unfused, *fused;
-    } pairs[] = {{"attention", "pytorch", "sdpa"},
-                 {"decode", "pytorch", "sdpa"},
-                 {"mlp", "unfused", "onednn"}};
-    static const char *const precs[] = {"fp32", "bf16", "fp16"};
+    static const char *const precs[] = {"fp32", "tf32", "bf16", "fp16"};
     bool any_op = false;
-    for (size_t i = 0; i < a->n_configs && !any_op; i++) {
-        const char *op = tag(&a->configs[i].tags, "operation");
-        any_op =
-            strcmp(op, "attention") == 0 || strcmp(op, "decode") == 0 || strcmp(op, "mlp") == 0;
-    }
+    for (size_t i = 0; i < a->n_configs && !any_op; i++)
+        for (size_t p = 0; p < n && !any_op; p++)
+            any_op = strcmp(tag(&a->configs[i].tags, "operation"), pairs[p].op) == 0;
     if (!any_op)
         return;
-    rt_findings_section_add(o, "Fusion: the time a fused kernel recovers from the unfused ones "
-                               "(same configs, summed)");
-    const char *head[] = {"operation precision: unfused -> fused",
+    rt_findings_section_add(o, heading);
+    const char *head[] = {"operation precision: before -> after",
                           "configs",
-                          "unfused",
-                          "fused",
-                          "recoverable by fusion",
+                          "before",
+                          "after",
+                          "recoverable",
                           "most recovered at"};
     rt_findings_table(o, 6, head);
     size_t rows = 0;
-    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+    for (size_t p = 0; p < n; p++)
         for (size_t q = 0; q < sizeof precs / sizeof precs[0]; q++)
-            rows += fusion_row(o, a, pairs[p].op, precs[q], pairs[p].unfused, pairs[p].fused);
+            rows += pair_row(o, a, &pairs[p], precs[q]);
     rt_findings_list(o);
     if (!rows)
-        rt_findings_item(o, "Not measured: no configuration ran both unfused and fused (sdpa "
-                            "needs torch 2; the MLP pair needs unfused and onednn).");
-    rt_findings_item(o, "attention and decode: torch's math path (matmul, softmax, matmul, the "
-                        "scores through memory) against its scaled_dot_product_attention; mlp: "
-                        "OpenBLAS GEMMs and a C activation kernel against oneDNN matmuls with the "
-                        "activation (and the gate's multiply) as post-ops, so the library differs "
-                        "too. A negative recoverable time: the fused kernel was slower.");
+        rt_findings_item(o, "Not measured: no configuration ran both ways.");
+    rt_findings_item(o, "%s A negative recoverable time: the second was slower.", note);
+}
+
+void rt_study_xformer_phases(rt_findings *f, const rt_analysis *a)
+{
+    section_decode(f, a);
+    section_attention(f, a);
+}
+
+/* How the transformer ops ran, and how to read a partial verdict. */
+static void section_how(rt_findings *o, const rt_analysis *a, const rt_study_result *r)
+{
+    bool any = false, partial = false;
+    for (size_t c = 0; c < a->n_configs; c++) {
+        const char *op = tag(&a->configs[c].tags, "operation");
+        if (strcmp(op, "attention") && strcmp(op, "mlp") && strcmp(op, "decode"))
+            continue;
+        any = true;
+        partial |= a->configs[c].v.evidence == RT_EVIDENCE_PARTIAL;
+    }
+    if (!any)
+        return;
+    rt_findings_section_add(o, "Transformer layer: how it ran");
+    rt_findings_list(o);
+    rt_findings_item(o,
+                     "%d warm-up + %d measured iterations per config (inference, forward only); "
+                     "attention over q, k, v [batch, heads, seq, head_dim]; the MLP over [tokens, "
+                     "hidden] to 4 x hidden and back; decode: one token per sequence through one "
+                     "layer of hidden %ld, %ld heads, ffn %ld, against a KV cache of `cache` "
+                     "tokens (the projections, attention over cache + 1 positions, the MLP).",
+                     r->xf_warmup, r->xf_iters, rt_decode_default().hidden,
+                     rt_decode_default().heads, rt_decode_default().ffn);
+    if (partial)
+        rt_findings_item(o, "A \"(partial)\" verdict (pytorch, sdpa): some of the config's "
+                            "operators have time and no counts (torch's views, dispatch and "
+                            "allocation), so its bound holds for the rest; the findings below "
+                            "read the class of what was counted.");
 }
 
 void rt_study_xformer_findings(rt_findings *f, const rt_analysis *a, const rt_study_result *r)
 {
-    (void)r;
-    section_decode(f, a);
-    section_attention(f, a);
-    section_fusion(f, a);
+    section_how(f, a, r);
+    static const rt_xf_pair fusion[] = {{"attention", "implementation", "pytorch", "sdpa"},
+                                        {"decode", "implementation", "pytorch", "sdpa"},
+                                        {"mlp", "implementation", "unfused", "onednn"}};
+    rt_study_xformer_phases(f, a);
+    rt_study_xformer_pairs(
+        f, a,
+        "Fusion: the time a fused kernel recovers from the unfused ones (same configs, summed)",
+        fusion, sizeof fusion / sizeof fusion[0],
+        "attention and decode: torch's math path (matmul, softmax, matmul, the scores through "
+        "memory) against its scaled_dot_product_attention (sdpa: torch 2; not measured where "
+        "sdpa was skipped); mlp: OpenBLAS GEMMs and a C activation kernel against oneDNN "
+        "matmuls with the activation (and the gate's multiply) as post-ops, so the library "
+        "differs too.");
 }

@@ -13,4 +13,22 @@
  * has no transformer op. */
 void rt_study_xformer_findings(rt_findings *f, const rt_analysis *a, const rt_study_result *r);
 
+/* The sections that read the phases, for the GPU study too: decode along the batch, attention
+ * along the sequence (series named by implementation, variant and precision). */
+void rt_study_xformer_phases(rt_findings *f, const rt_analysis *a);
+
+/* Configs of op that differ only in tag `key`, `from` against `to` ("" for an absent tag). */
+typedef struct rt_xf_pair {
+    const char *op, *key, *from, *to;
+} rt_xf_pair;
+/* A section `heading`: per pair and precision, the summed times of the configs both ran, the
+ * time recovered going from one to the other and where it is largest; then `note`. Nothing when
+ * no config has a pair's op. */
+void rt_study_xformer_pairs(rt_findings *o, const rt_analysis *a, const char *heading,
+                            const rt_xf_pair *pairs, size_t n, const char *note);
+
+/* The GPU study's (study-xformer-gpu-findings.c): the phases, CUDA Graphs against eager, and
+ * scaled_dot_product_attention's back ends against the unfused math. */
+void rt_study_xformer_gpu_findings(rt_findings *f, const rt_analysis *a);
+
 #endif

@@ -20,16 +20,16 @@ typedef struct sweep {
 /* Attention: the sequence from 128 to 4096 (a quick run keeps both ends: the short one's
  * launches, the long one's compute); MLP: from one token (a decode step's) to 512; decode: the
  * batch from 1 to 256 (every value in a quick run too: the crossovers are found on them) and the
- * cache from 64 to 4096. */
+ * cache from 32 to 2048 tokens. */
 static const sweep attn_sweeps[] = {{"batch", {1, 4}, 2, 2u},
                                     {"heads", {4, 16}, 2, 2u},
-                                    {"seq", {128, 256, 512, 1024, 2048, 4096}, 6, 1u | 32u},
+                                    {"seq", {128, 512, 1024, 2048, 4096}, 5, 1u | 16u},
                                     {"head_dim", {64, 128}, 2, 2u},
                                     {"causal", {1, 0}, 2, 2u}};
 static const sweep mlp_sweeps[] = {
     {"tokens", {1, 16, 128, 512}, 4, 1u}, {"hidden", {512, 1024}, 2, 1u}, {"gated", {0, 1}, 2, 2u}};
 static const sweep decode_sweeps[] = {{"batch", {1, 4, 16, 64, 256}, 5, 31u},
-                                      {"cache", {64, 256, 1024, 4096}, 4, 4u}};
+                                      {"cache", {32, 128, 512, 2048}, 4, 8u}};
 
 static const char *const attn_params[] = {"batch", "heads", "seq", "head_dim", "causal"};
 static const char *const mlp_params[] = {"tokens", "hidden", "gated"};

@@ -3,7 +3,9 @@
 #ifndef ROOFTIME_IMPORT_TORCH_INTERNAL_H
 #define ROOFTIME_IMPORT_TORCH_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -68,7 +70,15 @@ typedef struct kern {
     double cflops, cbytes; /* summed over the calls the model costs */
     int has_cflops, has_cbytes;
     const char *cunit;
+    const char *phase; /* prefill, decode or a mark's name (torch-phase.c); NULL: none */
 } kern;
+
+/* A phase over [ts, end): a user's mark (rooftime:phase=NAME, phase owned) or a run of attention
+ * calls of one phase. */
+typedef struct rt_torch_phase_range {
+    double ts, end;
+    const char *phase;
+} rt_torch_phase_range;
 
 typedef struct reader {
     const char *origin;
@@ -93,6 +103,12 @@ typedef struct reader {
     double window_us;        /* the longest "rooftime:window" event (the runner's --steps) */
     double window_steps;     /* the optimizer steps it holds (args.steps); 0: unknown */
     const rt_torch_ops *ops; /* the cost model, or NULL */
+    struct {
+        rt_torch_phase_range *marks; /* the user's rooftime:phase=NAME ranges */
+        size_t n, cap, bad;
+        const char *source; /* "marks", "attention", or NULL: no phases */
+        size_t prefill_calls, decode_calls, tagged;
+    } phases;
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
         double aten_busy, aten_work;        /* the same for aten:: operators */
@@ -121,6 +137,21 @@ void rt_torch_warn_legacy(const reader *r, rt_warnings *w);
 void rt_torch_source_notes(const reader *r, rt_profile *p);
 /* The notes of the cost model and its coverage into the profile's provenance. */
 void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
+
+/* Kernel index of key (interned, made when new), torch.c's own interning. */
+uint32_t rt_torch_intern(reader *r, const char *key, size_t kl, int gpu);
+
+/* ---- torch-phase.c: the phases of a generation loop ---- */
+
+/* Take event `name` as a user's phase mark when it is one (rooftime:phase=NAME): true. */
+bool rt_torch_phase_mark(reader *r, const char *name, double ts, double dur);
+/* Give every event its phase (from the marks, else from the attention operators' query length
+ * when some is one token: a generation loop), each phase's calls a kernel of their own; nothing
+ * when the run has neither. Before rt_torch_aggregate. */
+void rt_torch_phases(reader *r);
+/* How the phases were found (notes "phases"), and the marks left out (warnings). */
+void rt_torch_phase_notes(const reader *r, rt_profile *p, rt_warnings *w);
+void rt_torch_phase_release(reader *r);
 
 /* ---- torch-aggregate.c ---- */
 

@@ -137,6 +137,8 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
             f->steps_ok && f->steps >= 1 && f->steps <= 1e9 && f->steps == (double)(long)f->steps;
         r->window_steps = whole ? f->steps : 0;
     }
+    if (name && f->ts_ok && f->dur_ok && rt_torch_phase_mark(r, name, f->ts, f->dur))
+        return 0; /* a phase mark (torch-phase.c) */
     int within = r->within && name && strcmp(name, r->within) == 0;
     int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
     if (kind < 0)
@@ -212,6 +214,11 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     }
     push_ev(r, &e);
     return 0;
+}
+
+uint32_t rt_torch_intern(reader *r, const char *key, size_t kl, int gpu)
+{
+    return intern_kernel(r, key, kl, gpu);
 }
 
 /* The array of events at pos ('[' already current). */
@@ -333,6 +340,7 @@ static void reader_release(reader *r)
         free(r->k[i].display);
         rt_time_samples_release(&r->k[i].samples);
     }
+    rt_torch_phase_release(r);
     rt_name_index_release(&r->cov.why);
     free(r->cov.why_us);
     free(r->names);
@@ -370,6 +378,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         reader_release(&r);
         return -1;
     }
+    rt_torch_phases(&r);
     rt_torch_aggregate(&r, w);
     size_t n_used = 0, n_gpu = 0;
     for (size_t i = 0; i < r.n_k; i++)
@@ -426,6 +435,8 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "module", k->module);
             if (k->cunit && k->has_cflops)
                 rt_tags_set(&tags, "precision", k->cunit);
+            if (k->phase)
+                rt_tags_set(&tags, "phase", k->phase);
             const char *full = r.names[i], *sep = strchr(full, '\x1f');
             char *op = sep ? rt_strndup(full, (size_t)(sep - full)) : rt_strdup(full);
             char *conv = rt_torch_conversion(op, k->types);
@@ -448,7 +459,15 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_values_add(&kk->bytes, "DRAM", k->cbytes);
             continue;
         }
-        rt_kernel *kk = rt_profile_add_kernel(p, r.names[i]);
+        rt_kernel *kk;
+        if (k->phase) { /* one kernel per phase of a generation loop (torch-phase.c) */
+            rt_tags pt = {0};
+            rt_tags_set(&pt, "phase", k->phase);
+            kk = rt_profile_find_or_add(p, r.names[i], &pt);
+            rt_tags_release(&pt);
+        } else {
+            kk = rt_profile_add_kernel(p, r.names[i]);
+        }
         kk->invocations = k->calls;
         kk->time = k->us * 1e-6;
         rt_kernel_add_samples(kk, &k->samples);
@@ -462,6 +481,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         rt_torch_cost_notes(&r, p, w);
     if (o->by_source)
         rt_torch_source_notes(&r, p);
+    rt_torch_phase_notes(&r, p, w);
     if (r.window_us > 0) {
         char win[64];
         snprintf(win, sizeof win, "%.6f", r.window_us * 1e-6);
