@@ -242,10 +242,7 @@ def xformer_body(torch, plan, point, dev, attend):
         gate = linear(point["hidden"], point["ffn"]) if point["gated"] else None
         return lambda: down(F.silu(gate(x)) * up(x) if gate is not None else F.gelu(up(x)))
     b, d, h, n = point["batch"], point["hidden"], point["heads"], point["cache"] + 1
-    if d % h:
-        raise common.PlanError("points: decode's hidden %d is not a multiple of its %d heads"
-                               % (d, h))
-    hd = d // h
+    hd = d // h  # a multiple of the heads: the plan's check
     x, kc, vc = randn(b, d), randn(b, h, n, hd), randn(b, h, n, hd)
     qkv, out = linear(d, 3 * d), linear(d, d)
     up, down = linear(d, point["ffn"]), linear(point["ffn"], d)

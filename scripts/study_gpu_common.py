@@ -78,6 +78,9 @@ def _point(path, p, op, where, need_tags):
         raise _field(path, where, "expected an object", p)
     out = {k: _int(path, p, k, "%s.%s" % (where, k), 0 if k in ZERO_FIELDS else 1,
                    1 if k in ("causal", "gated") else MAX_FIELD) for k in POINT_FIELDS[op]}
+    if op == "decode" and out["hidden"] % out["heads"]:
+        raise _field(path, where + ".hidden", "expected a multiple of heads (%d)" % out["heads"],
+                     out["hidden"])
     tags = p.get("tags", {}) if not need_tags or "tags" in p else None
     if tags is None:
         raise PlanError("%s: field '%s.tags': missing" % (path, where))

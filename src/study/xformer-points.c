@@ -23,7 +23,7 @@ typedef struct sweep {
  * cache from 32 to 2048 tokens. */
 static const sweep attn_sweeps[] = {{"batch", {1, 4}, 2, 2u},
                                     {"heads", {4, 16}, 2, 2u},
-                                    {"seq", {128, 512, 1024, 2048, 4096}, 5, 1u | 16u},
+                                    {"seq", {128, 512, 1024, 4096}, 4, 1u | 8u},
                                     {"head_dim", {64, 128}, 2, 2u},
                                     {"causal", {1, 0}, 2, 2u}};
 static const sweep mlp_sweeps[] = {
