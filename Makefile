@@ -20,10 +20,23 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main job: measure this machine, run the Conv2D and LSTM studies, write the report.
-# STUDY_FLAGS=--quick for the short version.
+# STUDY_FLAGS=--quick for the short version. It ends with the time of each stage: installing
+# and building (make build), measuring the machine and running the study (as the study's own
+# last line gives them), and the whole, so that a run's figures are on record.
+demo: SHELL := /bin/bash
+demo: DEMO_T0 := $(shell date +%s.%N)
 demo: build
-	./$(BUILD)/rooftime study -o $(DEMO_OUT) $(STUDY_FLAGS)
-	@echo "open $(DEMO_OUT)/report.html in a browser"
+	@t1=$$(date +%s.%N); log=$$(mktemp); trap 'rm -f "$$log"' EXIT; set -o pipefail; \
+	echo "./$(BUILD)/rooftime study -o $(DEMO_OUT) $(STUDY_FLAGS)"; \
+	./$(BUILD)/rooftime study -o $(DEMO_OUT) $(STUDY_FLAGS) | tee "$$log" || exit $$?; \
+	t2=$$(date +%s.%N); \
+	echo "open $(DEMO_OUT)/report.html in a browser"; \
+	stages=$$(sed -n 's/^machine \([0-9.]*\) s, study \([0-9.]*\) s, total .*/machine \1 s, study \2 s/p' "$$log"); \
+	awk -v t0="$(DEMO_T0)" -v t1="$$t1" -v t2="$$t2" -v st="$$stages" 'BEGIN { \
+		all = t2 - t0; \
+		printf "make demo: install and build %.0f s, %s, %d min %d s in all\n", \
+			t1 - t0, st == "" ? "study (its stage times not found)" : st, \
+			int(all / 60), int(all) % 60 }'
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 test: deps

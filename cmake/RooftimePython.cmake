@@ -1,5 +1,6 @@
 # The Python package (python/) against this build's librooftime.so: its pytest suite, the
-# notebooks of examples/ executed headless among them (tests/python-package.sh).
+# notebooks of examples/ executed headless among them (tests/python-package.sh), and its PyTorch
+# paths again on the PyPI torch 2.x (tests/python-package-torch2.sh).
 set(RT_PY_ENV ${RT_TEST_ENV} "ROOFTIME_LIB=$<TARGET_FILE:rooftime-shared>"
               "PYTHONPATH=${CMAKE_SOURCE_DIR}/python" "PYTHONDONTWRITEBYTECODE=1")
 if(ROOFTIME_SANITIZE)
@@ -13,3 +14,8 @@ add_test(NAME python-package COMMAND bash ${CMAKE_SOURCE_DIR}/tests/python-packa
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(python-package PROPERTIES ENVIRONMENT "${RT_PY_ENV}" SKIP_RETURN_CODE 77
                      TIMEOUT 600)
+# The same package's PyTorch paths on the PyPI torch 2.x (tests/python-package-torch2.sh).
+add_test(NAME python-package-torch2 COMMAND bash ${CMAKE_SOURCE_DIR}/tests/python-package-torch2.sh
+         WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+set_tests_properties(python-package-torch2 PROPERTIES ENVIRONMENT "${RT_PY_ENV}"
+                     SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -30,6 +30,9 @@ for f in tests/data/*.json; do seed torch "$f"; done
 for f in tests/data/bad-inputs/table-*.csv; do seed table "$f"; done
 for f in data/examples/*.json; do seed profile "$f" raw; seed render "$f" raw; done
 for f in data/machines/*.json; do seed machine "$f" raw; done
+# A profile whose kernels name the overhead their own calls pay (kernels[].overhead, docs/model.md).
+printf '%s' '{"schema": "rooftime.profile/1", "source": {"time": "wall", "overhead": "openmp_fork_join"}, "kernels": [{"name": "region", "invocations": 2, "time": 2e-6, "overhead": "openmp_fork_join", "overhead_threads": 2, "flops": {"fp32": 10}, "bytes": {"DRAM": 8}}, {"name": "loop", "invocations": 1, "time": 1e-7, "overhead": "none", "flops": {"fp32": 4}, "bytes": {"L1": 16}}, {"name": "primitive", "invocations": 1, "time": 3e-6}]}' >"$B/corpus/profile/overhead-paths.json"
+cp "$B/corpus/profile/overhead-paths.json" "$B/corpus/render/overhead-paths.json"
 seed metrics data/ncu/metrics.json raw
 # The field locator: a path, a newline, a document.
 mkdir -p "$B/corpus/json-locate"
@@ -67,6 +70,10 @@ if [ -d "$FIX" ]; then
     for f in "$FIX"/ncu/deepcam-pytorch-fp32-fw/out.* "$FIX"/ncu/gpp-ncu2021/raw.csv; do
         [ -f "$f" ] && head -c 200000 "$f" >"$B/seedtmp" && seed ncu "$B/seedtmp" && mv "$B/corpus/ncu/seedtmp" "$B/corpus/ncu/$(basename "$(dirname "$f")")-$(basename "$f")"
     done
+    # ncu 2025 (rule columns and rows, scaled units, n/a, section pages), with --allow-missing.
+    for f in "$FIX"/ncu/sm120-llm-decode/*.csv; do
+        [ -f "$f" ] && { printf '\2'; cat "$f"; } >"$B/corpus/ncu/sm120-$(basename "$f")"
+    done
     # Two one-metric files (flag bit 2, split at "\n\n\n") whose launch orders differ: the second
     # lists the same 20 launches in reverse, renumbered, so they join per kernel name.
     A=$FIX/ncu/deepcam-pytorch-fp32-fw/out.sm__cycles_elapsed.avg
@@ -80,12 +87,48 @@ else
     echo "rooftime: fuzz: no fixtures at $FIX: ncu and table start from tiny seeds" >&2
     printf '\0"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n' >"$B/corpus/ncu.seed" 2>/dev/null || true
 fi
+# ncu 2025's layout with what the fixture lacks: n/a on a metric a formula reads, a mangled name
+# (nvcc's, tests/data/kernel-names), a rule row, a section page's label column; the paper recipe.
+mkdir -p "$B/corpus/ncu"
+H='"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Body Item Label","Metric Name","Metric Unit","Metric Value","Rule Name","Rule Type","Rule Description","Estimated Speedup Type","Estimated Speedup"'
+K=_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_
+{
+    printf '\12%s\n' "$H"
+    for id in 0 1; do
+        R="\"$id\",\"7\",\"p\",\"h\",\"$K\",\"1\",\"7\",\"(1, 1, 1)\",\"(2, 1, 1)\",\"0\",\"12.0\",\"S\",\"\""
+        printf '%s,"gpu__time_duration.sum","us","1.25",\n' "$R"
+        printf '%s,"dram__bytes_read.sum","Kbyte","4.10",\n' "$R"
+        printf '%s,"dram__bytes_write.sum","byte","0",\n' "$R"
+        printf '%s,"sm__sass_thread_inst_executed_op_hfma_pred_on.sum","inst","%s",\n' "$R" "$([ $id = 1 ] && echo n/a || echo 8)"
+        printf '%s,"","","","SOLBottleneck","OPT","a rule, with a comma","",""\n' "$R"
+    done
+} >"$B/corpus/ncu/ncu2025-mangled-na"
+# Kernel names for the demangler and the name key: nvcc's mangled names (tests/data/kernel-names),
+# the collector's and ncu's printings, and a short name whose back-references double at each step.
+mkdir -p "$B/corpus/names"
+printf '%s' "$K" >"$B/corpus/names/torch-mangled"
+printf '%s' _Z6kernelIii13__nv_bfloat16S0_S0_fLb0ELi1ELi1ELi0ELi7ELi0E18cublasGemvParamsExIi30cublasGemvTensorStridedBatchedIKS0_ES4_S2_IS0_EfEENSt9enable_ifIXntT5_EvE4typeET11_ >"$B/corpus/names/gemv-mangled"
+printf '%s' 'void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)' >"$B/corpus/names/cxa"
+printf '%s' 'enable_if<!T7, void>::type kernel<int, float, 0, cublasGemvParamsEx<int, const __nv_bfloat16>>(T13)' >"$B/corpus/names/ncu"
+printf '%s' '_Z1fI1AIiiES_IS0_S0_ES_IS1_S1_ES_IS2_S2_ES_IS3_S3_ES_IS4_S4_EEvT_' >"$B/corpus/names/doubling"
 for t in ncu table; do
     mkdir -p "$B/corpus/$t"
     [ -n "$(ls "$B/corpus/$t")" ] || printf '\0a,b\n1,2\n' >"$B/corpus/$t/tiny"
 done
 
-# Regression: every bad input through its target (run once, no fuzzing).
+# Regression: the in-tree reproducers (tests/fuzz/reproducers, TARGET.NAME, flag byte first), then
+# every bad input of the fixtures, each through its target (run once, no fuzzing).
+for f in tests/fuzz/reproducers/*.*; do
+    name=$(basename "$f")
+    t=${name%%.*}
+    [ "$name" = README.md ] && continue
+    echo "regress: $name -> fuzz-$t"
+    "$B/fuzz-$t" "$f" >"$B/regress-$name.log" 2>&1 || {
+        tail -20 "$B/regress-$name.log"
+        echo "rooftime: fuzz: fuzz-$t fails on reproducer $name" >&2
+        exit 1
+    }
+done
 if [ -d "$FIX/bad-inputs" ]; then
     mkdir -p "$B/regress"
     for f in "$FIX"/bad-inputs/*; do
@@ -109,7 +152,7 @@ if [ -d "$FIX/bad-inputs" ]; then
 fi
 
 # Fuzz each target for SECONDS_EACH; a crash, leak, timeout or out-of-memory fails the run.
-TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints comm cupti json-locate}
+TARGETS=${FUZZ_TARGETS:-ncu table onednn torch torchops hints profile machine metrics render verdict-hints comm cupti json-locate names}
 for t in $TARGETS; do
     mkdir -p "$B/corpus/$t" "$B/artifacts/$t"
     echo "fuzz-$t: ${SECONDS_EACH} s"

@@ -1,8 +1,9 @@
 """Turn the work directory of scripts/gpu-acceptance.sh into gpu-acceptance.json and summary.txt.
 
-Every check has a figure, a bound and "pass"; a check whose input is missing (a stage that failed,
-a quantity the collector lacks) is a failed check with a note, never left out. Exit 0 when every
-check passes, 10 when some fail, 1 when the inputs cannot be read at all.
+Every check of the groups that ran (--groups) has a figure, a bound and "pass"; a check whose input
+is missing (a stage that failed or was skipped, a quantity the collector lacks) is a failed check
+with a note, never left out. The groups not run in this call are named in the file. Exit 0 when
+every check passes, 10 when some fail, 1 when the inputs cannot be read at all.
 """
 import argparse
 import datetime
@@ -10,11 +11,14 @@ import json
 import os
 import sys
 
+GROUPS = ["measure", "selfcheck", "ncu-base", "ncu-none", "cnn", "ncu-cnn", "python", "study",
+          "report"]
 WGMMA_UNITS = ["tensor_fp16", "tensor_bf16", "tensor_tf32", "tensor_fp8", "tensor_int8"]
 WGMMA_BOUND = 0.9  # of the dense rate at the SM clock measured during the run
 HBM_BOUND = 0.05
 CNN_FLOPS_BOUND = 0.02
 CNN_KERNELS = 5
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def load(path):
@@ -48,11 +52,15 @@ def stages(work, checks):
             if len(p) < 3:
                 continue
             rc, secs = int(p[1]), int(p[2])
-            out.append({"stage": p[0], "exit": rc, "seconds": secs,
-                        "command": p[3] if len(p) > 3 else ""})
+            what = p[3] if len(p) > 3 else ""
+            status = ("ran" if rc == 0 else "skipped" if rc == -1 else
+                      "timed out" if rc in (124, 137) else "failed")
+            out.append({"stage": p[0], "exit": rc, "status": status, "seconds": secs,
+                        "command": what})
             checks.add("stage %s" % p[0], rc, 0, rc == 0,
-                       None if rc == 0 else ("timed out" if rc in (124, 137) else
-                                             p[3] if rc == 127 and len(p) > 3 else
+                       None if rc == 0 else (what if rc == -1 else
+                                             "timed out" if rc in (124, 137) else
+                                             what if rc == 127 else
                                              "exit %d, see evidence/%s.log" % (rc, p[0])),
                        kind="exit code")
     return out
@@ -116,20 +124,95 @@ def base_name(n):
     return n.split("(")[0].strip()
 
 
-def hbm_vs_ncu(ev, checks):
+def kernel_name_key():
+    """rooftime's one key for the printings of a kernel's name (core/kernel-name-key.c: the
+    collector's __cxa_demangle text, ncu's own shortened one, the mangled name), through this
+    checkout's Python package and the librooftime.so that $ROOFTIME_LIB names. (function, None), or
+    (None, why) when the package does not load: names are then matched whole, else by the name up
+    to its parameter list."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    try:
+        import rooftime
+        return rooftime.kernel_name_key, None
+    except Exception as e:  # no librooftime.so ($ROOFTIME_LIB), or another build's
+        return None, "%s: %s" % (type(e).__name__, e)
+
+
+def hbm_vs_ncu(ev, mode, checks):
     coll = kernels_by_name(load(os.path.join(ev, "selfcheck", "probe.json")))
-    for mode in ("base", "none"):
-        ncu = kernels_by_name(load(os.path.join(ev, "ncu-probe-%s.json" % mode)))
-        for k in ("bw_read", "bw_rmw"):
-            a = coll.get(k, {}).get("bytes", {}).get("HBM")
-            b = ncu.get(k, {}).get("bytes", {}).get("HBM")
-            name = "HBM bytes %s: collector / ncu (%s)" % (k, mode)
-            if a is None or b is None or b <= 0:
-                checks.add(name, None, HBM_BOUND, False, "collector %s, ncu %s" % (a, b),
-                           kind="max |ratio - 1|")
-            else:
-                checks.add(name, a / b - 1, HBM_BOUND, abs(a / b - 1) <= HBM_BOUND,
-                           "collector %.6g B, ncu %.6g B" % (a, b), kind="max |ratio - 1|")
+    ncu = kernels_by_name(load(os.path.join(ev, "ncu-probe-%s.json" % mode)))
+    for k in ("bw_read", "bw_rmw"):
+        a = coll.get(k, {}).get("bytes", {}).get("HBM")
+        b = ncu.get(k, {}).get("bytes", {}).get("HBM")
+        name = "HBM bytes %s: collector / ncu (%s)" % (k, mode)
+        if a is None or b is None or b <= 0:
+            checks.add(name, None, HBM_BOUND, False, "collector %s, ncu %s" % (a, b),
+                       kind="max |ratio - 1|")
+        else:
+            checks.add(name, a / b - 1, HBM_BOUND, abs(a / b - 1) <= HBM_BOUND,
+                       "collector %.6g B, ncu %.6g B" % (a, b), kind="max |ratio - 1|")
+
+
+def python_pkg(ev, checks):
+    """rooftime.gpu.profile() and rooftime.torch.profile() (scripts/gpu-python-check.py): both
+    wrote a profile, and the in-process collector saw the kernels of `profile --gpu`."""
+    gpu = load(os.path.join(ev, "python", "py-gpu.json"))
+    torch = load(os.path.join(ev, "python", "py-torch.json"))
+    for name, prof, what in (("rooftime.gpu.profile", gpu, "kernels"),
+                             ("rooftime.torch.profile", torch, "operators")):
+        n = len((prof or {}).get("kernels", []))
+        checks.add("python: %s wrote a profile" % name, n, 1, n >= 1,
+                   "%d %s" % (n, what) if prof else "no profile (see evidence/python.log)",
+                   kind="min kernels")
+    coll = kernels_by_name(load(os.path.join(ev, "cnn.json")))
+    mine = kernels_by_name(gpu)
+    if not coll or not mine:
+        checks.add("python: rooftime.gpu.profile has the kernels of profile --gpu", None, 0, False,
+                   "profile --gpu (cnn.json) %s, rooftime.gpu.profile %s" % (
+                       "present" if coll else "missing", "present" if mine else "missing"),
+                   kind="names in one only")
+        return
+    only = sorted(set(coll) ^ set(mine))
+    checks.add("python: rooftime.gpu.profile has the kernels of profile --gpu", len(only), 0,
+               not only, "; ".join(n[:80] for n in only[:3]) if only else
+               "%d kernel names in both" % len(coll), kind="names in one only")
+    a, b = launches(gpu), launches(load(os.path.join(ev, "cnn.json")))
+    checks.add("python: rooftime.gpu.profile launches / profile --gpu's", a / b - 1 if b else None,
+               0, a == b, "%d and %d launches" % (a, b), kind="max |ratio - 1|")
+
+
+def launches(prof):
+    return sum(k.get("invocations", 1) for k in (prof or {}).get("kernels", []))
+
+
+def study(ev, checks):
+    d = os.path.join(ev, "study")
+    profiles = os.path.join(d, "profiles")
+    n = len([f for f in os.listdir(profiles) if f.endswith(".json")]) if os.path.isdir(profiles) else 0
+    checks.add("study: profiles written", n, 1, n >= 1, "%d in study/profiles" % n,
+               kind="min profiles")
+    for f in ("findings.txt", "report.html", "analysis.json"):
+        ok = os.path.isfile(os.path.join(d, f)) and os.path.getsize(os.path.join(d, f)) > 0
+        checks.add("study: %s written" % f, 1 if ok else 0, 1, ok, None if ok else "missing or empty",
+                   kind="present")
+
+
+def report(ev, checks):
+    ok = os.path.isfile(os.path.join(ev, "report", "report.html"))
+    checks.add("report: report.html written", 1 if ok else 0, 1, ok,
+               None if ok else "no report/report.html (see evidence/report.log)", kind="present")
+
+
+def clocks(ev):
+    """Which --clock-control each ncu run used (scripts/gpu-acceptance.sh: base, else none)."""
+    out = {}
+    for name in ("ncu-base", "ncu-none", "ncu-cnn"):
+        try:
+            with open(os.path.join(ev, name + ".clock")) as f:
+                out[name] = " / ".join(line.strip() for line in f if line.strip())
+        except OSError:
+            pass
+    return out
 
 
 def gemm_roofs(ev, machine, checks):
@@ -162,16 +245,21 @@ def cnn(ev, checks):
                    "collector profile %s, ncu profile %s" % ("present" if coll else "missing",
                                                              "present" if ncu else "missing"))
         return
+    # A kernel by its whole name (ncu run with --print-kernel-base mangled: `import ncu` demangles
+    # as the collector does), else by rooftime's name key (ncu's own shortened names).
+    key, why = kernel_name_key()
     nb = {}
     for n, k in ncu.items():
-        nb.setdefault(base_name(n), k)
+        nb.setdefault(key(n) if key else base_name(n), k)
     top = sorted(coll.items(), key=lambda kv: -kv[1]["time"])[:CNN_KERNELS]
     for name, k in top:
-        other = ncu.get(name) or nb.get(base_name(name))
+        other = ncu.get(name) or nb.get(key(name) if key else base_name(name))
         short = base_name(name)[:70]
         if not other:
             checks.add("CNN %s: in ncu's profile" % short, None, None, False,
-                       "no kernel of that name in ncu-cnn.json")
+                       "no kernel of that name in ncu-cnn.json" + (
+                           "" if key else " (matched by the name up to its parameters: rooftime's "
+                           "name key did not load, %s)" % why))
             continue
         for q in sorted(set(k["flops"]) | set(other["flops"])):
             a, b = k["flops"].get(q, 0.0), other["flops"].get(q, 0.0)
@@ -194,26 +282,54 @@ def main():
     ap.add_argument("--gpu", required=True, help="nvidia-smi's 'name, driver' line")
     ap.add_argument("--archs", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--groups", default=" ".join(GROUPS),
+                    help="the stage groups that ran (default all)")
     a = ap.parse_args()
     ev = os.path.join(a.work, "evidence")
     if not os.path.isdir(ev):
         print("gpu-acceptance-eval: no %s" % ev, file=sys.stderr)
         return 1
+    ran = a.groups.split()
+    unknown = [g for g in ran if g not in GROUPS]
+    if unknown:
+        print("gpu-acceptance-eval: --groups: unknown %s (known: %s)" % (
+            ", ".join(unknown), " ".join(GROUPS)), file=sys.stderr)
+        return 1
     checks = Checks()
     st = stages(a.work, checks)
-    machine = wgmma(ev, load(a.archs), checks)
-    copy_compare(os.path.join(ev, "selfcheck.json"), "collector", checks)
+    if "measure" in ran:
+        wgmma(ev, load(a.archs), checks)
+    if "selfcheck" in ran:
+        copy_compare(os.path.join(ev, "selfcheck.json"), "collector", checks)
+        gemm_roofs(ev, load(os.path.join(ev, "machine.json")), checks)
     for mode in ("base", "none"):
-        copy_compare(os.path.join(ev, "ncu-%s-check.json" % mode), "ncu %s" % mode, checks)
-    hbm_vs_ncu(ev, checks)
-    gemm_roofs(ev, machine, checks)
-    cnn(ev, checks)
+        if "ncu-" + mode in ran:
+            copy_compare(os.path.join(ev, "ncu-%s-check.json" % mode), "ncu %s" % mode, checks)
+            hbm_vs_ncu(ev, mode, checks)
+    if "cnn" in ran or "ncu-cnn" in ran:
+        cnn(ev, checks)
+    if "python" in ran:
+        python_pkg(ev, checks)
+    if "study" in ran:
+        study(ev, checks)
+    if "report" in ran:
+        report(ev, checks)
     name, _, driver = a.gpu.partition(",")
     failed = [c for c in checks.rows if not c["pass"]]
+    run = []
+    try:
+        with open(os.path.join(ev, "run.txt")) as f:
+            run = [line.rstrip("\n") for line in f]
+    except OSError:
+        pass
     doc = {
         "schema": "rooftime.gpu-acceptance/1",
         "gpu": {"name": name.strip(), "driver": driver.strip()},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "run": run,
+        "groups_run": ran,
+        "groups_not_run": [g for g in GROUPS if g not in ran],
+        "ncu_clock_control": clocks(ev),
         "all_pass": not failed,
         "passed": len(checks.rows) - len(failed),
         "failed": len(failed),
@@ -227,8 +343,15 @@ def main():
         f.write("%s, driver %s, %s: %d of %d checks pass\n" % (
             doc["gpu"]["name"], doc["gpu"]["driver"], doc["date"], doc["passed"],
             len(checks.rows)))
+        for line in run:
+            f.write("  %s\n" % line)
+        if doc["groups_not_run"]:
+            f.write("  groups not run in this call: %s\n" % " ".join(doc["groups_not_run"]))
+        for k, v in doc["ncu_clock_control"].items():
+            f.write("  %s: %s\n" % (k, v))
         for s in st:
-            f.write("  stage %-18s exit %3d  %4d s\n" % (s["stage"], s["exit"], s["seconds"]))
+            f.write("  stage %-24s %-9s exit %3d  %4d s\n" % (s["stage"], s["status"], s["exit"],
+                                                             s["seconds"]))
         for c in checks.rows:
             fig = c["figure"]
             figs = "-" if fig is None else ("%.4g" % fig)

@@ -1,41 +1,111 @@
 #!/bin/bash
-# Issue 24's acceptance run on a machine with an NVIDIA GPU, in one command (docs/gpu-measure.md):
+# The GPU acceptance run on a machine with an NVIDIA GPU (issue 43; docs/gpu-measure.md), one
+# command per device call:
 #
 #   scripts/gpu-acceptance.sh OUTDIR
 #
-# Stages, each time-boxed, the whole within 8 minutes:
-#   measure    rooftime machine measure --gpu (wgmma ceilings at >= 0.9 of dense, at the clock
-#              measured during the run)
-#   selfcheck  machine measure --gpu --self-check: the probe's kernels and torch.matmul 8192^3
-#              under the CUPTI collector against their known FLOPs and bytes
-#   ncu-base / ncu-none   the same probe kernels under ncu, --cache-control all --clock-control
-#              base and then none, imported and compared the same way (and the collector's HBM
-#              bytes against each)
-#   cnn        profile --gpu --counters of a small PyTorch CNN training step; ncu-cnn: the same
-#              under ncu, the five longest kernels compared
-#   report     rooftime report of the CNN profile on the measured machine
-# OUTDIR gets gpu-acceptance.json (GPU name, driver, date; per check its figure, bound and
-# "pass"), summary.txt, evidence.tar.gz (ncu CSVs, collector directories, profiles, manifests,
-# machine file, logs) and images.tar.gz (the collector's raw counter images; split in 15 MiB parts
-# when larger): at most 8 files, the shape the device tool brings back.
-# Exit 0 when every check passes, 1 otherwise or when something it needs is missing (one line
-# naming it), 2 on a usage error.
+# Stage groups, in this order, each stage under its own time box (seconds):
+#   measure    machine measure --gpu (25): the ceilings, wgmma at >= 0.9 of dense at the measured clock
+#   selfcheck  machine measure --gpu --self-check (45): the probe's kernels and torch.matmul 8192^3
+#              in fp32, tf32, fp16 and bf16 under the CUPTI collector against their known work
+#   ncu-base   the probe's kernels under ncu --cache-control all --clock-control base (30; when base
+#              cannot lock the clocks, again with --clock-control none in what is left of the box),
+#              import ncu (5), selfcheck-compare (5)
+#   ncu-none   the same with --cache-control none --clock-control none (25, 5, 5)
+#   cnn        profile --gpu --counters of a small CNN training step (35)
+#   ncu-cnn    the same step under ncu (40; the clock fallback as above), import ncu (5)
+#   python     rooftime.gpu.profile() and rooftime.torch.profile() around that step (30)
+#   study      study --gpu --quick, one operation and two precisions (60; on the measured machine,
+#              else this GPU's preset)
+#   report     report --mode hier of the CNN step on the measured machine (10)
+# The boxes add up to 325 s, within GPU_ACCEPTANCE_BUDGET (default 335 s, counted from the start),
+# and the script ends within a 360 s device call with the packing: a slow stage never takes a later
+# stage's time.
+# Every stage is recorded (stages.tsv: name, exit code, seconds, what ran): 0 ran, 124 or 137
+# timed out, 127 not found, -1 skipped (its input is missing: the line says which), else failed.
 #
+# OUTDIR gets evidence.tar.gz (every stage's log, the ncu CSVs, collector directories, profiles,
+# manifests, the machine file, stages.tsv), packed again after each group, so that whatever
+# happens later the evidence so far is there; images.tar.gz (the self-check's raw counter images;
+# 15 MiB parts when larger); then, evaluated from the packed evidence, gpu-acceptance.json (GPU,
+# driver, date; per check its figure, bound and "pass") and summary.txt. At most 8 files, the
+# shape the device tool brings back. Exit 0 when every check passes, 1 otherwise or when
+# something it needs is missing (one line naming it), 2 on a usage error.
+#
+# Environment: GPU_ACCEPTANCE_STAGES, the groups to run (default all; a later call reruns the
+# ones that failed: "measure study"); GPU_ACCEPTANCE_BOX_<group> (dashes as underscores) another
+# box for every stage of a group; GPU_ACCEPTANCE_STUDY, the study's options (default below);
+# GPU_ACCEPTANCE_BUDGET. The boxes of the selected groups must add up to at most the budget.
+# GPU_ACCEPTANCE_SLOW=N stretches boxes and budget N times, for the rehearsal on a slow machine.
 # rooftime: $ROOFTIME_BIN, else .carry/rooftime/bin/rooftime (scripts/gpu-carry.sh), else
-# build/rooftime. python3 must be the one with PyTorch ($ROOFTIME_PYTHON overrides).
+# build/rooftime; python3 must be the one with PyTorch ($ROOFTIME_PYTHON overrides).
 set -u
 T0=$SECONDS
-BUDGET=${GPU_ACCEPTANCE_BUDGET:-470} # seconds for all stages; 8 minutes with the packing
+BUDGET=${GPU_ACCEPTANCE_BUDGET:-335}
+ALL_GROUPS="measure selfcheck ncu-base ncu-none cnn ncu-cnn python study report"
+STUDY_ARGS=${GPU_ACCEPTANCE_STUDY:---quick --op conv2d --precision fp32,bf16 --framework pytorch --no-ncu --client-timeout 25}
 die() {
     echo "gpu-acceptance: $*" >&2
     exit 1
 }
-[ $# -eq 1 ] && [ -n "$1" ] || {
-    echo "usage: scripts/gpu-acceptance.sh OUTDIR" >&2
+usage() {
+    echo "gpu-acceptance: $*" >&2
     exit 2
 }
+[ $# -eq 1 ] && [ -n "$1" ] || usage "usage: scripts/gpu-acceptance.sh OUTDIR"
 OUT=$1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+case $BUDGET in '' | *[!0-9]*) usage "GPU_ACCEPTANCE_BUDGET: seconds, got '$BUDGET'" ;; esac
+# GPU_ACCEPTANCE_SLOW=N: every box and the budget N times as long, for a slower machine than the
+# lent GPUs (tests/cli-gpu-rehearsal.sh on a loaded 2-core VM); never in a device call
+SLOW=${GPU_ACCEPTANCE_SLOW:-1}
+case $SLOW in [1-9] | [1-9][0-9]) ;; *) usage "GPU_ACCEPTANCE_SLOW: a factor from 1 to 99, got '$SLOW'" ;; esac
+
+# The groups and the boxes of their stages; the selection and its sum against the budget.
+box() { # box GROUP DEFAULT: the box of a group's stages
+    local v="GPU_ACCEPTANCE_BOX_${1//-/_}"
+    echo "${!v:-$2}"
+}
+declare -A BOXES=(
+    [measure]="measure:$(box measure 25)"
+    [selfcheck]="selfcheck:$(box selfcheck 45)"
+    [ncu-base]="ncu-base:$(box ncu-base 30) import-ncu-base:5 compare-ncu-base:5"
+    [ncu-none]="ncu-none:$(box ncu-none 25) import-ncu-none:5 compare-ncu-none:5"
+    [cnn]="cnn:$(box cnn 35)"
+    [ncu-cnn]="ncu-cnn:$(box ncu-cnn 40) import-ncu-cnn:5"
+    [python]="python:$(box python 30)"
+    [study]="study:$(box study 60)"
+    [report]="report:$(box report 10)"
+)
+GROUPS_RUN=""
+for g in ${GPU_ACCEPTANCE_STAGES:-$ALL_GROUPS}; do
+    g=${g//,/}
+    [ -n "$g" ] || continue
+    [ -n "${BOXES[$g]:-}" ] || usage "GPU_ACCEPTANCE_STAGES: unknown group '$g' (known: $ALL_GROUPS)"
+    GROUPS_RUN="$GROUPS_RUN $g"
+done
+GROUPS_RUN=${GROUPS_RUN# }
+[ -n "$GROUPS_RUN" ] || usage "GPU_ACCEPTANCE_STAGES: no group selected"
+SUM=0
+for g in $GROUPS_RUN; do
+    for s in ${BOXES[$g]}; do
+        b=${s#*:}
+        case $b in '' | *[!0-9]*) usage "GPU_ACCEPTANCE_BOX_${g//-/_}: seconds, got '$b'" ;; esac
+        SUM=$((SUM + b))
+    done
+done
+[ "$SUM" -le "$BUDGET" ] ||
+    usage "the stage boxes of '$GROUPS_RUN' add up to ${SUM} s, over the ${BUDGET} s budget (GPU_ACCEPTANCE_BUDGET)"
+SLOW_NOTE=""
+[ "$SLOW" -gt 1 ] && SLOW_NOTE=", each x$SLOW (GPU_ACCEPTANCE_SLOW)"
+sel() { [[ " $GROUPS_RUN " == *" $1 "* ]]; }
+boxof() { # boxof STAGE
+    local g s
+    for g in $GROUPS_RUN; do
+        for s in ${BOXES[$g]}; do [ "${s%%:*}" = "$1" ] && echo $((${s#*:} * SLOW)) && return; done
+    done
+    echo $((5 * SLOW))
+}
 
 command -v nvidia-smi >/dev/null 2>&1 || die "no NVIDIA GPU: nvidia-smi not found"
 GPU_LINE=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
@@ -52,19 +122,42 @@ fi
 PY=${ROOFTIME_PYTHON:-$(command -v python3 || true)}
 [ -n "$PY" ] || die "no python3 (it assembles gpu-acceptance.json)"
 NCU_LD=${LD_LIBRARY_PATH:-} # what ncu's runs get: never the carried CUPTI (below)
+BIN_DIR=$(dirname "$BIN")
 case "$BIN" in
 */.carry/*)
-    CARRY_LIB="$(dirname "$(dirname "$BIN")")/lib"
+    CARRY_LIB="$(dirname "$BIN_DIR")/lib"
     export LD_LIBRARY_PATH="$CARRY_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     ;;
 esac
+# the Python package's library: the carried (or built) librooftime.so beside the binary
+[ -z "${ROOFTIME_LIB:-}" ] && [ -f "$BIN_DIR/librooftime.so" ] && export ROOFTIME_LIB="$BIN_DIR/librooftime.so"
 export ROOFTIME_DATADIR=${ROOFTIME_DATADIR:-$ROOT/data}
 export ROOFTIME_PYTHON=$PY
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 mkdir -p "$OUT" || die "cannot create $OUT"
 OUT=$(cd "$OUT" && pwd)
 W=$(mktemp -d "${TMPDIR:-/tmp}/gpu-acceptance-XXXXXX") || die "cannot create a work directory"
 E=$W/evidence
 mkdir -p "$E"
+: >"$W/stages.tsv"
+# pack: evidence.tar.gz in OUT now (atomically), in two 15 MiB parts when larger.
+pack() {
+    tar -C "$W" --exclude='*.bin' -czf "$W/evidence.tar.gz" evidence stages.tsv 2>/dev/null || {
+        echo "gpu-acceptance: cannot pack the evidence" >&2
+        return 1
+    }
+    rm -f "$OUT"/evidence.tar.gz.part*
+    if [ "$(stat -c %s "$W/evidence.tar.gz")" -le $((15 << 20)) ]; then
+        mv -f "$W/evidence.tar.gz" "$OUT/evidence.tar.gz"
+    else
+        rm -f "$OUT/evidence.tar.gz"
+        split -b 15M -d -a 1 "$W/evidence.tar.gz" "$OUT/evidence.tar.gz.part"
+        rm -f "$W/evidence.tar.gz" "$OUT"/evidence.tar.gz.part[2-9]
+    fi
+}
+# stopped from outside (the device call's limit): the evidence so far is packed first
+trap 'echo "gpu-acceptance: stopped by a signal; packing what there is" >&2; printf "stopped\t143\t0\tby a signal after %d s\n" $((SECONDS - T0)) >>"$W/stages.tsv"; pack; exit 1' TERM INT
+
 # ncu injects its own CUPTI and perfworks (libnvperf_*) into the program it profiles: the carried
 # libcupti.so.13 and libnvperf_*.so (CUDA 13.0's, for the collector) must not come first on the
 # loader's path there. ncu's runs get the carried libraries but those (rooftime needs jansson).
@@ -78,27 +171,40 @@ if [ -n "${CARRY_LIB:-}" ]; then
     done
     NCU_LD="$W/ncu-lib${NCU_LD:+:$NCU_LD}"
 fi
-: >"$W/stages.tsv"
+{
+    echo "gpu: $GPU_LINE"
+    echo "groups: $GROUPS_RUN"
+    echo "boxes: $SUM s of the $BUDGET s budget$SLOW_NOTE"
+    echo "rooftime: $BIN ($("$BIN" --version 2>&1 | head -1))"
+    echo "python: $PY ($("$PY" -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__)' 2>&1 | tail -1))"
+} >"$E/run.txt"
+echo "gpu-acceptance: $GROUPS_RUN: stage boxes ${SUM} s of the ${BUDGET} s budget$SLOW_NOTE" >&2
+BUDGET=$((BUDGET * SLOW))
 
-# stage NAME BOX CMD...: run with a time box (the smaller of BOX and what is left of the budget),
-# output to evidence/NAME.log; one line in stages.tsv: name, exit code, seconds.
+# stage NAME CMD...: run with its box (the smaller of its box and what is left of the budget),
+# output to evidence/NAME.log; one line in stages.tsv: name, exit code, seconds, the command.
 stage() {
-    local name=$1 box=$2
-    shift 2
+    local name=$1 box
+    shift
+    box=${STAGE_BOX:-$(boxof "$name")}
     local left=$((BUDGET - (SECONDS - T0)))
     [ "$box" -gt "$left" ] && box=$left
-    if [ "$box" -lt 5 ]; then
+    if [ "$box" -lt 3 ]; then
         printf '%s\t124\t0\tno time left in the %ss budget\n' "$name" "$BUDGET" >>"$W/stages.tsv"
         echo "gpu-acceptance: $name: skipped, no time left" >&2
         return 124
     fi
     local s=$SECONDS rc
-    echo "gpu-acceptance: $name (at most ${box}s)" >&2
-    timeout -k 10 "$box" "$@" >"$E/$name.log" 2>&1
+    echo "gpu-acceptance: [$((SECONDS - T0))s] $name (at most ${box}s)" >&2
+    timeout -k 5 "$box" "$@" >"$E/$name.log" 2>&1
     rc=$?
     printf '%s\t%d\t%d\t%s\n' "$name" "$rc" $((SECONDS - s)) "$*" >>"$W/stages.tsv"
     [ "$rc" -eq 0 ] || echo "gpu-acceptance: $name: exit $rc (see $name.log)" >&2
     return "$rc"
+}
+skip() { # skip NAME WHY: a stage that could not run, recorded
+    printf '%s\t-1\t0\tskipped: %s\n' "$1" "$2" >>"$W/stages.tsv"
+    echo "gpu-acceptance: $1: skipped: $2" >&2
 }
 
 # The metric list the importer reads (data/ncu/metrics.json, throughput set, this GPU).
@@ -108,6 +214,7 @@ METRICS=$("$BIN" ncu-metrics --arch "sm_${CC:-90}" 2>/dev/null |
     grep -E '^[a-z0-9]+__[A-Za-z0-9_.]+$' | paste -sd, -)
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /usr/local/cuda/nsight-compute-*/ncu \
     /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+echo "ncu: ${NCU:-none} ($([ -n "$NCU" ] && env LD_LIBRARY_PATH="$NCU_LD" "$NCU" --version 2>&1 | tail -1))" >>"$E/run.txt"
 
 # ncu's CSV report: in the --log-file (tool output) or on stdout beside the program's output,
 # depending on the version; take the file that holds the table's header.
@@ -120,68 +227,159 @@ pick_csv() { # pick_csv DEST FILE...
             return 0
         fi
     done
-    echo "gpu-acceptance: no ncu CSV table in $*" >&2
     return 1
 }
 
-stage measure 150 "$BIN" machine measure --gpu -o "$E/machine.json"
-stage selfcheck 180 "$BIN" machine measure --gpu --self-check --keep-dir "$E/selfcheck" \
-    -o "$E/selfcheck.json"
-for mode in base none; do
-    if [ -z "$NCU" ]; then
-        printf 'ncu-%s\t127\t0\tncu not found\n' "$mode" >>"$W/stages.tsv"
-        continue
+# ncu_stage NAME CACHE CLOCK CSV CMD...: CMD under ncu, its CSV table into evidence/CSV. Units in
+# base units (bytes, not "Mbyte" with three digits) and kernel names mangled (import ncu
+# demangles them as the collector does). When --clock-control base fails (an exit that is no
+# time-out: a VM may refuse to lock the clocks), the same again with --clock-control none in what
+# is left of the box (stage NAME-clock-none). evidence/NAME.clock says which one ran, and why.
+ncu_stage() {
+    local name=$1 cache=$2 clock=$3 csv=$4 s=$SECONDS rc box
+    shift 4
+    box=$(boxof "$name")
+    local common=(--csv --print-units base --print-kernel-base mangled --cache-control "$cache"
+        --metrics "$METRICS")
+    stage "$name" env LD_LIBRARY_PATH="$NCU_LD" "$NCU" "${common[@]}" --clock-control "$clock" \
+        --log-file "$E/$name.tool.log" "$@"
+    rc=$?
+    local ran=$name
+    if [ "$rc" -ne 0 ] && [ "$clock" = base ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ]; then
+        {
+            echo "clock-control base: exit $rc:"
+            grep -h -m 5 -E '==(ERROR|WARNING)==' "$E/$name.tool.log" "$E/$name.log" 2>/dev/null
+        } >"$E/$name.clock"
+        ran=$name-clock-none
+        STAGE_BOX=$((box - (SECONDS - s))) stage "$ran" env LD_LIBRARY_PATH="$NCU_LD" "$NCU" \
+            "${common[@]}" --clock-control none --log-file "$E/$ran.tool.log" "$@"
+        rc=$?
+        clock=none
     fi
-    if [ "$mode" = base ]; then ctl="--cache-control all --clock-control base"; else ctl="--cache-control none --clock-control none"; fi
-    # shellcheck disable=SC2086
-    stage "ncu-$mode" 90 env LD_LIBRARY_PATH="$NCU_LD" "$NCU" --csv $ctl --metrics "$METRICS" --log-file "$E/ncu-$mode.tool.log" \
-        "$BIN" machine selfcheck-kernels --manifest "$E/ncu-$mode.tsv" &&
-        pick_csv "$E/ncu-probe-$mode.csv" "$E/ncu-$mode.tool.log" "$E/ncu-$mode.log" &&
-        stage "import-ncu-$mode" 30 "$BIN" import ncu "$E/ncu-probe-$mode.csv" -o "$E/ncu-probe-$mode.json" &&
-        stage "compare-ncu-$mode" 20 "$BIN" machine selfcheck-compare "$E/ncu-$mode.tsv" \
-            "$E/ncu-probe-$mode.json" -o "$E/ncu-$mode-check.json"
-done
-stage cnn 90 "$BIN" profile --gpu --counters --no-keep-images --keep-dir "$E/cnn.cupti" -o "$E/cnn.json" -- \
-    "$PY" "$ROOT/scripts/gpu-cnn-step.py"
-if [ -n "$NCU" ]; then
-    stage ncu-cnn 120 env LD_LIBRARY_PATH="$NCU_LD" "$NCU" --csv --metrics "$METRICS" --log-file "$E/ncu-cnn.tool.log" \
-        "$PY" "$ROOT/scripts/gpu-cnn-step.py" &&
-        pick_csv "$E/ncu-cnn.csv" "$E/ncu-cnn.tool.log" "$E/ncu-cnn.log" &&
-        stage import-ncu-cnn 30 "$BIN" import ncu "$E/ncu-cnn.csv" -o "$E/ncu-cnn.json"
-else
-    printf 'ncu-cnn\t127\t0\tncu not found\n' >>"$W/stages.tsv"
+    {
+        echo "clock-control $clock ran (stage $ran, exit $rc)"
+        grep -h -i -E '==(WARNING|ERROR)==.*clock' "$E/$ran.tool.log" "$E/$ran.log" 2>/dev/null
+    } >>"$E/$name.clock"
+    [ "$rc" -eq 0 ] || return "$rc"
+    pick_csv "$E/$csv" "$E/$ran.tool.log" "$E/$ran.log" || {
+        echo "no ncu CSV table in $ran.tool.log or $ran.log" >>"$E/$name.clock"
+        return 1
+    }
+}
+
+ncu_probe() { # ncu_probe MODE CACHE CLOCK
+    local mode=$1
+    if [ -z "$NCU" ]; then
+        skip "ncu-$mode" "ncu not found (PATH, /usr/local/cuda, /opt/nvidia/nsight-compute)"
+        skip "import-ncu-$mode" "no ncu"
+        skip "compare-ncu-$mode" "no ncu"
+        return
+    fi
+    if ncu_stage "ncu-$mode" "$2" "$3" "ncu-probe-$mode.csv" "$BIN" machine selfcheck-kernels \
+        --manifest "$E/ncu-$mode.tsv"; then
+        stage "import-ncu-$mode" "$BIN" import ncu "$E/ncu-probe-$mode.csv" -o "$E/ncu-probe-$mode.json"
+        if [ -s "$E/ncu-probe-$mode.json" ] && [ -s "$E/ncu-$mode.tsv" ]; then
+            stage "compare-ncu-$mode" "$BIN" machine selfcheck-compare "$E/ncu-$mode.tsv" \
+                "$E/ncu-probe-$mode.json" -o "$E/ncu-$mode-check.json"
+        else
+            skip "compare-ncu-$mode" "no ncu-probe-$mode.json or no manifest ncu-$mode.tsv"
+        fi
+    else
+        skip "import-ncu-$mode" "ncu-$mode wrote no CSV table (see ncu-$mode.clock)"
+        skip "compare-ncu-$mode" "no ncu-probe-$mode.json"
+    fi
+}
+
+group() { # group NAME: whether to run it; after the previous group, the evidence is packed
+    pack
+    sel "$1"
+}
+
+CNN=("$PY" "$ROOT/scripts/gpu-cnn-step.py" --steps 2)
+if group measure; then
+    stage measure "$BIN" machine measure --gpu -o "$E/machine.json"
 fi
-if [ -s "$E/machine.json" ] && [ -s "$E/cnn.json" ]; then
-    stage report 40 "$BIN" report --machine "$E/machine.json" --mode hier -o "$E/report" "$E/cnn.json"
-else
-    printf 'report\t1\t0\tno machine file or CNN profile to report on\n' >>"$W/stages.tsv"
+if group selfcheck; then
+    stage selfcheck "$BIN" machine measure --gpu --self-check --keep-dir "$E/selfcheck" \
+        -o "$E/selfcheck.json"
+fi
+group ncu-base && ncu_probe base all base
+group ncu-none && ncu_probe none none none
+if group cnn; then
+    stage cnn "$BIN" profile --gpu --counters --no-keep-images --keep-dir "$E/cnn.cupti" \
+        -o "$E/cnn.json" -- "${CNN[@]}"
+fi
+if group ncu-cnn; then
+    if [ -z "$NCU" ]; then
+        skip ncu-cnn "ncu not found"
+        skip import-ncu-cnn "no ncu"
+    elif ncu_stage ncu-cnn all base ncu-cnn.csv "${CNN[@]}"; then
+        stage import-ncu-cnn "$BIN" import ncu "$E/ncu-cnn.csv" -o "$E/ncu-cnn.json"
+    else
+        skip import-ncu-cnn "ncu-cnn wrote no CSV table (see ncu-cnn.clock)"
+    fi
+fi
+if group python; then
+    stage python "$PY" "$ROOT/scripts/gpu-python-check.py" --out "$E/python" --steps 2
+fi
+if group study; then
+    # the measured machine; without one (measure failed or not selected), the preset of this GPU
+    # rather than the study's own measurement, which would fail as measure did
+    case "$GPU_LINE" in
+    *H200*) MACHINE=(--machine h200) ;;
+    *H100*) MACHINE=(--machine h100-sxm) ;;
+    *A100*) MACHINE=(--machine a100) ;;
+    *) MACHINE=() ;;
+    esac
+    [ -s "$E/machine.json" ] && MACHINE=(--machine "$E/machine.json")
+    # shellcheck disable=SC2086
+    stage study "$BIN" study --gpu -o "$E/study" "${MACHINE[@]}" $STUDY_ARGS
+fi
+if group report; then
+    if [ -s "$E/machine.json" ] && [ -s "$E/cnn.json" ]; then
+        stage report "$BIN" report --machine "$E/machine.json" --mode hier -o "$E/report" "$E/cnn.json"
+    else
+        skip report "no machine.json (measure) or no cnn.json (cnn) to report on"
+    fi
+fi
+pack
+trap - TERM INT # from here on, everything is in OUT already
+
+# The self-check's raw counter images (*.bin, about 240 KB per launch) go into images.tar.gz,
+# 15 MiB parts when larger (at most 3): the evidence is in OUT already.
+(cd "$W" && find evidence/selfcheck -name '*.bin' 2>/dev/null | sort) >"$W/images.txt"
+if [ -s "$W/images.txt" ]; then
+    if tar -C "$W" -czf "$W/images.tar.gz" -T "$W/images.txt"; then
+        if [ "$(stat -c %s "$W/images.tar.gz")" -le $((15 << 20)) ]; then
+            mv "$W/images.tar.gz" "$OUT/"
+        else
+            split -b 15M -d -a 1 "$W/images.tar.gz" "$W/images.tar.gz.part"
+            if [ "$(ls "$W"/images.tar.gz.part* | wc -l)" -le 3 ]; then
+                mv "$W"/images.tar.gz.part* "$OUT/"
+                echo "counter images: images.tar.gz.part0.. (cat them, then tar -xzf)" >"$W/images.note"
+            else
+                echo "counter images: over 45 MiB packed, not kept" >"$W/images.note"
+            fi
+        fi
+    else
+        echo "counter images: cannot pack them" >"$W/images.note"
+    fi
 fi
 
+# Only now the evaluation, on what was packed: a failure here leaves the evidence in OUT.
 "$PY" "$ROOT/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "$GPU_LINE" \
-    --archs "$ROOFTIME_DATADIR/gpu/architectures.json" --out "$OUT"
+    --archs "$ROOFTIME_DATADIR/gpu/architectures.json" --groups "$GROUPS_RUN" --out "$OUT" \
+    >"$W/eval.log" 2>&1
 verdict=$?
-[ "$verdict" -eq 0 ] || [ "$verdict" -eq 10 ] ||
-    die "cannot assemble gpu-acceptance.json (scripts/gpu-acceptance-eval.py exit $verdict)"
-# The device tool brings back at most 8 files of 16 MiB: the raw counter images (*.bin, about 240 KB
-# per launch) go into images.tar.gz, split into 15 MiB parts (at most 4) when larger.
-tar -C "$W" --exclude='*.bin' -czf "$OUT/evidence.tar.gz" evidence stages.tsv ||
-    die "cannot pack $OUT/evidence.tar.gz"
-(cd "$W" && find evidence -name '*.bin' | sort) >"$W/images.txt"
-if [ -s "$W/images.txt" ]; then
-    tar -C "$W" -czf "$W/images.tar.gz" -T "$W/images.txt" || die "cannot pack the counter images"
-    if [ "$(stat -c %s "$W/images.tar.gz")" -le $((15 << 20)) ]; then
-        mv "$W/images.tar.gz" "$OUT/"
-    else
-        split -b 15M -d -a 1 "$W/images.tar.gz" "$W/images.tar.gz.part"
-        if [ "$(ls "$W"/images.tar.gz.part* | wc -l)" -le 4 ]; then
-            mv "$W"/images.tar.gz.part* "$OUT/"
-            echo "counter images: images.tar.gz.part0.. (cat them, then tar -xzf)" >>"$OUT/summary.txt"
-        else
-            echo "counter images: over 60 MiB packed, not kept" >>"$OUT/summary.txt"
-        fi
-    fi
+if [ "$verdict" -ne 0 ] && [ "$verdict" -ne 10 ]; then
+    {
+        echo "$GPU_LINE: the evaluation failed (scripts/gpu-acceptance-eval.py exit $verdict);"
+        echo "the evidence is in evidence.tar.gz. Its output:"
+        sed 's/^/  /' "$W/eval.log" | tail -20
+    } >"$OUT/summary.txt"
 fi
-rm -rf "$W"
+[ -s "$W/images.note" ] && cat "$W/images.note" >>"$OUT/summary.txt"
 cat "$OUT/summary.txt"
+rm -rf "$W"
 echo "gpu-acceptance: $((SECONDS - T0)) s; in $OUT: $(ls "$OUT" | paste -sd' ' -)" >&2
 [ "$verdict" -eq 0 ]

@@ -5,8 +5,9 @@
 #
 #   scripts/gpu-carry.sh [DIR]      # default DIR: .carry/rooftime
 #
-# DIR/bin holds `rooftime` and the CUPTI collector librooftime-cupti.so (the command finds it
-# beside itself); DIR/lib the shared libraries `ldd` names that a stock image may lack (jansson,
+# DIR/bin holds `rooftime`, the CUPTI collector librooftime-cupti.so (the command finds it
+# beside itself) and librooftime.so (the Python package's library, $ROOFTIME_LIB: it too finds
+# the collector beside itself); DIR/lib the shared libraries `ldd` names that a stock image may lack (jansson,
 # CUPTI) and the two CUPTI loads at run time (libnvperf_host.so, libnvperf_target.so: about
 # 40 MB of the carry's 47), but not the C library, libm, libstdc++ or libgcc_s, whose newer
 # versions there serve this build (glibc is backward compatible: build on the older system). The optional libraries
@@ -14,22 +15,24 @@
 # few megabytes; PNG/PDF charts, the CPU probe's extras and the study's implementations are
 # then absent, which the GPU acceptance run does not use. scripts/gpu-acceptance.sh finds the
 # build there and sets LD_LIBRARY_PATH and ROOFTIME_DATADIR (the checkout's data/).
+# The build directory is build-carry (GPU_CARRY_BUILD_DIR names another, as the rehearsal test
+# does), kept between runs: a second run builds what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEST=${1:-.carry/rooftime}
-B=build-carry
-rm -rf "$B" "$DEST"
+B=${GPU_CARRY_BUILD_DIR:-build-carry}
+rm -rf "$DEST"
 mkdir -p "$B/pc" "$DEST/bin" "$DEST/lib"
 # Only jansson and cmocka visible to pkg-config: every optional library stays out.
 for m in jansson cmocka; do
     pc=$(pkg-config --variable=pcfiledir "$m")/$m.pc
-    ln -s "$pc" "$B/pc/$m.pc"
+    ln -sfn "$pc" "$B/pc/$m.pc"
 done
-PKG_CONFIG_LIBDIR=$PWD/$B/pc PKG_CONFIG_PATH= cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release \
+PKG_CONFIG_LIBDIR=$(cd "$B/pc" && pwd) PKG_CONFIG_PATH= cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release \
     -DROOFTIME_MPI=OFF -DCMAKE_DISABLE_FIND_PACKAGE_OpenMP=ON \
     -DDNNL_INCLUDE_DIR=DNNL_INCLUDE_DIR-NOTFOUND -DDNNL_LIBRARY=DNNL_LIBRARY-NOTFOUND >"$B/cmake.log"
-cmake --build "$B" -j"$(nproc)" --target rooftime rooftime-cupti >"$B/build.log"
-cp "$B/rooftime" "$DEST/bin/"
+cmake --build "$B" -j"$(nproc)" --target rooftime rooftime-shared rooftime-cupti >"$B/build.log"
+cp "$B/rooftime" "$B/librooftime.so" "$DEST/bin/"
 if [ -e "$B/librooftime-cupti.so" ]; then
     cp "$B/librooftime-cupti.so" "$DEST/bin/"
 else
@@ -58,3 +61,9 @@ if [ -n "$cupti" ]; then
 fi
 du -sh "$DEST" | awk '{print "gpu-carry: " $1 " in '"$DEST"'"}'
 ls "$DEST/bin" "$DEST/lib" | sed 's/^/  /'
+# The device tool carries at most 64 MiB with the working tree (3 MB): say it before a run does.
+kib=$(du -sk "$DEST" | cut -f1)
+if [ "$kib" -gt $((60 << 10)) ]; then
+    echo "gpu-carry: $DEST is $((kib >> 10)) MiB: over the 60 MiB that leave room for the working tree in a device call's 64 MiB" >&2
+    exit 1
+fi

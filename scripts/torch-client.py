@@ -352,7 +352,13 @@ def run_point(a, torch, trace, runner, go=None):
     if trace or a.torch_trace:
         from torch.autograd.profiler import profile, record_function
 
-        prof = profile(record_shapes=True, with_flops=True)
+        # the runner's options for this torch (shapes, FLOPs), without stacks: the client's own
+        # lines say nothing, and 1.13's stacks cost time in the measured iterations
+        kw = runner[0].profiler_options() if runner else {"record_shapes": True,
+                                                          "with_flops": True}
+        kw.pop("with_stack", None)
+        kw.pop("with_modules", None)
+        prof = profile(**kw)
         prof.__enter__()
         rng = lambda: record_function(MEASURED)  # noqa: E731
     times = []
@@ -365,10 +371,10 @@ def run_point(a, torch, trace, runner, go=None):
             prof.__exit__(None, None, None)
             prof.export_chrome_trace(a.torch_trace)
         else:
-            # the raw events, without profile.__exit__'s FunctionEvent tree: in Python that takes
-            # seconds per 100k events, most of the study's time for a long LSTM
+            # the raw events, as the runner reads each torch's (never 1.13's FunctionEvent tree:
+            # in Python that takes seconds per 100k events, most of a long LSTM study's time)
             mod, positions = runner
-            mod.write_trace(trace, torch.autograd._disable_profiler(), positions, within=MEASURED)
+            mod.write_trace(trace, mod.stop(prof), positions, within=MEASURED)
     return sum(times) / len(times)
 
 

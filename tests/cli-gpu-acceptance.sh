@@ -21,6 +21,18 @@ run() { # run CODE ARGS...: the script's exit code must be CODE
 
 run 2 bash "$SCRIPT"
 check "usage named" grep -q "usage: scripts/gpu-acceptance.sh OUTDIR" "$TMP/err"
+# The boxes of the selected groups must fit the budget; unknown groups and bad boxes are refused.
+GPU_ACCEPTANCE_BUDGET=120 run 2 bash "$SCRIPT" "$TMP/o0"
+check "over the budget: said with the sum" grep -q "add up to 325 s, over the 120 s budget" "$TMP/err"
+GPU_ACCEPTANCE_STAGES="measure warp" run 2 bash "$SCRIPT" "$TMP/o0"
+check "an unknown group named" grep -q "unknown group 'warp' (known: measure selfcheck" "$TMP/err"
+GPU_ACCEPTANCE_BOX_study=x run 2 bash "$SCRIPT" "$TMP/o0"
+check "a box that is no number" grep -q "GPU_ACCEPTANCE_BOX_study: seconds, got 'x'" "$TMP/err"
+GPU_ACCEPTANCE_STAGES=study GPU_ACCEPTANCE_BOX_study=400 run 2 bash "$SCRIPT" "$TMP/o0"
+check "one group's box over the budget" grep -q "'study' add up to 400 s, over the 335 s budget" "$TMP/err"
+GPU_ACCEPTANCE_SLOW=0 run 2 bash "$SCRIPT" "$TMP/o0"
+check "a slowness factor that is none" grep -q "GPU_ACCEPTANCE_SLOW: a factor from 1 to 99, got '0'" "$TMP/err"
+check "nothing written on a usage error" test ! -e "$TMP/o0"
 
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     run 1 bash "$SCRIPT" "$TMP/o1"
@@ -46,12 +58,12 @@ check "names the binary" grep -q "^gpu-acceptance: no rooftime binary: run scrip
 check "one line" test "$(wc -l <"$TMP/err")" -eq 1
 
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
-    PATH=$TMP/bin:$PATH ROOFTIME_BIN=$ABS_BIN ROOFTIME_DATADIR=$SRC/data GPU_ACCEPTANCE_BUDGET=120 \
+    PATH=$TMP/bin:$PATH ROOFTIME_BIN=$ABS_BIN ROOFTIME_DATADIR=$SRC/data \
         run 1 bash "$SCRIPT" "$TMP/o3"
     J=$TMP/o3/gpu-acceptance.json
     check "json written" test -s "$J"
     check "summary written" test -s "$TMP/o3/summary.txt"
-    check "evidence packed" tar -tzf "$TMP/o3/evidence.tar.gz" evidence/measure.log
+    check "evidence packed" sh -c "tar -tzf '$TMP/o3/evidence.tar.gz' | grep -qx evidence/measure.log"
     check "three files, no more" test "$(ls "$TMP/o3" | wc -l)" -eq 3
     check "json shape" python3 - "$J" <<'PY'
 import json, sys
@@ -100,10 +112,11 @@ exit 1
 SH
     chmod +x "$TMP/bin/ncu"
     PATH=$TMP/bin:$PATH ROOFTIME_BIN=$C/bin/rooftime ROOFTIME_DATADIR=$SRC/data \
-        GPU_ACCEPTANCE_BUDGET=120 run 1 bash "$SCRIPT" "$TMP/o5"
+        run 1 bash "$SCRIPT" "$TMP/o5"
     rm -f "$TMP/bin/ncu"
     want=$("$BIN" ncu-metrics --arch sm_90 | awk '/^# all metrics/ {exit} !/^#/ && NF' | paste -sd, -)
-    check "ncu ran three times" test "$(grep -c '^metrics=' "$TMP/ncu-calls" 2>/dev/null)" -eq 3
+    # base, again with --clock-control none (the stand-in fails), none, the CNN step and again
+    check "ncu ran five times" test "$(grep -c '^metrics=' "$TMP/ncu-calls" 2>/dev/null)" -eq 5
     check "--metrics: the names alone" test "$(grep '^metrics=' "$TMP/ncu-calls" | sort -u)" = "metrics=$want"
     check "20 names on sm_90" test "$(echo "$want" | tr ',' '\n' | grep -c '__')" -eq 20
     check "ncu's loader path: the carried libraries" \
@@ -149,6 +162,15 @@ w("ncu-probe-base.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM"
 w("selfcheck/matmul.json", prof([{"name": "gemm", "time": 2e-3, "flops": {"tensor_fp16": 1.1e12}}]))
 w("cnn.json", prof([{"name": "conv(int)", "time": 5e-3, "flops": {"fp32": 1.0e9}, "bytes": {"HBM": 1e8}}]))
 w("ncu-cnn.json", prof([{"name": "conv", "time": 5e-3, "flops": {"fp32": 1.01e9}, "bytes": {"HBM": 1.2e8}}]))
+os.makedirs(os.path.join(e, "python"))
+# the in-process collector: the same kernel under a mark (two tag sets, one name), one launch more
+w("python/py-gpu.json", prof([{"name": "conv(int)", "time": 2e-3, "invocations": 1, "tags": {"pass": "step"}},
+                              {"name": "conv(int)", "time": 3e-3, "invocations": 1}]))
+w("python/py-torch.json", prof([{"name": "aten::conv2d", "time": 1e-3}]))
+os.makedirs(os.path.join(e, "study", "profiles"))
+w("study/profiles/conv2d-pytorch-fp32-forward.json", prof([]))
+w("study/findings.txt", "findings")
+open(os.path.join(e, "ncu-base.clock"), "w").write("clock-control none ran (stage ncu-base-clock-none, exit 0)\n")
 PY
 python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" \
     --archs "$SRC/data/gpu/architectures.json" --out "$TMP/o4" >"$TMP/out" 2>"$TMP/err"
@@ -174,5 +196,34 @@ assert c["pass"] and near(c["figure"], 1.0 / 1.01 - 1), c
 c = d["CNN conv: bytes.HBM collector / ncu"]
 assert not c["pass"], c
 assert d["stage measure"]["pass"]
+assert d["python: rooftime.gpu.profile wrote a profile"]["pass"]
+assert d["python: rooftime.torch.profile wrote a profile"]["pass"]
+c = d["python: rooftime.gpu.profile has the kernels of profile --gpu"]
+assert c["pass"] and c["figure"] == 0, c
+c = d["python: rooftime.gpu.profile launches / profile --gpu's"]
+assert not c["pass"] and c["note"] == "2 and 1 launches", c
+assert d["study: profiles written"]["pass"] and d["study: findings.txt written"]["pass"]
+assert not d["study: report.html written"]["pass"]
+assert not d["report: report.html written"]["pass"]
+j = json.load(open(sys.argv[1]))
+assert j["ncu_clock_control"] == {"ncu-base": "clock-control none ran (stage ncu-base-clock-none, exit 0)"}, j
+assert j["groups_not_run"] == [], j
 PY
+# --groups: the checks of the groups run, the others named as not run
+python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" --groups "measure python" \
+    --archs "$SRC/data/gpu/architectures.json" --out "$TMP/o4" >"$TMP/out" 2>"$TMP/err"
+check "eval --groups: exits 10 (some fail)" test $? -eq 10
+check "eval --groups: only their checks, the rest named" python3 - "$TMP/o4/gpu-acceptance.json" "$TMP/o4/summary.txt" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+names = [c["check"] for c in j["checks"] if not c["check"].startswith("stage ")]
+assert all(n.startswith("wgmma ceiling") or n.startswith("python:") for n in names), names
+assert j["groups_run"] == ["measure", "python"], j["groups_run"]
+assert j["groups_not_run"] == ["selfcheck", "ncu-base", "ncu-none", "cnn", "ncu-cnn", "study", "report"]
+assert "groups not run in this call: selfcheck ncu-base" in open(sys.argv[2]).read()
+PY
+python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" --groups "measure warp" \
+    --archs "$SRC/data/gpu/architectures.json" --out "$TMP/o4" >"$TMP/out" 2>"$TMP/err"
+check "eval --groups: an unknown group, exit 1" test $? -eq 1
+check "  ... named" grep -q "unknown warp" "$TMP/err"
 finish

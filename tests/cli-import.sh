@@ -22,9 +22,17 @@ grep -q '^sm__ops_path_tensor_src_fp8.sum$' <<<"$out90" || bad "ncu-metrics sm_9
 grep -q 'sm__ops_path_tensor_src_fp16_dst' <<<"$out90" && bad "ncu-metrics sm_90 lists sm_80's fp16 pair"
 grep -q -- '--metrics sm__cycles_elapsed.avg,.*sm__ops_path_tensor_src_fp64.sum' <<<"$out90" ||
     bad "ncu-metrics sm_90: the ncu command lacks the ops counters"
-grep -q '^ncu --csv --profile-from-start off --metrics sm__cycles_elapsed.avg,' <<<"$out" ||
+grep -q '^ncu --csv --print-units base --print-kernel-base mangled --profile-from-start off --metrics sm__cycles_elapsed.avg,' <<<"$out" ||
     bad "ncu-metrics prints no ncu command"
 "$BIN" ncu-metrics --arch sm_70 | grep -q '512 x' || bad "ncu-metrics sm_70 factor"
+# Blackwell: GB100 (sm_100) and GB202 (sm_120) lists, with the per-precision tensor counters.
+for a in sm_100 sm_120; do
+    o=$("$BIN" ncu-metrics --arch $a) || bad "ncu-metrics $a exit $?"
+    grep -q '^sm__ops_path_tensor_src_bf16_dst_fp32.sum$' <<<"$o" || bad "ncu-metrics $a lacks the bf16 counter"
+    grep -q '^dram__bytes.sum$' <<<"$o" || bad "ncu-metrics $a lacks dram__bytes.sum"
+    grep -q 'dram__bytes_read' <<<"$o" && bad "ncu-metrics $a lists the alternates set"
+done
+"$BIN" ncu-metrics --arch sm_120 | grep -q '^sm__ops_path_tensor_src_fp8_dst_fp32.sum$' || bad "ncu-metrics sm_120 fp8"
 "$BIN" ncu-metrics --set sectors | grep -q '^lts__t_sectors_op_read.sum$' || bad "ncu-metrics --set sectors"
 "$BIN" ncu-metrics --set nosuch >/dev/null 2>&1; [ $? -eq 1 ] || bad "ncu-metrics unknown set: exit 1 expected"
 "$BIN" ncu-metrics --bogus >/dev/null 2>&1; [ $? -eq 2 ] || bad "ncu-metrics bad option: exit 2 expected"
@@ -57,6 +65,30 @@ EOF
     python3 -c "import json,sys; p=json.load(open(sys.argv[1])); assert len(p['kernels'])==633" "$T/pl.json" ||
         bad "--per-launch: 633 kernels expected"
     "$BIN" import ncu "$FIX/ncu/gpp-ncu2021/raw.csv" -o "$T/gpp.json" >/dev/null 2>&1 || bad "gpp import failed"
+    # The authors' recipe by name; one the mapping lacks is an error naming those it has.
+    "$BIN" import ncu "$D"/out.* --recipe paper -o "$T/paper.json" >/dev/null 2>&1 || bad "--recipe paper failed"
+    grep -q '"recipe": "paper"' "$T/paper.json" || bad "--recipe paper: no recipe note"
+    "$BIN" import ncu "$D"/out.* --recipe nosuch -o "$T/nosuch.json" >/dev/null 2>"$T/err"
+    [ $? -eq 1 ] && grep -q "no recipe 'nosuch' (the mapping has nsight, paper)" "$T/err" ||
+        bad "--recipe nosuch: $(cat "$T/err")"
+    [ ! -e "$T/nosuch.json" ] || bad "--recipe nosuch: output file left behind"
+    # ncu 2025 (sm120-llm-decode): the metrics pages import with --allow-missing, noting what was
+    # missing and warning once per file about the scaled units; the section pages are refused.
+    S=$FIX/ncu/sm120-llm-decode
+    if [ -d "$S" ]; then
+        for k in 0001 0002; do
+            "$BIN" import ncu --allow-missing "$S/kernel_$k.metrics.csv" -o "$T/k$k.json" >"$T/out" 2>"$T/err" ||
+                bad "sm120 kernel_$k: $(cat "$T/err")"
+            grep -q '1 kernels, 1 launches from 1 file' "$T/out" || bad "sm120 kernel_$k summary: $(cat "$T/out")"
+            [ "$(grep -c -- '--print-units base' "$T/err")" -eq 1 ] || bad "sm120 kernel_$k: one scaled-units warning expected"
+            grep -q '"missing": "flops.fp64 (' "$T/k$k.json" || bad "sm120 kernel_$k: no note of what was missing"
+            "$BIN" import ncu --allow-missing "$S/kernel_$k.roofline-section.csv" -o "$T/s$k.json" >/dev/null 2>"$T/err"
+            [ $? -eq 1 ] || bad "sm120 section page $k: exit 1 expected"
+            grep -q "^rooftime: error: $S/kernel_$k.roofline-section.csv: a section page (column 'Body Item Label')" "$T/err" &&
+                grep -q 'rooftime ncu-metrics --arch sm_120' "$T/err" || bad "sm120 section page $k: $(cat "$T/err")"
+            [ ! -e "$T/s$k.json" ] || bad "sm120 section page $k: output file left behind"
+        done
+    fi
     for t in conv2d-pt conv2d-tf1-noxla conv2d-tf2-noxla rnn1d-pt; do
         "$BIN" import table "$FIX/paper-tables/$t.main.csv" --ai-file "$FIX/paper-tables/$t.l2-l1-ai.csv" \
             -o "$T/$t.json" >"$T/out" 2>"$T/err" || bad "table $t: $(cat "$T/err")"
@@ -93,6 +125,11 @@ printf '%s\n%s\n%s\n' "$H" "$R1" "$R,\"sm__cycles_elapsed.avg.per_second\",\"hz\
 head -c 20000 /dev/urandom >"$T/garbage.csv"
 printf '%s\n%s\n' "$R1" "$R2" >"$T/no-header.csv"
 printf 'some program output\n==PROF== Disconnected\n' >"$T/no-table.csv"
+# ncu 2025's layout: rule columns after Metric Value, which a metric row leaves out; a row that
+# stops before Metric Value is still an error.
+H20="$H"',"Rule Name","Rule Type","Rule Description","Estimated Speedup Type","Estimated Speedup"'
+printf '%s\n%s,\n%s\n' "$H20" "$R1" "$R,\"sm__cycles_elapsed.avg.per_second\",\"hz\"" >"$T/short-2025.csv"
+printf '%s\n%s,\n%s,\n' "$H" "$R1" "$R2" >"$T/long-row.csv"
 check_bad() { # name expected-regex
     local f=$T/$1.csv
     "$BIN" import ncu "$f" -o "$T/bad.json" >/dev/null 2>"$T/err"
@@ -111,6 +148,8 @@ check_bad non-numeric "line 3: field 'Metric Value': '12abc' is not a number"
 check_bad garbage 'line [0-9]+'
 check_bad no-header 'line [0-9]+: no Nsight Compute table header'
 check_bad no-table 'line 3: no Nsight Compute table header'
+check_bad short-2025 'line 3: expected 20 fields as in the header, or at least 15 .*found 14'
+check_bad long-row 'line 2: expected 15 fields as in the header, found 16'
 
 # Tables: the same kinds of damage.
 printf ',,Invocations\nA,B,\nx,1,2\n' >"$T/t-notime.csv"

@@ -3,19 +3,6 @@
 # written here.
 . "${ROOFTIME_SRC:-..}/tests/lib.sh"
 
-# json FILE PYTHON-EXPRESSION: evaluate with p = the loaded profile; exit status from its truth.
-json() {
-    python3 - "$1" "$2" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-ks = p["kernels"]
-def op(k): return k["name"].split(" ")[0]
-def has(k, what): return sum(k.get(what, {}).values()) > 0
-notes = p.get("provenance", {}).get("notes", {})
-sys.exit(0 if eval(sys.argv[2]) else 1)
-PY
-}
-
 # ---- without torch: a trace with shapes, types, concrete arguments and a call stack ----
 cat >"$TMP/t.json" <<'T'
 {"traceEvents": [

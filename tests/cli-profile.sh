@@ -55,4 +55,23 @@ if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 else
     echo "torch not installed: the client part is skipped"
 fi
+
+# oneDNN 3.x (verbose v1) through the same command: a recording replayed, then the PyPI torch 2.x
+# that scripts/install-deps.sh puts in its venv (bundling oneDNN 3.13) running the client.
+"$BIN" profile -o "$TMP/v1.json" -- cat "$SRC/tests/data/onednn-3.13-torch-bf16.log" >/dev/null 2>"$TMP/err"
+check "profile of a oneDNN 3.13 log exits 0" [ $? -eq 0 ]
+check "no line of it is unreadable" test "$(grep -c 'could not be read' "$TMP/err")" -eq 0
+check "its format is named" grep -q '"onednn_verbose_format": "oneDNN 3.6 and later (verbose v1)' "$TMP/v1.json"
+check "its bf16 matmuls are kernels on bf16" grep -q '"name": "matmul brg_matmul:avx512_core_bf16 bf16 32x64:64x128"' "$TMP/v1.json"
+. "$SRC/tests/python-lib.sh"
+if "$TORCH2_PY" -c 'import torch' 2>/dev/null; then
+    OMP_WAIT_POLICY=passive "$BIN" profile -o "$TMP/torch2.json" -- "$TORCH2_PY" "$SRC/scripts/torch-client.py" \
+        --op conv2d --batch 2 --input 16 --channels 8 --filters 8 --warmup 1 --iters 2 >"$TMP/out" 2>"$TMP/err"
+    check "profile of the torch 2.x client exits 0" [ $? -eq 0 ]
+    check "no verbose line of torch 2.x is unreadable" test "$(grep -c 'could not be read' "$TMP/err")" -eq 0
+    check "the conv is a kernel (torch 2.x)" grep -q '"name": "convolution .*forward_training f32 mb2_ic8oc8_ih16oh8kh3sh2dh0ph1' "$TMP/torch2.json"
+    check "the format is verbose v1" grep -q '"onednn_verbose_format": "oneDNN 3.6 and later' "$TMP/torch2.json"
+else
+    echo "skipped: no PyTorch 2.x at $TORCH2_PY (bash scripts/install-deps.sh as root makes it): the torch 2.x part"
+fi
 finish

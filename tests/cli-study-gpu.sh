@@ -185,11 +185,19 @@ PY
         check "rerun: same FLOPs" grep -q '"fp32": 4718592' "$TMP/run/profiles/lstm-pytorch-fp32-forward.json"
         check "--no-ncu said" grep -q "Skipped: --no-ncu." "$TMP/out"
         # The ncu cross-check with a fake ncu: it reads the one-point plan it is given and
-        # writes `ncu --csv` rows for the fake client's kernel, its DRAM bytes 10% above.
+        # writes `ncu --csv` rows for the fake client's kernel, its DRAM bytes 10% above. It
+        # wants base units and mangled names; with FAKE_NCU_CLOCK_FAIL=1 it cannot lock the
+        # clocks (--clock-control base fails), as a VM might.
         cat >"$TMP/ncu" <<'PY'
 #!/usr/bin/env python3
-import json, sys
+import json, os, sys
 a = sys.argv
+assert a[a.index("--print-units") + 1] == "base", a
+assert a[a.index("--print-kernel-base") + 1] == "mangled", a
+clock = a[a.index("--clock-control") + 1]
+if clock == "base" and os.environ.get("FAKE_NCU_CLOCK_FAIL") == "1":
+    print("==ERROR== cannot lock the clocks (fake ncu)", file=sys.stderr)
+    sys.exit(1)
 metrics = a[a.index("--metrics") + 1].split(",")
 plan = json.load(open(a[a.index("--plan") + 1]))
 assert len(plan["points"]) == 1 and plan["passes"] == ["forward"], plan
@@ -207,6 +215,12 @@ PY
         check "ncu: the kernel that differs named" grep -q "pytorch-lstm-fp32 (default point, forward): sgemm_fake: DIFFERS from ncu by more than 5%: FLOPs +0.0%, L1 +0.0%, L2 +0.0%, HBM -9.1%" "$TMP/out"
         check "ncu: the summary" grep -q "pytorch-lstm-fp32 (default point, forward): 0 of the 1 longest kernels agree" "$TMP/out"
         check "ncu: its output kept" test -s "$TMP/run/ncu/pytorch-lstm-fp32.csv"
+        check "ncu: --clock-control base, nothing said" bash -c "! grep -q 'clock-control none' '$TMP/out'"
+        FAKE_NCU_CLOCK_FAIL=1 ROOFTIME_NCU=$TMP/ncu ROOFTIME_LIBCUDA=$FAKE ROOFTIME_CUPTI_LIB=$FAKE ROOFTIME_SRC=$TMP/src ROOFTIME_PYTHON=python3 \
+            "$BIN" ${RUN/--no-ncu/} --op lstm --framework pytorch --precision fp32 >"$TMP/out" 2>"$TMP/err"
+        check "ncu: base refused, none ran, said" grep -q "pytorch-lstm-fp32: ncu --clock-control base failed (log .*pytorch-lstm-fp32.clock-base.log): ran with --clock-control none, exit 0" "$TMP/out"
+        check "ncu: base's log kept" grep -q "cannot lock the clocks" "$TMP/run/ncu/pytorch-lstm-fp32.clock-base.log"
+        check "ncu: compared after the fallback" grep -q "pytorch-lstm-fp32 (default point, forward): 0 of the 1 longest kernels agree" "$TMP/out"
     else
         check "exit 1" test "$got" -eq 1
         check "no marks: said" grep -q "no client ran" "$TMP/err"

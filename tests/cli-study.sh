@@ -60,6 +60,19 @@ check "profiles carry the swept parameters" grep -q '"filters"' "$O/profiles/con
 check "profiles say how numbers were obtained" grep -q "compulsory traffic" "$O/profiles/lstm-onednn-fp32-forward.json"
 check "im2col is a kernel of its own" grep -q '"im2col"' "$O/profiles/conv2d-im2col-fp32-backward-weights.json"
 check "col2im is a kernel of its own" grep -q '"col2im"' "$O/profiles/conv2d-im2col-fp32-backward-data.json"
+# Each kernel names the overhead its calls pay: the unfused LSTM's loops, memsets and OpenBLAS
+# calls nothing measurable, oneDNN's zeroing of its gradients (memsets) nothing, its primitives
+# and reorders a primitive execute; the tables say which.
+check "every unfused kernel pays nothing measurable" /usr/bin/python3 -c "import json,sys; ks=json.load(open(sys.argv[1]))['kernels']; sys.exit(0 if ks and all(k.get('overhead') == 'none' for k in ks) else 1)" "$O/profiles/lstm-unfused-fp32-backward.json"
+check "oneDNN's zero_grads pays nothing, its primitives and reorders a primitive execute" /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); ks=p['kernels']; sys.exit(0 if p['source']['overhead'] == 'onednn_primitive' and all(k.get('overhead') == ('none' if k['name'] == 'zero_grads' else 'onednn_primitive') for k in ks) and any(k['name'] == 'zero_grads' for k in ks) and any(k['name'].startswith('reorder') for k in ks) else 1)" "$O/profiles/lstm-onednn-fp32-backward.json"
+check "the kernel table names the overhead paid" grep -q "recover  overhead paid" "$O/analysis.txt"
+check "the CSV too" bash -c "'$BIN' analyze --machine '$TMP/m.json' --format csv '$O'/profiles/*.json 2>/dev/null | head -1 | grep -q ',overhead_paid,t_overhead_paid_s,'"
+# The direct loops open one parallel region per call, of all the team's threads.
+D=$TMP/direct
+"$BIN" study -o "$D" --scale 0.1 --iters 1 --warmup 0 --machine "$TMP/m.json" --impl direct --op conv2d --precision fp32 >/dev/null 2>&1
+check "a direct study runs" test -s "$D/profiles/conv2d-direct-fp32-forward.json"
+check "direct kernels pay a parallel region at their thread count" /usr/bin/python3 -c "import json,sys; ks=json.load(open(sys.argv[1]))['kernels']; sys.exit(0 if ks and all(k.get('overhead') == 'openmp_fork_join' and k.get('overhead_threads', 0) >= 1 for k in ks) else 1)" "$D/profiles/conv2d-direct-fp32-forward.json"
+check "a machine without that overhead is warned of" grep -q "pays the overhead 'openmp_fork_join' at [0-9]* thread" "$D/analysis.json"
 check "the profiles analyze again" "$BIN" analyze --machine "$TMP/m.json" "$O"/profiles/*.json -o "$TMP/a.txt"
 check "pytorch noted as skipped" grep -q "Skipped: pytorch: cannot run '/nonexistent/python3'" "$O/findings.txt"
 check "no pytorch profile without torch" test ! -e "$O/profiles/conv2d-pytorch-fp32-forward.json"

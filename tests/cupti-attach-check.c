@@ -14,16 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plain-check.h"
 #include "rooftime/import/cupti.h"
-
-static int fails;
-
-#define CHECK(what, cond)                                                                          \
-    do {                                                                                           \
-        int ok_ = (cond);                                                                          \
-        printf("%s %s\n", ok_ ? "ok  " : "FAIL", what);                                            \
-        fails += !ok_;                                                                             \
-    } while (0)
 
 static int exists(const char *path)
 {

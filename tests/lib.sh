@@ -53,3 +53,20 @@ finish() {
     echo "$PASSES passed, $FAILS failed"
     [ "$FAILS" -eq 0 ]
 }
+
+# json FILE PYTHON-EXPRESSION: evaluate with p = the loaded profile (ks its kernels, notes its
+# provenance notes, op(k) a kernel's operator, has(k, "flops"), share("uncovered") a percentage of
+# the torch cost model's coverage note); exit status from its truth.
+json() {
+    python3 - "$1" "$2" <<'PY'
+import json, re, sys
+p = json.load(open(sys.argv[1]))
+ks = p["kernels"]
+def op(k): return k["name"].split(" ")[0]
+def has(k, what): return sum(k.get(what, {}).values()) > 0
+notes = p.get("provenance", {}).get("notes", {})
+def share(what):
+    return float(re.search(r"([0-9.]+)% " + what, notes["torch_coverage"]).group(1))
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+}

@@ -34,7 +34,7 @@ static void test_bad_arguments_fail_with_a_message(void **state)
     rt_api_option bad[][1] = {{{"within", "x"}}, {{"per-launch", "1"}},    {{"arch", NULL}},
                               {{NULL, "x"}},     {{"tensor-factor", "0"}}, {{"tag", "=v"}}};
     const char *const msgs[] = {"import ncu: unknown option 'within' (it takes metrics, "
-                                "tensor-factor, arch, allow-missing, per-launch, tag)",
+                                "tensor-factor, arch, recipe, allow-missing, per-launch, tag)",
                                 "import ncu: --per-launch takes no value, not '1'",
                                 "import ncu: --arch needs a value",
                                 "import ncu: unknown option '(none)'",
@@ -48,7 +48,7 @@ static void test_bad_arguments_fail_with_a_message(void **state)
     assert_null(rt_api_import_opts("nvprof", two, 1, NULL, 0));
     assert_true(strstr(rt_api_error(), "unknown kind 'nvprof'") != NULL);
     assert_null(rt_api_import_options(NULL));
-    assert_string_equal(rt_api_import_options("onednn"), "conv-flops=\ntag=*\n");
+    assert_string_equal(rt_api_import_options("onednn"), "conv-flops=\nthreads=\ntag=*\n");
     assert_null(rt_api_machine_measure_opts(1, "0", NULL));
     assert_true(strstr(rt_api_error(), "--threads: expected a positive whole number") != NULL);
     assert_null(rt_api_machine_measure_opts(1, NULL, "avx9"));

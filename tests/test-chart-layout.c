@@ -47,6 +47,17 @@ static bool in_group(const char *name)
     return group && strcmp(group, name) == 0;
 }
 
+/* Markers drawn in the group of the launch-overhead ceiling beyond the plot (none: it is an
+ * arrow and a label, not a symbol a series could have). */
+static size_t n_offchart_markers;
+
+static void marker_op(rt_draw *d, double x, double y, const rt_marker_style *m, const char *title)
+{
+    if (in_group("overhead-offchart"))
+        n_offchart_markers++;
+    rt_draw_svg_ops.marker(d, x, y, m, title);
+}
+
 static void line_op(rt_draw *d, double x0, double y0, double x1, double y1, const rt_stroke *s)
 {
     if (in_group("ceilings") && n_segs < sizeof segs / sizeof *segs)
@@ -134,8 +145,9 @@ static void check(const rt_chart_spec *spec, const rt_analysis *a, const char *w
     checking.text = text_op;
     checking.group = group_op;
     checking.line = line_op;
+    checking.marker = marker_op;
     d->ops = &checking;
-    n_boxes = n_segs = n_turns = 0;
+    n_boxes = n_segs = n_turns = n_offchart_markers = 0;
     group = NULL;
     if (rt_chart_draw(spec, a, d, &err) != 0)
         fail_msg("%s: %s", what, err.msg);
@@ -576,11 +588,74 @@ static void test_id_note(void **state)
     free(dir);
 }
 
+/* Whether a text of the overhead-offchart group contains s. */
+static bool offchart_text(const char *s)
+{
+    for (size_t i = 0; i < n_boxes; i++)
+        if (!strcmp(boxes[i].group, "overhead-offchart") && strstr(boxes[i].text, s))
+            return true;
+    return false;
+}
+
+/* A launch-overhead ceiling beyond the roofline's top or bottom edge is an arrow with its label,
+ * inside the drawing, and no marker: a filled triangle in the corner (the shape of a series)
+ * read as a data point. */
+static void test_overhead_offchart(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    rt_machine *m;
+    rt_error err;
+    assert_int_equal(rt_machine_resolve("v100", &m, &err), 0);
+    /* Few launches of much work: W / (n tau) = 1.3e14 / (2 x 4.2 us), far above every roof.
+     * Many launches of little work, each far faster than its n tau: the ceiling lies below. */
+    static const char *const json[2] = {
+        "{\"schema\": \"rooftime.profile/1\", \"tool\": \"t\", \"kernels\": ["
+        "{\"name\": \"a\", \"invocations\": 1, \"time\": 2, \"flops\": {\"tensor\": 1e14}, "
+        "\"bytes\": {\"HBM\": 1e11}, \"tags\": {\"framework\": \"f1\"}},"
+        "{\"name\": \"b\", \"invocations\": 1, \"time\": 1, \"flops\": {\"tensor\": 3e13}, "
+        "\"bytes\": {\"HBM\": 3e11}, \"tags\": {\"framework\": \"f2\"}}]}",
+        "{\"schema\": \"rooftime.profile/1\", \"tool\": \"t\", \"kernels\": ["
+        "{\"name\": \"a\", \"invocations\": 1e7, \"time\": 1e-3, \"flops\": {\"tensor\": "
+        "1e12}, \"bytes\": {\"HBM\": 1e10}, \"tags\": {\"framework\": \"f1\"}},"
+        "{\"name\": \"b\", \"invocations\": 1e7, \"time\": 2e-3, \"flops\": {\"tensor\": "
+        "1e12}, \"bytes\": {\"HBM\": 2e9}, \"tags\": {\"framework\": \"f2\"}}]}"};
+    static const char *const where[2] = {"above the chart", "below the chart"};
+    for (int k = 0; k < 2; k++) {
+        rt_profile *p = profile_from(dir, k ? "below.json" : "above.json", json[k]);
+        rt_chart_spec spec = {.series_by = "framework"};
+        check_all(m, &p, 1, &spec, where[k]);
+        for (int mode = 0; mode < 2; mode++) {
+            rt_analysis *a =
+                rt_analysis_new(m, mode ? RT_MODE_HIER : RT_MODE_SINGLE, &p, 1, NULL, &err);
+            assert_non_null(a);
+            for (int size = 0; size < 2; size++) {
+                spec = (rt_chart_spec){.view = RT_VIEW_ROOFLINE, .series_by = "framework"};
+                if (size)
+                    spec.width = 1300, spec.height = 480, spec.text_scale = 1.2;
+                check(&spec, a, where[k]);
+                if (!offchart_text("launch overhead") || !offchart_text(where[k]))
+                    fail_msg("roofline %s: no label '... %s' beside the arrow", where[k],
+                             where[k]);
+                if (n_offchart_markers)
+                    fail_msg("roofline %s: %zu markers stand for the ceiling, as a data point "
+                             "would",
+                             where[k], n_offchart_markers);
+            }
+            rt_analysis_free(a);
+        }
+        rt_profile_free(p);
+    }
+    rt_machine_free(m);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_view), cmocka_unit_test(test_ceiling_labels),
         cmocka_unit_test(test_legend), cmocka_unit_test(test_long_alike_names),
-        cmocka_unit_test(test_id_note)};
+        cmocka_unit_test(test_id_note), cmocka_unit_test(test_overhead_offchart)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

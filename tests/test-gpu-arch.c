@@ -111,7 +111,7 @@ static void test_presets(void **state)
 static void test_lookup(void **state)
 {
     (void)state;
-    int want[] = {70, 75, 80, 86, 89, 90};
+    int want[] = {70, 75, 80, 86, 89, 90, 100, 120};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         const rt_gpu_arch *a = rt_gpu_arch_find(&archs, want[i]);
         assert_non_null(a);
@@ -129,9 +129,47 @@ static void test_lookup(void **state)
     const rt_gpu_arch *h = rt_gpu_arch_find(&archs, 90);
     assert_close(rt_gpu_theoretical(h, "fp32", 2, 1e9, 5e8), 2 * 1e9 * 256, 1e-12);
     assert_close(rt_gpu_theoretical(h, "tensor_bf16", 2, 1e9, 5e8), 2 * 5e8 * 4096, 1e-12);
-    /* the mma_* units exist on Hopper alone: before sm_90 mma.sync is the tensor_* ceiling */
+    /* the mma_* units exist from sm_90 on: before it mma.sync is the tensor_* ceiling */
     assert_true(rt_gpu_arch_rate(h, "mma_int8") == 8192);
     assert_true(rt_gpu_arch_rate(rt_gpu_arch_find(&archs, 89), "mma_fp16") == 0);
+}
+
+/* The Blackwell rows against NVIDIA's figures: the HGX B200 datasheet per GPU (Tensor Core figures
+ * with sparsity, halved here) on 148 SMs at the clocks they imply (the row's note), and the RTX
+ * 5090's 104.8 TFLOPS FP32 on 170 SMs at 2.41 GHz, FP64 at 1/64 of it as ncu 2025 reports on CC
+ * 12.0 (the sm120-llm-decode fixture: 21,760 FFMA and 340 DFMA per cycle). */
+static void test_blackwell(void **state)
+{
+    (void)state;
+    const rt_gpu_arch *b = rt_gpu_arch_find(&archs, 100);
+    assert_non_null(b);
+    static const struct {
+        const char *unit;
+        double datasheet, tol;
+    } b200[] = {
+        {"fp64", 37e12, 0.02},
+        {"fp32", 75e12, 0.02},
+        {"tensor_tf32", 2.2e15 / 2, 0.04},
+        {"tensor_fp16", 4.5e15 / 2, 0.01},
+        {"tensor_bf16", 4.5e15 / 2, 0.01},
+        {"tensor_fp8", 9e15 / 2, 0.01},
+        {"tensor_int8", 9e15 / 2, 0.01},
+        {"tensor_fp64", 37e12, 0.05},
+    };
+    for (size_t i = 0; i < sizeof b200 / sizeof b200[0]; i++) {
+        double th = rt_gpu_theoretical(b, b200[i].unit, 148, 1.98e9, 1.856e9);
+        if (!tu_close(th, b200[i].datasheet, b200[i].tol))
+            fail_msg("sm_100 %s: %.4g, the datasheet %.4g", b200[i].unit, th, b200[i].datasheet);
+    }
+    const rt_gpu_arch *g = rt_gpu_arch_find(&archs, 120);
+    assert_non_null(g);
+    assert_close(rt_gpu_theoretical(g, "fp32", 170, 2.41e9, 2.41e9), 104.8e12, 0.01);
+    assert_true(rt_gpu_arch_rate(g, "fp32") == 2 * 21760.0 / 170);
+    assert_true(rt_gpu_arch_rate(g, "fp64") == 2 * 340.0 / 170);
+    /* sm_120 has no wgmma: mma.sync is its Tensor Core path, at the tensor rates */
+    assert_true(rt_gpu_arch_rate(g, "mma_fp16") == rt_gpu_arch_rate(g, "tensor_fp16"));
+    assert_true(rt_gpu_arch_rate(g, "tensor_int8") == 0); /* no figure: no ceiling */
+    assert_true(rt_gpu_arch_rate(b, "fp16") == 0);
 }
 
 static void test_bad_file(void **state)
@@ -254,8 +292,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tensor_peaks), cmocka_unit_test(test_presets),
-        cmocka_unit_test(test_lookup),       cmocka_unit_test(test_bad_file),
-        cmocka_unit_test(test_gpu_record),
+        cmocka_unit_test(test_lookup),       cmocka_unit_test(test_blackwell),
+        cmocka_unit_test(test_bad_file),     cmocka_unit_test(test_gpu_record),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,21 +6,88 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu-units.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/strings.h"
+
+/* The unit table (data/ncu/units.json): factors to base units, and which units ncu writes only
+ * when it scales a value for display (its two decimals: the import's warning). */
+static double scale_of(const rt_ncu_units *t, const char *u, int scaled)
+{
+    const rt_ncu_unit *x = rt_ncu_units_find(t, u, strlen(u));
+    if (!x)
+        return 0;
+    if (x->scaled != scaled)
+        fail_msg("unit '%s': scaled %d, expected %d", u, x->scaled, scaled);
+    return x->scale;
+}
 
 static void test_units(void **state)
 {
     (void)state;
-    assert_true(rt_ncu_unit_scale("Gbyte") == 1e9);
-    assert_true(rt_ncu_unit_scale("cycle/nsecond") == 1e9);
-    assert_true(rt_ncu_unit_scale("cycle/msecond") == 1e3);
-    assert_true(rt_ncu_unit_scale("Khz") == 1e3);
-    assert_true(rt_ncu_unit_scale("usecond") == 1e-6);
-    assert_true(rt_ncu_unit_scale("inst") == 1);
-    assert_true(rt_ncu_unit_scale("MB") == 1e6);
-    assert_true(rt_ncu_unit_scale("furlong") == 0);
+    rt_ncu_units t;
+    rt_error err = {{0}};
+    if (rt_ncu_units_load(NULL, &t, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(scale_of(&t, "Gbyte", 1) == 1e9);
+    assert_true(scale_of(&t, "cycle/nsecond", 1) == 1e9);
+    assert_true(scale_of(&t, "cycle/msecond", 1) == 1e3);
+    assert_true(scale_of(&t, "Khz", 1) == 1e3);
+    assert_true(scale_of(&t, "usecond", 1) == 1e-6);
+    assert_true(scale_of(&t, "inst", 0) == 1);
+    assert_true(scale_of(&t, "MB", 1) == 1e6);
+    /* ncu 2025's short spellings (the sm120-llm-decode fixture) and its base units */
+    assert_true(scale_of(&t, "Mbyte", 1) == 1e6);
+    assert_true(scale_of(&t, "us", 1) == 1e-6);
+    assert_true(scale_of(&t, "Ghz", 1) == 1e9);
+    assert_true(scale_of(&t, "Gbyte/s", 1) == 1e9);
+    assert_true(scale_of(&t, "byte", 0) == 1);
+    assert_true(scale_of(&t, "hz", 0) == 1);
+    assert_true(scale_of(&t, "cycle/second", 0) == 1);
+    assert_true(scale_of(&t, "nsecond", 0) == 1e-9);
+    assert_true(scale_of(&t, "%", 0) == 1);
+    assert_true(scale_of(&t, "", 0) == 1);
+    assert_true(scale_of(&t, "furlong", 0) == 0);
+    /* a unit is its len bytes (a CSV field need not end in NUL): 7 bytes of "Gbyte/sX" */
+    const rt_ncu_unit *gs = rt_ncu_units_find(&t, "Gbyte/sX", 7);
+    assert_non_null(gs);
+    assert_string_equal(gs->name, "Gbyte/s");
+    assert_null(rt_ncu_units_find(&t, "Gbyte/sX", 8));
+    rt_ncu_units_release(&t);
+    rt_ncu_units_release(&t); /* a released table is zeroed */
+}
+
+/* A unit file that is not a table of positive factors, or names a unit twice, is refused with the
+ * field. */
+static void test_units_bad_file(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        {"{\"schema\": \"rooftime.ncu-units/1\", \"base\": {\"byte\": 0}, \"scaled\": {}}",
+         "field 'base.byte'"},
+        {"{\"schema\": \"rooftime.ncu-units/1\", \"base\": {\"byte\": 1}, \"scaled\": "
+         "{\"byte\": 2}}",
+         "in both"},
+        {"{\"schema\": \"rooftime.ncu-units/1\", \"base\": {}}", "scaled"},
+        {"{\"schema\": \"rooftime.ncu-metrics/1\", \"base\": {}, \"scaled\": {}}", "schema"},
+    };
+    char *dir = tu_tmpdir();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *path = rt_asprintf("%s/units-%zu.json", dir, i);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(bad[i][0], f);
+        fclose(f);
+        rt_ncu_units t;
+        rt_error err = {{0}};
+        assert_int_equal(rt_ncu_units_load(path, &t, &err), -1);
+        if (!strstr(err.msg, bad[i][1]) || !strstr(err.msg, path))
+            fail_msg("case %zu: '%s' lacks '%s' or the path", i, err.msg, bad[i][1]);
+        free(path);
+    }
+    free(dir);
 }
 
 /* The shipped mapping loads, lists its metrics and has the per-architecture tensor factors. */
@@ -102,6 +169,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_units),
+        cmocka_unit_test(test_units_bad_file),
         cmocka_unit_test(test_parse_arch),
         cmocka_unit_test(test_mapping_file),
     };

@@ -76,6 +76,11 @@ static void check_nesting(const rt_profile *p)
         t += p->kernels[i].time;
     assert_close(t, (100 + 10 + 7) * 1e-6, 1e-9);
     assert_int_equal(p->n_kernels, 5); /* python_function is no kernel */
+    /* The overhead box is the dispatch's; a self time holds no overhead rooftime measures (the
+     * range opens inside the dispatcher, after the Python binding framework_dispatch times). */
+    assert_string_equal(p->overhead, RT_OVERHEAD_FRAMEWORK);
+    for (size_t i = 0; i < p->n_kernels; i++)
+        assert_string_equal(p->kernels[i].overhead, RT_OVERHEAD_NONE);
 }
 
 static void test_nesting_both_shapes(void **state)
@@ -112,6 +117,7 @@ static void test_gpu_kernels(void **state)
     const rt_kernel *k = find(p, "volta_sgemm_128x64_nn");
     assert_close(k->invocations, 2, 0);
     assert_close(k->time, 50e-6, 1e-9);
+    assert_string_equal(k->overhead, RT_OVERHEAD_NONE); /* its duration leaves out its launch */
     for (size_t i = 0; i < w.n; i++)
         assert_null(strstr(w.msg[i], "kernel launches")); /* counts agree */
     assert_int_equal(p->n_kernels, 1);                    /* runtime calls are not kernels */

@@ -88,8 +88,8 @@ static const double sizes[] = {3072, 6144, 9216, 12288, 18432};
 static void look_again(const double *old, rt_bw_point *pts, int *revisited, int *kept, int *changed)
 {
     rt_levels lv = {.ncache = 2};
-    lv.caches[0] = (rt_cache_info){1, 32768, 1};
-    lv.caches[1] = (rt_cache_info){2, 524288, 1};
+    lv.caches[0] = (rt_cache_info){1, 32768, 1, 1};
+    lv.caches[1] = (rt_cache_info){2, 524288, 1, 1};
     for (int i = 0; i < 5; i++)
         pts[i] = point(sizes[i], old[i], 3);
     rt_bw_swept cv = {RT_BW_READ, 1, pts, 5};

@@ -384,6 +384,36 @@ static void test_cat_stack_index_select(void **state)
     assert_false(rt_torch_ops_defers(ops, "aten::mean", "aten::copy_"));
 }
 
+/* Work no count measures: known, no FLOPs or bytes, its class said; a gather's bytes by its
+ * index (read), one source element per index, and its output at the source's type. */
+static void test_uncounted_and_gather(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *op, *klass;
+    } rows[] = {
+        {"aten::bernoulli_", "rng"},   {"aten::uniform_", "rng"},       {"aten::normal_", "rng"},
+        {"aten::randperm", "rng"},     {"aten::native_dropout", "rng"}, {"aten::sort", "sort"},
+        {"aten::topk", "sort"},        {"aten::argsort", "sort"},       {"aten::index", "index"},
+        {"aten::index_put_", "index"}, {"aten::scatter_add_", "index"}, {"aten::nonzero", "index"},
+        {"aten::_unique2", "unique"}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        rt_torch_cost c =
+            cost(rows[i].op, "[[64,256],[],[]]", "[\"float\",\"Scalar\",\"\"]", NULL, -1, 0);
+        assert_int_equal(c.status, RT_TC_UNCOUNTED);
+        assert_string_equal(c.klass, rows[i].klass);
+        assert_true(c.flops == 0 && c.bytes == 0);
+    }
+    /* gather(x [64,256] float, 1, index [64,8] long): 512 indices read (8 B), 512 floats read
+     * where they point and 512 written */
+    rt_torch_cost c = cost("aten::gather", "[[64,256],[],[64,8],[]]",
+                           "[\"float\",\"Scalar\",\"long int\",\"Scalar\"]", NULL, -1, 0);
+    COSTED(c, 0, 512 * 8 + 512 * 4 + 512 * 4);
+    c = cost("aten::gather", "[[64,256],[],[],[]]", "[\"float\",\"Scalar\",\"\",\"Scalar\"]", NULL,
+             -1, 0);
+    assert_int_equal(c.status, RT_TC_INCOMPLETE);
+}
+
 static void test_bad_tables(void **state)
 {
     (void)state;
@@ -421,6 +451,15 @@ static void test_bad_tables(void **state)
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
          "\"out\", \"out_type\": 1, \"ops\": [\"a\"]}]}",
          "field 'ops[0].out_type': expected a string"},
+        {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
+         "\"out\", \"out_type\": \"in99\", \"ops\": [\"a\"]}]}",
+         "field 'ops[0].out_type': 'in99' is neither 'bool' nor inN"},
+        {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
+         "\"out\", \"gathered\": -1, \"ops\": [\"a\"]}]}",
+         "field 'ops[0].gathered': not a whole number from 0 to 31"},
+        {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"uncounted\", "
+         "\"class\": \"magic\", \"ops\": [\"a\"]}]}",
+         "field 'ops[0].class': 'magic' is not one of rng, sort, index or unique"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(tu_write_file(path, bad[i].text), 0);
@@ -479,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_softmax_norms_losses),
         cmocka_unit_test(test_embedding_optimizer_unary_copies),
         cmocka_unit_test(test_cat_stack_index_select),
+        cmocka_unit_test(test_uncounted_and_gather),
         cmocka_unit_test(test_bad_tables),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -12,7 +12,10 @@ static void test_shipped_files_load(void **state)
     (void)state;
     static const char *const files[][2] = {
         {"ncu/metrics.json", "rooftime.ncu-metrics/1"},
+        {"ncu/units.json", "rooftime.ncu-units/1"},
         {"onednn/cost.json", "rooftime.onednn-cost/1"},
+        {"onednn/verbose-formats.json", "rooftime.onednn-verbose/1"},
+        {"onednn/units.json", "rooftime.onednn-units/1"},
         {"torch/ops.json", "rooftime.torch-ops/1"},
         {"torch/hints.json", "rooftime.hints/1"},
         {"verdict-hints.json", NULL},

@@ -8,7 +8,7 @@ import ctypes
 import numbers
 import os
 
-API_VERSION = 5
+API_VERSION = 6
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -60,6 +60,7 @@ def _load():
         "rt_api_profile_json": (vp, [vp]),
         "rt_api_profile_save": (i, [vp, cp]),
         "rt_api_profile_kernels": (sz, [vp]),
+        "rt_api_kernel_name_key": (vp, [cp]),
         "rt_api_profile_free": (None, [vp]),
         "rt_api_analyze": (vp, [vp, c.POINTER(vp), sz, cp, cp, cp, cp, cp]),
         "rt_api_analysis_text": (vp, [vp, cp, sz]),

@@ -160,6 +160,15 @@ def load_profile(path):
     return Profile(h, os.fsdecode(path))
 
 
+def kernel_name_key(name):
+    """The key a kernel's name shares with its other printings: the CUPTI collector's (libstdc++'s
+    __cxa_demangle), Nsight Compute's own shortened one (namespaces dropped, parameters as T2, T13)
+    and the mangled name; the library's (core/kernel-name-key.c), for matching kernels of one run
+    across tools. Kernels that differ only in their parameter types share a key: compare whole
+    names first."""
+    return take(lib.rt_api_kernel_name_key(b(name)))
+
+
 def _paths(paths):
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
@@ -230,6 +239,7 @@ def _import(kind, paths, **options):
 def import_ncu(paths, **options):
     """Nsight Compute `ncu --csv` outputs (one or several metric sets of the same run), as
     `rooftime import ncu`; options: metrics (a file), tensor_factor, arch ("sm_80"),
+    recipe ("nsight", the default, or "paper": the seed authors' half-precision FLOPs),
     allow_missing, per_launch, tag ({key: value} or ["key=value"])."""
     return _import("ncu", paths, **options)
 
@@ -244,12 +254,12 @@ def import_table(path, **options):
 def import_torch(path, **options):
     """A PyTorch profiler trace (chrome JSON) with the cost model, as `rooftime import torch`;
     options: within (a record_function range), conv_flops ("taps" or "window"), ops (a cost
-    model file), no_cost_model, tag."""
+    model file), no_cost_model, threads (what ran the kernels: where their bytes fit), tag."""
     return _import("torch", path, **options)
 
 
 def import_onednn(path, **options):
-    """A oneDNN verbose log, as `rooftime import onednn`; options: conv_flops, tag."""
+    """A oneDNN verbose log, as `rooftime import onednn`; options: conv_flops, threads, tag."""
     return _import("onednn", path, **options)
 
 

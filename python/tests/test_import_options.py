@@ -60,12 +60,27 @@ def test_ncu_metrics_file_and_allow_missing(deepcam, repo, rooftime_bin, tmp_pat
         rooftime.import_ncu(deepcam, metrics=tmp_path / "nothing.json")
 
 
+def test_ncu_recipe(deepcam, rooftime_bin, tmp_path):
+    """recipe= is --recipe: the seed authors' half-precision FLOPs, named in the profile."""
+    cli = imported(rooftime_bin, tmp_path, "ncu", deepcam, ["--recipe", "paper"])
+    d = same(rooftime.import_ncu(deepcam, recipe="paper"), cli)
+    assert d["provenance"]["notes"]["recipe"] == "paper"
+    assert d["provenance"]["formulas"]["flops.fp16"].startswith(
+        "sm__sass_thread_inst_executed_op_hadd_pred_on.sum + ")
+    nsight = rooftime.import_ncu(deepcam).to_dict()["provenance"]
+    assert nsight["notes"]["recipe"] == "nsight"
+    assert "4 * sm__sass_thread_inst_executed_op_hfma_pred_on.sum" in nsight["formulas"]["flops.fp16"]
+    with pytest.raises(rooftime.Error, match="no recipe 'nosuch'.*nsight, paper"):
+        rooftime.import_ncu(deepcam, recipe="nosuch")
+
+
 def test_torch_within_ops_and_no_cost_model(repo, rooftime_bin, tmp_path):
     src = os.path.join(repo, LSTM)
     for args, kw in ((["--within", "rooftime:measured"], {"within": "rooftime:measured"}),
                      (["--within", "rooftime:measured", "--conv-flops", "window"],
                       {"within": "rooftime:measured", "conv_flops": "window"}),
                      (["--no-cost-model"], {"no_cost_model": True}),
+                     (["--threads", "2"], {"threads": 2}),
                      (["--ops", os.path.join(repo, "data", "torch", "ops.json")],
                       {"ops": os.path.join(repo, "data", "torch", "ops.json")})):
         cli = imported(rooftime_bin, tmp_path, "torch", [src], args)
@@ -105,6 +120,13 @@ def test_onednn_conv_flops_and_tag(repo, rooftime_bin, tmp_path):
     p = rooftime.import_onednn(src, conv_flops="window", tag={"pass": "fw"})
     same(p, cli)
     assert p.to_dict()["kernels"] != rooftime.import_onednn(src).to_dict()["kernels"]
+    # the threads that ran the kernels, for where their estimated bytes fit
+    cli = imported(rooftime_bin, tmp_path, "onednn", [src], ["--threads", "2"])
+    p = rooftime.import_onednn(src, threads=2)
+    same(p, cli)
+    assert p.to_dict()["source"]["threads"] == 2 and p.to_dict()["source"]["bytes"] == "estimated"
+    with pytest.raises(rooftime.Error, match="--threads: '0' is not a thread count"):
+        rooftime.import_onednn(src, threads=0)
 
 
 KHEADER = ("correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,grid_y,grid_z,"
@@ -230,7 +252,7 @@ def test_the_c_api_checks_names_and_values_itself():
     import ctypes
     path = (ctypes.c_char_p * 1)(b"x.csv")
     for opts, msg in (([(b"within", b"x")], "import ncu: unknown option 'within' (it takes "
-                       "metrics, tensor-factor, arch, allow-missing, per-launch, tag)"),
+                       "metrics, tensor-factor, arch, recipe, allow-missing, per-launch, tag)"),
                       ([(b"per-launch", b"1")], "--per-launch takes no value, not '1'"),
                       ([(b"arch", None)], "--arch needs a value")):
         arr = (Option * 1)(*[Option(n, v) for n, v in opts])

@@ -66,14 +66,14 @@ int api_apply_tau(rt_machine *m, rt_profile **ps, size_t n, const char *tau)
     const rt_overhead *oh = rt_machine_overhead(m, tau);
     if (oh) {
         for (size_t i = 0; i < n; i++)
-            rt_machine_set_str(&ps[i]->overhead, oh->name);
+            rt_profile_set_overhead(ps[i], oh->name);
         return 0;
     }
     if (rt_parse_time(tau, &secs) == 0) {
         m->tau = secs;
         rt_machine_set_str(&m->tau_method, "given with --tau");
         for (size_t i = 0; i < n; i++)
-            rt_machine_set_str(&ps[i]->overhead, NULL);
+            rt_profile_set_overhead(ps[i], NULL);
         return 0;
     }
     char have[512] = "";

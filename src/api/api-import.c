@@ -24,10 +24,10 @@
 /* Each importer's options, the long names of `rooftime import KIND --help`: "name" a flag,
  * "name=" one value (the last given wins, as on the command line), "name=*" repeatable. */
 static const char *const kinds[][2] = {
-    {"ncu", "metrics=\ntensor-factor=\narch=\nallow-missing\nper-launch\ntag=*\n"},
+    {"ncu", "metrics=\ntensor-factor=\narch=\nrecipe=\nallow-missing\nper-launch\ntag=*\n"},
     {"table", "ai-file=\nmap=*\nno-defaults\nname-column=*\ntime=\ntag=*\n"},
-    {"onednn", "conv-flops=\ntag=*\n"},
-    {"torch", "within=\nconv-flops=\nops=\nno-cost-model\ntag=*\n"},
+    {"onednn", "conv-flops=\nthreads=\ntag=*\n"},
+    {"torch", "within=\nconv-flops=\nops=\nno-cost-model\nthreads=\ntag=*\n"},
     {"cupti", "reevaluate\nper-launch\nmetrics=\ntag=*\n"},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
@@ -70,6 +70,7 @@ typedef struct import_state {
     const char *within, *ops_file;
     int no_model;
     rt_conv_flops conv;
+    int threads; /* onednn, torch: what ran the kernels; 0 unknown */
     rt_tags tags;
 } import_state;
 
@@ -95,6 +96,8 @@ static int apply(import_state *s, const char *name, const char *v)
             return -1;
         }
         s->ncu.arch = v;
+    } else if (strcmp(name, "recipe") == 0) {
+        s->ncu.recipe = v; /* checked against the mapping's recipes when it is loaded */
     } else if (strcmp(name, "allow-missing") == 0) {
         s->ncu.allow_missing = true;
     } else if (strcmp(name, "per-launch") == 0) {
@@ -127,6 +130,15 @@ static int apply(import_state *s, const char *name, const char *v)
             api_fail("import %s: --conv-flops: %s", k, err.msg);
             return -1;
         }
+    } else if (strcmp(name, "threads") == 0) {
+        char *end;
+        long t = strtol(v, &end, 10);
+        if (end == v || *end || t < 1 || t > RT_MAX_THREADS) {
+            api_fail("import %s: --threads: '%s' is not a thread count (1 to %d)", k, v,
+                     RT_MAX_THREADS);
+            return -1;
+        }
+        s->threads = (int)t;
     } else if (strcmp(name, "within") == 0) {
         s->within = v;
     } else if (strcmp(name, "ops") == 0) {
@@ -251,16 +263,6 @@ static int reevaluate(const char *dir, char **out, rt_warnings *w)
     return rc;
 }
 
-/* Values no profile may hold, named with the input (the framework importers, as the command). */
-static int check_profile(const char *input, const rt_profile *p, rt_error *err)
-{
-    rt_error perr = {{0}};
-    if (rt_profile_check(p, &perr) == 0)
-        return 0;
-    rt_error_set(err, "'%s': %s", input, perr.msg);
-    return -1;
-}
-
 /* The importer of s->kind on the inputs: 0, or -1 with err set (or the API's error, err empty). */
 static int run(import_state *s, const char *const *paths, size_t n, rt_profile **p, rt_warnings *w,
                rt_error *err)
@@ -283,10 +285,14 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
         s->table.n_name_columns = s->n_names;
         return rt_import_table(paths[0], &s->table, p, w, err);
     }
-    if (strcmp(k, "onednn") == 0)
-        return rt_import_onednn_conv(paths[0], s->conv, p, w, err) != 0
-                   ? -1
-                   : check_profile(paths[0], *p, err);
+    /* every importer checks its result (rt_import_check): values no profile may hold are an
+     * error naming the input */
+    if (strcmp(k, "onednn") == 0) {
+        if (rt_import_onednn_conv(paths[0], s->conv, p, w, err) != 0)
+            return -1;
+        (*p)->threads = s->threads;
+        return 0;
+    }
     if (strcmp(k, "torch") == 0) {
         rt_torch_ops *ops = NULL;
         if (!s->no_model && rt_torch_ops_load(s->ops_file, &ops, err) != 0)
@@ -294,7 +300,9 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
         rt_torch_options to = {.within = s->within, .ops = ops, .conv = s->conv, .by_source = 1};
         int rc = rt_import_torch_opts(paths[0], &to, p, w, err);
         rt_torch_ops_free(ops);
-        return rc != 0 ? -1 : check_profile(paths[0], *p, err);
+        if (rc == 0)
+            (*p)->threads = s->threads;
+        return rc;
     }
     /* cupti */
     char *scratch = NULL;

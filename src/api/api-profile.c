@@ -9,6 +9,7 @@
 #include "rooftime/api/api.h"
 #include "rooftime/core/comm.h"
 #include "rooftime/core/coverage.h"
+#include "rooftime/core/kernel-name-key.h"
 #include "rooftime/formats/comm-json.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/import/torch-cost.h"
@@ -125,6 +126,16 @@ int rt_api_profile_save(const rt_profile *p, const char *path)
         return -1;
     }
     return 0;
+}
+
+char *rt_api_kernel_name_key(const char *name)
+{
+    api_begin();
+    if (!name) {
+        api_fail("no kernel name");
+        return NULL;
+    }
+    return rt_kernel_name_key(name);
 }
 
 size_t rt_api_profile_kernels(const rt_profile *p)

@@ -218,12 +218,12 @@ int cli_analysis_apply(const cli_analysis_opts *o, const char *cmd, rt_machine *
     const rt_overhead *oh = rt_machine_overhead(m, o->tau);
     if (oh) {
         for (size_t i = 0; i < n; i++)
-            rt_machine_set_str(&ps[i]->overhead, oh->name);
+            rt_profile_set_overhead(ps[i], oh->name);
     } else if (rt_parse_time(o->tau, &secs) == 0) {
         m->tau = secs;
         rt_machine_set_str(&m->tau_method, "given with --tau");
         for (size_t i = 0; i < n; i++)
-            rt_machine_set_str(&ps[i]->overhead, NULL);
+            rt_profile_set_overhead(ps[i], NULL);
     } else {
         char have[512] = "";
         for (size_t i = 0, off = 0; i < m->n_overheads && off + 1 < sizeof have; i++) {

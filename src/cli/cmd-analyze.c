@@ -27,14 +27,13 @@ static void print_coverage(FILE *fp, rt_profile **ps, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         rt_wall_coverage wc;
-        const char *cov = rt_tags_get(&ps[i]->provenance.notes, "torch_coverage");
+        char buf[1024];
         if (rt_profile_wall_coverage(ps[i], &wc) == 0) {
-            char buf[512];
             rt_wall_coverage_text(&wc, buf, sizeof buf);
             fprintf(fp, "coverage: profile %zu: %s\n", i + 1, buf);
         }
-        if (cov)
-            fprintf(fp, "coverage: profile %zu: %s\n", i + 1, cov);
+        if (rt_cost_coverage_text(ps[i], buf, sizeof buf) == 0)
+            fprintf(fp, "coverage: profile %zu: %s\n", i + 1, buf);
     }
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli-inputs.h"
 #include "commands.h"
+#include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/util/error.h"
 
@@ -76,8 +77,11 @@ int cmd_ncu_metrics(int argc, char **argv)
     }
     for (size_t i = 0; i < l.n; i++)
         printf("%s\n", l.metric[i]);
+    /* Units in base (ncu scales values for display to two decimals otherwise), kernel names
+     * mangled (the import demangles them as the collector does: the names match). */
     printf("\n# all metrics in one run (bracket the region with cudaProfilerStart/Stop):\n");
-    printf("ncu --csv --profile-from-start off --metrics ");
+    printf("ncu --csv --print-units base --print-kernel-base mangled --profile-from-start off "
+           "--metrics ");
     for (size_t i = 0; i < l.n; i++)
         printf("%s%s", i ? "," : "", l.metric[i]);
     printf(" ./app > ncu.csv\n");
@@ -85,7 +89,8 @@ int cmd_ncu_metrics(int argc, char **argv)
     printf("for m in");
     for (size_t i = 0; i < l.n; i++)
         printf(" %s", l.metric[i]);
-    printf("; do\n    ncu --csv --profile-from-start off --metrics $m ./app > out.$m\ndone\n");
+    printf("; do\n    ncu --csv --print-units base --print-kernel-base mangled "
+           "--profile-from-start off --metrics $m ./app > out.$m\ndone\n");
     printf("\n# then (files without a CC column need --arch):\n"
            "rooftime import ncu ncu.csv -o profile.json\n"
            "rooftime import ncu out.* -o profile.json --arch %s\n",
@@ -98,7 +103,8 @@ int cmd_ncu_metrics(int argc, char **argv)
 const rt_command rt_cmd_ncu_metrics = {
     "ncu-metrics", cmd_ncu_metrics,
     "the Nsight Compute metrics rooftime needs, and the ncu command",
-    "rooftime ncu-metrics [--arch sm_70|sm_80|sm_90] [--set throughput|sectors] [--metrics FILE]\n"
+    "rooftime ncu-metrics [--arch sm_70|sm_80|sm_90|sm_100|sm_120] [--set throughput|sectors]\n"
+    "                     [--metrics FILE]\n"
     "\n"
     "Prints the metrics `import ncu` needs, how tensor FLOPs are counted on the architecture, an\n"
     "ncu command that collects them all in one run and a loop that collects one per run.\n"

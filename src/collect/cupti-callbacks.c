@@ -13,7 +13,15 @@
 #include "cupti-collector.h"
 #include "cupti-records.h"
 
-static __thread int tl_in_runtime_launch;
+/* Launch calls nest: a runtime launch calls the driver's (cudaLaunchKernel -> cuLaunchKernel),
+ * and CUDA 13's <<<>>> entry point __cudaLaunchKernel may call another runtime launch. A launch is
+ * counted once, at the outermost call of its thread; the calls inside it only advance the
+ * correlation IDs that bound the marks. Per thread: the runtime launch calls entered and not yet
+ * left, and the counter range the outermost opened without a kernel name (its callback carried
+ * none), which the first call inside it that knows the name gives it. */
+static __thread int tl_depth;
+static __thread rtc_ctx *tl_unnamed_ctx;
+static __thread uint64_t tl_unnamed_range;
 
 /* The device, once: name, chip, compute capability. */
 static void say_device(void)
@@ -72,8 +80,21 @@ static const char *launch_name(CUpti_CallbackDomain d, CUpti_CallbackId id,
     return n ? n : "";
 }
 
-/* Entering a launch: its start time, its correlation ID, and in counters mode its range. */
-static void launch_enter(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_CallbackData *cb)
+/* Under the lock: the range the outermost launch call left unnamed gets the name this call
+ * inside it knows. */
+static void name_unnamed(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_CallbackData *cb)
+{
+    const char *n = launch_name(d, id, cb);
+    if (!tl_unnamed_ctx || !n[0])
+        return;
+    rtc_rp_rename(tl_unnamed_ctx, tl_unnamed_range, rtc_demangle(n));
+    tl_unnamed_ctx = NULL;
+}
+
+/* Entering a launch call: its start time, its correlation ID, and for the outermost call of the
+ * thread in counters mode its kernel's range. */
+static void launch_enter(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_CallbackData *cb,
+                         int outer)
 {
     *cb->correlationData = now_ns();
     pthread_mutex_lock(&rtc_g.lock);
@@ -83,13 +104,24 @@ static void launch_enter(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpt
     }
     if (cb->correlationId > rtc_g.last_correlation)
         rtc_g.last_correlation = cb->correlationId;
+    if (!outer) {
+        if (rtc_g.counters)
+            name_unnamed(d, id, cb);
+        pthread_mutex_unlock(&rtc_g.lock);
+        return;
+    }
+    tl_unnamed_ctx = NULL;
     say_device();
     if (rtc_g.counters && !is_graph(d, id)) {
         rtc_ctx *c = rtc_find_ctx(cb->context, cb->contextUid);
+        const char *n = launch_name(d, id, cb);
+        int64_t range = c ? rtc_rp_launch(c, rtc_demangle(n)) : -1;
         if (!c)
             rtc_say("error", "more than %d CUDA contexts", RTC_MAX_CTX);
-        else
-            rtc_rp_launch(c, rtc_demangle(launch_name(d, id, cb)));
+        else if (range >= 0 && !n[0]) {
+            tl_unnamed_ctx = c;
+            tl_unnamed_range = (uint64_t)range;
+        }
     } else if (rtc_g.counters) {
         static int said;
         if (!said++)
@@ -99,25 +131,12 @@ static void launch_enter(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpt
     pthread_mutex_unlock(&rtc_g.lock);
 }
 
-static void on_launch(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_CallbackData *cb)
+/* Leaving a launch call: its row of launches.PID.csv (every runtime call, each with its own
+ * correlation ID, so that the kernel record finds whichever it carries; a driver call only
+ * outside a runtime launch); after the outermost, a range still unnamed is said once. */
+static void launch_exit(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_CallbackData *cb,
+                        int outer)
 {
-    if (d == CUPTI_CB_DOMAIN_RUNTIME_API) {
-        tl_in_runtime_launch = cb->callbackSite == CUPTI_API_ENTER;
-    } else if (tl_in_runtime_launch) {
-        /* The driver call inside a runtime launch: counted once, at the runtime; its correlation
-         * ID still bounds the marks (whichever of the two the kernel record carries). */
-        if (cb->callbackSite == CUPTI_API_ENTER) {
-            pthread_mutex_lock(&rtc_g.lock);
-            if (rtc_g.active && cb->correlationId > rtc_g.last_correlation)
-                rtc_g.last_correlation = cb->correlationId;
-            pthread_mutex_unlock(&rtc_g.lock);
-        }
-        return;
-    }
-    if (cb->callbackSite == CUPTI_API_ENTER) {
-        launch_enter(d, id, cb);
-        return;
-    }
     uint64_t end = now_ns();
     pthread_mutex_lock(&rtc_g.lock);
     if (rtc_g.launches) {
@@ -130,7 +149,35 @@ static void on_launch(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_C
         free(name);
         fputc('\n', rtc_g.launches);
     }
+    if (outer && tl_unnamed_ctx) {
+        static int said;
+        if (rtc_g.active && !said++)
+            rtc_say("warning",
+                    "%s named no kernel, nor did a call inside it: its counter range "
+                    "has an empty name",
+                    cb->functionName ? cb->functionName : "a launch call");
+        tl_unnamed_ctx = NULL;
+    }
     pthread_mutex_unlock(&rtc_g.lock);
+}
+
+static void on_launch(CUpti_CallbackDomain d, CUpti_CallbackId id, const CUpti_CallbackData *cb)
+{
+    int runtime = d == CUPTI_CB_DOMAIN_RUNTIME_API;
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        int outer = tl_depth == 0;
+        if (runtime)
+            tl_depth++;
+        launch_enter(d, id, cb, outer);
+        return;
+    }
+    if (runtime) {
+        if (tl_depth > 0)
+            tl_depth--;
+    } else if (tl_depth > 0) {
+        return; /* the driver call inside a runtime launch: its row is the runtime call's */
+    }
+    launch_exit(d, id, cb, tl_depth == 0);
 }
 
 void CUPTIAPI rtc_on_callback(void *udata, CUpti_CallbackDomain d, CUpti_CallbackId id,
@@ -192,7 +239,13 @@ int rtc_enable_callbacks(void)
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
         CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
+        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+#if CUPTI_API_VERSION >= 130000
+        /* CUDA 13's <<<>>>: nvcc's launch stub calls __cudaLaunchKernel(_ptsz) */
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+#endif
+    };
     static const CUpti_CallbackId drv[] = {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
                                            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
                                            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,

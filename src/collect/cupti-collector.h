@@ -90,8 +90,12 @@ void rtc_keep_image(rtc_ctx *c, const char *name, const char *kind, const uint8_
 /* The context's entry (a new one at its first launch); NULL when there are too many. */
 rtc_ctx *rtc_find_ctx(CUcontext ctx, uint32_t id);
 /* At a kernel launch in c: set the profiler up at the first, flush a full image, then name the
- * launch's range (name is taken over). */
-void rtc_rp_launch(rtc_ctx *c, char *name);
+ * launch's range (name is taken over). Returns the range's number in the process, or -1 when the
+ * profiler of c failed (the name is then freed). */
+int64_t rtc_rp_launch(rtc_ctx *c, char *name);
+/* Give range number `range` of c another name (taken over), while it is in the image being
+ * collected: 0, or -1 when that image was flushed already (the name is then freed). */
+int rtc_rp_rename(rtc_ctx *c, uint64_t range, char *name);
 /* Flush what is left and release the context's profiler. */
 void rtc_rp_finish(rtc_ctx *c);
 

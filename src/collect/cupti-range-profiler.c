@@ -221,7 +221,7 @@ static void rp_flush(rtc_ctx *c, int again)
         rp_arm(c);
 }
 
-void rtc_rp_launch(rtc_ctx *c, char *name)
+int64_t rtc_rp_launch(rtc_ctx *c, char *name)
 {
     if (!c->failed && (c->obj || rp_setup(c) == 0)) {
         if (c->n_names == RTC_MAX_RANGES)
@@ -229,10 +229,23 @@ void rtc_rp_launch(rtc_ctx *c, char *name)
         if (!c->failed) {
             c->index[c->n_names] = rtc_g.ranges_named++;
             c->names[c->n_names++] = name;
-            return;
+            return (int64_t)c->index[c->n_names - 1];
         }
     }
     free(name);
+    return -1;
+}
+
+int rtc_rp_rename(rtc_ctx *c, uint64_t range, char *name)
+{
+    for (size_t i = c->n_names; i-- > 0;)
+        if (c->index[i] == range) {
+            free(c->names[i]);
+            c->names[i] = name;
+            return 0;
+        }
+    free(name);
+    return -1;
 }
 
 void rtc_rp_finish(rtc_ctx *c)

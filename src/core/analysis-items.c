@@ -10,6 +10,7 @@
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
@@ -86,8 +87,12 @@ double rt_analysis_profile_tau(const rt_machine *m, const rt_profile *p, const c
 /* Each profile's time kind and tau; a named overhead the machine lacks is warned once. */
 static rt_verdict_ctx profile_ctx(rt_analysis *a, const rt_profile *p, rt_tags *missing)
 {
-    rt_verdict_ctx ctx = {.mode = a->mode, .time = p->time_kind};
+    rt_verdict_ctx ctx = {.mode = a->mode,
+                          .time = p->time_kind,
+                          .place_bytes = p->bytes_kind == RT_BYTES_ESTIMATED,
+                          .threads = p->threads};
     ctx.tau = rt_analysis_profile_tau(a->machine, p, &ctx.tau_name);
+    ctx.paid_oh = rt_machine_overhead(a->machine, p->overhead); /* its spread, for the trust */
     if (p->overhead && !ctx.tau_name && !rt_tags_get(missing, p->overhead)) {
         rt_tags_set(missing, p->overhead, "");
         char t[32];
@@ -231,8 +236,9 @@ static void items_part(void *arg, size_t begin, size_t end, size_t worker)
         } else
             merge_tags(&it->tags, a->item_tags + j->tag_at[i], &j->p->tags, &it->kernel->tags);
         it->ctx = j->ctx;
+        rt_overhead_path_resolve(a->machine, it->kernel, &it->ctx);
         j->unknown[i] = names_unknown(a, it->kernel);
-        rt_verdict_compute_at(a->machine, &j->ctx, it->kernel,
+        rt_verdict_compute_at(a->machine, &it->ctx, it->kernel,
                               rt_analysis_what(&what, &what_cap, "kernel", it->kernel->name),
                               a->item_levels + i * levels, &it->v, &j->w[worker]);
     }
@@ -298,6 +304,7 @@ void rt_analysis_build_items(rt_analysis *a, rt_profile *const *profiles, size_t
     }
     free(unknown);
     warn_unknowns(a, &u);
+    rt_overhead_path_note(a);
     rt_tags_release(&missing_oh);
     a->tau_mean = a->total_n > 0 ? n_tau / a->total_n : a->machine->tau;
 }

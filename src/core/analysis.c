@@ -12,8 +12,10 @@
 #include "analysis-items.h"
 #include "analysis-tagset.h"
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/byte-placement.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
@@ -144,7 +146,7 @@ static void config_part(void *arg, size_t begin, size_t end, size_t worker)
             config_fill(j, c);
         /* Device time only when every member's is; tau weighted by the members' launches. */
         rt_verdict_ctx ctx = {.mode = a->mode, .time = RT_TIME_DEVICE};
-        double n = 0, n_tau = 0;
+        double n = 0, n_tau = 0, n_paid = 0;
         const char *name = NULL;
         for (size_t i = 0; i < cf->n_items; i++) {
             const rt_item *it = &a->items[cf->items[i]];
@@ -155,15 +157,27 @@ static void config_part(void *arg, size_t begin, size_t end, size_t worker)
             name = i == 0 || (name && it->ctx.tau_name && strcmp(name, it->ctx.tau_name) == 0)
                        ? it->ctx.tau_name
                        : NULL;
+            rt_overhead_path_merge(&ctx, &it->ctx, it->kernel->invocations, i == 0, &n_paid);
         }
         ctx.tau = n > 0 ? n_tau / n : a->machine->tau;
         ctx.tau_name = name;
+        /* what the members pay on their paths, weighted the same way (n tau where none names
+         * its own) */
+        ctx.paid = n > 0 ? n_paid / n : 0;
+        if (!a->own_paths)
+            ctx.paid_path = RT_PAID_TAU;
         /* Per-kernel warnings already name the causes; config warnings would repeat them. */
         /* The config's tags reach the model for the time of the call (class=communication). */
         cf->sum.tags = cf->tags;
-        rt_verdict_compute_at(a->machine, &ctx, &cf->sum,
+        /* Members whose estimated bytes were placed: the config sums them where they were. */
+        rt_kernel sum = cf->sum;
+        rt_values placed = {0};
+        if (rt_placement_config_bytes(a, cf, &placed))
+            sum.bytes = placed;
+        rt_verdict_compute_at(a->machine, &ctx, &sum,
                               rt_analysis_what(&what, &what_cap, "config", cf->label),
                               a->config_levels + c * levels, &cf->v, NULL);
+        rt_values_release(&placed);
         cf->sum.tags = (rt_tags){0};
         /* A member whose counts bound nothing leaves the sum's bounds true but its class open. */
         bool open = false;

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rooftime/core/coverage.h"
 #include "rooftime/util/format.h"
@@ -41,6 +42,21 @@ void rt_wall_coverage_text(const rt_wall_coverage *c, char *buf, size_t n)
              "(Python, data loading, start-up, the profiler)",
              ot, c->span > 0 ? 100 * c->kernels / c->span : 0,
              c->steps ? "profiled steps'" : "command's wall time", wt);
+}
+
+int rt_cost_coverage_text(const rt_profile *p, char *buf, size_t n)
+{
+    const char *cov = rt_tags_get(&p->provenance.notes, "torch_coverage");
+    const char *v = rt_tags_get(&p->provenance.notes, "torch_version");
+    if (!cov)
+        return -1;
+    if (!v)
+        snprintf(buf, n, "%s", cov); /* a profile from before torch versions were recorded */
+    else if (strcmp(v, "unknown") == 0)
+        snprintf(buf, n, "%s; the torch that wrote the trace is unknown (it names none)", cov);
+    else
+        snprintf(buf, n, "%s; written by torch %s", cov, v);
+    return 0;
 }
 
 void rt_profile_note_run(rt_profile *p, const char *command, double wall, char *buf, size_t n)

@@ -30,6 +30,7 @@ void rt_machine_free(rt_machine *m)
     for (size_t i = 0; i < m->n_levels; i++) {
         free(m->levels[i].name);
         free(m->levels[i].note);
+        free(m->levels[i].size_source);
     }
     free(m->units);
     free(m->levels);
@@ -91,6 +92,16 @@ rt_level *rt_machine_add_level(rt_machine *m, const char *name, double bytes_per
     l->name = rt_strdup(name);
     l->bytes_per_s = bytes_per_s;
     return l;
+}
+
+double rt_level_capacity(const rt_level *l, int threads)
+{
+    if (!(l->size_bytes > 0))
+        return 0;
+    double instances = l->instances > 0 ? l->instances : 1;
+    if (threads > 0 && threads < instances)
+        instances = threads;
+    return l->size_bytes * instances;
 }
 
 /* strcasecmp(a, b) == 0, the usual answer (no) mostly found without it: two ASCII first bytes

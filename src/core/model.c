@@ -6,9 +6,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rooftime/core/byte-placement.h"
 #include "rooftime/core/comm.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
@@ -70,9 +72,8 @@ static void communication(const rt_machine *m, const rt_kernel *k, rt_verdict *v
 static void warn_above_one(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_verdict *v,
                            const char *what, rt_warnings *w)
 {
-    char tau[64];
-    snprintf(tau, sizeof tau, "%s%s%.3g µs", ctx->tau_name ? ctx->tau_name : "tau",
-             ctx->tau_name ? " " : " = ", ctx->tau * 1e6);
+    char tau[96];
+    rt_verdict_paid_text(ctx, v, tau, sizeof tau);
     /* Device time inside the overhead box: the box classifies, the roof bounds, so the roof is
      * what the kernel beat; its label then names that roof. */
     rt_bound b = rt_verdict_binding(v);
@@ -90,7 +91,7 @@ static void warn_above_one(const rt_machine *m, const rt_verdict_ctx *ctx, const
             snprintf(roof, sizeof roof, "roof");
         label = roof;
     }
-    if (v->t_bound == v->t_oh && v->t_oh > v->t_roof) {
+    if (v->t_bound == v->t_paid && v->t_paid > v->t_roof) {
         rt_warnings_add(w,
                         "%s: efficiency %.3g is above 1: it took less than its %.0f calls x %s of "
                         "launch overhead (%s): that tau is too large for these calls",
@@ -135,11 +136,22 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
 
 rt_bound rt_verdict_binding(const rt_verdict *v)
 {
-    /* wall time: n tau above the roof is the bound; device time: the roof always is */
+    /* wall time: what the calls pay, above the roof, is the bound; device time: the roof always
+     * is */
+    if (v->bound != RT_BOUND_COMMUNICATION && v->t_paid > v->t_roof && v->t_bound == v->t_paid)
+        return RT_BOUND_OVERHEAD;
     if (v->bound != RT_BOUND_OVERHEAD || !(v->t_oh > v->t_roof) || v->t_bound != v->t_roof)
         return v->bound;
     return v->bound_level >= 0 && v->t_bw_max > v->t_compute ? RT_BOUND_BANDWIDTH
                                                              : RT_BOUND_COMPUTE;
+}
+
+/* A kernel whose time is the framework's own, no work (tag class=overhead). */
+static bool framework_overhead(const rt_kernel *k)
+{
+    const char *c = rt_tags_get(&k->tags, "class");
+    return c && strcmp(c, "overhead") == 0 && rt_values_sum(&k->flops) == 0 &&
+           rt_values_sum(&k->bytes) == 0;
 }
 
 bool rt_verdict_is_real(const rt_verdict *v)
@@ -205,6 +217,7 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
             continue;
         v->q[l] = (isnan(v->q[l]) ? 0 : v->q[l]) + k->bytes.v[i].value;
     }
+    rt_place_bytes(m, ctx, k, v); /* estimated bytes: at the level that holds the working set */
     for (size_t l = 0; l < m->n_levels; l++) {
         if (isnan(v->q[l]))
             continue;
@@ -212,8 +225,9 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
         v->t_bw[l] = v->q[l] / m->levels[l].bytes_per_s;
     }
     int ref_l = rt_machine_level_index(m, m->ref_level);
-    v->q_ref = ref_l >= 0 ? v->q[ref_l] : NAN;
-    v->ai_ref = ref_l >= 0 ? v->ai[ref_l] : NAN;
+    int at = v->placed ? v->placed_level : ref_l; /* placed estimates: theirs, where they are */
+    v->q_ref = at >= 0 ? v->q[at] : NAN;
+    v->ai_ref = at >= 0 ? v->ai[at] : NAN;
 
     /* Compute time. */
     double p_ref = rt_machine_ref_flops(m);
@@ -255,18 +269,32 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
             }
     }
 
-    /* What the counts support: FLOPs and bytes, FLOPs alone (a compute bound only), or nothing. */
-    bool has_w = v->W > 0, has_q = q_any > 0;
-    v->evidence = has_q ? RT_EVIDENCE_FULL : has_w ? RT_EVIDENCE_PARTIAL : RT_EVIDENCE_NONE;
+    /* What the counts support: FLOPs and bytes, FLOPs alone (a compute bound only), or nothing.
+     * A kernel of class overhead (a framework's own time, torch.compile's wrappers) has none by
+     * what it is, not for want of a record: its bound is its launch overhead alone. */
+    bool has_w = v->W > 0, has_q = q_any > 0, framework = framework_overhead(k);
+    v->evidence = has_q || framework ? RT_EVIDENCE_FULL
+                  : has_w            ? RT_EVIDENCE_PARTIAL
+                                     : RT_EVIDENCE_NONE;
     bool device = ctx->time == RT_TIME_DEVICE;
     v->t_oh = v->n * ctx->tau;
     v->t_roof = fmax(v->t_compute, v->t_bw_max);
     /* Device time holds no launch cost: the overhead bound classifies (the overhead box) but caps
-     * nothing. Wall time per call holds it: n tau is a floor under the time. */
-    v->t_bound = device ? v->t_roof : fmax(v->t_roof, v->t_oh);
-    if ((v->evidence == RT_EVIDENCE_NONE || no_ceiling) && !rt_kernel_is_communication(k)) {
+     * nothing. Wall time per call holds what its calls pay on their path: a floor under the time
+     * (n tau, unless the kernel names its own). */
+    rt_verdict_paid(ctx, device, v);
+    v->t_bound = device ? v->t_roof : fmax(v->t_roof, v->t_paid);
+    /* Work no count measures (random numbers, sorting, data-dependent indexing): unknown,
+     * whatever FLOPs or bytes it carries. */
+    const char *uncounted = rt_kernel_uncounted(k);
+    if ((v->evidence == RT_EVIDENCE_NONE || no_ceiling || uncounted) &&
+        !rt_kernel_is_communication(k)) {
         v->t_bound = v->t_roof = 0;
-        if (v->time > 0 || v->n > 0) {
+        if (uncounted) {
+            v->bound = RT_BOUND_UNKNOWN;
+            v->evidence = RT_EVIDENCE_NONE;
+            strcpy(v->bound_label, "unknown (work not counted)");
+        } else if (v->time > 0 || v->n > 0) {
             v->bound = RT_BOUND_UNKNOWN;
             strcpy(v->bound_label, "unknown");
         } else {
@@ -289,7 +317,7 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
                mode == RT_MODE_SINGLE ? "compute:ref(" : "compute:",
                v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?",
                mode == RT_MODE_SINGLE ? ") (partial)" : " (partial)");
-    } else if (v->t_oh > v->t_roof) {
+    } else if (v->t_oh > v->t_roof || framework) {
         v->bound = RT_BOUND_OVERHEAD;
         strcpy(v->bound_label, "overhead");
     } else if (v->t_compute >= v->t_bw_max) {

@@ -31,7 +31,22 @@ void rt_kernel_release(rt_kernel *k)
     rt_values_release(&k->bytes);
     rt_tags_release(&k->tags);
     drop_samples(k);
+    free(k->overhead);
     memset(k, 0, sizeof *k);
+}
+
+void rt_kernel_set_overhead(rt_kernel *k, const char *name, int threads)
+{
+    free(k->overhead);
+    k->overhead = name ? rt_strdup_utf8(name) : NULL;
+    k->overhead_threads = name ? threads : 0;
+}
+
+static bool overhead_same(const rt_kernel *a, const rt_kernel *b)
+{
+    return a->overhead_threads == b->overhead_threads &&
+           (a->overhead == b->overhead ||
+            (a->overhead && b->overhead && strcmp(a->overhead, b->overhead) == 0));
 }
 
 static bool kernel_empty(const rt_kernel *k)
@@ -74,6 +89,10 @@ static void accumulate_spread(rt_kernel *a, const rt_kernel *b)
 
 void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b)
 {
+    if (kernel_empty(a) && !a->overhead)
+        rt_kernel_set_overhead(a, b->overhead, b->overhead_threads);
+    else if (!overhead_same(a, b))
+        rt_kernel_set_overhead(a, RT_OVERHEAD_NONE, 0);
     accumulate_spread(a, b);
     a->invocations += b->invocations;
     a->time += b->time;
@@ -101,9 +120,40 @@ int rt_time_kind_parse(const char *s, rt_time_kind *out, rt_error *err)
     return 0;
 }
 
+const char *rt_bytes_kind_name(rt_bytes_kind b)
+{
+    return b == RT_BYTES_ESTIMATED ? "estimated" : "measured";
+}
+
+int rt_bytes_kind_parse(const char *s, rt_bytes_kind *out, rt_error *err)
+{
+    if (s && strcmp(s, "measured") == 0) {
+        *out = RT_BYTES_MEASURED;
+    } else if (s && strcmp(s, "estimated") == 0) {
+        *out = RT_BYTES_ESTIMATED;
+    } else {
+        rt_error_set(err, "unknown kind of bytes '%s' (measured or estimated)", s ? s : "");
+        return -1;
+    }
+    return 0;
+}
+
+const char *rt_kernel_uncounted(const rt_kernel *k)
+{
+    return k->tags.n ? rt_tags_get(&k->tags, RT_TAG_UNCOUNTED) : NULL;
+}
+
 rt_profile *rt_profile_new(void)
 {
     return rt_xcalloc(1, sizeof(rt_profile));
+}
+
+void rt_profile_set_overhead(rt_profile *p, const char *name)
+{
+    free(p->overhead);
+    p->overhead = name ? rt_strdup(name) : NULL;
+    for (size_t i = 0; i < p->n_kernels; i++)
+        rt_kernel_set_overhead(&p->kernels[i], NULL, 0);
 }
 
 void rt_profile_free(rt_profile *p)
@@ -254,6 +304,11 @@ int rt_profile_check(const rt_profile *p, rt_error *err)
             rt_error_set(err, "source.%s is not valid UTF-8", field[i]);
             return -1;
         }
+    if (p->threads < 0 || p->threads > RT_MAX_THREADS) {
+        rt_error_set(err, "source.threads is %d (a count from 1 to %d)", p->threads,
+                     RT_MAX_THREADS);
+        return -1;
+    }
     rt_profile_sums sums = {0};
     for (size_t i = 0; i < p->n_kernels; i++) {
         const rt_kernel *k = &p->kernels[i];
@@ -272,6 +327,15 @@ int rt_profile_check(const rt_profile *p, rt_error *err)
         for (size_t j = 0; j < k->bytes.n; j++)
             if (check_number(k, i, "bytes", k->bytes.v[j].key, k->bytes.v[j].value, err) != 0)
                 return -1;
+        if ((k->overhead && (!*k->overhead || !rt_utf8_valid(k->overhead))) ||
+            k->overhead_threads < 0 || k->overhead_threads > RT_OVERHEAD_MAX_THREADS ||
+            (!k->overhead && k->overhead_threads)) {
+            rt_error_set(err,
+                         "kernel %zu '%.80s': overhead: a name of the machine's overheads or "
+                         "'%s', and threads from 0 to %d with a name",
+                         i, k->name, RT_OVERHEAD_NONE, RT_OVERHEAD_MAX_THREADS);
+            return -1;
+        }
         const char *field, *why;
         if (rt_time_spread_check(&k->spread, &field, &why) != 0) {
             rt_error_set(err, "kernel %zu '%.80s': time_spread.%s %s", i, k->name, field, why);
@@ -363,6 +427,10 @@ bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why)
         what = "time kind";
     else if (!str_eq(a->overhead, b->overhead))
         what = "overhead";
+    else if (a->bytes_kind != b->bytes_kind)
+        what = "kind of bytes";
+    else if (a->threads != b->threads)
+        what = "threads";
     else if (!tags_equal(&a->tags, &b->tags))
         what = "tags";
     else if (!rt_rank_identity_equal(a->identity, b->identity))
@@ -386,6 +454,7 @@ bool rt_profile_equal(const rt_profile *a, const rt_profile *b, rt_error *why)
                : !values_equal(&x->flops, &y->flops)   ? "flops"
                : !values_equal(&x->bytes, &y->bytes)   ? "bytes"
                : !tags_equal(&x->tags, &y->tags)       ? "tags"
+               : !overhead_same(x, y)                  ? "overhead"
                                                        : NULL;
         if (what) {
             rt_error_set(why, "kernel %zu '%.80s': %s differ", i, x->name, what);

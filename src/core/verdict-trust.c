@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rooftime/core/machine-sanity.h"
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/core/verdict-trust.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
@@ -21,9 +22,10 @@ static double spread_of(double value, double min, double max)
 /* The overhead's name among the ceilings: a floor on time, not a roof on a rate. */
 static const char OVERHEAD[] = "launch overhead";
 
-/* The ceiling bounding v (its name, the machine's) and its tolerance; NULL when v is bound by
- * none we can name. */
-static const char *bound_ceiling(const rt_machine *m, const rt_verdict *v, double *spread)
+/* The ceiling bounding v (its name, the machine's, in buf for an overhead) and its tolerance;
+ * NULL when v is bound by none we can name. */
+static const char *bound_ceiling(const rt_machine *m, const rt_verdict *v, double *spread,
+                                 char *buf, size_t n)
 {
     rt_bound b = rt_verdict_binding(v); /* on device time the roof, not the overhead box */
     if (b == RT_BOUND_COMPUTE && v->bound_unit >= 0 && (size_t)v->bound_unit < m->n_units) {
@@ -37,8 +39,16 @@ static const char *bound_ceiling(const rt_machine *m, const rt_verdict *v, doubl
         return l->name;
     }
     if (b == RT_BOUND_OVERHEAD) {
-        *spread = RT_TRUST_DEFAULT_SPREAD;
-        return OVERHEAD;
+        /* the overhead its calls pay, within the spread of its measured trials */
+        const rt_overhead *o = v->paid_oh;
+        if (!o) {
+            *spread = RT_TRUST_DEFAULT_SPREAD;
+            return OVERHEAD;
+        }
+        *spread = spread_of(o->seconds.median, o->seconds.min, o->seconds.max);
+        char label[64];
+        snprintf(buf, n, "%s (%s)", OVERHEAD, rt_verdict_paid_label(v, label, sizeof label));
+        return buf;
     }
     return NULL;
 }
@@ -58,7 +68,8 @@ int rt_trust_check(const rt_analysis *a, rt_trust *t)
         if (!rt_verdict_is_real(v) || !isfinite(v->efficiency))
             continue;
         double spread;
-        const char *ceiling = bound_ceiling(m, v, &spread);
+        char oh[sizeof acc[0].name];
+        const char *ceiling = bound_ceiling(m, v, &spread, oh, sizeof oh);
         if (!ceiling || v->efficiency <= 1 + spread)
             continue;
         /* The name as acc keeps it: cut to its room, as snprintf would. */
@@ -106,15 +117,20 @@ char *rt_trust_line(const rt_analysis *a)
     ADD("Verdicts suspect: ");
     /* A kernel faster than its calls x tau says the tau is too large for it: a time that reads
      * high, which --tau replaces (--reference moves no overhead). */
-    bool overhead = t.kernels_above > 0 && strcmp(t.worst.name, OVERHEAD) == 0;
+    bool overhead =
+        t.kernels_above > 0 && strncmp(t.worst.name, OVERHEAD, sizeof OVERHEAD - 1) == 0;
+    /* "(calls x tau)", or the overhead they pay by name: "launch overhead (onednn_primitive)" */
+    const char *paid = overhead && t.worst.name[sizeof OVERHEAD - 1] == ' '
+                           ? t.worst.name + sizeof OVERHEAD + 1
+                           : "tau)";
     if (t.kernels_above > 0) {
         rt_fmt_time(tt, sizeof tt, t.worst.time);
         ADD("%zu kernel%s (%s, %.1f%% of the time) ", t.worst.kernels,
             t.worst.kernels == 1 ? "" : "s", tt,
             a->total_time > 0 ? 100 * t.worst.time / a->total_time : 0);
         if (overhead)
-            ADD("take%s less than %s launch overhead bound (calls x tau) by more than %.0f%%",
-                t.worst.kernels == 1 ? "s" : "", t.worst.kernels == 1 ? "its" : "their",
+            ADD("take%s less than %s launch overhead bound (calls x %s by more than %.0f%%",
+                t.worst.kernels == 1 ? "s" : "", t.worst.kernels == 1 ? "its" : "their", paid,
                 100 * t.worst.spread);
         else
             ADD("run%s above the %s roof by more than its measured spread (%.0f%%)",
@@ -124,7 +140,10 @@ char *rt_trust_line(const rt_analysis *a)
             ADD(" (%zu kernels, %s, beating %zu ceilings in all)", t.kernels_above, tt,
                 t.ceilings_above);
         }
-        if (overhead)
+        if (overhead && strcmp(paid, "tau)") != 0)
+            ADD(", so the overhead %.*s that machine '%s' measured reads high for these calls",
+                (int)strlen(paid) - 1, paid, a->machine->name);
+        else if (overhead)
             ADD(", so the launch overhead (tau) that machine '%s' gives them reads high",
                 a->machine->name);
         else

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/formats/analysis-columns.h"
 #include "rooftime/util/strings.h"
 #include "analysis-prefetch.h"
@@ -48,6 +49,15 @@ static const char *col_tag(const rt_table_row *r, size_t k)
     return r->tag[k];
 }
 
+/* The overhead the row's calls pay ("openmp_fork_join(2 threads)", "none"): valid until the next
+ * call on this thread. */
+static const char *col_overhead_paid(const rt_table_row *r, size_t k)
+{
+    (void)k;
+    static _Thread_local char buf[96];
+    return rt_verdict_paid_label(r->v, buf, sizeof buf);
+}
+
 /* The real columns: one getter each, level ignored where the column is not per level. */
 #define REAL_GETTER(fn, expr)                                                                      \
     static double fn(const rt_table_row *r, size_t level)                                          \
@@ -64,6 +74,7 @@ REAL_GETTER(col_ai, level < r->v->n_levels ? r->v->ai[level] : NAN)
 REAL_GETTER(col_t_compute, r->v->t_compute)
 REAL_GETTER(col_t_bandwidth, r->v->t_bw_max)
 REAL_GETTER(col_t_overhead, r->v->t_oh)
+REAL_GETTER(col_t_overhead_paid, r->v->t_paid)
 REAL_GETTER(col_t_bound, r->v->t_bound)
 REAL_GETTER(col_efficiency, r->v->efficiency)
 REAL_GETTER(col_recoverable, r->v->recoverable)
@@ -101,6 +112,15 @@ const rt_table_column rt_table_columns[] = {
     REAL("t_compute_s", col_t_compute),
     REAL("t_bandwidth_s", col_t_bandwidth),
     REAL("t_overhead_s", col_t_overhead),
+    /* where kernels name the overhead their own calls pay: which one, and n x it */
+    {.name = "overhead_paid",
+     .type = RT_COLUMN_OPT_TEXT,
+     .span = RT_SPAN_PAID,
+     .opt_text = col_overhead_paid},
+    {.name = "t_overhead_paid_s",
+     .type = RT_COLUMN_REAL,
+     .span = RT_SPAN_PAID,
+     .real = col_t_overhead_paid},
     REAL("t_bound_s", col_t_bound),
     TEXT("bound", col_bound),
     REAL("efficiency", col_efficiency),
@@ -162,6 +182,7 @@ size_t rt_table_column_span(const rt_table_layout *t, const rt_table_column *c)
 {
     return c->span == RT_SPAN_LEVELS ? t->a->machine->n_levels
            : c->span == RT_SPAN_TAGS ? t->n_tags
+           : c->span == RT_SPAN_PAID ? (size_t)t->a->own_paths
                                      : 1;
 }
 

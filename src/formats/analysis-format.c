@@ -9,9 +9,11 @@
 
 #include "rooftime/core/verdict-trust.h"
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/byte-placement.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/machine-sanity.h"
 #include "rooftime/core/model.h"
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-columns.h"
 #include "rooftime/formats/analysis-format.h"
@@ -50,23 +52,72 @@ static void write_time_line(const rt_analysis *a, FILE *fp)
         "of unknown kind, read as wall time (n x tau is a floor under them)",
         "device time (launches outside it: the overhead bound classifies, caps nothing)",
         "wall time per call (n x tau is a floor under them)"};
+    /* where kernels name the overhead their own calls pay, that is the floor, tau the box */
+    static const char *const what_paid[] = {
+        "of unknown kind, read as wall time (n x the overhead paid is a floor under them)",
+        "device time (launches outside it: the overhead bound classifies, caps nothing)",
+        "wall time per call (n x the overhead paid is a floor under them)"};
     const char *sep = " ";
     for (int k = 0; k < 3; k++)
         if (seen[k]) {
-            fprintf(fp, "%s%s", sep, what[k]);
+            fprintf(fp, "%s%s", sep, a->own_paths ? what_paid[k] : what[k]);
             sep = "; ";
         }
     char t[32];
     rt_fmt_seconds(t, sizeof t, a->tau_mean);
-    if (fabs(a->tau_mean - a->machine->tau) > 1e-12 * a->machine->tau)
+    if (a->own_paths)
+        fprintf(fp,
+                "; the overhead box at the tau of each implementation, %s per launch on "
+                "average; each row names the overhead its calls pay",
+                t);
+    else if (fabs(a->tau_mean - a->machine->tau) > 1e-12 * a->machine->tau)
         fprintf(fp, "; launch overhead paid %s per launch on average", t);
     fputc('\n', fp);
 }
 
-static void print_header(FILE *fp, const char *what)
+/* Where estimated bytes were placed: per level, the kernels and their time, and the longest
+ * one's reason. Nothing when no verdict placed any. */
+static void write_placement(const rt_analysis *a, const size_t *by_time, FILE *fp)
 {
-    fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-18s %6s %10s  %s\n", "#", "time", "share",
-            "launches", "GFLOP", "AI", "bound", "eff", "recover", what);
+    const rt_machine *m = a->machine;
+    size_t n_placed = 0;
+    for (size_t i = 0; i < a->n_items; i++)
+        n_placed += a->items[i].v.placed;
+    if (!n_placed)
+        return;
+    fprintf(fp,
+            "\nestimated bytes by working set (%zu kernels: their inputs and outputs at the "
+            "innermost level that holds them, caches counted together)\n",
+            n_placed);
+    for (size_t l = 0; l < m->n_levels; l++) {
+        size_t n = 0, first = 0;
+        double t = 0;
+        for (size_t r = 0; r < a->n_items; r++) {
+            const rt_item *it = &a->items[by_time[r]];
+            if (!it->v.placed || it->v.placed_level != (int)l)
+                continue;
+            if (n++ == 0)
+                first = by_time[r];
+            t += it->kernel->time;
+        }
+        if (!n)
+            continue;
+        char ts[32], why[320];
+        rt_fmt_seconds(ts, sizeof ts, t);
+        rt_placement_why(m, &a->items[first].v, why, sizeof why);
+        fprintf(fp, "  %-6s %zu kernel%s, %s (%.1f%%); the longest, %s: %s\n", m->levels[l].name, n,
+                n == 1 ? "" : "s", ts, a->total_time > 0 ? 100 * t / a->total_time : 0.0,
+                a->items[first].kernel->name, why);
+    }
+}
+
+static void print_header(FILE *fp, const rt_analysis *a, const char *what)
+{
+    fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-18s %6s %10s  ", "#", "time", "share", "launches",
+            "GFLOP", "AI", "bound", "eff", "recover");
+    if (a->own_paths) /* the overhead each row's calls pay, where kernels name their own */
+        fprintf(fp, "%-*s  ", RT_TEXT_PAID_WIDTH, "overhead paid");
+    fprintf(fp, "%s\n", what);
 }
 
 int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
@@ -108,12 +159,15 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
             "total: %zu kernels, %zu configs, %.0f launches, %s, %.6g GFLOP; launch-overhead "
             "ceiling %s GFLOP/s\n",
             a->n_items, a->n_configs, a->total_n, tt, a->total_W / 1e9, oc);
-    fprintf(fp, "AI is at the reference level (%s); eff = bound time / measured time\n",
-            m->ref_level);
+    bool placed = false;
+    for (size_t i = 0; i < a->n_items && !placed; i++)
+        placed = a->items[i].v.placed;
+    fprintf(fp, "AI is at the reference level (%s%s); eff = bound time / measured time\n",
+            m->ref_level, placed ? "; estimated bytes: at the level that holds them" : "");
     write_time_line(a, fp);
 
     fprintf(fp, "\nconfigs by time\n");
-    print_header(fp, "config");
+    print_header(fp, a, "config");
     size_t *ci = rt_analysis_configs_by_time(a);
     rt_text_rows(fp, a, ci, a->n_configs, false);
     free(ci);
@@ -123,9 +177,10 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     if (shown < a->n_items)
         fprintf(fp, " (top %zu of %zu)", shown, a->n_items);
     fprintf(fp, "\n");
-    print_header(fp, "kernel");
+    print_header(fp, a, "kernel");
     size_t *ii = rt_analysis_items_by_time(a);
     rt_text_rows(fp, a, ii, shown, true);
+    write_placement(a, ii, fp);
     free(ii);
 
     /* What to look at first. */
@@ -257,6 +312,25 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* "placement": the level a verdict's estimated bytes were placed at, one invocation's working
+ * set, the capacity that held it (all the caches', when none did), the threads, and why. */
+static void placement_emit(rt_jw *w, const rt_machine *m, const rt_verdict *v)
+{
+    char why[320];
+    rt_placement_why(m, v, why, sizeof why);
+    rt_jw_key(w, "placement");
+    rt_jw_object(w);
+    rt_jw_member_string(w, "level", m->levels[v->placed_level].name);
+    rt_jw_member_real(w, "working_set", v->ws);
+    rt_jw_member_real(w, "capacity", v->ws_capacity);
+    if (v->ws_threads > 0)
+        rt_jw_member_integer(w, "threads", v->ws_threads);
+    else
+        rt_jw_member_string(w, "threads", NULL);
+    rt_jw_member_string(w, "why", why);
+    rt_jw_close(w);
+}
+
 /* A verdict's members, in the order of analysis.json (docs/profile-format.md). */
 static void verdict_emit(rt_jw *w, const rt_analysis *a, const rt_verdict *v)
 {
@@ -283,6 +357,11 @@ static void verdict_emit(rt_jw *w, const rt_analysis *a, const rt_verdict *v)
     rt_jw_member_real(w, "t_compute", v->t_compute);
     rt_jw_member_real(w, "t_bandwidth", v->t_bw_max);
     rt_jw_member_real(w, "t_overhead", v->t_oh);
+    if (a->own_paths) { /* the overhead its calls pay, where kernels name their own */
+        char paid[96];
+        rt_jw_member_string(w, "overhead_paid", rt_verdict_paid_label(v, paid, sizeof paid));
+        rt_jw_member_real(w, "t_overhead_paid", v->t_paid);
+    }
     rt_jw_member_real(w, "t_bound", v->t_bound);
     rt_jw_member_string(w, "bound", v->bound_label);
     rt_jw_member_real(w, "efficiency", v->efficiency);
@@ -294,6 +373,8 @@ static void verdict_emit(rt_jw *w, const rt_analysis *a, const rt_verdict *v)
     rt_jw_member_bool(w, "zero_ai", v->zero_ai);
     rt_jw_member_real(w, "bw_time", v->bw_time);
     rt_jw_member_real(w, "compute_time", v->compute_time);
+    if (v->placed) /* estimated bytes: where they were placed, and why */
+        placement_emit(w, m, v);
     rt_jw_close(w);
 }
 

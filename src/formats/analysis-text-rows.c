@@ -9,14 +9,15 @@
 #include "analysis-text-rows.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/model.h"
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/parallel.h"
 #include "rooftime/util/strings.h"
 #include "text-numbers.h"
 
-/* The most bytes a row takes (numbers, label, a name cut to 83 bytes); rows a worker formats in
- * a round. */
-enum { MAX_ROW = 512, BLOCK = 8192 };
+/* The most bytes a row takes (numbers, label, the overhead paid, a name cut to 83 bytes); rows a
+ * worker formats in a round. */
+enum { MAX_ROW = 576, BLOCK = 8192 };
 
 /* s padded with spaces to width bytes (left-justified or right), as printf's %*s; the end. s
  * is shorter than 64 bytes. */
@@ -80,6 +81,12 @@ static char *format_row(char *o, size_t rank, const rt_analysis *a, const rt_ver
     o = pad(o, rec, rt_fmt_field(rec, 10), false);
     *o++ = ' ';
     *o++ = ' ';
+    if (a->own_paths) { /* the overhead its calls pay, where kernels name their own */
+        char paid[64];
+        o = pad(o, rt_verdict_paid_label(v, paid, sizeof paid), RT_TEXT_PAID_WIDTH, true);
+        *o++ = ' ';
+        *o++ = ' ';
+    }
     /* The name too (at most 83 bytes, after at most about 380). */
     size_t sl = shown == name ? len : strlen(shown);
     memcpy(o, shown, sl);

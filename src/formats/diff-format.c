@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/kernel-name-key.h"
 #include "rooftime/core/model.h"
 #include "rooftime/formats/diff-format.h"
 #include "rooftime/util/format.h"
@@ -28,14 +29,18 @@ bool rt_diff_tag_locates(const char *key)
     return false;
 }
 
-/* The name a kernel is matched by, a new string. The hook for the one GPU name normaliser
- * (branch ncu2025's rt_kernel_name_key, core/kernel-name-key.h: ncu's shortened demangling and
- * __cxa_demangle's of one kernel to one key; for GPU kernels only, as it drops qualifiers and
- * blanks an operator's name and shapes keep): until it lands, the name as its importer wrote it
- * (demangled where the tool demangled it). */
+/* The name a kernel is matched by, a new string: for a GPU kernel (a C++ function printed with its
+ * parameters, or mangled) the key that __cxa_demangle's printing, ncu's shortened one and the
+ * mangled name share (core/kernel-name-key.h), so a collector run diffs against an ncu run; an
+ * operator's name keeps its qualifiers and shapes, which the key would drop. */
 static char *identity_name(const rt_kernel *k)
 {
-    return rt_strdup(k->name);
+    /* a C++ function as a tool printed it (mangled, or with its parameter list): the key the
+     * collector's, ncu's and the mangled printing share; an operator or a C kernel as named */
+    const char *n = k->name;
+    if (strncmp(n, "_Z", 2) == 0 || strchr(n, '(') != NULL)
+        return rt_kernel_name_key(n);
+    return rt_strdup(n);
 }
 
 char *rt_diff_key(const rt_kernel *k, const char *by)

@@ -106,6 +106,20 @@ static int read_unit(rt_jr *r, rt_machine *m, const json_t *j, size_t i)
     return 0;
 }
 
+/* An optional count (a whole number, 1 to 2^24; absent: 0). */
+static int read_count(rt_jr *r, const json_t *j, const char *path, const char *key, int *out)
+{
+    double v = 0;
+    if (rt_jr_number(r, j, path, key, false, 0, &v) != 0)
+        return -1;
+    if (v != floor(v) || v > 16777216 || (json_object_get(j, key) && v < 1)) {
+        rt_jr_fail(r, path, key, "%g is not a count (a whole number from 1 to 2^24)", v);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static int read_level(rt_jr *r, rt_machine *m, const json_t *j, size_t i)
 {
     char path[64];
@@ -126,8 +140,19 @@ static int read_level(rt_jr *r, rt_machine *m, const json_t *j, size_t i)
         rt_jr_number(r, j, path, "max", false, 0, &l->max) != 0 ||
         rt_jr_number(r, j, path, "typical", false, 0, &l->typical) != 0 ||
         rt_jr_number(r, j, path, "size_bytes", false, 0, &l->size_bytes) != 0 ||
-        rt_jr_string(r, j, path, "note", false, &l->note) != 0)
+        rt_jr_string(r, j, path, "note", false, &l->note) != 0 ||
+        read_count(r, j, path, "shared_by", &l->shared_by) != 0 ||
+        read_count(r, j, path, "instances", &l->instances) != 0 ||
+        rt_jr_string(r, j, path, "size_source", false, &l->size_source) != 0 ||
+        rt_jr_number(r, j, path, "swept_bytes", false, 0, &l->swept_bytes) != 0 ||
+        read_count(r, j, path, "swept_threads", &l->swept_threads) != 0)
         return -1;
+    if (l->size_bytes > RT_MAX_CAPACITY || l->swept_bytes > RT_MAX_CAPACITY) {
+        rt_jr_fail(r, path, l->size_bytes > RT_MAX_CAPACITY ? "size_bytes" : "swept_bytes",
+                   "%g bytes is beyond any memory (at most 2^64)",
+                   fmax(l->size_bytes, l->swept_bytes));
+        return -1;
+    }
     return 0;
 }
 
@@ -245,6 +270,14 @@ json_t *rt_machine_to_json(const rt_machine *m)
         set_pos(o, "typical", l->typical);
         set_pos(o, "size_bytes", l->size_bytes);
         set_str(o, "note", l->note);
+        if (l->shared_by > 0)
+            json_object_set_new(o, "shared_by", json_integer(l->shared_by));
+        if (l->instances > 0)
+            json_object_set_new(o, "instances", json_integer(l->instances));
+        set_str(o, "size_source", l->size_source);
+        set_pos(o, "swept_bytes", l->swept_bytes);
+        if (l->swept_threads > 0)
+            json_object_set_new(o, "swept_threads", json_integer(l->swept_threads));
         json_array_append_new(levels, o);
     }
     json_object_set_new(j, "levels", levels);

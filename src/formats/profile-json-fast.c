@@ -166,10 +166,21 @@ static int spread(fr *f, rt_kernel *k)
     return 0;
 }
 
+/* "overhead_threads": a whole number of threads, at most RT_OVERHEAD_MAX_THREADS. */
+static int threads(fr *f, int *out)
+{
+    double d;
+    if (number_min0(f, &d) != 0 || d != floor(d) || d > RT_OVERHEAD_MAX_THREADS)
+        return GIVE_UP;
+    *out = (int)d;
+    return 0;
+}
+
 static int kernel(fr *f, rt_profile *p)
 {
-    static const char *const key[] = {"name",  "invocations", "time",        "flops",
-                                      "bytes", "tags",        "time_spread", NULL};
+    static const char *const key[] = {
+        "name",     "invocations",      "time", "flops", "bytes", "tags", "time_spread",
+        "overhead", "overhead_threads", NULL};
     if (!eat(f, '{'))
         return GIVE_UP;
     rt_kernel *k = rt_profile_add_kernel(p, "");
@@ -187,7 +198,9 @@ static int kernel(fr *f, rt_profile *p)
                  : i == 3 ? values(f, &k->flops)
                  : i == 4 ? values(f, &k->bytes)
                  : i == 5 ? tags(f, &k->tags)
-                          : spread(f, k);
+                 : i == 6 ? spread(f, k)
+                 : i == 7 ? string_to(f, &k->overhead)
+                          : threads(f, &k->overhead_threads);
         if (rc != 0)
             return GIVE_UP;
         if (i == 0) { /* valid UTF-8 (see string()): copied as it is */
@@ -198,17 +211,19 @@ static int kernel(fr *f, rt_profile *p)
             memcpy(k->name, f->str[1], f->len[1] + 1);
         }
     }
-    return m == 0 && (seen & 7) == 7 ? 0 : GIVE_UP;
+    /* an empty overhead, or threads without one: the full reader names the field */
+    bool bad_overhead = (k->overhead && !*k->overhead) || (!k->overhead && k->overhead_threads);
+    return m == 0 && (seen & 7) == 7 && !bad_overhead ? 0 : GIVE_UP;
 }
 
 static int source(fr *f, rt_profile *p)
 {
-    static const char *const key[] = {"tool",   "version",  "command", "machine",
-                                      "method", "overhead", "time",    NULL};
+    static const char *const key[] = {"tool",     "version", "command", "machine", "method",
+                                      "overhead", "time",    "bytes",   "threads", NULL};
     char **field[6] = {&p->tool, &p->version, &p->command, &p->machine, &p->method, &p->overhead};
     if (!eat(f, '{'))
         return GIVE_UP;
-    int first = 1, m, time_seen = 0;
+    int first = 1, m, time_seen = 0, bytes_seen = 0;
     while ((m = member(f, &first)) == 1) {
         int i = 0;
         while (key[i] && !rt_str_eq(f->str[0], key[i]))
@@ -221,9 +236,18 @@ static int source(fr *f, rt_profile *p)
             continue;
         }
         rt_error terr;
-        if (time_seen++ || rt_pjs_string(f, 1) != 0 ||
-            rt_time_kind_parse(f->str[1], &p->time_kind, &terr) != 0)
+        if (i == 6 && (time_seen++ || rt_pjs_string(f, 1) != 0 ||
+                       rt_time_kind_parse(f->str[1], &p->time_kind, &terr) != 0))
             return GIVE_UP;
+        if (i == 7 && (bytes_seen++ || rt_pjs_string(f, 1) != 0 ||
+                       rt_bytes_kind_parse(f->str[1], &p->bytes_kind, &terr) != 0))
+            return GIVE_UP;
+        double t;
+        if (i == 8 &&
+            (p->threads || number_min0(f, &t) != 0 || t != floor(t) || t < 1 || t > RT_MAX_THREADS))
+            return GIVE_UP; /* jansson's reader names what is wrong */
+        if (i == 8)
+            p->threads = (int)t;
     }
     return m;
 }

@@ -15,8 +15,8 @@
 
 static const char *const top_known[] = {"schema",     "source",   "tags", "kernels",
                                         "provenance", "identity", NULL};
-static const char *const source_known[] = {"tool",   "version", "command",  "machine",
-                                           "method", "time",    "overhead", NULL};
+static const char *const source_known[] = {"tool", "version",  "command", "machine", "method",
+                                           "time", "overhead", "bytes",   "threads", NULL};
 
 /* {"name": number >= 0, ...} */
 static int read_values(rt_jr *r, const json_t *obj, const char *path, const char *key,
@@ -133,6 +133,34 @@ static int read_spread(rt_jr *r, const json_t *j, const char *path, rt_kernel *k
     return 0;
 }
 
+/* "overhead": the overhead its calls pay (a machine overhead's name or "none"), "overhead_threads":
+ * a whole number of threads, only beside a name; absent: the profile's. */
+static int read_overhead(rt_jr *r, const json_t *j, const char *path, rt_kernel *k)
+{
+    char *name = NULL;
+    double threads = 0;
+    if (rt_jr_string(r, j, path, "overhead", false, &name) != 0 ||
+        rt_jr_number(r, j, path, "overhead_threads", false, 0, &threads) != 0) {
+        free(name);
+        return -1;
+    }
+    const char *why = NULL, *key = "overhead";
+    if (name && !*name)
+        why = "is empty: name one of the machine's overheads, or 'none'";
+    else if (threads != floor(threads) || threads > RT_OVERHEAD_MAX_THREADS)
+        why = "is not a whole number of threads from 0 to 65536", key = "overhead_threads";
+    else if (!name && threads > 0)
+        why = "needs an overhead beside it", key = "overhead_threads";
+    if (why) {
+        rt_jr_fail(r, path, key, "kernel '%.80s': %s %s", k->name, key, why);
+        free(name);
+        return -1;
+    }
+    k->overhead = name;
+    k->overhead_threads = (int)threads;
+    return 0;
+}
+
 static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
 {
     char path[64];
@@ -153,8 +181,32 @@ static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
         rt_jr_number(r, j, path, "time", true, 0, &k->time) != 0 ||
         read_values(r, j, path, "flops", &k->flops) != 0 ||
         read_values(r, j, path, "bytes", &k->bytes) != 0 || read_tags(r, j, path, &k->tags) != 0 ||
-        read_spread(r, j, path, k) != 0)
+        read_spread(r, j, path, k) != 0 || read_overhead(r, j, path, k) != 0)
         return -1;
+    return 0;
+}
+
+/* source.bytes ("measured" or "estimated") and source.threads (a count). */
+static int read_bytes_threads(rt_jr *r, const json_t *src, rt_profile *p)
+{
+    char *bytes = NULL;
+    if (rt_jr_string(r, src, "source", "bytes", false, &bytes) != 0)
+        return -1;
+    rt_error berr;
+    int rc = bytes && rt_bytes_kind_parse(bytes, &p->bytes_kind, &berr) != 0 ? -1 : 0;
+    free(bytes);
+    if (rc != 0) {
+        rt_jr_fail(r, "source", "bytes", "%s", berr.msg);
+        return -1;
+    }
+    double t = 0;
+    if (rt_jr_number(r, src, "source", "threads", false, 0, &t) != 0)
+        return -1;
+    if (t != floor(t) || t > RT_MAX_THREADS || (json_object_get(src, "threads") && t < 1)) {
+        rt_jr_fail(r, "source", "threads", "%g is not a thread count (1 to %d)", t, RT_MAX_THREADS);
+        return -1;
+    }
+    p->threads = (int)t;
     return 0;
 }
 
@@ -188,6 +240,8 @@ int rt_profile_from_json(const json_t *j, const rt_json_src *from, rt_profile **
             goto fail;
         }
         free(time);
+        if (read_bytes_threads(&r, src, p) != 0)
+            goto fail;
     }
     /* Values whose sums overflow are refused here, naming the kernel and field, not summed into
      * `inf s` totals and `-nan%` shares later. */
@@ -275,6 +329,10 @@ static json_t *head_json(const rt_profile *p, const json_t *unknown)
     for (int i = 0; i < 7; i++)
         if (vals[i])
             json_object_set_new(src, fields[i], json_string(vals[i]));
+    if (p->bytes_kind != RT_BYTES_MEASURED) /* absent: as recorded, measured */
+        json_object_set_new(src, "bytes", json_string(rt_bytes_kind_name(p->bytes_kind)));
+    if (p->threads > 0)
+        json_object_set_new(src, "threads", json_integer(p->threads));
     rt_json_merge_extra(src, json_object_get(unknown, "source"));
     json_object_set_new(j, "source", src);
     if (p->identity)
@@ -314,6 +372,13 @@ static void kernel_emit(void *ctx, size_t i, rt_jw *w)
         rt_jw_member_real(w, "q1", k->spread.q1);
         rt_jw_member_real(w, "q3", k->spread.q3);
         rt_jw_close(w);
+    }
+    if (k->overhead) {
+        rt_jw_member_string(w, "overhead", k->overhead);
+        if (k->overhead_threads > 0) {
+            rt_jw_key(w, "overhead_threads");
+            rt_jw_num(w, k->overhead_threads);
+        }
     }
     values_emit(w, "flops", &k->flops);
     values_emit(w, "bytes", &k->bytes);

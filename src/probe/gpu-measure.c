@@ -97,9 +97,19 @@ static rt_machine *build_machine(const rt_gpu_measurement *r, const rt_gpu_arch 
         rt_level *l = rt_machine_add_level(m, levels[i], b->bw.median);
         l->min = b->bw.min;
         l->max = b->bw.max;
-        l->size_bytes = i == 0   ? (arch ? arch->l1_bytes_per_sm * r->sms : 0)
+        /* capacity: L1 one per SM (data/gpu/architectures.json), L2 and memory one for all SMs
+         * (the driver's attributes) */
+        l->size_bytes = i == 0   ? (arch ? arch->l1_bytes_per_sm : 0)
                         : i == 1 ? r->l2_bytes
                                  : r->mem_bytes;
+        if (l->size_bytes > 0) {
+            l->instances = i == 0 ? r->sms : 1;
+            l->shared_by = i == 0 ? 1 : r->sms;
+            rt_machine_set_str(&l->size_source,
+                               i == 0   ? "data/gpu/architectures.json: L1/shared memory per SM"
+                               : i == 1 ? "the driver: CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"
+                                        : "the driver: cuDeviceTotalMem");
+        }
         char *note =
             rt_asprintf("%s kernel (%s), the best of this level's kernels", b->name, b->kernel);
         rt_machine_set_str(&l->note, note);

@@ -18,7 +18,8 @@
  * vector BF16 counter (GH100's sm__sass_thread_inst_executed_op_* name none) and metrics.json no
  * flops.bf16: the bf16x2 FMA is an HFMA2 (HFMA2.BF16_V2 in the SASS), an "HFMA thread
  * instruction" by the description of sm__sass_thread_inst_executed_op_hfma_pred_on, so it is
- * expected under flops.fp16, which that counter feeds (whether it counts it, a GPU run tells). */
+ * expected under flops.fp16, which that counter feeds at 4 FLOPs per HFMA2 in the mapping's default
+ * recipe, the kernels' own count (whether it counts the BF16 one, a GPU run tells). */
 void rt_gpu_selfcheck_quantity(const rt_gpu_compute_kernel *k, int sm, char *q, size_t n)
 {
     const char *type = strchr(k->kernel, '_') + 1; /* fp64, fp16, tf32, int8 ... */

@@ -277,6 +277,31 @@ static const char *add_units(rt_machine *m, const run *r, const rt_unit_result *
     return ref_unit;
 }
 
+/* Level i's capacity: a cache's from hwloc or sysfs, main memory's from the system (the
+ * physical pages); what the sweep saw of it: its plateau's last working set, all threads. */
+static void set_capacity(rt_level *l, const run *r, const rt_levels *lv, size_t i)
+{
+    const rt_plateau *p = &lv->found[i];
+    if (i < (size_t)lv->ncache) {
+        l->size_bytes = lv->caches[i].size;
+        l->shared_by = lv->caches[i].shared_by;
+        l->instances = lv->caches[i].instances;
+        rt_machine_set_str(&l->size_source, lv->cache_source);
+    } else {
+        double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+        if (phys > 0) {
+            l->size_bytes = phys;
+            l->shared_by = r->ncpu;
+            l->instances = 1;
+            rt_machine_set_str(&l->size_source, "sysconf (physical memory)");
+        }
+    }
+    if (p->to_bytes > 0) {
+        l->swept_bytes = p->to_bytes * r->maxt;
+        l->swept_threads = r->maxt;
+    }
+}
+
 /* The machine's memory levels from the reference curve; returns the reference level (the last
  * found: DRAM when the curve reached it), NULL when none was found. */
 static const char *add_levels(rt_machine *m, const run *r, const rt_levels *lv)
@@ -290,7 +315,7 @@ static const char *add_levels(rt_machine *m, const run *r, const rt_levels *lv)
         l->min = p->min;
         l->max = p->max;
         l->typical = lv->typical[i];
-        l->size_bytes = i < (size_t)lv->ncache ? lv->caches[i].size : 0;
+        set_capacity(l, r, lv, i);
         char note[400];
         snprintf(note, sizeof note, "read kernel (%s), %d thread%s: %s", rt_isa_name(r->isa),
                  r->maxt, r->maxt > 1 ? "s" : "", p->note);

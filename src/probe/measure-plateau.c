@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rooftime-config.h"
 
@@ -39,6 +40,8 @@ static int caches_hwloc(rt_cache_info *c, int max)
             c[n].size = (double)o->attr->cache.size;
             int w = o->cpuset ? hwloc_bitmap_weight(o->cpuset) : 1;
             c[n].shared_by = w > 0 ? w : 1;
+            int k = hwloc_get_nbobjs_by_type(topo, types[i]);
+            c[n].instances = k > 0 ? k : 1;
             n++;
         }
     }
@@ -113,6 +116,9 @@ static int caches_sysfs(rt_cache_info *c, int max)
         c[n].level = atoi(level);
         c[n].size = bytes;
         c[n].shared_by = read_line(path, shared, sizeof shared) == 0 ? cpulist_count(shared) : 1;
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        c[n].instances =
+            cpus > c[n].shared_by ? (int)((cpus + c[n].shared_by - 1) / c[n].shared_by) : 1;
         n++;
     }
     return n;

@@ -38,6 +38,37 @@ static double marker_size(double share)
     return fmin(5 + 24 * sqrt(fmax(share, 0)), 30);
 }
 
+/* A launch-overhead ceiling oh beyond the plot's top or bottom: an arrow pointing out of the edge
+ * it lies beyond, in the ceiling's colour and dashes, and its label beside it; lines and text, so
+ * that it never reads as a data point (whose markers are the series' shapes). */
+static void offchart_overhead(rt_chart *ch, double oh)
+{
+    const uint32_t col = 0x8a4f00;
+    bool above = log10(oh) > ch->y.hi;
+    double x = ch->px + 10, tip = above ? ch->py + 3 : ch->py + ch->ph - 3;
+    double dir = above ? 1 : -1; /* from the tip into the plot */
+    double tail = tip + dir * 20, head = tip + dir * 6;
+    rt_draw_group(ch->d, "overhead-offchart");
+    rt_stroke stem = {.color = col, .width = 1.4};
+    rt_draw_line(ch->d, x, tail, x, tip, &stem);
+    rt_stroke arrow = {.color = col, .width = 1.6};
+    double chevron[6] = {x - 4.5, head, x, tip, x + 4.5, head};
+    rt_draw_polyline(ch->d, chevron, 3, &arrow);
+    char v[48], buf[128];
+    rt_fmt_si(v, sizeof v, oh, "FLOP/s");
+    snprintf(buf, sizeof buf, "launch overhead W/(n\xc2\xb7\xcf\x84) %s, %s the chart", v,
+             above ? "above" : "below");
+    double size = 10 * ch->ts, tw = rt_text_width_estimate(buf, size, false);
+    double ty = above ? ch->py + 4 + 0.93 * size : ch->py + ch->ph - 4 - 0.24 * size;
+    rt_text_style ts = {.size = size, .color = col, .halo = true};
+    rt_draw_text(ch->d, x + 8, ty, buf, &ts);
+    rt_chart_obstacle(ch, x - 6, fmin(tip, tail), x + 8 + tw, fmax(tip, tail));
+    rt_chart_obstacle(ch, x + 8, ty - 0.93 * size, x + 8 + tw, ty + 0.24 * size);
+    rt_draw_group(ch->d, NULL);
+    rt_chart_note(ch, "launch-overhead ceiling %s is %s the chart (the arrow at the %s edge)", v,
+                  above ? "above" : "below", above ? "top" : "bottom");
+}
+
 /* The roofs, the diagonals and the launch-overhead ceiling oh: on the chart when oh_shown, else
  * marked at the edge it lies beyond when finite. */
 static void draw_ceilings(rt_chart *ch, double pmax, double bmax, double oh, bool oh_finite,
@@ -81,25 +112,10 @@ static void draw_ceilings(rt_chart *ch, double pmax, double bmax, double oh, boo
         rt_fmt_si(v, sizeof v, oh, "FLOP/s");
         snprintf(buf, sizeof buf, "launch overhead W/(n\xc2\xb7\xcf\x84) %s", v);
         rt_chart_line_label(ch, xl, oh, xh, oh, buf, 0x8a4f00, false, 0.3);
-    } else if (oh_finite) {
-        /* A marker at the edge it lies beyond, at the left where the ceiling starts. */
-        bool above = log10(oh) > ch->y.hi;
-        rt_marker_style ms = {.shape = above ? RT_MARKER_TRIANGLE : RT_MARKER_TRIANGLE_DOWN,
-                              .size = 9,
-                              .color = 0x8a4f00,
-                              .filled = true};
-        double y = above ? ch->py + 6 : ch->py + ch->ph - 6;
-        char v[48];
-        rt_fmt_si(v, sizeof v, oh, "FLOP/s");
-        char *t =
-            rt_asprintf("launch-overhead ceiling %s, %s the chart", v, above ? "above" : "below");
-        rt_draw_marker(ch->d, ch->px + 8, y, &ms, t);
-        free(t);
-        rt_chart_obstacle_point(ch, ch->px + 8, y, 6);
-        rt_chart_note(ch, "launch-overhead ceiling %s is %s the chart (marked at the %s edge)", v,
-                      above ? "above" : "below", above ? "top" : "bottom");
     }
     rt_draw_group(ch->d, NULL);
+    if (!oh_shown && oh_finite)
+        offchart_overhead(ch, oh);
 }
 
 /* Every selected kernel with FLOPs and time, at its AI per shown level, sized by its share of

@@ -8,9 +8,10 @@ void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n)
 {
     for (size_t p = 0; p < n; p++) {
         rt_wall_coverage wc;
+        char cov[1024];
         int wall = rt_profile_wall_coverage(profiles[p], &wc) == 0;
-        const char *cov = rt_tags_get(&profiles[p]->provenance.notes, "torch_coverage");
-        if (!wall && !cov)
+        int has_cov = rt_cost_coverage_text(profiles[p], cov, sizeof cov) == 0;
+        if (!wall && !has_cov)
             continue;
         fputs("<p class=\"note\">Coverage", fp);
         if (n > 1)
@@ -21,7 +22,7 @@ void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n)
             rt_wall_coverage_text(&wc, buf, sizeof buf);
             rt_report_esc(fp, buf);
         }
-        if (cov) {
+        if (has_cov) {
             fputs(wall ? ". Cost model: " : "cost model: ", fp);
             rt_report_esc(fp, cov);
         }

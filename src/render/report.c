@@ -19,6 +19,7 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/machine-sanity.h"
 #include "rooftime/core/model.h"
+#include "rooftime/core/overhead-path.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/render/chart.h"
 #include "rooftime/render/report.h"
@@ -167,6 +168,12 @@ static void verdict_cells(FILE *fp, const rt_analysis *a, const rt_verdict *v)
     else
         fputs("<td>-</td>", fp);
     td_time(fp, v->recoverable);
+    if (a->own_paths) { /* the overhead its calls pay, where kernels name their own */
+        char paid[96];
+        fputs("<td>", fp);
+        esc(fp, rt_verdict_paid_label(v, paid, sizeof paid));
+        fputs("</td>", fp);
+    }
 }
 
 static void verdict_head(FILE *fp, const rt_analysis *a)
@@ -178,6 +185,8 @@ static void verdict_head(FILE *fp, const rt_analysis *a)
         fputs(" (GB)</th>", fp);
     }
     fputs("<th>AI (FLOP/B)</th><th>bound</th><th>efficiency</th><th>recoverable</th>", fp);
+    if (a->own_paths)
+        fputs("<th>overhead paid</th>", fp);
 }
 
 /* The rows past the table's top ones, summed into one row: what they take together. */
@@ -226,6 +235,8 @@ static void rest_row(FILE *fp, const rt_analysis *a, const rest_sum *r, const ch
         td_num(fp, r->q[l], 1e9);
     fputs("<td>-</td><td>-</td><td>-</td>", fp);
     td_time(fp, r->recoverable);
+    if (a->own_paths)
+        fputs("<td>-</td>", fp);
     fputs("</tr>\n", fp);
 }
 

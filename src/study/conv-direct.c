@@ -13,6 +13,7 @@
 #include "rooftime/util/strings.h"
 
 #ifdef RT_HAVE_OPENMP
+#include <omp.h>
 #define PARALLEL_FOR2 _Pragma("omp parallel for collapse(2) schedule(static)")
 #else
 #define PARALLEL_FOR2
@@ -135,7 +136,14 @@ static int direct_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
                            .flops = 2 * rt_conv_macs_valid(s),
                            .dram_bytes = rt_conv_pass_bytes(s, d->pass, eb),
                            .l1_bytes = rt_conv_direct_l1_bytes(s, d->pass, eb),
-                           .impl = NULL};
+                           .impl = NULL,
+#ifdef RT_HAVE_OPENMP
+                           /* one parallel region per call, of the team's threads */
+                           .overhead = RT_OVERHEAD_OPENMP,
+                           .overhead_threads = omp_get_max_threads()};
+#else
+                           .overhead = RT_OVERHEAD_NONE};
+#endif
     rt_timer_start(t);
     if (d->prec == RT_PREC_FP32) {
         if (d->pass == RT_PASS_FWD)

@@ -81,13 +81,15 @@ static int im2col_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
                                .unit = "fp32",
                                .flops = 0,
                                .dram_bytes = 4.0 * (CHW + (double)CRS * PQ),
-                               .l1_bytes = 4.0 * (rt_im2col_loads(s) + rt_im2col_stores(s))};
+                               .l1_bytes = 4.0 * (rt_im2col_loads(s) + rt_im2col_stores(s)),
+                               .overhead = RT_OVERHEAD_NONE};
     /* zeroing the image, then a load of the column, a load and a store of the image per add */
     rt_kernel_cost c_col2im = {.name = "col2im",
                                .unit = "fp32",
                                .flops = rt_col2im_adds(s),
                                .dram_bytes = 4.0 * (CHW + (double)CRS * PQ),
-                               .l1_bytes = 4.0 * (CHW + 3 * rt_col2im_adds(s))};
+                               .l1_bytes = 4.0 * (CHW + 3 * rt_col2im_adds(s)),
+                               .overhead = RT_OVERHEAD_NONE};
     for (long n = 0; n < s->n; n++) {
         float *x = d->src + n * CHW, *y = d->dst + n * K * PQ;
         if (d->pass == RT_PASS_FWD) {
@@ -100,7 +102,8 @@ static int im2col_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
                                 .dram_bytes =
                                     4.0 * ((double)K * CRS + (double)CRS * PQ + (double)K * PQ),
                                 .l1_bytes = -1,
-                                .impl = d->impl};
+                                .impl = d->impl,
+                                .overhead = RT_STUDY_BLAS_OVERHEAD};
             rt_timer_start(t);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, K, PQ, CRS, 1.0f, d->wei, CRS,
                         d->col, PQ, 0.0f, y, PQ);
@@ -112,7 +115,8 @@ static int im2col_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
                                 .dram_bytes =
                                     4.0 * ((double)K * CRS + (double)K * PQ + (double)CRS * PQ),
                                 .l1_bytes = -1,
-                                .impl = d->impl};
+                                .impl = d->impl,
+                                .overhead = RT_STUDY_BLAS_OVERHEAD};
             rt_timer_start(t);
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, CRS, PQ, K, 1.0f, d->wei, CRS, y,
                         PQ, 0.0f, d->col, PQ);
@@ -131,7 +135,8 @@ static int im2col_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
                                 .dram_bytes = 4.0 * ((double)K * PQ + (double)CRS * PQ +
                                                      (acc ? 2.0 : 1.0) * K * CRS),
                                 .l1_bytes = -1,
-                                .impl = d->impl};
+                                .impl = d->impl,
+                                .overhead = RT_STUDY_BLAS_OVERHEAD};
             rt_timer_start(t);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, K, CRS, PQ, 1.0f, y, PQ, d->col,
                         PQ, acc ? 1.0f : 0.0f, d->wei, CRS);

@@ -29,6 +29,7 @@ typedef struct onednn_conv {
     int out_role; /* which tensor the pass writes */
     rt_kernel_cost cost;
     char name[32];
+    char unit[24];
 } onednn_conv;
 
 static const char *const reorder_names[RT_PASS_COUNT][3] = {
@@ -221,16 +222,19 @@ int rt_conv_onednn_new(const rt_conv_shape *s, rt_precision prec, rt_pass pass, 
              pass == RT_PASS_FWD        ? "fwd"
              : pass == RT_PASS_BWD_DATA ? "bwd_data"
                                         : "bwd_weights");
+    char *unit_note = rt_dnnl_unit("convolution", impl, prec, d->unit, sizeof d->unit);
     d->cost = (rt_kernel_cost){.name = d->name,
-                               .unit = rt_dnnl_unit(impl, prec),
+                               .unit = d->unit,
                                .flops = 2 * macs,
                                .dram_bytes = tensor_bytes,
                                .l1_bytes = -1,
                                .impl = d->base.impl};
     d->base.note =
-        rt_asprintf("%s%s; src %s, weights %s, dst %s%s", impl,
+        rt_asprintf("%s%s; src %s, weights %s, dst %s%s%s%s", impl,
                     strstr(impl, "wino") ? " (Winograd: FLOPs counted as direct)" : "", layouts[0],
-                    layouts[1], layouts[2], wdt != dt ? "; weight gradient in f32" : "");
+                    layouts[1], layouts[2], wdt != dt ? "; weight gradient in f32" : "",
+                    unit_note ? "; " : "", unit_note ? unit_note : "");
+    free(unit_note);
     dnnl_primitive_desc_destroy(pd);
     if (rc < 0) {
         conv_free(&d->base);

@@ -121,7 +121,8 @@ static int ref_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
                            .unit = "fp32",
                            .flops = rt_lstm_flops(s, r->pass),
                            .dram_bytes = rt_lstm_pass_bytes(s, r->pass, 4),
-                           .l1_bytes = -1};
+                           .l1_bytes = -1,
+                           .overhead = RT_OVERHEAD_NONE}; /* loops in the calling thread */
     rt_timer_start(t);
     if (r->pass == RT_PASS_FWD) {
         ref_forward(r);

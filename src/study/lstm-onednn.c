@@ -68,6 +68,7 @@ typedef struct onednn_lstm {
     rt_kernel_cost cost;
     double zero_bytes;
     char impl[96];
+    char unit[24];
 } onednn_lstm;
 
 static int lstm_exec(onednn_lstm *d, dnnl_primitive_t p, int n, rt_study_timer *t,
@@ -103,7 +104,8 @@ static int lstm_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
                          .unit = "fp32",
                          .flops = 0,
                          .dram_bytes = d->zero_bytes,
-                         .l1_bytes = -1};
+                         .l1_bytes = -1,
+                         .overhead = RT_OVERHEAD_NONE}; /* memsets, no primitive */
     rt_timer_start(t);
     zero_mem(d->prim[T_DW_LAYER]);
     zero_mem(d->prim[T_DW_ITER]);
@@ -380,16 +382,20 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
             if (i == T_DW_LAYER || i == T_DW_ITER || i == T_DBIAS)
                 d->zero_bytes += (double)dnnl_memory_desc_get_size(md);
         }
+    char *unit_note = rt_dnnl_unit("rnn", d->impl, prec, d->unit, sizeof d->unit);
     d->cost = (rt_kernel_cost){.name = pass == RT_PASS_FWD ? "lstm_fwd" : "lstm_bwd",
-                               .unit = rt_dnnl_unit(d->impl, prec),
+                               .unit = d->unit,
                                .flops = rt_lstm_flops(s, pass),
                                .dram_bytes = bytes,
                                .l1_bytes = -1,
                                .impl = d->base.impl};
-    d->base.note = rt_asprintf("%s; cell state %s, weight gradients %s, activation gradients %s",
-                               d->impl, ty.ct == dnnl_f32 ? "f32" : rt_precision_name(prec),
-                               ty.dwt == dnnl_f32 ? "f32" : rt_precision_name(prec),
-                               ty.ddt == dnnl_f32 ? "f32" : rt_precision_name(prec));
+    d->base.note =
+        rt_asprintf("%s; cell state %s, weight gradients %s, activation gradients %s%s%s", d->impl,
+                    ty.ct == dnnl_f32 ? "f32" : rt_precision_name(prec),
+                    ty.dwt == dnnl_f32 ? "f32" : rt_precision_name(prec),
+                    ty.ddt == dnnl_f32 ? "f32" : rt_precision_name(prec), unit_note ? "; " : "",
+                    unit_note ? unit_note : "");
+    free(unit_note);
     dnnl_primitive_desc_destroy(fpd);
     dnnl_primitive_desc_destroy(bpd);
     if (rc < 0) {

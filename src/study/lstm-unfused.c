@@ -65,7 +65,8 @@ static void gemm(unfused_case *u, rt_study_timer *t, const char *name, bool ta, 
                            .dram_bytes =
                                4.0 * ((double)M * K + (double)K * N + mn + (acc ? mn : 0)),
                            .l1_bytes = l1,
-                           .impl = u->gemm_impl};
+                           .impl = u->gemm_impl,
+                           .overhead = RT_STUDY_BLAS_OVERHEAD};
     rt_timer_start(t);
     gemm_run(ta, tb, M, N, K, A, lda, B, ldb, acc, C, ldc);
     rt_timer_stop(t, &cost);
@@ -81,7 +82,8 @@ static rt_kernel_cost ew_cost(const char *name, const rt_lstm_shape *s, double f
                             .unit = "fp32",
                             .flops = units * flops,
                             .dram_bytes = 4.0 * dram_elems,
-                            .l1_bytes = 4.0 * units * (loads + stores)};
+                            .l1_bytes = 4.0 * units * (loads + stores),
+                            .overhead = RT_OVERHEAD_NONE}; /* a loop in the calling thread */
 }
 
 static void forward(unfused_case *u, rt_study_timer *t)
@@ -143,14 +145,16 @@ static void backward(unfused_case *u, rt_study_timer *t)
                              .unit = "fp32",
                              .flops = 0,
                              .dram_bytes = 4.0 * zero_elems,
-                             .l1_bytes = 4.0 * zero_elems};
+                             .l1_bytes = 4.0 * zero_elems,
+                             .overhead = RT_OVERHEAD_NONE}; /* a memset */
     rt_kernel_cost c_hid = ew_cost("bwd_hidden", s, RT_LSTM_BWD_CELL_FLOPS, 5, 2, 7 * NH);
     rt_kernel_cost c_gates = ew_cost("bwd_gates", s, RT_LSTM_BWD_GATES_FLOPS, 5, 4, 9 * NH);
     rt_kernel_cost c_bias = {.name = "bias_grad",
                              .unit = "fp32",
                              .flops = (double)N * G,
                              .dram_bytes = 4.0 * ((double)N * G + 2.0 * G),
-                             .l1_bytes = 4.0 * 3.0 * N * G};
+                             .l1_bytes = 4.0 * 3.0 * N * G,
+                             .overhead = RT_OVERHEAD_NONE};
     rt_timer_start(t);
     memset(dW, 0, zero_elems * sizeof(float)); /* dW, dU, db, dh, dc are contiguous */
     rt_timer_stop(t, &c_zero);

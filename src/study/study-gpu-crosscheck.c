@@ -3,8 +3,10 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "rooftime/core/kernel-name-key.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/study/study-gpu-crosscheck.h"
 #include "rooftime/study/study-shapes.h"
@@ -25,18 +27,24 @@ static bool at_point(const rt_kernel *k, const rt_study_point *pt)
     return true;
 }
 
-/* The kernel of that name in theirs: the whole name, else the name up to its argument list. */
+/* The kernel of that name in theirs: the whole name (ncu's mangled names, demangled on import as
+ * the collector demangles them), else the one whose name has the same key (ncu's own shortened
+ * printing: rooftime/core/kernel-name-key.h). */
 static const rt_kernel *same_kernel(const rt_profile *theirs, const char *name)
 {
     for (size_t i = 0; i < theirs->n_kernels; i++)
         if (strcmp(theirs->kernels[i].name, name) == 0)
             return &theirs->kernels[i];
-    size_t bl = strcspn(name, "(");
-    for (size_t i = 0; i < theirs->n_kernels; i++)
-        if (strncmp(theirs->kernels[i].name, name, bl) == 0 &&
-            strcspn(theirs->kernels[i].name, "(") == bl)
-            return &theirs->kernels[i];
-    return NULL;
+    char *key = rt_kernel_name_key(name);
+    const rt_kernel *found = NULL;
+    for (size_t i = 0; i < theirs->n_kernels && !found; i++) {
+        char *k = rt_kernel_name_key(theirs->kernels[i].name);
+        if (strcmp(k, key) == 0)
+            found = &theirs->kernels[i];
+        free(k);
+    }
+    free(key);
+    return found;
 }
 
 static double rel(double a, double b)

@@ -43,9 +43,11 @@ int rt_dnnl_exec(dnnl_primitive_t p, dnnl_stream_t strm, int nargs, const dnnl_e
                  rt_study_timer *t, const rt_kernel_cost *cost, rt_error *err);
 /* The implementation name oneDNN chose for pd. */
 const char *rt_dnnl_impl(const_dnnl_primitive_desc_t pd);
-/* The compute unit a oneDNN implementation runs prec on: amx_bf16 for AMX kernels, bf16 when
- * the ISA has bf16 dot products, else fp32 (bf16 emulated), fp16 likewise. */
-const char *rt_dnnl_unit(const char *impl, rt_precision prec);
+/* The compute unit a primitive of `kind` ("convolution", "rnn") run by implementation impl
+ * (rt_dnnl_impl) computes prec on, from data/onednn/units.json with this CPU's ISA for an
+ * implementation that names none, into unit (n bytes). Returns a sentence for the case's note when
+ * the unit is the CPU's widest or unknown (caller frees), else NULL. */
+char *rt_dnnl_unit(const char *kind, const char *impl, rt_precision prec, char *unit, size_t n);
 #endif
 
 #endif

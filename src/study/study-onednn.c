@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "study-onednn-internal.h"
+#include "rooftime/import/onednn-units.h"
 #include "rooftime/study/study-onednn.h"
 #include "rooftime/study/study-shapes.h"
 #include "rooftime/study/study-timer.h"
@@ -174,11 +175,14 @@ int rt_dnnl_reorder_run(rt_dnnl_reorder *r, dnnl_stream_t strm, rt_study_timer *
 int rt_dnnl_exec(dnnl_primitive_t p, dnnl_stream_t strm, int nargs, const dnnl_exec_arg_t *args,
                  rt_study_timer *t, const rt_kernel_cost *cost, rt_error *err)
 {
+    rt_kernel_cost c = *cost; /* each call one execute and wait: what onednn_primitive times */
+    if (!c.overhead)
+        c.overhead = RT_OVERHEAD_ONEDNN;
     rt_timer_start(t);
     dnnl_status_t st = dnnl_primitive_execute(p, strm, nargs, args);
     if (st == dnnl_success)
         st = dnnl_stream_wait(strm);
-    rt_timer_stop(t, cost);
+    rt_timer_stop(t, &c);
     if (st != dnnl_success) {
         rt_error_set(err, "onednn: %s failed: %s", cost->name, rt_dnnl_status(st));
         return -1;
@@ -186,17 +190,32 @@ int rt_dnnl_exec(dnnl_primitive_t p, dnnl_stream_t strm, int nargs, const dnnl_e
     return 0;
 }
 
-const char *rt_dnnl_unit(const char *impl, rt_precision prec)
+char *rt_dnnl_unit(const char *kind, const char *impl, rt_precision prec, char *unit, size_t n)
 {
-    if (prec == RT_PREC_FP32)
-        return "fp32";
-    if (strstr(impl, "amx"))
-        return prec == RT_PREC_BF16 ? "amx_bf16" : "amx_fp16";
-    dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
-    if (prec == RT_PREC_BF16)
-        return (isa & dnnl_cpu_isa_avx512_core_bf16) == dnnl_cpu_isa_avx512_core_bf16 ? "bf16"
-                                                                                      : "fp32";
-    return "fp16";
+    rt_error err = {{0}};
+    rt_onednn_units *u = rt_onednn_units_load(NULL, &err);
+    if (!u) {
+        snprintf(unit, n, "unknown");
+        return rt_asprintf("unit unknown: %s", err.msg);
+    }
+    static const char *const dts[RT_PREC_COUNT] = {"f32", "bf16", "f16"};
+    const char *isa = rt_onednn_isa();
+    rt_onednn_unit_basis basis;
+    const char *why = NULL;
+    snprintf(unit, n, "%s",
+             rt_onednn_units_unit(u, kind, impl, dts[prec], NULL,
+                                  rt_onednn_units_has_isa(u, isa) ? isa : NULL, &basis, &why));
+    char *note = NULL;
+    if (basis == RT_ONEDNN_UNIT_WIDEST)
+        note = rt_asprintf("FLOPs on %s, the widest unit for %s of this CPU's instruction set "
+                           "(%s): the implementation '%s' names none (%s: %s)",
+                           unit, rt_precision_name(prec), isa, impl, rt_onednn_units_name(u), why);
+    else if (basis == RT_ONEDNN_UNIT_UNKNOWN)
+        note = rt_asprintf("FLOPs on the unit 'unknown': neither the implementation '%s' nor "
+                           "this CPU's instruction set (%s) tells the unit of %s (%s)",
+                           impl, isa, rt_precision_name(prec), rt_onednn_units_name(u));
+    rt_onednn_units_free(u);
+    return note;
 }
 #endif
 

@@ -149,6 +149,16 @@ static int torch_threads(const rt_study_result *r)
     return omp && *omp ? 0 : (int)r->ncpu;
 }
 
+/* The threads the study's kernels run on: OMP_NUM_THREADS's first count where it is set (the
+ * OpenMP team and torch read it), else one per CPU. What a profile records, for where its bytes
+ * fit (source.threads). */
+static int study_threads(const rt_study_result *r)
+{
+    const char *omp = getenv("OMP_NUM_THREADS");
+    long n = omp && *omp ? strtol(omp, NULL, 10) : 0;
+    return n > 0 && n <= RT_MAX_THREADS ? (int)n : (int)r->ncpu;
+}
+
 static void tag_point(rt_tags *tags, const rt_study_point *pt)
 {
     size_t np;
@@ -174,7 +184,7 @@ static void point_what(char *what, size_t n, rt_study_impl i, rt_precision pr, r
 
 /* A new profile of the study for one implementation x precision x op x pass. */
 static rt_profile *new_profile(rt_study_impl i, rt_precision pr, rt_study_op op, rt_pass pass,
-                               char *method)
+                               char *method, int threads)
 {
     rt_profile *prof = rt_profile_new();
     rt_machine_set_str(&prof->tool, "rooftime-study");
@@ -187,6 +197,8 @@ static rt_profile *new_profile(rt_study_impl i, rt_precision pr, rt_study_op op,
     free(method);
     /* The study's timers take wall time per call; each implementation pays its own launch. */
     prof->time_kind = RT_TIME_WALL;
+    prof->bytes_kind = RT_BYTES_ESTIMATED; /* exact compulsory counts, at DRAM */
+    prof->threads = threads;
     rt_machine_set_str(&prof->overhead, rt_study_impl_is_torch(i) ? RT_OVERHEAD_FRAMEWORK
                                         : i == RT_IMPL_ONEDNN     ? RT_OVERHEAD_ONEDNN
                                                                   : RT_OVERHEAD_OPENMP);
@@ -412,7 +424,8 @@ static void run_torch_case(study_run *s, rt_study_impl i, rt_precision pr, rt_st
     rt_profile *prof =
         new_profile(i, pr, op, pass,
                     rt_study_torch_method_text(op_warmup(o, op), op_iters(o, op), torch_threads(r),
-                                               s->python, s->script, s->ntpts[op], s->npts[op]));
+                                               s->python, s->script, s->ntpts[op], s->npts[op]),
+                    study_threads(r));
     torch_progress tp = {o, s->tpts[op], s->done, s->total, s->t0, i, pr, op, pass};
     rt_torch_study_opts to = {.op = op,
                               .implementation = rt_study_impl_name(i),
@@ -492,7 +505,8 @@ static int run_case(study_run *s, rt_study_impl i, rt_precision pr, rt_study_op 
         warmup = warmup < 1 ? warmup : 1;
         iters = iters < 3 ? iters : 3;
     }
-    rt_profile *prof = new_profile(i, pr, op, pass, rt_study_method_text(warmup, iters, direct));
+    rt_profile *prof = new_profile(i, pr, op, pass, rt_study_method_text(warmup, iters, direct),
+                                   study_threads(s->r));
     add_profile(s->r, prof);
     int rc = 0;
     for (size_t k = 0; k < (direct ? 1 : s->npts[op]) && rc == 0; k++)

@@ -29,6 +29,8 @@ void rt_timer_stop(rt_study_timer *t, const rt_kernel_cost *cost)
         rt_tags_set(&tags, "impl", cost->impl);
     rt_kernel *k = rt_profile_find_or_add(t->profile, cost->name, &tags);
     rt_tags_release(&tags);
+    if (cost->overhead && !k->overhead)
+        rt_kernel_set_overhead(k, cost->overhead, cost->overhead_threads);
     k->invocations += 1;
     k->time += dt;
     rt_kernel_add_sample(k, dt); /* its spread: rt_profile_finish_spreads at the end of the run */

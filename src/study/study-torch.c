@@ -164,6 +164,13 @@ static int import_point(const char *trace, const rt_tags *base, const rt_study_p
         rt_kernel_accumulate(rt_profile_find_or_add(prof, p->kernels[j].name, &tags),
                              &p->kernels[j]);
     rt_tags_release(&tags);
+    /* which torch the client ran: the sweep's profile says it too */
+    static const char *const facts[] = {"torch_version", "torch_profiler"};
+    for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
+        const char *v = rt_tags_get(&p->provenance.notes, facts[i]);
+        if (v)
+            rt_tags_set(&prof->provenance.notes, facts[i], v);
+    }
     rt_profile_free(p);
     return 0;
 }
@@ -208,6 +215,7 @@ static rt_profile *sweep_profile(const char *python, const char *script, int war
     rt_profile *prof = rt_profile_new();
     prof->tool = rt_strdup("pytorch-profiler");
     prof->time_kind = RT_TIME_WALL;
+    prof->bytes_kind = RT_BYTES_ESTIMATED; /* the cost model's compulsory traffic, at DRAM */
     prof->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK);
     prof->version = rt_strdup("chrome-trace");
     prof->command = rt_asprintf("%s %s", python, script);

@@ -100,12 +100,13 @@ float *rt_xf_read(rt_xf_engine *e, dnnl_memory_t mem, size_t *n)
     return f ? f : rt_xf_copy_out(NULL, 0, n);
 }
 
-/* Name, unit and cost of k from its primitive descriptor. */
-static void describe(rt_xf_prim *k, const_dnnl_primitive_desc_t pd, const char *name,
-                     rt_precision prec, rt_xf_count c)
+/* Name, unit and cost of k, a primitive of `kind` (data/onednn/units.json's), from its primitive
+ * descriptor. */
+static void describe(rt_xf_prim *k, const_dnnl_primitive_desc_t pd, const char *kind,
+                     const char *name, rt_precision prec, rt_xf_count c)
 {
     snprintf(k->impl, sizeof k->impl, "%s", rt_dnnl_impl(pd));
-    snprintf(k->unit, sizeof k->unit, "%s", rt_dnnl_unit(k->impl, prec));
+    k->unit_note = rt_dnnl_unit(kind, k->impl, prec, k->unit, sizeof k->unit);
     k->cost = (rt_kernel_cost){.name = name,
                                .unit = k->unit,
                                .flops = c.flops,
@@ -114,10 +115,10 @@ static void describe(rt_xf_prim *k, const_dnnl_primitive_desc_t pd, const char *
                                .impl = k->impl};
 }
 
-static int create(rt_xf_prim *k, dnnl_primitive_desc_t pd, const char *name, rt_precision prec,
-                  rt_xf_count c, rt_error *err)
+static int create(rt_xf_prim *k, dnnl_primitive_desc_t pd, const char *kind, const char *name,
+                  rt_precision prec, rt_xf_count c, rt_error *err)
 {
-    describe(k, pd, name, prec, c);
+    describe(k, pd, kind, name, prec, c);
     dnnl_status_t st = dnnl_primitive_create(&k->p, pd);
     if (st != dnnl_success) {
         rt_error_set(err, "onednn: cannot create %s: %s", name, rt_dnnl_status(st));
@@ -145,7 +146,7 @@ int rt_xf_matmul(rt_xf_prim *k, rt_xf_engine *e, const char *name, const dnnl_me
     }
     if (chosen)
         *chosen = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    int rc = create(k, pd, name, prec, c, err);
+    int rc = create(k, pd, "matmul", name, prec, c, err);
     dnnl_primitive_desc_destroy(pd);
     return rc;
 }
@@ -165,7 +166,7 @@ int rt_xf_softmax(rt_xf_prim *k, rt_xf_engine *e, const char *name, const dnnl_m
                      rt_onednn_isa(), rt_dnnl_status(st));
         return -1;
     }
-    int rc = create(k, pd, name, prec, c, err);
+    int rc = create(k, pd, "softmax", name, prec, c, err);
     dnnl_primitive_desc_destroy(pd);
     return rc;
 }
@@ -186,7 +187,7 @@ int rt_xf_binary(rt_xf_prim *k, rt_xf_engine *e, const char *name, dnnl_alg_kind
                      rt_onednn_isa(), rt_dnnl_status(st));
         return -1;
     }
-    int rc = create(k, pd, name, prec, c, err);
+    int rc = create(k, pd, "binary", name, prec, c, err);
     dnnl_primitive_desc_destroy(pd);
     return rc;
 }
@@ -226,15 +227,22 @@ void rt_xf_prim_release(rt_xf_prim *k)
 {
     dnnl_primitive_destroy(k->p);
     k->p = NULL;
+    free(k->unit_note);
+    k->unit_note = NULL;
 }
 
 char *rt_xf_impls(const rt_xf_prim *k, int n)
 {
-    char buf[512] = "";
-    for (int i = 0; i < n; i++)
-        if (k[i].p)
-            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s %s", buf[0] ? "; " : "",
-                     k[i].cost.name, k[i].impl);
-    return rt_strdup(buf);
+    char *out = rt_strdup("");
+    for (int i = 0; i < n; i++) {
+        if (!k[i].p)
+            continue;
+        const char *note = k[i].unit_note;
+        char *next = rt_asprintf("%s%s%s %s%s%s%s", out, *out ? "; " : "", k[i].cost.name,
+                                 k[i].impl, note ? " (" : "", note ? note : "", note ? ")" : "");
+        free(out);
+        out = next;
+    }
+    return out;
 }
 #endif

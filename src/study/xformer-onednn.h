@@ -44,6 +44,7 @@ typedef struct rt_xf_prim {
     int nargs;
     rt_kernel_cost cost;
     char impl[128], unit[24];
+    char *unit_note; /* how its unit was found where the implementation names none (rt_dnnl_unit) */
 } rt_xf_prim;
 
 /* A matmul src x wei -> dst with attr (NULL: none); its impl name and unit recorded, the cost

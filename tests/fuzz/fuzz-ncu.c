@@ -1,6 +1,8 @@
 /* libFuzzer target: `import ncu` on one file, or two; byte 0 picks --per-launch (bit 0),
- * --allow-missing (bit 1) and two files (bit 2: the rest splits at its first blank line pair
- * "\n\n\n"), so that the join across files, by launch or per kernel name, is fuzzed too. */
+ * --allow-missing (bit 1), two files (bit 2: the rest splits at its first blank line pair
+ * "\n\n\n"), so that the join across files, by launch or per kernel name, is fuzzed too, and the
+ * seed authors' recipe (bit 3, --recipe paper). The seeds (scripts/fuzz.sh) hold ncu 2025's shapes:
+ * rule columns and rule rows, short metric rows, scaled units, n/a, section pages, mangled names. */
 #include <string.h>
 
 #include "fuzz-common.h"
@@ -31,7 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         nfiles = 2;
     }
-    rt_ncu_options o = {.per_launch = data[0] & 1, .allow_missing = (data[0] >> 1) & 1};
+    rt_ncu_options o = {.per_launch = data[0] & 1,
+                        .allow_missing = (data[0] >> 1) & 1,
+                        .recipe = (data[0] >> 3) & 1 ? "paper" : NULL};
     const char *paths[2] = {path[0], path[1]};
     rt_profile *p = NULL;
     rt_warnings w = {0};

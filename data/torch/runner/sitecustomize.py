@@ -2,9 +2,10 @@
 
 `rooftime profile --torch -- python3 train.py` puts this directory first on PYTHONPATH, so Python
 runs this file at start-up (then Debian's own sitecustomize, which it would otherwise hide). It
-starts torch's profiler (record_shapes, with_stack, with_modules, with_flops) before the script
-runs and writes the recorded operators as a chrome trace in Kineto's layout when the interpreter
-exits. The Python package's rooftime.torch.profile() calls start() below around a block of code in
+starts torch's profiler (shapes, FLOPs, and stacks where this torch's events carry them) before
+the script runs and writes the recorded operators as a chrome trace in Kineto's layout when the
+interpreter exits (rooftime_torch_events.py beside this file: the writer, and what each profiler
+generation, torch 1.13 and 2.x, takes). The Python package's rooftime.torch.profile() calls start() below around a block of code in
 the same process instead. Settings come from the environment:
 
   ROOFTIME_TORCH_TRACE  the trace to write (nothing happens without it)
@@ -16,24 +17,30 @@ the same process instead. Settings come from the environment:
 
 Debian's torch 1.13 has no Kineto, so its own export drops shapes, types and stacks; they are in
 the profiler's events, which this writes. What the events lack, the runner records in ranges
-("rooftime::args {...}", "rooftime::source ...", "rooftime::step {...}") that the writer turns into
-fields of the operators inside them (and of their backward, through the autograd sequence number):
+("rooftime::args {...}", "rooftime::source ...", "rooftime::module ...", "rooftime::step {...}")
+that the writer turns into fields of the operators inside them (and of their backward, through the
+autograd sequence number):
 
 - convolution and pooling arguments (torch.nn.functional's conv/pool functions, torch's defaults
   filled in, padding "same"/"valid" made numbers) as 'Concrete Inputs';
-- the shapes and types of tensor lists (torch.cat, torch.stack, torch._foreach_*), which torch 1.13
-  records as [] of type 'TensorList', into 'Input Dims' and 'Input type';
+- the shapes and types of tensor lists (torch.cat, torch.stack, torch._foreach_*, the fused Adam
+  and AdamW), which torch 1.13 records as [] of type 'TensorList' and 2.x with their shapes but of
+  type 'TensorList', into 'Input Dims' and 'Input type';
 - the user's file:line (Python's frames: torch 1.13's stack line numbers are wrong on Python 3.11,
   so there only torch's 'nn.Module:' entries are kept) of each nn.Module call, torch.nn.functional
   and torch function (tensor factories included: module-level statements get their line) called
   from the user's code, Tensor.backward and optimizer step, and the nearest user line of each
   torch.nn.init function (a layer's weight initialisation) and Optimizer.zero_grad, first in
   'Call stack'; what has no user line gets none;
+- on torch 2.x, whose events carry no stacks without the Python tracer (an event per Python call),
+  the nn.Module of each call, named as torch names them ('nn.Module: Linear_0');
 - which optimizer object stepped, so --steps counts the steps of one of them.
 
 A script that starts torch's profiler itself stops with a message saying why (one profiler a
-thread). rooftime study's client (scripts/torch-client.py) loads this file by its path and uses
-instrument() and write_trace(), so that its traces carry what the cost model needs for bytes.
+thread). Code that torch.compile traces runs the wrapped functions unchanged (no ranges, no frames
+looked at): Dynamo would break its graph on them. rooftime study's client (scripts/torch-client.py)
+loads this file by its path and uses instrument(), profiler_options(), stop() and write_trace(), so
+that its traces carry what the cost model needs for bytes.
 """
 import atexit
 import json
@@ -58,9 +65,24 @@ def _chain_site():
             return
 
 
-ARGS = "rooftime::args "
-SRC = "rooftime::source "
-STEP = "rooftime::step "
+def _sibling(name):
+    """A module beside this file, loaded by its path (the package and the client load this one so,
+    and PYTHONPATH holds this directory only under `profile --torch`)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_events = _sibling("rooftime_torch_events")
+ARGS, SRC, STEP, MOD = _events.ARGS, _events.SRC, _events.STEP, _events.MOD
+# The trace writer, for the client: write_trace(path, result, positions, steps=None, within=None)
+write_trace = _events.write_trace
+# Whether torch.compile is tracing the code now (the wrappers then call through unchanged)
+_COMPILING = [lambda: False]
 
 # What the writer fills in for tensor lists, which torch 1.13 records as [] ('TensorList')
 DTYPES = {}
@@ -79,12 +101,13 @@ _REL = {}
 
 def _library(filename):
     """Library code rather than the user's: torch, installed packages, the standard library,
-    this runner."""
+    this runner, the code torch.compile generates (its cache: /tmp/torchinductor_USER or
+    TORCHINDUCTOR_CACHE_DIR)."""
     lib = _LIBCACHE.get(filename)
     if lib is None:
         lib = filename.startswith("<") or filename == __file__ or \
             filename.startswith(tuple(_LIB)) or "/site-packages/" in filename or \
-            "/dist-packages/" in filename
+            "/dist-packages/" in filename or "/torchinductor_" in filename
         _LIBCACHE[filename] = lib
     return lib
 
@@ -145,17 +168,29 @@ def _jit_alias(orig, w):
 
 
 def _lists(torch, args, kwargs, names=()):
-    """Shapes and types of the tensor-list arguments by position: torch 1.13 records a list as
-    [] of type 'TensorList'."""
+    """Shapes and types of the tensor-list arguments by position (an empty one too: the fused
+    optimizers' unused state): torch 1.13 records a list as [] of type 'TensorList', 2.x its shapes
+    but not its elements' type."""
     lists, types = {}, {}
     vals = list(args) + [kwargs[n] for n in names[len(args):] if n in kwargs]
     for i, a in enumerate(vals):
-        if isinstance(a, (list, tuple)) and a and all(isinstance(t, torch.Tensor) for t in a):
+        if isinstance(a, list) and not a:
+            lists[i], types[i] = [], ""
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(t, torch.Tensor) for t in a):
             lists[i] = [list(t.shape) for t in a]
             dt = {t.dtype for t in a}
             types[i] = DTYPES.get(next(iter(dt)), "") if len(dt) == 1 else ""
     return lists, types
 
+
+# Tensor methods that run no operator (what a tensor is, where it lives) or that the runner wraps
+# itself: the user's line is not looked for in their calls
+NOT_OPERATORS = {"backward", "const_data_ptr", "cpu", "cuda", "data_ptr", "dense_dim", "dim",
+                 "dim_order", "element_size", "get_device", "ipu", "module_load", "mtia",
+                 "ndimension", "nelement", "numel", "numpy", "register_hook", "retain_grad",
+                 "requires_grad_", "size", "sparse_dim", "storage_offset", "stride", "tolist",
+                 "type", "untyped_storage", "apply_", "map_", "map2_", "qscheme",
+                 "pin_memory", "share_memory_"}
 
 # torch's functions that make tensors from no tensor: their operators get the user's line
 FACTORIES = ("arange", "as_strided", "as_tensor", "asarray", "bartlett_window", "blackman_window",
@@ -171,6 +206,7 @@ def _wrap(torch, sources=True):
     import torch.nn.functional as F
     from torch.autograd.profiler import record_function
 
+    compiling = _COMPILING[0]
     for dt, name in ((torch.float32, "float"), (torch.float64, "double"),
                      (torch.float16, "c10::Half"), (torch.bfloat16, "c10::BFloat16"),
                      (torch.int64, "long int"), (torch.int32, "int"), (torch.int16, "short int"),
@@ -185,6 +221,8 @@ def _wrap(torch, sources=True):
     def conv(fn, k):
         @functools.wraps(fn)
         def w(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+            if compiling():
+                return fn(input, weight, bias, stride, padding, dilation, groups)
             call = functools.partial(fn, input, weight, bias, stride, padding, dilation, groups)
             try:
                 dil = _pairs(dilation, k)
@@ -208,6 +246,8 @@ def _wrap(torch, sources=True):
     def pool(fn, k, names, adaptive):
         @functools.wraps(fn)
         def w(*args, **kwargs):
+            if compiling():
+                return fn(*args, **kwargs)
             call = functools.partial(fn, *args, **kwargs)
             vals = dict(zip(names, args[1:]))
             vals.update((n, kwargs[n]) for n in names if n in kwargs)
@@ -240,6 +280,8 @@ def _wrap(torch, sources=True):
             return fn
         @functools.wraps(fn)
         def w(*args, **kwargs):
+            if compiling():
+                return fn(*args, **kwargs)
             src = _user_line(1) if outer else _caller(1)
             if src is None:
                 return fn(*args, **kwargs)
@@ -250,6 +292,8 @@ def _wrap(torch, sources=True):
     def lists(fn, names=()):
         @functools.wraps(fn)
         def w(*args, **kwargs):
+            if compiling():
+                return fn(*args, **kwargs)
             try:
                 ls, ts = _lists(torch, args, kwargs, names)
             except Exception:  # noqa: BLE001 - never break the call
@@ -284,7 +328,7 @@ def _wrap(torch, sources=True):
             setattr(torch, name, lists(getattr(torch, name), ("tensors",)))
             done.add(name)
     for name in dir(torch):
-        if name.startswith("_foreach_"):
+        if name.startswith(("_foreach_", "_fused_adam")):
             setattr(torch, name, lists(getattr(torch, name)))
     # the user's line of every other functional call: torch.nn.functional, and torch's own
     # functions of tensors (builtins; torch.functional's Python ones are left to TorchScript)
@@ -308,6 +352,24 @@ def _wrap(torch, sources=True):
         if inspect.isbuiltin(fn) and name and not name.startswith("_") and name not in done \
                 and getattr(torch, name, None) is fn:
             setattr(torch, name, source(fn))
+    # Tensor methods called from the user's code (loss.pow(2).mean(), logits.argmax(-1)): their
+    # line, which torch 2.x's events carry nowhere (and 1.13's stacks wrongly on Python 3.11);
+    # not the methods that ask a tensor about itself, which run no operator
+    if sources:
+        methods = torch.overrides.get_overridable_functions().get(torch.Tensor, []) \
+            if hasattr(torch, "overrides") else []
+        for fn in methods:
+            name = getattr(fn, "__name__", "")
+            if not name or name.startswith(("_", "is_", "q_")) or name in NOT_OPERATORS or \
+                    getattr(torch.Tensor, name, None) is not fn or \
+                    not (inspect.ismethoddescriptor(fn) or inspect.isbuiltin(fn)):
+                continue
+            setattr(torch.Tensor, name, source(fn))
+        # and indexing, which decode loops do at the top level (logits[:, -1])
+        for name in ("__getitem__", "__setitem__"):
+            fn = getattr(torch.Tensor, name, None)
+            if fn is not None:
+                setattr(torch.Tensor, name, source(fn))
     # weight initialisation (nn.Conv2d(...) calls init.kaiming_uniform_) and zero_grad: the
     # nearest user line up the stack
     import torch.nn.init as init
@@ -344,12 +406,14 @@ def _hook_optimizers(torch):
         return
     local = threading.local()
     orig = getattr(opt, hook)
+    compiling = _COMPILING[0]
 
     def step_range(step):
         @functools.wraps(step)
         def w(self, *args, **kwargs):
-            if getattr(local, "inside", False):
-                return step(self, *args, **kwargs)  # a subclass's step calling its parent's
+            if getattr(local, "inside", False) or compiling():
+                # a subclass's step calling its parent's, or a compiled step
+                return step(self, *args, **kwargs)
             a = _sourced({"id": id(self)}, 1)
             local.inside = True
             try:
@@ -400,38 +464,64 @@ def _guard_profiler(torch):
 
 
 _ACTIVE = []
-# Whether torch's own stack frames have right line numbers: torch 1.x on Python 3.11 writes the
-# code object's first line (or 0) for every frame, so only the runner's own lines are kept there
-_TORCH_LINES = [True]
 
 
 def _hook_modules(torch):
     """Each nn.Module call opens a range named after the user's line that made it: Python's own
-    frames give the right line where torch 1.13's stacks on Python 3.11 do not."""
+    frames give the right line where torch 1.13's stacks on Python 3.11 do not. Where this torch's
+    events carry no stacks (2.x), the range names the module too, as torch's stacks name it: its
+    class and the count of that class's modules seen before it ('Linear_0')."""
     import threading
+    import weakref
     from torch.autograd.profiler import record_function
 
     mod = torch.nn.modules.module
     if not hasattr(mod, "register_module_forward_pre_hook"):
         return
     local = threading.local()
+    compiling = _COMPILING[0]
+    named = _events.generation(torch)["stacks"] == "none"
+    names, per_class = weakref.WeakKeyDictionary(), {}
+
+    def module_name(module):
+        try:
+            n = names.get(module)
+        except TypeError:  # a module that cannot be weakly referenced: named once per call
+            n = None
+        if n is None:
+            cls = type(module).__name__
+            n = "%s_%d" % (cls, per_class.get(cls, 0))
+            per_class[cls] = per_class.get(cls, 0) + 1
+            try:
+                names[module] = n
+            except TypeError:
+                pass
+        return n
 
     def pre(module, inputs):
+        if compiling():
+            return
         f = sys._getframe(1)
         while f is not None and _library(f.f_code.co_filename):
             f = f.f_back
         src = _frame_text(f) if f is not None else ""
-        r = record_function(SRC + src)
+        r = record_function((MOD + module_name(module) + " " + src) if named else (SRC + src))
         r.__enter__()
         st = getattr(local, "stack", None)
         if st is None:
             st = local.stack = []
-        st.append(r)
+        st.append((id(module), r))
 
     def post(module, inputs, output):
         st = getattr(local, "stack", None)
-        if st:
-            st.pop().__exit__(None, None, None)
+        if compiling() or not st or not any(m == id(module) for m, _ in st):
+            return  # its pre-hook ran while compiled code was traced: no range was opened
+        # close this module's range (and any a graph break left open inside it)
+        while st:
+            m, r = st.pop()
+            r.__exit__(None, None, None)
+            if m == id(module):
+                break
 
     mod.register_module_forward_pre_hook(pre)
     mod.register_module_forward_hook(post)
@@ -455,176 +545,6 @@ def _positions(path):
     return pos
 
 
-def _concrete_text(name, v):
-    if name in ("groups", "dim"):
-        return str(int(v))
-    if name == "ceil_mode":
-        return "True" if v else "False"
-    if name == "output_mask":
-        return "[" + ", ".join("True" if x else "False" for x in v) + "]"
-    return "[" + ", ".join(str(int(x)) for x in v) + "]"
-
-
-def _is_op(name):
-    return "::" in name or name.endswith(("Backward0", "Backward1"))
-
-
-def _step_ends(events, steps):
-    """The ends of the steps of the first optimizer object that steps (a script may step several
-    per iteration, two of one class among them); torch's own Optimizer.step#CLASS ranges when the
-    runner's are missing."""
-    mine = []
-    for e in events:
-        if e[0].startswith(STEP):
-            try:
-                mine.append((e[2], e[3], json.loads(e[0][len(STEP):])["id"]))
-            except (ValueError, KeyError, TypeError):
-                pass
-    if mine:
-        which = min(mine)[2]
-        return sorted(end for start, end, i in mine if i == which)
-    stepping = sorted((e[2], e[0]) for e in events if e[0].startswith("Optimizer.step#"))
-    which = stepping[0][1] if stepping else None
-    return sorted(e[3] for e in events if e[0] == which)
-
-
-# Arguments an operator gets from the one that called it, where the trace records neither:
-# aten::embedding gathers rows with aten::index_select along dimension 0
-FROM_CALLER = {("aten::embedding", "aten::index_select"): {"dim": 0}}
-
-
-def _latest(seen, start, default):
-    """The parameters of the latest (start, params) in seen that started before start."""
-    best = None
-    for at, p in seen or ():
-        if at <= start and (best is None or at >= best[0]):
-            best = (at, p)
-    return best[1] if best else default
-
-
-def _overlapping(events, within):
-    """Whether each event overlaps a range named within on its thread."""
-    import bisect
-
-    ranges = {}
-    for e in events:
-        if e[0] == within:
-            ranges.setdefault(e[1], []).append((e[2], e[3]))
-    starts = {}
-    for t, v in ranges.items():
-        v.sort()
-        starts[t] = [r[0] for r in v]
-    keep = []
-    for e in events:
-        v = ranges.get(e[1])
-        # ranges do not overlap one another: the one starting last before e ends is the candidate
-        i = bisect.bisect_right(starts[e[1]], e[3]) if v else 0
-        keep.append(i > 0 and v[i - 1][1] >= e[2])
-    return keep
-
-
-def _write(path, events, positions, steps, t_start, within=None):
-    # steady state: between the end of optimizer step FIRST and the end of step LAST
-    lo, hi = None, None
-    if steps:
-        ends = _step_ends(events, steps)
-        first, last = steps
-        if len(ends) >= last:
-            lo, hi = ends[first - 1] if first > 0 else min(e[2] for e in events), ends[last - 1]
-        else:
-            print("rooftime runner: only %d optimizer steps ran, fewer than %d: the whole run is "
-                  "kept" % (len(ends), last), file=sys.stderr)
-    # concrete arguments: from the rooftime::args ranges down to the operators inside them, and
-    # through (forward thread, sequence number) to the backward nodes and their operators
-    order = sorted(range(len(events)), key=lambda i: (events[i][1], events[i][2], -events[i][3]))
-    params = [None] * len(events)
-    by_seq = {}
-    stack = []
-    thread = None
-    for i in order:
-        name, tid, start, end, seq, fwd, _ = events[i]
-        if tid != thread:
-            stack, thread = [], tid
-        while stack and stack[-1][0] <= start:
-            stack.pop()
-        p = stack[-1][1] if stack else None
-        if name.startswith(SRC):
-            p = dict(p or {}, source=name[len(SRC):])  # the innermost user line
-        elif name.startswith((ARGS, STEP)):
-            try:
-                a = json.loads(name[len(ARGS if name.startswith(ARGS) else STEP):])
-                a.pop("id", None)
-                p = dict(p or {}, **a)
-            except (ValueError, TypeError):
-                pass
-        elif seq >= 0 and p is not None and not name.endswith(("Backward0", "Backward1")):
-            # torch reuses sequence numbers (an operator inside one backward call takes the number
-            # of the next iteration's forward): a backward node takes its latest forward before it
-            by_seq.setdefault((tid, seq), []).append((start, p))
-        elif seq >= 0 and name.endswith(("Backward0", "Backward1")):
-            p = _latest(by_seq.get((fwd if fwd else tid, seq)) or by_seq.get((tid, seq)),
-                        start, p)
-        given = FROM_CALLER.get((stack[-1][2] if stack else None, name))
-        params[i] = dict(p or {}, **given) if given else p
-        stack.append((end, p, name))
-    out = []
-    pid = os.getpid()
-    # only what overlaps the measured ranges (the study's client): the importer's --within makes
-    # the exact choice; the forward before a measured backward is left out, half the trace
-    keep = _overlapping(events, within) if within else None
-    for i, (name, tid, start, end, seq, fwd, ev) in enumerate(events):
-        if name.startswith((ARGS, SRC, STEP)) or name in ("[memory]", "[OutOfMemory]"):
-            continue
-        if (lo is not None and (start < lo or end > hi)) or (keep is not None and not keep[i]):
-            continue
-        # what only a written event needs, asked of torch for those alone (a measured backward's
-        # forward, outside the ranges, is half a study trace)
-        shapes, types, stack_, flops = ev.shapes(), ev.dtypes(), ev.stack(), ev.flops() or 0
-        args = {}
-        p = params[i]
-        if shapes:
-            ls = p.get("lists") if p else None
-            if ls:
-                # the tensor lists the runner recorded, where torch wrote [] ('TensorList')
-                shapes, types = list(shapes), list(types)
-                for k, v in ls.items():
-                    at = int(k)
-                    if at < len(shapes) and shapes[at] == [] and at < len(types) and \
-                            types[at] == "TensorList":
-                        shapes[at] = v
-                        types[at] = p.get("list_types", {}).get(k, "") or "TensorList"
-            args["Input Dims"] = shapes
-            args["Input type"] = types
-            pos = positions.get(name)
-            if pos and p:
-                c = [""] * len(shapes)
-                for k, at in pos.items():
-                    if k in p and isinstance(at, int) and 0 <= at < len(c):
-                        c[at] = _concrete_text(k, p[k])
-                args["Concrete Inputs"] = c
-        frames = [x for x in stack_ or [] if _TORCH_LINES[0] or x.startswith("nn.Module: ")]
-        if p and "source" in p:
-            frames.insert(0, p["source"])
-        if frames:
-            args["Call stack"] = ";".join(frames)
-        if flops > 0:
-            args["flops"] = flops
-        out.append({"ph": "X", "cat": "cpu_op" if _is_op(name) else "user_annotation",
-                    "name": name, "pid": pid, "tid": tid, "ts": start, "dur": end - start,
-                    "args": args})
-    if lo is not None:
-        # the optimizer steps inside it, for per-step figures (`diff --gate`: launches per step)
-        out.append({"ph": "X", "cat": "user_annotation", "name": "rooftime:window", "pid": pid,
-                    "tid": 0, "ts": lo, "dur": hi - lo, "args": {"steps": steps[1] - steps[0]}})
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(json.dumps({"schemaVersion": 1, "displayTimeUnit": "ms",
-                            "traceName": "rooftime torch runner",
-                            "traceEvents": out}))
-        f.write("\n")
-    os.replace(tmp, path)
-
-
 def instrument(torch, ops_path, sources=True):
     """Wrap torch's functions so that the trace gets what the events lack (concrete arguments,
     tensor lists, and with sources the user's lines); the cost model's concrete-argument
@@ -633,31 +553,48 @@ def instrument(torch, ops_path, sources=True):
     record_function's own operators inside its measured ranges."""
     import sysconfig
 
-    for d in (os.path.dirname(torch.__file__) + os.sep, sysconfig.get_paths()["stdlib"] + os.sep):
+    dirs = [os.path.dirname(torch.__file__), sysconfig.get_paths()["stdlib"]]
+    if os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
+        dirs.append(os.path.abspath(os.environ["TORCHINDUCTOR_CACHE_DIR"]))
+    for d in (x + os.sep for x in dirs):
         if d not in _LIB:
             _LIB.append(d)
+    compiler = getattr(torch, "compiler", None)
+    _COMPILING[0] = getattr(compiler, "is_compiling", None) or (lambda: False)
     _wrap(torch, sources)
-    try:
-        old = int(torch.__version__.split(".")[0]) < 2
-    except ValueError:
-        old = True
-    _TORCH_LINES[0] = not (old and sys.version_info >= (3, 11))
     return _positions(ops_path)
 
 
-def write_trace(path, result, positions, steps=None, within=None):
-    """The events of torch.autograd._disable_profiler()'s result as a chrome trace at path;
-    within: only those overlapping ranges of that name on their thread."""
-    t0 = result.trace_start_us()
-    evs = []
-    for e in result.events():
-        st = e.start_us() - t0
-        evs.append((e.name(), e.start_thread_id(), st, st + e.duration_us(), e.sequence_nr(),
-                    e.fwd_thread_id(), e))
-    _write(path, evs, positions, steps, t0, within)
+def profiler_options():
+    """torch.autograd.profiler.profile's arguments for this torch (rooftime_torch_events.py's
+    GENERATIONS): shapes, FLOPs, and stacks where its events carry them."""
+    import torch
+
+    return _events.options(torch)
+
+
+def stop(prof):
+    """Stop prof (a torch.autograd.profiler.profile entered with profiler_options()) and return
+    the result write_trace() reads, as this torch gives it (rooftime_torch_events.py)."""
+    import torch
+
+    return _events.stop(torch, prof)
 
 
 _INSTALLED = []
+
+
+def _compiled_kernels():
+    """torch.compile's CPU kernels as events of their own (inductor's kernel profiling, its
+    TORCHINDUCTOR_CPP_ENABLE_KERNEL_PROFILE): their time is then theirs, not their compiled
+    region's. A user's own setting stands; code compiled before this call keeps what it was
+    compiled with."""
+    if os.environ.setdefault("TORCHINDUCTOR_CPP_ENABLE_KERNEL_PROFILE", "1") != "1":
+        return
+    config = sys.modules.get("torch._inductor.config")
+    cpp = getattr(config, "cpp", None)
+    if cpp is not None and hasattr(cpp, "enable_kernel_profile"):
+        cpp.enable_kernel_profile = True
 
 
 def start(path, steps=None, ops_path="", library_dirs=()):
@@ -665,6 +602,7 @@ def start(path, steps=None, ops_path="", library_dirs=()):
     which stops it and writes the trace to path. `profile --torch` calls it at start-up with the
     settings of the environment and finish at exit; the Python package's rooftime.torch.profile()
     around a block of the user's code (library_dirs: its own files, never the user's line)."""
+    _compiled_kernels()  # before torch's import, which may read inductor's settings
     import torch
     from torch.autograd import profiler
 
@@ -678,8 +616,7 @@ def start(path, steps=None, ops_path="", library_dirs=()):
             _LIB.append(d)
             _LIBCACHE.clear()
     positions = _positions(ops_path)
-    prof = profiler.profile(record_shapes=True, with_stack=True, with_modules=True,
-                            with_flops=True)
+    prof = profiler.profile(**profiler_options())
     prof.__enter__()
     if len(_INSTALLED) == 1:
         _guard_profiler(torch)
@@ -688,7 +625,7 @@ def start(path, steps=None, ops_path="", library_dirs=()):
 
     def finish():
         _ACTIVE.clear()
-        write_trace(path, torch.autograd._disable_profiler(), positions, steps)
+        write_trace(path, stop(prof), positions, steps)
 
     return finish
 

@@ -15,8 +15,9 @@
 /* Bumped when a signature below changes or a function is added; the Python package checks it on
  * load (2: rt_api_import_opts, rt_api_import_options, rt_api_machine_measure_opts; 3:
  * rt_api_analysis_table, rt_api_table_free; 4: rt_api_analysis_table's RT_API_OPT_TEXT columns,
- * tag.<key>, which a package of 3 would misread; 5: rt_api_mean_profile, rt_api_gate). */
-#define RT_API_VERSION 5
+ * tag.<key>, which a package of 3 would misread; 5: rt_api_mean_profile, rt_api_gate; 6:
+ * rt_api_kernel_name_key). */
+#define RT_API_VERSION 6
 RT_API int rt_api_version(void);
 
 /*
@@ -87,6 +88,10 @@ RT_API char *rt_api_cupti_metrics(void);
 RT_API char *rt_api_profile_json(const rt_profile *p);
 RT_API int rt_api_profile_save(const rt_profile *p, const char *path);
 RT_API size_t rt_api_profile_kernels(const rt_profile *p);
+/* The key a kernel's name shares with its other printings (rooftime/core/kernel-name-key.h: the
+ * collector's __cxa_demangle text, Nsight Compute's shortened one, the mangled name), for
+ * matching kernels across tools; a heap string (rt_api_free), or NULL with the error set. */
+RT_API char *rt_api_kernel_name_key(const char *name);
 RT_API void rt_api_profile_free(rt_profile *p);
 
 /* ---- analyses (api-analysis.c) ---- */

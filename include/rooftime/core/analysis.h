@@ -31,7 +31,7 @@ typedef struct rt_item {
     size_t profile_index;
     rt_tags tags; /* profile tags, then kernel tags: the profiles' strings, read-only */
     size_t config;
-    rt_verdict_ctx ctx; /* the profile's time kind and tau */
+    rt_verdict_ctx ctx; /* the profile's time kind and tau, and what the kernel's calls pay */
     rt_verdict v;
 } rt_item;
 
@@ -69,6 +69,9 @@ typedef struct rt_analysis {
      * (partial: a compute bound only), no counts (unknown). */
     double time_real, time_partial, time_unknown;
     double tau_mean; /* sum of n tau over the kernels / sum of n: the tau the profiles pay */
+    /* Whether a kernel names the overhead its own calls pay (rt_kernel.overhead): the tables then
+     * say, per row, which overhead the floor under its time is (core/overhead-path.h). */
+    bool own_paths;
     rt_warnings warnings;
     /* Items and configs by time, sorted once (rt_analysis_items_by_time and
      * rt_analysis_configs_by_time hand out copies); owned. */

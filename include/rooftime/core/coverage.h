@@ -23,6 +23,11 @@ int rt_profile_wall_coverage(const rt_profile *p, rt_wall_coverage *out);
  * 6.67 s; the rest is outside any operator (Python, data loading, start-up, the profiler)". */
 void rt_wall_coverage_text(const rt_wall_coverage *c, char *buf, size_t n);
 
+/* What the cost model covered (note torch_coverage) and which torch wrote the trace (note
+ * torch_version) in words into buf: "operator self time 36.3 ms: 84.6% with FLOPs or bytes, ...;
+ * written by torch 2.15.0+cu132"; -1 (buf untouched) when p has no torch_coverage note. */
+int rt_cost_coverage_text(const rt_profile *p, char *buf, size_t n);
+
 /* Record the run p came from: the command that ran (its text, made valid UTF-8) and its wall
  * time in seconds (note command_wall_time), then the coverage that gives in words (note
  * torch_wall_coverage), also written into buf. What `profile --torch` and the Python package's

@@ -12,6 +12,8 @@
 #include "rooftime/util/rank-identity.h"
 
 #define RT_MACHINE_SCHEMA "rooftime.machine/1"
+/* The largest capacity a machine file may give a level: 2^64 bytes. */
+#define RT_MAX_CAPACITY 18446744073709551616.0
 
 /* One compute ceiling: a unit such as fp64, fp32, fp16, bf16, tensor, amx_bf16, int8. */
 typedef struct rt_unit {
@@ -31,9 +33,24 @@ typedef struct rt_level {
     double bytes_per_s; /* the ceiling */
     double min, max;    /* spread; 0 when unknown */
     double typical;     /* the median measurement; 0 when unknown */
-    double size_bytes;  /* capacity, 0 when unknown */
+    double size_bytes;  /* capacity of one instance (a core's L2, a socket's L3, an SM's L1), 0
+                         * when unknown */
     char *note;
+    /* Capacity (docs/machine-format.md, "Capacities"): size_bytes per instance, each shared by
+     * shared_by logical CPUs (SMs on a GPU), instances of it in the machine (0: unknown, read as
+     * 1); where the figures come from (hwloc, sysfs, a datasheet; NULL: unknown); and what the
+     * working-set sweep saw: the largest working set, all swept_threads threads together, on the
+     * level's plateau (0: not swept). */
+    int shared_by, instances;
+    char *size_source;
+    double swept_bytes;
+    int swept_threads;
 } rt_level;
+
+/* The bytes level l holds for a kernel on `threads` threads (0: unknown, every instance): one
+ * instance per thread up to the machine's instances (the threads spread over them, the most a
+ * kernel may use). 0 when the capacity is unknown. */
+double rt_level_capacity(const rt_level *l, int threads);
 
 /* One definition of launch overhead (the paper's empty kernel between events, OpenMP fork/join,
  * an OpenCL enqueue, a framework's dispatch ...). The model's tau is one of them. */

@@ -42,12 +42,35 @@ typedef enum rt_evidence {
     RT_EVIDENCE_NONE,     /* neither: the verdict is unknown */
 } rt_evidence;
 
+/* Which overhead a kernel's calls pay on their path, the floor under wall time (docs/model.md,
+ * "The overhead a kernel's calls pay"; overhead-path.c). */
+typedef enum rt_paid_path {
+    RT_PAID_TAU = 0,    /* the implementation's tau, the overhead box's (the paper's) */
+    RT_PAID_OVERHEAD,   /* one of the machine's overheads, its own (paid_oh) */
+    RT_PAID_NONE,       /* nothing measurable: a plain single-threaded call */
+    RT_PAID_UNMEASURED, /* an overhead the machine has not measured: no floor (warned) */
+    RT_PAID_MIXED,      /* a config whose members pay different ones */
+} rt_paid_path;
+
 /* What a verdict is computed with, besides the machine. */
 typedef struct rt_verdict_ctx {
     rt_mode mode;
     rt_time_kind time;    /* device time: the overhead bound classifies but caps nothing */
-    double tau;           /* launch overhead per invocation, seconds */
+    double tau;           /* launch overhead per invocation, seconds: the overhead box */
     const char *tau_name; /* which overhead it is, for messages; NULL: the machine's tau */
+    /* The overhead each call pays on its path (RT_PAID_TAU, the zero value: tau itself):
+     * paid seconds per invocation, the machine's overhead it is (NULL: none, the machine's tau or
+     * a time given), and its name for the verdict (NULL with RT_PAID_TAU: tau_name). */
+    rt_paid_path paid_path;
+    double paid;
+    const rt_overhead *paid_oh;
+    const char *paid_name;
+    int paid_threads; /* the threads of paid_oh where the kernel names its threads, else 0 */
+    /* The kernel's bytes are estimates at main memory (the profile's source.bytes): hier mode
+     * places them at the level that holds its working set on `threads` threads (0: unknown),
+     * core/byte-placement.h. */
+    bool place_bytes;
+    int threads;
 } rt_verdict_ctx;
 
 /* The model's answer for one kernel or one config. */
@@ -55,7 +78,8 @@ typedef struct rt_verdict {
     rt_mode mode;
     double n, time; /* invocations, measured seconds */
     double W;       /* FLOPs over all units */
-    double q_ref;   /* bytes at the reference level (NAN when the kernel has none recorded) */
+    double q_ref;   /* bytes at the reference level (NAN when the kernel has none recorded);
+                     * estimated bytes placed in a cache: all of them, at that level */
     double ai_ref;  /* W / q_ref */
     size_t n_levels;
     double *q;    /* bytes per machine level, NAN where not recorded; owned */
@@ -63,14 +87,21 @@ typedef struct rt_verdict {
     double *t_bw; /* q / B per level; owned */
     double t_compute, t_bw_max, t_oh;
     double t_roof; /* max(t_compute, t_bw_max): the roofline without overhead */
+    /* n x the overhead its calls pay on their path (ctx.paid): t_oh unless the kernel names its
+     * own; 0 on device time, where launches lie outside the time */
+    double t_paid;
     double
-        t_bound; /* the lower bound efficiency is measured against: max(t_roof, t_oh) for
+        t_bound; /* the lower bound efficiency is measured against: max(t_roof, t_paid) for
                   * wall time, t_roof for device time (launches are outside it); 0 when unknown */
     rt_bound bound;
     rt_evidence evidence;
     rt_time_kind time_kind;
-    double tau;           /* the launch overhead used, seconds */
-    int bound_level;      /* machine level index for bandwidth, else -1 */
+    double tau;                 /* the launch overhead used, seconds */
+    rt_paid_path paid_path;     /* the path of t_paid, and its overhead where the machine has it */
+    const rt_overhead *paid_oh; /* (its measured spread); NULL: none, the machine's tau or given */
+    const char *paid_name;      /* the overhead paid: "openmp_fork_join", "none", "mixed" ... */
+    int paid_threads;           /* its threads where it names them, else 0 */
+    int bound_level;            /* machine level index for bandwidth, else -1 */
     int bound_unit;       /* machine unit index for compute (the unit with most time), else -1 */
     char bound_label[64]; /* "overhead", "bandwidth:DRAM", "compute:fp32", "compute:fp32 (partial)",
                            * "unknown", "none" */
@@ -82,6 +113,14 @@ typedef struct rt_verdict {
     bool levels_lent;     /* q, ai and t_bw lie in the caller's block (rt_verdict_compute_at) */
     /* Time plane (paper Fig. 2c), from the measured time: max(x, y) = time. */
     double bw_time, compute_time;
+    /* Estimated bytes placed by working set (core/byte-placement.h): whether they were, the level
+     * that holds them (main memory when no cache does), the working set of one invocation, the
+     * capacity of the caches up to that level (all of them when none held it) and the threads
+     * that capacity was taken at (0: unknown, every instance). */
+    bool placed;
+    int placed_level;
+    double ws, ws_capacity;
+    int ws_threads;
 } rt_verdict;
 
 /*
@@ -102,8 +141,10 @@ void rt_verdict_compute(const rt_machine *m, rt_mode mode, const rt_kernel *k, c
                         rt_verdict *out, rt_warnings *w);
 /* True when the verdict is one the counts fully support (not partial, not unknown). */
 bool rt_verdict_is_real(const rt_verdict *v);
-/* The term that sets v->t_bound: v->bound, but for an overhead-bound verdict on device time (the
- * overhead box classifies it, yet caps nothing there) the roof's, bandwidth or compute. */
+/* The term that sets v->t_bound: v->bound, but for an overhead-bound verdict whose floor lies
+ * under its roof (on device time the overhead box classifies, yet caps nothing; a kernel whose
+ * calls pay less than the box's tau on their path) the roof's, bandwidth or compute; and
+ * RT_BOUND_OVERHEAD for a verdict whose paid overhead lies above its roof. */
 rt_bound rt_verdict_binding(const rt_verdict *v);
 void rt_verdict_release(rt_verdict *v);
 

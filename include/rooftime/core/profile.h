@@ -31,6 +31,12 @@ typedef struct rt_kernel {
     /* Per-invocation times not yet turned into spread (rt_profile_finish_spreads); NULL when none.
      * Owned; bounded in size (core/time-spread.h). */
     rt_time_samples *samples;
+    /* The launch overhead each of its calls pays on its path, where that is not the profile's
+     * (docs/model.md, "The overhead a kernel's calls pay"): one of the machine's overheads by name,
+     * at overhead_threads threads (0: the one of that name with the most), or RT_OVERHEAD_NONE
+     * (nothing measurable: a plain single-threaded call); NULL: the profile's. Owned. */
+    char *overhead;
+    int overhead_threads;
 } rt_kernel;
 
 void rt_kernel_init(rt_kernel *k, const char *name);
@@ -38,8 +44,13 @@ void rt_kernel_release(rt_kernel *k);
 /* Add b's invocations, time, FLOPs and bytes into a (tags untouched), and its spread where that
  * stays exact: into an empty a, b's spread or samples are copied; samples on both sides merge;
  * otherwise (a settled spread on either side, or samples on one only) a's spread becomes unknown,
- * since quartiles of two sets do not give the quartiles of their union. */
+ * since quartiles of two sets do not give the quartiles of their union. An empty a takes b's
+ * overhead; calls that pay different overheads pay RT_OVERHEAD_NONE together (no one overhead
+ * bounds them all). */
 void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b);
+/* Set the overhead k's calls pay (name copied; NULL: the profile's; threads 0: the machine's
+ * overhead of that name with the most threads). */
+void rt_kernel_set_overhead(rt_kernel *k, const char *name, int threads);
 /* Record one invocation's time (seconds) among k's samples; rt_profile_finish_spreads turns the
  * samples into k->spread. */
 void rt_kernel_add_sample(rt_kernel *k, double seconds);
@@ -75,11 +86,41 @@ typedef enum rt_time_kind {
 const char *rt_time_kind_name(rt_time_kind t);
 int rt_time_kind_parse(const char *s, rt_time_kind *out, rt_error *err);
 
+/* What a profile's byte counts are (docs/profile-format.md, "Estimated bytes"): measured per
+ * level (counters: Nsight Compute, CUPTI, the papers' tables; taken as recorded), or estimates of
+ * the compulsory traffic, each input read once and each output written once (shapes in PyTorch
+ * traces, oneDNN descriptors, the study's exact counts), recorded at main memory, which hier mode
+ * places at the level that holds each kernel's working set (core/byte-placement.h). A file
+ * without the mark is taken as recorded. */
+typedef enum rt_bytes_kind {
+    RT_BYTES_MEASURED = 0,
+    RT_BYTES_ESTIMATED,
+} rt_bytes_kind;
+
+/* "measured" or "estimated"; parse takes either (0, or -1 with a message in err). */
+const char *rt_bytes_kind_name(rt_bytes_kind b);
+int rt_bytes_kind_parse(const char *s, rt_bytes_kind *out, rt_error *err);
+
+/* The most threads a profile may say ran its kernels (source.threads). */
+#define RT_MAX_THREADS 16777216
+
+/* A kernel's tag that says its work is of a kind no FLOP or byte count measures (random numbers,
+ * sorting, data-dependent indexing: data/torch/ops.json's model "uncounted"); its value is the
+ * class ("rng", "sort", "index"). Its verdict is unknown, "unknown (work not counted)". */
+#define RT_TAG_UNCOUNTED "uncounted"
+/* The class of k's uncounted work, or NULL when its counts measure its work. */
+const char *rt_kernel_uncounted(const rt_kernel *k);
+
 /* The overheads rooftime measures and profiles name (rt_profile.overhead). */
 #define RT_OVERHEAD_OPENMP "openmp_fork_join"      /* an empty parallel region */
 #define RT_OVERHEAD_OPENCL "opencl_enqueue"        /* one enqueue and finish */
 #define RT_OVERHEAD_FRAMEWORK "framework_dispatch" /* one empty framework op (PyTorch eager) */
 #define RT_OVERHEAD_ONEDNN "onednn_primitive"      /* one execute of a trivial oneDNN primitive */
+/* A kernel's calls pay nothing rooftime measures (rt_kernel.overhead): no parallel region, no
+ * dispatch, no primitive execute inside its time. */
+#define RT_OVERHEAD_NONE "none"
+/* The most threads a kernel's overhead names (rt_kernel.overhead_threads). */
+#define RT_OVERHEAD_MAX_THREADS 65536
 
 typedef struct rt_profile {
     char *tool; /* profiler or generator: "ncu", "onednn-verbose", "rooftime-study" ... */
@@ -91,6 +132,8 @@ typedef struct rt_profile {
     /* The launch overhead its kernels pay, by the name of one of the machine's overheads
      * ("framework_dispatch", "openmp_fork_join" ...); NULL: the machine's tau. */
     char *overhead;
+    rt_bytes_kind bytes_kind;   /* what its byte counts are: measured, or estimates to place */
+    int threads;                /* the threads that ran its kernels (CPU); 0: unknown */
     rt_tags tags;               /* apply to every kernel */
     rt_rank_identity *identity; /* the rank, host and device that wrote it; NULL when unknown */
     rt_kernel *kernels;
@@ -112,6 +155,9 @@ typedef struct rt_profile {
 
 rt_profile *rt_profile_new(void);
 void rt_profile_free(rt_profile *p);
+/* Every kernel of p pays the overhead name (NULL: the machine's tau), the paper's one tau per
+ * implementation: the profile's overhead set, each kernel's own cleared (what --tau does). */
+void rt_profile_set_overhead(rt_profile *p, const char *name);
 /* Append a zeroed kernel with this name; the pointer is valid until the next add. */
 rt_kernel *rt_profile_add_kernel(rt_profile *p, const char *name);
 /* Find a kernel with this name and these tags (the last one added, when several match), or add

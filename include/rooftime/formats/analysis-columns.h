@@ -68,8 +68,14 @@ typedef enum rt_column_type {
 } rt_column_type;
 
 /* How many columns a descriptor stands for: one; one per machine level (named prefix + level
- * name, bytes_DRAM); or one per tag column of the analysis (prefix + key, tag.batch). */
-typedef enum rt_column_span { RT_SPAN_ONE, RT_SPAN_LEVELS, RT_SPAN_TAGS } rt_column_span;
+ * name, bytes_DRAM); one per tag column of the analysis (prefix + key, tag.batch); or one where
+ * the analysis's kernels name the overhead their own calls pay (a->own_paths), else none. */
+typedef enum rt_column_span {
+    RT_SPAN_ONE,
+    RT_SPAN_LEVELS,
+    RT_SPAN_TAGS,
+    RT_SPAN_PAID
+} rt_column_span;
 
 /* One column, or several (span). The getter of its type gives a row's value; index is the
  * machine level or the tag column (0 otherwise). */
@@ -92,7 +98,8 @@ size_t rt_table_width(const rt_table_layout *t);
 /* A column's name at index (its own name when it spans one: "time_s", "bytes_DRAM",
  * "tag.batch"); the caller frees it. */
 char *rt_table_column_name(const rt_table_layout *t, const rt_table_column *c, size_t index);
-/* How many columns descriptor c stands for in t: 1, the machine's levels or t's tag columns. */
+/* How many columns descriptor c stands for in t: 1, the machine's levels, t's tag columns, or
+ * for the overhead paid 1 or 0. */
 size_t rt_table_column_span(const rt_table_layout *t, const rt_table_column *c);
 
 /* The rows of one kind in order (longest first), one at a time; what the later rows will read

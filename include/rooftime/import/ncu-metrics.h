@@ -40,6 +40,9 @@ typedef struct rt_ncu_map {
     char *metric[NCU_MAX_METRICS]; /* slot -> metric name */
     size_t n_metric;
     rt_ncu_formula cycles, rate;
+    rt_ncu_formula duration; /* a launch's time where cycles or rate are absent */
+    int has_duration;
+    char *recipe; /* the recipe loaded ("nsight", "paper"); NULL: the mapping has none */
     rt_ncu_quantity *q;
     size_t n_q;
     char **const_name;
@@ -50,7 +53,11 @@ typedef struct rt_ncu_map {
     int tensor_factor_const; /* index of "tensor_factor" among the constants, or -1 */
 } rt_ncu_map;
 
+/* Load with the mapping's default recipe. */
 int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err);
+/* Load with the entries of one recipe (NULL: the default; an entry without "recipe" applies under
+ * every one); a recipe the mapping lacks is an error naming those it has. */
+int rt_ncu_map_load_recipe(const char *path, const char *recipe, rt_ncu_map *m, rt_error *err);
 void rt_ncu_map_release(rt_ncu_map *m);
 /* Slot of a metric name, or -1. */
 int rt_ncu_map_slot(const rt_ncu_map *m, const char *name);
@@ -77,25 +84,5 @@ size_t rt_ncu_map_archs(const rt_ncu_map *m, const int *extra, size_t n_extra, i
 uint64_t rt_ncu_map_applying(const rt_ncu_map *m, const int *chosen, size_t n, int sm, int lift_tf);
 double rt_ncu_formula_eval(const rt_ncu_formula *f, const double *metric, const double *constants,
                            double launch_time);
-
-/* The mapping file's quantities, set names and metric names, for `rooftime ncu-metrics`. */
-typedef struct rt_ncu_metric_list {
-    char **metric; /* distinct metric names, in the order the mapping names them */
-    size_t n;
-} rt_ncu_metric_list;
-
-/* Metric names used by set `set` (NULL: every set) on compute capability sm (0: every one), or
- * -1 if the mapping cannot be read. */
-int rt_ncu_metric_list_load(const char *metrics_file, const char *set, int sm,
-                            rt_ncu_metric_list *out, rt_error *err);
-/* The tensor FLOP formulas (flops.tensor*) of set `set` in scope on sm, as "quantity = formula"
- * lines into buf; 0, or -1 with err. */
-int rt_ncu_tensor_formulas(const char *metrics_file, const char *set, int sm, char *buf, size_t n,
-                           rt_error *err);
-void rt_ncu_metric_list_release(rt_ncu_metric_list *l);
-/* A per-architecture constant of the mapping (tensor_factor, tensor_peak) for arch ("sm_80";
- * NULL: the mapping's default), from the nearest architecture at or below it. */
-int rt_ncu_constant(const char *metrics_file, const char *arch, const char *name, double *value,
-                    rt_error *err);
 
 #endif

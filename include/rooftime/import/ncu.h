@@ -11,13 +11,17 @@ typedef struct rt_ncu_options {
     const char *metrics_file; /* metric-to-quantity mapping; NULL: <datadir>/ncu/metrics.json */
     double tensor_factor;     /* FLOPs per tensor instruction; 0: from the mapping, per CC */
     const char *arch; /* "sm_70" ...: for files without a CC column; NULL: the mapping's default */
-    bool allow_missing; /* a launch lacking a metric: warning (and counted as 0), not error */
+    const char *recipe; /* the mapping's recipe ("nsight", "paper"); NULL: its default_recipe */
+    bool allow_missing; /* a launch lacking a metric: warning (and counted as 0), not error; a
+                           metric n/a: the quantities that read it left out of its kernel */
     bool per_launch;    /* one kernel per launch (tags launch, process) instead of per name */
 } rt_ncu_options;
 
 /*
  * Read n raw `ncu --csv` outputs (each one metric or many; the program's own
- * output and ==PROF== lines before the header are skipped), join launches
+ * output and ==PROF== lines before the header are skipped; ncu 2025's rule rows
+ * skipped and counted; mangled kernel names demangled as the CUPTI collector
+ * does; units converted through data/ncu/units.json), join launches
  * across files by process and launch ID (checking the kernel name), and
  * aggregate per kernel name. When the files' launch orders differ (a launch ID
  * names different kernels), the files are read again and joined per kernel

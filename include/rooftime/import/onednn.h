@@ -23,9 +23,10 @@ rt_onednn_reader *rt_onednn_reader_new(const char *origin);
 /* Convolution and pooling FLOPs: taps inside the input (the default) or the whole window. */
 void rt_onednn_reader_set_conv_flops(rt_onednn_reader *r, rt_conv_flops conv);
 void rt_onednn_reader_free(rt_onednn_reader *r);
-/* Offset of the verbose marker (onednn_verbose, dnnl_verbose, mkldnn_verbose) in the line, or -1.
- * Text before the marker is the program's own output that shared the line. */
-ssize_t rt_onednn_marker(const char *line, size_t len);
+/* Offset of the verbose marker (onednn_verbose, dnnl_verbose, mkldnn_verbose: the markers of
+ * data/onednn/verbose-formats.json, followed by a comma) in the line, or -1. Text before the
+ * marker is the program's own output that shared the line. */
+ssize_t rt_onednn_marker(const rt_onednn_reader *r, const char *line, size_t len);
 /* Read one line (without its newline); lines without a marker are other output and ignored. */
 void rt_onednn_reader_line(rt_onednn_reader *r, const char *line, size_t len);
 /* The input's last line, with no newline after it: a record there was cut short (oneDNN ends each

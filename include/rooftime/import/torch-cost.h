@@ -26,15 +26,18 @@ typedef struct rt_torch_call {
 } rt_torch_call;
 
 typedef enum rt_torch_status {
-    RT_TC_UNKNOWN,   /* not in the table: time only */
-    RT_TC_NONE,      /* a view, allocation or dispatcher: no FLOPs, no bytes of its own */
-    RT_TC_COSTED,    /* FLOPs and/or bytes */
-    RT_TC_INCOMPLETE /* in the table, but what the model needs was not recorded (why says) */
+    RT_TC_UNKNOWN,    /* not in the table: time only */
+    RT_TC_NONE,       /* a view, allocation or dispatcher: no FLOPs, no bytes of its own */
+    RT_TC_COSTED,     /* FLOPs and/or bytes */
+    RT_TC_INCOMPLETE, /* in the table, but what the model needs was not recorded (why says) */
+    RT_TC_UNCOUNTED   /* work no FLOP or byte count measures (klass: rng, sort, index, unique):
+                       * its verdict is unknown, "work not counted" */
 } rt_torch_status;
 
 typedef struct rt_torch_cost {
     rt_torch_status status;
-    const char *klass; /* "view", "allocation", "dispatch", or the model's name */
+    const char *klass; /* "view", "allocation", "dispatch", an uncounted class ("rng", "sort",
+                        * "index", "unique"), or the model's name */
     double flops, bytes;
     int flops_known, bytes_known;
     const char *unit; /* FLOPs unit: "fp32", "bf16", "fp16", "fp64" (static) */

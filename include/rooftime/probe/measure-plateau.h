@@ -12,6 +12,7 @@ typedef struct rt_cache_info {
     int level;     /* 1, 2, 3 ... */
     double size;   /* bytes */
     int shared_by; /* logical CPUs sharing one instance */
+    int instances; /* instances in the machine (sysfs: the online CPUs over shared_by) */
 } rt_cache_info;
 
 /*

@@ -16,7 +16,17 @@ typedef struct rt_kernel_cost {
     double dram_bytes; /* compulsory traffic of its tensors */
     double l1_bytes;   /* loads + stores at L1, counted per loop iteration; < 0 when unknown */
     const char *impl;  /* implementation detail (oneDNN impl name, "openblas"); NULL: none */
+    /* The overhead each call pays on its path (rt_kernel.overhead): a parallel region
+     * (RT_OVERHEAD_OPENMP at overhead_threads), RT_OVERHEAD_NONE for a plain single-threaded
+     * call; NULL: the profile's (a oneDNN primitive execute in the oneDNN implementation). */
+    const char *overhead;
+    int overhead_threads;
 } rt_kernel_cost;
+
+/* What an OpenBLAS call pays: its threads, where it starts them (above a size threshold of its
+ * own), are a pool of its own, not a region rooftime measures; a small GEMM runs in the calling
+ * thread. Nothing measurable, either way. */
+#define RT_STUDY_BLAS_OVERHEAD RT_OVERHEAD_NONE
 
 /*
  * Times each kernel invocation with a monotonic clock and, while recording, adds it to a

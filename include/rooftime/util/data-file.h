@@ -1,6 +1,7 @@
 /* The one loader of rooftime's data files (data-file.c): the shipped ones under rt_datadir()
- * (ncu/metrics.json, onednn/cost.json, torch/ops.json, torch/hints.json, verdict-hints.json,
- * comm/kernels.json, gpu/architectures.json, machines/) and a user's file given in their place.
+ * (ncu/metrics.json, onednn/cost.json, onednn/verbose-formats.json, onednn/units.json,
+ * torch/ops.json, torch/hints.json, verdict-hints.json, comm/kernels.json, gpu/architectures.json,
+ * machines/) and a user's file given in their place.
  * Bounded (RT_MAX_DATA_FILE), read like every input (a directory, a FIFO, a NUL byte are named),
  * parsed with duplicate keys refused, the schema checked; every error starts "cannot read 'PATH':"
  * and names the line and column, or the JSON path of the field (rt_jr of json-read.h). */

@@ -1,5 +1,6 @@
 /* `rooftime import onednn LOG` and `import torch TRACE`: the framework rows of the importers'
- * table. Both take --conv-flops; torch adds --within NAME, --ops FILE and --no-cost-model. */
+ * table. Both take --conv-flops and --threads; torch adds --within NAME, --ops FILE and
+ * --no-cost-model. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +18,14 @@ typedef struct framework_state {
     const char *within, *ops_file;
     rt_conv_flops conv; /* RT_CONV_TAPS unless --conv-flops says otherwise */
     int no_model;
+    int threads; /* --threads: what ran the kernels, for where their bytes fit; 0: unknown */
     rt_torch_ops *ops;
 } framework_state;
 
-static const struct option options[] = {{"within", required_argument, NULL, 'w'},
-                                        {"conv-flops", required_argument, NULL, 'c'},
-                                        {"ops", required_argument, NULL, 'O'},
-                                        {"no-cost-model", no_argument, NULL, 'N'},
-                                        {0}};
+static const struct option options[] = {
+    {"within", required_argument, NULL, 'w'},  {"conv-flops", required_argument, NULL, 'c'},
+    {"ops", required_argument, NULL, 'O'},     {"no-cost-model", no_argument, NULL, 'N'},
+    {"threads", required_argument, NULL, 'T'}, {0}};
 
 static int option(framework_state *s, int c, char *arg)
 {
@@ -38,6 +39,15 @@ static int option(framework_state *s, int c, char *arg)
         rt_error cerr;
         if (rt_conv_flops_parse(arg, &s->conv, &cerr) != 0)
             return cli_usage_error("import", "--conv-flops: %s", cerr.msg);
+        return 0;
+    }
+    case 'T': {
+        char *end;
+        long t = strtol(arg, &end, 10);
+        if (end == arg || *end || t < 1 || t > RT_MAX_THREADS)
+            return cli_usage_error("import", "--threads: '%s' is not a thread count (1 to %d)", arg,
+                                   RT_MAX_THREADS);
+        s->threads = (int)t;
         return 0;
     }
     case 'O':
@@ -70,23 +80,15 @@ static const char *option_input(const void *state)
     return ((const framework_state *)state)->ops_file;
 }
 
-/* Values no profile may hold (sums that overflow ...): named with the trace or log. */
-static int check_profile(const cli_import_args *a, const rt_profile *p, rt_error *err)
-{
-    rt_error perr = {{0}};
-    if (rt_profile_check(p, &perr) == 0)
-        return 0;
-    rt_error_set(err, "'%s': %s", a->inputs[0], perr.msg);
-    return -1;
-}
-
 static int read_onednn(void *state, const cli_import_args *a, rt_profile **p, rt_warnings *w,
                        rt_error *err)
 {
     const framework_state *s = state;
+    /* values no profile may hold are the importer's error, naming the log (rt_import_check) */
     if (rt_import_onednn_conv(a->inputs[0], s->conv, p, w, err) != 0)
         return -1;
-    return check_profile(a, *p, err);
+    (*p)->threads = s->threads;
+    return 0;
 }
 
 static int read_torch(void *state, const cli_import_args *a, rt_profile **p, rt_warnings *w,
@@ -98,7 +100,8 @@ static int read_torch(void *state, const cli_import_args *a, rt_profile **p, rt_
     rt_torch_options to = {.within = s->within, .ops = s->ops, .conv = s->conv, .by_source = 1};
     if (rt_import_torch_opts(a->inputs[0], &to, p, w, err) != 0)
         return -1;
-    return check_profile(a, *p, err);
+    (*p)->threads = s->threads;
+    return 0;
 }
 
 static void report(const void *state, const cli_import_args *a, const rt_profile *p)
@@ -117,16 +120,30 @@ static void release(void *state)
     rt_torch_ops_free(((framework_state *)state)->ops);
 }
 
+/* --threads, in both helps. */
+#define THREADS_HELP                                                                               \
+    "      --threads N        the threads that ran the kernels (OMP_NUM_THREADS,\n"                \
+    "                         torch.get_num_threads()): hier mode places their estimated bytes\n"  \
+    "                         at the level that holds each working set on that many threads\n"     \
+    "                         (default: unknown, every instance of each cache)\n"
+
 const cli_importer cli_importer_onednn = {
     .name = "onednn",
     .summary = "a oneDNN verbose log (ONEDNN_VERBOSE=1 or DNNL_VERBOSE=1)",
-    .synopsis =
-        "rooftime import onednn LOG -o PROFILE [--conv-flops taps|window] [--tag KEY=VALUE]...\n",
-    .help = "import onednn: ONEDNN_VERBOSE=1 / DNNL_VERBOSE=1 output of oneDNN 2.x or 3.x, other "
+    .synopsis = "rooftime import onednn LOG -o PROFILE [--conv-flops taps|window] [--threads N]\n"
+                "                       [--tag KEY=VALUE]...\n",
+    .help = "import onednn: ONEDNN_VERBOSE=1 / DNNL_VERBOSE=1 output of oneDNN 1.x to 3.x (the "
+            "formats of\n"
+            "data/onednn/verbose-formats.json, keyed by the header each version prints), other "
             "output\n"
             "interleaved; one kernel per primitive, implementation and shape; FLOPs from the "
             "problem\n"
-            "descriptors, bytes = compulsory traffic; unreadable lines are reported by number\n",
+            "descriptors, on the unit the implementation ran them on (data/onednn/units.json; "
+            "where it\n"
+            "names no instruction set, the widest the CPU has, said in a warning); bytes = "
+            "compulsory\n"
+            "traffic; unreadable lines are reported by "
+            "number\n" THREADS_HELP,
     .options = options,
     .state_size = sizeof(framework_state),
     .max_inputs = 1,
@@ -144,7 +161,7 @@ const cli_importer cli_importer_torch = {
     .summary = "a PyTorch profiler chrome trace",
     .synopsis =
         "rooftime import torch TRACE.json -o PROFILE [--within RANGE] [--conv-flops taps|window]\n"
-        "                      [--ops FILE | --no-cost-model] [--tag KEY=VALUE]...\n",
+        "                      [--ops FILE | --no-cost-model] [--threads N] [--tag KEY=VALUE]...\n",
     .help =
         "import torch: a PyTorch profiler chrome trace; operators by self time, GPU kernels by\n"
         "launch; FLOPs and bytes of each call from its recorded shapes and types by the cost "
@@ -157,7 +174,7 @@ const cli_importer cli_importer_torch = {
         "only\n"
         "      --conv-flops taps|window  convolution and pooling FLOPs: taps inside the input\n"
         "                         (default, as oneDNN's benchdnn) or the whole window (as "
-        "torch)\n",
+        "torch)\n" THREADS_HELP,
     .options = options,
     .state_size = sizeof(framework_state),
     .max_inputs = 1,

@@ -9,10 +9,13 @@
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
 
-static const struct option options[] = {
-    {"metrics", required_argument, NULL, 'M'}, {"tensor-factor", required_argument, NULL, 'k'},
-    {"arch", required_argument, NULL, 'a'},    {"allow-missing", no_argument, NULL, 'A'},
-    {"per-launch", no_argument, NULL, 'P'},    {0}};
+static const struct option options[] = {{"metrics", required_argument, NULL, 'M'},
+                                        {"tensor-factor", required_argument, NULL, 'k'},
+                                        {"arch", required_argument, NULL, 'a'},
+                                        {"allow-missing", no_argument, NULL, 'A'},
+                                        {"per-launch", no_argument, NULL, 'P'},
+                                        {"recipe", required_argument, NULL, 'r'},
+                                        {0}};
 
 static int option(void *state, int c, char *arg)
 {
@@ -39,6 +42,9 @@ static int option(void *state, int c, char *arg)
         return 0;
     case 'A':
         o->allow_missing = true;
+        return 0;
+    case 'r':
+        o->recipe = arg; /* checked against the mapping's recipes when it is loaded */
         return 0;
     case 'P':
         o->per_launch = true;
@@ -78,8 +84,13 @@ const cli_importer cli_importer_ncu = {
             "                         sm_80 on, tensor FLOPs come from the ops counters and K\n"
             "                         turns the instruction count back on)\n"
             "      --arch sm_XX       architecture of files without a CC column (default sm_70)\n"
+            "      --recipe NAME      nsight (default): half-precision FLOPs as Nsight Compute's\n"
+            "                         roofline counts them (HFMA2 4, HADD2/HMUL2 2); paper: the\n"
+            "                         seed authors' 2020 tables (hfma 2, hadd/hmul 1)\n"
             "      --allow-missing    a launch lacking a metric in one file: warning, counted as "
-            "0\n"
+            "0;\n"
+            "                         a metric n/a: the quantities reading it left out; the\n"
+            "                         profile's note lists what was missing\n"
             "      --per-launch       one kernel per launch (tags launch and process)\n"
             "  -t, --tag KEY=VALUE    tag the profile (repeatable)\n"
             "\n",

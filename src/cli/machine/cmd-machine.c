@@ -11,11 +11,54 @@
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/format.h"
 
 static void print_spread(double min, double max, double scale)
 {
     if (min > 0 && max > 0)
         printf("  [%.4g .. %.4g]", min / scale, max / scale);
+}
+
+/* Each level's capacity: one instance, how many share it and how many there are, the whole
+ * machine's, where the figures come from, and what the working-set sweep saw. */
+static void print_capacities(const rt_machine *m)
+{
+    size_t known = 0;
+    for (size_t i = 0; i < m->n_levels; i++)
+        known += m->levels[i].size_bytes > 0;
+    /* a GPU's caches are shared among SMs, a CPU's among logical CPUs */
+    const char *who = m->gpu || rt_machine_level_index(m, "HBM") >= 0 ? "SM" : "CPU";
+    printf("\ncapacities%s\n", known ? "" : ": unknown (no level records its size)");
+    for (size_t i = 0; i < m->n_levels && known; i++) {
+        const rt_level *l = &m->levels[i];
+        char one[32], all[32], each[32], swept[32];
+        if (!(l->size_bytes > 0)) {
+            printf("  %-10s unknown\n", l->name);
+            continue;
+        }
+        int n = l->instances > 0 ? l->instances : 1;
+        rt_fmt_bytes(one, sizeof one, l->size_bytes);
+        rt_fmt_bytes(all, sizeof all, rt_level_capacity(l, 0));
+        printf("  %-10s %10s", l->name, all);
+        if (n > 1)
+            printf(" = %d x %s", n, one);
+        if (l->shared_by > 1) {
+            printf(", %sshared by %d %ss", n > 1 ? "each " : "", l->shared_by, who);
+            rt_fmt_bytes(each, sizeof each, l->size_bytes / l->shared_by);
+            if (i + 1 < m->n_levels) /* a cache's share; main memory's would say little */
+                printf(" (%s per %s)", each, who);
+        } else if (l->shared_by == 1 && n > 1) {
+            printf(", one per %s", who);
+        }
+        if (l->swept_bytes > 0) {
+            rt_fmt_bytes(swept, sizeof swept, l->swept_bytes);
+            printf("; swept: its plateau up to %s at %d thread%s", swept, l->swept_threads,
+                   l->swept_threads == 1 ? "" : "s");
+        }
+        if (l->size_source)
+            printf("  -- %s", l->size_source);
+        printf("\n");
+    }
 }
 
 static void show_text(const rt_machine *m)
@@ -41,12 +84,11 @@ static void show_text(const rt_machine *m)
         const rt_level *l = &m->levels[i];
         printf("  %-10s %12.6g", l->name, l->bytes_per_s / 1e9);
         print_spread(l->min, l->max, 1e9);
-        if (l->size_bytes > 0)
-            printf("  size %.6g KiB", l->size_bytes / 1024);
         if (l->note)
             printf("  -- %s", l->note);
         printf("\n");
     }
+    print_capacities(m);
     printf("\nlaunch overhead: %.4g µs", m->tau * 1e6);
     if (m->tau_method)
         printf("  -- %s", m->tau_method);

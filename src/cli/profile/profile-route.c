@@ -28,7 +28,7 @@ static int write_all(int fd, const char *buf, size_t n)
  * everything else (including text before a marker on the same line) to our standard output. */
 static void route_line(rt_onednn_reader *r, FILE *log, const char *line, size_t n, int has_nl)
 {
-    ssize_t at = rt_onednn_marker(line, n);
+    ssize_t at = rt_onednn_marker(r, line, n);
     if (at < 0) {
         write_all(STDOUT_FILENO, line, n + (has_nl ? 1 : 0));
         return;

@@ -1,6 +1,7 @@
 /* `rooftime study --gpu`: the ncu cross-check. On three configs (the default point, forward pass)
- * the client runs once more under Nsight Compute with the metrics of `rooftime ncu-metrics`, and
- * the study's profile of that config is compared with ncu's (rt_study_gpu_crosscheck). */
+ * the client runs once more under Nsight Compute with the metrics of `rooftime ncu-metrics` (base
+ * units, mangled names; --clock-control base, else none), and the study's profile of that config
+ * is compared with ncu's (rt_study_gpu_crosscheck). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "cli-study-gpu.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
 #include "rooftime/study/study-gpu-crosscheck.h"
@@ -59,7 +61,52 @@ static const rt_profile *study_profile(const rt_study_gpu_result *r, const rt_st
     return NULL;
 }
 
-/* One config: the client under ncu, imported, compared. */
+/* The client of plan under ncu, its CSV table into csv and ncu's messages into log, with the given
+ * --clock-control: ncu's exit code, or -1 with the reason among the cross-check's lines. Base
+ * units (bytes, not "Mbyte" with three digits) and mangled kernel names, which import ncu
+ * demangles as the collector does. */
+static int run_ncu(const cli_gpu_study *g, const char *ncu, const char *metrics,
+                   const rt_study_gpu_plan *p, const char *plan, const char *csv, const char *log,
+                   const char *clock, rt_study_gpu_result *r)
+{
+    char *argv[] = {(char *)ncu,
+                    "--csv",
+                    "--print-units",
+                    "base",
+                    "--print-kernel-base",
+                    "mangled",
+                    "--clock-control",
+                    (char *)clock,
+                    "--target-processes",
+                    "all",
+                    "--metrics",
+                    (char *)metrics,
+                    (char *)g->python,
+                    g->scripts[p->framework],
+                    "--plan",
+                    (char *)plan,
+                    NULL};
+    FILE *fp = fopen(csv, "w"); /* the spawner opens stdout_path without creating it */
+    if (!fp) {
+        rt_warnings_add(&r->crosscheck, "%s: cannot create '%s': %s", p->name, csv,
+                        strerror(errno));
+        return -1;
+    }
+    fclose(fp);
+    rt_spawn_opts so = {.stdout_path = csv, .stderr_path = log, .close_fd = -1};
+    rt_child child;
+    rt_error err = {{0}};
+    fprintf(stderr, "[ncu] %s: the default point's forward pass under ncu (--clock-control %s)\n",
+            p->name, clock);
+    if (rt_spawn(argv, &so, &child, &err) != 0) {
+        rt_warnings_add(&r->crosscheck, "%s: %s", p->name, err.msg);
+        return -1;
+    }
+    return rt_spawn_wait(&child);
+}
+
+/* One config: the client under ncu, imported, compared. When --clock-control base fails (a VM
+ * may refuse to lock the clocks), once more with --clock-control none, said among the lines. */
 static void crosscheck_plan(const cli_gpu_study *g, const char *ncu, const char *metrics,
                             const rt_study_gpu_plan *p, const rt_profile *ours,
                             rt_study_gpu_result *r)
@@ -67,6 +114,7 @@ static void crosscheck_plan(const cli_gpu_study *g, const char *ncu, const char 
     char *plan = rt_asprintf("%s/ncu/%s.json", g->dir, p->name);
     char *csv = rt_asprintf("%s/ncu/%s.csv", g->dir, p->name);
     char *log = rt_asprintf("%s/ncu/%s.log", g->dir, p->name);
+    char *log_base = rt_asprintf("%s/ncu/%s.clock-base.log", g->dir, p->name);
     char *json = rt_study_gpu_plan_json(p, &g->so, true, 0);
     rt_error err = {{0}};
     rt_profile *theirs = NULL;
@@ -75,34 +123,21 @@ static void crosscheck_plan(const cli_gpu_study *g, const char *ncu, const char 
         rt_warnings_add(&r->crosscheck, "%s: %s", p->name, err.msg);
         goto out;
     }
-    char *argv[] = {(char *)ncu,
-                    "--csv",
-                    "--target-processes",
-                    "all",
-                    "--metrics",
-                    (char *)metrics,
-                    (char *)g->python,
-                    g->scripts[p->framework],
-                    "--plan",
-                    plan,
-                    NULL};
-    FILE *fp = fopen(csv, "w"); /* the spawner opens stdout_path without creating it */
-    if (!fp) {
-        rt_warnings_add(&r->crosscheck, "%s: cannot create '%s': %s", p->name, csv,
-                        strerror(errno));
-        goto out;
+    int rc = run_ncu(g, ncu, metrics, p, plan, csv, log, "base", r);
+    if (rc > 0) {
+        if (rename(log, log_base) != 0)
+            rt_warnings_add(&r->crosscheck, "%s: cannot keep '%s' as '%s': %s", p->name, log,
+                            log_base, strerror(errno));
+        rc = run_ncu(g, ncu, metrics, p, plan, csv, log, "none", r);
+        rt_warnings_add(&r->crosscheck,
+                        "%s: ncu --clock-control base failed (log %s): ran with "
+                        "--clock-control none, exit %d",
+                        p->name, log_base, rc);
     }
-    fclose(fp);
-    rt_spawn_opts so = {.stdout_path = csv, .stderr_path = log, .close_fd = -1};
-    rt_child child;
-    fprintf(stderr, "[ncu] %s: the default point's forward pass under ncu\n", p->name);
-    if (rt_spawn(argv, &so, &child, &err) != 0) {
-        rt_warnings_add(&r->crosscheck, "%s: %s", p->name, err.msg);
-        goto out;
-    }
-    int rc = rt_spawn_wait(&child);
     if (rc != 0) {
-        rt_warnings_add(&r->crosscheck, "%s: ncu exited with code %d (log %s)", p->name, rc, log);
+        if (rc > 0)
+            rt_warnings_add(&r->crosscheck, "%s: ncu exited with code %d (log %s)", p->name, rc,
+                            log);
         goto out;
     }
     const char *paths[] = {csv};
@@ -122,6 +157,7 @@ out:
     free(plan);
     free(csv);
     free(log);
+    free(log_base);
 }
 
 void cli_study_gpu_crosscheck(const cli_gpu_study *g, rt_study_gpu_result *r)

@@ -27,6 +27,7 @@
 #include "rooftime/formats/hints-json.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
+#include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/probe/gpu-driver.h"
 #include "rooftime/probe/gpu-measure.h"

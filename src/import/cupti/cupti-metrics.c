@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cupti-internal.h"
+#include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/util/strings.h"
 
 char *rt_cupti_metrics_for(const int *sms, size_t n_sms, rt_error *err)

@@ -15,6 +15,7 @@
 #include "cupti-internal.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/csv-reader.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/cupti.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/util/datadir.h"
@@ -471,7 +472,7 @@ int rt_import_cupti(const char *dir, const rt_cupti_options *opt, rt_profile **o
     if (!im.nl && w)
         rt_warnings_add(w, "%s: no trace: times are cycles / rate of the replayed kernels", dir);
     provenance(&im, im.map.label, opt->ranges_dir != NULL, &prof->provenance);
-    if (rt_profile_check(prof, err) != 0)
+    if (rt_import_check(&prof, dir, err) != 0)
         goto done;
     *out = prof;
     prof = NULL;

@@ -9,6 +9,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/import/csv-reader.h"
 #include "rooftime/import/ncu-metrics.h"
+#include "rooftime/import/ncu-units.h"
 #include "rooftime/import/ncu.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/name-index.h"
@@ -20,8 +21,21 @@
 
 /* ---- one input file ---- */
 
-/* Columns from COL_CC on are optional. */
-enum { COL_ID, COL_PID, COL_NAME, COL_MNAME, COL_MUNIT, COL_MVALUE, COL_CC, COL_GRID, COL_N };
+/* Columns from COL_CC on are optional: the CC, the grid, the first of ncu 2025's rule columns
+ * (rows of its analysis rules, not metrics) and the section pages' item label. */
+enum {
+    COL_ID,
+    COL_PID,
+    COL_NAME,
+    COL_MNAME,
+    COL_MUNIT,
+    COL_MVALUE,
+    COL_CC,
+    COL_GRID,
+    COL_RULE,
+    COL_LABEL,
+    COL_N
+};
 
 /* One launch as one file sees it. */
 typedef struct group {
@@ -31,7 +45,8 @@ typedef struct group {
     int sm;
     unsigned long line;
     uint64_t present;
-    int failed; /* every metric nan and grid (0, 0, 0) (or no Grid Size column): a failed launch */
+    uint64_t na; /* slots whose value is n/a: not collected, absent (never 0) */
+    int failed;  /* every metric nan and grid (0, 0, 0) (or no Grid Size column): a failed launch */
     double value[NCU_MAX_METRICS];
 } group;
 
@@ -43,7 +58,8 @@ typedef struct rowrec {
     int sm;
     unsigned long line;
     int slot;
-    int nan;       /* the value is nan (read for every metric, mapped or not) */
+    int nan;       /* the value is nan or n/a (read for every metric, mapped or not) */
+    int na;        /* the value is n/a: the metric was not collected on this GPU */
     int grid_zero; /* grid (0, 0, 0), or the file has no Grid Size column */
     double value;
 } rowrec;
@@ -54,6 +70,11 @@ typedef struct ncu_file {
     int col[COL_N];
     size_t ncols;
     const char *layout;
+    size_t min_fields; /* a data row may stop here: the rule columns after Metric Value omitted */
+    unsigned long rule_rows; /* ncu 2025's rule rows (an empty metric name), skipped */
+    char first_mname[96];    /* the first row's metric name, for the section page's message */
+    const char *scaled_unit; /* the first unit ncu scaled for display (NULL: none), its line */
+    unsigned long scaled_line;
     long *pid; /* process IDs in order of appearance: a launch's process is its ordinal */
     size_t npid;
     int done;
@@ -61,9 +82,10 @@ typedef struct ncu_file {
     rowrec next;
     uint64_t metrics; /* slots in the file's first launch */
     uint32_t last_kname;
-    int have_last;
     char last_unit[NCU_MAX_METRICS][24];
-    double last_scale[NCU_MAX_METRICS];
+    const rt_ncu_unit *last_u[NCU_MAX_METRICS];
+    char *last_raw; /* the last row's kernel name as written (mangled or not), its interned id */
+    size_t last_raw_len, last_raw_cap;
     char last_cc[8];
     int last_sm;
     unsigned long rows;
@@ -81,6 +103,7 @@ typedef struct pending {
     uint64_t files;
     uint64_t failed_files; /* the files whose view of it is a failed launch */
     uint64_t present;
+    uint64_t na;
     double value[NCU_MAX_METRICS];
 } pending;
 
@@ -88,13 +111,31 @@ typedef struct ktotal {
     double n, cycles, rate, time_sum;
     double *q;
     uint64_t applied;             /* bit i: chosen[i] applied to one of its launches at least */
+    uint64_t unknown;             /* bit i: chosen[i] read a metric n/a on one of its launches */
+    unsigned long na_launches;    /* its launches with such a metric */
     rt_time_samples launch_times; /* each launch's cycles / rate, for the kernel's spread */
 } ktotal;
+
+/* A quantity in scope that no input could give, for the profile's note. */
+typedef struct rt_ncu_lack {
+    const char *quantity; /* the mapping's */
+    int slot;             /* the first metric it lacked */
+    int na;               /* that metric was n/a (not collected), not absent */
+} rt_ncu_lack;
 
 typedef struct ncu_import {
     const rt_ncu_options *opt;
     rt_warnings *warnings; /* may be NULL */
     rt_ncu_map map;
+    rt_ncu_units units;
+    rt_name_index mangled; /* kernel names as written in mangled form; kname_of[id] their name */
+    uint32_t *kname_of;
+    size_t nkname_of;
+    int by_duration;      /* time from the mapping's duration (the inputs lack cycles or rate) */
+    uint64_t tmask;       /* the metrics of the time */
+    uint64_t na_seen;     /* slots n/a in some launch */
+    rt_ncu_lack *lacking; /* the quantities not imported, in mapping order */
+    size_t n_lacking;
     ncu_file *f;
     size_t nf;
     uint64_t all_files;
@@ -129,7 +170,7 @@ typedef struct ncu_import {
      * name, said in the warning. */
     char order_msg[600];
     int reorder; /* set with the error that order_msg describes */
-    unsigned long launches, nan_values, missing, failed;
+    unsigned long launches, nan_values, missing, failed, na_values, na_kernels;
     int default_sm;
     rt_error *err;
 } ncu_import;
@@ -140,8 +181,19 @@ typedef struct ncu_import {
 int rt_ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg);
 /* Find the table header ("ID","Process ID",...) after the program's own output. */
 int rt_ncu_find_header(ncu_import *im, ncu_file *f);
+/* A section page whose first launch (on sm) carries no metric the mapping reads: the error naming
+ * the command line that gives a metrics page. */
+void rt_ncu_section_error(ncu_import *im, const ncu_file *f, int sm);
 /* The next launch of file f (all its metric rows) into g: 1, 0 at the end, -1 on error. */
 int rt_ncu_next_group(ncu_import *im, ncu_file *f, group *g);
+
+/* ---- ncu-finish.c: a launch every file has given ---- */
+
+/* Check its metrics, evaluate its time and formulas into its kernel's totals (or, with
+ * --per-launch, a kernel of its own). 0, or -1 with the error. */
+int rt_ncu_finish(ncu_import *im, pending *p);
+/* name, or its first n - 4 bytes and "..." in buf. */
+const char *rt_ncu_short(const char *name, char *buf, size_t n);
 
 /* ---- ncu-pending.c: launches in flight ---- */
 

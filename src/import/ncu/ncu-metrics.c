@@ -290,6 +290,25 @@ static int load_constants(rt_jr *r, rt_ncu_map *m, json_t *root)
     return 0;
 }
 
+/* Whether entry qv (path "quantities[i]") belongs to the map's recipe: 1, 0 (another recipe's:
+ * left out), -1 with the error when its "recipe" names none of the mapping's. */
+static int in_recipe(rt_jr *r, const rt_ncu_map *m, const json_t *root, const json_t *qv,
+                     const char *path)
+{
+    if (rt_jr_object(r, qv, path) != 0)
+        return -1;
+    const json_t *rv = json_object_get(qv, "recipe");
+    if (!rv)
+        return 1;
+    const json_t *recipes = json_object_get(root, "recipes");
+    if (!json_is_string(rv) || !json_is_object(recipes) ||
+        !json_object_get(recipes, json_string_value(rv))) {
+        rt_jr_fail(r, path, "recipe", "not one of the recipes the mapping's 'recipes' names");
+        return -1;
+    }
+    return m->recipe && strcmp(m->recipe, json_string_value(rv)) == 0;
+}
+
 /* One entry of "quantities" (path "quantities[i]"): the quantity, its set, the architectures it
  * applies to and its formula. */
 static int load_quantity(rt_jr *r, rt_ncu_map *m, const json_t *qv, const char *path)
@@ -297,8 +316,7 @@ static int load_quantity(rt_jr *r, rt_ncu_map *m, const json_t *qv, const char *
     rt_ncu_quantity *q = &m->q[m->n_q++];
     q->from_sm = 0;
     q->to_sm = INT_MAX;
-    if (rt_jr_object(r, qv, path) != 0 ||
-        rt_jr_string(r, qv, path, "quantity", true, &q->quantity) != 0)
+    if (rt_jr_string(r, qv, path, "quantity", true, &q->quantity) != 0)
         return -1;
     const char *qn = q->quantity;
     if ((strncmp(qn, "flops.", 6) != 0 && strncmp(qn, "bytes.", 6) != 0) || !qn[6]) {
@@ -345,7 +363,72 @@ static int load_default_arch(rt_jr *r, rt_ncu_map *m, const json_t *root)
     return m->default_sm < 0 ? -1 : 0;
 }
 
+/* "recipes" and "default_recipe": the recipe to load (recipe, else the default) into m->recipe;
+ * a mapping without recipes takes none, and refuses a named one. */
+static int load_recipe(rt_jr *r, rt_ncu_map *m, const json_t *root, const char *recipe)
+{
+    const json_t *recipes;
+    if (rt_jr_member_object(r, root, "", "recipes", false, &recipes) != 0)
+        return -1;
+    if (!recipes) {
+        if (recipe)
+            rt_error_set(r->err, "%s: the mapping has no recipes (asked for '%s')", m->path,
+                         recipe);
+        return recipe ? -1 : 0;
+    }
+    char *dflt = NULL;
+    if (rt_jr_string(r, root, "", "default_recipe", true, &dflt) != 0)
+        return -1;
+    if (!json_object_get(recipes, dflt)) {
+        rt_jr_fail(r, "", "default_recipe", "'%.80s' is not one of 'recipes'", dflt);
+        free(dflt);
+        return -1;
+    }
+    if (recipe && !json_object_get(recipes, recipe)) {
+        char names[256] = "";
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)recipes, k, v)
+        {
+            size_t l = strlen(names);
+            snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", k);
+        }
+        rt_error_set(r->err, "%s: no recipe '%.80s' (the mapping has %s)", m->path, recipe, names);
+        free(dflt);
+        return -1;
+    }
+    m->recipe = recipe ? rt_strdup(recipe) : dflt;
+    if (recipe)
+        free(dflt);
+    return 0;
+}
+
+/* "time": cycles and rate, and the optional duration read when they are absent. */
+static int load_time(rt_jr *r, rt_ncu_map *m, const json_t *root)
+{
+    const json_t *time;
+    if (rt_jr_member_object(r, root, "", "time", true, &time) != 0 ||
+        f_member(r, m, time, "time", "cycles", &m->cycles) != 0 ||
+        f_member(r, m, time, "time", "rate", &m->rate) != 0)
+        return -1;
+    if (!json_object_get(time, "duration"))
+        return 0;
+    if (f_member(r, m, time, "time", "duration", &m->duration) != 0)
+        return -1;
+    if (m->duration.uses_time) {
+        rt_jr_fail(r, "time", "duration", "the launch's time cannot read launch_time");
+        return -1;
+    }
+    m->has_duration = 1;
+    return 0;
+}
+
 int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err)
+{
+    return rt_ncu_map_load_recipe(path, NULL, m, err);
+}
+
+int rt_ncu_map_load_recipe(const char *path, const char *recipe, rt_ncu_map *m, rt_error *err)
 {
     memset(m, 0, sizeof *m);
     m->path = rt_strdup(path);
@@ -367,12 +450,9 @@ int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err)
     for (size_t i = 0; i < m->n_const; i++)
         if (strcmp(m->const_name[i], "tensor_factor") == 0)
             m->tensor_factor_const = (int)i;
-    const json_t *time, *qs;
-    if (load_default_arch(&r, m, root) != 0 ||
-        rt_jr_member_object(&r, root, "", "time", true, &time) != 0 ||
-        f_member(&r, m, time, "time", "cycles", &m->cycles) != 0 ||
-        f_member(&r, m, time, "time", "rate", &m->rate) != 0 ||
-        rt_jr_array(&r, root, "", "quantities", true, &qs) != 0)
+    const json_t *qs;
+    if (load_default_arch(&r, m, root) != 0 || load_recipe(&r, m, root, recipe) != 0 ||
+        load_time(&r, m, root) != 0 || rt_jr_array(&r, root, "", "quantities", true, &qs) != 0)
         goto done;
     if (json_array_size(qs) > NCU_MAX_QUANTITIES) {
         rt_jr_fail(&r, "", "quantities", "%zu quantity entries, more than the limit of %d",
@@ -383,7 +463,8 @@ int rt_ncu_map_load(const char *path, rt_ncu_map *m, rt_error *err)
     for (size_t i = 0; i < json_array_size(qs); i++) {
         char where[64];
         snprintf(where, sizeof where, "quantities[%zu]", i);
-        if (load_quantity(&r, m, json_array_get(qs, i), where) != 0)
+        int in = in_recipe(&r, m, root, json_array_get(qs, i), where);
+        if (in < 0 || (in && load_quantity(&r, m, json_array_get(qs, i), where) != 0))
             goto done;
     }
     rc = 0;
@@ -405,6 +486,8 @@ void rt_ncu_map_release(rt_ncu_map *m)
         return;
     free(m->path);
     free(m->label);
+    free(m->recipe);
+    f_release(&m->duration);
     for (size_t i = 0; i < m->n_metric; i++)
         free(m->metric[i]);
     f_release(&m->cycles);
@@ -422,101 +505,4 @@ void rt_ncu_map_release(rt_ncu_map *m)
         free(m->arch[i].value);
     free(m->arch);
     memset(m, 0, sizeof *m);
-}
-
-/* ---- the metric list, for `rooftime ncu-metrics` ---- */
-
-int rt_ncu_metric_list_load(const char *metrics_file, const char *set, int sm,
-                            rt_ncu_metric_list *out, rt_error *err)
-{
-    memset(out, 0, sizeof *out);
-    char *path =
-        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
-    rt_ncu_map m;
-    int rc = rt_ncu_map_load(path, &m, err);
-    free(path);
-    if (rc != 0)
-        return -1;
-    /* Time first, then the quantities of the set, each metric once. */
-    uint64_t want = m.cycles.metrics | m.rate.metrics;
-    int found = 0;
-    for (size_t i = 0; i < m.n_q; i++)
-        if ((!set || strcmp(m.q[i].set, set) == 0) &&
-            (sm <= 0 || rt_ncu_quantity_applies(&m, &m.q[i], sm, 0))) {
-            want |= m.q[i].f.metrics;
-            found = 1;
-        }
-    if (!found) {
-        rt_error_set(err, "%s: no quantities of set '%s'", m.path, set);
-        rt_ncu_map_release(&m);
-        return -1;
-    }
-    out->metric = rt_xcalloc(m.n_metric + 1, sizeof *out->metric);
-    for (size_t s = 0; s < m.n_metric; s++)
-        if ((want >> s) & 1)
-            out->metric[out->n++] = rt_strdup(m.metric[s]);
-    rt_ncu_map_release(&m);
-    return 0;
-}
-
-int rt_ncu_tensor_formulas(const char *metrics_file, const char *set, int sm, char *buf, size_t n,
-                           rt_error *err)
-{
-    char *path =
-        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
-    rt_ncu_map m;
-    int rc = rt_ncu_map_load(path, &m, err);
-    free(path);
-    if (rc != 0)
-        return -1;
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < m.n_q; i++) {
-        const rt_ncu_quantity *q = &m.q[i];
-        if (strncmp(q->quantity, "flops.tensor", 12) != 0 || (set && strcmp(q->set, set) != 0) ||
-            !rt_ncu_quantity_applies(&m, q, sm, 0))
-            continue;
-        int w = snprintf(buf + used, n - used, "%s = %s\n", q->quantity, q->f.e.text);
-        if (w < 0 || (size_t)w >= n - used)
-            break;
-        used += (size_t)w;
-    }
-    rt_ncu_map_release(&m);
-    return 0;
-}
-
-int rt_ncu_constant(const char *metrics_file, const char *arch, const char *name, double *value,
-                    rt_error *err)
-{
-    char *path =
-        metrics_file ? rt_strdup(metrics_file) : rt_asprintf("%s/ncu/metrics.json", rt_datadir());
-    rt_ncu_map m;
-    int rc = rt_ncu_map_load(path, &m, err);
-    free(path);
-    if (rc != 0)
-        return -1;
-    int sm = arch ? rt_ncu_parse_arch(arch) : m.default_sm;
-    rc = -1;
-    if (sm < 0) {
-        rt_error_set(err, "'%s' is not an architecture like sm_70", arch);
-    } else {
-        const double *c = rt_ncu_map_constants(&m, sm);
-        for (size_t i = 0; c && i < m.n_const; i++)
-            if (strcmp(m.const_name[i], name) == 0 && !isnan(c[i])) {
-                *value = c[i];
-                rc = 0;
-            }
-        if (rc != 0)
-            rt_error_set(err, "%s: no constant '%s' for sm_%d", m.path, name, sm);
-    }
-    rt_ncu_map_release(&m);
-    return rc;
-}
-
-void rt_ncu_metric_list_release(rt_ncu_metric_list *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->metric[i]);
-    free(l->metric);
-    memset(l, 0, sizeof *l);
 }

@@ -11,11 +11,18 @@
 
 #include "ncu-internal.h"
 #include "rooftime/import/ncu-units.h"
+#include "rooftime/util/demangle.h"
 #include "rooftime/util/strings.h"
 
-static const char *const col_names[COL_N] = {"ID",          "Process ID",  "Kernel Name",
-                                             "Metric Name", "Metric Unit", "Metric Value",
-                                             "CC",          "Grid Size"};
+static const char *const col_names[COL_N] = {
+    "ID",           "Process ID", "Kernel Name", "Metric Name", "Metric Unit",
+    "Metric Value", "CC",         "Grid Size",   "Rule Name",   "Body Item Label"};
+
+/* ncu 2025's columns of its analysis rules, after Metric Value: a metric row leaves them out. */
+static int rule_column(const char *h)
+{
+    return strncmp(h, "Rule ", 5) == 0 || strncmp(h, "Estimated Speedup", 17) == 0;
+}
 
 int rt_ncu_warn_limited(ncu_import *im, unsigned long *count, const char *msg)
 {
@@ -57,6 +64,7 @@ int rt_ncu_find_header(ncu_import *im, ncu_file *f)
     for (int c = 0; c < COL_N; c++)
         f->col[c] = -1;
     int kernel_time = 0, block = 0;
+    size_t last = 0; /* the last column that is no rule column */
     for (size_t i = 0; i < row.n; i++) {
         const char *h = row.field[i];
         for (int c = 0; c < COL_N; c++) {
@@ -73,6 +81,8 @@ int rt_ncu_find_header(ncu_import *im, ncu_file *f)
             kernel_time = 1;
         if (strcmp(h, "Block Size") == 0)
             block = 1;
+        if (!rule_column(h))
+            last = i;
     }
     for (int c = 0; c < COL_CC; c++)
         if (f->col[c] < 0) {
@@ -81,9 +91,25 @@ int rt_ncu_find_header(ncu_import *im, ncu_file *f)
             return -1;
         }
     f->ncols = row.n;
-    f->layout = kernel_time ? "2019.5/2020.1 (Kernel Time)"
-                            : (block ? "2020.2+ (Block Size, Grid Size, Device, CC)" : "unknown");
+    f->min_fields = last + 1;
+    f->layout = f->col[COL_LABEL] >= 0 ? "section page (Body Item Label)"
+                : kernel_time          ? "2019.5/2020.1 (Kernel Time)"
+                : f->col[COL_RULE] >= 0
+                    ? "2023+ (Block Size, Grid Size, Device, CC; rule columns)"
+                    : (block ? "2020.2+ (Block Size, Grid Size, Device, CC)" : "unknown");
     return 0;
+}
+
+void rt_ncu_section_error(ncu_import *im, const ncu_file *f, int sm)
+{
+    rt_error_set(im->err,
+                 "%s: a section page (column 'Body Item Label'): its rows carry ncu's labels "
+                 "('%.60s' ...), none of them a metric rooftime reads. Collect a metrics page "
+                 "with the `ncu --csv --print-units base --print-kernel-base mangled --metrics "
+                 "...` command that `rooftime ncu-metrics --arch sm_%d` prints, or add "
+                 "`--print-metric-name name` to the section's command line so that its rows "
+                 "carry metric names",
+                 f->path, f->first_mname, sm);
 }
 
 /* s[0..n) without its thousands separators into buf (cap bytes, NUL-terminated): Nsight writes
@@ -155,6 +181,12 @@ static int parse_value(const char *s, size_t n, double *out)
     return 0;
 }
 
+/* "n/a": ncu 2025's value of a metric this GPU does not have (flop_count_hp.sum on CC 12.0). */
+static int is_na_text(const char *s, size_t n)
+{
+    return n == 3 && memcmp(s, "n/a", 3) == 0;
+}
+
 /* A value Nsight writes for a metric it could not collect. */
 static int is_nan_text(const char *s, size_t n)
 {
@@ -176,26 +208,113 @@ static int is_zero_grid(const char *s)
     return zero;
 }
 
+/* The kernel's name id: a mangled name (ncu --print-kernel-base mangled) demangled as the
+ * collector demangles it, once per distinct name; the previous row's in the common case. */
+static uint32_t ncu_kname(ncu_import *im, ncu_file *f, const char *kn, size_t kl)
+{
+    if (f->last_raw && f->last_raw_len == kl && memcmp(f->last_raw, kn, kl) == 0)
+        return f->last_kname;
+    uint32_t id;
+    if (rt_is_mangled(kn, kl)) {
+        size_t m = rt_name_index_intern(&im->mangled, kn, kl);
+        if (m >= im->nkname_of) {
+            im->kname_of = rt_xrealloc(im->kname_of, (m + 1) * sizeof *im->kname_of);
+            im->nkname_of = m + 1;
+            char *d = rt_demangle(kn, kl);
+            im->kname_of[m] = (uint32_t)(d ? rt_name_index_intern(&im->names, d, strlen(d))
+                                           : rt_name_index_intern(&im->names, kn, kl));
+            free(d);
+        }
+        id = im->kname_of[m];
+    } else {
+        id = (uint32_t)rt_name_index_intern(&im->names, kn, kl);
+    }
+    if (kl + 1 > f->last_raw_cap) {
+        f->last_raw_cap = kl + 1;
+        f->last_raw = rt_xrealloc(f->last_raw, f->last_raw_cap);
+    }
+    memcpy(f->last_raw, kn, kl);
+    f->last_raw_len = kl;
+    f->last_kname = id;
+    return id;
+}
+
+/* The next row of data (blank lines, profiler messages and rule rows skipped), its field count
+ * checked: 1, 0 at the end, -1 on error. */
+static int ncu_next_data_row(ncu_import *im, ncu_file *f, rt_csv_row *row)
+{
+    rt_error *err = im->err;
+    for (;;) {
+        int r = rt_csv_next(f->csv, row, err);
+        if (r <= 0)
+            return r;
+        if ((row->n == 1 && row->len[0] == 0) ||
+            (!row->quoted[0] && strncmp(row->field[0], "==", 2) == 0))
+            continue; /* a blank line or a profiler message (==PROF==, ==WARNING==) in the table */
+        if (row->n > f->ncols || row->n < f->min_fields) {
+            if (f->min_fields < f->ncols)
+                rt_error_set(err,
+                             "%s: line %lu: expected %zu fields as in the header, or at least "
+                             "%zu (a metric row may leave out the rule columns after them), "
+                             "found %zu%s",
+                             f->path, row->line, f->ncols, f->min_fields, row->n,
+                             row->n < f->min_fields ? " (truncated file or missing fields?)" : "");
+            else
+                rt_error_set(err, "%s: line %lu: expected %zu fields as in the header, found %zu%s",
+                             f->path, row->line, f->ncols, row->n,
+                             row->n < f->ncols ? " (truncated file or missing fields?)" : "");
+            return -1;
+        }
+        int rc = f->col[COL_RULE];
+        if (rc >= 0 && (size_t)rc < row->n && row->len[rc] > 0 &&
+            row->len[f->col[COL_MNAME]] == 0) {
+            f->rule_rows++; /* one of ncu's analysis rules: guidance, no metric */
+            continue;
+        }
+        if (!f->first_mname[0])
+            snprintf(f->first_mname, sizeof f->first_mname, "%s", row->field[f->col[COL_MNAME]]);
+        return 1;
+    }
+}
+
+/* The unit of a metric's value (cached per slot: a file gives one metric one unit); the first
+ * unit ncu scaled for display is remembered for the file's warning. NULL with the error. */
+static const rt_ncu_unit *ncu_unit(ncu_import *im, ncu_file *f, int slot, const rt_csv_row *row,
+                                   const char *mname)
+{
+    const char *unit = row->field[f->col[COL_MUNIT]];
+    size_t ul = row->len[f->col[COL_MUNIT]];
+    /* the cache holds the unit and its NUL (the field has one at ul): same bytes, same length */
+    if (f->last_u[slot] && ul < sizeof f->last_unit[slot] &&
+        memcmp(unit, f->last_unit[slot], ul + 1) == 0)
+        return f->last_u[slot];
+    const rt_ncu_unit *u = rt_ncu_units_find(&im->units, unit, ul);
+    if (!u) {
+        rt_error_set(im->err,
+                     "%s: line %lu: field 'Metric Unit': unknown unit '%.40s' of metric '%s' (the "
+                     "units rooftime knows are in data/ncu/units.json)",
+                     f->path, row->line, unit, mname);
+        return NULL;
+    }
+    if (u->scaled && !f->scaled_unit) {
+        f->scaled_unit = u->name;
+        f->scaled_line = row->line;
+    }
+    if (ul < sizeof f->last_unit[slot]) {
+        memcpy(f->last_unit[slot], unit, ul + 1);
+        f->last_u[slot] = u;
+    }
+    return u;
+}
+
 /* Parse the next data row into *rr: 1 = a row, 0 = the end, -1 = error. */
 static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
 {
     rt_error *err = im->err;
     rt_csv_row row;
-    for (;;) {
-        int r = rt_csv_next(f->csv, &row, err);
-        if (r <= 0)
-            return r;
-        if ((row.n == 1 && row.len[0] == 0) ||
-            (!row.quoted[0] && strncmp(row.field[0], "==", 2) == 0))
-            continue; /* a blank line or a profiler message (==PROF==, ==WARNING==) in the table */
-        break;
-    }
-    if (row.n != f->ncols) {
-        rt_error_set(err, "%s: line %lu: expected %zu fields as in the header, found %zu%s",
-                     f->path, row.line, f->ncols, row.n,
-                     row.n < f->ncols ? " (truncated file or missing fields?)" : "");
-        return -1;
-    }
+    int r = ncu_next_data_row(im, f, &row);
+    if (r <= 0)
+        return r;
     f->rows++;
     long pid, id;
     if (parse_long(row.field[f->col[COL_ID]], &id) != 0) {
@@ -218,18 +337,7 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
     }
     uint64_t key = ((uint64_t)ord << 40) | ((uint64_t)id & ((1ull << 40) - 1));
 
-    /* Kernel name: the previous row's name in the common case, else the intern table. */
-    const char *kn = row.field[f->col[COL_NAME]];
-    size_t kl = row.len[f->col[COL_NAME]];
-    uint32_t kname;
-    if (f->have_last && im->names.len[f->last_kname] == kl &&
-        memcmp(im->names.key[f->last_kname], kn, kl) == 0) {
-        kname = f->last_kname;
-    } else {
-        kname = (uint32_t)rt_name_index_intern(&im->names, kn, kl);
-        f->last_kname = kname;
-        f->have_last = 1;
-    }
+    uint32_t kname = ncu_kname(im, f, row.field[f->col[COL_NAME]], row.len[f->col[COL_NAME]]);
 
     int sm = im->default_sm;
     if (f->col[COL_CC] >= 0) {
@@ -262,6 +370,7 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
     rr->value = 0;
     rr->grid_zero = f->col[COL_GRID] < 0 || is_zero_grid(row.field[f->col[COL_GRID]]);
     rr->nan = is_nan_text(row.field[f->col[COL_MVALUE]], row.len[f->col[COL_MVALUE]]);
+    rr->na = is_na_text(row.field[f->col[COL_MVALUE]], row.len[f->col[COL_MVALUE]]);
 
     const char *mname = row.field[f->col[COL_MNAME]];
     uint32_t mid = (uint32_t)rt_name_index_intern(&im->mnames, mname, row.len[f->col[COL_MNAME]]);
@@ -274,25 +383,13 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
     int slot = im->mslot[mid];
     if (slot < 0)
         return 1; /* a metric the mapping does not use: its unit and value are not read */
-    const char *unit = row.field[f->col[COL_MUNIT]];
-    double scale;
-    if (strncmp(unit, f->last_unit[slot], sizeof f->last_unit[slot]) == 0 &&
-        f->last_unit[slot][0]) {
-        scale = f->last_scale[slot];
-    } else {
-        scale = rt_ncu_unit_scale(unit);
-        if (scale == 0) {
-            rt_error_set(err,
-                         "%s: line %lu: field 'Metric Unit': unknown unit '%.40s' of metric '%s'",
-                         f->path, row.line, unit, mname);
-            return -1;
-        }
-        if (strlen(unit) < sizeof f->last_unit[slot]) {
-            strcpy(f->last_unit[slot], unit);
-            f->last_scale[slot] = scale;
-        }
-    }
-    double v;
+    rr->slot = slot;
+    if (rr->na)
+        return 1; /* not collected: absent, whatever its unit */
+    const rt_ncu_unit *u = ncu_unit(im, f, slot, &row, mname);
+    if (!u)
+        return -1;
+    double scale = u->scale, v;
     const char *vs = row.field[f->col[COL_MVALUE]];
     if (parse_value(vs, row.len[f->col[COL_MVALUE]], &v) != 0) {
         rt_error_set(err,
@@ -306,7 +403,6 @@ static int ncu_read_row(ncu_import *im, ncu_file *f, rowrec *rr)
                      row.line, vs, v < 0 ? "negative" : "out of range", mname);
         return -1;
     }
-    rr->slot = slot;
     rr->value = v * scale;
     return 1;
 }
@@ -334,10 +430,13 @@ int rt_ncu_next_group(ncu_import *im, ncu_file *f, group *g)
     g->sm = rr->sm;
     g->line = rr->line;
     g->present = 0;
+    g->na = 0;
     g->failed = 1;
     for (;;) {
         g->failed &= rr->nan && rr->grid_zero;
-        if (rr->slot >= 0) {
+        if (rr->slot >= 0 && rr->na) {
+            g->na |= (uint64_t)1 << rr->slot;
+        } else if (rr->slot >= 0) {
             g->value[rr->slot] = rr->value;
             g->present |= (uint64_t)1 << rr->slot;
         }

@@ -1,103 +1,70 @@
-/* Nsight Compute's auto-scaled units (Kbyte, cycle/usecond, Mhz ...) and their factors to base
- * units. */
+/* Nsight Compute's units (Kbyte, cycle/usecond, Ghz, us ...) and their factors to base units: the
+ * table of data/ncu/units.json, loaded through the one data-file loader. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rooftime/import/ncu-units.h"
+#include "rooftime/util/data-file.h"
+#include "rooftime/util/strings.h"
 
-/*
- * Nsight Compute scales values for display and writes the scaled unit in the
- * CSV: bytes in powers of 1000 (Kbyte, Mbyte ...; KB/MB/GB in some versions,
- * KiB/MiB in others), rates as cycle per nsecond/usecond/msecond/second or in
- * hz, times in nsecond ... second. Counts (inst, cycle, sector ...) are plain.
- */
-static const struct {
-    const char *unit;
-    double scale;
-} ncu_units[] = {
-    /* counts */
-    {"", 1},
-    {"inst", 1},
-    {"cycle", 1},
-    {"sector", 1},
-    {"request", 1},
-    {"warp", 1},
-    {"thread", 1},
-    {"block", 1},
-    {"wavefront", 1},
-    {"transaction", 1},
-    {"instruction", 1},
-    {"%", 1},
-    {"register/thread", 1},
-    {"sector/request", 1},
-    {"inst/cycle", 1},
-    {"ratio", 1},
-    {"Kinst", 1e3},
-    {"Minst", 1e6},
-    {"Ginst", 1e9},
-    {"Tinst", 1e12},
-    {"Kcycle", 1e3},
-    {"Mcycle", 1e6},
-    {"Gcycle", 1e9},
-    {"Ksector", 1e3},
-    {"Msector", 1e6},
-    {"Gsector", 1e9},
-    /* bytes */
-    {"byte", 1},
-    {"Kbyte", 1e3},
-    {"Mbyte", 1e6},
-    {"Gbyte", 1e9},
-    {"Tbyte", 1e12},
-    {"B", 1},
-    {"KB", 1e3},
-    {"MB", 1e6},
-    {"GB", 1e9},
-    {"TB", 1e12},
-    {"KiB", 1024.0},
-    {"MiB", 1048576.0},
-    {"GiB", 1073741824.0},
-    {"TiB", 1099511627776.0},
-    {"Kibyte", 1024.0},
-    {"Mibyte", 1048576.0},
-    {"Gibyte", 1073741824.0},
-    /* rates of cycles */
-    {"cycle/nsecond", 1e9},
-    {"cycle/usecond", 1e6},
-    {"cycle/msecond", 1e3},
-    {"cycle/second", 1},
-    {"cycle/ns", 1e9},
-    {"cycle/us", 1e6},
-    {"cycle/ms", 1e3},
-    {"cycle/s", 1},
-    {"hz", 1},
-    {"Khz", 1e3},
-    {"Mhz", 1e6},
-    {"Ghz", 1e9},
-    {"Hz", 1},
-    {"KHz", 1e3},
-    {"kHz", 1e3},
-    {"MHz", 1e6},
-    {"GHz", 1e9},
-    /* times */
-    {"nsecond", 1e-9},
-    {"usecond", 1e-6},
-    {"msecond", 1e-3},
-    {"second", 1},
-    {"ns", 1e-9},
-    {"us", 1e-6},
-    {"ms", 1e-3},
-    {"s", 1},
-    /* byte rates */
-    {"byte/second", 1},
-    {"Kbyte/second", 1e3},
-    {"Mbyte/second", 1e6},
-    {"Gbyte/second", 1e9},
-    {"Tbyte/second", 1e12},
-};
-
-double rt_ncu_unit_scale(const char *unit)
+/* The units of one member ("base" or "scaled") into t; a name in both members is refused. */
+static int load_member(rt_jr *r, const json_t *root, const char *member, int scaled,
+                       rt_ncu_units *t)
 {
-    for (size_t i = 0; i < sizeof ncu_units / sizeof ncu_units[0]; i++)
-        if (strcmp(ncu_units[i].unit, unit) == 0)
-            return ncu_units[i].scale;
+    const json_t *obj;
+    if (rt_jr_member_object(r, root, "", member, true, &obj) != 0)
+        return -1;
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)obj, name, v)
+    {
+        double scale = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!(scale > 0) || !isfinite(scale)) {
+            rt_jr_fail(r, member, name, "the factor to the base unit must be a number > 0");
+            return -1;
+        }
+        if (rt_ncu_units_find(t, name, strlen(name))) {
+            rt_jr_fail(r, member, name, "unit '%.40s' is in both 'base' and 'scaled'", name);
+            return -1;
+        }
+        t->u = rt_xrealloc(t->u, (t->n + 1) * sizeof *t->u);
+        t->u[t->n++] = (rt_ncu_unit){.name = rt_strdup(name), .scale = scale, .scaled = scaled};
+    }
     return 0;
+}
+
+int rt_ncu_units_load(const char *path, rt_ncu_units *t, rt_error *err)
+{
+    memset(t, 0, sizeof *t);
+    rt_data_file f;
+    if (rt_data_file_load(&f, path, "ncu/units.json", "rooftime.ncu-units/1", err) != 0)
+        return -1;
+    rt_jr r = {rt_data_file_src(&f), err};
+    int rc =
+        load_member(&r, f.root, "base", 0, t) == 0 && load_member(&r, f.root, "scaled", 1, t) == 0
+            ? 0
+            : -1;
+    rt_data_file_release(&f);
+    if (rc != 0)
+        rt_ncu_units_release(t);
+    return rc;
+}
+
+const rt_ncu_unit *rt_ncu_units_find(const rt_ncu_units *t, const char *name, size_t len)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strlen(t->u[i].name) == len && memcmp(t->u[i].name, name, len) == 0)
+            return &t->u[i];
+    return NULL;
+}
+
+void rt_ncu_units_release(rt_ncu_units *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->u[i].name);
+    free(t->u);
+    memset(t, 0, sizeof *t);
 }

@@ -12,6 +12,7 @@
 #include "ncu-internal.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/csv-reader.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu-units.h"
 #include "rooftime/import/ncu.h"
@@ -19,164 +20,6 @@
 #include "rooftime/util/error.h"
 #include "rooftime/util/name-index.h"
 #include "rooftime/util/strings.h"
-
-/* ---- finishing a launch ---- */
-
-static ktotal *ncu_total(ncu_import *im, uint32_t kname)
-{
-    if (kname >= im->nk) {
-        size_t nn = im->nk ? im->nk : 64;
-        while (nn <= kname)
-            nn *= 2;
-        im->k = rt_xrealloc(im->k, nn * sizeof *im->k);
-        for (size_t i = im->nk; i < nn; i++) {
-            memset(&im->k[i], 0, sizeof im->k[i]);
-            im->k[i].q = NULL;
-        }
-        im->nk = nn;
-    }
-    ktotal *t = &im->k[kname];
-    if (!t->q)
-        t->q = rt_xcalloc(im->nchosen ? im->nchosen : 1, sizeof(double));
-    return t;
-}
-
-static const char *ncu_short(const char *name, char *buf, size_t n)
-{
-    size_t l = strlen(name);
-    if (l < n)
-        return name;
-    snprintf(buf, n, "%.*s...", (int)(n - 4), name);
-    return buf;
-}
-
-static int ncu_finish(ncu_import *im, pending *p)
-{
-    rt_error *err = im->err;
-    char sbuf[160];
-    if (p->failed_files && p->failed_files == p->files) {
-        im->failed++; /* a failed launch in every file that has it: dropped */
-        return 0;
-    }
-    /* Every metric a file had in its first launch must be there for this launch too. */
-    for (size_t fi = 0; fi < im->nf; fi++) {
-        uint64_t want = im->f[fi].metrics & im->needed;
-        uint64_t miss = want & ~p->present;
-        if (!miss)
-            continue;
-        int slot = __builtin_ctzll(miss);
-        int in_file = (p->files >> fi) & 1;
-        char msg[1200];
-        if (in_file)
-            snprintf(msg, sizeof msg,
-                     "launch %ld of process %ld (kernel '%s', %s line %lu): metric '%s' missing "
-                     "from %s",
-                     p->id, p->pid, ncu_short(im->names.key[p->kname], sbuf, sizeof sbuf),
-                     im->f[p->first_file].path, p->first_line, im->map.metric[slot],
-                     im->f[fi].path);
-        else
-            snprintf(msg, sizeof msg,
-                     "launch %ld of process %ld (kernel '%s') is in %s (line %lu) but missing "
-                     "from %s (metric '%s')",
-                     p->id, p->pid, ncu_short(im->names.key[p->kname], sbuf, sizeof sbuf),
-                     im->f[p->first_file].path, p->first_line, im->f[fi].path,
-                     im->map.metric[slot]);
-        if (!im->opt->allow_missing) {
-            rt_error_set(err, "%s (--allow-missing counts it as 0)", msg);
-            return -1;
-        }
-        rt_ncu_warn_limited(im, &im->missing, msg);
-        break;
-    }
-    double v[NCU_MAX_METRICS];
-    for (size_t s = 0; s < im->map.n_metric; s++) {
-        double x = ((p->present >> s) & 1) ? p->value[s] : 0;
-        if (isnan(x)) {
-            if ((im->needed >> s) & 1) {
-                char msg[1200];
-                snprintf(msg, sizeof msg,
-                         "launch %ld (kernel '%s'): metric '%s' is nan, counted as 0", p->id,
-                         ncu_short(im->names.key[p->kname], sbuf, sizeof sbuf), im->map.metric[s]);
-                rt_ncu_warn_limited(im, &im->nan_values, msg);
-            }
-            x = 0;
-        }
-        v[s] = x;
-    }
-    /* --tensor-factor was written into every architecture's constants at the start. */
-    const double *cst = rt_ncu_map_constants(&im->map, p->sm);
-    double cycles = rt_ncu_formula_eval(&im->map.cycles, v, cst, 0);
-    double rate = rt_ncu_formula_eval(&im->map.rate, v, cst, 0);
-    double lt = rate > 0 ? cycles / rate : 0;
-    if (!isfinite(lt)) {
-        rt_error_set(im->err,
-                     "%s: line %lu: launch %ld: time = cycles / rate = %g / %g is not finite",
-                     im->f[p->first_file].path, p->first_line, p->id, cycles, rate);
-        return -1;
-    }
-    ktotal *t;
-    ktotal one = {0};
-    if (im->per_launch) {
-        t = &one;
-        one.q = im->launch_q;
-        memset(one.q, 0, (im->nchosen ? im->nchosen : 1) * sizeof *one.q);
-    } else {
-        t = ncu_total(im, p->kname);
-    }
-    t->n += 1;
-    t->cycles += cycles;
-    t->rate += rate;
-    t->time_sum += lt;
-    if (!im->per_launch)
-        rt_time_samples_add(&t->launch_times, lt);
-    if (im->on_sm != p->sm) {
-        im->on_sm = p->sm;
-        im->on_mask = rt_ncu_map_applying(&im->map, im->chosen, im->nchosen, p->sm,
-                                          im->opt->tensor_factor > 0);
-    }
-    im->used |= im->on_mask;
-    for (size_t i = 0; i < im->nchosen; i++) {
-        if (!((im->on_mask >> i) & 1))
-            continue; /* out of its scope on this architecture */
-        t->applied |= (uint64_t)1 << i;
-        double x = rt_ncu_formula_eval(&im->map.q[im->chosen[i]].f, v, cst, lt);
-        if (isnan(x)) {
-            /* A constant the mapping lacks for this architecture. */
-            char msg[512];
-            snprintf(msg, sizeof msg,
-                     "%s of launch %ld is undefined on sm_%d (a constant the mapping "
-                     "lacks?), counted as 0",
-                     im->map.q[im->chosen[i]].quantity, p->id, p->sm);
-            rt_ncu_warn_limited(im, &im->nan_values, msg);
-            x = 0;
-        }
-        if (!isfinite(x) || x < 0) {
-            rt_error_set(im->err, "%s: line %lu: launch %ld: %s = %g (%s) is not a finite count",
-                         im->f[p->first_file].path, p->first_line, p->id,
-                         im->map.q[im->chosen[i]].quantity, x, im->map.q[im->chosen[i]].f.e.text);
-            return -1;
-        }
-        t->q[i] += x;
-    }
-    if (im->per_launch) {
-        rt_kernel *k = rt_profile_add_kernel(im->per_launch, im->names.key[p->kname]);
-        k->invocations = 1;
-        k->time = lt;
-        for (size_t i = 0; i < im->nchosen; i++) {
-            if (im->chosen[i] < 0 || !((t->applied >> i) & 1))
-                continue;
-            const char *q = im->map.q[im->chosen[i]].quantity;
-            rt_values_add(q[0] == 'f' ? &k->flops : &k->bytes, q + 6, t->q[i]);
-        }
-        char num[32];
-        snprintf(num, sizeof num, "%ld", p->id);
-        rt_tags_set(&k->tags, "launch", num);
-        snprintf(num, sizeof num, "%ld", p->pid);
-        rt_tags_set(&k->tags, "process", num);
-    }
-    im->launches++;
-    return 0;
-}
 
 /* Merge one file's view of a launch into the pending table; finish it once every file has it. */
 static int ncu_merge(ncu_import *im, size_t fi, const group *g)
@@ -194,8 +37,8 @@ static int ncu_merge(ncu_import *im, size_t fi, const group *g)
         char a[160], b[160];
         snprintf(im->order_msg, sizeof im->order_msg,
                  "launch %ld: kernel '%s' in %s (line %lu) but '%s' in %s (line %lu)", g->id,
-                 ncu_short(im->names.key[p->kname], a, sizeof a), im->f[p->first_file].path,
-                 p->first_line, ncu_short(im->names.key[g->kname], b, sizeof b), im->f[fi].path,
+                 rt_ncu_short(im->names.key[p->kname], a, sizeof a), im->f[p->first_file].path,
+                 p->first_line, rt_ncu_short(im->names.key[g->kname], b, sizeof b), im->f[fi].path,
                  g->line);
         if ((int)fi != p->first_file && !im->opt->per_launch) {
             im->reorder = 1; /* the caller joins per kernel name instead */
@@ -217,6 +60,7 @@ static int ncu_merge(ncu_import *im, size_t fi, const group *g)
                      im->f[fi].path, g->line, g->id, g->pid);
         return -1;
     }
+    p->na |= g->na;
     uint64_t add = g->present & ~p->present;
     for (uint64_t m = add; m; m &= m - 1) {
         int s = __builtin_ctzll(m);
@@ -227,7 +71,7 @@ static int ncu_merge(ncu_import *im, size_t fi, const group *g)
     if (g->failed)
         p->failed_files |= (uint64_t)1 << fi;
     if (p->files == im->all_files) {
-        if (ncu_finish(im, p) != 0)
+        if (rt_ncu_finish(im, p) != 0)
             return -1;
         rt_ncu_pend_remove(im, g->key);
     }
@@ -240,16 +84,25 @@ static int ncu_choose(ncu_import *im, uint64_t avail, const int *sms, size_t n_s
 {
     rt_error *err = im->err;
     uint64_t tmask = im->map.cycles.metrics | im->map.rate.metrics;
+    uint64_t dmask = im->map.duration.metrics;
+    if ((tmask & avail) != tmask && im->map.has_duration && (dmask & avail) == dmask) {
+        im->by_duration = 1; /* no cycles or no rate: ncu's own duration (ncu 2025 scripts) */
+        tmask = dmask;
+    }
     if ((tmask & avail) != tmask) {
         int s = __builtin_ctzll(tmask & ~avail);
         rt_error_set(err,
-                     "no time: metric '%s' is in none of the inputs (collect it with "
+                     "no time: metric '%s'%s%s%s is in none of the inputs%s (collect it with "
                      "`rooftime ncu-metrics`)",
-                     im->map.metric[s]);
+                     im->map.metric[s], im->map.has_duration ? " (or '" : "",
+                     im->map.has_duration ? im->map.duration.e.text : "",
+                     im->map.has_duration ? "')" : "",
+                     (im->na_seen & tmask) ? " with a value (ncu wrote n/a)" : "");
         if (im->nf == 1)
             rt_error_prefix(err, "%s", im->f[0].path);
         return -1;
     }
+    im->tmask = tmask;
     im->needed = tmask;
     im->chosen = rt_xcalloc(im->map.n_q + 1, sizeof *im->chosen);
     int *lacking = rt_xcalloc(im->map.n_q + 1, sizeof *lacking);
@@ -265,12 +118,16 @@ static int ncu_choose(ncu_import *im, uint64_t avail, const int *sms, size_t n_s
     im->nchosen = rt_ncu_map_choose(&im->map, avail, all, n_all, lift, im->chosen, spare, &unused);
     free(spare);
     free(all);
-    for (size_t i = 0; i < n_lacking && im->warnings; i++) {
+    for (size_t i = 0; i < n_lacking; i++) {
         const rt_ncu_quantity *q = &im->map.q[lacking[i]];
-        rt_warnings_add(im->warnings,
-                        "%s not imported: metric '%s' is in none of the "
-                        "inputs",
-                        q->quantity, im->map.metric[__builtin_ctzll(q->f.metrics & ~avail)]);
+        int s = __builtin_ctzll(q->f.metrics & ~avail);
+        int na = (im->na_seen >> s) & 1;
+        im->lacking[im->n_lacking++] = (rt_ncu_lack){q->quantity, s, na};
+        if (im->warnings)
+            rt_warnings_add(im->warnings, "%s not imported: metric '%s' %s", q->quantity,
+                            im->map.metric[s],
+                            na ? "is n/a in the inputs (ncu did not collect it on this GPU)"
+                               : "is in none of the inputs");
     }
     free(lacking);
     for (size_t i = 0; i < im->nchosen; i++)
@@ -284,6 +141,7 @@ static void ncu_import_release(ncu_import *im)
     for (size_t i = 0; i < im->nf; i++) {
         rt_csv_free(im->f[i].csv);
         free(im->f[i].pid);
+        free(im->f[i].last_raw);
     }
     free(im->f);
     for (size_t i = 0; i < im->nk; i++) {
@@ -292,6 +150,10 @@ static void ncu_import_release(ncu_import *im)
     }
     free(im->k);
     rt_name_index_release(&im->names);
+    rt_name_index_release(&im->mangled);
+    free(im->kname_of);
+    rt_ncu_units_release(&im->units);
+    free(im->lacking);
     rt_name_index_release(&im->mnames);
     free(im->mslot);
     free(im->pool);
@@ -348,7 +210,7 @@ static int ncu_check_counts(ncu_import *im)
                          "kernel '%s': %lu launch%s in %s but %lu in %s; the files list launches "
                          "in different orders, so they are joined per kernel name, which needs "
                          "the same number of launches of each kernel in every file%s",
-                         ncu_short(im->names.key[k], sbuf, sizeof sbuf), a, a == 1 ? "" : "es",
+                         rt_ncu_short(im->names.key[k], sbuf, sizeof sbuf), a, a == 1 ? "" : "es",
                          im->f[0].path, b, im->f[fi].path,
                          im->failed ? " (failed launches not counted)" : "");
             return -1;
@@ -361,8 +223,10 @@ static int ncu_setup(ncu_import *im, const char *const *paths, size_t n, int by_
                      const char *mpath, rt_error *err)
 {
     const rt_ncu_options *opt = im->opt;
-    if (rt_ncu_map_load(mpath, &im->map, err) != 0)
+    if (rt_ncu_map_load_recipe(mpath, opt->recipe, &im->map, err) != 0 ||
+        rt_ncu_units_load(NULL, &im->units, err) != 0)
         return -1;
+    im->lacking = rt_xcalloc(im->map.n_q + 1, sizeof *im->lacking);
     im->default_sm = im->map.default_sm;
     if (opt->arch) {
         im->default_sm = rt_ncu_parse_arch(opt->arch);
@@ -407,7 +271,13 @@ static int ncu_first_launches(ncu_import *im, group *first, rt_error *err)
             rc = -1;
             break;
         }
+        if (im->f[i].col[COL_LABEL] >= 0 && !first[i].present && !first[i].na) {
+            rt_ncu_section_error(im, &im->f[i], first[i].sm);
+            rc = -1;
+            break;
+        }
         im->f[i].metrics = first[i].present;
+        im->na_seen |= first[i].na & ~first[i].present;
         avail |= first[i].present;
         sms[i] = first[i].sm;
     }
@@ -449,7 +319,7 @@ static int ncu_note_assumptions(ncu_import *im)
     /* Joined per name, a launch's metrics from different files come from the k-th launches of
      * its kernel: the same launch only where the orders agree. Sums per kernel of formulas
      * linear in the metrics do not depend on that; launch_time does. */
-    uint64_t tmask = im->map.cycles.metrics | im->map.rate.metrics;
+    uint64_t tmask = im->tmask;
     int time_in_one = 0;
     for (size_t i = 0; i < n; i++)
         time_in_one |= (im->f[i].metrics & tmask) == tmask;
@@ -492,7 +362,7 @@ static int ncu_join_all(ncu_import *im, group *first, group *g)
         for (size_t j = 0; j < im->ntable; j++)
             if (im->table[j] >= 0 && (!p || im->pool[im->table[j]].key < p->key))
                 p = &im->pool[im->table[j]];
-        if (ncu_finish(im, p) != 0)
+        if (rt_ncu_finish(im, p) != 0)
             return -1;
         rt_ncu_pend_remove(im, p->key);
     }
@@ -570,5 +440,5 @@ int rt_import_ncu(const char *const *paths, size_t n, const rt_ncu_options *opt,
     for (size_t i = 0; w && i < first.n; i++)
         rt_warnings_add(w, "%s", first.msg[i]);
     rt_warnings_release(&first);
-    return rc == 0 ? 0 : -1;
+    return rc == 0 ? rt_import_check(out, paths[0], err) : -1;
 }

@@ -141,7 +141,8 @@ int rt_onednn_cost_ip(const rt_shape *sh, const mdlist *ml, const char *prop, co
     return 0;
 }
 
-/* Matmul: "src dims:weights dims:dst dims". */
+/* Matmul: "src dims:weights dims:dst dims" (2.x), "src dims:weights dims" (3.x: the destination
+ * is the broadcast batch dims, then M x N). */
 typedef struct mm_ctx {
     double src, wei, dst, n;
 } mm_ctx;
@@ -166,21 +167,21 @@ int rt_onednn_cost_matmul(const char *problem, const mdlist *ml, const char *pro
                           rt_error *err)
 {
     dimlists dl;
-    if (rt_onednn_dims_parse(problem, &dl) != 0 || dl.n < 3 || dl.nd[0] < 2 || dl.nd[1] < 2 ||
-        dl.nd[2] < 2) {
-        rt_error_set(err, "matmul problem '%s' is not SRC:WEIGHTS:DST dims", problem);
+    if (rt_onednn_dims_parse(problem, &dl) != 0 || dl.n < 2 || dl.n > 3 || dl.nd[0] < 2 ||
+        dl.nd[1] != dl.nd[0] || (dl.n == 3 && dl.nd[2] != dl.nd[0])) {
+        rt_error_set(err, "matmul problem '%s' is not SRC:WEIGHTS[:DST] dims", problem);
         return -1;
     }
-    double m = dl.d[0][dl.nd[0] - 2], k = dl.d[0][dl.nd[0] - 1], n = dl.d[1][dl.nd[1] - 1];
+    int nd = dl.nd[0];
+    double m = dl.d[0][nd - 2], k = dl.d[0][nd - 1], n = dl.d[1][nd - 1];
     double batch = 1;
-    for (int i = 0; i < dl.nd[2] - 2; i++)
-        batch *= dl.d[2][i];
+    for (int i = 0; i < nd - 2; i++) /* the destination's batch dims (broadcast: the larger) */
+        batch *= dl.n == 3 ? dl.d[2][i] : dl.d[0][i] > dl.d[1][i] ? dl.d[0][i] : dl.d[1][i];
     c->n.macs = batch * m * n * k;
     for (int i = 0; i < ml->n; i++)
         if (strcmp(ml->m[i].arg, "bia") == 0 && strcmp(ml->m[i].dt, "undef") != 0)
             c->n.bias_adds += batch * m * n;
-    mm_ctx x = {rt_onednn_dims_prod(&dl, 0), rt_onednn_dims_prod(&dl, 1),
-                rt_onednn_dims_prod(&dl, 2), n};
+    mm_ctx x = {rt_onednn_dims_prod(&dl, 0), rt_onednn_dims_prod(&dl, 1), batch * m * n, n};
     if (rt_onednn_sum_bytes(ml, &x, mm_elems, prop, &c->bytes, err) != 0)
         return -1;
     c->bytes_known = 1;

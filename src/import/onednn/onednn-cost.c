@@ -8,31 +8,17 @@
 #include "onednn-internal.h"
 #include "rooftime/util/strings.h"
 
-const char *rt_onednn_flops_unit(const mdlist *ml, const char *impl)
+const char *rt_onednn_source_dt(const mdlist *ml)
 {
-    const char *dt = NULL;
     static const char *src_args[] = {"src", "src_layer", "data", "src_0", "src_1", "diff_src"};
-    for (size_t a = 0; a < sizeof src_args / sizeof src_args[0] && !dt; a++)
+    for (size_t a = 0; a < sizeof src_args / sizeof src_args[0]; a++)
         for (int i = 0; i < ml->n; i++)
-            if (strcmp(ml->m[i].arg, src_args[a]) == 0 && strcmp(ml->m[i].dt, "undef") != 0) {
-                dt = ml->m[i].dt;
-                break;
-            }
-    for (int i = 0; i < ml->n && !dt; i++)
+            if (strcmp(ml->m[i].arg, src_args[a]) == 0 && strcmp(ml->m[i].dt, "undef") != 0)
+                return ml->m[i].dt;
+    for (int i = 0; i < ml->n; i++)
         if (strcmp(ml->m[i].dt, "undef") != 0)
-            dt = ml->m[i].dt;
-    if (!dt)
-        return "fp32";
-    int amx = strstr(impl, "amx") != NULL || strstr(impl, "AMX") != NULL;
-    if (strcmp(dt, "bf16") == 0)
-        return amx ? "amx_bf16" : "bf16";
-    if (strcmp(dt, "f16") == 0)
-        return "fp16";
-    if (strcmp(dt, "s8") == 0 || strcmp(dt, "u8") == 0)
-        return amx ? "amx_int8" : "int8";
-    if (strcmp(dt, "f64") == 0)
-        return "fp64";
-    return "fp32";
+            return ml->m[i].dt;
+    return NULL;
 }
 
 /* ---- dispatch by kind ---- */
@@ -107,6 +93,8 @@ static const struct {
      "elems global_stats scale_shift scale shift relu"},
     {"pooling", 1, 1, POOL_KEYS, k_pool, "window_taps avg dst"},
     {"matmul", 0, 0, NULL, k_matmul, "macs bias_adds"},
+    /* 3.x's dnnl_sgemm and its kin, logged as "gemm_api" with the matmul's "MxK:KxN" problem */
+    {"gemm_api", 0, 0, NULL, k_matmul, "macs bias_adds"},
     {"layer_normalization", 0, 0, NULL, k_lnorm, "elems global_stats scale_shift scale shift relu"},
     {"eltwise", 0, 0, NULL, k_elementwise, "elems two_op"},
     {"softmax", 1, 0, NULL, k_elementwise, "elems"},

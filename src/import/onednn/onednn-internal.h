@@ -3,10 +3,17 @@
 #ifndef ROOFTIME_IMPORT_ONEDNN_INTERNAL_H
 #define ROOFTIME_IMPORT_ONEDNN_INTERNAL_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "rooftime/core/profile.h"
+#include "rooftime/import/onednn-units.h"
+#include "rooftime/import/onednn.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/formula.h"
+#include "rooftime/util/json-read.h"
+#include "rooftime/util/name-index.h"
 #include "problem-shape.h"
 
 /* Bounds of what one line may describe: more is an unreadable line. */
@@ -148,7 +155,169 @@ typedef enum rt_onednn_coverage {
 int rt_onednn_cost(const rt_onednn_model *model, const char *kind, const char *prop,
                    const mdlist *ml, const char *aux, const char *problem, int window, cost *c,
                    rt_onednn_coverage *coverage, rt_error *err);
-/* FLOPs unit of a primitive: its source data type; AMX implementations get the AMX units. */
-const char *rt_onednn_flops_unit(const mdlist *ml, const char *impl);
+/* The source data type of a primitive ("bf16"; the first source argument's defined type, else the
+ * first defined type of any argument), or NULL when none is defined. */
+const char *rt_onednn_source_dt(const mdlist *ml);
+
+/* ---- onednn-format.c: the line formats of data/onednn/verbose-formats.json ---- */
+
+#define RT_DN_MAX_FORMATS 16
+
+/* The columns of an execution record the reader needs. */
+enum {
+    RT_DN_ENGINE,
+    RT_DN_KIND,
+    RT_DN_IMPL,
+    RT_DN_PROP,
+    RT_DN_MDS,
+    RT_DN_ATTR,
+    RT_DN_AUX,
+    RT_DN_PROBLEM,
+    RT_DN_TIME,
+    RT_DN_NCOL
+};
+
+/* Where each needed column lies: at[c] > 0 is that many fields after the operation, at[c] < 0
+ * counts from the end of the line (-1: the last field); n columns follow the operation, the
+ * 'attributes' one (its index attr, 0: none) free to hold commas. */
+typedef struct rt_onednn_columns {
+    int at[RT_DN_NCOL];
+    int n, attr;
+    char list[512]; /* the names, for messages */
+} rt_onednn_columns;
+
+typedef struct rt_onednn_format {
+    char *versions; /* "oneDNN 3.6 and later (verbose v1)" */
+    char *header;   /* "v1,primitive,info,template:", or NULL: this format prints none */
+    char **record;  /* the fields before the operation: literals, "timestamp?", "category?" */
+    size_t n_record;
+} rt_onednn_format;
+
+typedef enum rt_onednn_op {
+    RT_DN_OP_EXEC,
+    RT_DN_OP_CREATE,
+    RT_DN_OP_INFO,
+    RT_DN_OP_SKIP,
+    RT_DN_OP_UNKNOWN
+} rt_onednn_op;
+
+typedef struct rt_onednn_formats {
+    char *path; /* how messages name the table ("data/onednn/verbose-formats.json") */
+    char **markers;
+    size_t n_markers;
+    rt_onednn_format *f;
+    size_t n;
+    char **columns; /* the default columns */
+    size_t n_columns;
+    rt_onednn_columns default_columns;
+    char **cat_names; /* categories, and for each 1 when its records are read (0: skipped) */
+    int *cat_read;
+    size_t n_cat;
+    int primitive_cat; /* the index of "primitive" */
+    char **op_names;   /* operations ("create:*"), and for each its rt_onednn_op */
+    int *op_kinds;
+    size_t n_ops;
+} rt_onednn_formats;
+
+/* A line matched to a format: the operation's field, its category (-1: none), what it is. */
+typedef struct rt_onednn_record {
+    int format, op, category;
+    rt_onednn_op kind;
+} rt_onednn_record;
+
+int rt_onednn_formats_load(const char *path, rt_onednn_formats *t, rt_error *err);
+void rt_onednn_formats_release(rt_onednn_formats *t);
+/* Match the fields after the marker (f[1..nf-1]) to the formats: those whose header the input
+ * printed (seen, in that order) first, then the table's; -1 when none fits. */
+int rt_onednn_record_parse(const rt_onednn_formats *t, const int *seen, size_t n_seen, char **f,
+                           int nf, rt_onednn_record *rec);
+/* The format whose header a line holds (its operation at f[op], the template after it), or -1. */
+int rt_onednn_header_format(const rt_onednn_formats *t, char **f, int op);
+/* Columns from their names ("operation", ... as a header lists them); -1 with why (why_n bytes)
+ * saying what is missing. */
+int rt_onednn_columns_set(rt_onednn_columns *c, char **names, size_t n, char *why, size_t why_n);
+/* The field index of a needed column in a record of nf fields whose operation is f[op]. */
+int rt_onednn_field_at(const rt_onednn_columns *c, int col, int op, int nf);
+/* A member that is a list of non-empty strings (absent and not required: none). */
+int rt_onednn_jr_strings(rt_jr *r, const json_t *obj, const char *path, const char *key,
+                         bool required, char ***out, size_t *n);
+void rt_onednn_strings_free(char **v, size_t n);
+/* An object of strings ({"name": "value", ...}) into two parallel lists of *n. */
+int rt_onednn_jr_pairs(rt_jr *r, const json_t *root, const char *key, char ***keys, char ***vals,
+                       size_t *n);
+/* A data file's name in messages: its label (rt_data_file_label) without the hash. */
+char *rt_onednn_data_name(const char *label);
+
+/* ---- the reader (onednn.c reads lines, onednn-exec.c execution records) ---- */
+
+#define RT_DN_MAX_BAD_DETAILS 20
+#define RT_DN_MAX_BAD_LINES 200
+
+/* One distinct primitive execution: kind + implementation + propagation + memory descriptors +
+ * auxiliary + problem. FLOPs and bytes are per call, computed once when it is first seen; the
+ * FLOPs' unit is resolved when the input is read (the CPU's line may come late). */
+typedef struct rt_onednn_entry {
+    char *name;
+    double calls;
+    double ms;
+    rt_time_samples samples; /* each call's exec time in seconds, for the kernel's spread */
+    double flops;            /* per call; < 0: not modelled */
+    double bytes;            /* per call; < 0: not modelled */
+    size_t unit_key;         /* what decides the unit: an index into the reader's unit keys */
+} rt_onednn_entry;
+
+/* What decides a unit (kind, implementation, data type, fpmath mode), and what it became. */
+typedef struct rt_onednn_unit_key {
+    char *kind, *impl, *dt, *fpmath;
+    const char *unit; /* resolved in finish */
+    rt_onednn_unit_basis basis;
+    const char *why;
+    size_t kernels;
+    double seconds;
+} rt_onednn_unit_key;
+
+struct rt_onednn_reader {
+    char *origin;
+    size_t lineno;
+    size_t n_exec, n_create, n_info, n_skipped;
+    size_t skipped_cat[8]; /* records of skipped categories, per category (up to 8) */
+    rt_name_index ix;      /* key -> index into e */
+    rt_onednn_entry *e;
+    size_t n_e, cap_e;
+    rt_name_index names;       /* kernel names in use, so two keys never share a name */
+    rt_name_index next_number; /* name -> the next "#k" suffix to try for it */
+    rt_name_index ukeys_ix;    /* unit key text -> index into ukeys */
+    rt_onednn_unit_key *ukeys;
+    size_t n_ukeys, cap_ukeys;
+    size_t n_bad;
+    size_t bad_lines[RT_DN_MAX_BAD_LINES];
+    char *bad_msgs[RT_DN_MAX_BAD_DETAILS];
+    rt_warnings notes; /* one per thing the model does not cover, e.g. an unknown primitive kind */
+    rt_name_index noted;
+    char *version;
+    char *isa; /* the CPU line's text */
+    char *engine;
+    rt_onednn_model model;                        /* data/onednn/cost.json */
+    rt_onednn_formats formats;                    /* data/onednn/verbose-formats.json */
+    rt_onednn_units *units;                       /* data/onednn/units.json */
+    rt_onednn_columns columns[RT_DN_MAX_FORMATS]; /* per format: its header's, or the default */
+    int seen[RT_DN_MAX_FORMATS];                  /* formats whose header was read, in order */
+    size_t n_seen;
+    char *model_error; /* why a data file could not be read: every line is then skipped */
+    int window;        /* RT_CONV_WINDOW */
+};
+
+void rt_onednn_bad_line(rt_onednn_reader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void rt_onednn_note_once(rt_onednn_reader *r, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- onednn-exec.c ---- */
+
+/* An execution record (fields f, its operation at f[op], read with columns c) into the entries. */
+void rt_onednn_read_exec(rt_onednn_reader *r, const rt_onednn_columns *c, char **f, int nf, int op);
+/* Each unit key's unit (rt_onednn_units_unit with the CPU line's ISA), and what the profile says of
+ * them: warnings for units that are the CPU's widest or unknown, the notes. */
+void rt_onednn_resolve_units(rt_onednn_reader *r, rt_profile *p, rt_warnings *w);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "onednn-internal.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/line-reader.h"
@@ -19,43 +20,8 @@
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
-/* How many unreadable lines are described one by one, and how many line numbers are listed. */
-#define MAX_BAD_DETAILS 20
-#define MAX_BAD_LINES 200
+/* Fields one line may hold: more is an unreadable line. */
 #define MAX_FIELDS 64
-
-/* One distinct primitive execution: kind + implementation + propagation + memory descriptors +
- * auxiliary + problem. FLOPs and bytes are per call, computed once when it is first seen. */
-typedef struct entry {
-    char *name;
-    double calls;
-    double ms;
-    rt_time_samples samples; /* each call's exec time in seconds, for the kernel's spread */
-    rt_values flops;
-    rt_values bytes;
-} entry;
-
-struct rt_onednn_reader {
-    char *origin;
-    size_t lineno;
-    size_t n_exec, n_create, n_info, n_skipped;
-    rt_name_index ix; /* key -> index into e */
-    entry *e;
-    size_t n_e, cap_e;
-    rt_name_index names;       /* kernel names in use, so two keys never share a name */
-    rt_name_index next_number; /* name -> the next "#k" suffix to try for it */
-    size_t n_bad;
-    size_t bad_lines[MAX_BAD_LINES];
-    char *bad_msgs[MAX_BAD_DETAILS];
-    rt_warnings notes; /* one per thing the model does not cover, e.g. an unknown primitive kind */
-    rt_name_index noted;
-    char *version;
-    char *isa;
-    char *engine;
-    rt_onednn_model model; /* data/onednn/cost.json */
-    char *model_error;     /* why it could not be read: every line is then skipped */
-    int window;            /* RT_CONV_WINDOW */
-};
 
 /* ---- the reader ---- */
 
@@ -64,8 +30,14 @@ rt_onednn_reader *rt_onednn_reader_new(const char *origin)
     rt_onednn_reader *r = rt_xcalloc(1, sizeof *r);
     r->origin = rt_strdup(origin ? origin : "oneDNN verbose output");
     rt_error err = {{0}};
-    if (rt_onednn_model_load(NULL, rt_onednn_kind_counts, &r->model, &err) != 0)
+    if (rt_onednn_model_load(NULL, rt_onednn_kind_counts, &r->model, &err) != 0 ||
+        rt_onednn_formats_load(NULL, &r->formats, &err) != 0 ||
+        !(r->units = rt_onednn_units_load(NULL, &err))) {
         r->model_error = rt_strdup(err.msg);
+        return r;
+    }
+    for (size_t i = 0; i < r->formats.n; i++)
+        r->columns[i] = r->formats.default_columns;
     return r;
 }
 
@@ -80,19 +52,27 @@ void rt_onednn_reader_free(rt_onednn_reader *r)
         return;
     free(r->origin);
     rt_onednn_model_release(&r->model);
+    rt_onednn_formats_release(&r->formats);
+    rt_onednn_units_free(r->units);
     free(r->model_error);
     for (size_t i = 0; i < r->n_e; i++) {
         free(r->e[i].name);
-        rt_values_release(&r->e[i].flops);
-        rt_values_release(&r->e[i].bytes);
         rt_time_samples_release(&r->e[i].samples);
     }
     free(r->e);
+    for (size_t i = 0; i < r->n_ukeys; i++) {
+        free(r->ukeys[i].kind);
+        free(r->ukeys[i].impl);
+        free(r->ukeys[i].dt);
+        free(r->ukeys[i].fpmath);
+    }
+    free(r->ukeys);
+    rt_name_index_release(&r->ukeys_ix);
     rt_name_index_release(&r->ix);
     rt_name_index_release(&r->names);
     rt_name_index_release(&r->next_number);
     rt_name_index_release(&r->noted);
-    for (size_t i = 0; i < MAX_BAD_DETAILS; i++)
+    for (size_t i = 0; i < RT_DN_MAX_BAD_DETAILS; i++)
         free(r->bad_msgs[i]);
     rt_warnings_release(&r->notes);
     free(r->version);
@@ -106,14 +86,14 @@ size_t rt_onednn_reader_n_exec(const rt_onednn_reader *r)
     return r->n_exec;
 }
 
-ssize_t rt_onednn_marker(const char *line, size_t len)
+ssize_t rt_onednn_marker(const rt_onednn_reader *r, const char *line, size_t len)
 {
-    static const char *markers[] = {"onednn_verbose,", "dnnl_verbose,", "mkldnn_verbose,"};
     ssize_t best = -1;
-    for (size_t m = 0; m < 3; m++) {
-        size_t ml = strlen(markers[m]);
-        for (size_t i = 0; i + ml <= len; i++) {
-            if (line[i] == markers[m][0] && memcmp(line + i, markers[m], ml) == 0) {
+    for (size_t m = 0; m < r->formats.n_markers; m++) {
+        const char *mk = r->formats.markers[m];
+        size_t ml = strlen(mk);
+        for (size_t i = 0; i + ml < len; i++) {
+            if (line[i] == mk[0] && memcmp(line + i, mk, ml) == 0 && line[i + ml] == ',') {
                 if (best < 0 || (ssize_t)i < best)
                     best = (ssize_t)i;
                 break;
@@ -123,11 +103,9 @@ ssize_t rt_onednn_marker(const char *line, size_t len)
     return best;
 }
 
-static void bad_line(rt_onednn_reader *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void bad_line(rt_onednn_reader *r, const char *fmt, ...)
+void rt_onednn_bad_line(rt_onednn_reader *r, const char *fmt, ...)
 {
-    if (r->n_bad < MAX_BAD_DETAILS) {
+    if (r->n_bad < RT_DN_MAX_BAD_DETAILS) {
         char buf[1024];
         va_list ap;
         va_start(ap, fmt);
@@ -135,14 +113,12 @@ static void bad_line(rt_onednn_reader *r, const char *fmt, ...)
         va_end(ap);
         r->bad_msgs[r->n_bad] = rt_asprintf("'%s': line %zu: %s", r->origin, r->lineno, buf);
     }
-    if (r->n_bad < MAX_BAD_LINES)
+    if (r->n_bad < RT_DN_MAX_BAD_LINES)
         r->bad_lines[r->n_bad] = r->lineno;
     r->n_bad++;
 }
 
-static void note_once(rt_onednn_reader *r, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void note_once(rt_onednn_reader *r, const char *key, const char *fmt, ...)
+void rt_onednn_note_once(rt_onednn_reader *r, const char *key, const char *fmt, ...)
 {
     if (rt_name_index_get(&r->noted, key, strlen(key)) != (size_t)-1)
         return;
@@ -155,168 +131,76 @@ static void note_once(rt_onednn_reader *r, const char *key, const char *fmt, ...
     rt_warnings_add(&r->notes, "'%s': %s", r->origin, buf);
 }
 
-static int is_number(const char *s)
+/* A header line (the template after f[op], "info"): its format's columns. A header the table
+ * does not know still gives the columns of the format its fields fit. */
+static void read_header(rt_onednn_reader *r, char **f, int nf, const rt_onednn_record *rec)
 {
-    double v;
-    return rt_parse_double(s, &v);
+    int x = rt_onednn_header_format(&r->formats, f, rec->op);
+    if (x < 0) {
+        rt_onednn_note_once(r, "header",
+                            "line %zu: a oneDNN verbose header that %s does not list ('%s,...'): "
+                            "its records are read as its columns say (a new oneDNN version is a "
+                            "row there)",
+                            r->lineno, r->formats.path, f[rec->op + 1]);
+        x = rec->format;
+    }
+    char *names[64];
+    size_t n = 0;
+    names[n++] = strchr(f[rec->op + 1], ':') + 1; /* "template:operation" */
+    for (int j = rec->op + 2; j < nf && n < 64; j++)
+        names[n++] = f[j];
+    rt_onednn_columns c;
+    char why[96];
+    if (rt_onednn_columns_set(&c, names, n, why, sizeof why) != 0) {
+        rt_onednn_bad_line(r, "header: %s; its records are read with the columns %s", why,
+                           r->formats.default_columns.list);
+        return;
+    }
+    r->columns[x] = c;
+    int seen = 0;
+    for (size_t k = 0; k < r->n_seen; k++)
+        seen |= r->seen[k] == x;
+    if (!seen && r->n_seen < RT_DN_MAX_FORMATS)
+        r->seen[r->n_seen++] = x;
 }
 
-/* A kernel name a reader can follow: kind, implementation, propagation, algorithm, data types and
- * the problem; reorders show their layouts since both directions share one problem. */
-static char *make_name(const char *kind, const char *impl, const char *prop, const char *aux,
-                       const mdlist *ml, const char *problem)
+/* An info line: the version, the CPU's instruction set (its text holds commas), a header. */
+static void read_info(rt_onednn_reader *r, char **f, int nf, const rt_onednn_record *rec)
 {
-    char alg[64] = "";
-    rt_onednn_aux_get(aux, "alg", alg, sizeof alg);
-    if (strcmp(alg, "convolution_direct") == 0 || strcmp(alg, "deconvolution_direct") == 0)
-        alg[0] = '\0';
-    char types[256] = "";
-    size_t tl = 0;
-    const char *first = NULL;
-    for (int i = 0; i < ml->n; i++) {
-        const char *dt = ml->m[i].dt;
-        if (strcmp(dt, "undef") == 0)
-            continue;
-        if (!first) {
-            first = dt;
-            tl += (size_t)snprintf(types + tl, sizeof types - tl, "%s", dt);
-        } else if (strcmp(dt, first) != 0 && !strstr(types, dt) && tl < sizeof types - 20) {
-            tl += (size_t)snprintf(types + tl, sizeof types - tl, "/%s", dt);
+    r->n_info++;
+    int op = rec->op;
+    if (op + 1 < nf && (rec->category < 0 || rec->category == r->formats.primitive_cat) &&
+        (strncmp(f[op + 1], "template:", 9) == 0 ||
+         strncmp(f[op + 1], "prim_template:", 14) == 0)) {
+        read_header(r, f, nf, rec);
+        return;
+    }
+    for (int j = op + 1; j < nf; j++) {
+        const char *v = strstr(f[j], "oneDNN v");
+        if (!v)
+            v = strstr(f[j], "DNNL v");
+        if (v && !r->version) {
+            const char *s = strchr(v, 'v') + 1;
+            r->version = rt_strndup(s, strcspn(s, " "));
         }
-    }
-    char layouts[160] = "";
-    if (strcmp(kind, "reorder") == 0 && ml->n >= 2)
-        snprintf(layouts, sizeof layouts, "%s>%s", ml->m[0].layout, ml->m[ml->n - 1].layout);
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s %s%s%s%s%s%s%s %s %s", kind, impl,
-             strcmp(prop, "undef") != 0 && prop[0] ? " " : "",
-             strcmp(prop, "undef") != 0 ? prop : "", alg[0] ? " " : "", alg, layouts[0] ? " " : "",
-             layouts, types[0] ? types : "-", problem);
-    return rt_strdup(buf);
-}
-
-/* The cost of one primitive; what the model does not cover is said once per kind. */
-static int compute_cost(rt_onednn_reader *r, const char *kind, const char *prop, const mdlist *ml,
-                        const char *aux, const char *problem, cost *c, rt_error *err)
-{
-    rt_onednn_coverage cov;
-    if (rt_onednn_cost(&r->model, kind, prop, ml, aux, problem, r->window, c, &cov, err) != 0)
-        return -1;
-    if (cov == RT_ONEDNN_UNREAD_KEY) {
-        /* said once per kind and message, at its first line */
-        char *key = rt_asprintf("unread:%s:%s", kind, err->msg);
-        note_once(r, key,
-                  "line %zu: field 'problem_desc' '%s': %s: every kernel with that key keeps its "
-                  "time, without FLOPs or bytes (a size would be misread)",
-                  r->lineno, problem, err->msg);
-        free(key);
-        err->msg[0] = '\0';
-    } else if (cov == RT_ONEDNN_NO_FLOPS)
-        note_once(r, kind,
-                  "FLOPs of '%s' primitives are not modelled: their kernels have time and bytes "
-                  "but no FLOPs",
-                  kind);
-    else if (cov == RT_ONEDNN_UNMODELLED)
-        note_once(r, kind,
-                  "'%s' primitives are not modelled: their kernels have time but no FLOPs or bytes",
-                  kind);
-    return 0;
-}
-
-static void read_exec(rt_onednn_reader *r, char **f, int nf, int i)
-{
-    if (nf - i < 10) {
-        bad_line(r,
-                 "exec record has %d fields, expected at least 10 "
-                 "(engine, primitive, implementation, propagation, memory descriptors, "
-                 "attributes, auxiliary, problem, time)",
-                 nf - i - 1);
-        return;
-    }
-    const char *engine = f[i + 1], *kind = f[i + 2], *impl = f[i + 3], *prop = f[i + 4],
-               *mds = f[i + 5], *aux = f[nf - 3], *problem = f[nf - 2], *time_s = f[nf - 1];
-    double ms;
-    if (!rt_parse_double(time_s, &ms) || ms < 0) {
-        bad_line(r, "field 'exec_time': '%s' is not a time in milliseconds", time_s);
-        return;
-    }
-    if (!kind[0] || !problem[0]) {
-        bad_line(r, "exec record has an empty primitive kind or problem descriptor");
-        return;
-    }
-    /* The key is everything but the time: the fields were split in place, so rebuild it. */
-    char key[4096];
-    size_t kl = 0;
-    for (int j = i + 1; j < nf - 1; j++) {
-        int w = snprintf(key + kl, sizeof key - kl, "%s%s", j > i + 1 ? "," : "", f[j]);
-        if (w < 0 || (size_t)w >= sizeof key - kl) {
-            bad_line(r, "exec record too long");
+        if (strncmp(f[j], "isa:", 4) == 0 && !r->isa) {
+            char text[512];
+            size_t l = (size_t)snprintf(text, sizeof text, "%s", f[j] + 4);
+            for (int k = j + 1; k < nf && l < sizeof text; k++)
+                l += (size_t)snprintf(text + l, sizeof text - l, ",%s", f[k]);
+            r->isa = rt_strdup(text);
             return;
         }
-        kl += (size_t)w;
     }
-    size_t idx = rt_name_index_get(&r->ix, key, kl);
-    if (idx == (size_t)-1) {
-        mdlist ml;
-        rt_error e = {{0}};
-        cost c;
-        if (rt_onednn_mds_parse(mds, &ml, &e) != 0 ||
-            compute_cost(r, kind, prop, &ml, aux, problem, &c, &e) != 0 ||
-            (c.flops_known && !(isfinite(c.flops) && c.flops >= 0) &&
-             (rt_error_set(&e, "FLOPs per call %g: a size is out of range", c.flops), 1)) ||
-            (c.bytes_known && !(isfinite(c.bytes) && c.bytes >= 0) &&
-             (rt_error_set(&e, "bytes per call %g: a size is out of range", c.bytes), 1))) {
-            bad_line(r, "%s %s: field 'problem_desc' or 'memory_descriptors': %s", kind, problem,
-                     e.msg);
-            return;
-        }
-        if (r->n_e == r->cap_e) {
-            r->cap_e = r->cap_e ? 2 * r->cap_e : 16;
-            r->e = rt_xrealloc(r->e, r->cap_e * sizeof *r->e);
-        }
-        entry *en = &r->e[r->n_e];
-        memset(en, 0, sizeof *en);
-        char *name = make_name(kind, impl, prop, aux, &ml, problem);
-        /* Two keys differing only in layouts would share a name: number the later ones. */
-        if (rt_name_index_get(&r->names, name, strlen(name)) != (size_t)-1) {
-            /* the next number to try is remembered per name: 20,000 keys sharing a name cost
-             * linear time, not quadratic */
-            size_t k = rt_name_index_get(&r->next_number, name, strlen(name));
-            if (k == (size_t)-1)
-                k = 2;
-            for (;; k++) {
-                char *alt = rt_asprintf("%s #%zu", name, k);
-                if (rt_name_index_get(&r->names, alt, strlen(alt)) == (size_t)-1) {
-                    rt_name_index_put(&r->next_number, name, strlen(name), k + 1);
-                    free(name);
-                    name = alt;
-                    break;
-                }
-                free(alt);
-            }
-        }
-        rt_name_index_put(&r->names, name, strlen(name), r->n_e);
-        en->name = name;
-        if (c.flops_known)
-            rt_values_set(&en->flops, rt_onednn_flops_unit(&ml, impl), c.flops);
-        if (c.bytes_known)
-            rt_values_set(&en->bytes, "DRAM", c.bytes);
-        idx = r->n_e++;
-        rt_name_index_put(&r->ix, key, kl, idx);
-        if (!r->engine)
-            r->engine = rt_strdup(engine);
-    }
-    r->e[idx].calls += 1;
-    r->e[idx].ms += ms;
-    rt_time_samples_add(&r->e[idx].samples, ms * 1e-3);
-    r->n_exec++;
 }
 
 void rt_onednn_reader_line(rt_onednn_reader *r, const char *line, size_t len)
 {
     r->lineno++;
-    ssize_t at = rt_onednn_marker(line, len);
-    if (at < 0 || r->model_error)
+    if (r->model_error)
+        return;
+    ssize_t at = rt_onednn_marker(r, line, len);
+    if (at < 0)
         return;
     size_t n = len - (size_t)at;
     char *buf = rt_strndup(line + at, n);
@@ -329,89 +213,108 @@ void rt_onednn_reader_line(rt_onednn_reader *r, const char *line, size_t len)
     for (char *p = buf; *p; p++)
         if (*p == ',') {
             if (nf == MAX_FIELDS) {
-                bad_line(r, "more than %d fields", MAX_FIELDS);
+                rt_onednn_bad_line(r, "more than %d fields", MAX_FIELDS);
                 goto out;
             }
             *p = '\0';
             f[nf++] = p + 1;
         }
-    int i = 1;
-    if (i < nf && is_number(f[i])) /* timestamp (ONEDNN_VERBOSE_TIMESTAMP=1) */
-        i++;
-    if (i < nf && strcmp(f[i], "primitive") == 0) /* 3.x category */
-        i++;
-    else if (i < nf && (strcmp(f[i], "graph") == 0 || strcmp(f[i], "common") == 0 ||
-                        strcmp(f[i], "ukernel") == 0)) {
+    rt_onednn_record rec;
+    if (rt_onednn_record_parse(&r->formats, r->seen, r->n_seen, f, nf, &rec) != 0) {
+        rt_onednn_bad_line(r, "verbose marker without a record");
+        goto out;
+    }
+    if (rec.category >= 0 && !r->formats.cat_read[rec.category] && rec.kind != RT_DN_OP_INFO) {
         r->n_skipped++;
-        note_once(r, "category:graph",
-                  "oneDNN '%s' records are not imported (their primitives are logged on their own "
-                  "lines when they run)",
-                  f[i]);
+        if (rec.category < 8)
+            r->skipped_cat[rec.category]++;
         goto out;
     }
-    if (i >= nf) {
-        bad_line(r, "verbose marker without a record");
-        goto out;
-    }
-    const char *op = f[i];
-    if (strcmp(op, "exec") == 0) {
-        read_exec(r, f, nf, i);
-    } else if (strncmp(op, "create", 6) == 0) {
+    switch (rec.kind) {
+    case RT_DN_OP_EXEC:
+        rt_onednn_read_exec(r, &r->columns[rec.format], f, nf, rec.op);
+        break;
+    case RT_DN_OP_CREATE:
         r->n_create++;
-    } else if (strcmp(op, "info") == 0) {
-        r->n_info++;
-        for (int j = i + 1; j < nf; j++) {
-            const char *v = strstr(f[j], "oneDNN v");
-            if (!v)
-                v = strstr(f[j], "DNNL v");
-            if (v && !r->version) {
-                const char *s = strchr(v, 'v') + 1;
-                r->version = rt_strndup(s, strcspn(s, " "));
-            }
-            if (strncmp(f[j], "isa:", 4) == 0 && !r->isa)
-                r->isa = rt_strdup(f[j] + 4);
-        }
-    } else if (strcmp(op, "error") == 0 || strcmp(op, "warn") == 0 || strcmp(op, "warning") == 0 ||
-               strcmp(op, "check") == 0 || strncmp(op, "prim_template", 13) == 0) {
+        break;
+    case RT_DN_OP_INFO:
+        read_info(r, f, nf, &rec);
+        break;
+    case RT_DN_OP_SKIP:
         r->n_skipped++;
-    } else {
-        bad_line(r, "unknown verbose record '%s'", op);
+        break;
+    default: {
+        /* a version field no format row has: oneDNN's next format */
+        const char *o = f[rec.op];
+        int version = o[0] == 'v' && o[1] && strspn(o + 1, "0123456789") == strlen(o + 1);
+        rt_onednn_bad_line(r, "unknown verbose record '%s'%s%s%s", o,
+                           version ? " (a verbose format version that " : "",
+                           version ? r->formats.path : "",
+                           version ? " does not list: a new oneDNN's format is a row there)" : "");
+    }
     }
 out:
     free(buf);
+}
+
+/* The format the input's records were read as, for the profile's notes. */
+static void note_format(rt_onednn_reader *r, rt_profile *p)
+{
+    char note[512];
+    size_t l = 0;
+    for (size_t k = 0; k < r->n_seen && l < sizeof note - 64; k++) {
+        const rt_onednn_format *x = &r->formats.f[r->seen[k]];
+        l += (size_t)snprintf(note + l, sizeof note - l, "%s%s (header '%s')", k ? "; " : "",
+                              x->versions, x->header ? x->header : "?");
+    }
+    if (r->n_seen == 0)
+        snprintf(note, sizeof note,
+                 "no header line (oneDNN before 2.3, or the log starts after it)");
+    rt_tags_set(&p->provenance.notes, "onednn_verbose_format", note);
+    for (size_t c = 0; c < r->formats.n_cat && c < 8; c++)
+        if (r->skipped_cat[c])
+            rt_warnings_add(&r->notes,
+                            "'%s': %zu oneDNN '%s' record%s not imported: only primitive "
+                            "executions are (a graph partition's primitives are logged on their "
+                            "own lines, so its time would count them twice)",
+                            r->origin, r->skipped_cat[c], r->formats.cat_names[c],
+                            r->skipped_cat[c] == 1 ? "" : "s");
 }
 
 int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *w, rt_error *err)
 {
     *out = NULL;
     if (r->model_error) {
-        rt_error_set(err, "the oneDNN cost model cannot be read: %s", r->model_error);
+        rt_error_set(err, "oneDNN's data cannot be read: %s", r->model_error);
         return -1;
     }
+    rt_profile *p = rt_profile_new();
+    note_format(r, p);
     for (size_t i = 0; i < r->notes.n; i++)
         rt_warnings_add(w, "%s", r->notes.msg[i]);
-    for (size_t i = 0; i < r->n_bad && i < MAX_BAD_DETAILS; i++)
+    for (size_t i = 0; i < r->n_bad && i < RT_DN_MAX_BAD_DETAILS; i++)
         rt_warnings_add(w, "%s", r->bad_msgs[i]);
     if (r->n_bad > 0) {
         char list[2048];
         size_t l = 0;
-        for (size_t i = 0; i < r->n_bad && i < MAX_BAD_LINES && l < sizeof list - 32; i++)
+        for (size_t i = 0; i < r->n_bad && i < RT_DN_MAX_BAD_LINES && l < sizeof list - 32; i++)
             l += (size_t)snprintf(list + l, sizeof list - l, "%s%zu", i ? ", " : "",
                                   r->bad_lines[i]);
         rt_warnings_add(w, "'%s': %zu oneDNN verbose line%s could not be read (line%s %s%s)",
                         r->origin, r->n_bad, r->n_bad == 1 ? "" : "s", r->n_bad == 1 ? "" : "s",
-                        list, r->n_bad > MAX_BAD_LINES ? ", ..." : "");
+                        list, r->n_bad > RT_DN_MAX_BAD_LINES ? ", ..." : "");
     }
     if (r->n_exec == 0) {
         rt_error_set(err,
                      "'%s': no oneDNN verbose execution records found (%zu lines read%s); "
                      "was the program run with ONEDNN_VERBOSE=1 (or DNNL_VERBOSE=1)?",
                      r->origin, r->lineno, r->n_bad ? ", some of them unreadable" : "");
+        rt_profile_free(p);
         return -1;
     }
-    rt_profile *p = rt_profile_new();
     p->tool = rt_strdup("onednn-verbose");
-    p->time_kind = RT_TIME_WALL; /* verbose times one execute call */
+    p->time_kind = RT_TIME_WALL;        /* verbose times one execute call */
+    p->bytes_kind = RT_BYTES_ESTIMATED; /* the descriptors' compulsory traffic, at DRAM */
     p->overhead = rt_strdup(RT_OVERHEAD_ONEDNN);
     p->version = rt_strdup_utf8(r->version ? r->version : "unknown");
     p->method = rt_asprintf(
@@ -427,30 +330,32 @@ int rt_onednn_reader_finish(rt_onednn_reader *r, rt_profile **out, rt_warnings *
         rt_tags_set(&p->provenance.notes, "onednn_isa", r->isa);
     if (r->engine)
         rt_tags_set(&p->provenance.notes, "onednn_engine", r->engine);
+    rt_onednn_resolve_units(r, p, w);
     for (size_t i = 0; i < r->n_e; i++) {
-        entry *en = &r->e[i];
+        rt_onednn_entry *en = &r->e[i];
         rt_kernel *k = rt_profile_add_kernel(p, en->name);
         k->invocations = en->calls;
         k->time = en->ms * 1e-3;
         rt_kernel_add_samples(k, &en->samples);
-        for (size_t j = 0; j < en->flops.n; j++)
-            rt_values_set(&k->flops, en->flops.v[j].key, en->flops.v[j].value * en->calls);
-        for (size_t j = 0; j < en->bytes.n; j++)
-            rt_values_set(&k->bytes, en->bytes.v[j].key, en->bytes.v[j].value * en->calls);
+        if (en->flops >= 0)
+            rt_values_set(&k->flops, r->ukeys[en->unit_key].unit, en->flops * en->calls);
+        if (en->bytes >= 0)
+            rt_values_set(&k->bytes, "DRAM", en->bytes * en->calls);
     }
     rt_profile_finish_spreads(p);
     *out = p;
-    return 0;
+    return rt_import_check(out, r->origin, err);
 }
 
 void rt_onednn_reader_last_line(rt_onednn_reader *r, const char *line, size_t len)
 {
-    if (rt_onednn_marker(line, len) < 0 || r->model_error) {
+    if (r->model_error || rt_onednn_marker(r, line, len) < 0) {
         rt_onednn_reader_line(r, line, len);
         return;
     }
     r->lineno++;
-    bad_line(r, "the input ends inside this record, with no newline after it (a truncated log?)");
+    rt_onednn_bad_line(
+        r, "the input ends inside this record, with no newline after it (a truncated log?)");
 }
 
 int rt_import_onednn_text(const char *text, size_t len, const char *origin, rt_profile **out,

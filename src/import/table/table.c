@@ -11,6 +11,7 @@
 #include "table-read.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/csv-reader.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/table.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/name-index.h"
@@ -521,7 +522,7 @@ int rt_import_table(const char *path, const rt_table_options *opt, rt_profile **
     describe(&ti, p);
     *out = p;
     p = NULL;
-    rc = 0;
+    rc = rt_import_check(out, path, err);
 done:
     rt_profile_free(p);
     table_import_release(&ti);

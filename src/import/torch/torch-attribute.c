@@ -110,6 +110,11 @@ static const rt_torch_cost *cost_of(reader *r, uint32_t key, double flops_arg)
     return &k->cost;
 }
 
+static int is_class(const rt_torch_cost *c, const char *klass)
+{
+    return c && c->klass && strcmp(c->klass, klass) == 0;
+}
+
 static void uncovered(reader *r, uint32_t key, const char *why, double us)
 {
     const char *full = r->names[key];
@@ -145,20 +150,30 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
             if (r->evs[p].flops > 0)
                 fa = r->evs[p].flops;
         cost[i] = cost_of(r, e->key, fa);
-        work[i] = cost[i]->status == RT_TC_COSTED || cost[i]->status == RT_TC_INCOMPLETE;
+        work[i] = cost[i]->status == RT_TC_COSTED || cost[i]->status == RT_TC_INCOMPLETE ||
+                  cost[i]->status == RT_TC_UNCOUNTED;
     }
     /* a dispatcher or an unknown operator that calls a working operator is a composite in this
      * call: its callees carry the work (a working operator keeps its own cost, and its callees
-     * theirs: addmm's copy of the bias is traffic of its own) */
+     * theirs: addmm's copy of the bias is traffic of its own); torch.compile's wrappers are the
+     * framework's time, not their callees' */
     unsigned char *below = rt_xcalloc(n ? n : 1, 1);
     for (size_t i = 0; i < n; i++)
         if (work[i])
             for (size_t p = parent[i]; p != (size_t)-1 && !below[p]; p = parent[p]) {
                 below[p] = 1;
-                if (cost[p] && (cost[p]->status == RT_TC_NONE || cost[p]->status == RT_TC_UNKNOWN))
+                if (cost[p] &&
+                    (cost[p]->status == RT_TC_NONE || cost[p]->status == RT_TC_UNKNOWN) &&
+                    !is_class(cost[p], "framework"))
                     composite[p] = 1;
             }
-    free(below);
+    /* a compiled region whose kernels were recorded below it (inductor's kernel profiling): its
+     * own time is the framework's, not its kernels' */
+    memset(below, 0, n ? n : 1);
+    for (size_t i = 0; i < n; i++)
+        if (cost[i] && is_class(cost[i], "compiled"))
+            for (size_t p = parent[i]; p != (size_t)-1 && !below[p]; p = parent[p])
+                below[p] = 1;
     /* ... and so is a working operator whose costed callee does its work (the table's 'defer':
      * aten::embedding's aten::index_select, a _foreach_ operator's per-tensor ones): the nearest
      * working caller of each costed call is asked */
@@ -192,12 +207,17 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
         int aten = strncmp(r->names[e->key], "aten::", 6) == 0;
         r->cov.busy += s;
         r->cov.aten_busy += aten ? s : 0;
+        const rt_torch_cost *c = cost[i];
+        kern *k = &r->k[e->key];
+        if (is_class(c, "framework") || (is_class(c, "region") && below[i])) {
+            k->compiled = is_class(c, "framework") ? "wrapper" : "region";
+            r->cov.zero += s;
+            continue;
+        }
         if (composite[i]) {
             r->cov.composite += s;
             continue;
         }
-        const rt_torch_cost *c = cost[i];
-        kern *k = &r->k[e->key];
         const char *why = legacy && !k->dims ? "no shapes in torch's legacy trace format" : c->why;
         switch (c->status) {
         case RT_TC_NONE:
@@ -223,11 +243,16 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
         case RT_TC_INCOMPLETE:
             uncovered(r, e->key, why, s);
             break;
+        case RT_TC_UNCOUNTED: /* known, and known to have no count: its verdict says so */
+            k->uncounted = c->klass;
+            r->cov.uncounted += s;
+            break;
         case RT_TC_UNKNOWN:
             uncovered(r, e->key, "not in the cost model", s);
             break;
         }
     }
+    free(below);
     free(work);
     free(composite);
     free(cost);
@@ -317,6 +342,13 @@ void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
              t, 100 * r->cov.work / busy, 100 * r->cov.zero / busy, 100 * r->cov.composite / busy,
              100 * unc / busy,
              100 * r->cov.aten_work / (r->cov.aten_busy > 0 ? r->cov.aten_busy : 1));
+    if (r->cov.uncounted > 0) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, sizeof buf - len,
+                 "; %.1f%% work no FLOP or byte count measures (random numbers, sorting, "
+                 "data-dependent indexing: verdict unknown)",
+                 100 * r->cov.uncounted / busy);
+    }
     rt_tags_set(&p->provenance.notes, "torch_coverage", buf);
     rt_tags_set(&p->provenance.notes, "torch_covered_share",
                 (snprintf(t, sizeof t, "%.4f", r->cov.work / busy), t));

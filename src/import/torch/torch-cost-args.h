@@ -6,8 +6,11 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "rooftime/import/torch-cost.h"
 #include "rooftime/util/formula.h"
+#include "rooftime/util/json-read.h"
 
 #define TC_MAX_ARGS 32               /* arguments of one call looked at */
 #define TC_MAX_DIMS 8                /* dimensions of one tensor */
@@ -21,7 +24,13 @@ typedef enum tc_model {
     TC_CONV_BACKWARD,
     TC_POOL,
     TC_STREAM,
-    TC_EMBEDDING
+    TC_EMBEDDING,
+    TC_ATTENTION,
+    TC_UNCOUNTED, /* work no FLOP or byte count measures: random numbers, sorting, indexing */
+    /* work the model cannot count, with the reason: a compiled region of torch.compile (its
+     * self time is its kernels' unless they were recorded below it), a compiled kernel */
+    TC_REGION,
+    TC_COMPILED
 } tc_model;
 
 /* Positions in "Concrete Inputs" of the arguments the window models read; -1: not an argument. */
@@ -42,22 +51,28 @@ typedef struct tc_entry {
     tc_model model;
     const char *klass; /* static */
     /* matmul: a b c; conv: input weight bias; conv_backward: grad_output input weight;
-     * embedding: weight/grad_output indices */
+     * embedding: weight/grad_output indices; attention: q k v */
     int a, b, c;
     int transpose_b, indices, adaptive, backward;
+    int blhe; /* attention: q, k, v laid out [B, L, H, E] (flash's own), not [..., L, E] */
     int pos[TCP_N];
-    rt_formula flops; /* stream */
+    rt_formula flops; /* stream: over out, inN; attention: over BH, L, S, E, Ev */
     int has_flops;
     int n_out;
     int out[TC_MAX_OUT]; /* input index, or -1: broadcast */
     int reads_all;
     uint32_t reads; /* bit i: input i */
     int out_bool;
+    int out_type_in; /* outputs at the element type of this input (out_type "inN"); -1: none */
+    int gathered;    /* elements of input 0 read at data-dependent addresses: as many as this
+                      * input has (one per index); -1: none */
     /* in a call where it calls a costed operator, the work is the callee's: any (defer_any) or
      * one of these names */
     int defer_any;
     char **defer;
     size_t n_defer;
+    int annotation; /* a range torch records as an annotation that is an operator here */
+    char *why;      /* uncounted: why its work is not counted */
 } tc_entry;
 
 /* One recorded argument. */
@@ -91,13 +106,30 @@ void rt_torch_cost_conv_backward(const tc_entry *e, const tc_call *c, rt_conv_fl
                                  rt_torch_cost *out);
 void rt_torch_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
                         rt_torch_cost *out);
+/* Attention (torch-cost-attention.c): the FLOPs formula over the sizes of q, k and v, the bytes
+ * of every input read and the output (or, backward, the gradients of q, k and v) written. */
+void rt_torch_cost_attention(const tc_entry *e, const tc_call *c, rt_torch_cost *out);
+/* The bytes of the inputs an entry reads (its 'reads'); -1 when a read tensor's type is unknown. */
+double rt_torch_cost_reads(const tc_entry *e, const tc_call *c);
 /* Mark out incomplete with a reason. */
 void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* ---- torch-ops-entry.c: one entry of the table ---- */
+
+/* Read the entry j (at JSON path `path` of the table) into e: its model, class and fields,
+ * checked; -1 with r's error naming the field. e owns what it holds: release it with
+ * rt_torch_ops_entry_release, also after a failure. */
+int rt_torch_ops_load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *path);
+void rt_torch_ops_entry_release(tc_entry *e);
+
 /* ---- torch-ops.c: the table ---- */
 
-/* The entry of an operator (by name, then by "prefix*" / "*suffix" patterns), or NULL. */
+/* The entry of an operator (by name, then by "prefix*", "*suffix" and "*infix*" patterns), or
+ * NULL. */
 const tc_entry *rt_torch_ops_find(const rt_torch_ops *o, const char *name);
+/* Whether the table counts the annotation (user_annotation range) `name` as an operator:
+ * torch.compile's '## Call CompiledFxGraph ... ##', the range its compiled code runs in. */
+int rt_torch_ops_annotation(const rt_torch_ops *o, const char *name);
 
 #endif

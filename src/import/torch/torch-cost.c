@@ -59,25 +59,35 @@ static void cost_matmul(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
     }
 }
 
-static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
+double rt_torch_cost_reads(const tc_entry *e, const tc_call *c)
 {
-    const tc_arg *first = NULL;
-    for (int i = 0; i < c->n && !first; i++)
-        if (c->arg[i].is_tensor)
-            first = &c->arg[i];
-    if (!first) {
-        rt_torch_cost_incomplete(out, "no tensor input recorded");
-        return;
-    }
     double bytes = 0;
-    int bytes_ok = 1;
+    int ok = 1;
     for (int i = 0; i < c->n; i++) {
         const tc_arg *a = &c->arg[i];
         if (!a->is_tensor || !(e->reads_all || (e->reads >> i & 1)))
             continue;
         bytes += a->numel * a->esize;
-        bytes_ok &= a->esize > 0;
+        ok &= a->esize > 0;
     }
+    return ok ? bytes : -1;
+}
+
+static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
+{
+    const tc_arg *first = NULL, *list = NULL;
+    for (int i = 0; i < c->n; i++) {
+        if (c->arg[i].is_tensor && !first)
+            first = &c->arg[i];
+        if (c->arg[i].is_tensor && c->arg[i].nd < 0 && !list)
+            list = &c->arg[i];
+    }
+    if (!first) {
+        rt_torch_cost_incomplete(out, "no tensor input recorded");
+        return;
+    }
+    double bytes = rt_torch_cost_reads(e, c);
+    int bytes_ok = bytes >= 0;
     double out0 = -1;
     for (int o = 0; o < e->n_out; o++) {
         double n, es;
@@ -90,6 +100,11 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
             }
             n = a->numel;
             es = a->esize;
+        } else if (list) {
+            /* a tensor-list operator (torch._foreach_pow(2.0, steps)): elementwise over the
+             * first list, in its type */
+            n = list->numel;
+            es = list->esize;
         } else {
             /* broadcast of the tensor inputs, right-aligned */
             double d[TC_MAX_DIMS];
@@ -113,10 +128,32 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
         }
         if (e->out_bool)
             es = 1;
+        else if (e->out_type_in >= 0) {
+            const tc_arg *t = tensor(c, e->out_type_in);
+            if (!t) {
+                rt_torch_cost_incomplete(out, "outputs typed as input %d, not a recorded tensor",
+                                         e->out_type_in);
+                return;
+            }
+            es = t->esize;
+        }
         if (o == 0)
             out0 = n;
         bytes += n * es;
         bytes_ok &= es > 0;
+    }
+    if (e->gathered >= 0) {
+        /* one element of input 0 read per index, wherever the index points */
+        const tc_arg *src = tensor(c, 0), *ix = tensor(c, e->gathered);
+        if (!src || !ix) {
+            rt_torch_cost_incomplete(out,
+                                     "the source (input 0) and the indices (input %d) are not "
+                                     "recorded tensors",
+                                     e->gathered);
+            return;
+        }
+        bytes += ix->numel * src->esize;
+        bytes_ok &= src->esize > 0;
     }
     double var[1 + TC_MAX_ARGS] = {0};
     var[0] = out0 >= 0 ? out0 : first->numel;
@@ -187,9 +224,15 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         return;
     }
     out->klass = e->klass;
-    if (e->model == TC_NONE) {
-        out->status = RT_TC_NONE;
+    if (e->model == TC_NONE || e->model == TC_UNCOUNTED) {
+        out->status = e->model == TC_NONE ? RT_TC_NONE : RT_TC_UNCOUNTED;
         out->flops_known = out->bytes_known = 1;
+        return;
+    }
+    if (e->model == TC_REGION || e->model == TC_COMPILED) {
+        /* work is done, the records cannot count it: uncovered, with the table's reason */
+        out->status = RT_TC_INCOMPLETE;
+        snprintf(out->why, sizeof out->why, "%s", e->why);
         return;
     }
     out->status = RT_TC_COSTED;
@@ -205,6 +248,12 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
                 out, "a tensor list recorded as [] without its shapes, as torch 1.13 records "
                      "lists: profile --torch records those of torch.cat, torch.stack and "
                      "torch._foreach_* called from Python");
+            free(c);
+            return;
+        } else if (c->arg[i].nd < 0 && c->arg[i].esize == 0 && c->typed) {
+            rt_torch_cost_incomplete(
+                out, "a tensor list recorded without its element type ('TensorList'): "
+                     "profile --torch records those of lists passed to torch from Python");
             free(c);
             return;
         }
@@ -227,7 +276,13 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
     case TC_EMBEDDING:
         cost_embedding(e, c, out);
         break;
+    case TC_ATTENTION:
+        rt_torch_cost_attention(e, c, out);
+        break;
     case TC_NONE:
+    case TC_UNCOUNTED:
+    case TC_REGION:
+    case TC_COMPILED:
         break;
     }
     if (out->status == RT_TC_COSTED && !out->flops_known && !out->bytes_known)

@@ -273,6 +273,23 @@ static int plain_text(const char *v, const char *ve)
     return 0;
 }
 
+/* The JSON number [v, ve) (sc_number checked it), read without looking past ve: the text may end
+ * there with no NUL after it (rt_import_torch_text's buffer). 0 and *out; -1 when it is not one. */
+static int number_at(const char *v, const char *ve, double *out)
+{
+    char buf[64];
+    size_t n = (size_t)(ve - v);
+    *out = 0;
+    if (!(*v == '-' || (*v >= '0' && *v <= '9')))
+        return -1;
+    if (n >= sizeof buf) /* a number of 64 characters or more: jansson reads the event */
+        return -2;
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    *out = strtod(buf, NULL);
+    return 0;
+}
+
 static int args_member(void *ctx_, const char *k, size_t kl, const char *v, const char *ve)
 {
     fast_ctx *c = ctx_;
@@ -301,9 +318,10 @@ static int args_member(void *ctx_, const char *k, size_t kl, const char *v, cons
             c->f->stack = rt_strndup(v + 1, (size_t)(ve - v) - 2);
         }
     } else if (key_is(k, kl, "flops")) {
-        c->f->flops_ok = *v == '-' || (*v >= '0' && *v <= '9');
-        if (c->f->flops_ok)
-            c->f->flops = strtod(v, NULL);
+        int rc = number_at(v, ve, &c->f->flops);
+        if (rc == -2)
+            return -1;
+        c->f->flops_ok = rc == 0;
     } else if (key_is(k, kl, "steps")) {
         c->f->steps_ok = *v >= '0' && *v <= '9';
         if (c->f->steps_ok)
@@ -341,12 +359,16 @@ static int event_member(void *ctx_, const char *k, size_t kl, const char *v, con
             if (!plain || !(f->ph = sc_copy(&c->scratch, c->scratch_end, v, ve)))
                 return -1;
         } else {
-            f->ts_ok = *v == '-' || (*v >= '0' && *v <= '9');
-            f->ts = f->ts_ok ? strtod(v, NULL) : 0;
+            int rc = number_at(v, ve, &f->ts);
+            if (rc == -2)
+                return -1;
+            f->ts_ok = rc == 0;
         }
     } else if (key_is(k, kl, "dur")) {
-        f->dur_ok = *v == '-' || (*v >= '0' && *v <= '9');
-        f->dur = f->dur_ok ? strtod(v, NULL) : 0;
+        int rc = number_at(v, ve, &f->dur);
+        if (rc == -2)
+            return -1;
+        f->dur_ok = rc == 0;
     } else if (key_is(k, kl, "cat") || key_is(k, kl, "name")) {
         const char **dst = k[0] == 'c' ? &f->cat : &f->name;
         if (*v != '"') {

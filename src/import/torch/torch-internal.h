@@ -70,6 +70,10 @@ typedef struct kern {
     double cflops, cbytes; /* summed over the calls the model costs */
     int has_cflops, has_cbytes;
     const char *cunit;
+    const char *uncounted; /* its work is of a kind no count measures: the class (static) */
+    /* torch.compile's framework time: "wrapper" (its wrappers around a compiled region) or
+     * "region" (the region's own time, its kernels recorded below it); NULL otherwise */
+    const char *compiled;
     const char *phase; /* prefill, decode or a mark's name (torch-phase.c); NULL: none */
 } kern;
 
@@ -100,9 +104,10 @@ typedef struct reader {
     rt_error *err;
     char *scratch; /* room for the strings of one event (fast path): the input's size */
     const rt_torch_options *opt;
-    double window_us;        /* the longest "rooftime:window" event (the runner's --steps) */
+    double window_us;         /* the longest "rooftime:window" event (the runner's --steps) */
     double window_steps;     /* the optimizer steps it holds (args.steps); 0: unknown */
-    const rt_torch_ops *ops; /* the cost model, or NULL */
+    char *version, *profiler; /* the trace's torch_version and torch_profiler members, or NULL */
+    const rt_torch_ops *ops;  /* the cost model, or NULL */
     struct {
         rt_torch_phase_range *marks; /* the user's rooftime:phase=NAME ranges */
         size_t n, cap, bad;
@@ -111,6 +116,7 @@ typedef struct reader {
     } phases;
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
+        double uncounted;                   /* work no count measures (model uncounted) */
         double aten_busy, aten_work;        /* the same for aten:: operators */
         rt_name_index why;                  /* uncovered operator + reason -> slot */
         double *why_us;

@@ -104,6 +104,50 @@ static int torch_shapes(const char *name, size_t op_len, double *a, int *na, dou
     return rc;
 }
 
+/* A matmul problem "AxB:CxD[:ExF]" (source, weights[, destination] dims). */
+typedef struct mm_dims {
+    double d[3][MAXD];
+    int nd[3];
+    int n;
+} mm_dims;
+
+static int read_dims(const char *s, mm_dims *dl)
+{
+    memset(dl, 0, sizeof *dl);
+    dl->n = 1;
+    for (const char *p = s; *p;) {
+        char *e;
+        double v = strtod(p, &e);
+        if (e == p || dl->nd[dl->n - 1] == MAXD)
+            return -1;
+        dl->d[dl->n - 1][dl->nd[dl->n - 1]++] = v;
+        if (*e == ':' && dl->n == 3)
+            return -1;
+        if (*e == ':')
+            dl->n++;
+        else if (*e != 'x' && *e != '\0')
+            return -1;
+        p = *e ? e + 1 : e;
+    }
+    return 0;
+}
+
+/* Shape i of a torch kernel name "op [[..],[..],...]" into a. */
+static int torch_shape(const char *name, size_t op_len, size_t i, double *a, int *na)
+{
+    if (name[op_len] != ' ')
+        return -1;
+    json_t *j = json_loads(name + op_len + 1, JSON_DECODE_ANY, NULL);
+    const json_t *s = json_array_get(j, i), *v;
+    size_t k;
+    int rc = json_is_array(s) && json_array_size(s) <= MAXD ? 0 : -1;
+    *na = 0;
+    if (rc == 0)
+        json_array_foreach(s, k, v) a[(*na)++] = json_number_value(v);
+    json_decref(j);
+    return rc;
+}
+
 static int same(const double *a, int na, const double *b, int nb)
 {
     if (na != nb)
@@ -121,9 +165,60 @@ static char *caller_of(const rt_kernel *k, size_t op_len)
                        mod ? " (" : "", mod ? mod : "", mod ? ")" : "");
 }
 
+/* The operator computes on the unit of the oneDNN primitive it ran (data/onednn/units.json chose
+ * it from the implementation: amx_bf16 for brg:avx512_core_amx ...): its FLOPs move there. */
+static int take_unit(rt_kernel *k, const rt_kernel *d)
+{
+    if (d->flops.n != 1 || k->flops.n != 1 || strcmp(k->flops.v[0].key, d->flops.v[0].key) == 0)
+        return 0;
+    rt_values moved = {0};
+    rt_values_set(&moved, d->flops.v[0].key, k->flops.v[0].value);
+    rt_values_release(&k->flops);
+    k->flops = moved;
+    return 1;
+}
+
+/* oneDNN matmuls to the aten matrix products that ran them (torch sends bf16 ones to oneDNN), by
+ * their source and weights dims; returns how many operators were joined. */
+static size_t join_matmuls(rt_profile *torch, rt_profile *dnn, size_t *moved)
+{
+    static const struct {
+        const char *op;
+        size_t a; /* the shape index of the first factor; the second follows it */
+    } ops[] = {{"aten::mm", 0}, {"aten::bmm", 0}, {"aten::addmm", 1}, {"aten::baddbmm", 1}};
+    size_t joined = 0;
+    for (size_t i = 0; i < dnn->n_kernels; i++) {
+        const rt_kernel *d = &dnn->kernels[i];
+        char buf[256];
+        mm_dims dl;
+        if (strncmp(d->name, "matmul ", 7) != 0 || !problem_of(d->name, buf, sizeof buf) ||
+            read_dims(buf, &dl) != 0 || dl.n < 2)
+            continue;
+        for (size_t t = 0; t < torch->n_kernels; t++) {
+            rt_kernel *k = &torch->kernels[t];
+            for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+                size_t ol = strlen(ops[o].op);
+                double a[MAXD], b[MAXD];
+                int na, nb;
+                if (strncmp(k->name, ops[o].op, ol) != 0 ||
+                    torch_shape(k->name, ol, ops[o].a, a, &na) != 0 ||
+                    torch_shape(k->name, ol, ops[o].a + 1, b, &nb) != 0 ||
+                    !same(a, na, dl.d[0], dl.nd[0]) || !same(b, nb, dl.d[1], dl.nd[1]))
+                    continue;
+                const char *impl = d->name + 7, *e = strchr(impl, ' ');
+                snprintf(buf, sizeof buf, "%.*s", (int)(e ? e - impl : 100), impl);
+                rt_tags_set(&k->tags, "onednn", buf);
+                *moved += (size_t)take_unit(k, d);
+                joined++;
+            }
+        }
+    }
+    return joined;
+}
+
 void rt_torch_join_onednn(rt_profile *torch, rt_profile *dnn)
 {
-    size_t n = dnn->n_kernels, nc = 0, joined = 0;
+    size_t n = dnn->n_kernels, nc = 0, joined = 0, moved = 0;
     dconv *cv = rt_xcalloc(n ? n : 1, sizeof *cv);
     for (size_t i = 0; i < n; i++) {
         dconv c = {.k = i};
@@ -154,6 +249,7 @@ void rt_torch_join_onednn(rt_profile *torch, rt_profile *dnn)
                 snprintf(implbuf, sizeof implbuf, "%.*s", (int)(e ? e - impl - 1 : 100), impl + 1);
                 rt_tags_set(&k->tags, "onednn", implbuf);
             }
+            moved += (size_t)take_unit(k, &dnn->kernels[c->k]);
             if (k->time > best) {
                 best = k->time;
                 free(c->caller);
@@ -196,14 +292,17 @@ void rt_torch_join_onednn(rt_profile *torch, rt_profile *dnn)
             }
         }
     }
-    char a[64], b[64], note[512];
+    size_t mm = join_matmuls(torch, dnn, &moved);
+    char a[64], b[64], note[768];
     rt_fmt_time(a, sizeof a, attributed);
     rt_fmt_time(b, sizeof b, reorder_t);
     snprintf(note, sizeof note,
              "%zu of %zu oneDNN convolutions joined by shape to the aten operator that called "
              "them (tag 'caller'; the operators tagged 'onednn' with the implementation); "
-             "reorders of %s of %s joined to the convolution whose tensors they convert",
-             joined, nc, a, b);
+             "reorders of %s of %s joined to the convolution whose tensors they convert; %zu "
+             "aten matrix products joined to oneDNN matmuls by their factors' shapes (tag "
+             "'onednn'); %zu operators' FLOPs moved to the unit of the oneDNN primitive they ran",
+             joined, nc, a, b, mm, moved);
     rt_tags_set(&dnn->provenance.notes, "torch_join", note);
     rt_tags_set(&torch->provenance.notes, "onednn_join", note);
     for (size_t i = 0; i < nc; i++)

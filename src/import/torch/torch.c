@@ -9,8 +9,10 @@
 
 #include <jansson.h>
 
+#include "torch-cost-args.h"
 #include "torch-internal.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/import-check.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/name-index.h"
@@ -141,6 +143,9 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
         return 0; /* a phase mark (torch-phase.c) */
     int within = r->within && name && strcmp(name, r->within) == 0;
     int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
+    /* a range the cost model counts as an operator: torch.compile's compiled code */
+    if (kind < 0 && r->ops && name && rt_torch_ops_annotation(r->ops, name))
+        kind = EV_CPU;
     if (kind < 0)
         return 0; /* annotations, python functions, runtime calls: not kernels */
     if (kind == EV_CPU) {
@@ -288,6 +293,10 @@ static int read_trace(reader *r)
                 if (!key)
                     return -1;
                 int is_events = strcmp(json_string_value(key), "traceEvents") == 0;
+                /* which torch wrote it: the runner's members, or torch.profiler's add_metadata */
+                char **fact = strcmp(json_string_value(key), "torch_version") == 0    ? &r->version
+                              : strcmp(json_string_value(key), "torch_profiler") == 0 ? &r->profiler
+                                                                                      : NULL;
                 json_decref(key);
                 skip_ws(r);
                 if (r->pos >= r->len || r->buf[r->pos] != ':')
@@ -304,6 +313,8 @@ static int read_trace(reader *r)
                     json_t *v = next_value(r);
                     if (!v)
                         return -1;
+                    if (fact && json_is_string(v) && !*fact)
+                        *fact = rt_strndup(json_string_value(v), 100);
                     json_decref(v);
                 }
                 skip_ws(r);
@@ -327,7 +338,15 @@ static int read_trace(reader *r)
     return 0;
 }
 
-/* Order events per thread by start, outer before inner at equal starts. */
+/* Which torch wrote the trace, as it says (profile --torch's runner, or a user's
+ * prof.add_metadata("torch_version", torch.__version__)); "unknown" when it does not. */
+static void torch_notes(const reader *r, rt_profile *p)
+{
+    rt_tags_set(&p->provenance.notes, "torch_version", r->version ? r->version : "unknown");
+    if (r->profiler)
+        rt_tags_set(&p->provenance.notes, "torch_profiler", r->profiler);
+}
+
 static void reader_release(reader *r)
 {
     for (size_t i = 0; i < r->n_k; i++) {
@@ -347,8 +366,20 @@ static void reader_release(reader *r)
     free(r->k);
     free(r->evs);
     free(r->scratch);
+    free(r->version);
+    free(r->profiler);
     rt_name_index_release(&r->keys);
     rt_name_index_release(&r->threads);
+}
+
+/* What a call's recorded time holds of an overhead rooftime measures: nothing. An operator's
+ * range opens inside the dispatcher, after the Python binding that framework_dispatch times
+ * (torch.add in a Python loop), and its self time leaves out its children; a GPU kernel's duration
+ * leaves out its launch. The profile keeps framework_dispatch as its tau, the overhead box's. */
+static void kernel_overhead(rt_kernel *k)
+{
+    if (!k->overhead)
+        rt_kernel_set_overhead(k, RT_OVERHEAD_NONE, 0);
 }
 
 int rt_import_torch_text(const char *text, size_t len, const char *origin, const char *within,
@@ -407,7 +438,9 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
     rt_profile *p = rt_profile_new();
     p->tool = rt_strdup("pytorch-profiler");
     p->time_kind = RT_TIME_WALL; /* self time of each call, dispatch included */
-    p->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK);
+    if (r.ops)                   /* the cost model's compulsory traffic from the shapes, at DRAM */
+        p->bytes_kind = RT_BYTES_ESTIMATED;
+    p->overhead = rt_strdup(RT_OVERHEAD_FRAMEWORK); /* the overhead box's, the paper's tau */
     p->version = rt_strdup("chrome-trace");
     char *method = rt_asprintf(
         "PyTorch profiler chrome trace (%zu events): CPU operators by self time (duration minus "
@@ -437,6 +470,13 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "precision", k->cunit);
             if (k->phase)
                 rt_tags_set(&tags, "phase", k->phase);
+            if (k->uncounted) /* its work no count measures: the model says unknown */
+                rt_tags_set(&tags, RT_TAG_UNCOUNTED, k->uncounted);
+            if (k->compiled) {
+                /* framework overhead: its bound is the launch overhead (core/model.c) */
+                rt_tags_set(&tags, "class", "overhead");
+                rt_tags_set(&tags, "compiled", k->compiled);
+            }
             const char *full = r.names[i], *sep = strchr(full, '\x1f');
             char *op = sep ? rt_strndup(full, (size_t)(sep - full)) : rt_strdup(full);
             char *conv = rt_torch_conversion(op, k->types);
@@ -447,6 +487,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
             rt_kernel *kk = rt_profile_find_or_add(p, k->display, &tags);
             if (kk->tags.n == 0)
                 rt_tags_copy(&kk->tags, &tags);
+            kernel_overhead(kk);
             rt_tags_release(&tags);
             kk->invocations += k->calls;
             kk->time += k->us * 1e-6;
@@ -468,6 +509,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         } else {
             kk = rt_profile_add_kernel(p, r.names[i]);
         }
+        kernel_overhead(kk);
         kk->invocations = k->calls;
         kk->time = k->us * 1e-6;
         rt_kernel_add_samples(kk, &k->samples);
@@ -477,6 +519,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         }
     }
     rt_profile_finish_spreads(p); /* each kernel's calls: median and quartiles of self time */
+    torch_notes(&r, p);
     if (r.ops)
         rt_torch_cost_notes(&r, p, w);
     if (o->by_source)
@@ -504,7 +547,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                         r.origin);
     reader_release(&r);
     *out = p;
-    return 0;
+    return rt_import_check(out, origin ? origin : "trace", err);
 }
 
 int rt_import_torch(const char *path, const char *within, rt_profile **out, rt_warnings *w,
