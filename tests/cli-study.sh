@@ -151,6 +151,8 @@ if "$TORCH2_PY" -c "import torch.nn.functional as F; F.scaled_dot_product_attent
         check "sdpa profile" test -s "$S/profiles/attention-sdpa-fp32-forward.json"
         check "sdpa against the unfused math: the fusion row" grep -q "^attention fp32: pytorch -> sdpa | " "$S/findings.txt"
         check "sdpa decode too" grep -q "^decode fp32: pytorch -> sdpa | " "$S/findings.txt"
+        check "torch 2 runs decode's every batch" bash -c "! grep -q 'pytorch decode: .* sweep points' '$S/findings.txt'"
+        check "its largest batch too (256 at scale 0.1)" /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if '26' in {k['tags']['batch'] for k in p['kernels']} else 1)" "$S/profiles/decode-pytorch-fp32-forward.json"
     fi
 else
     echo "skipped the sdpa part: no torch with scaled_dot_product_attention at $TORCH2_PY"
@@ -222,6 +224,7 @@ for f in sys.argv[1:]:
 PY
     check "no transformer pytorch kernel has FLOPs without bytes ($(head -2 "$TMP/xnobytes.txt"))" test ! -s "$TMP/xnobytes.txt"
     check "pytorch's decode kernels are tagged decode" grep -q '"phase": "decode"' "$T/profiles/decode-pytorch-fp32-forward.json"
+    check "torch 1.13 leaves out decode's largest batch, saying so" grep -q "pytorch decode: 5 of the 6 sweep points (the largest batch is left out on a torch before 2.0" "$T/findings.txt"
     check "the pytorch profiles analyze again" "$BIN" analyze --machine "$TMP/m.json" "$P"/profiles/*.json -o "$TMP/ta.txt"
     # bf16 by default: torch emulates it without AVX-512, and the study then leaves it out, saying so
     E=$TMP/emulated

@@ -9,6 +9,7 @@
 #include "rooftime-config.h"
 #include "study-checks.h"
 #include "study-method.h"
+#include "study-opts.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/profile.h"
@@ -23,122 +24,6 @@
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
-
-void rt_study_opts_init(rt_study_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    for (int i = 0; i < RT_OP_COUNT; i++)
-        o->ops[i] = true;
-    for (int i = 0; i < RT_PREC_COUNT; i++)
-        o->precisions[i] = true;
-    for (int i = 0; i < RT_IMPL_COUNT; i++)
-        o->impls[i] = true;
-    o->warmup = o->iters = -1;
-    o->scale = 1;
-    o->pytorch_optional = true;
-    o->emulated_optional = true;
-}
-
-/* The swept parameters of every op: conv2d, lstm, then the transformer study's. */
-static const char *const group_keys[] = {
-    "implementation", "precision", "operation", "pass",     "batch",  "filters",
-    "kernel",         "stride",    "seq",       "features", "hidden", "heads",
-    "head_dim",       "causal",    "tokens",    "gated",    "cache"};
-static const char *const group_params[] = {"batch",    "filters", "kernel", "stride",   "seq",
-                                           "features", "hidden",  "heads",  "head_dim", "causal",
-                                           "tokens",   "gated",   "cache"};
-static const rt_group_opts group_opts = {.keys = group_keys,
-                                         .n_keys = sizeof group_keys / sizeof group_keys[0],
-                                         .params = group_params,
-                                         .n_params = sizeof group_params / sizeof group_params[0]};
-
-const rt_group_opts *rt_study_group_opts(void)
-{
-    return &group_opts;
-}
-
-static int n_warmup(const rt_study_opts *o)
-{
-    return o->warmup >= 0 ? o->warmup : o->quick ? 1 : 5;
-}
-
-static int n_iters(const rt_study_opts *o)
-{
-    return o->iters >= 0 ? o->iters : o->quick ? 3 : 20;
-}
-
-/* The iterations of op's configs: the transformer ops' full sweep runs 2 warm-up and 5 measured
- * iterations (its sequence 4096 and batch 256 must fit a minute of the full study on two cores);
- * --warmup and --iters set them as for the other ops. */
-static int op_warmup(const rt_study_opts *o, rt_study_op op)
-{
-    return o->warmup < 0 && !o->quick && rt_study_op_is_xformer(op) ? RT_STUDY_XF_WARMUP
-                                                                    : n_warmup(o);
-}
-
-static int op_iters(const rt_study_opts *o, rt_study_op op)
-{
-    return o->iters < 0 && !o->quick && rt_study_op_is_xformer(op) ? RT_STUDY_XF_ITERS : n_iters(o);
-}
-
-int rt_study_validate(const rt_study_opts *o, rt_error *err)
-{
-    if (!(o->scale > 0 && o->scale <= 1)) {
-        rt_error_set(err, "scale must be in (0, 1], got %g", o->scale);
-        return -1;
-    }
-    if (o->warmup > 1000 || o->iters > 100000 || o->iters == 0) {
-        rt_error_set(err,
-                     "iterations must be between 1 and 100000 and warm-up at most 1000 "
-                     "(got %d and %d)",
-                     o->iters, o->warmup);
-        return -1;
-    }
-    bool any_prec = false;
-    for (int p = 0; p < RT_PREC_COUNT; p++)
-        any_prec |= o->precisions[p];
-    if (!any_prec) {
-        rt_error_set(err, "no precision selected");
-        return -1;
-    }
-    bool any = false;
-    for (int op = 0; op < RT_OP_COUNT; op++) {
-        if (!o->ops[op])
-            continue;
-        bool runs = false;
-        for (int i = 0; i < RT_IMPL_COUNT; i++)
-            runs |= o->impls[i] && rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) &&
-                    (!o->quick || rt_study_impl_get((rt_study_impl)i)->timed_quick);
-        if (!runs) {
-            char has[256], untimed[256] = "";
-            rt_study_impls_of((rt_study_op)op, has, sizeof has);
-            for (int i = 0; o->quick && i < RT_IMPL_COUNT; i++)
-                if (rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) &&
-                    !rt_study_impl_get((rt_study_impl)i)->timed_quick)
-                    snprintf(untimed, sizeof untimed, "; %s is not timed with --quick",
-                             rt_study_impl_name((rt_study_impl)i));
-            rt_error_set(err, "no selected implementation runs %s (it has: %s%s)",
-                         rt_study_op_name((rt_study_op)op), has, untimed);
-            return -1;
-        }
-        size_t n;
-        rt_study_point *pts = rt_study_points((rt_study_op)op, o->quick, o->scale, &n);
-        for (size_t i = 0; i < n; i++) {
-            if (rt_study_point_check(&pts[i], err) < 0) {
-                rt_error_prefix(err, "sweep point %zu (%s)", i, pts[i].varied);
-                free(pts);
-                return -1;
-            }
-        }
-        free(pts);
-        any = true;
-    }
-    if (!any) {
-        rt_error_set(err, "no operation selected");
-        return -1;
-    }
-    return 0;
-}
 
 /* Torch's threads: as many as the OpenMP team of the other implementations (one per CPU), unless
  * OMP_NUM_THREADS sets both (torch reads it too). Torch's own default is the physical cores, one
@@ -221,8 +106,8 @@ static void add_profile(rt_study_result *r, rt_profile *prof)
 /* The sweep points torch runs: all of them, except in a quick run, where conv2d runs the default
  * and the batch and filters points only: torch's kernel-7 and stride-1 convolutions with the
  * profiler on added 9 s to a quick run on the 2-core VM (load about 2), which must stay under 2
- * minutes. */
-static rt_study_point *torch_points(const rt_study_opts *o, rt_study_op op,
+ * minutes; and on a torch before 2.0 (torch1) decode's largest batch. */
+static rt_study_point *torch_points(const rt_study_opts *o, rt_study_op op, bool torch1,
                                     const rt_study_point *pts, size_t n, size_t *out_n)
 {
     rt_study_point *v = rt_xcalloc(n ? n : 1, sizeof *v);
@@ -239,7 +124,7 @@ static rt_study_point *torch_points(const rt_study_opts *o, rt_study_op op,
          * element and head, each with its select, as_strided and resolve_conj events: 69729
          * operator events per step at batch 256 (torch 2.15: 90), whose recording cost more than
          * every other transformer point of the client together */
-        if (op == RT_OP_DECODE && strcmp(pts[k].varied, "batch") == 0 &&
+        if (torch1 && op == RT_OP_DECODE && strcmp(pts[k].varied, "batch") == 0 &&
             pts[k].dec.batch == max_batch && max_batch > 1)
             continue;
         v[m++] = pts[k];
@@ -278,7 +163,9 @@ typedef struct study_run {
     char *script; /* the torch client; NULL when pytorch does not run */
     bool torch;   /* pytorch runs */
     bool sdpa;    /* and has scaled_dot_product_attention (the sdpa implementation runs) */
-    bool *skip;   /* by case_index: cases known not to run */
+    bool
+        torch2; /* torch has scaled_dot_product_attention (2.0 or later; probed for sdpa, decode) */
+    bool *skip; /* by case_index: cases known not to run */
     rt_study_point *pts[RT_OP_COUNT], *tpts[RT_OP_COUNT]; /* the sweep points; torch's */
     size_t npts[RT_OP_COUNT], ntpts[RT_OP_COUNT];
     size_t total, done; /* cases, for the progress line */
@@ -289,15 +176,18 @@ static size_t case_index(int op, int i, int pr, rt_pass pass)
     return ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT + pass;
 }
 
-/* sdpa needs torch's scaled_dot_product_attention (torch 2.0 and later); asked for, it must run. */
+/* sdpa needs torch's scaled_dot_product_attention (torch 2.0 and later); asked for, it must run.
+ * Where pytorch runs decode the probe also tells a torch before 2.0 (torch_points). */
 static int sdpa_setup(study_run *s, rt_error *err)
 {
     const rt_study_opts *o = s->o;
-    if (!o->impls[RT_IMPL_SDPA] || !(o->ops[RT_OP_ATTENTION] || o->ops[RT_OP_DECODE]))
+    bool want = o->impls[RT_IMPL_SDPA] && (o->ops[RT_OP_ATTENTION] || o->ops[RT_OP_DECODE]);
+    if (!want && !(s->script && o->ops[RT_OP_DECODE]))
         return 0;
     rt_error terr = {{0}};
-    if (s->script && rt_torch_study_probe_sdpa(s->python, &terr) == 0) {
-        s->sdpa = true;
+    s->torch2 = s->script && rt_torch_study_probe_sdpa(s->python, &terr) == 0;
+    if (!want || s->torch2) {
+        s->sdpa = want;
         return 0;
     }
     if (!s->script)
@@ -385,7 +275,8 @@ static void count_cases(study_run *s)
         if (!o->ops[op])
             continue;
         s->pts[op] = rt_study_points((rt_study_op)op, o->quick, o->scale, &s->npts[op]);
-        s->tpts[op] = torch_points(o, (rt_study_op)op, s->pts[op], s->npts[op], &s->ntpts[op]);
+        s->tpts[op] =
+            torch_points(o, (rt_study_op)op, !s->torch2, s->pts[op], s->npts[op], &s->ntpts[op]);
         for (int i = 0; i < RT_IMPL_COUNT; i++) {
             const rt_study_impl_info *info = rt_study_impl_get((rt_study_impl)i);
             size_t np;
@@ -423,8 +314,9 @@ static void run_torch_case(study_run *s, rt_study_impl i, rt_precision pr, rt_st
     rt_study_result *r = s->r;
     rt_profile *prof =
         new_profile(i, pr, op, pass,
-                    rt_study_torch_method_text(op_warmup(o, op), op_iters(o, op), torch_threads(r),
-                                               s->python, s->script, s->ntpts[op], s->npts[op]),
+                    rt_study_torch_method_text(rt_study_op_warmup(o, op), rt_study_op_iters(o, op),
+                                               torch_threads(r), s->python, s->script, s->ntpts[op],
+                                               s->npts[op]),
                     study_threads(r));
     torch_progress tp = {o, s->tpts[op], s->done, s->total, s->t0, i, pr, op, pass};
     rt_torch_study_opts to = {.op = op,
@@ -434,8 +326,8 @@ static void run_torch_case(study_run *s, rt_study_impl i, rt_precision pr, rt_st
                               .n_points = s->ntpts[op],
                               .precision = pr,
                               .pass = pass,
-                              .warmup = op_warmup(o, op),
-                              .iters = op_iters(o, op),
+                              .warmup = rt_study_op_warmup(o, op),
+                              .iters = rt_study_op_iters(o, op),
                               .threads = torch_threads(r),
                               .into = prof,
                               .progress = o->progress ? on_torch_point : NULL,
@@ -500,7 +392,7 @@ static int run_case(study_run *s, rt_study_impl i, rt_precision pr, rt_study_op 
     bool direct = info->reference;
     if (o->quick && !info->timed_quick)
         return 0;
-    int warmup = op_warmup(o, op), iters = op_iters(o, op);
+    int warmup = rt_study_op_warmup(o, op), iters = rt_study_op_iters(o, op);
     if (direct) {
         warmup = warmup < 1 ? warmup : 1;
         iters = iters < 3 ? iters : 3;
@@ -587,15 +479,17 @@ static void add_notes(study_run *s)
                             "others hold %d: compare its AI and efficiency, not its totals (it "
                             "is the correctness reference; the largest sweep points would take "
                             "minutes per iteration)",
-                            n_warmup(o) < 1 ? n_warmup(o) : 1, n_iters(o) < 3 ? n_iters(o) : 3,
-                            n_iters(o) < 3 ? n_iters(o) : 3, n_iters(o));
+                            rt_study_warmup(o) < 1 ? rt_study_warmup(o) : 1,
+                            rt_study_iters(o) < 3 ? rt_study_iters(o) : 3,
+                            rt_study_iters(o) < 3 ? rt_study_iters(o) : 3, rt_study_iters(o));
     }
     if (s->torch && o->ops[RT_OP_DECODE] && s->ntpts[RT_OP_DECODE] < s->npts[RT_OP_DECODE])
         rt_warnings_add(&r->skipped,
-                        "pytorch, sdpa decode: %zu of the %zu sweep points (the largest batch is "
-                        "left out: torch 1.13's CPU matmul over the cache runs one GEMM per batch "
-                        "element and head, and recording its 69729 operator events per step at "
-                        "batch 256 cost more than every other point of the client)",
+                        "pytorch decode: %zu of the %zu sweep points (the largest batch is left "
+                        "out on a torch before 2.0: torch 1.13's CPU matmul over the cache runs "
+                        "one GEMM per batch element and head, and recording its 69729 operator "
+                        "events per step at batch 256 cost more than every other point of the "
+                        "client; torch 2.15 records 90)",
                         s->ntpts[RT_OP_DECODE], s->npts[RT_OP_DECODE]);
     if (s->torch && o->quick && o->ops[RT_OP_CONV2D] &&
         s->ntpts[RT_OP_CONV2D] < s->npts[RT_OP_CONV2D])
@@ -631,10 +525,10 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
     r->isa = rt_strdup(rt_onednn_isa());
     r->quick = o->quick;
     r->scale = o->scale;
-    r->warmup = n_warmup(o);
-    r->iters = n_iters(o);
-    r->xf_warmup = op_warmup(o, RT_OP_ATTENTION);
-    r->xf_iters = op_iters(o, RT_OP_ATTENTION);
+    r->warmup = rt_study_warmup(o);
+    r->iters = rt_study_iters(o);
+    r->xf_warmup = rt_study_op_warmup(o, RT_OP_ATTENTION);
+    r->xf_iters = rt_study_op_iters(o, RT_OP_ATTENTION);
     r->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     r->load_start = load_average();
     int rc = torch_setup(&s, err);
