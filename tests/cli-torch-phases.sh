@@ -13,9 +13,14 @@ M=$SRC/data/machines/a100.json # the verdicts are not checked here, only the spl
 export OMP_NUM_THREADS=1
 ran=0
 
-# phases NAME PROFILE PREFILL_MIN DECODE_MIN: the profile's kernels carry phase=prefill and decode
-# (at least PREFILL_MIN and DECODE_MIN attention calls by the notes), analyze ends with the phase
-# table, report writes one set of charts per phase, each naming its phase
+# calls PROFILE: what the profile's phase note counted ("2 calls over more than one query token, 10
+# over one"), for a check's message
+calls() {
+    python3 -c "import json, re, sys; n = json.load(open(sys.argv[1]))['provenance']['notes'].get('phases', 'no phases note'); m = re.search(r'\(([^)]*)\)', n); print(m.group(1) if m else n[:80])" "$1" 2>&1
+}
+
+# phases NAME PROFILE: the profile's kernels carry phase=prefill and decode, analyze ends with the
+# phase table, report writes one set of charts per phase, each naming its phase
 phases() {
     local name=$1 p=$2
     check "$name: operators tagged prefill and decode" \
@@ -45,7 +50,7 @@ if /usr/bin/python3 -c "import torch" 2>/dev/null; then
     check "torch 1.13: profile --torch of the generation loop exits 0 ($(tail -1 "$TMP/gen1.err"))" test $? -eq 0
     phases gen1 "$TMP/gen1.json"
     # 2 layers: one prefill forward (a softmax over 24 queries per layer), 5 decode forwards
-    check "torch 1.13: the phases from the softmax's query length, 2 prefill and 10 decode calls" \
+    check "torch 1.13: the phases from the softmax's query length, 2 prefill and 10 decode calls (counted: $(calls "$TMP/gen1.json"))" \
         json "$TMP/gen1.json" "'query length (2 calls over more than one query token, 10 over one)' in notes['phases']"
     check "torch 1.13: the set-up before the first forward has no phase" \
         json "$TMP/gen1.json" "any('phase' not in k.get('tags', {}) and k['name'].startswith('aten::normal_') for k in ks)"
@@ -68,7 +73,7 @@ if "$TORCH2_PY" -c "import torch.nn.functional as F; F.scaled_dot_product_attent
         >"$TMP/gen2.out" 2>"$TMP/gen2.err"
     check "torch 2: profile --torch of the SDPA generation loop exits 0 ($(tail -1 "$TMP/gen2.err"))" test $? -eq 0
     phases gen2 "$TMP/gen2.json"
-    check "torch 2: the phases from SDPA's query length, 2 prefill and 10 decode calls" \
+    check "torch 2: the phases from SDPA's query length, 2 prefill and 10 decode calls (counted: $(calls "$TMP/gen2.json"))" \
         json "$TMP/gen2.json" "'query length (2 calls over more than one query token, 10 over one)' in notes['phases']"
     if "$TORCH2_PY" -c "import transformers" 2>/dev/null; then
         cat >"$TMP/gpt2.py" <<'PY'
@@ -90,7 +95,7 @@ PY
         check "GPT-2: 4 new tokens" grep -q "^generated (1, 20)" "$TMP/gpt2.out"
         phases gpt2 "$TMP/gpt2.json"
         # 12 layers: one prefill forward, 3 decode forwards (generate's last token needs none)
-        check "GPT-2: 12 prefill and 36 decode attention calls" \
+        check "GPT-2: 12 prefill and 36 decode attention calls (counted: $(calls "$TMP/gpt2.json"))" \
             json "$TMP/gpt2.json" "'query length (12 calls over more than one query token, 36 over one)' in notes['phases']"
     else
         echo "skipped the GPT-2 part: $TORCH2_PY has no transformers (pip install transformers)"

@@ -17,17 +17,6 @@ typedef struct decode_direct {
     float *y; /* [batch][hidden] */
 } decode_direct;
 
-static void row_times(const float *x, const float *w, long K, long N, float *out)
-{
-    memset(out, 0, (size_t)N * sizeof *out);
-    for (long k = 0; k < K; k++) {
-        float xv = x[k];
-        const float *wr = w + k * N;
-        for (long n = 0; n < N; n++)
-            out[n] += xv * wr[n];
-    }
-}
-
 /* Scratch of one sequence's step: qkv [3 hidden], scores [cache + 1], o and a [hidden], h [ffn]. */
 typedef struct scratch {
     float *qkv, *s, *o, *a, *h;
@@ -36,7 +25,7 @@ typedef struct scratch {
 static void decode_seq(rt_decode_data *d, long b, scratch *w, float *y)
 {
     long D = d->s.hidden, H = d->s.heads, Dh = D / H, F = d->s.ffn, n = d->s.cache + 1;
-    row_times(d->x + b * D, d->wqkv, D, 3 * D, w->qkv);
+    rt_xf_row_times(d->x + b * D, d->wqkv, D, 3 * D, w->qkv);
     for (long h = 0; h < H; h++) {
         float *kc = d->kc + (b * H + h) * n * Dh, *vc = d->vc + (b * H + h) * n * Dh;
         memcpy(kc + (n - 1) * Dh, w->qkv + D + h * Dh, (size_t)Dh * sizeof(float));
@@ -55,11 +44,11 @@ static void decode_seq(rt_decode_data *d, long b, scratch *w, float *y)
             for (long c = 0; c < Dh; c++)
                 o[c] += w->s[j] * vc[j * Dh + c];
     }
-    row_times(w->o, d->wo, D, D, w->a);
-    row_times(w->a, d->w1, D, F, w->h);
+    rt_xf_row_times(w->o, d->wo, D, D, w->a);
+    rt_xf_row_times(w->a, d->w1, D, F, w->h);
     for (long f = 0; f < F; f++)
         w->h[f] = rt_xf_gelu(w->h[f]);
-    row_times(w->h, d->w2, F, D, y + b * D);
+    rt_xf_row_times(w->h, d->w2, F, D, y + b * D);
 }
 
 static int direct_run(rt_study_case *base, rt_study_timer *t, rt_error *err)

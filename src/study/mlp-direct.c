@@ -16,33 +16,21 @@ typedef struct mlp_direct {
     float *y; /* [tokens][hidden] */
 } mlp_direct;
 
-/* out[n] = x[k] W[k][n], summed over k (the row order a vectorizing compiler wants). */
-static void row_times(const float *x, const float *w, long K, long N, float *out)
-{
-    memset(out, 0, (size_t)N * sizeof *out);
-    for (long k = 0; k < K; k++) {
-        float xv = x[k];
-        const float *wr = w + k * N;
-        for (long n = 0; n < N; n++)
-            out[n] += xv * wr[n];
-    }
-}
-
 /* Token t: h = act(x W) (gated: silu(x Wg) * (x Wu)), y = h Wd. */
 static void mlp_token(const rt_mlp_data *d, long t, float *h, float *g, float *y)
 {
     long D = d->s.hidden, F = d->s.ffn;
     const float *x = d->x + t * D;
-    row_times(x, d->wu, D, F, h);
+    rt_xf_row_times(x, d->wu, D, F, h);
     if (d->s.gated) {
-        row_times(x, d->wg, D, F, g);
+        rt_xf_row_times(x, d->wg, D, F, g);
         for (long f = 0; f < F; f++)
             h[f] = rt_xf_silu_mul(g[f], h[f]);
     } else {
         for (long f = 0; f < F; f++)
             h[f] = rt_xf_gelu(h[f]);
     }
-    row_times(h, d->wd, F, D, y + t * D);
+    rt_xf_row_times(h, d->wd, F, D, y + t * D);
 }
 
 static int direct_run(rt_study_case *base, rt_study_timer *t, rt_error *err)

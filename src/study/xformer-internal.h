@@ -100,6 +100,9 @@ int rt_xformer_require(const char *what, rt_precision prec, rt_pass pass, bool f
 
 /* One softmax row of n scores in place, each first scaled by `scale`: 6 n + 1 FLOPs. */
 void rt_xf_softmax_row(float *s, long n, float scale);
+/* out[n] = x[k] W[k][n] summed over k, W [K][N] row-major (the row order a vectorizing compiler
+ * wants): the direct loops' projections, 2 K N FLOPs. */
+void rt_xf_row_times(const float *x, const float *w, long K, long N, float *out);
 /* GELU (erf) of x. */
 float rt_xf_gelu(float x);
 /* silu(g) * u. */

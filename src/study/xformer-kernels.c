@@ -1,8 +1,9 @@
 /* The C kernels the transformer study's direct and unfused implementations share: a softmax row
- * with its scale, GELU, the gated unit's silu times up, and the GEMM and GEMV of the unfused ones
- * (OpenBLAS, or plain loops in a build without it). */
+ * with its scale, the direct loops' row times matrix, GELU, the gated unit's silu times up, and the
+ * GEMM and GEMV of the unfused ones (OpenBLAS, or plain loops in a build without it). */
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "rooftime-config.h"
 #include "xformer-internal.h"
@@ -25,6 +26,17 @@ void rt_xf_softmax_row(float *s, long n, float scale)
     float r = 1.0f / sum;
     for (long j = 0; j < n; j++)
         s[j] *= r;
+}
+
+void rt_xf_row_times(const float *x, const float *w, long K, long N, float *out)
+{
+    memset(out, 0, (size_t)N * sizeof *out);
+    for (long k = 0; k < K; k++) {
+        float xv = x[k];
+        const float *wr = w + k * N;
+        for (long n = 0; n < N; n++)
+            out[n] += xv * wr[n];
+    }
 }
 
 float rt_xf_gelu(float x)

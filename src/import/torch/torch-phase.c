@@ -114,25 +114,58 @@ static long attention_query(const reader *r, size_t i)
     return -1;
 }
 
+/* By start, and of two that start together the longer first: an operator before the operators it
+ * calls (a profiler of microseconds gives a softmax and its _softmax one start). */
 static int by_start(const void *x, const void *y)
 {
-    double a = ((const rt_torch_phase_range *)x)->ts, b = ((const rt_torch_phase_range *)y)->ts;
+    const rt_torch_phase_range *a = x, *b = y;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return a->end > b->end ? -1 : a->end < b->end;
+}
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
     return a < b ? -1 : a > b;
 }
 
-/* The first aten::embedding that starts in [from, to), or to. */
-static double step_start(const reader *r, double from, double to)
+/* The start times of the aten::embedding calls, in order (*n of them): where a forward begins. */
+static double *embedding_starts(const reader *r, size_t *n)
 {
-    double best = to;
+    double *v = NULL;
+    size_t m = 0, cap = 0;
     for (size_t i = 0; i < r->n_evs; i++) {
         const ev *e = &r->evs[i];
-        if (e->kind != EV_CPU || e->ts < from || e->ts >= best)
+        if (e->kind != EV_CPU)
             continue;
         const char *key = r->names[e->key];
-        if (op_len(key) == strlen("aten::embedding") && strncmp(key, "aten::embedding", 15) == 0)
-            best = e->ts;
+        if (op_len(key) != strlen("aten::embedding") || strncmp(key, "aten::embedding", 15) != 0)
+            continue;
+        if (m == cap) {
+            cap = cap ? 2 * cap : 64;
+            v = rt_xrealloc(v, cap * sizeof *v);
+        }
+        v[m++] = e->ts;
     }
-    return best;
+    if (m > 1)
+        qsort(v, m, sizeof *v, by_value);
+    *n = m;
+    return v;
+}
+
+/* The first of the n sorted starts in [from, to), or to (a binary search). */
+static double step_start(const double *starts, size_t n, double from, double to)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (starts[mid] < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && starts[lo] < to ? starts[lo] : to;
 }
 
 /* Segments of the run from the attention calls: runs of calls of one phase; a run begins at the
@@ -156,11 +189,15 @@ static size_t auto_segments(reader *r, rt_torch_phase_range **out)
     }
     if (nc > 1)
         qsort(calls, nc, sizeof *calls, by_start);
-    /* counted once: a softmax inside an attention operator is the same call */
+    /* counted once: a softmax inside an attention operator is the same call, one that starts
+     * before the last counted one ends (torch 1.13 rounds starts and durations to microseconds
+     * apart, so an inner call may seem to end a microsecond after its caller) */
     double outer_end = -INFINITY;
     for (size_t i = 0; i < nc; i++) {
-        if (calls[i].end <= outer_end)
+        if (calls[i].ts < outer_end) {
+            outer_end = fmax(outer_end, calls[i].end);
             continue;
+        }
         outer_end = calls[i].end;
         decode += calls[i].phase[0] == 'd';
         prefill += calls[i].phase[0] == 'p';
@@ -172,17 +209,19 @@ static size_t auto_segments(reader *r, rt_torch_phase_range **out)
         return 0;
     }
     rt_torch_phase_range *seg = rt_xcalloc(nc, sizeof *seg);
-    size_t ns = 0;
+    size_t ns = 0, n_emb;
+    double *emb = embedding_starts(r, &n_emb);
     double last_end = -INFINITY;
     for (size_t i = 0; i < nc; i++) {
         if (ns == 0 || strcmp(seg[ns - 1].phase, calls[i].phase) != 0) {
-            double start = step_start(r, last_end, calls[i].ts);
+            double start = step_start(emb, n_emb, last_end, calls[i].ts);
             seg[ns++] = (rt_torch_phase_range){start, INFINITY, calls[i].phase};
             if (ns > 1)
                 seg[ns - 2].end = start;
         }
         last_end = fmax(last_end, calls[i].end);
     }
+    free(emb);
     free(calls);
     *out = seg;
     return ns;
