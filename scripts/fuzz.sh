@@ -47,6 +47,16 @@ for f in tests/data/torch-*.json; do # the same traces through the cost model
     mkdir -p "$B/corpus/torch"
     { printf '\2'; cat "$f"; } >"$B/corpus/torch/model-$(basename "$f")"
 done
+# GPU runs' traces as users keep them (gzip), and decompressed: the device profile with the cost
+# model and the communication patterns, and the host operators
+for f in "$FIX"/torch-gpu/*.json.gz; do
+    [ -f "$f" ] || continue
+    mkdir -p "$B/corpus/torch"
+    n=$(basename "$f" .json.gz)
+    { printf '\22'; cat "$f"; } >"$B/corpus/torch/gpu-gz-$n"
+    { printf '\22'; gunzip -c "$f"; } >"$B/corpus/torch/gpu-$n.json"
+    { printf '\12'; gunzip -c "$f"; } >"$B/corpus/torch/gpu-host-$n.json"
+done
 seed comm data/comm/kernels.json raw
 # A collector directory as one input (tests/fuzz/fuzz-cupti.c): a trace process and a counter one.
 mkdir -p "$B/corpus/cupti"

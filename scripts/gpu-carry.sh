@@ -8,7 +8,7 @@
 # DIR/bin holds `rooftime`, the CUPTI collector librooftime-cupti.so (the command finds it
 # beside itself) and librooftime.so (the Python package's library, $ROOFTIME_LIB: it too finds
 # the collector beside itself); DIR/lib the shared libraries `ldd` names that a stock image may lack (jansson,
-# CUPTI) and the two CUPTI loads at run time (libnvperf_host.so, libnvperf_target.so: about
+# zlib, CUPTI) and the two CUPTI loads at run time (libnvperf_host.so, libnvperf_target.so: about
 # 40 MB of the carry's 47), but not the C library, libm, libstdc++ or libgcc_s, whose newer
 # versions there serve this build (glibc is backward compatible: build on the older system). The optional libraries
 # (cairo, hwloc, OpenBLAS, OpenCL, oneDNN, OpenMP, MPI) are left out so that the carry stays a
@@ -23,8 +23,9 @@ DEST=${1:-.carry/rooftime}
 B=${GPU_CARRY_BUILD_DIR:-build-carry}
 rm -rf "$DEST"
 mkdir -p "$B/pc" "$DEST/bin" "$DEST/lib"
-# Only jansson and cmocka visible to pkg-config: every optional library stays out.
-for m in jansson cmocka; do
+# Only the required libraries (jansson, zlib) and cmocka visible to pkg-config: every optional
+# library stays out.
+for m in jansson zlib cmocka; do
     pc=$(pkg-config --variable=pcfiledir "$m")/$m.pc
     ln -sfn "$pc" "$B/pc/$m.pc"
 done

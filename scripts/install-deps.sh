@@ -2,15 +2,15 @@
 # Install the Debian packages rooftime needs, only those missing; run as root (CI and `make` call it).
 set -euo pipefail
 
-# Build and test: compiler, CMake, pkg-config, JSON (jansson), GCC's demangler (libiberty, static:
-# util/demangle.c), tests (cmocka).
+# Build and test: compiler, CMake, pkg-config, JSON (jansson), gzip (zlib: traces read as .json.gz),
+# GCC's demangler (libiberty, static: util/demangle.c), tests (cmocka).
 # Features: cairo (PNG/PDF charts), hwloc (cache sizes), OpenBLAS and oneDNN (study kernels),
 # OpenCL + PoCL (launch-overhead benchmark), likwid (peer benchmark), chromium (report check),
 # python3-torch (the PyTorch client of the study and of `rooftime profile`), clang and its
 # libFuzzer runtime (the parsers' fuzz targets, tests/fuzz), Open MPI (the --mpi options, optional),
 # python3-pip (to fetch NVRTC 12 from PyPI, below), python3-pandas, python3-pytest, python3-nbclient and
 # python3-ipykernel (the Python package's tests and the notebooks, python/ and examples/*.ipynb).
-PACKAGES="build-essential cmake pkg-config libjansson-dev libiberty-dev libcmocka-dev libcairo2-dev libhwloc-dev
+PACKAGES="build-essential cmake pkg-config libjansson-dev zlib1g-dev libiberty-dev libcmocka-dev libcairo2-dev libhwloc-dev
 libopenblas-dev libdnnl-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd likwid chromium
 python3 python3-pip python3-torch clang libclang-rt-14-dev libopenmpi-dev openmpi-bin
 python3-pandas python3-pytest python3-nbclient python3-ipykernel python3-venv"

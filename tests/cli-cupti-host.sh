@@ -32,8 +32,10 @@ for pair in GA100:sm_80:20 GH100:sm_90:20; do
     check "$arch on $chip: 7 passes" grep -q "^$chip: $n metrics, config image [0-9]* bytes, 7 passes$" "$TMP/out"
 done
 # Blackwell: GB100 (sm_100) has the FP16 pair again and FP8 only in a counter shared with FP4/FP6
-# (so no tensor_fp8); GB202 (sm_120) counts FP8 per destination. Each list builds on its chip.
-for pair in GB100:sm_100:7 GB202:sm_120:8; do
+# (tensor_fp4_fp6_fp8, no tensor_fp8); GB202 (sm_120) counts FP8 per destination and FP4/FP6
+# together (tensor_fp4_fp6); both count FP4 alone (the block-scaled kinds: tensor_fp4). Each list
+# builds on its chip.
+for pair in GB100:sm_100:8 GB202:sm_120:11; do
     chip=${pair%%:*} rest=${pair#*:} arch=${rest%%:*} passes=${rest#*:}
     # shellcheck disable=SC2046
     "$CHECK" --chips "$chip" $(list "$arch") >"$TMP/out" 2>"$TMP/err"

@@ -34,19 +34,27 @@ expect 0 "" -- diff --gate "$half2" "$half1"
 # kernels by up to 1.9x (aten::addmm 62 us in runs 01 and 03, 113-166 us in the others, each
 # within +-3% inside its run), which the spread within a run cannot see. Counted and shown, and
 # every such verdict says how little it rests on.
-pairs=0 failing=0 noted=0
+# So a change beyond the spread within each run is unjudged there, not failed (--strict fails it).
+pairs=0 failing=0 unjudged=0 noted=0 strict=0
 for a in $RUNS; do
     for b in $RUNS; do
         [ "$a" = "$b" ] && continue
         pairs=$((pairs + 1))
-        "$BIN" diff --gate "$D/$a" "$D/$b" >"$TMP/pair.txt" 2>/dev/null && continue
-        failing=$((failing + 1))
+        "$BIN" diff --gate "$D/$a" "$D/$b" >"$TMP/pair.txt" 2>/dev/null || failing=$((failing + 1))
+        grep -q '^UNJUDGED time of .*: give each side several runs, or --strict fails it$' \
+            "$TMP/pair.txt" || continue
+        unjudged=$((unjudged + 1))
         grep -q "^note: one run on each side: the noise between runs is not measured" "$TMP/pair.txt" &&
             noted=$((noted + 1))
+        "$BIN" diff --gate --strict "$D/$a" "$D/$b" >"$TMP/pair.txt" 2>/dev/null ||
+            strict=$((strict + 1))
     done
 done
-echo "  pairs of single runs: $failing of $pairs fail (the noise between runs unmeasured)"
-check "every failing pair of single runs says the noise between runs was not measured" test "$noted" -eq "$failing"
+echo "  pairs of single runs: $failing of $pairs fail, $unjudged beyond the spread within a run (unjudged)"
+check "any two of the ten runs: no gate failure ($failing of $pairs)" test "$failing" -eq 0
+check "some pairs move beyond the spread within a run ($unjudged)" test "$unjudged" -ge 1
+check "each says the noise between runs was not measured ($noted of $unjudged)" test "$noted" -eq "$unjudged"
+check "and each fails under --strict ($strict of $unjudged)" test "$strict" -eq "$unjudged"
 
 # ---- a planted 20% slowdown of one kernel ----
 # plant SRC OUT PREFIX FACTOR: a synthetic copy of SRC with the kernels whose name starts with
@@ -80,12 +88,15 @@ print(int(1.2 * s["q1"] - t > 1.05 * (s["q3"] + t)), k["name"])
 PY
 )
     plant "$D/$r" "$TMP/slow.json" "$name" 1.2
-    "$BIN" diff --gate "$D/$r" "$TMP/slow.json" >"$TMP/slow.txt" 2>&1
+    "$BIN" diff --gate --strict "$D/$r" "$TMP/slow.json" >"$TMP/slow.txt" 2>&1
     rc=$?
     if [ "$want" = 1 ]; then
         caught=$((caught + 1))
         check "$r: '$name' 20% slower: exit 1 ($rc)" test $rc -eq 1
         check "$r: and named in a failing line" grep -qF "FAIL time of kernel '$name" "$TMP/slow.txt"
+        "$BIN" diff --gate "$D/$r" "$TMP/slow.json" >"$TMP/slow1.txt" 2>&1
+        check "$r: without --strict, one run a side, unjudged: exit 0 ($?)" test $? -eq 0
+        check "$r: ... and named" grep -qF "UNJUDGED time of kernel '$name" "$TMP/slow1.txt"
     else
         check "$r: '$name' 20% slower is within this run's noise: exit 0 ($rc)" test $rc -eq 0
     fi
@@ -94,12 +105,15 @@ echo "  the planted slowdown stands out of the noise in $caught of 10 runs"
 check "the planted slowdown is caught in some runs ($caught)" test $caught -ge 1
 cp "$TMP/slow.txt" "$TMP/last-slow.txt"
 plant "$D/run-04.json" "$TMP/slow04.json" "aten::addmm [[256],[64,256],[256,256]" 1.2
-"$BIN" diff --gate "$D/run-04.json" "$TMP/slow04.json" >"$TMP/s.txt"
+"$BIN" diff --gate --strict "$D/run-04.json" "$TMP/slow04.json" >"$TMP/s.txt"
 check "run-04, aten::addmm 20% slower: exit 1" test $? -eq 1
 check "the failing rows come first, one line each" sh -c "head -1 '$TMP/s.txt' | grep -q '^FAIL time of '"
 check "the kernel is named with its source line" \
     grep -q "^FAIL time of kernel 'aten::addmm \[\[256\],\[64,256\],\[256,256\],\[\],\[\]\] {module=Linear_0,precision=fp32}' (at tests/data/gate/step.py:16): .* per run (x1.20): slower beyond noise" "$TMP/s.txt"
 check "the verdict says FAIL" grep -q "^gate: FAIL: [1-9][0-9]* of [0-9]* checks worse beyond noise (threshold 5%" "$TMP/s.txt"
+expect 0 "" -- diff --gate "$D/run-04.json" "$TMP/slow04.json"
+check "... without --strict, one run a side: unjudged, named" grep -q "^UNJUDGED time of kernel 'aten::addmm \[\[256\]" "$TMP/out"
+check "... the verdict counts it" grep -q "^gate: pass: 0 of [0-9]* checks worse beyond noise .*; [1-9][0-9]* unjudged (noise unknown); BEFORE 1 run, AFTER 1 run$" "$TMP/out"
 expect 0 "" -- diff --gate --threshold 30 "$D/run-04.json" "$TMP/slow04.json"
 expect 0 "" -- diff --gate --min-share 90 "$D/run-04.json" "$TMP/slow04.json"
 
@@ -178,7 +192,7 @@ for k in p["kernels"]:
         k["bytes"] = {u: v / 4 for u, v in k["bytes"].items()}
 json.dump(p, open(sys.argv[2], "w"))
 PY
-"$BIN" diff --gate -m "$TMP/m.json" "$D/run-04.json" "$TMP/lesswork.json" >"$TMP/e.txt"
+"$BIN" diff --gate --strict -m "$TMP/m.json" "$D/run-04.json" "$TMP/lesswork.json" >"$TMP/e.txt"
 check "less work in the same time: exit 1" test $? -eq 1
 check "the efficiency against its roof fell, named" grep -q "^FAIL efficiency of kernel 'aten::addmm \[\[256\],\[64,256\],\[256,256\],\[\],\[\]\] {module=Linear_0,precision=fp32} (compute:ref(fp32) -> compute:ref(fp32))' (at tests/data/gate/step.py:16): 54.9% -> 13.7% of its roof on one machine file (x0.25): worse beyond noise" "$TMP/e.txt"
 check "its time did not fail" sh -c "! grep -q \"^FAIL time of kernel 'aten::addmm\" '$TMP/e.txt'"
@@ -206,7 +220,7 @@ expect 0 "" -- diff --gate --allow-suspect-machine -m "$TMP/bad.json" "$D/run-04
 check "... and says it judged anyway" grep -q "^note: machine 'gate-test' fails 1 of .machine check.'s rules; judged anyway" "$TMP/out"
 
 # ---- JUnit XML and the Markdown summary ----
-expect 1 "" -- diff --gate --junit "$TMP/g.xml" --summary "$TMP/g.md" "$D/run-04.json" "$TMP/slow04.json"
+expect 1 "" -- diff --gate --strict --junit "$TMP/g.xml" --summary "$TMP/g.md" "$D/run-04.json" "$TMP/slow04.json"
 python3 - "$TMP/g.xml" "$TMP/out" <<'PY'
 import sys
 import xml.etree.ElementTree as ET

@@ -2,7 +2,8 @@
 # Inputs as Windows tools, Excel and other locales write them, generated here from the tree's data:
 # a UTF-8 byte order mark and CRLF line ends simply work (the same profile as the plain file);
 # what cannot be read (UTF-16, gzip, a decimal comma, duplicate columns) is one error naming the
-# file, line and field, exit 1, and nothing is written.
+# file, line and field, exit 1, and nothing is written. A PyTorch trace kept gzip-compressed (as
+# torch's TensorBoard handler writes *.pt.trace.json.gz) is read as it is.
 . "${ROOFTIME_SRC:-..}/tests/lib.sh"
 D=$SRC/tests/data
 
@@ -81,6 +82,7 @@ refused() { # NAME ARGS... (FILE and OUT replaced): each encoding of NAME is ref
         gz:"gzip-compressed: decompress it first \(gunzip\)" \
         xz:"xz-compressed: decompress it first \(unxz\)"; do
         local ext=${e%%:*} says=${e#*:} args=()
+        [ "$name.$ext" = torch.gz ] && continue # read: below
         for a in "$@"; do
             case $a in FILE) args+=("$TMP/$name.$ext") ;; OUT) args+=("$TMP/out-$name-$ext") ;;
             *) args+=("$a") ;; esac
@@ -93,6 +95,20 @@ for k in table ncu torch; do
     encodings "$k" "$TMP/$k.plain"
     refused "$k" import "$k" FILE -o OUT
 done
+# import torch reads a gzip-compressed trace: the same profile as the plain one's (name aside);
+# as a BOM and CRLF inside it, gzip inside gzip is named
+expect 0 "" -- import torch "$TMP/torch.gz" -o "$TMP/torch-gz.json"
+check "import torch: the gzip trace gives the plain trace's profile" cmp -s \
+    <(sed "s/torch\.plain/X/g; s/torch-plain/Y/g" "$TMP/torch-plain.json") \
+    <(sed "s/torch\.gz/X/g; s/torch-gz/Y/g" "$TMP/torch-gz.json")
+gzip -c "$TMP/torch.gz" >"$TMP/torch-twice.gz"
+expect 1 "torch-twice.gz': decompressed, it is gzip-compressed: decompress it first" -- \
+    import torch "$TMP/torch-twice.gz" -o "$TMP/out-twice"
+check "gzip inside gzip: nothing written" test ! -e "$TMP/out-twice"
+head -c 300 "$TMP/torch.gz" >"$TMP/torch-cut.gz"
+expect 1 "torch-cut.gz': the gzip data ends early, at compressed byte 300 \(the file is cut short\)" -- \
+    import torch "$TMP/torch-cut.gz" -o "$TMP/out-cut"
+check "a cut gzip trace: nothing written" test ! -e "$TMP/out-cut"
 encodings onednn "$D/onednn-2.6-primitives.log"
 refused onednn import onednn FILE -o OUT
 encodings prof "$TMP/prof.plain"

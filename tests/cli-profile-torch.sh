@@ -135,6 +135,43 @@ check "report: the share of the wall time the operators explain" \
     grep -q "Coverage: operator self time 1.2 ms is 25.0% of the command&#39;s wall time 4.8 ms" "$TMP/rep/report.html"
 check "report: and what the cost model covered" grep -q "Cost model: operator self time 1.2 ms: 16.7% with FLOPs or bytes" "$TMP/rep/report.html"
 
+# ---- torch.compile's kernels: what the runner reads of inductor's generated code ----
+# The code of a compiled block's forward and backward and the trace profile --torch wrote in the
+# same run (torch 2.15, tests/data/README.md): the runner's reader, run on the code alone (it needs
+# no torch), gives each kernel the buffers the trace holds
+D=$SRC/tests/data/torch-2.15-compiled-block
+check "the runner reads every compiled kernel's buffers from the generated code, as the trace has them" \
+    /usr/bin/python3 - "$SRC/data/torch/runner" "$D" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import rooftime_inductor as r
+rec = {}
+for part in ("forward", "backward"):
+    r.read_source(open(sys.argv[2] + "." + part + ".py.txt").read(), rec)
+tr = {e["name"]: {"dims": e["args"]["Input Dims"], "types": e["args"]["Input type"],
+                  "access": e["args"]["Concrete Inputs"]}
+      for e in json.load(open(sys.argv[2] + ".json"))["traceEvents"] if "cpp_fused_" in e["name"]}
+sys.exit(0 if len(rec) == 9 and rec == tr else 1)
+PY
+check "what it cannot read exactly it leaves out: a size that is a symbol, calls that disagree" \
+    /usr/bin/python3 - "$SRC/data/torch/runner" "$D" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import rooftime_inductor as r
+text = open(sys.argv[2] + ".forward.py.txt").read()
+rec = {}
+r.read_source(text.replace("empty_strided_cpu((2, 16, 128)", "empty_strided_cpu((s0, 16, 128)"), rec)
+silu = "graph_0_cpp_fused__unsafe_view_mul_silu_2"
+ok = rec[silu] is None and rec["graph_0_cpp_fused__unsafe_view_add_3"] is not None
+rec = {}
+r.read_source(text, rec)
+r.read_source(text.replace("(32, 128), (128, 1)", "(32, 64), (64, 1)"), rec)
+sys.exit(0 if ok and rec[silu] is None else 1)
+PY
+expect 0 "" -- import torch "$D.json" -o "$TMP/compiled.json"
+check "import: the SiLU-gated product's kernel costed (16384 FLOPs, 49152 bytes: by hand)" \
+    json "$TMP/compiled.json" 'any(op(k) == "graph_0_cpp_fused__unsafe_view_mul_silu_2" and k["flops"]["fp32"] == 16384 and k["bytes"]["DRAM"] == 49152 for k in ks)'
+
 # ---- with torch: an unmodified training script profiled from the outside ----
 if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
     echo "SKIP (part): /usr/bin/python3 cannot import torch (apt-get install python3-torch); the profile --torch runs are not tested"

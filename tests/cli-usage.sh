@@ -39,8 +39,8 @@ cp "$P" "$TMP/-dash.json"
 (cd "$TMP" && "$BIN" analyze --machine v100 -- -dash.json >/dev/null 2>&1)
 check "a file that starts with '-' is read after --" test $? -eq 0
 # an architecture is sm_ and its major and minor digits: sm_9 (for sm_90) read as one below sm_70
-expect 2 "--arch takes sm_70, sm_80, sm_90 ... or 7.0, 8.9 ..., not 'sm_9'" -- import ncu --arch sm_9 -o "$TMP/x.json" "$P"
-expect 2 "--arch takes sm_70, sm_80, sm_90 ..., not 'sm_9'" -- ncu-metrics --arch sm_9
+expect 2 "--arch takes sm_XX or X.Y, not 'sm_9' .the generations of data/gpu/architectures.json: sm_70, " -- import ncu --arch sm_9 -o "$TMP/x.json" "$P"
+expect 2 "--arch takes sm_XX, not 'sm_9' .the generations of data/gpu/architectures.json: sm_70, " -- ncu-metrics --arch sm_9
 expect 2 "missing subcommand" -- machine
 expect 2 "unknown subcommand 'fly'" -- machine fly
 expect 2 "takes one machine" -- machine show

@@ -81,6 +81,8 @@ static void test_presets(void **state)
     assert_true(archs.n_parts >= 4);
     for (size_t i = 0; i < archs.n_parts; i++) {
         const rt_gpu_part *p = &archs.part[i];
+        if (!p->preset[0])
+            continue; /* a reference part without a preset (the T4) */
         rt_machine *m = NULL;
         rt_error err;
         if (rt_machine_resolve(p->preset, &m, &err) != 0)
@@ -166,10 +168,29 @@ static void test_blackwell(void **state)
     assert_close(rt_gpu_theoretical(g, "fp32", 170, 2.41e9, 2.41e9), 104.8e12, 0.01);
     assert_true(rt_gpu_arch_rate(g, "fp32") == 2 * 21760.0 / 170);
     assert_true(rt_gpu_arch_rate(g, "fp64") == 2 * 340.0 / 170);
-    /* sm_120 has no wgmma: mma.sync is its Tensor Core path, at the tensor rates */
-    assert_true(rt_gpu_arch_rate(g, "mma_fp16") == rt_gpu_arch_rate(g, "tensor_fp16"));
+    /* sm_120 has no wgmma nor tcgen05: mma.sync reaches its tensor_* ceilings (no mma_* units) */
+    assert_string_equal(g->tensor_instruction, "mma.sync");
+    assert_string_equal(rt_gpu_arch_timed_by(g, "tensor_fp8"), "mma.sync");
+    assert_true(rt_gpu_arch_rate(g, "mma_fp16") == 0);
     assert_true(rt_gpu_arch_rate(g, "tensor_int8") == 0); /* no figure: no ceiling */
     assert_true(rt_gpu_arch_rate(b, "fp16") == 0);
+    /* FP4: the RTX PRO 6000's 4000 AI TOPS with sparsity on 188 SMs at 2.6 GHz; B200's 18 PFLOPS
+     * with sparsity */
+    assert_close(rt_gpu_theoretical(g, "tensor_fp4", 188, 2.6e9, 2.6e9), 4000e12 / 2, 0.01);
+    assert_close(rt_gpu_theoretical(b, "tensor_fp4", 148, 1.98e9, 1.856e9), 18e15 / 2, 0.01);
+    /* sm_100: tcgen05.mma reaches the ceilings, DMMA (mma.sync) FP64's; mma.sync is bounded by
+     * the same Tensor Cores, its FP8 by FP16's (no FP8 mma.sync: HMMA) and counted as FP16 */
+    assert_string_equal(b->tensor_instruction, "tcgen05.mma");
+    assert_string_equal(rt_gpu_arch_timed_by(b, "tensor_fp64"), "mma.sync");
+    assert_string_equal(rt_gpu_arch_timed_by(b, "mma_fp16"), "mma.sync");
+    assert_string_equal(rt_gpu_arch_timed_by(b, "fp32"), "fma");
+    assert_true(rt_gpu_arch_rate(b, "mma_fp8") == rt_gpu_arch_rate(b, "tensor_fp16"));
+    assert_string_equal(rt_gpu_arch_counted_as(b, "mma_fp8"), "tensor_fp16");
+    assert_string_equal(rt_gpu_arch_counted_as(b, "mma_fp16"), "mma_fp16");
+    /* a generation without an entry is the nearest one's below */
+    assert_ptr_equal(rt_gpu_arch_generation(&archs, 103), b);
+    assert_ptr_equal(rt_gpu_arch_generation(&archs, 121), g);
+    assert_null(rt_gpu_arch_find(&archs, 103));
 }
 
 static void test_bad_file(void **state)
@@ -226,6 +247,35 @@ static void test_bad_file(void **state)
              tu_place(part, "{\"name\": \"q\""));
     if (!strstr(err.msg, want))
         fail_msg("'%s' does not say '%s'", err.msg, want);
+    /* the instruction families and counters: each names a unit of the entry; the reference
+     * part one of 'parts' of the same architecture */
+    static const struct {
+        const char *entry, *says;
+    } bad[] = {
+        {"\"units\": {\"fp32\": 1}", "architectures[0].tensor_instruction': missing"},
+        {"\"units\": {\"fp32\": 1}, \"tensor_instruction\": \"\"",
+         "architectures[0].tensor_instruction': empty"},
+        {"\"units\": {\"fp32\": 1}, \"tensor_instruction\": \"x\", \"timed_by\": {\"tensor_fp8\": "
+         "\"y\"}",
+         "architectures[0].timed_by.tensor_fp8': not one of this entry's units"},
+        {"\"units\": {\"fp32\": 1}, \"tensor_instruction\": \"x\", \"counted_as\": {\"fp32\": 3}",
+         "architectures[0].counted_as.fp32': expected a name of 1 to 23 bytes"},
+        {"\"units\": {\"fp32\": 1}, \"tensor_instruction\": \"x\", \"reference_part\": \"p\"",
+         "architectures[0].reference_part': 'p' is no part of sm_90 in 'parts'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char doc[1024];
+        snprintf(
+            doc, sizeof doc,
+            "{\"architectures\": [{\"sm\": 90, \"name\": \"x\", \"l1_bytes_per_sm\": 1, "
+            "\"l1_bytes_per_clock_per_sm\": 1, %s}], \"parts\": [{\"name\": \"p\", \"sm\": 80, "
+            "\"sms\": 1, \"clock_hz\": 1, \"tensor_clock_hz\": 1}]}",
+            bad[i].entry);
+        tu_write_file(path, doc);
+        assert_int_equal(rt_gpu_archs_load(path, &a, &err), -1);
+        if (!strstr(err.msg, bad[i].says))
+            fail_msg("'%s' does not say '%s'", err.msg, bad[i].says);
+    }
     tu_rmtree(dir);
     free(dir);
 }

@@ -1,5 +1,6 @@
-/* Tests of the GPU probe without a GPU: every kernel source compiles with NVRTC for sm_70, sm_80
- * and sm_90, and a missing or stub driver is refused. NVRTC 13 dropped sm_70: the V100 is checked
+/* Tests of the GPU probe without a GPU: every kernel module compiles with NVRTC for every
+ * generation of data/gpu/architectures.json it applies to (sm_70 to sm_120; wgmma.cu as sm_90a),
+ * and a missing or stub driver is refused. NVRTC 13 dropped sm_70: the V100 is checked
  * with an older NVRTC named by ROOFTIME_NVRTC_OLD (scripts/install-deps.sh fetches NVRTC 12),
  * and said to be skipped when there is none. */
 #include <dlfcn.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rooftime/formats/gpu-arch-json.h"
 #include "rooftime/probe/gpu-driver.h"
 #include "rooftime/probe/gpu-measure.h"
 #include "rooftime/util/error.h"
@@ -42,7 +44,10 @@ static int contains(const char *buf, size_t n, const char *s)
 static void test_sources_compile(void **state)
 {
     (void)state;
-    static const int sms[] = {70, 80, 90};
+    rt_gpu_archs archs;
+    rt_error aerr;
+    if (rt_gpu_archs_load(NULL, &archs, &aerr) != 0)
+        fail_msg("%s", aerr.msg);
     int compiled = 0;
     size_t n_sources = 0;
     while (rt_gpu_modules[n_sources].source)
@@ -55,30 +60,35 @@ static void test_sources_compile(void **state)
         char *src = rt_gpu_kernel_source(m->source, &err);
         if (!src)
             fail_msg("%s", err.msg);
-        for (size_t a = 0; a < sizeof sms / sizeof *sms; a++) {
-            const rt_nvrtc *use = rt_nvrtc_supports(&nv, sms[a])               ? &nv
-                                  : old.lib && rt_nvrtc_supports(&old, sms[a]) ? &old
-                                                                               : NULL;
+        for (size_t a = 0; a < archs.n; a++) {
+            const rt_gpu_arch *gen = &archs.arch[a];
+            const int sm = gen->sm;
+            if (!rt_gpu_module_applies(m, gen))
+                continue;
+            const rt_nvrtc *use = rt_nvrtc_supports(&nv, sm)               ? &nv
+                                  : old.lib && rt_nvrtc_supports(&old, sm) ? &old
+                                                                           : NULL;
             if (!use) {
                 if (s == 0)
                     fprintf(stderr,
                             "note: NVRTC %d.%d (%s) cannot compile for sm_%d (it supports "
                             "sm_%d and up): skipped; set ROOFTIME_NVRTC_OLD to an NVRTC 12 "
                             "(scripts/install-deps.sh fetches one) to check it\n",
-                            nv.major, nv.minor, nv.path, sms[a], nv.archs[0]);
+                            nv.major, nv.minor, nv.path, sm, nv.archs[0]);
                 continue;
             }
             if (s == 0 && use == &old)
-                fprintf(stderr, "note: sm_%d checked with NVRTC %d.%d (%s)\n", sms[a], old.major,
+                fprintf(stderr, "note: sm_%d checked with NVRTC %d.%d (%s)\n", sm, old.major,
                         old.minor, old.path);
             char *cubin = NULL;
             size_t size = 0;
-            if (rt_nvrtc_compile(use, src, m->source, sms[a], &cubin, &size, &err) != 0)
+            if (rt_nvrtc_compile_feature(use, src, m->source, sm, m->feature ? m->feature : "",
+                                         &cubin, &size, &err) != 0)
                 fail_msg("%s", err.msg);
             assert_true(size > 0);
             for (size_t k = 0; m->kernels[k]; k++)
                 if (!contains(cubin, size, m->kernels[k]))
-                    fail_msg("%s for sm_%d lacks kernel %s", m->source, sms[a], m->kernels[k]);
+                    fail_msg("%s for sm_%d lacks kernel %s", m->source, sm, m->kernels[k]);
             free(cubin);
             compiled++;
         }
@@ -86,6 +96,15 @@ static void test_sources_compile(void **state)
     }
     /* sm_80 and sm_90 at least: every NVRTC from 11.8 to 13 supports both */
     assert_true(compiled >= 2 * (int)n_sources);
+    /* wgmma.cu is compiled for the generation that names wgmma (sm_90) and no other */
+    int wgmma_gens = 0;
+    for (size_t a = 0; a < archs.n; a++)
+        wgmma_gens += rt_gpu_module_applies(module_of("wgmma.cu"), &archs.arch[a]);
+    assert_int_equal(wgmma_gens, 1);
+    assert_true(rt_gpu_module_applies(module_of("wgmma.cu"), rt_gpu_arch_find(&archs, 90)));
+    assert_false(rt_gpu_module_applies(module_of("wgmma.cu"), NULL));
+    assert_true(rt_gpu_module_applies(module_of("mma.cu"), NULL));
+    rt_gpu_archs_release(&archs);
 }
 
 /* The machine code itself, where a cuobjdump is at hand ($ROOFTIME_CUOBJDUMP, else the toolkit's):

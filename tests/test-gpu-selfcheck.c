@@ -1,8 +1,8 @@
 /* The self-check's expectations against the metric mapping, without a GPU: every quantity under
- * which `machine measure --gpu --self-check` expects a probe kernel's work on an architecture with
- * Volta, Turing (one tensor instruction counter) or the per-precision ops counters (sm_80 on)
- * must have a formula in data/ncu/metrics.json (set
- * throughput) in scope there; otherwise selfcheck-compare fails that kernel by name on every GPU,
+ * which `machine measure --gpu --self-check` expects a probe kernel's work on each generation of
+ * data/gpu/architectures.json (Volta, Turing: one tensor instruction counter; the per-precision
+ * ops counters from sm_80 on) must have a formula in data/ncu/metrics.json (set throughput) in
+ * scope there; otherwise selfcheck-compare fails that kernel by name on every GPU,
  * whatever the counters say (as flops.bf16, which no formula gives, did for fma_bf16). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,37 +36,131 @@ static void test_quantities_have_formulas(void **state)
     rt_ncu_map m;
     if (rt_ncu_map_load(path, &m, &err) != 0)
         fail_msg("%s", err.msg);
-    static const int sms[] = {70, 75, 80, 86, 89, 90, 100, 120};
     int checked = 0;
-    for (size_t a = 0; a < sizeof sms / sizeof *sms; a++) {
-        const rt_gpu_arch *arch = rt_gpu_arch_find(&archs, sms[a]);
-        assert_non_null(arch);
+    /* every generation of the table: a new one is checked the day its entry is written */
+    for (size_t a = 0; a < archs.n; a++) {
+        const rt_gpu_arch *arch = &archs.arch[a];
         for (size_t i = 0; i < rt_gpu_n_compute; i++) {
             const rt_gpu_compute_kernel *k = &rt_gpu_compute_kernels[i];
-            const char *unit = rt_gpu_unit_of(k, sms[a]);
-            int only = rt_gpu_modules[k->mod].only_sm;
-            if (!unit || rt_gpu_arch_rate(arch, unit) <= 0 || (only && only != sms[a]))
+            char unit[24];
+            if (!rt_gpu_unit_of(k, arch, unit, sizeof unit) ||
+                !rt_gpu_module_applies(&rt_gpu_modules[k->mod], arch) ||
+                rt_gpu_arch_rate(arch, unit) <= 0)
                 continue; /* not run there (wgmma: sm_90 alone), or no such instruction there */
             char q[48];
-            rt_gpu_selfcheck_quantity(k, sms[a], q, sizeof q);
-            if (!has_formula(&m, q, sms[a]))
+            rt_gpu_selfcheck_quantity(k, unit, arch, q, sizeof q);
+            if (!has_formula(&m, q, arch->sm))
                 fail_msg("sm_%d: the self-check expects %s under %s, for which %s has no formula "
                          "there",
-                         sms[a], k->kernel, q, path);
+                         arch->sm, k->kernel, q, path);
             checked++;
         }
     }
     /* the vector FMAs on each, the Tensor Cores everywhere, wgmma and mma_* on sm_90 */
     assert_true(checked >= 6 * 4 + 5 + 10);
     /* the bf16x2 FMA is an HFMA2: flops.fp16, as the counters see it */
+    const rt_gpu_arch *h = rt_gpu_arch_find(&archs, 90);
     for (size_t i = 0; i < rt_gpu_n_compute; i++)
         if (strcmp(rt_gpu_compute_kernels[i].kernel, "fma_bf16") == 0) {
             char q[48];
-            rt_gpu_selfcheck_quantity(&rt_gpu_compute_kernels[i], 90, q, sizeof q);
+            rt_gpu_selfcheck_quantity(&rt_gpu_compute_kernels[i], "bf16", h, q, sizeof q);
             assert_string_equal(q, "flops.fp16");
         }
     rt_ncu_map_release(&m);
     free(path);
+    rt_gpu_archs_release(&archs);
+}
+
+/* What each kernel measures, and under which quantity, on each generation: the table says it.
+ * "-": not run there. */
+static void test_units_per_generation(void **state)
+{
+    (void)state;
+    rt_error err;
+    rt_gpu_archs archs;
+    if (rt_gpu_archs_load(NULL, &archs, &err) != 0)
+        fail_msg("%s", err.msg);
+    static const struct {
+        int sm;
+        const char *kernel, *unit, *quantity;
+    } want[] = {
+        {70, "mma_fp16", "tensor_fp16", "flops.tensor"},
+        {75, "mma_int8", "tensor_int8", "flops.tensor"},
+        {80, "mma_fp16", "tensor_fp16", "flops.tensor_fp16"},
+        {80, "wgmma_fp16", "-", NULL},
+        {89, "mma_fp8", "tensor_fp8", "flops.tensor_fp8"},
+        {90, "wgmma_fp16", "tensor_fp16", "flops.tensor_fp16"},
+        {90, "mma_fp16", "mma_fp16", "flops.tensor_fp16"},
+        {90, "mma_fp8", "mma_fp8", "flops.tensor_fp16"},
+        {90, "mma_fp64", "tensor_fp64", "flops.tensor_fp64"},
+        {90, "fma_bf16", "bf16", "flops.fp16"},
+        /* Blackwell: tcgen05.mma reaches sm_100's ceilings, mma.sync sm_120's */
+        {100, "wgmma_fp16", "-", NULL},
+        {100, "mma_fp16", "mma_fp16", "flops.tensor_fp16"},
+        {100, "mma_fp8", "mma_fp8", "flops.tensor_fp16"},
+        {100, "mma_fp64", "tensor_fp64", "flops.tensor_fp64"},
+        {120, "mma_fp16", "tensor_fp16", "flops.tensor_fp16"},
+        {120, "mma_fp8", "tensor_fp8", "flops.tensor_fp8"},
+        {120, "wgmma_fp8", "-", NULL},
+        /* no entry: the nearest below (sm_103 is sm_100's generation, sm_121 sm_120's) */
+        {103, "mma_fp16", "mma_fp16", "flops.tensor_fp16"},
+        {121, "mma_bf16", "tensor_bf16", "flops.tensor_bf16"},
+        {87, "mma_tf32", "tensor_tf32", "flops.tensor_tf32"},
+    };
+    for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
+        const rt_gpu_arch *gen = rt_gpu_arch_generation(&archs, want[w].sm);
+        assert_non_null(gen);
+        const rt_gpu_compute_kernel *k = NULL;
+        for (size_t i = 0; i < rt_gpu_n_compute; i++)
+            if (strcmp(rt_gpu_compute_kernels[i].kernel, want[w].kernel) == 0)
+                k = &rt_gpu_compute_kernels[i];
+        assert_non_null(k);
+        char unit[24], q[48];
+        int run = rt_gpu_unit_of(k, gen, unit, sizeof unit) &&
+                  rt_gpu_module_applies(&rt_gpu_modules[k->mod], gen);
+        if (strcmp(want[w].unit, "-") == 0) {
+            if (run)
+                fail_msg("sm_%d: %s runs (as %s)", want[w].sm, k->kernel, unit);
+            continue;
+        }
+        if (!run || strcmp(unit, want[w].unit) != 0)
+            fail_msg("sm_%d: %s measures %s, not %s", want[w].sm, k->kernel, run ? unit : "-",
+                     want[w].unit);
+        rt_gpu_selfcheck_quantity(k, unit, gen, q, sizeof q);
+        assert_string_equal(q, want[w].quantity);
+    }
+    /* no generation (below sm_70, or no table): the vector kernels alone */
+    char unit[24];
+    assert_null(rt_gpu_arch_generation(&archs, 60));
+    for (size_t i = 0; i < rt_gpu_n_compute; i++)
+        assert_int_equal(rt_gpu_unit_of(&rt_gpu_compute_kernels[i], NULL, unit, sizeof unit),
+                         strcmp(rt_gpu_compute_kernels[i].family, "fma") == 0);
+    rt_gpu_archs_release(&archs);
+}
+
+/* The ceilings no kernel times are said, per generation: tcgen05.mma's on sm_100, FP4's on sm_120,
+ * none on sm_90. */
+static void test_untimed(void **state)
+{
+    (void)state;
+    rt_error err;
+    rt_gpu_archs archs;
+    if (rt_gpu_archs_load(NULL, &archs, &err) != 0)
+        fail_msg("%s", err.msg);
+    rt_warnings w = {0};
+    rt_gpu_untimed(rt_gpu_arch_find(&archs, 90), 90, &w);
+    rt_gpu_untimed(rt_gpu_arch_find(&archs, 80), 80, &w);
+    assert_int_equal(w.n, 0);
+    rt_gpu_untimed(rt_gpu_arch_find(&archs, 100), 100, &w);
+    assert_int_equal(w.n, 1);
+    assert_non_null(strstr(w.msg[0], "tensor_fp16, tensor_bf16, tensor_tf32, tensor_int8, "
+                                     "tensor_fp8, tensor_fp4: not timed on sm_100 (Blackwell "
+                                     "GB100): tcgen05.mma reaches these ceilings"));
+    rt_gpu_untimed(rt_gpu_arch_find(&archs, 120), 120, &w);
+    assert_int_equal(w.n, 2);
+    assert_non_null(strstr(w.msg[1], "tensor_fp4: not timed on sm_120 (Blackwell GB202): "
+                                     "mma.sync reaches it"));
+    rt_warnings_release(&w);
     rt_gpu_archs_release(&archs);
 }
 
@@ -134,6 +228,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quantities_have_formulas),
+        cmocka_unit_test(test_units_per_generation),
+        cmocka_unit_test(test_untimed),
         cmocka_unit_test(test_recipes_count_what_the_kernels_do),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

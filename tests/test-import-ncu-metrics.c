@@ -9,6 +9,7 @@
 #include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu-units.h"
+#include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
@@ -115,7 +116,7 @@ static void test_mapping_file(void **state)
     rt_error err = {{0}};
     if (rt_ncu_metric_list_load(NULL, "throughput", 0, &l, &err) != 0)
         fail_msg("%s", err.msg);
-    assert_int_equal(l.n, 25); /* every architecture: 15 and 10 tensor ops counters */
+    assert_int_equal(l.n, 30); /* every architecture: 15 and 15 tensor ops counters */
     assert_string_equal(l.metric[0], "sm__cycles_elapsed.avg");
     rt_ncu_metric_list_release(&l);
     /* Per architecture: the instruction count to sm_75, the ops counters from sm_80 on. */
@@ -130,9 +131,14 @@ static void test_mapping_file(void **state)
         {86, 20, "sm__ops_path_tensor_src_fp64.sum", "sm__ops_path_tensor_src_fp8.sum"},
         {89, 21, "sm__ops_path_tensor_src_fp8.sum", "sm__ops_path_tensor_src_fp16.sum"},
         {90, 20, "sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp16.sum"},
-        {100, 20, "sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp8.sum"},
-        {103, 22, "sm__ops_path_tensor_src_fp8_dst_fp32.sum", "sm__ops_path_tensor_src_fp16.sum"},
-        {120, 22, "sm__ops_path_tensor_src_fp8_dst_fp16.sum", "sm__ops_path_tensor_src_fp8.sum"},
+        {100, 23, "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum",
+         "sm__ops_path_tensor_src_fp8.sum"},
+        {103, 25, "sm__ops_path_tensor_src_fp4_fp6_dst_fp16.sum",
+         "sm__ops_path_tensor_src_fp16.sum"},
+        {110, 23, "sm__ops_path_tensor_src_fp4_dst_fp32.sum",
+         "sm__ops_path_tensor_src_fp8_dst_fp16.sum"},
+        {120, 25, "sm__ops_path_tensor_src_fp8_dst_fp16.sum",
+         "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum"},
     };
     for (size_t a = 0; a < sizeof per_arch / sizeof per_arch[0]; a++) {
         if (rt_ncu_metric_list_load(NULL, "throughput", per_arch[a].sm, &l, &err) != 0)
@@ -165,6 +171,53 @@ static void test_mapping_file(void **state)
     assert_true(k == 2048);
 }
 
+/* tensor_peak is not in metrics.json: the generation's reference part in
+ * data/gpu/architectures.json gives it (the V100 SXM2 and the T4; sm_72 is sm_70's generation); a
+ * generation without one has none, and a mapping of one's own may set it. */
+static void test_tensor_peak_from_generations(void **state)
+{
+    (void)state;
+    rt_error err = {{0}};
+    double v = 0;
+    char *path = rt_asprintf("%s/ncu/metrics.json", rt_datadir());
+    char *text = tu_read_file(path, NULL);
+    assert_non_null(text);
+    assert_null(strstr(text, "\"tensor_peak\":")); /* not restated */
+    free(text);
+    static const struct {
+        const char *arch;
+        double peak;
+    } want[] = {{"sm_70", 80 * 1.312e9 * 1024},
+                {"sm_72", 80 * 1.312e9 * 1024},
+                {"sm_75", 40 * 1.59e9 * 1024},
+                {"sm_80", 108 * 1.41e9 * 2048},
+                {"sm_90", 132 * 1.83e9 * 4096}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        if (rt_ncu_constant(NULL, want[i].arch, "tensor_peak", &v, &err) != 0)
+            fail_msg("%s", err.msg);
+        assert_close(v, want[i].peak, 1e-12);
+    }
+    assert_int_equal(rt_ncu_constant(NULL, "sm_86", "tensor_peak", &v, &err), -1);
+    assert_non_null(strstr(err.msg, "no constant 'tensor_peak' for sm_86"));
+    /* one's own mapping's figure wins */
+    char *dir = tu_tmpdir();
+    char *own = rt_asprintf("%s/m.json", dir);
+    tu_write_file(own, "{\"schema\": \"rooftime.ncu-metrics/1\", \"time\": {\"cycles\": \"c\", "
+                       "\"rate\": \"r\"}, \"constants\": {\"sm_70\": {\"tensor_peak\": 1.25e14}, "
+                       "\"sm_75\": {}}, \"quantities\": [{\"quantity\": \"flops.tensor\", "
+                       "\"formula\": \"tensor_peak * x\"}]}");
+    if (rt_ncu_constant(own, "sm_70", "tensor_peak", &v, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_close(v, 1.25e14, 1e-12);
+    if (rt_ncu_constant(own, "sm_75", "tensor_peak", &v, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_close(v, 40 * 1.59e9 * 1024, 1e-12);
+    tu_rmtree(dir);
+    free(dir);
+    free(own);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_units_bad_file),
         cmocka_unit_test(test_parse_arch),
         cmocka_unit_test(test_mapping_file),
+        cmocka_unit_test(test_tensor_peak_from_generations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -453,7 +453,8 @@ static void test_bad_tables(void **state)
          "field 'ops[0].out_type': expected a string"},
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
          "\"out\", \"out_type\": \"in99\", \"ops\": [\"a\"]}]}",
-         "field 'ops[0].out_type': 'in99' is neither 'bool' nor inN"},
+         "field 'ops[0].out_type': 'in99' is none of bool, inN (input N's type), uint8, half, "
+         "bfloat16, float"},
         {"{\"schema\": \"rooftime.torch-ops/1\", \"ops\": [{\"model\": \"stream\", \"flops\": "
          "\"out\", \"gathered\": -1, \"ops\": [\"a\"]}]}",
          "field 'ops[0].gathered': not a whole number from 0 to 31"},

@@ -36,6 +36,25 @@ static const char trace_marks[] =
     "{\"traceEvents\": [" MARK("rooftime:phase=prompt", 20, 10) "," FORWARD(2, 5, 5, 3) "," MARK(
         "rooftime:phase=a phase", 30, 20) "," FORWARD(3, 1, 5, 3) "]}";
 
+/* A GPU trace: each forward's softmax launches one kernel (the launch inside the operator's span,
+ * the kernel by the launch's correlation), which runs after the next forward has begun on the
+ * host for the last one. */
+#define GPU_EV(cat, name, pid, ts, dur, args)                                                      \
+    "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":" #pid                        \
+    ",\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{" args "}}"
+#define GPU_FORWARD(t, q, c)                                                                       \
+    GPU_EV("cpu_op", "aten::embedding", 1, t##00, 2, "\"Input Dims\":[[8,4],[1," #q "]]")          \
+    "," GPU_EV("cpu_op", "aten::softmax", 1, t##05, 10,                                            \
+               "\"Input Dims\":[[1,2," #q                                                          \
+               ",9],[],[]]") "," GPU_EV("cuda_runtime", "cudaLaunchKernel", 1, t##07, 2,           \
+                                        "\"correlation\":" #c) "," GPU_EV("kernel",                \
+                                                                          "softmax_kernel", 0,     \
+                                                                          t##20, 3,                \
+                                                                          "\"correlation\":" #c)
+
+static const char trace_gpu[] = "{\"traceEvents\": [" GPU_FORWARD(1, 5, 1) "," GPU_FORWARD(
+    2, 1, 2) "," GPU_FORWARD(3, 1, 3) "]}";
+
 static rt_profile *import(const char *trace, rt_warnings *w)
 {
     rt_torch_options o = {0};
@@ -123,9 +142,35 @@ static void test_marks(void **state)
     rt_profile_free(p);
 }
 
+/* The device profile of a GPU trace: each kernel takes its operator's phase. */
+static void test_device_profile(void **state)
+{
+    (void)state;
+    rt_warnings w = {0};
+    rt_profile *p = import(trace_gpu, &w);
+    const char *note = rt_tags_get(&p->provenance.notes, "phases");
+    if (!note || !strstr(note, "(1 calls over more than one query token, 2 over one)"))
+        fail_msg("phases: %s", note ? note : "none");
+    double prefill = 0, decode = 0;
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        if (strcmp(p->kernels[i].name, "softmax_kernel") != 0)
+            continue;
+        const char *t = rt_tags_get(&p->kernels[i].tags, "phase");
+        assert_non_null(t);
+        if (strcmp(t, "prefill") == 0)
+            prefill += p->kernels[i].invocations;
+        else if (strcmp(t, "decode") == 0)
+            decode += p->kernels[i].invocations;
+    }
+    assert_true(prefill == 1 && decode == 2);
+    rt_warnings_release(&w);
+    rt_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_query_length),
-                                       cmocka_unit_test(test_marks)};
+                                       cmocka_unit_test(test_marks),
+                                       cmocka_unit_test(test_device_profile)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@
 #include "rooftime/util/parallel.h"
 #include "rooftime/util/prefetch.h"
 #include "rooftime/util/rank-identity.h"
+#include "rooftime/util/gzip-text.h"
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/sha256.h"
 #include "rooftime/util/sliding-window.h"

@@ -85,7 +85,8 @@ class Machine:
 
 
 def machine(name_or_path):
-    """A machine preset by name ("v100", "a100", "h100-sxm", "h200") or a machine file."""
+    """A machine preset by name ("v100", "a100", "h100-sxm", "h200", "mi250", "mi250x",
+    "mi300x") or a machine file."""
     h = lib.rt_api_machine_load(b(name_or_path))
     if not h:
         raise fail()
@@ -252,9 +253,11 @@ def import_table(path, **options):
 
 
 def import_torch(path, **options):
-    """A PyTorch profiler trace (chrome JSON) with the cost model, as `rooftime import torch`;
-    options: within (a record_function range), conv_flops ("taps" or "window"), ops (a cost
-    model file), no_cost_model, threads (what ran the kernels: where their bytes fit), tag."""
+    """A PyTorch profiler trace (chrome JSON, gzip-compressed or not) with the cost model, as
+    `rooftime import torch` (a GPU run's trace gives its device profile); options: within (a
+    record_function range), conv_flops ("taps" or "window"), ops (a cost model file),
+    no_cost_model, host (a GPU trace's host operators instead), threads (what ran the kernels:
+    where their bytes fit), tag."""
     return _import("torch", path, **options)
 
 

@@ -47,8 +47,14 @@ def test_gate_passes_as_the_command(runs, rooftime_bin):
 def test_gate_fails_as_the_command(runs, rooftime_bin, tmp_path):
     run04 = runs[3]
     slow = planted(run04, tmp_path / "slow.json", "aten::addmm [[256],[64,256],[256,256]")
+    # one run a side: beyond the spread within the run, unjudged (the noise between runs is not
+    # measured); --strict fails it
     rows = rooftime.diff(run04, slow).gate()
     rc, out = command(rooftime_bin, run04, slow)
+    assert rc == 0 and len(rows) == 0 and rows.attrs["passed"] and rows.attrs["text"] == out
+    assert "UNJUDGED time of kernel 'aten::addmm [[256],[64,256],[256,256]" in out
+    rows = rooftime.diff(run04, slow).gate(strict=True)
+    rc, out = command(rooftime_bin, "--strict", run04, slow)
     assert rc == 1 and not rows.attrs["passed"] and rows.attrs["text"] == out
     assert list(rows.columns) == ["state", "check", "subject", "name", "source", "before",
                                   "after", "ratio", "margin", "line"]
@@ -59,15 +65,15 @@ def test_gate_fails_as_the_command(runs, rooftime_bin, tmp_path):
     assert k["source"].iloc[0] == "tests/data/gate/step.py:16"
     assert abs(k["ratio"].iloc[0] - 1.2) < 1e-6 and k["margin"].iloc[0] > 1.05
     # looser thresholds as the command takes them (percent)
-    assert len(rooftime.diff(run04, slow).gate(threshold=30)) == 0
-    assert len(rooftime.diff(run04, slow).gate(min_share=90)) == 0
+    assert len(rooftime.diff(run04, slow).gate(threshold=30, strict=True)) == 0
+    assert len(rooftime.diff(run04, slow).gate(min_share=90, strict=True)) == 0
 
 
 def test_gate_files_and_options(runs, tmp_path):
     run04 = runs[3]
     slow = planted(run04, tmp_path / "slow.json", "aten::addmm [[256],[64,256],[256,256]")
     x, md = tmp_path / "g.xml", tmp_path / "g.md"
-    rows = rooftime.diff(run04, slow).gate(junit=x, summary=md)
+    rows = rooftime.diff(run04, slow).gate(strict=True, junit=x, summary=md)
     suite = ET.parse(x).getroot().find("testsuite")
     assert int(suite.get("failures")) == len(rows)
     assert md.read_text().startswith("### rooftime diff --gate: FAIL")

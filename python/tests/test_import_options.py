@@ -94,6 +94,21 @@ def test_torch_within_ops_and_no_cost_model(repo, rooftime_bin, tmp_path):
         rooftime.import_torch(src, within="no-such-range")
 
 
+def test_torch_gpu_trace_gz_and_host(fixtures, rooftime_bin, tmp_path):
+    """A GPU run's trace, gzip-compressed as kept: the device profile, and with host=True the host
+    operators, as the command writes them; the trace's rank is the profile's."""
+    g = os.path.join(fixtures, "torch-gpu")
+    if not os.path.isdir(g):
+        pytest.skip("no torch-gpu fixtures")
+    for name in ("minitoy-mi250-rocm6.trace.json.gz", "sampled-rank0.trace.json.gz"):
+        src = os.path.join(g, name)
+        for args, kw in (([], {}), (["--host"], {"host": True})):
+            cli = imported(rooftime_bin, tmp_path, "torch", [src], args)
+            d = same(rooftime.import_torch(src, **kw), cli)
+            assert d["source"]["time"] == ("wall" if kw else "device")
+    assert d["identity"]["rank"] == 0 and d["identity"]["size"] == 128
+
+
 def test_table_map_name_column_time_and_no_defaults(fixtures, rooftime_bin, tmp_path):
     t = os.path.join(fixtures, "paper-tables")
     main, ai = os.path.join(t, "conv2d-pt.main.csv"), os.path.join(t, "conv2d-pt.l2-l1-ai.csv")
@@ -195,9 +210,9 @@ BAD_VALUES = [
     (lambda f: rooftime.import_ncu(f["ncu"], tag="novalue"), ["ncu", "--tag", "novalue"],
      "--tag takes key=value, not 'novalue'"),
     (lambda f: rooftime.import_ncu(f["ncu"], arch="sm_x"), ["ncu", "--arch", "sm_x"],
-     "--arch takes sm_70, sm_80, sm_90 ... or 7.0, 8.9 ..., not 'sm_x'"),
+     "--arch takes sm_XX or X.Y, not 'sm_x' (the generations of data/gpu/architectures.json: sm_70, "),
     (lambda f: rooftime.import_ncu(f["ncu"], arch="sm_9"), ["ncu", "--arch", "sm_9"],
-     "--arch takes sm_70, sm_80, sm_90 ... or 7.0, 8.9 ..., not 'sm_9'"),
+     "--arch takes sm_XX or X.Y, not 'sm_9' (the generations of data/gpu/architectures.json: sm_70, "),
     (lambda f: rooftime.import_table(f["table"], map="nothing"), ["table", "--map", "nothing"],
      "--map takes quantity=column, not 'nothing'"),
     (lambda f: rooftime.import_table(f["table"], time="cpu"), ["table", "--time", "cpu"],

@@ -13,10 +13,12 @@
 #include "rooftime/api/api.h"
 #include "rooftime/import/conv-flops.h"
 #include "rooftime/import/cupti.h"
+#include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
 #include "rooftime/import/onednn.h"
 #include "rooftime/import/table.h"
+#include "rooftime/formats/comm-json.h"
 #include "rooftime/import/torch-cost.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/strings.h"
@@ -27,7 +29,7 @@ static const char *const kinds[][2] = {
     {"ncu", "metrics=\ntensor-factor=\narch=\nrecipe=\nallow-missing\nper-launch\ntag=*\n"},
     {"table", "ai-file=\nmap=*\nno-defaults\nname-column=*\ntime=\ntag=*\n"},
     {"onednn", "conv-flops=\nthreads=\ntag=*\n"},
-    {"torch", "within=\nconv-flops=\nops=\nno-cost-model\nthreads=\ntag=*\n"},
+    {"torch", "within=\nconv-flops=\nops=\nno-cost-model\nhost\nthreads=\ntag=*\n"},
     {"cupti", "reevaluate\nper-launch\nmetrics=\ntag=*\n"},
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
@@ -68,7 +70,7 @@ typedef struct import_state {
     rt_cupti_options cupti;
     int reevaluate;
     const char *within, *ops_file;
-    int no_model;
+    int no_model, host;
     rt_conv_flops conv;
     int threads; /* onednn, torch: what ran the kernels; 0 unknown */
     rt_tags tags;
@@ -91,8 +93,9 @@ static int apply(import_state *s, const char *name, const char *v)
         }
     } else if (strcmp(name, "arch") == 0) {
         if (rt_ncu_parse_arch(v) < 0) {
-            api_fail("import %s: --arch takes sm_70, sm_80, sm_90 ... or 7.0, 8.9 ..., not '%s'", k,
-                     v);
+            char msg[512];
+            rt_ncu_arch_message(msg, sizeof msg, v);
+            api_fail("import %s: %s", k, msg);
             return -1;
         }
         s->ncu.arch = v;
@@ -145,6 +148,8 @@ static int apply(import_state *s, const char *name, const char *v)
         s->ops_file = v;
     } else if (strcmp(name, "no-cost-model") == 0) {
         s->no_model = 1;
+    } else if (strcmp(name, "host") == 0) {
+        s->host = 1;
     } else if (strcmp(name, "reevaluate") == 0) {
         s->reevaluate = 1;
     } else if (strcmp(name, "tag") == 0) {
@@ -297,9 +302,20 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
         rt_torch_ops *ops = NULL;
         if (!s->no_model && rt_torch_ops_load(s->ops_file, &ops, err) != 0)
             return -1;
-        rt_torch_options to = {.within = s->within, .ops = ops, .conv = s->conv, .by_source = 1};
+        rt_comm_patterns comm = {0}; /* a GPU trace's communication kernels carry no work */
+        if (rt_comm_patterns_load(NULL, &comm, err) != 0) {
+            rt_torch_ops_free(ops);
+            return -1;
+        }
+        rt_torch_options to = {.within = s->within,
+                               .ops = ops,
+                               .conv = s->conv,
+                               .by_source = 1,
+                               .host = s->host,
+                               .comm = &comm};
         int rc = rt_import_torch_opts(paths[0], &to, p, w, err);
         rt_torch_ops_free(ops);
+        rt_comm_patterns_release(&comm);
         if (rc == 0)
             (*p)->threads = s->threads;
         return rc;
@@ -316,14 +332,15 @@ static int run(import_state *s, const char *const *paths, size_t n, rt_profile *
     return rc;
 }
 
-/* The identity the command records in every profile it writes (cli_save_profile). */
+/* The identity the command records in every profile it writes (cli_save_profile): this process's,
+ * or the rank a trace names (rt_rank_identity_stamp). */
 static int stamp(rt_profile *p)
 {
     rt_rank_identity *id = api_identity();
     if (!id)
         return -1;
-    rt_rank_identity_free(p->identity);
-    p->identity = id;
+    p->identity = rt_rank_identity_stamp(p->identity, id);
+    rt_rank_identity_free(id);
     return 0;
 }
 

@@ -226,8 +226,7 @@ int cli_save_profile(rt_profile *p, const rt_tags *tags, const char *output)
     const rt_rank_identity *id;
     if (cli_identity(&id) != 0)
         return -1;
-    rt_rank_identity_free(p->identity);
-    p->identity = rt_rank_identity_dup(id);
+    p->identity = rt_rank_identity_stamp(p->identity, id);
     rt_tags_copy(&p->tags, tags);
     if (rt_profile_save(p, output, &err) != 0) {
         /* An importer's values that no profile may hold: the input they came from is named. */

@@ -34,6 +34,14 @@ static void print_coverage(FILE *fp, rt_profile **ps, size_t n)
         }
         if (rt_cost_coverage_text(ps[i], buf, sizeof buf) == 0)
             fprintf(fp, "coverage: profile %zu: %s\n", i + 1, buf);
+        /* a GPU trace's device profile (import torch): its launch side */
+        static const char *const gpu[][2] = {{"torch_launch_side", "launch"},
+                                             {"overhead_method", "launch"}};
+        for (size_t k = 0; k < sizeof gpu / sizeof gpu[0]; k++) {
+            const char *v = rt_tags_get(&ps[i]->provenance.notes, gpu[k][0]);
+            if (v)
+                fprintf(fp, "%s: profile %zu: %s\n", gpu[k][1], i + 1, v);
+        }
     }
 }
 
@@ -210,9 +218,11 @@ const rt_command rt_cmd_analyze = {
     "  -o, --output FILE    write there instead of standard output\n" CLI_ANALYSIS_USAGE "\n"
     "Each PROFILE is a rooftime profile JSON file (see docs/profile-format.md). The text output\n"
     "ends with the coverage of PyTorch profiles: the share of the wall time the operators\n"
-    "explain (`profile --torch`) and the share the cost model gave FLOPs or bytes, and, where\n"
-    "kernels carry a phase tag (a generation loop: prefill and decode), each phase's time,\n"
-    "work and bounds.\n"
+    "explain (`profile --torch`) and the share the cost model gave FLOPs or bytes; for the\n"
+    "device profile of a GPU trace, the share of device time with work, how much of the step\n"
+    "the GPU was busy, how much of its idle time is launch-bound, and tau measured in the run;\n"
+    "and, where kernels carry a phase tag (a generation loop: prefill and decode), each\n"
+    "phase's time, work and bounds.\n"
     "\n"
     "--across rank: the profiles of one job's ranks (a DIR gives its *.json), read one at a\n"
     "time; per kernel and config the median, quartiles, min, max and slowest ranks over ranks,\n"

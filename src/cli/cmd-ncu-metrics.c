@@ -38,13 +38,15 @@ int cmd_ncu_metrics(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage_error("ncu-metrics", "unexpected argument '%s'", argv[optind]);
-    if (strncmp(arch, "sm_", 3) != 0)
-        return cli_usage_error("ncu-metrics", "--arch takes sm_70, sm_80, sm_90 ..., not '%s'",
-                               arch);
-    int sm = rt_ncu_parse_arch(arch);
-    if (sm < 0)
-        return cli_usage_error("ncu-metrics", "--arch takes sm_70, sm_80, sm_90 ..., not '%s'",
-                               arch);
+    int sm = strncmp(arch, "sm_", 3) == 0 ? rt_ncu_parse_arch(arch) : -1;
+    if (sm < 0) {
+        char names[256];
+        rt_ncu_arch_names(names, sizeof names, ", ");
+        return cli_usage_error("ncu-metrics",
+                               "--arch takes sm_XX, not '%s' (the generations of "
+                               "data/gpu/architectures.json: %s)",
+                               arch, names);
+    }
     rt_error err = {{0}};
     rt_ncu_metric_list l;
     double k;
@@ -103,13 +105,16 @@ int cmd_ncu_metrics(int argc, char **argv)
 const rt_command rt_cmd_ncu_metrics = {
     "ncu-metrics", cmd_ncu_metrics,
     "the Nsight Compute metrics rooftime needs, and the ncu command",
-    "rooftime ncu-metrics [--arch sm_70|sm_80|sm_90|sm_100|sm_120] [--set throughput|sectors]\n"
-    "                     [--metrics FILE]\n"
+    "rooftime ncu-metrics [--arch sm_XX] [--set throughput|sectors] [--metrics FILE]\n"
     "\n"
     "Prints the metrics `import ncu` needs, how tensor FLOPs are counted on the architecture, an\n"
     "ncu command that collects them all in one run and a loop that collects one per run.\n"
     "      --arch sm_XX     the GPU's architecture (default sm_70): the tensor FLOPs come from\n"
-    "                       the instruction count to sm_75, per-precision ops counters from sm_80\n"
+    "                       the instruction count to sm_75, per-precision ops counters from "
+    "sm_80;\n"
+    "                       the generations of data/gpu/architectures.json (one between two\n"
+    "                       takes the lower one's formulas):\n"
+    "                       @GPU_ARCHS@\n"
     "      --set S          throughput (default: bytes per level, FLOPs from instruction\n"
     "                       counts) or sectors (the older set: 32-byte sectors per level)\n"
     "      --metrics FILE   a metric mapping instead of data/ncu/metrics.json\n"

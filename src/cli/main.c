@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "rooftime-config.h"
+#include "rooftime/import/ncu-metric-list.h"
 
 /* `rooftime help`: name, entry point, summary and usage (main.c lists it). */
 const rt_command rt_cmd_help = {"help", cmd_help, "show help for rooftime or one command",
@@ -59,11 +60,27 @@ void cli_warning(const char *fmt, ...)
     va_end(ap);
 }
 
+/* A command's usage, with @GPU_ARCHS@ replaced by the GPU generations rooftime knows (the table
+ * of data/gpu/architectures.json, not a list kept by hand). */
+static void print_usage_text(FILE *fp, const char *usage)
+{
+    const char *at = strstr(usage, "@GPU_ARCHS@");
+    if (!at) {
+        fprintf(fp, "%s\n", usage);
+        return;
+    }
+    char names[256];
+    rt_ncu_arch_names(names, sizeof names, ", ");
+    fprintf(fp, "%.*s%s%s\n", (int)(at - usage), usage, names, at + strlen("@GPU_ARCHS@"));
+}
+
 void cli_print_usage(const char *name, FILE *fp)
 {
     const rt_command *c = find_command(name);
-    if (c)
-        fprintf(fp, "usage: %s\n", c->usage);
+    if (c) {
+        fputs("usage: ", fp);
+        print_usage_text(fp, c->usage);
+    }
 }
 
 int cli_usage_error(const char *name, const char *fmt, ...)
@@ -154,7 +171,8 @@ int cmd_help(int argc, char **argv)
     const rt_command *c = find_command(argv[1]);
     if (!c)
         return cli_usage_error("help", "unknown command '%s'", argv[1]);
-    printf("rooftime %s: %s\n\nusage: %s\n", c->name, c->summary, c->usage);
+    printf("rooftime %s: %s\n\nusage: ", c->name, c->summary);
+    print_usage_text(stdout, c->usage);
     return RT_EXIT_OK;
 }
 
@@ -178,7 +196,8 @@ int main(int argc, char **argv)
             return RT_EXIT_USAGE;
         }
         if (c->run != cmd_help && cli_wants_help(argc - 1, argv + 1)) {
-            printf("rooftime %s: %s\n\nusage: %s\n", c->name, c->summary, c->usage);
+            printf("rooftime %s: %s\n\nusage: ", c->name, c->summary);
+            print_usage_text(stdout, c->usage);
             rc = RT_EXIT_OK;
         } else {
             rc = c->run(argc - 1, argv + 1);

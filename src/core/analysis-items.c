@@ -8,6 +8,7 @@
 
 #include "analysis-items.h"
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/coverage.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/overhead-path.h"
@@ -81,7 +82,13 @@ double rt_analysis_profile_tau(const rt_machine *m, const rt_profile *p, const c
     const rt_overhead *o = rt_machine_overhead(m, p->overhead);
     if (name)
         *name = o ? o->name : NULL;
-    return o ? o->seconds.median : m->tau;
+    if (o)
+        return o->seconds.median;
+    /* an overhead the run measured itself (import torch of a GPU trace: its launch latency) */
+    double own = p->overhead ? rt_profile_note_seconds(p, "overhead_seconds") : -1;
+    if (own >= 0 && name)
+        *name = p->overhead;
+    return own >= 0 ? own : m->tau;
 }
 
 /* Each profile's time kind and tau; a named overhead the machine lacks is warned once. */

@@ -45,7 +45,14 @@ static char *time_line(const rt_gate *g, const rt_gate_row *r, const char *what)
     double pct = 100 * g->o.threshold;
     if (r->state == RT_GATE_FAIL && !isnan(r->margin) && r->margin > 1 + g->o.threshold)
         return rt_asprintf("FAIL time of %s: %s -> %s per run (x%.2f): slower beyond noise, "
-                           "AFTER's quartile band starts x%.3f above BEFORE's (threshold %g%%)",
+                           "AFTER's quartile band starts x%.3f above BEFORE's (threshold %g%%)%s",
+                           what, b, a, r->ratio, r->margin, pct,
+                           r->one_run ? "; one run on a side (--strict)" : "");
+    if (r->one_run)
+        return rt_asprintf("UNJUDGED time of %s: %s -> %s per run (x%.2f): AFTER's quartile band "
+                           "starts x%.3f above BEFORE's (threshold %g%%), but with one run on a "
+                           "side the noise between runs is not measured: give each side several "
+                           "runs, or --strict fails it",
                            what, b, a, r->ratio, r->margin, pct);
     if (r->state != RT_GATE_PASS)
         return rt_asprintf("%s time of %s: %s -> %s per run (x%.2f), past the threshold %g%% with "
@@ -63,7 +70,14 @@ static char *efficiency_line(const rt_gate *g, const rt_gate_row *r, const char 
     if (r->state == RT_GATE_FAIL && !isnan(r->margin) && r->margin > 1 + g->o.threshold)
         return rt_asprintf("FAIL efficiency of %s: %.1f%% -> %.1f%% of its roof on one machine "
                            "file (x%.2f): worse beyond noise, by x%.3f past BEFORE's band "
-                           "(threshold %g%%)",
+                           "(threshold %g%%)%s",
+                           what, 100 * r->before, 100 * r->after, r->ratio, r->margin, pct,
+                           r->one_run ? "; one run on a side (--strict)" : "");
+    if (r->one_run)
+        return rt_asprintf("UNJUDGED efficiency of %s: %.1f%% -> %.1f%% of its roof on one "
+                           "machine file (x%.2f), x%.3f past BEFORE's band (threshold %g%%), but "
+                           "with one run on a side the noise between runs is not measured: give "
+                           "each side several runs, or --strict fails it",
                            what, 100 * r->before, 100 * r->after, r->ratio, r->margin, pct);
     if (r->state != RT_GATE_PASS)
         return rt_asprintf("%s efficiency of %s: %.1f%% -> %.1f%% of its roof (x%.2f), past the "
@@ -107,7 +121,7 @@ static void verdict_text(const rt_gate *g, char *buf, size_t n)
     }
     char un[64] = "";
     if (g->n_unjudged)
-        snprintf(un, sizeof un, "; %zu unjudged (spread unknown)", g->n_unjudged);
+        snprintf(un, sizeof un, "; %zu unjudged (noise unknown)", g->n_unjudged);
     snprintf(buf, n,
              "%s: %zu of %zu checks worse beyond noise (threshold %g%%; kernels and configs from "
              "%g%% of the time; launches per %s up by more than %g)%s; BEFORE %zu run%s, AFTER "

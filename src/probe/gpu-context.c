@@ -157,7 +157,8 @@ static int attr(rt_gpu_probe *g, int which, int *v)
     return rt_gpu_ck(g, g->cu.DeviceGetAttribute(v, which, g->dev), "cuDeviceGetAttribute");
 }
 
-int rt_gpu_open(rt_gpu_probe *g, int index, rt_gpu_measurement *r, rt_error *err)
+int rt_gpu_open(rt_gpu_probe *g, int index, const rt_gpu_archs *archs, rt_gpu_measurement *r,
+                rt_error *err)
 {
     g->err = err;
     if (rt_cuda_open(&g->cu, err))
@@ -200,6 +201,8 @@ int rt_gpu_open(rt_gpu_probe *g, int index, rt_gpu_measurement *r, rt_error *err
     r->driver_version = g->cu.version;
     r->index = index;
     g->sm = r->cc_major * 10 + r->cc_minor;
+    g->arch = archs ? rt_gpu_arch_find(archs, g->sm) : NULL;
+    g->gen = archs ? rt_gpu_arch_generation(archs, g->sm) : NULL;
     g->sms = r->sms;
     g->clock_hz = r->clock_hz;
     if (rt_nvrtc_open(&g->nv, g->sm, err))
@@ -222,9 +225,11 @@ int rt_gpu_open(rt_gpu_probe *g, int index, rt_gpu_measurement *r, rt_error *err
         const rt_gpu_module *m = &rt_gpu_modules[i];
         if (m->on_demand)
             continue;
-        if (m->only_sm && g->sm != m->only_sm) {
-            snprintf(g->wgmma_absent, sizeof g->wgmma_absent,
-                     "wgmma exists only on sm_90a (Hopper); this GPU is sm_%d", g->sm);
+        if (!rt_gpu_module_applies(m, g->gen)) {
+            snprintf(g->absent[i], sizeof g->absent[i],
+                     "%s: not compiled: %s on sm_%d (data/gpu/architectures.json)", m->source,
+                     g->gen ? "no ceiling is reached by its instruction" : "no generation known",
+                     g->sm);
             continue;
         }
         char *src = rt_gpu_kernel_source(m->source, err);
@@ -235,9 +240,9 @@ int rt_gpu_open(rt_gpu_probe *g, int index, rt_gpu_measurement *r, rt_error *err
         int rc = rt_nvrtc_compile_feature(&g->nv, src, m->source, g->sm,
                                           m->feature ? m->feature : "", &cubin, &size, err);
         free(src);
-        if (rc != 0 && m->only_sm) {
+        if (rc != 0 && m->family) {
             /* an NVRTC too old for sm_90a: the Tensor Core ceiling goes unmeasured, said so */
-            snprintf(g->wgmma_absent, sizeof g->wgmma_absent, "%s", err->msg);
+            snprintf(g->absent[i], sizeof g->absent[i], "%s", err->msg);
             continue;
         }
         if (rc == 0 && rt_gpu_ck(g, g->cu.ModuleLoadData(&g->mod[i], cubin), "cuModuleLoadData"))

@@ -14,9 +14,10 @@
 #define MAX_TRIALS 9
 
 /* Handles of the kernel modules: indexes into rt_gpu_modules (gpu-modules.c), whose rows say
- * what each holds. MOD_WGMMA is compiled for sm_90a alone; elsewhere (or when NVRTC cannot) it
- * stays unloaded and g->wgmma_absent says why. MOD_CONV is on demand: rt_gpu_open leaves it to
- * gpu-conv.c. */
+ * what each holds. MOD_WGMMA is compiled only for the generations whose entry in
+ * data/gpu/architectures.json names wgmma (sm_90, as sm_90a); elsewhere (or when NVRTC cannot) it
+ * stays unloaded and g->absent[MOD_WGMMA] says why. MOD_CONV is on demand: rt_gpu_open leaves it
+ * to gpu-conv.c. */
 enum { MOD_FMA, MOD_MMA, MOD_MEM, MOD_LAUNCH, MOD_WGMMA, MOD_CONV, N_MODS };
 
 typedef struct rt_gpu_probe {
@@ -32,12 +33,16 @@ typedef struct rt_gpu_probe {
     size_t buf_bytes, out_floats;
     int sm, sms;
     double clock_hz;
-    char wgmma_absent[320];
+    const rt_gpu_arch *arch;  /* sm's entry in architectures.json (its rates), or NULL */
+    const rt_gpu_arch *gen;   /* its generation (the entry, else the nearest below), or NULL */
+    char absent[N_MODS][320]; /* why a module stays unloaded */
     rt_error *err;
 } rt_gpu_probe;
 
-/* gpu-context.c: open (driver, device figures into r, NVRTC, context, kernels) and close. */
-int rt_gpu_open(rt_gpu_probe *g, int index, rt_gpu_measurement *r, rt_error *err);
+/* gpu-context.c: open (driver, device figures into r, the GPU's generation in archs (may be
+ * NULL), NVRTC, context, the modules its generation runs) and close. */
+int rt_gpu_open(rt_gpu_probe *g, int index, const rt_gpu_archs *archs, rt_gpu_measurement *r,
+                rt_error *err);
 void rt_gpu_close(rt_gpu_probe *g);
 /* 0 on success, else -1 with g->err naming `what` and the driver's message. */
 int rt_gpu_ck(rt_gpu_probe *g, rt_cu_result rc, const char *what);
@@ -67,21 +72,29 @@ void rt_gpu_progress(rt_gpu_progress_t *p, double f);
 void rt_gpu_stage(rt_gpu_progress_t *p, const char *name, double lo, double hi);
 
 /* gpu-kernels.c */
-/* unit: its name before sm_90 (NULL: not run there); unit90: from sm_90 on, where wgmma is the
- * Tensor Core ceiling and mma.sync becomes the mma_* units (NULL: not run). block: threads per
- * block (0: BLOCK). */
+/* A compute kernel: the instruction family it times ("fma", "mma.sync", "wgmma": the names of
+ * architectures.json's tensor_instruction and timed_by), its input type (fp64 ... fp8), its name
+ * and instruction, its module; block: threads per block (0: BLOCK). Which unit it measures is the
+ * generation's to say (rt_gpu_unit_of). */
 typedef struct rt_gpu_compute_kernel {
-    const char *unit, *unit90, *kernel, *instr;
+    const char *family, *type, *kernel, *instr;
     int mod;
     unsigned block;
 } rt_gpu_compute_kernel;
 extern const rt_gpu_compute_kernel rt_gpu_compute_kernels[];
 extern const size_t rt_gpu_n_compute;
-/* The unit a kernel measures on sm_<sm>; NULL when it is not run there. */
-const char *rt_gpu_unit_of(const rt_gpu_compute_kernel *k, int sm);
+/* The unit kernel k measures on generation gen, into unit (n bytes): 1, or 0 when it is not run
+ * there. The FMA kernels measure the vector unit of their type; a Tensor Core kernel measures
+ * tensor_<type> where gen says its family reaches that ceiling, an mma.sync kernel mma_<type>
+ * elsewhere; no generation (gen NULL): the vector units only. */
+int rt_gpu_unit_of(const rt_gpu_compute_kernel *k, const rt_gpu_arch *gen, char *unit, size_t n);
+/* The Tensor Core ceilings of gen that no kernel times (their family has no kernel of their type
+ * here: tcgen05.mma, an FP4 mma.sync), one warning per family into w. */
+void rt_gpu_untimed(const rt_gpu_arch *gen, int sm, rt_warnings *w);
 /* gpu-selfcheck.c: the quantity (data/ncu/metrics.json's name, "flops.tensor_fp16") under which
- * the self-check expects kernel k's work on sm_<sm>, into q. */
-void rt_gpu_selfcheck_quantity(const rt_gpu_compute_kernel *k, int sm, char *q, size_t n);
+ * the self-check expects the work of kernel k, measuring `unit` on generation gen, into q. */
+void rt_gpu_selfcheck_quantity(const rt_gpu_compute_kernel *k, const char *unit,
+                               const rt_gpu_arch *gen, char *q, size_t n);
 
 typedef enum { BW_READ, BW_READ_L2, BW_RMW } rt_gpu_bw_kind;
 extern const char *const rt_gpu_bw_kernels[];

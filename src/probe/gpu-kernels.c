@@ -9,31 +9,72 @@
 
 /* ---- compute ---- */
 
-/* Before sm_90 mma.sync is the Tensor Core ceiling (tensor_*); from sm_90 on wgmma is, on sm_90a,
- * and mma.sync is measured as its own units (mma_*), the ceiling of code that does not use wgmma.
- * DMMA (FP64) has no wgmma form: tensor_fp64 everywhere. */
+/* Which of them measures which unit is data: each generation's entry in
+ * data/gpu/architectures.json names the family that reaches its Tensor Core ceilings (mma.sync to
+ * sm_89 and on sm_120, wgmma on sm_90a, tcgen05.mma on sm_100) and the exceptions (DMMA, FP64,
+ * has no wgmma form). */
 const rt_gpu_compute_kernel rt_gpu_compute_kernels[] = {
-    {"fp64", "fp64", "fma_fp64", "fma.rn.f64", MOD_FMA, 0},
-    {"fp32", "fp32", "fma_fp32", "fma.rn.f32", MOD_FMA, 0},
-    {"fp16", "fp16", "fma_fp16", "fma.rn.f16x2", MOD_FMA, 0},
-    {"bf16", "bf16", "fma_bf16", "fma.rn.bf16x2", MOD_FMA, 0},
-    {NULL, "tensor_fp16", "wgmma_fp16", "wgmma m64n256k16 f16 x f16 + f32", MOD_WGMMA, 128},
-    {NULL, "tensor_bf16", "wgmma_bf16", "wgmma m64n256k16 bf16 x bf16 + f32", MOD_WGMMA, 128},
-    {NULL, "tensor_tf32", "wgmma_tf32", "wgmma m64n256k8 tf32 x tf32 + f32", MOD_WGMMA, 128},
-    {NULL, "tensor_int8", "wgmma_int8", "wgmma m64n256k32 s8 x s8 + s32", MOD_WGMMA, 128},
-    {NULL, "tensor_fp8", "wgmma_fp8", "wgmma m64n256k32 e4m3 x e4m3 + f32", MOD_WGMMA, 128},
-    {"tensor_fp16", "mma_fp16", "mma_fp16", "mma.sync f16 x f16 + f32", MOD_MMA, 0},
-    {"tensor_bf16", "mma_bf16", "mma_bf16", "mma.sync bf16 x bf16 + f32", MOD_MMA, 0},
-    {"tensor_tf32", "mma_tf32", "mma_tf32", "mma.sync tf32 x tf32 + f32", MOD_MMA, 0},
-    {"tensor_int8", "mma_int8", "mma_int8", "mma.sync s8 x s8 + s32", MOD_MMA, 0},
-    {"tensor_fp8", "mma_fp8", "mma_fp8", "mma.sync e4m3 x e4m3 + f32", MOD_MMA, 0},
-    {"tensor_fp64", "tensor_fp64", "mma_fp64", "mma.sync f64 m8n8k4", MOD_MMA, 0},
+    {"fma", "fp64", "fma_fp64", "fma.rn.f64", MOD_FMA, 0},
+    {"fma", "fp32", "fma_fp32", "fma.rn.f32", MOD_FMA, 0},
+    {"fma", "fp16", "fma_fp16", "fma.rn.f16x2", MOD_FMA, 0},
+    {"fma", "bf16", "fma_bf16", "fma.rn.bf16x2", MOD_FMA, 0},
+    {"wgmma", "fp16", "wgmma_fp16", "wgmma m64n256k16 f16 x f16 + f32", MOD_WGMMA, 128},
+    {"wgmma", "bf16", "wgmma_bf16", "wgmma m64n256k16 bf16 x bf16 + f32", MOD_WGMMA, 128},
+    {"wgmma", "tf32", "wgmma_tf32", "wgmma m64n256k8 tf32 x tf32 + f32", MOD_WGMMA, 128},
+    {"wgmma", "int8", "wgmma_int8", "wgmma m64n256k32 s8 x s8 + s32", MOD_WGMMA, 128},
+    {"wgmma", "fp8", "wgmma_fp8", "wgmma m64n256k32 e4m3 x e4m3 + f32", MOD_WGMMA, 128},
+    {"mma.sync", "fp16", "mma_fp16", "mma.sync f16 x f16 + f32", MOD_MMA, 0},
+    {"mma.sync", "bf16", "mma_bf16", "mma.sync bf16 x bf16 + f32", MOD_MMA, 0},
+    {"mma.sync", "tf32", "mma_tf32", "mma.sync tf32 x tf32 + f32", MOD_MMA, 0},
+    {"mma.sync", "int8", "mma_int8", "mma.sync s8 x s8 + s32", MOD_MMA, 0},
+    {"mma.sync", "fp8", "mma_fp8", "mma.sync e4m3 x e4m3 + f32", MOD_MMA, 0},
+    {"mma.sync", "fp64", "mma_fp64", "mma.sync f64 m8n8k4", MOD_MMA, 0},
 };
 const size_t rt_gpu_n_compute = sizeof rt_gpu_compute_kernels / sizeof *rt_gpu_compute_kernels;
 
-const char *rt_gpu_unit_of(const rt_gpu_compute_kernel *k, int sm)
+int rt_gpu_unit_of(const rt_gpu_compute_kernel *k, const rt_gpu_arch *gen, char *unit, size_t n)
 {
-    return sm >= 90 ? k->unit90 : k->unit;
+    if (strcmp(k->family, "fma") == 0) {
+        snprintf(unit, n, "%s", k->type);
+        return 1;
+    }
+    if (!gen)
+        return 0;
+    snprintf(unit, n, "tensor_%s", k->type);
+    if (strcmp(rt_gpu_arch_timed_by(gen, unit), k->family) == 0)
+        return 1;
+    /* mma.sync where another family reaches the ceiling: a ceiling of its own */
+    snprintf(unit, n, "mma_%s", k->type);
+    return strcmp(k->family, "mma.sync") == 0;
+}
+
+void rt_gpu_untimed(const rt_gpu_arch *gen, int sm, rt_warnings *w)
+{
+    int done[RT_GPU_MAX_UNITS] = {0};
+    for (size_t i = 0; gen && i < gen->n_units; i++) {
+        const char *by = rt_gpu_arch_timed_by(gen, gen->units[i].name);
+        char list[512] = "";
+        for (size_t j = i; j < gen->n_units; j++) {
+            const char *u = gen->units[j].name;
+            if (done[j] || strncmp(u, "tensor_", 7) != 0 ||
+                strcmp(rt_gpu_arch_timed_by(gen, u), by))
+                continue;
+            int timed = 0;
+            for (size_t k = 0; k < rt_gpu_n_compute; k++)
+                timed |= strcmp(rt_gpu_compute_kernels[k].family, by) == 0 &&
+                         strcmp(rt_gpu_compute_kernels[k].type, u + 7) == 0;
+            done[j] = 1;
+            if (!timed) {
+                size_t l = strlen(list);
+                snprintf(list + l, sizeof list - l, "%s%s", l ? ", " : "", u);
+            }
+        }
+        if (list[0])
+            rt_warnings_add(w,
+                            "%s: not timed on sm_%d (%s): %s reaches %s, and the probe has no "
+                            "such kernel yet (data/gpu/architectures.json)",
+                            list, sm, gen->name, by, strchr(list, ',') ? "these ceilings" : "it");
+    }
 }
 
 /* FMA chains converge to c / (1 - b). */
@@ -45,9 +86,9 @@ int rt_gpu_run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, const rt
 {
     rt_cu_function f;
     unsigned grid, block = k->block ? k->block : BLOCK;
-    const char *unit = rt_gpu_unit_of(k, g->sm);
+    char unit[24];
     *absent = 0;
-    if (!unit || !g->mod[k->mod]) {
+    if (!rt_gpu_unit_of(k, g->gen, unit, sizeof unit) || !g->mod[k->mod]) {
         *absent = 1;
         return 0;
     }

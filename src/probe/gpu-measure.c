@@ -58,7 +58,25 @@ static const char *level_of(const rt_gpu_measurement *r, const char *level, cons
     return level;
 }
 
-static rt_machine *build_machine(const rt_gpu_measurement *r, const rt_gpu_arch *arch)
+/* The compute kernels the method names: "FMA chains, mma.sync loops and (sm_90a) wgmma loops,
+ * one wave of 256-thread blocks (128 for wgmma)" where a module of one family was loaded. */
+static void loops_of(const rt_gpu_probe *g, char *buf, size_t n)
+{
+    const rt_gpu_module *m = NULL;
+    for (int i = 0; i < N_MODS; i++)
+        if (rt_gpu_modules[i].family && g->mod[i])
+            m = &rt_gpu_modules[i];
+    if (m)
+        snprintf(buf, n,
+                 "FMA chains, mma.sync loops and (sm_%d%s) %s loops, one wave of %d-thread blocks "
+                 "(128 for %s)",
+                 g->sm, m->feature ? m->feature : "", m->family, BLOCK, m->family);
+    else
+        snprintf(buf, n, "FMA chains and mma.sync loops, one wave of %d-thread blocks", BLOCK);
+}
+
+static rt_machine *build_machine(const rt_gpu_measurement *r, const rt_gpu_arch *arch,
+                                 const char *loops)
 {
     char *name = rt_asprintf("%s (GPU %d, measured)", r->device, r->index);
     rt_machine *m = rt_machine_new(name);
@@ -66,12 +84,11 @@ static rt_machine *build_machine(const rt_gpu_measurement *r, const rt_gpu_arch 
     rt_machine_set_str(&m->source, "measured");
     char *method = rt_asprintf(
         "rooftime machine measure --gpu%s: kernels of data/gpu/ compiled by NVRTC %s for "
-        "sm_%d%d; FMA chains, mma.sync loops and (sm_90a) wgmma loops, one wave of %d-thread "
-        "blocks (128 for wgmma) on %d SMs; "
+        "sm_%d%d; %s on %d SMs; "
         "bandwidth from per-block slices (shared memory, L1), ld.global.cg (L2) and large "
         "streams (HBM), with an ERT-like sweep; launch overhead four ways, tau the '%s' one. "
         "Figures are medians of %d trials, min and max kept.",
-        r->quick ? " --quick" : "", r->nvrtc, r->cc_major, r->cc_minor, BLOCK, r->sms,
+        r->quick ? " --quick" : "", r->nvrtc, r->cc_major, r->cc_minor, loops, r->sms,
         rt_gpu_tau_name(r->tau), r->quick ? quick_plan.trials : full_plan.trials);
     rt_machine_set_str(&m->method, method);
     free(method);
@@ -149,24 +166,33 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
     rt_gpu_progress_t p = {o, "", 0, 0};
     int rc = -1;
     rt_gpu_stage(&p, "GPU: loading the driver, compiling kernels", 0, 0.05);
-    if (rt_gpu_open(&g, o->device, r, err))
+    if (rt_gpu_open(&g, o->device, o->archs, r, err))
         goto done;
-    const rt_gpu_arch *arch = o->archs ? rt_gpu_arch_find(o->archs, g.sm) : NULL;
+    const rt_gpu_arch *arch = g.arch;
     if (arch)
         snprintf(r->arch, sizeof r->arch, "%s", arch->name);
+    else if (skipped && g.gen)
+        rt_warnings_add(skipped,
+                        "theoretical peaks: architectures.json has no entry for sm_%d; every "
+                        "kernel is tried, none is checked against a peak, and the instructions "
+                        "are those of its generation, sm_%d (%s)",
+                        g.sm, g.gen->sm, g.gen->name);
     else if (skipped)
         rt_warnings_add(skipped,
-                        "theoretical peaks: %s sm_%d; every kernel is tried, none is checked "
-                        "against a peak",
-                        o->archs ? "architectures.json has no entry for" : "no peak data for",
+                        "theoretical peaks: %s sm_%d; the vector kernels are tried, none is "
+                        "checked against a peak; the Tensor Core kernels are not (which "
+                        "instruction reaches each ceiling is its generation's to say)",
+                        o->archs ? "architectures.json has no generation for" : "no peak data for",
                         g.sm);
+    if (skipped)
+        rt_gpu_untimed(g.gen, g.sm, skipped);
 
     /* compute */
     for (size_t i = 0; i < rt_gpu_n_compute; i++) {
         const rt_gpu_compute_kernel *k = &rt_gpu_compute_kernels[i];
-        const char *unit = rt_gpu_unit_of(k, g.sm);
-        if (!unit)
-            continue; /* wgmma before sm_90 */
+        char unit[24];
+        if (!rt_gpu_unit_of(k, g.gen, unit, sizeof unit))
+            continue; /* not this generation's (wgmma but on sm_90) */
         if (r->n_compute >= sizeof r->compute / sizeof *r->compute)
             break;
         char label[64];
@@ -181,7 +207,7 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
         if (!g.mod[k->mod]) {
             if (skipped)
                 rt_warnings_add(skipped, "%s (%s): not measured: %s", unit, k->kernel,
-                                g.wgmma_absent);
+                                g.absent[k->mod]);
             continue;
         }
         int absent;
@@ -314,7 +340,9 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
         rt_gpu_progress(&p, 1);
     }
     r->seconds = rt_now() - t_start;
-    *out = build_machine(r, arch);
+    char loops[256];
+    loops_of(&g, loops, sizeof loops);
+    *out = build_machine(r, arch, loops);
     (*out)->gpu = r;
     r = NULL;
     rc = 0;

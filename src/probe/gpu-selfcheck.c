@@ -14,33 +14,36 @@
 #define SELF_ITERS 512
 #define SELF_ITERS_WGMMA 129 /* odd: wgmma.cu */
 
-/* The quantity a kernel's work falls under in a profile (metrics.json's names). No chip has a
- * vector BF16 counter (GH100's sm__sass_thread_inst_executed_op_* name none) and metrics.json no
+/* The quantity a kernel's work falls under in a profile (metrics.json's names): its unit's, or
+ * the one the generation says the counters report it under (counted_as: every tensor type in
+ * one counter to sm_75, FP8 mma.sync as the FP16 HMMA ptxas makes of it on sm_90 and sm_100). The
+ * counters name no instruction: mma_<type> is tensor_<type>'s quantity. No chip has a vector
+ * BF16 counter (GH100's sm__sass_thread_inst_executed_op_* name none) and metrics.json no
  * flops.bf16: the bf16x2 FMA is an HFMA2 (HFMA2.BF16_V2 in the SASS), an "HFMA thread
  * instruction" by the description of sm__sass_thread_inst_executed_op_hfma_pred_on, so it is
  * expected under flops.fp16, which that counter feeds at 4 FLOPs per HFMA2 in the mapping's default
  * recipe, the kernels' own count (whether it counts the BF16 one, a GPU run tells). */
-void rt_gpu_selfcheck_quantity(const rt_gpu_compute_kernel *k, int sm, char *q, size_t n)
+void rt_gpu_selfcheck_quantity(const rt_gpu_compute_kernel *k, const char *unit,
+                               const rt_gpu_arch *gen, char *q, size_t n)
 {
-    const char *type = strchr(k->kernel, '_') + 1; /* fp64, fp16, tf32, int8 ... */
-    if (k->mod == MOD_FMA)
-        snprintf(q, n, "flops.%s", strcmp(type, "bf16") == 0 ? "fp16" : type);
-    else if (sm < 80)
-        /* Volta and Turing count tensor instructions of every type in one counter */
-        snprintf(q, n, "flops.tensor");
-    else if (sm >= 90 && strcmp(k->kernel, "mma_fp8") == 0)
-        /* no FP8 mma.sync on Hopper: ptxas issues FP16 HMMA, which the counters see as FP16 */
-        snprintf(q, n, "flops.tensor_fp16");
+    if (strcmp(k->family, "fma") == 0) {
+        snprintf(q, n, "flops.%s", strcmp(k->type, "bf16") == 0 ? "fp16" : k->type);
+        return;
+    }
+    const char *as = gen ? rt_gpu_arch_counted_as(gen, unit) : unit;
+    if (strncmp(as, "mma_", 4) == 0)
+        snprintf(q, n, "flops.tensor_%s", as + 4);
     else
-        snprintf(q, n, "flops.tensor_%s", type);
+        snprintf(q, n, "flops.%s", as);
 }
 
 static int run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, FILE *out, int *ran)
 {
     rt_cu_function f;
     unsigned grid, block = k->block ? k->block : BLOCK;
+    char unit[24];
     *ran = 0;
-    if (!rt_gpu_unit_of(k, g->sm) || !g->mod[k->mod])
+    if (!rt_gpu_unit_of(k, g->gen, unit, sizeof unit) || !g->mod[k->mod])
         return 0;
     if (rt_gpu_get_fn(g, k->mod, k->kernel, &f) || rt_gpu_one_wave_of(g, f, block, 0, &grid))
         return -1;
@@ -66,7 +69,7 @@ static int run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, FILE *ou
         return -1;
     }
     char q[48];
-    rt_gpu_selfcheck_quantity(k, g->sm, q, sizeof q);
+    rt_gpu_selfcheck_quantity(k, unit, g->gen, q, sizeof q);
     double warps = (double)grid * block / 32;
     fprintf(out, "%s\t%s\t%.17g\n", k->kernel, q, meta[0] * warps * iters);
     *ran = 1;
@@ -93,14 +96,15 @@ static int run_stream(rt_gpu_probe *g, rt_gpu_bw_kind kind, double ws, FILE *out
     return 0;
 }
 
-int rt_gpu_selfcheck_kernels(int device, FILE *out, int *n_kernels, rt_error *err)
+int rt_gpu_selfcheck_kernels(int device, const rt_gpu_archs *archs, FILE *out, int *n_kernels,
+                             rt_error *err)
 {
     rt_gpu_probe g;
     memset(&g, 0, sizeof g);
     rt_gpu_measurement *r = rt_gpu_measurement_new();
     int rc = -1;
     *n_kernels = 0;
-    if (rt_gpu_open(&g, device, r, err))
+    if (rt_gpu_open(&g, device, archs, r, err))
         goto done;
     fprintf(out, "# rooftime self-check manifest: kernel, quantity, expected; %s sm_%d\n",
             r->device, g.sm);

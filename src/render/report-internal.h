@@ -33,6 +33,8 @@ void rt_report_profiles(FILE *fp, rt_profile *const *profiles, size_t n);
  * of the profiled steps) its kernels explain and what the PyTorch cost model covered, as `analyze`
  * prints them (core/coverage.h). */
 void rt_report_coverage(FILE *fp, rt_profile *const *profiles, size_t n);
+/* A GPU trace's device coverage and launch side (import torch), profile p of n. */
+void rt_report_launch_side(FILE *fp, const rt_profile *prof, size_t p, size_t n);
 
 /* Escaped text (NULL prints nothing). */
 void rt_report_esc(FILE *fp, const char *s);

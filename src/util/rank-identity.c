@@ -56,6 +56,27 @@ rt_rank_identity *rt_rank_identity_dup(const rt_rank_identity *src)
     return id;
 }
 
+rt_rank_identity *rt_rank_identity_stamp(rt_rank_identity *own, const rt_rank_identity *process)
+{
+    rt_rank_identity *id = rt_rank_identity_dup(process);
+    if (!own)
+        return id;
+    if (!id || process->rank != own->rank) { /* another rank's file: nothing of this process */
+        rt_rank_identity_free(id);
+        id = rt_xmalloc(sizeof *id);
+        rt_rank_identity_init(id);
+    }
+    id->rank = own->rank;
+    if (own->size >= 0)
+        id->size = own->size;
+    if (own->device) {
+        free(id->device);
+        id->device = rt_strdup(own->device);
+    }
+    rt_rank_identity_free(own);
+    return id;
+}
+
 void rt_rank_identity_free(rt_rank_identity *id)
 {
     if (!id)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rooftime/util/gzip-text.h"
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
 
@@ -34,9 +35,10 @@ static void too_large(const char *shown, size_t max, rt_error *err)
         rt_error_set(err, "cannot read '%s': larger than the limit of %zu bytes", shown, max);
 }
 
-/* All of fd (st its fstat) into *buf; fd is closed unless it is standard input. */
+/* All of fd (st its fstat) into *buf; fd is closed unless it is standard input. With gz, an input
+ * that starts as gzip does is read as bytes and decompressed (gzip-text.c). */
 static int read_fd(int fd, int is_stdin, const struct stat *st, const char *shown, size_t max,
-                   char **buf, size_t *len, rt_error *err)
+                   int gz, char **buf, size_t *len, rt_error *err)
 {
     *buf = NULL;
     *len = 0;
@@ -53,7 +55,7 @@ static int read_fd(int fd, int is_stdin, const struct stat *st, const char *show
     if (S_ISREG(st->st_mode) && st->st_size > 0 && (size_t)st->st_size < max)
         whole = (size_t)st->st_size + 1;
     char *b = rt_xmalloc(cap);
-    int rc = -1;
+    int rc = -1, raw = 0;
     for (;;) {
         if (cap - n < 2) {
             if (cap > max) {
@@ -72,12 +74,14 @@ static int read_fd(int fd, int is_stdin, const struct stat *st, const char *show
         }
         if (r == 0)
             break;
-        const char *kind = n == 0 ? rt_not_text_kind(b, (size_t)r) : NULL;
+        if (n == 0 && gz && rt_is_gzip(b, (size_t)r))
+            raw = 1;
+        const char *kind = n == 0 && !raw ? rt_not_text_kind(b, (size_t)r) : NULL;
         if (kind) {
             rt_error_set(err, "cannot read '%s': %s", shown, kind);
             goto done;
         }
-        const char *nul = memchr(b + n, '\0', (size_t)r);
+        const char *nul = raw ? NULL : memchr(b + n, '\0', (size_t)r);
         if (nul) {
             rt_error_set(err, "cannot read '%s': byte %zu is a NUL: not a text file", shown,
                          (size_t)(nul - b));
@@ -93,6 +97,10 @@ static int read_fd(int fd, int is_stdin, const struct stat *st, const char *show
             too_large(shown, max, err);
             goto done;
         }
+    }
+    if (raw) {
+        rc = rt_gunzip_text(b, n, shown, max, buf, len, err);
+        goto done;
     }
     b[n] = '\0';
     size_t bom = bom_length(b, n);
@@ -120,7 +128,7 @@ static int open_input(const char *path, int *fd, int *is_stdin, struct stat *st,
     return 0;
 }
 
-int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err)
+static int read_path(const char *path, size_t max, int gz, char **buf, size_t *len, rt_error *err)
 {
     *buf = NULL;
     *len = 0;
@@ -128,7 +136,17 @@ int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_
     struct stat st;
     if (open_input(path, &fd, &is_stdin, &st, err) != 0)
         return -1;
-    return read_fd(fd, is_stdin, &st, is_stdin ? "standard input" : path, max, buf, len, err);
+    return read_fd(fd, is_stdin, &st, is_stdin ? "standard input" : path, max, gz, buf, len, err);
+}
+
+int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err)
+{
+    return read_path(path, max, 0, buf, len, err);
+}
+
+int rt_read_text_file_gz(const char *path, size_t max, char **buf, size_t *len, rt_error *err)
+{
+    return read_path(path, max, 1, buf, len, err);
 }
 
 /* Below this size a file is read: a mapping's set-up costs more than the copy it saves. */
@@ -175,7 +193,8 @@ int rt_text_load(const char *path, size_t max, rt_text *t, rt_error *err)
     }
     /* Everything else, and a failed mapping, read from the same descriptor. */
     char *b;
-    if (read_fd(fd, is_stdin, &st, is_stdin ? "standard input" : path, max, &b, &t->len, err) != 0)
+    if (read_fd(fd, is_stdin, &st, is_stdin ? "standard input" : path, max, 0, &b, &t->len, err) !=
+        0)
         return -1;
     t->s = b;
     return 0;

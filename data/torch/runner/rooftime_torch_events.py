@@ -8,7 +8,9 @@ profile object of torch.autograd.profiler (its options; __exit__ and kineto_resu
 2.x alike) and its events' name(), start_thread_id(), sequence_nr(), fwd_thread_id(), shapes(),
 dtypes(), stack() and flops(). Where torch's generations differ, GENERATIONS below says what each
 one takes, keyed by torch's version, and CLOCKS which clock a result carries, so that the next
-torch is a row, not an edit: no torch's private names are assumed anywhere else.
+torch is a row, not an edit: no torch's private names are assumed anywhere else. torch.compile's
+CPU kernels get the buffers inductor's generated code gives them (rooftime_inductor.py beside this
+file, keyed by torch's version the same way).
 """
 import json
 import os
@@ -116,7 +118,24 @@ def write_trace(path, result, positions, steps=None, within=None):
         evs.append((e.name(), e.start_thread_id(), st, st + getattr(e, ev_dur)() / per_us,
                     e.sequence_nr(), e.fwd_thread_id(), e))
     meta = {"torch_version": torch.__version__, "torch_profiler": g["name"]}
-    _write(path, evs, positions, steps, within, g, meta)
+    _write(path, evs, positions, steps, within, g, meta, _compiled(torch))
+
+
+def _compiled(torch):
+    """torch.compile's CPU kernels, by the name the profiler records, as inductor's generated code
+    sizes their buffers (rooftime_inductor.py beside this file); {} where it cannot tell."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rooftime_inductor.py")
+    try:
+        spec = importlib.util.spec_from_file_location("rooftime_inductor", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod.kernels(version(torch))
+    except Exception as e:  # noqa: BLE001 - the kernels are then uncounted, the trace written
+        print("rooftime runner: torch.compile's kernels not read (%s): their work is not counted"
+              % e, file=sys.stderr)
+        return {}
 
 
 def _concrete_text(name, v):
@@ -187,7 +206,7 @@ def _overlapping(events, within):
     return keep
 
 
-def _write(path, events, positions, steps, within, g, meta):
+def _write(path, events, positions, steps, within, g, meta, compiled=None):
     # steady state: between the end of optimizer step FIRST and the end of step LAST
     lo, hi = None, None
     if steps:
@@ -285,6 +304,12 @@ def _write(path, events, positions, steps, within, g, meta):
             frames = ["nn.Module: " + m for m in p["modules"]] + frames
         if p and "source" in p:
             frames.insert(0, p["source"])
+        rec = (compiled or {}).get(name) if not shapes else None
+        if rec:
+            # a compiled kernel: its buffers as inductor's code sizes them, and how it uses each
+            # ("in", "out", "in_out") where an operator's concrete arguments go
+            args["Input Dims"], args["Input type"] = rec["dims"], rec["types"]
+            args["Concrete Inputs"] = rec["access"]
         if frames:
             args["Call stack"] = ";".join(frames)
         if flops > 0:

@@ -110,8 +110,9 @@ int rt_analysis_new_modes(const rt_machine *m, const rt_mode *modes, size_t n_mo
                           rt_analysis **out, rt_error *err);
 void rt_analysis_free(rt_analysis *a);
 
-/* The launch overhead profile p pays on m: its named overhead when m has it, else m's tau
- * (*name gets the overhead's name or NULL). */
+/* The launch overhead profile p pays on m: its named overhead when m has it, else the one the
+ * run measured itself (notes.overhead_seconds, import torch of a GPU trace), else m's tau (*name
+ * gets the overhead's name, or NULL for m's tau). */
 double rt_analysis_profile_tau(const rt_machine *m, const rt_profile *p, const char **name);
 
 /* Indices of items (or configs) sorted by time, longest first; caller frees. */

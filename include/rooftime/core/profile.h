@@ -116,6 +116,9 @@ const char *rt_kernel_uncounted(const rt_kernel *k);
 #define RT_OVERHEAD_OPENCL "opencl_enqueue"        /* one enqueue and finish */
 #define RT_OVERHEAD_FRAMEWORK "framework_dispatch" /* one empty framework op (PyTorch eager) */
 #define RT_OVERHEAD_ONEDNN "onednn_primitive"      /* one execute of a trivial oneDNN primitive */
+/* A GPU kernel's launch latency as a PyTorch trace measured it in the run itself (import torch:
+ * the profile's notes.overhead_seconds; no machine file measures it) */
+#define RT_OVERHEAD_TORCH_GPU "torch_gpu_launch"
 /* A kernel's calls pay nothing rooftime measures (rt_kernel.overhead): no parallel region, no
  * dispatch, no primitive execute inside its time. */
 #define RT_OVERHEAD_NONE "none"

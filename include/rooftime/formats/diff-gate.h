@@ -20,7 +20,8 @@ typedef struct rt_gate_opts {
     double threshold; /* a fraction */
     double min_share; /* a fraction of the larger side's time */
     double launches;  /* launches per step (per run where the profiles record no steps) */
-    bool strict;      /* a change past the threshold whose spread is unknown fails */
+    bool strict; /* a change past the threshold whose noise is unknown fails: a spread unknown, or
+                  * beyond the spread within a run with one run on a side */
     bool other_machine, suspect_machine; /* judge anyway */
     const rt_machine *m;                 /* NULL: no verdicts, no efficiency check */
     rt_mode mode;
@@ -29,7 +30,7 @@ typedef struct rt_gate_opts {
 
 typedef enum rt_gate_state {
     RT_GATE_FAIL = 0, /* worse beyond noise */
-    RT_GATE_UNJUDGED, /* past the threshold, but its noise is unknown */
+    RT_GATE_UNJUDGED, /* past the threshold, but its noise is unknown (rt_gate_row.one_run) */
     RT_GATE_PASS,
 } rt_gate_state;
 
@@ -56,6 +57,8 @@ typedef struct rt_gate_row {
     double ratio;         /* after / before */
     double margin; /* time: after's band's low end over before's high end; efficiency: before's
                     * low end over after's high end; launches: the change per step */
+    bool one_run;  /* beyond the spread within a run, with one run on a side: the noise between
+                    * runs unmeasured, so unjudged (failed under --strict) */
     char *detail;  /* launches: the kernels whose launches rose most; else NULL */
     char *line;    /* the row in one line, as `diff --gate` prints it */
 } rt_gate_row;

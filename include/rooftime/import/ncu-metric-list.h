@@ -27,4 +27,10 @@ void rt_ncu_metric_list_release(rt_ncu_metric_list *l);
 int rt_ncu_constant(const char *metrics_file, const char *arch, const char *name, double *value,
                     rt_error *err);
 
+/* The GPU generations of data/gpu/architectures.json as "sm_70<sep>sm_75<sep>..." into buf, for
+ * help texts (examples when the table cannot be read). */
+void rt_ncu_arch_names(char *buf, size_t n, const char *sep);
+/* The usage error of an --arch value arg that is no architecture, naming those generations. */
+void rt_ncu_arch_message(char *buf, size_t n, const char *arg);
+
 #endif

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include "rooftime/core/comm.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/torch-cost.h"
 #include "rooftime/util/error.h"
@@ -30,6 +31,12 @@ typedef struct rt_torch_options {
     rt_conv_flops conv;      /* convolution and pooling FLOP convention */
     int by_source;           /* kernels per source line and nn.Module ("Call stack"), as tags */
     const char *origin; /* what messages call the trace (rt_import_torch_opts; NULL: its path) */
+    /* A trace with GPU kernels is imported as its device profile (below); host: its host
+     * operators by self time instead, as a trace of the CPU alone is. */
+    int host;
+    /* Communication kernels (data/comm/kernels.json): no operator's work goes to them, and the
+     * coverage counts their time apart; NULL: every kernel is computation. */
+    const rt_comm_patterns *comm;
 } rt_torch_options;
 
 /*

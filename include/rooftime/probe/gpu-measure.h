@@ -17,7 +17,7 @@ typedef struct rt_gpu_opts {
     int device;                /* CUDA device ordinal */
     int quick;                 /* under 30 s */
     rt_gpu_tau tau;            /* which definition is the model's tau (default: the paper's) */
-    const rt_gpu_archs *archs; /* peak rates per architecture; NULL: none checked */
+    const rt_gpu_archs *archs; /* the GPU generations (rates, instructions); NULL: none known */
     rt_progress_fn progress;
     void *progress_ctx;
 } rt_gpu_opts;
@@ -34,27 +34,33 @@ typedef struct rt_gpu_opts {
 int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipped, rt_error *err);
 
 /*
- * The collector's self-check (gpu-selfcheck.c): run every probe kernel GPU `device` has once,
+ * The collector's self-check (gpu-selfcheck.c): with the generations of archs (NULL: none known,
+ * the vector kernels only), run every probe kernel GPU `device` has once,
  * with known work, and write one manifest line per kernel to out: "KERNEL<TAB>QUANTITY<TAB>
  * EXPECTED" (QUANTITY as data/ncu/metrics.json names it: flops.fp32, flops.tensor_fp16,
  * bytes.HBM ...), after a '#' comment line. *n_kernels: lines written. -1 with err as
  * rt_gpu_measure's (no driver, no GPU, a wrong result, a failed CUDA call).
  */
-int rt_gpu_selfcheck_kernels(int device, FILE *out, int *n_kernels, rt_error *err);
+int rt_gpu_selfcheck_kernels(int device, const rt_gpu_archs *archs, FILE *out, int *n_kernels,
+                             rt_error *err);
 
 /* One kernel module of data/gpu/ (gpu-modules.c): its source file, the extern "C" kernels it
- * defines (NULL-terminated), and, when only_sm is not 0, the one architecture it is compiled for,
- * as sm_<only_sm><feature> ("a": sm_90a). on_demand: not compiled by the probe's measurement but
- * by the one caller that uses it (conv-direct.cu: the GPU study's check, gpu-conv.c). */
+ * defines (NULL-terminated), and, when family is set, the instruction family its kernels time
+ * ("wgmma"): it is compiled only for the generations whose entry in data/gpu/architectures.json
+ * has that family reach a ceiling, as sm_<sm><feature> ("a": sm_90a). on_demand: not compiled by
+ * the probe's measurement but by the one caller that uses it (conv-direct.cu: the GPU study's
+ * check, gpu-conv.c). */
 typedef struct rt_gpu_module {
     const char *source;
     const char *const *kernels;
-    int only_sm;
+    const char *family;
     const char *feature;
     int on_demand;
 } rt_gpu_module;
 /* Every module, ended by a row whose source is NULL. */
 extern const rt_gpu_module rt_gpu_modules[];
+/* Whether module m is compiled for a GPU of generation gen (NULL: none known): 1 or 0. */
+int rt_gpu_module_applies(const rt_gpu_module *m, const rt_gpu_arch *gen);
 
 /* One kernel source with the shared prelude in front, ready for NVRTC (malloc'd; NULL with err
  * when unreadable). */

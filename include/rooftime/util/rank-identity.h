@@ -25,6 +25,10 @@ void rt_rank_identity_release(rt_rank_identity *id);
 /* A heap copy of src (NULL stays NULL). */
 rt_rank_identity *rt_rank_identity_dup(const rt_rank_identity *src);
 void rt_rank_identity_free(rt_rank_identity *id);
+/* The identity a file gets when this process (process, may be NULL) writes it: process's; where
+ * the file already names its own (own, freed here: a PyTorch trace's distributedInfo), its rank,
+ * size and device, with this process's host and launcher only when it is that rank. */
+rt_rank_identity *rt_rank_identity_stamp(rt_rank_identity *own, const rt_rank_identity *process);
 bool rt_rank_identity_equal(const rt_rank_identity *a, const rt_rank_identity *b);
 
 /*

@@ -19,6 +19,9 @@
  * *buf.
  */
 int rt_read_text_file(const char *path, size_t max, char **buf, size_t *len, rt_error *err);
+/* The same, and an input compressed with gzip (a trace kept as .json.gz) is decompressed, with
+ * max bounding it decompressed too (rt_gunzip_text, gzip-text.h). */
+int rt_read_text_file_gz(const char *path, size_t max, char **buf, size_t *len, rt_error *err);
 /* "cannot read 'SHOWN': no such file" (or errno's text) after a failed open: every reader words it
  * alike. Returns -1. */
 int rt_open_error(const char *shown, rt_error *err);

@@ -6,6 +6,7 @@
 
 #include "cli-import.h"
 #include "commands.h"
+#include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
 
@@ -33,11 +34,11 @@ static int option(void *state, int c, char *arg)
         return 0;
     }
     case 'a':
-        if (rt_ncu_parse_arch(arg) < 0)
-            return cli_usage_error("import",
-                                   "--arch takes sm_70, sm_80, sm_90 ... or 7.0, 8.9 ..., "
-                                   "not '%s'",
-                                   arg);
+        if (rt_ncu_parse_arch(arg) < 0) {
+            char msg[512];
+            rt_ncu_arch_message(msg, sizeof msg, arg);
+            return cli_usage_error("import", "%s", msg);
+        }
         o->arch = arg;
         return 0;
     case 'A':

@@ -22,6 +22,7 @@
 #include "cli-profile.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/formats/gpu-arch-json.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/probe/gpu-measure.h"
 #include "rooftime/util/datadir.h"
@@ -305,14 +306,21 @@ int cmd_machine_selfcheck_kernels(int argc, char **argv)
     }
     if (!manifest || optind != argc)
         return cli_usage_error("machine", "selfcheck-kernels takes --manifest FILE [--gpu N]");
+    rt_error err;
+    rt_gpu_archs archs; /* which kernels time which ceiling, and the counters' quantities */
+    if (rt_gpu_archs_load(NULL, &archs, &err) != 0) {
+        cli_error("%s", err.msg);
+        return RT_EXIT_FAIL;
+    }
     FILE *fp = fopen(manifest, "w");
     if (!fp) {
         cli_error("cannot write '%s': %s", manifest, strerror(errno));
+        rt_gpu_archs_release(&archs);
         return RT_EXIT_FAIL;
     }
-    rt_error err;
     int n = 0;
-    int rc = rt_gpu_selfcheck_kernels((int)device, fp, &n, &err);
+    int rc = rt_gpu_selfcheck_kernels((int)device, &archs, fp, &n, &err);
+    rt_gpu_archs_release(&archs);
     if (fclose(fp) != 0 && rc == 0) {
         rt_error_set(&err, "cannot write '%s': %s", manifest, strerror(errno));
         rc = -1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rooftime/formats/gpu-arch-json.h"
 #include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/util/datadir.h"
@@ -101,4 +102,31 @@ void rt_ncu_metric_list_release(rt_ncu_metric_list *l)
         free(l->metric[i]);
     free(l->metric);
     memset(l, 0, sizeof *l);
+}
+
+void rt_ncu_arch_names(char *buf, size_t n, const char *sep)
+{
+    rt_gpu_archs archs;
+    rt_error err;
+    buf[0] = '\0';
+    if (rt_gpu_archs_load(NULL, &archs, &err) != 0) {
+        snprintf(buf, n, "sm_70%ssm_80%ssm_90 ...", sep, sep); /* the table unread: examples */
+        return;
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < archs.n && used < n; i++) {
+        int w = snprintf(buf + used, n - used, "%ssm_%d", i ? sep : "", archs.arch[i].sm);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    rt_gpu_archs_release(&archs);
+}
+
+void rt_ncu_arch_message(char *buf, size_t n, const char *arg)
+{
+    char names[256];
+    rt_ncu_arch_names(names, sizeof names, ", ");
+    snprintf(buf, n,
+             "--arch takes sm_XX or X.Y, not '%s' (the generations of "
+             "data/gpu/architectures.json: %s)",
+             arg, names);
 }

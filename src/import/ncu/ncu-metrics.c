@@ -1,6 +1,7 @@
 /* The Nsight Compute metric mapping: loads data/ncu/metrics.json, compiles and evaluates its
  * formulas. */
 #include "rooftime/import/ncu-metrics.h"
+#include "rooftime/formats/gpu-arch-json.h"
 #include "rooftime/util/data-file.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
@@ -290,6 +291,37 @@ static int load_constants(rt_jr *r, rt_ncu_map *m, json_t *root)
     return 0;
 }
 
+/* The constants the GPU generations give (data/gpu/architectures.json, not restated here):
+ * tensor_peak, the dense FP16 Tensor Core FLOP/s of the generation's reference part, for each
+ * architecture of the constants whose entry gives none (a user's mapping may). NAN where the
+ * generation names no reference part. */
+static int add_generation_constants(rt_ncu_map *m, rt_error *err)
+{
+    if (m->n_arch == 0)
+        return 0;
+    rt_gpu_archs archs;
+    if (rt_gpu_archs_load(NULL, &archs, err) != 0)
+        return -1;
+    size_t c = 0;
+    while (c < m->n_const && strcmp(m->const_name[c], "tensor_peak") != 0)
+        c++;
+    if (c == m->n_const) {
+        m->const_name = rt_xrealloc(m->const_name, (m->n_const + 1) * sizeof(char *));
+        m->const_name[m->n_const++] = rt_strdup("tensor_peak");
+        for (size_t i = 0; i < m->n_arch; i++) {
+            m->arch[i].value = rt_xrealloc(m->arch[i].value, m->n_const * sizeof(double));
+            m->arch[i].value[c] = NAN;
+        }
+    }
+    for (size_t i = 0; i < m->n_arch; i++) {
+        double peak = rt_gpu_generation_peak(&archs, m->arch[i].sm, "tensor_fp16");
+        if (isnan(m->arch[i].value[c]))
+            m->arch[i].value[c] = peak > 0 ? peak : NAN;
+    }
+    rt_gpu_archs_release(&archs);
+    return 0;
+}
+
 /* Whether entry qv (path "quantities[i]") belongs to the map's recipe: 1, 0 (another recipe's:
  * left out), -1 with the error when its "recipe" names none of the mapping's. */
 static int in_recipe(rt_jr *r, const rt_ncu_map *m, const json_t *root, const json_t *qv,
@@ -445,7 +477,7 @@ int rt_ncu_map_load_recipe(const char *path, const char *recipe, rt_ncu_map *m, 
     rt_jr r = {rt_data_file_src(&f), err};
     int rc = -1;
     /* Constants first: formulas refer to them by name. */
-    if (load_constants(&r, m, root) != 0)
+    if (load_constants(&r, m, root) != 0 || add_generation_constants(m, err) != 0)
         goto done;
     for (size_t i = 0; i < m->n_const; i++)
         if (strcmp(m->const_name[i], "tensor_factor") == 0)

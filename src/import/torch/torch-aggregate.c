@@ -119,7 +119,7 @@ void rt_torch_aggregate(reader *r, rt_warnings *w)
                         "thread; only the overlapping part is taken from the parent's self time",
                         r->origin, r->n_partial);
     free(self);
-    free(parent);
+    r->parent = parent; /* the GPU link walks up from the operator around a launch */
     free(subtree_end);
     free(inside);
     free(stack);

@@ -121,17 +121,8 @@ static void uncovered(reader *r, uint32_t key, const char *why, double us)
     const char *sep = strchr(full, '\x1f');
     char *what =
         rt_asprintf("%.*s (%s)", (int)(sep ? sep - full : (ptrdiff_t)strlen(full)), full, why);
-    size_t id = rt_name_index_intern(&r->cov.why, what, strlen(what));
+    rt_torch_shares_add(&r->cov.why, what, us);
     free(what);
-    if (id >= r->cov.cap_why) {
-        size_t cap = r->cov.cap_why ? 2 * r->cov.cap_why : 16;
-        while (cap <= id)
-            cap *= 2;
-        r->cov.why_us = rt_xrealloc(r->cov.why_us, cap * sizeof *r->cov.why_us);
-        memset(r->cov.why_us + r->cov.cap_why, 0, (cap - r->cov.cap_why) * sizeof *r->cov.why_us);
-        r->cov.cap_why = cap;
-    }
-    r->cov.why_us[id] += us;
 }
 
 void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
@@ -201,6 +192,8 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
     free(op);
     for (size_t i = 0; i < n; i++) {
         const ev *e = &r->evs[i];
+        if (e->kind == EV_CPU && r->gpu.calls) /* each call's work, for its GPU kernels */
+            rt_torch_gpu_note_call(&r->gpu.calls[i], composite[i], cost[i]);
         if (e->kind != EV_CPU || !inside[i])
             continue;
         double s = self[i] > 0 ? self[i] : 0;
@@ -296,19 +289,6 @@ void rt_torch_source_notes(const reader *r, rt_profile *p)
     rt_tags_set(&p->provenance.notes, "torch_source_coverage", buf);
 }
 
-typedef struct share {
-    const char *what;
-    double us;
-} share;
-
-static int share_cmp(const void *a_, const void *b_)
-{
-    const share *a = a_, *b = b_;
-    if (a->us != b->us)
-        return a->us > b->us ? -1 : 1;
-    return strcmp(a->what, b->what);
-}
-
 #define MAX_LISTED 12
 
 void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
@@ -324,15 +304,9 @@ void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
                 "and every output written once at its type");
     rt_tags_set(&p->provenance.notes, "torch_cost_model", rt_torch_ops_label(r->ops));
     rt_tags_set(&p->provenance.notes, "torch_conv_flops", rt_conv_flops_name(r->opt->conv));
-    double busy = r->cov.busy > 0 ? r->cov.busy : 1, unc = 0;
-    size_t nw = r->cov.why.n;
-    share *sh = rt_xmalloc((nw ? nw : 1) * sizeof *sh);
-    for (size_t i = 0; i < nw; i++) {
-        sh[i].what = rt_name_index_key(&r->cov.why, i);
-        sh[i].us = r->cov.why_us[i];
-        unc += sh[i].us;
-    }
-    qsort(sh, nw, sizeof *sh, share_cmp);
+    double busy = r->cov.busy > 0 ? r->cov.busy : 1, unc;
+    size_t nw = r->cov.why.why.n;
+    char *list = rt_torch_shares_list(&r->cov.why, busy, MAX_LISTED, &unc);
     char t[64], buf[512];
     rt_fmt_time(t, sizeof t, r->cov.busy * 1e-6);
     snprintf(buf, sizeof buf,
@@ -353,18 +327,6 @@ void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
     rt_tags_set(&p->provenance.notes, "torch_covered_share",
                 (snprintf(t, sizeof t, "%.4f", r->cov.work / busy), t));
     if (nw > 0) {
-        size_t cap = 4096, len = 0;
-        char *list = rt_xmalloc(cap);
-        list[0] = '\0';
-        for (size_t i = 0; i < nw && i < MAX_LISTED; i++) {
-            int m = snprintf(list + len, cap - len, "%s%s %.1f%%", i ? "; " : "", sh[i].what,
-                             100 * sh[i].us / busy);
-            if (m < 0 || (size_t)m >= cap - len)
-                break;
-            len += (size_t)m;
-        }
-        if (nw > MAX_LISTED && len + 32 < cap)
-            snprintf(list + len, cap - len, "; %zu more", nw - MAX_LISTED);
         rt_tags_set(&p->provenance.notes, "torch_uncovered", list);
         if (rt_torch_legacy_export(r))
             rt_torch_warn_legacy(r, w); /* one cause for every operator: said once */
@@ -372,7 +334,6 @@ void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
             rt_warnings_add(w,
                             "'%s': %.1f%% of the operator self time is uncovered (time only): %s",
                             r->origin, 100 * unc / busy, list);
-        free(list);
     }
-    free(sh);
+    free(list);
 }

@@ -90,7 +90,8 @@ int rt_torch_cost_read_call(const rt_torch_call *rc, tc_call *c, char *why, size
         goto out;
     }
     c->typed = json_is_array(types);
-    c->n = (int)(json_array_size(dims) < TC_MAX_ARGS ? json_array_size(dims) : TC_MAX_ARGS);
+    c->n_recorded = json_array_size(dims);
+    c->n = (int)(c->n_recorded < TC_MAX_ARGS ? c->n_recorded : TC_MAX_ARGS);
     for (int i = 0; i < c->n; i++) {
         tc_arg *a = &c->arg[i];
         const json_t *s = json_array_get(dims, (size_t)i);

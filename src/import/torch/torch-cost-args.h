@@ -64,6 +64,7 @@ typedef struct tc_entry {
     uint32_t reads; /* bit i: input i */
     int out_bool;
     int out_type_in; /* outputs at the element type of this input (out_type "inN"); -1: none */
+    int out_esize;   /* bytes of an output element by type name (out_type "uint8" ...); 0: none */
     int gathered;    /* elements of input 0 read at data-dependent addresses: as many as this
                       * input has (one per index); -1: none */
     /* in a call where it calls a costed operator, the work is the callee's: any (defer_any) or
@@ -72,7 +73,12 @@ typedef struct tc_entry {
     char **defer;
     size_t n_defer;
     int annotation; /* a range torch records as an annotation that is an operator here */
-    char *why;      /* uncounted: why its work is not counted */
+    char *why;      /* region, compiled: why its work is not counted */
+    /* compiled: what precedes the operators a kernel's name lists ("fused_"), and the views that
+     * may read part of a buffer (a kernel fusing one has no bytes of its buffers) */
+    char *after;
+    char **partial;
+    size_t n_partial;
 } tc_entry;
 
 /* One recorded argument. */
@@ -89,6 +95,7 @@ typedef struct tc_arg {
 typedef struct tc_call {
     tc_arg arg[TC_MAX_ARGS];
     int n;
+    size_t n_recorded;    /* arguments recorded, n of them looked at (up to TC_MAX_ARGS) */
     int typed;            /* "Input type" was recorded */
     const char *concrete; /* JSON text or NULL */
     double flops_arg;
@@ -109,6 +116,11 @@ void rt_torch_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
 /* Attention (torch-cost-attention.c): the FLOPs formula over the sizes of q, k and v, the bytes
  * of every input read and the output (or, backward, the gradients of q, k and v) written. */
 void rt_torch_cost_attention(const tc_entry *e, const tc_call *c, rt_torch_cost *out);
+/* A compiled kernel (torch-cost-compiled.c): bytes of the buffers the runner recorded (each
+ * once), FLOPs of the operators its name lists, each once per element of the smallest buffer it
+ * writes (a lower bound); without such records, or where they cannot tell, incomplete with why. */
+void rt_torch_cost_compiled(const rt_torch_ops *o, const tc_entry *e, const rt_torch_call *rc,
+                            rt_torch_cost *out);
 /* The bytes of the inputs an entry reads (its 'reads'); -1 when a read tensor's type is unknown. */
 double rt_torch_cost_reads(const tc_entry *e, const tc_call *c);
 /* Mark out incomplete with a reason. */

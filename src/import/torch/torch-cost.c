@@ -128,6 +128,8 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
         }
         if (e->out_bool)
             es = 1;
+        else if (e->out_esize)
+            es = e->out_esize;
         else if (e->out_type_in >= 0) {
             const tc_arg *t = tensor(c, e->out_type_in);
             if (!t) {
@@ -229,7 +231,11 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         out->flops_known = out->bytes_known = 1;
         return;
     }
-    if (e->model == TC_REGION || e->model == TC_COMPILED) {
+    if (e->model == TC_COMPILED) {
+        rt_torch_cost_compiled(o, e, rc, out);
+        return;
+    }
+    if (e->model == TC_REGION) {
         /* work is done, the records cannot count it: uncovered, with the table's reason */
         out->status = RT_TC_INCOMPLETE;
         snprintf(out->why, sizeof out->why, "%s", e->why);

@@ -32,6 +32,27 @@ void rt_torch_evf_release(evf *f)
     f->dims = f->types = f->concrete = f->stack = NULL;
 }
 
+/* A whole number from 0 to 10^18 - 1, as the scanner below reads them; -1: not one. */
+static int64_t count_of(const json_t *v)
+{
+    return v && json_is_integer(v) && json_integer_value(v) >= 0 &&
+                   json_integer_value(v) < 1000000000000000000LL
+               ? (int64_t)json_integer_value(v)
+               : -1;
+}
+
+/* args.correlation, args."External id" and args.bytes (a memcpy's), whole numbers >= 0. */
+static void rt_torch_event_ids_from_json(const json_t *args, evf *f)
+{
+    f->corr = count_of(json_object_get(args, "correlation"));
+    f->ext = count_of(json_object_get(args, "External id"));
+    int64_t b = count_of(json_object_get(args, "bytes"));
+    f->corr_ok = f->corr >= 0;
+    f->ext_ok = f->ext >= 0;
+    f->bytes_ok = b >= 0;
+    f->bytes = (double)b;
+}
+
 void rt_torch_event_from_json(const json_t *j, evf *f)
 {
     memset(f, 0, sizeof *f);
@@ -76,6 +97,7 @@ void rt_torch_event_from_json(const json_t *j, evf *f)
         f->flops_ok = 1;
         f->flops = json_number_value(v);
     }
+    rt_torch_event_ids_from_json(args, f);
     if ((v = json_object_get(args, "steps")) && json_is_number(v)) {
         f->steps_ok = 1;
         f->steps = json_number_value(v);
@@ -273,6 +295,20 @@ static int plain_text(const char *v, const char *ve)
     return 0;
 }
 
+/* A whole number >= 0 written plainly in [v, ve) (at most 18 digits); -1 when it is not one. */
+static int64_t plain_count(const char *v, const char *ve)
+{
+    if (v >= ve || ve - v > 18)
+        return -1;
+    int64_t x = 0;
+    for (const char *p = v; p < ve; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        x = 10 * x + (*p - '0');
+    }
+    return x;
+}
+
 /* The JSON number [v, ve) (sc_number checked it), read without looking past ve: the text may end
  * there with no NUL after it (rt_import_torch_text's buffer). 0 and *out; -1 when it is not one. */
 static int number_at(const char *v, const char *ve, double *out)
@@ -293,7 +329,20 @@ static int number_at(const char *v, const char *ve, double *out)
 static int args_member(void *ctx_, const char *k, size_t kl, const char *v, const char *ve)
 {
     fast_ctx *c = ctx_;
-    if (key_is(k, kl, "Input Dims")) {
+    if (key_is(k, kl, "correlation") || key_is(k, kl, "External id")) {
+        int64_t x = plain_count(v, ve);
+        if (k[0] == 'c') {
+            c->f->corr_ok = x >= 0;
+            c->f->corr = x;
+        } else {
+            c->f->ext_ok = x >= 0;
+            c->f->ext = x;
+        }
+    } else if (key_is(k, kl, "bytes")) {
+        int64_t x = plain_count(v, ve);
+        c->f->bytes_ok = x >= 0;
+        c->f->bytes = (double)x;
+    } else if (key_is(k, kl, "Input Dims")) {
         free(c->f->dims);
         c->f->dims = NULL;
         if (*v == '[' && ve - v > 2) {

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "torch-gpu.h"
 #include "rooftime/core/time-spread.h"
 #include "rooftime/import/torch-cost.h"
 #include "rooftime/import/torch.h"
@@ -22,6 +23,9 @@ typedef struct evf {
     const char *ph, *cat, *name;
     int ts_ok, dur_ok, flops_ok, steps_ok;
     double ts, dur, flops;
+    int corr_ok, ext_ok, bytes_ok; /* args.correlation, args."External id", args.bytes */
+    int64_t corr, ext;
+    double bytes;
     double steps;     /* args.steps: the optimizer steps inside the runner's rooftime:window */
     char thread[256]; /* pid and tid as written ("1/1", "\"CPU functions\"/1") */
     char *dims;       /* compact "Input Dims", heap, or NULL */
@@ -43,6 +47,18 @@ int rt_torch_event_scan(const char *p, const char *e, evf *f, char *scratch, siz
 /* The fields of an event jansson parsed (strings point into j). */
 void rt_torch_event_from_json(const json_t *j, evf *f);
 
+/* ---- torch-shares.c: time by reason (an operator and why it has no work) ---- */
+
+typedef struct torch_shares {
+    rt_name_index why; /* "operator (reason)" -> slot */
+    double *us;        /* per slot, summed */
+    size_t cap;
+} torch_shares;
+void rt_torch_shares_add(torch_shares *s, const char *what, double us);
+/* The `most` largest, largest first: "what 1.2%; ...; N more" of base (heap); *sum: all of them. */
+char *rt_torch_shares_list(const torch_shares *s, double base, size_t most, double *sum);
+void rt_torch_shares_release(torch_shares *s);
+
 /* ---- the reader torch.c fills and torch-attribute.c completes ---- */
 
 enum { EV_CPU = 0, EV_GPU = 1, EV_WITHIN = 2 };
@@ -51,6 +67,7 @@ enum { EV_CPU = 0, EV_GPU = 1, EV_WITHIN = 2 };
 typedef struct ev {
     double ts, end; /* microseconds */
     double flops;
+    int64_t ext;     /* args."External id" of an operator; -1: none */
     uint32_t key;    /* kernel index (EV_CPU, EV_GPU) */
     uint32_t thread; /* interned pid/tid */
     uint8_t kind;
@@ -97,7 +114,8 @@ typedef struct reader {
     char **names; /* kernel index -> name */
     kern *k;
     size_t n_k, cap_k;
-    size_t n_launch;  /* runtime launch events (cudaLaunchKernel ...) */
+    size_t *parent;   /* per event after rt_torch_aggregate: its caller on the same thread, or -1 */
+    torch_gpu gpu;    /* the GPU side: kernels, runtime calls, the link (torch-gpu.h) */
     size_t n_partial; /* children overlapping their parent's end */
     /* CPU operators: all, with 'Input Dims', without 'cat', with 'args.flops' */
     size_t n_cpu, n_cpu_dims, n_cpu_uncat, n_cpu_flops;
@@ -105,7 +123,7 @@ typedef struct reader {
     char *scratch; /* room for the strings of one event (fast path): the input's size */
     const rt_torch_options *opt;
     double window_us;         /* the longest "rooftime:window" event (the runner's --steps) */
-    double window_steps;     /* the optimizer steps it holds (args.steps); 0: unknown */
+    double window_steps;      /* the optimizer steps it holds (args.steps); 0: unknown */
     char *version, *profiler; /* the trace's torch_version and torch_profiler members, or NULL */
     const rt_torch_ops *ops;  /* the cost model, or NULL */
     struct {
@@ -118,9 +136,7 @@ typedef struct reader {
         double busy, work, zero, composite; /* self time (us) by what the model says */
         double uncounted;                   /* work no count measures (model uncounted) */
         double aten_busy, aten_work;        /* the same for aten:: operators */
-        rt_name_index why;                  /* uncovered operator + reason -> slot */
-        double *why_us;
-        size_t cap_why;
+        torch_shares why;                   /* uncovered operator + reason -> self time */
     } cov;
 } reader;
 
@@ -157,7 +173,18 @@ bool rt_torch_phase_mark(reader *r, const char *name, double ts, double dur);
 void rt_torch_phases(reader *r);
 /* How the phases were found (notes "phases"), and the marks left out (warnings). */
 void rt_torch_phase_notes(const reader *r, rt_profile *p, rt_warnings *w);
+/* The host profile's kernel of name in phase (phase NULL: a kernel of its own, as without phases;
+ * else one per name and phase, tagged with it). */
+rt_kernel *rt_torch_phase_kernel(rt_profile *p, const char *name, const char *phase);
 void rt_torch_phase_release(reader *r);
+
+/* The runner's --steps window (its length, notes.torch_window, and its optimizer steps,
+ * notes.steps) into the profile's notes, when the trace has one (torch-notes.c). */
+void rt_torch_window_notes(const reader *r, rt_profile *p);
+
+/* Which torch wrote the trace, as it says (notes.torch_version, "unknown" when it names none, and
+ * notes.torch_profiler), for the host and the device profile. */
+void rt_torch_version_notes(const reader *r, rt_profile *p);
 
 /* ---- torch-aggregate.c ---- */
 

@@ -107,6 +107,26 @@ static int int_member(rt_jr *r, const json_t *o, const char *path, const char *k
 }
 
 /* "defer": true (any costed callee carries the work) or a list of the callees that do. */
+/* A list of operator names d (member `key`) into *names (*n of them). */
+static int load_names(rt_jr *r, const json_t *d, const char *path, const char *key, char ***names,
+                      size_t *n)
+{
+    size_t i;
+    const json_t *v;
+    *names = rt_xcalloc(json_array_size(d) ? json_array_size(d) : 1, sizeof **names);
+    json_array_foreach(d, i, v)
+    {
+        if (!json_is_string(v) || !*json_string_value(v)) {
+            char at[48];
+            snprintf(at, sizeof at, "%s[%zu]", key, i);
+            rt_jr_fail(r, path, at, "not an operator name");
+            return -1;
+        }
+        (*names)[(*n)++] = rt_strdup(json_string_value(v));
+    }
+    return 0;
+}
+
 static int load_defer(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
 {
     const json_t *d = json_object_get(j, "defer");
@@ -120,20 +140,32 @@ static int load_defer(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
         rt_jr_fail(r, path, "defer", "neither true nor a list of operator names");
         return -1;
     }
-    size_t i;
-    const json_t *v;
-    e->defer = rt_xcalloc(json_array_size(d), sizeof *e->defer);
-    json_array_foreach(d, i, v)
-    {
-        if (!json_is_string(v) || !*json_string_value(v)) {
-            char key[48];
-            snprintf(key, sizeof key, "defer[%zu]", i);
-            rt_jr_fail(r, path, key, "not an operator name");
-            return -1;
-        }
-        e->defer[e->n_defer++] = rt_strdup(json_string_value(v));
+    return load_names(r, d, path, "defer", &e->defer, &e->n_defer);
+}
+
+/* A region's or a compiled kernel's "why"; a compiled kernel's "after" and "partial". */
+static int load_compiled(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
+{
+    if (rt_jr_string(r, j, path, "why", true, &e->why) != 0)
+        return -1;
+    if (!*e->why || strlen(e->why) >= 160) {
+        rt_jr_fail(r, path, "why", "not a reason of 1 to 159 characters");
+        return -1;
     }
-    return 0;
+    if (e->model != TC_COMPILED)
+        return 0;
+    if (rt_jr_string(r, j, path, "after", true, &e->after) != 0)
+        return -1;
+    if (!*e->after) {
+        rt_jr_fail(r, path, "after", "empty: what precedes the operators of a kernel's name");
+        return -1;
+    }
+    const json_t *d = json_object_get(j, "partial");
+    if (d && !json_is_array(d)) {
+        rt_jr_fail(r, path, "partial", "not a list of operator names");
+        return -1;
+    }
+    return d ? load_names(r, d, path, "partial", &e->partial, &e->n_partial) : 0;
 }
 
 void rt_torch_ops_entry_release(tc_entry *e)
@@ -147,6 +179,13 @@ void rt_torch_ops_entry_release(tc_entry *e)
     e->n_defer = 0;
     free(e->why);
     e->why = NULL;
+    for (size_t i = 0; i < e->n_partial; i++)
+        free(e->partial[i]);
+    free(e->partial);
+    e->partial = NULL;
+    e->n_partial = 0;
+    free(e->after);
+    e->after = NULL;
 }
 
 /* "concrete": where the window models find their arguments in "Concrete Inputs". */
@@ -273,13 +312,25 @@ static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     char *ot = NULL;
     if (rt_jr_string(r, j, path, "out_type", false, &ot) != 0)
         return -1;
+    /* the outputs' element type when it is not the first input's: a comparison's bool, input N's
+     * (inN), or one by name (a quantization's bytes) */
+    static const struct {
+        const char *name;
+        int size;
+    } types[] = {{"uint8", 1}, {"half", 2}, {"bfloat16", 2}, {"float", 4}};
     e->out_bool = ot && strcmp(ot, "bool") == 0;
+    e->out_esize = 0;
+    for (size_t t = 0; ot && t < sizeof types / sizeof types[0]; t++)
+        if (strcmp(ot, types[t].name) == 0)
+            e->out_esize = types[t].size;
     int at = -1;
-    if (ot && !e->out_bool) {
+    if (ot && !e->out_bool && !e->out_esize) {
         char *end;
         long n = strncmp(ot, "in", 2) == 0 ? strtol(ot + 2, &end, 10) : -1;
         if (n < 0 || n >= TC_MAX_ARGS || end == ot + 2 || *end) {
-            rt_jr_fail(r, path, "out_type", "'%s' is neither 'bool' nor inN (input N's type)", ot);
+            rt_jr_fail(r, path, "out_type",
+                       "'%s' is none of bool, inN (input N's type), uint8, half, bfloat16, float",
+                       ot);
             free(ot);
             return -1;
         }
@@ -417,15 +468,8 @@ int rt_torch_ops_load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *
     }
     if (load_defer(r, e, j, path) != 0 || flag(r, j, path, "annotation", &e->annotation) != 0)
         return -1;
-    if (e->model == TC_COMPILED || e->model == TC_REGION) {
-        if (rt_jr_string(r, j, path, "why", true, &e->why) != 0)
-            return -1;
-        if (!*e->why || strlen(e->why) >= 160) {
-            rt_jr_fail(r, path, "why", "not a reason of 1 to 159 characters");
-            return -1;
-        }
-        return 0;
-    }
+    if (e->model == TC_COMPILED || e->model == TC_REGION)
+        return load_compiled(r, e, j, path);
     if (e->model == TC_ATTENTION)
         return load_layout(r, e, j, path) != 0 || load_flops(r, e, j, path) != 0 ||
                        load_reads(r, e, j, path) != 0

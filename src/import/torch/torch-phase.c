@@ -321,6 +321,17 @@ void rt_torch_phase_notes(const reader *r, rt_profile *p, rt_warnings *w)
     }
 }
 
+rt_kernel *rt_torch_phase_kernel(rt_profile *p, const char *name, const char *phase)
+{
+    if (!phase)
+        return rt_profile_add_kernel(p, name);
+    rt_tags t = {0};
+    rt_tags_set(&t, "phase", phase);
+    rt_kernel *k = rt_profile_find_or_add(p, name, &t);
+    rt_tags_release(&t);
+    return k;
+}
+
 void rt_torch_phase_release(reader *r)
 {
     for (size_t i = 0; i < r->phases.n; i++)

@@ -15,6 +15,7 @@
 #include "rooftime/import/import-check.h"
 #include "rooftime/import/torch.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/gzip-text.h"
 #include "rooftime/util/name-index.h"
 #include "rooftime/util/read-file.h"
 #include "rooftime/util/strings.h"
@@ -97,6 +98,11 @@ static int is_gpu_cat(const char *cat)
                    strcmp(cat, "Memcpy") == 0 || strcmp(cat, "Memset") == 0);
 }
 
+static int gpu_kind(const char *cat)
+{
+    return strstr(cat, "emcpy") ? GK_MEMCPY : strstr(cat, "emset") ? GK_MEMSET : GK_KERNEL;
+}
+
 static void push_ev(reader *r, const ev *e)
 {
     if (r->n_evs == r->cap_evs) {
@@ -127,11 +133,14 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
         return -1;
     }
     const char *ph = f->ph, *cat = f->cat, *name = f->name;
-    if (cat && (strstr(cat, "runtime") || strcmp(cat, "Runtime") == 0) && name &&
-        strstr(name, "LaunchKernel"))
-        r->n_launch++;
+    int runtime = cat && (strstr(cat, "runtime") || strcmp(cat, "Runtime") == 0 ||
+                          strcmp(cat, "cuda_driver") == 0);
     if (!ph || strcmp(ph, "X") != 0)
         return 0; /* metadata, instants, flows, counters */
+    if (runtime && f->corr_ok && f->ts_ok && f->dur_ok && isfinite(f->ts) && isfinite(f->dur) &&
+        f->dur >= 0) /* the launch of a GPU event: its link to the operator (torch-gpu-link.c) */
+        rt_torch_gpu_add_call(r, f->ts, f->dur, f->corr, f->ext_ok ? f->ext : -1,
+                              intern_thread(r, f->thread));
     if (name && strcmp(name, "rooftime:window") == 0 && f->dur_ok && f->dur > r->window_us) {
         r->window_us = f->dur; /* the runner's --steps window */
         /* and how many optimizer steps it holds: a whole number from 1 up, else unknown */
@@ -174,10 +183,17 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
                      r->origin, line, col, r->n_events, name, bad);
         return -1;
     }
+    if (kind == EV_GPU) { /* the device side: torch-gpu-link.c */
+        uint32_t key = intern_kernel(r, name, strlen(name), 1);
+        rt_torch_gpu_add_event(r, f->ts, f->dur, f->corr_ok ? f->corr : -1,
+                               f->bytes_ok ? f->bytes : -1, key, f->thread, gpu_kind(cat));
+        return 0;
+    }
     ev e = {0};
     e.ts = f->ts;
     e.end = f->ts + f->dur;
     e.kind = (uint8_t)kind;
+    e.ext = f->ext_ok ? f->ext : -1;
     e.thread = intern_thread(r, f->thread);
     if (kind != EV_WITHIN) {
         if (kind == EV_CPU && (r->opt->ops || r->opt->by_source)) {
@@ -293,6 +309,10 @@ static int read_trace(reader *r)
                 if (!key)
                     return -1;
                 int is_events = strcmp(json_string_value(key), "traceEvents") == 0;
+                json_t **keep =
+                    strcmp(json_string_value(key), "deviceProperties") == 0  ? &r->gpu.device_props
+                    : strcmp(json_string_value(key), "distributedInfo") == 0 ? &r->gpu.dist_info
+                                                                             : NULL;
                 /* which torch wrote it: the runner's members, or torch.profiler's add_metadata */
                 char **fact = strcmp(json_string_value(key), "torch_version") == 0    ? &r->version
                               : strcmp(json_string_value(key), "torch_profiler") == 0 ? &r->profiler
@@ -315,7 +335,12 @@ static int read_trace(reader *r)
                         return -1;
                     if (fact && json_is_string(v) && !*fact)
                         *fact = rt_strndup(json_string_value(v), 100);
-                    json_decref(v);
+                    if (keep) { /* the GPU named, the rank: torch-device.c */
+                        json_decref(*keep);
+                        *keep = v;
+                    } else {
+                        json_decref(v);
+                    }
                 }
                 skip_ws(r);
                 if (r->pos >= r->len)
@@ -338,15 +363,6 @@ static int read_trace(reader *r)
     return 0;
 }
 
-/* Which torch wrote the trace, as it says (profile --torch's runner, or a user's
- * prof.add_metadata("torch_version", torch.__version__)); "unknown" when it does not. */
-static void torch_notes(const reader *r, rt_profile *p)
-{
-    rt_tags_set(&p->provenance.notes, "torch_version", r->version ? r->version : "unknown");
-    if (r->profiler)
-        rt_tags_set(&p->provenance.notes, "torch_profiler", r->profiler);
-}
-
 static void reader_release(reader *r)
 {
     for (size_t i = 0; i < r->n_k; i++) {
@@ -360,8 +376,9 @@ static void reader_release(reader *r)
         rt_time_samples_release(&r->k[i].samples);
     }
     rt_torch_phase_release(r);
-    rt_name_index_release(&r->cov.why);
-    free(r->cov.why_us);
+    rt_torch_gpu_free(&r->gpu);
+    free(r->parent);
+    rt_torch_shares_release(&r->cov.why);
     free(r->names);
     free(r->k);
     free(r->evs);
@@ -394,6 +411,16 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                               rt_error *err)
 {
     *out = NULL;
+    if (rt_is_gzip(text, len)) { /* a trace kept as .json.gz, in memory */
+        char *plain;
+        size_t n;
+        if (rt_gunzip_text(text, len, origin ? origin : "trace", RT_MAX_TEXT_INPUT, &plain, &n,
+                           err) != 0)
+            return -1;
+        int rc = rt_import_torch_text_opts(plain, n, origin, o, out, w, err);
+        free(plain);
+        return rc;
+    }
     const char *within = o->within;
     reader r = {.opt = o,
                 .ops = o->ops,
@@ -410,13 +437,18 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         return -1;
     }
     rt_torch_phases(&r);
+    int device = r.gpu.n > 0 && !o->host; /* the device profile: torch-gpu-profile.c */
+    if (device && r.ops)
+        r.gpu.calls = rt_xcalloc(r.n_evs ? r.n_evs : 1, sizeof *r.gpu.calls);
     rt_torch_aggregate(&r, w);
-    size_t n_used = 0, n_gpu = 0;
+    if (device) {
+        int rc = rt_torch_gpu_profile(&r, out, w, err);
+        reader_release(&r);
+        return rc;
+    }
+    size_t n_used = 0;
     for (size_t i = 0; i < r.n_k; i++)
-        if (r.k[i].calls > 0) {
-            n_used++;
-            n_gpu += r.k[i].gpu;
-        }
+        n_used += r.k[i].calls > 0;
     if (n_used == 0) {
         rt_error_set(err, "'%s': no operators or GPU kernels among its %zu trace events%s%s%s",
                      r.origin, r.n_events, within ? " inside ranges named '" : "",
@@ -424,18 +456,12 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         reader_release(&r);
         return -1;
     }
-    if (r.n_launch > 0 && n_gpu > 0) {
-        double kernels = 0;
-        for (size_t i = 0; i < r.n_k; i++)
-            if (r.k[i].gpu)
-                kernels += r.k[i].calls;
-        if (kernels != (double)r.n_launch)
-            rt_warnings_add(w,
-                            "'%s': %zu kernel launches by the runtime but %.0f GPU kernel and "
-                            "memory events",
-                            r.origin, r.n_launch, kernels);
-    }
     rt_profile *p = rt_profile_new();
+    if (r.gpu.n > 0) { /* --host: the device profile's events are not host operators */
+        char left[96];
+        snprintf(left, sizeof left, "%zu GPU events left out (--host)", r.gpu.n);
+        rt_tags_set(&p->provenance.notes, "torch_gpu_left_out", left);
+    }
     p->tool = rt_strdup("pytorch-profiler");
     p->time_kind = RT_TIME_WALL; /* self time of each call, dispatch included */
     if (r.ops)                   /* the cost model's compulsory traffic from the shapes, at DRAM */
@@ -500,15 +526,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_values_add(&kk->bytes, "DRAM", k->cbytes);
             continue;
         }
-        rt_kernel *kk;
-        if (k->phase) { /* one kernel per phase of a generation loop (torch-phase.c) */
-            rt_tags pt = {0};
-            rt_tags_set(&pt, "phase", k->phase);
-            kk = rt_profile_find_or_add(p, r.names[i], &pt);
-            rt_tags_release(&pt);
-        } else {
-            kk = rt_profile_add_kernel(p, r.names[i]);
-        }
+        rt_kernel *kk = rt_torch_phase_kernel(p, r.names[i], k->phase);
         kernel_overhead(kk);
         kk->invocations = k->calls;
         kk->time = k->us * 1e-6;
@@ -519,20 +537,15 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         }
     }
     rt_profile_finish_spreads(p); /* each kernel's calls: median and quartiles of self time */
-    torch_notes(&r, p);
+    rt_torch_note_rank(&r, p);    /* distributedInfo: the trace's rank */
+    rt_torch_version_notes(&r, p);
     if (r.ops)
         rt_torch_cost_notes(&r, p, w);
     if (o->by_source)
         rt_torch_source_notes(&r, p);
     rt_torch_phase_notes(&r, p, w);
     if (r.window_us > 0) {
-        char win[64];
-        snprintf(win, sizeof win, "%.6f", r.window_us * 1e-6);
-        rt_tags_set(&p->provenance.notes, "torch_window", win);
-        if (r.window_steps > 0) {
-            snprintf(win, sizeof win, "%.0f", r.window_steps);
-            rt_tags_set(&p->provenance.notes, "steps", win);
-        }
+        rt_torch_window_notes(&r, p);
     } else if (rt_torch_legacy_export(&r)) {
         if (!r.ops) /* with the cost model, its notes say it */
             rt_torch_warn_legacy(&r, w);
@@ -563,7 +576,7 @@ int rt_import_torch_opts(const char *path, const rt_torch_options *o, rt_profile
     *out = NULL;
     char *buf;
     size_t len;
-    if (rt_read_text_file(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
+    if (rt_read_text_file_gz(path, RT_MAX_TEXT_INPUT, &buf, &len, err) != 0)
         return -1;
     int rc = rt_import_torch_text_opts(buf, len, o && o->origin ? o->origin : path, o, out, w, err);
     free(buf);

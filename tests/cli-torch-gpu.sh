@@ -1,0 +1,78 @@
+#!/bin/bash
+# `rooftime import torch` of GPU runs' traces as users keep them (gzip-compressed): the device
+# profile of the shared fixtures (a 128-rank NCCL job's rank 0, an AMD MI250 step), what analyze
+# and report say of the launch side, --host, and a job's ranks through `analyze --across rank`.
+. "${ROOFTIME_SRC:-..}/tests/lib.sh"
+FIX=${ROOFTIME_FIXTURES:-}
+G=$FIX/torch-gpu
+
+if [ -n "$FIX" ] && [ -d "$G" ]; then
+    # rank 0 of the NCCL job: no deviceProperties, so no preset, said once
+    "$BIN" import torch "$G/sampled-rank0.trace.json.gz" -o "$TMP/rank0.json" >"$TMP/out" 2>"$TMP/err"
+    check "import: the device profile's line" \
+        grep -q "rank0.json: 542 kernels, 1204 invocations, 0.607844 s" "$TMP/out"
+    check "import: no preset for an unnamed GPU" grep -q "device time of an unnamed GPU (no preset)" "$TMP/out"
+    check "import: the warning says why" grep -q "the trace names no GPU (no deviceProperties" "$TMP/err"
+    expect 0 "" -- analyze -m a100 --top 0 "$TMP/rank0.json"
+    check "analyze: device time" grep -q "^times: device time" "$TMP/out"
+    check "analyze: the run's tau" grep -q "the overhead box at the tau of each implementation, 7 µs per launch on average" "$TMP/out"
+    check "analyze: the device coverage" \
+        grep -q "^coverage: profile 1: device time 607.8 ms in 1204 GPU events: communication 396.2 ms (65.2%); of the other 211.6 ms, 48.6% with FLOPs or bytes.*; the torch that wrote the trace is unknown (it names none)$" "$TMP/out"
+    check "analyze: how much of the step the GPU was busy, its launch-bound idle time" \
+        grep -qE "^launch: profile 1: GPU busy 547.7 ms of the 1.223 s step \(44.8%\); idle 675.2 ms, of which [0-9.]+ ms \([0-9.]+%\) launch-bound" "$TMP/out"
+    check "analyze: the launch-overhead share of the step" \
+        grep -qE "launch overhead \(dispatch and latency\) [0-9.]+% of the step" "$TMP/out"
+    check "import: no host operator is a kernel" python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))
+sys.exit(any(k['name'].split('::')[0] in ('aten', 'fbgemm', 'c10d', 'autograd') for k in p['kernels']))" "$TMP/rank0.json"
+    check "analyze: NCCL stays communication" grep -q "communication:unknown" "$TMP/out"
+    expect 0 "" -- import torch --host "$G/sampled-rank0.trace.json.gz" -o "$TMP/rank0-host.json"
+    check "--host: the host operators by wall time" \
+        python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(p['source']['time']!='wall')" "$TMP/rank0-host.json"
+    # the AMD MI250: its preset, from deviceProperties
+    "$BIN" import torch "$G/minitoy-mi250-rocm6.trace.json.gz" -o "$TMP/mi250.json" >"$TMP/out" 2>&1
+    check "import: the MI250 named, its preset" \
+        grep -q "device time of AMD Radeon Graphics: 104 CUs, GFX IP 9.0, wavefront 64, 64.0 GiB: analyze with --machine mi250" "$TMP/out"
+    expect 0 "" -- analyze -m mi250 "$TMP/mi250.json"
+    check "analyze: Tensile's matrix kernels on the FP32 Matrix Cores" grep -q "precision=tensor_fp32" "$TMP/out"
+    check "analyze: the run's tau" grep -q "^launch: profile 1: tau 13.2 µs, measured in the run" "$TMP/out"
+    check "analyze: no verdict suspect" bash -c "! grep -q 'Verdicts suspect' '$TMP/out'"
+    expect 0 "" -- report -m mi250 -o "$TMP/rep" "$TMP/mi250.json"
+    check "report: the launch side" grep -q "Launch side: GPU busy 149 µs of the 8.928 ms step" "$TMP/rep/report.html"
+else
+    echo "skipped the fixtures (ROOFTIME_FIXTURES has no torch-gpu/)"
+fi
+
+# A job's ranks: each trace names its rank (distributedInfo), whatever its file is called; rank 5
+# is slow on one kernel; --across rank names it.
+python3 - "$TMP/job" <<'PY'
+import gzip, json, os, sys
+d = sys.argv[1]
+os.makedirs(d)
+for r in range(8):
+    ev, ts = [], 0.0
+    for step in range(20):
+        k = step % 4
+        dur = 10.0 * (1 + k) * (1.5 if (r == 5 and k == 2) else 1.0)
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": ts,
+                   "dur": 8, "args": {"External id": step, "Input Dims": [[1024 * (k + 1)], [1024 * (k + 1)]],
+                                      "Input type": ["float", "float"]}})
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": ts + 2, "dur": 3, "args": {"External id": step, "correlation": 100 + step}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "add_kernel_%d" % k, "pid": 0, "tid": 7,
+                   "ts": ts + 9, "dur": dur, "args": {"External id": step, "correlation": 100 + step}})
+        ts += 60
+    t = {"distributedInfo": {"backend": "nccl", "rank": r, "world_size": 8}, "traceEvents": ev}
+    with gzip.open(os.path.join(d, "trace-%d.json.gz" % (7 - r)), "wt") as f:
+        json.dump(t, f)
+PY
+mkdir "$TMP/ranks"
+for f in "$TMP"/job/*.json.gz; do
+    "$BIN" import torch "$f" -o "$TMP/ranks/$(basename "$f" .json.gz).json" >/dev/null 2>&1 ||
+        { echo "FAIL: import $f"; FAILS=$((FAILS + 1)); }
+done
+expect 0 "" -- analyze --across rank "$TMP/ranks"
+check "across: 8 ranks from the traces' distributedInfo" grep -q "^across 8 ranks" "$TMP/out"
+check "across: rank 5 and its slow kernel named" grep -qE "^ +5 .*kernel 'add_kernel_2'" "$TMP/out"
+finish
