@@ -13,6 +13,16 @@ kernels are tagged through `rooftime_cupti_mark` (ROOFTIME_CUPTI_LIB; unset: unm
   output; the forward it needs runs unmarked before it). Variant graphs: the module through
   torch.cuda.make_graphed_callables, the forward and the backward each one CUDA graph replayed
   on static inputs: one launch per pass instead of one per kernel, the overhead bound lifted.
+- attention, mlp, decode (the transformer study, inference under torch.no_grad, pass forward):
+  attention over q, k, v [batch, heads, seq, head_dim] (causal or not), the MLP over [tokens,
+  hidden] (GELU; gated: silu(gate) * up), one decode step of one layer with KV caches [batch,
+  heads, cache + 1, head_size] (xformer_steps). Tensors and modules in the precision's dtype
+  (fp16, bf16; fp32 and tf32 in float32). Each point runs eager, then under CUDA Graphs (the step
+  captured once and replayed: marks with variant "graphs", or "<variant>_graphs"), in one process.
+  Variant "" runs the unfused math (matmul, softmax, matmul); variant sdpa runs
+  scaled_dot_product_attention under each of its back ends, flash, efficient and math (marks with
+  variant sdpa_flash, sdpa_efficient, sdpa_math), a back end that cannot run the point (flash in
+  fp32) skipped with a line on stderr.
 - precision fp32: TF32 off (torch.backends.cuda.matmul.allow_tf32 and cudnn.allow_tf32); tf32:
   both on; fp16 and bf16: torch.autocast("cuda", float16 / bfloat16) over fp32 parameters (the
   split conv backward passes take the autocast casts of input, weights and gradient, made before
@@ -34,7 +44,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import study_gpu_common as common  # noqa: E402
 
-VARIANTS = {"": ("conv2d", "lstm"), "channels_last": ("conv2d",), "graphs": ("lstm",)}
+XFORMER = ("attention", "mlp", "decode")
+VARIANTS = {"": ("conv2d", "lstm") + XFORMER, "channels_last": ("conv2d",), "graphs": ("lstm",),
+            "sdpa": ("attention", "decode")}
+SDPA_BACKENDS = ("flash", "efficient", "math")
+DTYPES = {"fp32": "float32", "tf32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 AMP = {"fp16": "float16", "bf16": "bfloat16"}
 
 
@@ -191,8 +205,140 @@ def lstm_steps(torch, plan, point, dev):
     return {"forward": (None, forward), "backward": (before_backward, backward)}
 
 
+def sdpa_context(torch, backend):
+    """A context that limits scaled_dot_product_attention to one back end (torch 2.3 and later:
+    torch.nn.attention.sdpa_kernel; 2.0 to 2.2: torch.backends.cuda.sdp_kernel)."""
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        names = {"flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION", "math": "MATH"}
+        return sdpa_kernel(getattr(SDPBackend, names[backend]))
+    except ImportError:
+        return torch.backends.cuda.sdp_kernel(enable_flash=backend == "flash",
+                                              enable_mem_efficient=backend == "efficient",
+                                              enable_math=backend == "math")
+
+
+def xformer_body(torch, plan, point, dev, attend):
+    """The forward of one transformer point (no_grad): attend(q, k, v, causal) is its attention."""
+    F = torch.nn.functional
+    dtype = getattr(torch, DTYPES[plan["precision"]])
+    torch.manual_seed(0)
+
+    def linear(n_in, n_out):
+        return torch.nn.Linear(n_in, n_out, bias=False).to(device=dev, dtype=dtype)
+
+    def randn(*shape):
+        return torch.randn(*shape, device=dev, dtype=dtype)
+
+    if plan["op"] == "attention":
+        b, h, n, d = point["batch"], point["heads"], point["seq"], point["head_dim"]
+        q, k, v = randn(b, h, n, d), randn(b, h, n, d), randn(b, h, n, d)
+        causal = bool(point["causal"])
+        return lambda: attend(q, k, v, causal)
+    if plan["op"] == "mlp":
+        x = randn(point["tokens"], point["hidden"])
+        up, down = linear(point["hidden"], point["ffn"]), linear(point["ffn"], point["hidden"])
+        gate = linear(point["hidden"], point["ffn"]) if point["gated"] else None
+        return lambda: down(F.silu(gate(x)) * up(x) if gate is not None else F.gelu(up(x)))
+    b, d, h, n = point["batch"], point["hidden"], point["heads"], point["cache"] + 1
+    hd = d // h  # a multiple of the heads: the plan's check
+    x, kc, vc = randn(b, d), randn(b, h, n, hd), randn(b, h, n, hd)
+    qkv, out = linear(d, 3 * d), linear(d, d)
+    up, down = linear(d, point["ffn"]), linear(point["ffn"], d)
+
+    def step():
+        q, k, v = qkv(x).view(b, 3, h, hd).unbind(1)
+        kc[:, :, n - 1] = k
+        vc[:, :, n - 1] = v
+        o = attend(q.unsqueeze(2), kc, vc, False)
+        return down(F.gelu(up(out(o.reshape(b, d)))))
+    return step
+
+
+def math_attention(torch):
+    import math
+
+    def attend(q, k, v, causal):
+        s = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))
+        if causal:
+            n = q.shape[-2]
+            mask = torch.ones(n, n, dtype=torch.bool, device=q.device).triu(1)
+            s = s.masked_fill(mask, float("-inf"))
+        return torch.matmul(s.softmax(-1), v)
+    return attend
+
+
+def graphed(torch, fn):
+    """fn captured in a CUDA graph once (after two warm-up calls on a side stream); its replay."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    return g.replay
+
+
+def xformer_steps(torch, plan, point, dev):
+    """[(variant, step)] of one transformer point: the plan's variant's attention (the unfused
+    math, or each SDPA back end that runs), eager and, on a CUDA device, under CUDA Graphs."""
+    F = torch.nn.functional
+    if plan["variant"] == "sdpa":
+        if not hasattr(F, "scaled_dot_product_attention"):
+            raise common.Missing("torch: torch %s has no scaled_dot_product_attention (torch 2.0 "
+                                 "and later)" % torch.__version__)
+        kinds = [("sdpa_" + b, b) for b in SDPA_BACKENDS]
+    else:
+        kinds = [("", None)]
+    steps = []
+    for name, backend in kinds:
+        if backend is None:
+            attend = math_attention(torch)
+        else:
+            def attend(q, k, v, causal, backend=backend):
+                with sdpa_context(torch, backend):
+                    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        body = xformer_body(torch, plan, point, dev, attend)
+
+        def step(body=body):
+            with torch.no_grad():
+                body()
+        try:
+            step()  # a back end that cannot run this point says so here
+        except RuntimeError as e:
+            print("note: %s %s: %s skipped: %s" % (plan["op"], plan["precision"], name,
+                                                  str(e).splitlines()[0]), file=sys.stderr)
+            continue
+        steps.append((name, step))
+        if dev.type == "cuda":
+            steps.append((name + "_graphs" if name else "graphs", graphed(torch, step)))
+    return steps
+
+
+def xformer_sweep(torch, plan, marks, dev):
+    """Every point of a transformer plan, each of its steps marked with its variant."""
+    total = len(plan["points"])
+    for k, point in enumerate(plan["points"]):
+        common.progress(k + 1, total, plan, "forward", point)
+        for variant, step in xformer_steps(torch, plan, point, dev):
+            vplan = dict(plan, variant=variant)
+            marks.mark(common.mark_tags("pytorch", vplan, "warmup", point))
+            for _ in range(plan["warmup"]):
+                step()
+            marks.mark(common.mark_tags("pytorch", vplan, "forward", point))
+            for _ in range(plan["iters"]):
+                step()
+            marks.mark("")
+
+
 def sweep(torch, plan, marks, dev):
     """Every point and pass of the plan on dev (the tests run fp32 on the CPU), marked."""
+    if plan["op"] in XFORMER:
+        return xformer_sweep(torch, plan, marks, dev)
     total = len(plan["points"]) * len(plan["passes"])
     k = 0
     for point in plan["points"]:

@@ -21,9 +21,15 @@ import sys
 PLAN_FORMAT = "rooftime-study-gpu-plan/1"
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 PASSES = {"conv2d": ("forward", "backward-data", "backward-weights"),
-          "lstm": ("forward", "backward")}
+          "lstm": ("forward", "backward"),
+          "attention": ("forward",), "mlp": ("forward",), "decode": ("forward",)}
 POINT_FIELDS = {"conv2d": ("batch", "channels", "size", "filters", "kernel", "stride"),
-                "lstm": ("batch", "seq", "features", "hidden")}
+                "lstm": ("batch", "seq", "features", "hidden"),
+                "attention": ("batch", "heads", "seq", "head_dim", "causal"),
+                "mlp": ("tokens", "hidden", "ffn", "gated"),
+                "decode": ("batch", "cache", "hidden", "heads", "ffn")}
+# fields that take 0 (flags, an empty cache); every other field is at least 1
+ZERO_FIELDS = ("causal", "gated", "cache")
 # Each size field at most this: far above the paper's sweeps, and a bound on what a plan can ask.
 MAX_FIELD = 1 << 20
 MAX_ITERS = 1000000
@@ -70,7 +76,11 @@ def _str(path, obj, key, where, choices):
 def _point(path, p, op, where, need_tags):
     if not isinstance(p, dict):
         raise _field(path, where, "expected an object", p)
-    out = {k: _int(path, p, k, "%s.%s" % (where, k), 1, MAX_FIELD) for k in POINT_FIELDS[op]}
+    out = {k: _int(path, p, k, "%s.%s" % (where, k), 0 if k in ZERO_FIELDS else 1,
+                   1 if k in ("causal", "gated") else MAX_FIELD) for k in POINT_FIELDS[op]}
+    if op == "decode" and out["hidden"] % out["heads"]:
+        raise _field(path, where + ".hidden", "expected a multiple of heads (%d)" % out["heads"],
+                     out["hidden"])
     tags = p.get("tags", {}) if not need_tags or "tags" in p else None
     if tags is None:
         raise PlanError("%s: field '%s.tags': missing" % (path, where))

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""rooftime's PyTorch client: runs conv2d or nn.LSTM on the CPU at the paper's shapes, to be profiled.
+"""rooftime's PyTorch client: runs conv2d or nn.LSTM on the CPU at the paper's shapes, or a transformer
+layer's attention, MLP or decode step, to be profiled.
 
 Run it under `rooftime profile -- /usr/bin/python3 scripts/torch-client.py ...` (oneDNN verbose
 records) or with --trace FILE (a PyTorch profiler chrome trace for `rooftime import torch`).
@@ -27,7 +28,7 @@ import time
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--op", choices=["conv2d", "lstm"], default="conv2d")
+    p.add_argument("--op", choices=["conv2d", "lstm"] + XFORMER_OPS, default="conv2d")
     p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32")
     p.add_argument("--pass", dest="pass_", default="forward",
                    choices=["forward", "backward", "backward-data", "backward-weights"],
@@ -46,6 +47,16 @@ def parse_args(argv):
     p.add_argument("--seq", type=int, default=16)
     p.add_argument("--features", type=int, default=32)
     p.add_argument("--hidden", type=int, default=16)
+    # attention, mlp, decode (the transformer study's defaults)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--head_dim", type=int, default=64)
+    p.add_argument("--causal", type=int, default=1, choices=[0, 1])
+    p.add_argument("--tokens", type=int, default=128)
+    p.add_argument("--ffn", type=int, default=4096)
+    p.add_argument("--gated", type=int, default=0, choices=[0, 1])
+    p.add_argument("--cache", type=int, default=128, help="decode: the KV cache's tokens")
+    p.add_argument("--attention", choices=["math", "sdpa"], default="math",
+                   help="attention and decode: the unfused math or scaled_dot_product_attention")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
@@ -98,10 +109,18 @@ def parse_args(argv):
                 p.error("--point: %s: expected a whole number, got '%s'" % (key, value))
         if q.pass_ in ("backward-data", "backward-weights") and q.op != "conv2d":
             p.error("--pass %s is a conv2d pass" % q.pass_)
+        if q.op in XFORMER_OPS and q.pass_ != "forward":
+            p.error("--op %s runs the forward pass only (inference)" % q.op)
         for name in ("batch", "input", "channels", "filters", "kernel", "stride", "seq",
-                     "features", "hidden", "iters"):
+                     "features", "hidden", "iters", "heads", "head_dim", "tokens", "ffn"):
             if getattr(q, name) < 1:
                 p.error("--%s must be at least 1" % name)
+        if q.causal not in (0, 1) or q.gated not in (0, 1):
+            p.error("--causal and --gated take 0 or 1")
+        if q.cache < 0:
+            p.error("--cache must be at least 0")
+        if q.op == "decode" and q.hidden % q.heads:
+            p.error("decode: --hidden %d is not a multiple of --heads %d" % (q.hidden, q.heads))
         if q.padding is not None and q.padding < 0:
             p.error("--padding must be at least 0")
         points.append(q)
@@ -111,7 +130,70 @@ def parse_args(argv):
 
 
 SHAPE_KEYS = ("batch", "input", "channels", "filters", "kernel", "stride", "padding", "seq",
-              "features", "hidden")
+              "features", "hidden", "heads", "head_dim", "causal", "tokens", "ffn", "gated", "cache")
+XFORMER_OPS = ["attention", "mlp", "decode"]
+
+
+def xformer_forward(a, torch, dtype):
+    """The forward of a transformer op at point a, under torch.no_grad (inference)."""
+    import math
+
+    F = torch.nn.functional
+    sdpa = a.attention == "sdpa"
+    if sdpa and not hasattr(F, "scaled_dot_product_attention"):
+        raise SystemExit("torch-client: error: torch %s has no scaled_dot_product_attention "
+                         "(torch 2.0 and later)" % torch.__version__)
+
+    def linear(n_in, n_out):
+        return torch.nn.Linear(n_in, n_out, bias=False).to(dtype)
+
+    if a.op == "attention":
+        shape = (a.batch, a.heads, a.seq, a.head_dim)
+        q, k, v = (torch.randn(*shape, dtype=dtype) for _ in range(3))
+        scale = 1.0 / math.sqrt(a.head_dim)
+        mask = torch.ones(a.seq, a.seq, dtype=torch.bool).triu(1) if a.causal else None
+
+        def attend():
+            if sdpa:
+                return F.scaled_dot_product_attention(q, k, v, is_causal=bool(a.causal))
+            s = torch.matmul(q, k.transpose(-2, -1)) * scale
+            if mask is not None:
+                s = s.masked_fill(mask, float("-inf"))
+            return torch.matmul(s.softmax(-1), v)
+        body = attend
+    elif a.op == "mlp":
+        x = torch.randn(a.tokens, a.hidden, dtype=dtype)
+        up, down = linear(a.hidden, a.ffn), linear(a.ffn, a.hidden)
+        gate = linear(a.hidden, a.ffn) if a.gated else None
+
+        def body():
+            h = F.silu(gate(x)) * up(x) if gate is not None else F.gelu(up(x))
+            return down(h)
+    else:
+        b, heads, d = a.batch, a.heads, a.hidden
+        hd, n = d // heads, a.cache + 1
+        x = torch.randn(b, d, dtype=dtype)
+        qkv, out = linear(d, 3 * d), linear(d, d)
+        up, down = linear(d, a.ffn), linear(a.ffn, d)
+        kc = torch.randn(b, heads, n, hd, dtype=dtype)
+        vc = torch.randn(b, heads, n, hd, dtype=dtype)
+        scale = 1.0 / math.sqrt(hd)
+
+        def body():
+            q, k, v = qkv(x).view(b, 3, heads, hd).unbind(1)
+            kc[:, :, n - 1] = k
+            vc[:, :, n - 1] = v
+            q = q.unsqueeze(2)
+            if sdpa:
+                o = F.scaled_dot_product_attention(q, kc, vc)
+            else:
+                o = torch.matmul((torch.matmul(q, kc.transpose(-2, -1)) * scale).softmax(-1), vc)
+            return down(F.gelu(up(out(o.reshape(b, d)))))
+
+    def forward():
+        with torch.no_grad():
+            return body()
+    return forward
 
 
 def bf16_supported(torch):
@@ -242,7 +324,9 @@ def run_point(a, torch, trace, runner, go=None, onednn_log=None):
     dtype = torch.bfloat16 if a.precision == "bf16" else torch.float32
     torch.manual_seed(0)
 
-    if a.op == "conv2d":
+    if a.op in XFORMER_OPS:
+        forward = xformer_forward(a, torch, dtype)
+    elif a.op == "conv2d":
         pad = a.kernel // 2 if a.padding is None else a.padding
         model = torch.nn.Conv2d(a.channels, a.filters, a.kernel, stride=a.stride, padding=pad).to(dtype)
         x = torch.randn(a.batch, a.channels, a.input, a.input, dtype=dtype, requires_grad=True)

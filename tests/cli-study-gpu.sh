@@ -52,7 +52,26 @@ for f in sorted(os.listdir(d)):
         assert check is None, f
 PY
 PASSES=$((PASSES + 1))
-# the full study's counter run samples 2 of the 20 measured iterations
+# the transformer study's clients: when --op names them (the default is the paper's ops above)
+ROOFTIME_LIBCUDA=/nonexistent/libcuda.so.1 expect 0 "" -- study --gpu --quick --dry-run --op attention,mlp,decode -o "$TMP/xf"
+check "20 transformer clients" grep -q "^20 clients, each run twice" "$TMP/out"
+check "sdpa's client" grep -q "^pytorch-attention-bf16-sdpa .* scripts/study-gpu-torch.py --plan $TMP/xf/plans/pytorch-attention-bf16-sdpa.json" "$TMP/out"
+check "40 transformer plan files" test "$(ls "$TMP/xf/plans" | wc -l)" -eq 40
+python3 - "$TMP/xf/plans" <<'PY' || { echo "FAIL: transformer plan files"; FAILS=$((FAILS + 1)); }
+import json, os, sys
+d = sys.argv[1]
+fields = {"attention": {"batch", "heads", "seq", "head_dim", "causal"},
+          "mlp": {"tokens", "hidden", "ffn", "gated"},
+          "decode": {"batch", "cache", "hidden", "heads", "ffn"}}
+for f in sorted(os.listdir(d)):
+    p = json.load(open(os.path.join(d, f)))
+    assert p["op"] in fields and p["passes"] == ["forward"] and p["check"] is None, f
+    assert p["variant"] in ("", "sdpa") and (p["variant"] == "" or p["op"] != "mlp"), f
+    for pt in p["points"]:
+        assert set(pt) == fields[p["op"]] | {"tags"}, (f, pt)
+PY
+PASSES=$((PASSES + 1))
+
 ROOFTIME_LIBCUDA=/nonexistent/libcuda.so.1 expect 0 "" -- study --gpu --dry-run --framework jax --op lstm -o "$TMP/full"
 check "full: 3 jax lstm clients" grep -q "^3 clients" "$TMP/out"
 check "full: 12 points, trace 5+20, counters 1+2" grep -q "^jax-lstm-fp32-jit *12 points x 2 passes, trace 5+20, counters 1+2 iterations" "$TMP/out"

@@ -15,7 +15,7 @@ cat >"$TMP/m.json" <<'JSON'
 }
 JSON
 O=$TMP/study
-expect 2 "--impl: unknown implementation 'cudnn' \(known: direct, im2col, onednn, unfused, pytorch\)" -- study -o "$O" --impl cudnn
+expect 2 "--impl: unknown implementation 'cudnn' \(known: direct, im2col, onednn, unfused, pytorch, sdpa\)" -- study -o "$O" --impl cudnn
 expect 2 "--op: unknown operation 'gemm'" -- study -o "$O" --op gemm
 expect 2 "--precision: unknown precision 'fp8'" -- study -o "$O" --precision fp8
 expect 2 "--iters: expected a whole number from 1 to 100000, got '0'" -- study -o "$O" --iters 0
@@ -32,9 +32,10 @@ ROOFTIME_PYTHON=/nonexistent/python3 expect 1 "--impl pytorch: cannot run '/none
 check "nothing written before the request was valid" test ! -e "$O"
 expect 1 "nothing to run: every selected case is skipped \(im2col bf16 conv2d" -- study -o "$TMP/none" --quick --scale 0.1 --machine "$TMP/m.json" --impl im2col --op conv2d --precision bf16
 
-# A quick run at a tiny scale, every implementation and precision; pytorch, selected by default,
-# is skipped with a note when its python cannot run (it gets its own run below).
-ROOFTIME_PYTHON=/nonexistent/python3 "$BIN" study -o "$O" --quick --scale 0.1 --machine "$TMP/m.json" >"$TMP/out.txt" 2>"$TMP/err.txt"
+# A quick run at a tiny scale, every implementation and precision of the paper's ops (the
+# transformer's get their own run below); pytorch, selected by default, is skipped with a note when
+# its python cannot run (it gets its own run below).
+ROOFTIME_PYTHON=/nonexistent/python3 "$BIN" study -o "$O" --quick --scale 0.1 --machine "$TMP/m.json" --op conv2d,lstm >"$TMP/out.txt" 2>"$TMP/err.txt"
 code=$?
 check "quick study exits 0 (got $code: $(head -3 "$TMP/err.txt"))" test "$code" -eq 0
 for f in machine.json analysis.txt analysis.json findings.txt report.html; do
@@ -75,6 +76,87 @@ check "a machine without that overhead is warned of" grep -q "pays the overhead 
 check "the profiles analyze again" "$BIN" analyze --machine "$TMP/m.json" "$O"/profiles/*.json -o "$TMP/a.txt"
 check "pytorch noted as skipped" grep -q "Skipped: pytorch: cannot run '/nonexistent/python3'" "$O/findings.txt"
 check "no pytorch profile without torch" test ! -e "$O/profiles/conv2d-pytorch-fp32-forward.json"
+
+# The transformer layer (issue 38): attention, mlp, decode at a tiny scale, every implementation
+# but pytorch (below), each checked against the direct loops first.
+X=$TMP/xformer
+expect 2 "--op: unknown operation 'gemm' \(known: conv2d, lstm, attention, mlp, decode\)" -- study -o "$X" --op gemm
+ROOFTIME_PYTHON=/nonexistent/python3 "$BIN" study -o "$X" --quick --scale 0.1 --machine "$TMP/m.json" \
+    --op attention,mlp,decode >"$TMP/xout.txt" 2>"$TMP/xerr.txt"
+code=$?
+check "transformer study exits 0 (got $code: $(head -3 "$TMP/xerr.txt"))" test "$code" -eq 0
+for f in attention-unfused-fp32-forward attention-onednn-fp32-forward mlp-unfused-fp32-forward \
+    mlp-onednn-fp32-forward decode-unfused-fp32-forward decode-onednn-fp32-forward; do
+    check "transformer profile $f" test -s "$X/profiles/$f.json"
+done
+if grep -qw avx512_bf16 /proc/cpuinfo; then
+    check "oneDNN bf16 attention where the CPU has bf16 dot products" test -s "$X/profiles/attention-onednn-bf16-forward.json"
+fi
+check "every transformer correctness check ran and passed" bash -c "grep -q '^unfused fp32 decode forward | .* | ok' '$X/findings.txt' && ! grep -q FAILED '$X/findings.txt'"
+check "the direct loops are the reference, not timed in a quick run" grep -q "Skipped: direct attention, mlp, decode: not timed in a quick run" "$X/findings.txt"
+check "findings: decode along the batch" grep -q "^- onednn fp32 decode (cache [0-9]*), by batch: 1: " "$X/findings.txt"
+check "findings: decode at batch 1 is bandwidth- or overhead-bound" grep -qE "^- unfused fp32 decode \(cache [0-9]*\), by batch: 1: (bandwidth|overhead)" "$X/findings.txt"
+check "findings: the machine balance of the unit, from the machine file" grep -q "the machine balance of fp32, 400 GFLOP/s over 20 GB/s = 20 FLOP/B" "$X/findings.txt"
+check "findings: attention along the sequence" grep -q "^- unfused fp32 attention, by sequence: " "$X/findings.txt"
+check "findings: fusion, the unfused MLP against oneDNN's post-ops" grep -q "^mlp fp32: unfused -> onednn | " "$X/findings.txt"
+check "findings: how the transformer ran" grep -q "== Transformer layer: how it ran ==" "$X/findings.txt"
+check "findings: no NaN" bash -c "! grep -qwi nan '$X/findings.txt'"
+check "attention's kernels are its prefill, decode's its decode" \
+    /usr/bin/python3 -c "import json,sys; d=sys.argv[1]; a=json.load(open(d+'/attention-onednn-fp32-forward.json')); b=json.load(open(d+'/decode-unfused-fp32-forward.json')); sys.exit(0 if a['tags']['phase']=='prefill' and b['tags']['phase']=='decode' else 1)" "$X/profiles"
+check "the charts per phase" test -s "$X/phase-prefill-operation-attention-pass-forward-roofline.svg" -a -s "$X/phase-decode-operation-decode-pass-forward-time.svg"
+check "the MLP's charts, which have no phase" test -s "$X/operation-mlp-pass-forward-4d.svg"
+# exact counts: every gemm_qk invocation is 2 L^2 D per head; the unfused softmax 6 per score a query
+# sees (the causal halving) and one per row; the kv_append moves 4 B hidden floats and computes nothing
+/usr/bin/python3 - "$X/profiles" >"$TMP/counts.txt" <<'PY' || echo "FAIL: counts script"
+import json, sys
+d = sys.argv[1]
+bad = 0
+for k in json.load(open(d + "/attention-unfused-fp32-forward.json"))["kernels"]:
+    t = k["tags"]
+    bh, L, D, c = int(t["batch"]) * int(t["heads"]), int(t["seq"]), int(t["head_dim"]), int(t["causal"])
+    n = k["invocations"]
+    valid = L * (L + 1) / 2 if c else L * L
+    want = {"gemm_qk": 2 * bh * L * L * D, "gemm_pv": 2 * bh * L * L * D,
+            "softmax": bh * (6 * valid + L)}[k["name"]]
+    if abs(k["flops"]["fp32"] - n * want) > 1e-6 * n * want:
+        print("%s %s: %g FLOPs, want %g" % (k["name"], t, k["flops"]["fp32"], n * want)); bad += 1
+for k in json.load(open(d + "/decode-unfused-fp32-forward.json"))["kernels"]:
+    if k["name"] == "kv_append":
+        t = k["tags"]
+        if k["flops"].get("fp32", 0) != 0 or k["bytes"]["DRAM"] <= 0:
+            print("kv_append %s: %s %s" % (t, k["flops"], k["bytes"])); bad += 1
+print("bad %d" % bad)
+PY
+check "exact FLOPs of the unfused attention, causal halving included ($(head -2 "$TMP/counts.txt"))" grep -q "^bad 0" "$TMP/counts.txt"
+check "the transformer profiles analyze again" "$BIN" analyze --machine "$TMP/m.json" "$X"/profiles/*.json -o "$TMP/xa.txt"
+# sdpa asked for by name needs torch 2's scaled_dot_product_attention
+if ROOFTIME_PYTHON= /usr/bin/python3 -c "import torch, torch.nn.functional as F; F.scaled_dot_product_attention" 2>/dev/null; then
+    :
+elif ROOFTIME_PYTHON= /usr/bin/python3 -c "import torch" 2>/dev/null; then
+    ROOFTIME_PYTHON= expect 1 "--impl sdpa: the torch of '/usr/bin/python3' has no scaled_dot_product_attention" -- study -o "$TMP/sdpa" --quick --op attention --impl sdpa
+    check "nothing written without sdpa" test ! -e "$TMP/sdpa"
+fi
+
+# sdpa (scaled_dot_product_attention) against the same math unfused, on the PyTorch 2.x of
+# scripts/install-deps.sh, where its trace runner works (the runner's torch 2.x fixes: issue 44).
+. "$(dirname "$0")/python-lib.sh"
+if "$TORCH2_PY" -c "import torch.nn.functional as F; F.scaled_dot_product_attention" 2>/dev/null; then
+    S=$TMP/sdpa2
+    ROOFTIME_PYTHON=$TORCH2_PY "$BIN" study -o "$S" --quick --scale 0.1 --machine "$TMP/m.json" --impl pytorch,sdpa \
+        --op attention,decode --precision fp32 >"$TMP/sout.txt" 2>"$TMP/serr.txt"
+    check "study with sdpa exits 0" test $? -eq 0
+    if grep -q "^- Skipped: \(sdpa\|pytorch\) fp32 attention forward: pytorch: .* failed at point 0" "$S/findings.txt"; then
+        echo "skipped the sdpa checks: the torch client fails on $TORCH2_PY ($(grep -m1 -o "failed at point 0.*" "$S/findings.txt" | cut -c1-160))"
+    else
+        check "sdpa profile" test -s "$S/profiles/attention-sdpa-fp32-forward.json"
+        check "sdpa against the unfused math: the fusion row" grep -q "^attention fp32: pytorch -> sdpa | " "$S/findings.txt"
+        check "sdpa decode too" grep -q "^decode fp32: pytorch -> sdpa | " "$S/findings.txt"
+        check "torch 2 runs decode's every batch" bash -c "! grep -q 'pytorch decode: .* sweep points' '$S/findings.txt'"
+        check "its largest batch too (256 at scale 0.1)" /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if '26' in {k['tags']['batch'] for k in p['kernels']} else 1)" "$S/profiles/decode-pytorch-fp32-forward.json"
+    fi
+else
+    echo "skipped the sdpa part: no torch with scaled_dot_product_attention at $TORCH2_PY"
+fi
 
 # PyTorch next to oneDNN, when /usr/bin/python3 has torch.
 if ROOFTIME_PYTHON= /usr/bin/python3 -c "import torch" 2>/dev/null; then
@@ -122,6 +204,27 @@ PY
     check "pytorch is in the conv2d backward-data group" grep -q pytorch "$P/operation-conv2d-pass-backward-data-time.svg"
     check "pytorch appears in the report" grep -q pytorch "$P/operation-lstm-pass-forward-time.svg"
     check "findings note the quick run's torch points" grep -q "pytorch conv2d: 3 of the quick run's 5 sweep points" "$P/findings.txt"
+    # the transformer ops through torch: the unfused math (matmul, softmax, matmul), inference
+    T=$TMP/torch-xformer
+    ROOFTIME_PYTHON= "$BIN" study -o "$T" --quick --scale 0.1 --machine "$TMP/m.json" --impl pytorch \
+        --op attention,mlp,decode --precision fp32 >"$TMP/txout.txt" 2>"$TMP/txerr.txt"
+    check "transformer study with pytorch exits 0 ($(grep -v warning "$TMP/txerr.txt" | head -3))" test $? -eq 0
+    for f in attention mlp decode; do
+        check "pytorch $f profile" test -s "$T/profiles/$f-pytorch-fp32-forward.json"
+    done
+    check "pytorch's attention: the matmuls of q k^T and p v, costed" \
+        /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if any(k['name'].startswith(('aten::bmm','aten::matmul','aten::mm')) and sum(k['flops'].values())>0 and sum(k['bytes'].values())>0 for k in p['kernels']) else 1)" \
+        "$T/profiles/attention-pytorch-fp32-forward.json"
+    /usr/bin/python3 - "$T"/profiles/*-pytorch-*.json >"$TMP/xnobytes.txt" <<'PY'
+import json, sys
+for f in sys.argv[1:]:
+    for k in json.load(open(f))["kernels"]:
+        if sum(k["flops"].values()) > 0 and sum(k["bytes"].values()) == 0:
+            print("%s: %s has FLOPs and no bytes" % (f, k["name"]))
+PY
+    check "no transformer pytorch kernel has FLOPs without bytes ($(head -2 "$TMP/xnobytes.txt"))" test ! -s "$TMP/xnobytes.txt"
+    check "pytorch's decode kernels are tagged decode" grep -q '"phase": "decode"' "$T/profiles/decode-pytorch-fp32-forward.json"
+    check "torch 1.13 leaves out decode's largest batch, saying so" grep -q "pytorch decode: 5 of the 6 sweep points (the largest batch is left out on a torch before 2.0" "$T/findings.txt"
     check "the pytorch profiles analyze again" "$BIN" analyze --machine "$TMP/m.json" "$P"/profiles/*.json -o "$TMP/ta.txt"
     # bf16 by default: torch emulates it without AVX-512, and the study then leaves it out, saying so
     E=$TMP/emulated

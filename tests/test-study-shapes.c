@@ -74,7 +74,7 @@ static void test_names(void **state)
     assert_int_equal(i, RT_IMPL_ONEDNN);
     assert_int_equal(rt_study_impl_parse("cudnn", &i, &err), -1);
     assert_string_equal(err.msg, "unknown implementation 'cudnn' (known: direct, im2col, onednn, "
-                                 "unfused, pytorch)");
+                                 "unfused, pytorch, sdpa)");
     assert_int_equal(rt_study_impl_parse(NULL, &i, NULL), -1);
     assert_int_equal(rt_precision_parse("BF16", &p, NULL), 0);
     assert_int_equal(p, RT_PREC_BF16);

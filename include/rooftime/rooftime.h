@@ -39,6 +39,7 @@
 #include "rooftime/util/strings.h"
 #include "rooftime/core/across.h"
 #include "rooftime/core/analysis-findings.h"
+#include "rooftime/core/analysis-phases.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/byte-placement.h"
 #include "rooftime/core/comm.h"
@@ -67,6 +68,7 @@
 #include "rooftime/formats/analysis-format.h"
 #include "rooftime/formats/comm-json.h"
 #include "rooftime/formats/diff-format.h"
+#include "rooftime/formats/diff-phases.h"
 #include "rooftime/formats/diff-gate.h"
 #include "rooftime/formats/findings-text.h"
 #include "rooftime/formats/gpu-arch-json.h"
@@ -118,6 +120,8 @@
 #include "rooftime/study/study-tensors.h"
 #include "rooftime/study/study-timer.h"
 #include "rooftime/study/study-torch.h"
+#include "rooftime/study/xformer-flops.h"
+#include "rooftime/study/xformer-shapes.h"
 #include "rooftime/api/api.h"
 
 #endif

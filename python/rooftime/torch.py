@@ -2,6 +2,10 @@
 `rooftime profile --torch` profiles a script: the same runner (data/torch/runner), the same
 import with the cost model (FLOPs and bytes from shapes, the user's source lines), the block's wall
 time and coverage. Then prof.profile is a rooftime.Profile and prof.analyze(machine) its verdicts.
+
+`with rooftime.torch.phase("prefill"):` marks a phase of a generation loop (a range named
+rooftime:phase=prefill in the trace): every operator that starts inside it is tagged phase=prefill,
+in place of the phases the import finds from the attention operators' query length.
 """
 import importlib.util
 import os
@@ -46,6 +50,21 @@ def _steps(steps):
         raise Error("steps takes FIRST:LAST with 0 <= FIRST < LAST (optimizer steps), not %r"
                     % (steps,))
     return first, last
+
+
+def phase(name):
+    """A context that marks a phase of a generation loop ("prefill", "decode", or any name of 1 to
+    32 letters, digits, '_', '-', '.'): torch.autograd.profiler.record_function of
+    "rooftime:phase=NAME", which the import of profile --torch and rooftime.torch.profile reads;
+    outside a profiler it costs next to nothing."""
+    import re
+
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,32}", name):
+        raise Error("rooftime.torch.phase: a name of 1 to 32 letters, digits, '_', '-' or '.', "
+                    "not %r" % (name,))
+    from torch.autograd.profiler import record_function
+
+    return record_function("rooftime:phase=" + name)
 
 
 class profile(ProfiledBlock):

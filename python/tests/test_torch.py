@@ -155,3 +155,27 @@ def test_warnings_name_the_run_not_the_scratch_trace():
     uncovered = [t for t in texts if "uncovered" in t]
     assert uncovered and all("'lstm block'" in t for t in uncovered), texts
     assert not any("rooftime-torch-" in t for t in texts), texts
+
+
+def test_phase_marks_split_a_generation_loop(tmp_path):
+    """rooftime.torch.phase marks the phases of a generation loop: each operator started inside a
+    mark carries its name as the phase tag, the profile's notes say the marks were read; a bad
+    name is refused before anything runs."""
+    import torch
+
+    lin = torch.nn.Linear(16, 16)
+    with rooftime.torch.profile(command="marked loop") as prof:
+        with torch.no_grad():
+            with rooftime.torch.phase("prefill"):
+                lin(torch.randn(8, 16))
+            for _ in range(3):
+                with rooftime.torch.phase("decode"):
+                    lin(torch.randn(1, 16))
+    path = tmp_path / "p.json"
+    prof.profile.save(str(path))
+    p = json.load(open(path))
+    phases = {k["tags"].get("phase") for k in p["kernels"] if "addmm" in k["name"]}
+    assert phases == {"prefill", "decode"}, phases
+    assert "rooftime:phase=NAME" in p["provenance"]["notes"]["phases"]
+    with pytest.raises(rooftime.Error, match="rooftime.torch.phase"):
+        rooftime.torch.phase("a phase")

@@ -9,12 +9,14 @@
 #include "cli-output.h"
 #include "cli-inputs.h"
 #include "commands.h"
+#include "rooftime/core/analysis-phases.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/coverage.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
+#include "rooftime/formats/findings-text.h"
 #include "rooftime/formats/hints-json.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
@@ -41,6 +43,19 @@ static void print_coverage(FILE *fp, rt_profile **ps, size_t n)
                 fprintf(fp, "%s: profile %zu: %s\n", gpu[k][1], i + 1, v);
         }
     }
+}
+
+/* The kernels split by the phases of a generation loop (their phase tag: profile --torch tags
+ * prefill and decode), when they carry one. */
+static void print_phases(FILE *fp, const rt_analysis *a)
+{
+    rt_findings *f = rt_analysis_phases(a);
+    if (!f)
+        return;
+    char *text = rt_findings_text(f);
+    fprintf(fp, "\n%s", text);
+    free(text);
+    rt_findings_free(f);
 }
 
 int cmd_analyze(int argc, char **argv)
@@ -153,8 +168,10 @@ int cmd_analyze(int argc, char **argv)
                                        : rt_analysis_write(a, fmt, o.fp, &warn, &err);
         cli_print_warnings(&warn, 10, NULL);
         rt_warnings_release(&warn);
-        if (wr == 0 && fmt == RT_FORMAT_TEXT)
+        if (wr == 0 && fmt == RT_FORMAT_TEXT) {
             print_coverage(o.fp, ps, n_ps);
+            print_phases(o.fp, a);
+        }
         if (wr == 0 && h) {
             rt_warnings adv = {0};
             rt_hints_eval(h, m, mode, ps, n_ps, &adv);
@@ -203,7 +220,9 @@ const rt_command rt_cmd_analyze = {
     "ends with the coverage of PyTorch profiles: the share of the wall time the operators\n"
     "explain (`profile --torch`) and the share the cost model gave FLOPs or bytes; for the\n"
     "device profile of a GPU trace, the share of device time with work, how much of the step\n"
-    "the GPU was busy, how much of its idle time is launch-bound, and tau measured in the run.\n"
+    "the GPU was busy, how much of its idle time is launch-bound, and tau measured in the run;\n"
+    "and, where kernels carry a phase tag (a generation loop: prefill and decode), each\n"
+    "phase's time, work and bounds.\n"
     "\n"
     "--across rank: the profiles of one job's ranks (a DIR gives its *.json), read one at a\n"
     "time; per kernel and config the median, quartiles, min, max and slowest ranks over ranks,\n"

@@ -13,6 +13,7 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/formats/diff-phases.h"
 #include "rooftime/formats/diff-format.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
@@ -212,6 +213,8 @@ int cmd_diff(int argc, char **argv)
         cli_error("cannot write the table");
         goto out;
     }
+    if (!o.csv) /* a generation loop: each phase before and after */
+        rt_diff_phases_write(stdout, p[0], p[1]);
     rc = RT_EXIT_OK;
 out:
     rt_diff_release(&t);
@@ -247,7 +250,9 @@ const rt_command rt_cmd_diff = {
     "      --top N            the N largest changes, the rest summed in one row (default 30;\n"
     "                         CSV lists every row)\n"
     "      --format text|csv  a table for people (default) or CSV\n"
-    "Kernels only in one run show '-' on the other side. See docs/import-frameworks.md.\n"
+    "Kernels only in one run show '-' on the other side. Runs of a generation loop (kernels\n"
+    "tagged with their phase) end with each phase's time and launches before and after. See\n"
+    "docs/import-frameworks.md.\n"
     "\n"
     "--gate judges AFTER against BEFORE for CI: exit 1 when AFTER is worse beyond noise (or the\n"
     "gate refused), 0 otherwise; the failing rows first, one line each, then the table, then\n"

@@ -10,6 +10,7 @@
 #include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/analysis-findings.h"
+#include "rooftime/core/analysis-phases.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
 #include "rooftime/core/hints.h"
@@ -85,14 +86,20 @@ static int write_report(const report_args *o, const rt_machine *m, rt_profile **
         cli_error("%s", err.msg);
     } else {
         warn_unused_tags(o, a);
+        /* a generation loop (kernels tagged with their phase): the phases first, and one set of
+         * charts per phase unless --split-by says otherwise */
+        static const char *const by_phase[] = {"phase"};
+        rt_findings *phases = rt_analysis_phases(a);
+        bool split_phase = phases && !o->n_split;
         rt_findings *callouts = rt_analysis_findings(a);
         rt_findings *summary = rt_analysis_summary(a, &hints);
         rt_report_section sec = {"Stragglers across ranks", NULL};
         if (o->across)
             sec.html = across_html = cli_across_section(ps, paths, n_ps, m);
         rt_report_opts ro = {.title = o->title,
-                             .split_by = o->split,
-                             .n_split_by = o->n_split,
+                             .split_by = split_phase ? by_phase : o->split,
+                             .n_split_by = split_phase ? 1 : o->n_split,
+                             .findings = phases,
                              .series_by = o->series,
                              .marker_by = o->marker,
                              .fill_by = o->fill,
@@ -112,6 +119,7 @@ static int write_report(const report_args *o, const rt_machine *m, rt_profile **
         }
         rt_findings_free(callouts);
         rt_findings_free(summary);
+        rt_findings_free(phases);
     }
     rt_verdict_hints_release(&hints);
     if (cli_frees_at_exit()) { /* else the exit does */
@@ -239,7 +247,8 @@ const rt_command rt_cmd_report = {
     "\n"
     "  -m, --machine M       machine preset name or machine file (required)\n"
     "      --mode MODE       single (default, the paper's) or hier\n"
-    "      --split-by TAGS   one set of charts per distinct value of these tags (e.g. pass)\n"
+    "      --split-by TAGS   one set of charts per distinct value of these tags (e.g. pass;\n"
+    "                        default: phase when the kernels carry one, a generation loop)\n"
     "      --series-by TAG   color (default: framework or implementation when present)\n"
     "      --marker-by TAG   marker shape\n"
     "      --fill-by TAG     filled or hollow symbols (default: precision when present)\n"

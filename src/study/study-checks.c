@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "study-checks.h"
+#include "xformer-internal.h"
 #include "rooftime/study/conv-direct.h"
 #include "rooftime/study/lstm-direct.h"
 #include "rooftime/study/study-impls.h"
@@ -20,12 +21,15 @@ static const rt_pass *op_passes(rt_study_op op, size_t *n)
     return rt_study_impl_passes(RT_IMPL_COUNT, op, n);
 }
 
-/* The reference result of a small case: direct loops in fp32 (conv2d), the plain-C LSTM. */
+/* The reference result of a small case: direct loops in fp32 (conv2d, attention, mlp, decode),
+ * the plain-C LSTM. */
 static float *reference_out(const rt_study_point *pt, rt_pass pass, uint64_t seed, size_t *n,
                             rt_error *err)
 {
     rt_study_case *c = NULL;
-    int rc = pt->op == RT_OP_CONV2D
+    int rc = rt_study_op_is_xformer(pt->op)
+                 ? rt_xformer_direct_new(pt, RT_PREC_FP32, pass, seed, &c, err)
+             : pt->op == RT_OP_CONV2D
                  ? rt_conv_direct_new(&pt->conv, RT_PREC_FP32, pass, seed, &c, err)
                  : rt_lstm_direct_new(&pt->lstm, RT_PREC_FP32, pass, seed, &c, err);
     if (rc < 0)
@@ -73,6 +77,9 @@ size_t rt_study_checks_run(const rt_study_opts *o, rt_study_result *r, bool *ski
         {.op = RT_OP_CONV2D,
          .conv = {.n = 2, .c = 8, .h = 15, .w = 13, .k = 8, .r = 3, .s = 3, .stride = 2, .pad = 1}},
         {.op = RT_OP_LSTM, .lstm = {.batch = 4, .seq = 5, .features = 8, .hidden = 6}}};
+    for (int op = 0; op < RT_OP_COUNT; op++)
+        if (rt_study_op_is_xformer((rt_study_op)op))
+            small[op] = rt_xformer_small_point((rt_study_op)op);
     for (int op = 0; op < RT_OP_COUNT; op++) {
         if (!o->ops[op])
             continue;

@@ -9,6 +9,8 @@
 #include "study-consistency.h"
 #include "study-names.h"
 #include "study-outliers.h"
+#include "study-xformer-findings.h"
+#include "xformer-internal.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
 #include "rooftime/core/model.h"
@@ -89,7 +91,9 @@ static double nominal_ai(const rt_study_result *r, const rt_tags *t)
         }
         if (!match)
             continue;
-        if (op == RT_OP_CONV2D)
+        if (rt_study_op_is_xformer(op))
+            ai = rt_xformer_nominal_ai(&pts[i]);
+        else if (op == RT_OP_CONV2D)
             ai = 2 * rt_conv_macs_valid(&pts[i].conv) /
                  rt_conv_pass_bytes(&pts[i].conv, RT_PASS_FWD, 1);
         else
@@ -513,6 +517,7 @@ rt_findings *rt_study_findings(const rt_analysis *a, const rt_study_result *r)
     section_jumps(f, a, r);
     section_scaling(f, a);
     section_recoverable(f, a);
+    rt_study_xformer_findings(f, a, r);
     rt_study_section_outliers(f, a);
     rt_study_findings_consistency(f, a);
     return f;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "study-names.h"
+#include "study-xformer-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
 #include "rooftime/core/model.h"
@@ -39,8 +40,9 @@ static void series_of(const rt_tags *t, char *buf, size_t n)
 /* The swept parameters of a config, "batch=16 seq=32 ...". */
 static void params_of(const rt_tags *t, char *buf, size_t n)
 {
-    static const char *const ps[] = {"batch", "filters",  "kernel", "stride",
-                                     "seq",   "features", "hidden"};
+    static const char *const ps[] = {"batch",    "filters", "kernel", "stride",   "seq",
+                                     "features", "hidden",  "heads",  "head_dim", "causal",
+                                     "tokens",   "gated",   "cache"};
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         if (*tag(t, ps[i]))
@@ -469,6 +471,7 @@ rt_findings *rt_study_gpu_findings(const rt_analysis *a, const rt_study_gpu_resu
     section_tensor(f, a);
     section_amp(f, a);
     section_no_flops(f, a);
+    rt_study_xformer_gpu_findings(f, a);
     section_crosscheck(f, r);
     return f;
 }

@@ -62,8 +62,9 @@ void rt_study_gpu_opts_init(rt_study_gpu_opts *o)
     memset(o, 0, sizeof *o);
     o->scale = 1;
     o->warmup = o->iters = -1;
+    /* the paper's ops; the transformer study's run when --op names them (20 more clients) */
     for (int i = 0; i < RT_OP_COUNT; i++)
-        o->ops[i] = true;
+        o->ops[i] = !rt_study_op_is_xformer((rt_study_op)i);
     for (int i = 0; i < RT_GPU_FW_COUNT; i++)
         o->frameworks[i] = true;
     for (int i = 0; i < RT_GPU_PREC_COUNT; i++)
@@ -86,10 +87,18 @@ static const gpu_impl impls[] = {
     {RT_GPU_PYTORCH, RT_OP_LSTM, "graphs", {true, true, true, true}},
     {RT_GPU_JAX, RT_OP_CONV2D, "jit", {true, false, true, true}},
     {RT_GPU_JAX, RT_OP_LSTM, "jit", {true, false, true, true}},
+    /* the transformer study: each point eager and captured in a CUDA graph, in one client; sdpa
+     * runs scaled_dot_product_attention's flash, efficient and math back ends */
+    {RT_GPU_PYTORCH, RT_OP_ATTENTION, "", {true, true, true, true}},
+    {RT_GPU_PYTORCH, RT_OP_ATTENTION, "sdpa", {true, true, true, true}},
+    {RT_GPU_PYTORCH, RT_OP_MLP, "", {true, true, true, true}},
+    {RT_GPU_PYTORCH, RT_OP_DECODE, "", {true, true, true, true}},
+    {RT_GPU_PYTORCH, RT_OP_DECODE, "sdpa", {true, true, true, true}},
 };
 
 static const rt_pass conv_passes[] = {RT_PASS_FWD, RT_PASS_BWD_DATA, RT_PASS_BWD_WEIGHTS};
 static const rt_pass lstm_passes[] = {RT_PASS_FWD, RT_PASS_BWD};
+static const rt_pass fwd_only[] = {RT_PASS_FWD};
 
 /* Small shapes covering every kernel size and stride of the sweeps (odd sizes included). */
 static const rt_study_gpu_check_point check_points[] = {
@@ -141,8 +150,10 @@ int rt_study_gpu_plans(const rt_study_gpu_opts *o, rt_study_gpu_plan **out, size
             snprintf(p->name, sizeof p->name, "%s-%s-%s%s%s", fw_names[im->fw],
                      rt_study_op_name(im->op), prec_names[pr], im->variant[0] ? "-" : "",
                      im->variant);
-            p->passes = im->op == RT_OP_CONV2D ? conv_passes : lstm_passes;
-            p->n_passes = im->op == RT_OP_CONV2D ? 3 : 2;
+            p->passes = im->op == RT_OP_CONV2D ? conv_passes
+                        : im->op == RT_OP_LSTM ? lstm_passes
+                                               : fwd_only;
+            p->n_passes = im->op == RT_OP_CONV2D ? 3 : im->op == RT_OP_LSTM ? 2 : 1;
             p->points = rt_study_points(im->op, o->quick, o->scale, &p->n_points);
             p->warmup = warmup;
             p->iters = iters;
@@ -152,9 +163,7 @@ int rt_study_gpu_plans(const rt_study_gpu_opts *o, rt_study_gpu_plan **out, size
             p->c_iters = o->quick ? iters : (iters < 2 ? iters : 2);
             p->check = o->check_dir && im->op == RT_OP_CONV2D;
             for (size_t k = 0; k < p->n_points; k++) {
-                int rc = im->op == RT_OP_CONV2D ? rt_conv_shape_check(&p->points[k].conv, err)
-                                                : rt_lstm_shape_check(&p->points[k].lstm, err);
-                if (rc < 0) {
+                if (rt_study_point_check(&p->points[k], err) < 0) {
                     rt_error_prefix(err, "%s: sweep point %zu (%s)", p->name, k,
                                     p->points[k].varied);
                     rt_study_gpu_plans_free(v, m);
@@ -201,6 +210,24 @@ static json_t *point_json(const rt_study_point *pt)
         json_object_set_new(o, "filters", json_integer(pt->conv.k));
         json_object_set_new(o, "kernel", json_integer(pt->conv.r));
         json_object_set_new(o, "stride", json_integer(pt->conv.stride));
+    } else if (pt->op == RT_OP_ATTENTION) {
+        const rt_attn_shape *a = &pt->attn;
+        const long v[] = {a->batch, a->heads, a->seq, a->head_dim, a->causal};
+        const char *const k[] = {"batch", "heads", "seq", "head_dim", "causal"};
+        for (size_t i = 0; i < 5; i++)
+            json_object_set_new(o, k[i], json_integer(v[i]));
+    } else if (pt->op == RT_OP_MLP) {
+        const rt_mlp_shape *m = &pt->mlp;
+        const long v[] = {m->tokens, m->hidden, m->ffn, m->gated};
+        const char *const k[] = {"tokens", "hidden", "ffn", "gated"};
+        for (size_t i = 0; i < 4; i++)
+            json_object_set_new(o, k[i], json_integer(v[i]));
+    } else if (pt->op == RT_OP_DECODE) {
+        const rt_decode_shape *d = &pt->dec;
+        const long v[] = {d->batch, d->cache, d->hidden, d->heads, d->ffn};
+        const char *const k[] = {"batch", "cache", "hidden", "heads", "ffn"};
+        for (size_t i = 0; i < 5; i++)
+            json_object_set_new(o, k[i], json_integer(v[i]));
     } else {
         json_object_set_new(o, "batch", json_integer(pt->lstm.batch));
         json_object_set_new(o, "seq", json_integer(pt->lstm.seq));

@@ -17,11 +17,13 @@
 /* The profile's tags (one profile each) and then the kernel's (the swept parameters). */
 static const char *const profile_keys[] = {"implementation", "precision", "operation", "pass",
                                            "variant"};
-static const char *const param_keys[] = {"batch", "filters",  "kernel", "stride",
-                                         "seq",   "features", "hidden"};
-static const char *const kept[] = {"implementation", "precision", "operation", "pass",
-                                   "variant",        "batch",     "filters",   "kernel",
-                                   "stride",         "seq",       "features",  "hidden"};
+static const char *const param_keys[] = {"batch",    "filters", "kernel", "stride",   "seq",
+                                         "features", "hidden",  "heads",  "head_dim", "causal",
+                                         "tokens",   "gated",   "cache"};
+static const char *const kept[] = {
+    "implementation", "precision", "operation", "pass",   "variant",  "batch",
+    "filters",        "kernel",    "stride",    "seq",    "features", "hidden",
+    "heads",          "head_dim",  "causal",    "tokens", "gated",    "cache"};
 
 const char *const *rt_study_gpu_kept_tags(size_t *n)
 {
@@ -29,9 +31,10 @@ const char *const *rt_study_gpu_kept_tags(size_t *n)
     return kept;
 }
 
-static const char *const group_keys[] = {"implementation", "variant", "precision", "operation",
-                                         "pass",           "batch",   "filters",   "kernel",
-                                         "stride",         "seq",     "features",  "hidden"};
+static const char *const group_keys[] = {
+    "implementation", "variant",  "precision", "operation", "pass",     "batch",
+    "filters",        "kernel",   "stride",    "seq",       "features", "hidden",
+    "heads",          "head_dim", "causal",    "tokens",    "gated",    "cache"};
 static const rt_group_opts group_opts = {.keys = group_keys,
                                          .n_keys = sizeof group_keys / sizeof group_keys[0],
                                          .params = param_keys,
@@ -81,9 +84,11 @@ static rt_profile *profile_for(const rt_tags *t, const rt_profile *src, const ch
                             "; FLOPs and bytes per invocation from the counter run's sampled "
                             "iterations, times from the trace run's measured iterations");
     p->time_kind = src->time_kind;
-    /* a graph's kernels pay the launch of a graph node, not of a kernel */
+    /* a graph's kernels pay the launch of a graph node, not of a kernel ("graphs", and the
+     * transformer clients' captured variants "<variant>_graphs") */
     const char *variant = rt_tags_get(t, "variant");
-    if (variant && strcmp(variant, "graphs") == 0)
+    size_t vl = variant ? strlen(variant) : 0;
+    if (vl >= 6 && strcmp(variant + vl - 6, "graphs") == 0)
         p->overhead = rt_strdup(rt_gpu_tau_overhead_name(RT_GPU_TAU_GRAPH));
     else
         p->overhead = src->overhead ? rt_strdup(src->overhead) : NULL;

@@ -9,6 +9,7 @@
 #include "rooftime-config.h"
 #include "study-checks.h"
 #include "study-method.h"
+#include "study-opts.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/profile.h"
@@ -23,107 +24,6 @@
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
-
-void rt_study_opts_init(rt_study_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    for (int i = 0; i < RT_OP_COUNT; i++)
-        o->ops[i] = true;
-    for (int i = 0; i < RT_PREC_COUNT; i++)
-        o->precisions[i] = true;
-    for (int i = 0; i < RT_IMPL_COUNT; i++)
-        o->impls[i] = true;
-    o->warmup = o->iters = -1;
-    o->scale = 1;
-    o->pytorch_optional = true;
-    o->emulated_optional = true;
-}
-
-static const char *const group_keys[] = {
-    "implementation", "precision", "operation", "pass",     "batch", "filters",
-    "kernel",         "stride",    "seq",       "features", "hidden"};
-static const char *const group_params[] = {"batch", "filters",  "kernel", "stride",
-                                           "seq",   "features", "hidden"};
-static const rt_group_opts group_opts = {.keys = group_keys,
-                                         .n_keys = sizeof group_keys / sizeof group_keys[0],
-                                         .params = group_params,
-                                         .n_params = sizeof group_params / sizeof group_params[0]};
-
-const rt_group_opts *rt_study_group_opts(void)
-{
-    return &group_opts;
-}
-
-static int n_warmup(const rt_study_opts *o)
-{
-    return o->warmup >= 0 ? o->warmup : o->quick ? 1 : 5;
-}
-
-static int n_iters(const rt_study_opts *o)
-{
-    return o->iters >= 0 ? o->iters : o->quick ? 3 : 20;
-}
-
-int rt_study_validate(const rt_study_opts *o, rt_error *err)
-{
-    if (!(o->scale > 0 && o->scale <= 1)) {
-        rt_error_set(err, "scale must be in (0, 1], got %g", o->scale);
-        return -1;
-    }
-    if (o->warmup > 1000 || o->iters > 100000 || o->iters == 0) {
-        rt_error_set(err,
-                     "iterations must be between 1 and 100000 and warm-up at most 1000 "
-                     "(got %d and %d)",
-                     o->iters, o->warmup);
-        return -1;
-    }
-    bool any_prec = false;
-    for (int p = 0; p < RT_PREC_COUNT; p++)
-        any_prec |= o->precisions[p];
-    if (!any_prec) {
-        rt_error_set(err, "no precision selected");
-        return -1;
-    }
-    bool any = false;
-    for (int op = 0; op < RT_OP_COUNT; op++) {
-        if (!o->ops[op])
-            continue;
-        bool runs = false;
-        for (int i = 0; i < RT_IMPL_COUNT; i++)
-            runs |= o->impls[i] && rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) &&
-                    (!o->quick || rt_study_impl_get((rt_study_impl)i)->timed_quick);
-        if (!runs) {
-            char has[256], untimed[256] = "";
-            rt_study_impls_of((rt_study_op)op, has, sizeof has);
-            for (int i = 0; o->quick && i < RT_IMPL_COUNT; i++)
-                if (rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) &&
-                    !rt_study_impl_get((rt_study_impl)i)->timed_quick)
-                    snprintf(untimed, sizeof untimed, "; %s is not timed with --quick",
-                             rt_study_impl_name((rt_study_impl)i));
-            rt_error_set(err, "no selected implementation runs %s (it has: %s%s)",
-                         rt_study_op_name((rt_study_op)op), has, untimed);
-            return -1;
-        }
-        size_t n;
-        rt_study_point *pts = rt_study_points((rt_study_op)op, o->quick, o->scale, &n);
-        for (size_t i = 0; i < n; i++) {
-            int rc = op == RT_OP_CONV2D ? rt_conv_shape_check(&pts[i].conv, err)
-                                        : rt_lstm_shape_check(&pts[i].lstm, err);
-            if (rc < 0) {
-                rt_error_prefix(err, "sweep point %zu (%s)", i, pts[i].varied);
-                free(pts);
-                return -1;
-            }
-        }
-        free(pts);
-        any = true;
-    }
-    if (!any) {
-        rt_error_set(err, "no operation selected");
-        return -1;
-    }
-    return 0;
-}
 
 /* Torch's threads: as many as the OpenMP team of the other implementations (one per CPU), unless
  * OMP_NUM_THREADS sets both (torch reads it too). Torch's own default is the physical cores, one
@@ -184,13 +84,16 @@ static rt_profile *new_profile(rt_study_impl i, rt_precision pr, rt_study_op op,
     prof->time_kind = RT_TIME_WALL;
     prof->bytes_kind = RT_BYTES_ESTIMATED; /* exact compulsory counts, at DRAM */
     prof->threads = threads;
-    rt_machine_set_str(&prof->overhead, i == RT_IMPL_PYTORCH  ? RT_OVERHEAD_FRAMEWORK
-                                        : i == RT_IMPL_ONEDNN ? RT_OVERHEAD_ONEDNN
-                                                              : RT_OVERHEAD_OPENMP);
+    rt_machine_set_str(&prof->overhead, rt_study_impl_is_torch(i) ? RT_OVERHEAD_FRAMEWORK
+                                        : i == RT_IMPL_ONEDNN     ? RT_OVERHEAD_ONEDNN
+                                                                  : RT_OVERHEAD_OPENMP);
     rt_tags_set(&prof->tags, "implementation", rt_study_impl_name(i));
     rt_tags_set(&prof->tags, "precision", rt_precision_name(pr));
     rt_tags_set(&prof->tags, "operation", rt_study_op_name(op));
     rt_tags_set(&prof->tags, "pass", rt_pass_name(pass));
+    /* the transformer ops' phase of a generation loop, as profile --torch tags a run's kernels */
+    if (rt_study_op_phase(op))
+        rt_tags_set(&prof->tags, "phase", rt_study_op_phase(op));
     return prof;
 }
 
@@ -203,15 +106,26 @@ static void add_profile(rt_study_result *r, rt_profile *prof)
 /* The sweep points torch runs: all of them, except in a quick run, where conv2d runs the default
  * and the batch and filters points only: torch's kernel-7 and stride-1 convolutions with the
  * profiler on added 9 s to a quick run on the 2-core VM (load about 2), which must stay under 2
- * minutes. */
-static rt_study_point *torch_points(const rt_study_opts *o, rt_study_op op,
+ * minutes; and on a torch before 2.0 (torch1) decode's largest batch. */
+static rt_study_point *torch_points(const rt_study_opts *o, rt_study_op op, bool torch1,
                                     const rt_study_point *pts, size_t n, size_t *out_n)
 {
     rt_study_point *v = rt_xcalloc(n ? n : 1, sizeof *v);
     size_t m = 0;
+    long max_batch = 0;
+    for (size_t k = 0; k < n; k++)
+        if (op == RT_OP_DECODE && pts[k].dec.batch > max_batch)
+            max_batch = pts[k].dec.batch;
     for (size_t k = 0; k < n; k++) {
         if (o->quick && op == RT_OP_CONV2D &&
             (strcmp(pts[k].varied, "kernel") == 0 || strcmp(pts[k].varied, "stride") == 0))
+            continue;
+        /* decode's largest batch: torch 1.13's CPU matmul over the cache runs one GEMM per batch
+         * element and head, each with its select, as_strided and resolve_conj events: 69729
+         * operator events per step at batch 256 (torch 2.15: 90), whose recording cost more than
+         * every other transformer point of the client together */
+        if (torch1 && op == RT_OP_DECODE && strcmp(pts[k].varied, "batch") == 0 &&
+            pts[k].dec.batch == max_batch && max_batch > 1)
             continue;
         v[m++] = pts[k];
     }
@@ -225,6 +139,7 @@ typedef struct torch_progress {
     const rt_study_point *pts;
     size_t done, total;
     double t0;
+    rt_study_impl impl;
     rt_precision pr;
     rt_study_op op;
     rt_pass pass;
@@ -234,7 +149,7 @@ static void on_torch_point(void *ud, size_t k)
 {
     torch_progress *tp = ud;
     char what[160];
-    point_what(what, sizeof what, RT_IMPL_PYTORCH, tp->pr, tp->op, tp->pass, &tp->pts[k]);
+    point_what(what, sizeof what, tp->impl, tp->pr, tp->op, tp->pass, &tp->pts[k]);
     rt_study_progress pg = {tp->done + k, tp->total, what, rt_now() - tp->t0};
     tp->o->progress(tp->o->progress_ud, &pg);
 }
@@ -247,7 +162,10 @@ typedef struct study_run {
     const char *python;
     char *script; /* the torch client; NULL when pytorch does not run */
     bool torch;   /* pytorch runs */
-    bool *skip;   /* by case_index: cases known not to run */
+    bool sdpa;    /* and has scaled_dot_product_attention (the sdpa implementation runs) */
+    bool
+        torch2; /* torch has scaled_dot_product_attention (2.0 or later; probed for sdpa, decode) */
+    bool *skip; /* by case_index: cases known not to run */
     rt_study_point *pts[RT_OP_COUNT], *tpts[RT_OP_COUNT]; /* the sweep points; torch's */
     size_t npts[RT_OP_COUNT], ntpts[RT_OP_COUNT];
     size_t total, done; /* cases, for the progress line */
@@ -258,12 +176,36 @@ static size_t case_index(int op, int i, int pr, rt_pass pass)
     return ((size_t)(op * RT_IMPL_COUNT + i) * RT_PREC_COUNT + pr) * RT_PASS_COUNT + pass;
 }
 
+/* sdpa needs torch's scaled_dot_product_attention (torch 2.0 and later); asked for, it must run.
+ * Where pytorch runs decode the probe also tells a torch before 2.0 (torch_points). */
+static int sdpa_setup(study_run *s, rt_error *err)
+{
+    const rt_study_opts *o = s->o;
+    bool want = o->impls[RT_IMPL_SDPA] && (o->ops[RT_OP_ATTENTION] || o->ops[RT_OP_DECODE]);
+    if (!want && !(s->script && o->ops[RT_OP_DECODE]))
+        return 0;
+    rt_error terr = {{0}};
+    s->torch2 = s->script && rt_torch_study_probe_sdpa(s->python, &terr) == 0;
+    if (!want || s->torch2) {
+        s->sdpa = want;
+        return 0;
+    }
+    if (!s->script)
+        snprintf(terr.msg, sizeof terr.msg, "pytorch does not run");
+    if (!o->pytorch_optional) {
+        rt_error_set(err, "sdpa: %s", terr.msg);
+        return -1;
+    }
+    rt_warnings_add(&s->r->skipped, "sdpa: %s: skipped", terr.msg);
+    return 0;
+}
+
 /* pytorch needs a python with torch and the client script; asked for, it must run. */
 static int torch_setup(study_run *s, rt_error *err)
 {
     const rt_study_opts *o = s->o;
     s->python = o->python ? o->python : rt_torch_study_python();
-    s->torch = o->impls[RT_IMPL_PYTORCH];
+    s->torch = o->impls[RT_IMPL_PYTORCH] || o->impls[RT_IMPL_SDPA];
     if (!s->torch)
         return 0;
     rt_error terr;
@@ -277,7 +219,7 @@ static int torch_setup(study_run *s, rt_error *err)
         rt_warnings_add(&s->r->skipped, "pytorch: %s: skipped", terr.msg);
         s->torch = false;
     }
-    return 0;
+    return sdpa_setup(s, err);
 }
 
 /* The cost of one clock read, the only overhead the timer adds to a kernel's time. */
@@ -333,7 +275,8 @@ static void count_cases(study_run *s)
         if (!o->ops[op])
             continue;
         s->pts[op] = rt_study_points((rt_study_op)op, o->quick, o->scale, &s->npts[op]);
-        s->tpts[op] = torch_points(o, (rt_study_op)op, s->pts[op], s->npts[op], &s->ntpts[op]);
+        s->tpts[op] =
+            torch_points(o, (rt_study_op)op, !s->torch2, s->pts[op], s->npts[op], &s->ntpts[op]);
         for (int i = 0; i < RT_IMPL_COUNT; i++) {
             const rt_study_impl_info *info = rt_study_impl_get((rt_study_impl)i);
             size_t np;
@@ -343,7 +286,8 @@ static void count_cases(study_run *s)
                     size_t idx = case_index(op, i, pr, passes[p]);
                     if (!o->impls[i] || !o->precisions[pr] ||
                         !rt_study_impl_has_op((rt_study_impl)i, (rt_study_op)op) || s->skip[idx] ||
-                        (o->quick && !info->timed_quick) || (info->external && !s->torch))
+                        (o->quick && !info->timed_quick) || (info->external && !s->torch) ||
+                        (i == RT_IMPL_SDPA && !s->sdpa))
                         continue;
                     const char *why = !info->precisions[pr] ? info->precision_note
                                       : o->emulated_optional && info->external && pr == RT_PREC_BF16
@@ -370,17 +314,20 @@ static void run_torch_case(study_run *s, rt_study_impl i, rt_precision pr, rt_st
     rt_study_result *r = s->r;
     rt_profile *prof =
         new_profile(i, pr, op, pass,
-                    rt_study_torch_method_text(n_warmup(o), n_iters(o), torch_threads(r), s->python,
-                                               s->script, s->ntpts[op], s->npts[op]),
+                    rt_study_torch_method_text(rt_study_op_warmup(o, op), rt_study_op_iters(o, op),
+                                               torch_threads(r), s->python, s->script, s->ntpts[op],
+                                               s->npts[op]),
                     study_threads(r));
-    torch_progress tp = {o, s->tpts[op], s->done, s->total, s->t0, pr, op, pass};
+    torch_progress tp = {o, s->tpts[op], s->done, s->total, s->t0, i, pr, op, pass};
     rt_torch_study_opts to = {.op = op,
+                              .implementation = rt_study_impl_name(i),
+                              .attention = i == RT_IMPL_SDPA ? "sdpa" : "math",
                               .points = s->tpts[op],
                               .n_points = s->ntpts[op],
                               .precision = pr,
                               .pass = pass,
-                              .warmup = n_warmup(o),
-                              .iters = n_iters(o),
+                              .warmup = rt_study_op_warmup(o, op),
+                              .iters = rt_study_op_iters(o, op),
                               .threads = torch_threads(r),
                               .into = prof,
                               .progress = o->progress ? on_torch_point : NULL,
@@ -445,7 +392,7 @@ static int run_case(study_run *s, rt_study_impl i, rt_precision pr, rt_study_op 
     bool direct = info->reference;
     if (o->quick && !info->timed_quick)
         return 0;
-    int warmup = n_warmup(o), iters = n_iters(o);
+    int warmup = rt_study_op_warmup(o, op), iters = rt_study_op_iters(o, op);
     if (direct) {
         warmup = warmup < 1 ? warmup : 1;
         iters = iters < 3 ? iters : 3;
@@ -478,7 +425,7 @@ static int run_cases(study_run *s, rt_error *err)
                         s->skip[case_index(op, i, pr, passes[p])])
                         continue;
                     if (info->external) {
-                        if (s->torch)
+                        if (s->torch && (i != RT_IMPL_SDPA || s->sdpa))
                             run_torch_case(s, (rt_study_impl)i, (rt_precision)pr, (rt_study_op)op,
                                            passes[p]);
                         continue;
@@ -491,11 +438,36 @@ static int run_cases(study_run *s, rt_error *err)
     return rc;
 }
 
+/* The transformer ops' direct loops: the reference, timed as conv2d's are. */
+static void add_direct_xformer_notes(study_run *s)
+{
+    const rt_study_opts *o = s->o;
+    char ops[64] = "";
+    for (int op = 0; op < RT_OP_COUNT; op++)
+        if (o->ops[op] && rt_study_op_is_xformer((rt_study_op)op))
+            snprintf(ops + strlen(ops), sizeof ops - strlen(ops), "%s%s", ops[0] ? ", " : "",
+                     rt_study_op_name((rt_study_op)op));
+    if (!o->impls[RT_IMPL_DIRECT] || !ops[0])
+        return;
+    if (o->quick)
+        rt_warnings_add(&s->r->skipped,
+                        "direct %s: not timed in a quick run (the correctness reference; checked "
+                        "above at a small shape)",
+                        ops);
+    else
+        rt_warnings_add(&s->r->skipped,
+                        "direct %s: timed at the default config only, at most 1 warm-up and 3 "
+                        "measured iterations (the correctness reference): compare its AI and "
+                        "efficiency, not its totals",
+                        ops);
+}
+
 /* What the reader of the results must know about how the direct loops and torch ran. */
 static void add_notes(study_run *s)
 {
     const rt_study_opts *o = s->o;
     rt_study_result *r = s->r;
+    add_direct_xformer_notes(s);
     if (o->impls[RT_IMPL_DIRECT] && o->ops[RT_OP_CONV2D]) {
         if (o->quick)
             rt_warnings_add(&r->skipped, "direct conv2d: not timed in a quick run (it is the "
@@ -507,9 +479,18 @@ static void add_notes(study_run *s)
                             "others hold %d: compare its AI and efficiency, not its totals (it "
                             "is the correctness reference; the largest sweep points would take "
                             "minutes per iteration)",
-                            n_warmup(o) < 1 ? n_warmup(o) : 1, n_iters(o) < 3 ? n_iters(o) : 3,
-                            n_iters(o) < 3 ? n_iters(o) : 3, n_iters(o));
+                            rt_study_warmup(o) < 1 ? rt_study_warmup(o) : 1,
+                            rt_study_iters(o) < 3 ? rt_study_iters(o) : 3,
+                            rt_study_iters(o) < 3 ? rt_study_iters(o) : 3, rt_study_iters(o));
     }
+    if (s->torch && o->ops[RT_OP_DECODE] && s->ntpts[RT_OP_DECODE] < s->npts[RT_OP_DECODE])
+        rt_warnings_add(&r->skipped,
+                        "pytorch decode: %zu of the %zu sweep points (the largest batch is left "
+                        "out on a torch before 2.0: torch 1.13's CPU matmul over the cache runs "
+                        "one GEMM per batch element and head, and recording its 69729 operator "
+                        "events per step at batch 256 cost more than every other point of the "
+                        "client; torch 2.15 records 90)",
+                        s->ntpts[RT_OP_DECODE], s->npts[RT_OP_DECODE]);
     if (s->torch && o->quick && o->ops[RT_OP_CONV2D] &&
         s->ntpts[RT_OP_CONV2D] < s->npts[RT_OP_CONV2D])
         rt_warnings_add(&r->skipped,
@@ -544,8 +525,10 @@ int rt_study_run(const rt_study_opts *o, rt_study_result **out, rt_error *err)
     r->isa = rt_strdup(rt_onednn_isa());
     r->quick = o->quick;
     r->scale = o->scale;
-    r->warmup = n_warmup(o);
-    r->iters = n_iters(o);
+    r->warmup = rt_study_warmup(o);
+    r->iters = rt_study_iters(o);
+    r->xf_warmup = rt_study_op_warmup(o, RT_OP_ATTENTION);
+    r->xf_iters = rt_study_op_iters(o, RT_OP_ATTENTION);
     r->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     r->load_start = load_average();
     int rc = torch_setup(&s, err);

@@ -5,11 +5,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "xformer-internal.h"
 #include "rooftime/study/study-shapes.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
-static const char *const op_names[RT_OP_COUNT] = {"conv2d", "lstm"};
+static const char *const op_names[RT_OP_COUNT] = {"conv2d", "lstm", "attention", "mlp", "decode"};
 static const char *const prec_names[RT_PREC_COUNT] = {"fp32", "bf16", "fp16"};
 static const char *const pass_names[RT_PASS_COUNT] = {"forward", "backward-data",
                                                       "backward-weights", "backward"};
@@ -17,6 +18,24 @@ static const char *const pass_names[RT_PASS_COUNT] = {"forward", "backward-data"
 const char *rt_study_op_name(rt_study_op op)
 {
     return (unsigned)op < RT_OP_COUNT ? op_names[op] : "?";
+}
+
+bool rt_study_op_is_xformer(rt_study_op op)
+{
+    return op == RT_OP_ATTENTION || op == RT_OP_MLP || op == RT_OP_DECODE;
+}
+
+const char *rt_study_op_phase(rt_study_op op)
+{
+    return op == RT_OP_ATTENTION ? "prefill" : op == RT_OP_DECODE ? "decode" : NULL;
+}
+
+int rt_study_point_check(const rt_study_point *p, rt_error *err)
+{
+    if (rt_study_op_is_xformer(p->op))
+        return rt_xformer_point_check(p, err);
+    return p->op == RT_OP_CONV2D ? rt_conv_shape_check(&p->conv, err)
+                                 : rt_lstm_shape_check(&p->lstm, err);
 }
 
 const char *rt_precision_name(rt_precision p)
@@ -160,12 +179,16 @@ static const long lstm_sweep[4][5] = {
 
 const char *const *rt_study_params(rt_study_op op, size_t *n)
 {
+    if (rt_study_op_is_xformer(op))
+        return rt_xformer_params(op, n);
     *n = 4;
     return op == RT_OP_CONV2D ? conv_params : lstm_params;
 }
 
 long rt_study_point_param(const rt_study_point *p, const char *param)
 {
+    if (rt_study_op_is_xformer(p->op))
+        return rt_xformer_point_param(p, param);
     if (p->op == RT_OP_CONV2D) {
         if (strcmp(param, "batch") == 0)
             return p->conv.n;
@@ -253,6 +276,8 @@ static void scale_point(rt_study_point *p, double scale)
 
 rt_study_point *rt_study_points(rt_study_op op, bool quick, double scale, size_t *n)
 {
+    if (rt_study_op_is_xformer(op))
+        return rt_xformer_points(op, quick, scale, n);
     const long(*sweep)[5] = op == RT_OP_CONV2D ? conv_sweep : lstm_sweep;
     rt_study_point def = {.op = op, .varied = "default"};
     def.conv = rt_conv_default();

@@ -51,6 +51,19 @@ int rt_torch_study_probe(const char *python, rt_error *err)
     return -1;
 }
 
+int rt_torch_study_probe_sdpa(const char *python, rt_error *err)
+{
+    char *argv[] = {(char *)python, "-c",
+                    "import torch.nn.functional as F; F.scaled_dot_product_attention", NULL};
+    if (run_quiet(argv, NULL) == 0)
+        return 0;
+    rt_error_set(err,
+                 "the torch of '%s' has no scaled_dot_product_attention (torch 2.0 and later; "
+                 "set ROOFTIME_PYTHON to a python3 with one)",
+                 python);
+    return -1;
+}
+
 int rt_torch_study_available(const char *python)
 {
     rt_error err;
@@ -65,6 +78,14 @@ const char *rt_torch_study_python(void)
 char *rt_torch_study_script(rt_error *err)
 {
     return rt_study_script("scripts/torch-client.py", err);
+}
+
+int rt_study_sdpa_check(const rt_study_opts *o, rt_error *err)
+{
+    const char *python = o->python ? o->python : rt_torch_study_python();
+    if (rt_study_torch_check(o, err) != 0)
+        return -1;
+    return rt_torch_study_probe_sdpa(python, err);
 }
 
 int rt_study_torch_check(const rt_study_opts *o, rt_error *err)
@@ -103,6 +124,15 @@ static char *point_spec(const rt_study_point *pt)
                            "padding=%ld",
                            s->n, s->c, s->h, s->k, s->r, s->stride, s->pad);
     }
+    if (pt->op == RT_OP_ATTENTION)
+        return rt_asprintf("batch=%ld,heads=%ld,seq=%ld,head_dim=%ld,causal=%ld", pt->attn.batch,
+                           pt->attn.heads, pt->attn.seq, pt->attn.head_dim, pt->attn.causal);
+    if (pt->op == RT_OP_MLP)
+        return rt_asprintf("tokens=%ld,hidden=%ld,ffn=%ld,gated=%ld", pt->mlp.tokens,
+                           pt->mlp.hidden, pt->mlp.ffn, pt->mlp.gated);
+    if (pt->op == RT_OP_DECODE)
+        return rt_asprintf("batch=%ld,cache=%ld,hidden=%ld,heads=%ld,ffn=%ld", pt->dec.batch,
+                           pt->dec.cache, pt->dec.hidden, pt->dec.heads, pt->dec.ffn);
     const rt_lstm_shape *s = &pt->lstm;
     return rt_asprintf("batch=%ld,seq=%ld,features=%ld,hidden=%ld", s->batch, s->seq, s->features,
                        s->hidden);
@@ -137,6 +167,7 @@ static int import_point(const char *trace, const char *dnnlog, const char *spec,
         snprintf(v, sizeof v, "%ld", rt_study_point_param(pt, params[j]));
         rt_tags_set(&tags, params[j], v);
     }
+    rt_torch_study_causal_credit(p, pt);
     for (size_t j = 0; j < p->n_kernels; j++) {
         const rt_kernel *k = &p->kernels[j];
         const char *impl = rt_tags_get(&k->tags, "onednn");
@@ -240,6 +271,7 @@ static void client_cmd_build(client_cmd *c, const char *python, const char *scri
     snprintf(c->nums[0], sizeof c->nums[0], "%d", warmup);
     snprintf(c->nums[1], sizeof c->nums[1], "%d", iters);
     snprintf(c->nums[3], sizeof c->nums[3], "%d", o->threads > 0 ? o->threads : 0);
+    bool attn = o->op == RT_OP_ATTENTION || o->op == RT_OP_DECODE;
     const char *fixed[] = {python,          script,
                            "--op",          rt_study_op_name(o->op),
                            "--precision",   rt_precision_name(o->precision),
@@ -254,9 +286,13 @@ static void client_cmd_build(client_cmd *c, const char *python, const char *scri
                            "--runner",      c->runner,
                            "--ops",         rt_torch_ops_path(ops)};
     size_t n_fixed = sizeof fixed / sizeof fixed[0];
-    c->argv = rt_xcalloc(n_fixed + 2 * o->n_points + 1, sizeof *c->argv);
+    c->argv = rt_xcalloc(n_fixed + 2 + 2 * o->n_points + 1, sizeof *c->argv);
     for (size_t i = 0; i < n_fixed; i++)
         c->argv[na++] = (char *)fixed[i];
+    if (attn) { /* the math or scaled_dot_product_attention, where the client takes it */
+        c->argv[na++] = "--attention";
+        c->argv[na++] = (char *)(o->attention ? o->attention : "math");
+    }
     c->first_spec = na;
     for (size_t i = 0; i < o->n_points; i++) {
         c->argv[na++] = "--point";
@@ -360,10 +396,12 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
     char *errf = rt_asprintf("%s/stderr.txt", dir);
     rt_profile *prof = o->into ? o->into : sweep_profile(python, script, warmup, iters);
     rt_tags base = {0};
-    rt_tags_set(&base, "implementation", "pytorch");
+    rt_tags_set(&base, "implementation", o->implementation ? o->implementation : "pytorch");
     rt_tags_set(&base, "precision", rt_precision_name(o->precision));
     rt_tags_set(&base, "operation", rt_study_op_name(o->op));
     rt_tags_set(&base, "pass", rt_pass_name(o->pass));
+    if (rt_study_op_phase(o->op))
+        rt_tags_set(&base, "phase", rt_study_op_phase(o->op));
     rt_tags_copy(&prof->tags, &base);
     client_cmd cmd = {0};
     client_cmd_build(&cmd, python, script, o, warmup, iters, dir, ops);

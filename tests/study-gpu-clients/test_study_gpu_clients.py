@@ -374,3 +374,73 @@ def test_plan_round_trip_keeps_tags(tmp_path):
     path.write_text(json.dumps(q))
     with pytest.raises(common.PlanError, match="points\\[0\\].tags"):
         common.load_plan(str(path), "jax", {"jit": ("lstm",)})
+
+
+# ---- the transformer study's clients (attention, mlp, decode: forward, inference) ----
+
+XFORMER_POINTS = {
+    "attention": {"tags": {"seq": "8", "causal": "1"}, "batch": 1, "heads": 2, "seq": 8,
+                  "head_dim": 4, "causal": 1},
+    "mlp": {"tags": {"tokens": "3", "gated": "1"}, "tokens": 3, "hidden": 4, "ffn": 8, "gated": 1},
+    "decode": {"tags": {"batch": "2", "cache": "3"}, "batch": 2, "cache": 3, "hidden": 8,
+               "heads": 2, "ffn": 16}}
+
+
+def xformer_plan(op, variant=""):
+    return {"format": "rooftime-study-gpu-plan/1", "framework": "pytorch", "op": op,
+            "precision": "fp32", "variant": variant, "passes": ["forward"], "warmup": 1,
+            "iters": 2, "device": 0, "points": [copy.deepcopy(XFORMER_POINTS[op])],
+            "check": None}
+
+
+XFORMER_BAD = [
+    ("causal", "attention", lambda p: p["points"][0].update(causal=2),
+     "field 'points[0].causal': expected a whole number from 0 to 1, got 2"),
+    ("heads", "decode", lambda p: p["points"][0].update(hidden=9),
+     "field 'points[0].hidden': expected a multiple of heads (2), got 9"),
+    ("pass", "mlp", lambda p: p.update(passes=["backward"]), "field 'passes'"),
+    ("variant", "mlp", lambda p: p.update(variant="sdpa"), "applies to attention and decode"),
+    ("ffn", "mlp", lambda p: p["points"][0].pop("ffn"), "field 'points[0].ffn': missing"),
+]
+
+
+@pytest.mark.parametrize("case", XFORMER_BAD, ids=[c[0] for c in XFORMER_BAD])
+def test_xformer_bad_plan_exits_2(case, tmp_path):
+    _, op, edit, want = case
+    plan = xformer_plan(op)
+    edit(plan)
+    p, path = run_client("pytorch", plan, tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert len(p.stderr.splitlines()) == 1 and path in p.stderr and want in p.stderr, p.stderr
+
+
+def test_xformer_sweep_marks_on_cpu(capsys):
+    """Each transformer point eager (no CUDA Graphs without a GPU), one pass, marked."""
+    torch = pytest.importorskip("torch")
+    client = load(CLIENTS["pytorch"], "study_gpu_torch")
+    for op in ("attention", "mlp", "decode"):
+        plan = xformer_plan(op)
+        rec = Recorder()
+        client.sweep(torch, plan, rec, torch.device("cpu"))
+        base = "implementation=pytorch;precision=fp32;operation=%s;pass=" % op
+        tags = ";".join("%s=%s" % kv for kv in plan["points"][0]["tags"].items())
+        assert rec.tags == [base + "warmup;" + tags, base + "forward;" + tags, ""], rec.tags
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "point 1/1 attention fp32 forward batch=1 heads=2 seq=8 head_dim=4 causal=1"
+    assert out[2] == "point 1/1 decode fp32 forward batch=2 cache=3 hidden=8 heads=2 ffn=16"
+
+
+def test_xformer_sdpa_back_ends_on_cpu(capsys):
+    """variant sdpa: each back end marked as its own variant (sdpa_flash, sdpa_math ...), one that
+    cannot run the point skipped with a line; a torch without SDPA is Missing (exit 3)."""
+    torch = pytest.importorskip("torch")
+    client = load(CLIENTS["pytorch"], "study_gpu_torch")
+    plan = xformer_plan("attention", "sdpa")
+    rec = Recorder()
+    if not hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+        with pytest.raises(common.Missing, match="no scaled_dot_product_attention"):
+            client.sweep(torch, plan, rec, torch.device("cpu"))
+        return
+    client.sweep(torch, plan, rec, torch.device("cpu"))
+    variants = {t.split("variant=")[1].split(";")[0] for t in rec.tags if "variant=" in t}
+    assert "sdpa_math" in variants and variants <= {"sdpa_flash", "sdpa_efficient", "sdpa_math"}

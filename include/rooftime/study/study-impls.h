@@ -18,6 +18,7 @@ typedef enum rt_study_impl {
     RT_IMPL_ONEDNN = 2,  /* conv2d and lstm: oneDNN primitives */
     RT_IMPL_UNFUSED = 3, /* lstm: per step GEMMs + elementwise kernels */
     RT_IMPL_PYTORCH = 4, /* conv2d and lstm: torch (scripts/torch-client.py), from its traces */
+    RT_IMPL_SDPA = 5,    /* attention and decode: torch's scaled_dot_product_attention (torch 2) */
     RT_IMPL_COUNT
 } rt_study_impl;
 
@@ -25,6 +26,9 @@ typedef int (*rt_conv_case_new)(const rt_conv_shape *s, rt_precision prec, rt_pa
                                 uint64_t seed, rt_study_case **out, rt_error *err);
 typedef int (*rt_lstm_case_new)(const rt_lstm_shape *s, rt_precision prec, rt_pass pass,
                                 uint64_t seed, rt_study_case **out, rt_error *err);
+/* The transformer study's operations (attention, mlp, decode): the point names the op. */
+typedef int (*rt_xformer_case_new)(const rt_study_point *pt, rt_precision prec, rt_pass pass,
+                                   uint64_t seed, rt_study_case **out, rt_error *err);
 
 typedef struct rt_study_impl_info {
     const char *name;  /* as --impl takes it */
@@ -37,9 +41,10 @@ typedef struct rt_study_impl_info {
     const char *precision_note;     /* why the others are not run */
     rt_conv_case_new conv;          /* NULL: not run in process (an external client) or no conv2d */
     rt_lstm_case_new lstm;
-    bool external;    /* runs in its own process (the PyTorch client), not as cases */
-    bool reference;   /* its fp32 results are the correctness reference */
-    bool timed_quick; /* timed by --quick too (the direct loops are not: too slow) */
+    rt_xformer_case_new xformer; /* attention, mlp, decode */
+    bool external;               /* runs in its own process (the PyTorch client), not as cases */
+    bool reference;              /* its fp32 results are the correctness reference */
+    bool timed_quick;            /* timed by --quick too (the direct loops are not: too slow) */
 } rt_study_impl_info;
 
 const rt_study_impl_info *rt_study_impl_get(rt_study_impl i);
@@ -48,6 +53,8 @@ int rt_study_impl_parse(const char *s, rt_study_impl *out, rt_error *err);
 bool rt_study_impl_has_op(rt_study_impl i, rt_study_op op);
 /* The passes implementation i runs for op. */
 const rt_pass *rt_study_impl_passes(rt_study_impl i, rt_study_op op, size_t *n);
+/* Whether implementation i runs in the PyTorch client (pytorch, sdpa). */
+bool rt_study_impl_is_torch(rt_study_impl i);
 /* "direct, im2col, onednn, pytorch": the implementations that have op (RT_OP_COUNT: all of
  * them), joined into buf. */
 void rt_study_impls_of(rt_study_op op, char *buf, size_t size);

@@ -11,6 +11,10 @@
 #include "rooftime/study/study-shapes.h"
 #include "rooftime/util/error.h"
 
+/* The transformer ops' iterations in a full run unless --warmup and --iters say otherwise. */
+#define RT_STUDY_XF_WARMUP 2
+#define RT_STUDY_XF_ITERS 5
+
 typedef struct rt_study_progress {
     size_t done, total; /* cases */
     const char *what;   /* "onednn bf16 conv2d forward filters=256" */
@@ -57,6 +61,7 @@ typedef struct rt_study_result {
     bool quick;          /* the sweeps that ran (rt_study_points) */
     double scale;
     int warmup, iters;
+    int xf_warmup, xf_iters; /* the transformer ops' (RT_STUDY_XF_WARMUP, _ITERS in a full run) */
     /* 1-minute load average at the start and the end, and the CPUs online: a loaded machine
      * inflates the times (a thread descheduled at an OpenMP barrier stalls its team). */
     double load_start, load_end;

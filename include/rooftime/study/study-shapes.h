@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rooftime/study/xformer-shapes.h"
 #include "rooftime/util/error.h"
 
 /* A 2-D convolution, NCHW input, KCRS weights, symmetric padding. */
@@ -28,7 +29,16 @@ typedef struct rt_lstm_shape {
 
 int rt_lstm_shape_check(const rt_lstm_shape *s, rt_error *err);
 
-typedef enum rt_study_op { RT_OP_CONV2D = 0, RT_OP_LSTM = 1, RT_OP_COUNT } rt_study_op;
+/* Conv2D and LSTM (the paper's), then the transformer study's: attention in prefill, the MLP
+ * block, one decode step (rt_study_op_is_xformer). */
+typedef enum rt_study_op {
+    RT_OP_CONV2D = 0,
+    RT_OP_LSTM = 1,
+    RT_OP_ATTENTION = 2,
+    RT_OP_MLP = 3,
+    RT_OP_DECODE = 4,
+    RT_OP_COUNT
+} rt_study_op;
 typedef enum rt_precision {
     RT_PREC_FP32 = 0,
     RT_PREC_BF16 = 1,
@@ -59,8 +69,19 @@ typedef struct rt_study_point {
     rt_study_op op;
     rt_conv_shape conv;
     rt_lstm_shape lstm;
+    rt_attn_shape attn; /* the transformer study's shapes (xformer-shapes.h) */
+    rt_mlp_shape mlp;
+    rt_decode_shape dec;
     const char *varied;
 } rt_study_point;
+
+/* Whether op is one of the transformer study's (attention, mlp, decode). */
+bool rt_study_op_is_xformer(rt_study_op op);
+/* The phase of a generation loop op belongs to: "prefill" (attention over a whole sequence),
+ * "decode" (one token per step), or NULL (conv2d, lstm, and the MLP, which runs in both). */
+const char *rt_study_op_phase(rt_study_op op);
+/* The check of a point's shape (rt_conv_shape_check, rt_lstm_shape_check ...): 0 or -1. */
+int rt_study_point_check(const rt_study_point *p, rt_error *err);
 
 /*
  * The distinct points of the sweeps of op, the default first, one parameter varied at a
@@ -70,7 +91,8 @@ typedef struct rt_study_point {
  */
 rt_study_point *rt_study_points(rt_study_op op, bool quick, double scale, size_t *n);
 
-/* The swept parameters of op, in the order of their tags. */
+/* The swept parameters of op, in the order of their tags (attention: batch, heads, seq,
+ * head_dim, causal; mlp: tokens, hidden, gated; decode: batch, cache). */
 const char *const *rt_study_params(rt_study_op op, size_t *n);
 /* The value of parameter `param` of a point (batch, filters, kernel, stride; batch, seq, ...). */
 long rt_study_point_param(const rt_study_point *p, const char *param);

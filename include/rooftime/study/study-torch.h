@@ -12,6 +12,9 @@
 
 typedef struct rt_torch_study_opts {
     rt_study_op op;
+    /* the implementation tag of the kernels (NULL: "pytorch"); attention and decode: "math" (the
+     * unfused matmul, softmax, matmul) or "sdpa" (scaled_dot_product_attention); NULL: math */
+    const char *implementation, *attention;
     const rt_study_point *points; /* the sweep points (rt_study_points) */
     size_t n_points;
     rt_precision precision; /* RT_PREC_FP32 or RT_PREC_BF16 */
@@ -34,6 +37,10 @@ int rt_torch_study_available(const char *python);
 /* The same, with the reason when it cannot: 0, or -1 with "'python' cannot import torch" (or
  * cannot be run) in err. */
 int rt_torch_study_probe(const char *python, rt_error *err);
+
+/* Whether `python`'s torch has torch.nn.functional.scaled_dot_product_attention (torch 2.0 and
+ * later): 0, or -1 with the reason in err. */
+int rt_torch_study_probe_sdpa(const char *python, rt_error *err);
 
 /* The python the study runs: $ROOFTIME_PYTHON when set, else /usr/bin/python3 (Debian's
  * python3-torch lives there; a python3 earlier in PATH may lack torch). */
@@ -68,5 +75,13 @@ int rt_torch_study_run(const char *python, const char *script, const rt_torch_st
  * scripts/torch-client.py is found ($ROOFTIME_SRC/scripts, the source tree, the installed share
  * directory). 0, or -1 with the reason. Starts python: a second or two. */
 int rt_study_torch_check(const rt_study_opts *o, rt_error *err);
+/* The same, and the torch has scaled_dot_product_attention (the sdpa implementation runs). */
+int rt_study_sdpa_check(const rt_study_opts *o, rt_error *err);
+/* Under a causal mask torch's fused attention kernels skip the keys a query does not see (the
+ * CPU's flash kernel by blocks of keys), where the cost model of profile --torch counts every
+ * (query, key) pair as torch's flop counter does: the study credits them with the exact causal
+ * count, L (L + 1) / 2 of the L^2 pairs (its FLOPs scaled by that ratio). Kernels of an
+ * attention point with causal=1 only; the unfused math computes every pair and keeps its count. */
+void rt_torch_study_causal_credit(rt_profile *p, const rt_study_point *pt);
 
 #endif

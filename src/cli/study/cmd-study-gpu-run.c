@@ -236,7 +236,11 @@ static int run_plan(cli_gpu_study *g, size_t idx, rt_study_gpu_result *r)
         r->device = rt_strdup(prof[0]->machine);
     if (rc == 0 || (rc == 1 && prof[0])) {
         rt_error err = {{0}};
-        const rt_profile *eager = strcmp(p->variant, "graphs") == 0 ? g->eager[p->precision] : NULL;
+        /* the transformer clients run each point eager and captured: their own counter run
+         * has the eager kernels */
+        const rt_profile *eager = rt_study_op_is_xformer(p->op)       ? prof[1]
+                                  : strcmp(p->variant, "graphs") == 0 ? g->eager[p->precision]
+                                                                      : NULL;
         if (rt_study_gpu_join(prof[0], prof[1], eager, p->name, &r->profiles, &r->n_profiles,
                               &r->notes, &err) != 0) {
             rt_warnings_add(&r->skipped, "%s", err.msg);

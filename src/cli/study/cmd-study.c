@@ -252,6 +252,11 @@ int cmd_study(int argc, char **argv)
         cli_error("--impl pytorch: %s", err.msg);
         return RT_EXIT_FAIL;
     }
+    if (so.impls[RT_IMPL_SDPA] && !so.pytorch_optional &&
+        (so.ops[RT_OP_ATTENTION] || so.ops[RT_OP_DECODE]) && rt_study_sdpa_check(&so, &err) != 0) {
+        cli_error("--impl sdpa: %s", err.msg);
+        return RT_EXIT_FAIL;
+    }
     rt_machine *m = NULL;
     if (machine_arg && rt_machine_resolve(machine_arg, &m, &err) != 0) {
         cli_error("%s", err.msg);
@@ -332,10 +337,12 @@ int cmd_study(int argc, char **argv)
         goto done;
     }
     summary = rt_analysis_summary(a, &hints);
-    static const char *const split[] = {"operation", "pass"};
-    rt_report_opts ro = {.title = "rooftime study: Conv2D and LSTM on this machine",
+    /* the transformer ops' charts are titled by their phase too (conv2d and lstm carry none) */
+    static const char *const split[] = {"phase", "operation", "pass"};
+    rt_report_opts ro = {.title = "rooftime study: Conv2D, LSTM and a transformer layer on this "
+                                  "machine",
                          .split_by = split,
-                         .n_split_by = 2,
+                         .n_split_by = 3,
                          .series_by = "implementation",
                          .marker_by = NULL,
                          .fill_by = "precision",
@@ -369,7 +376,8 @@ done:
 
 /* `rooftime study`: name, entry point, summary and usage (main.c lists it). */
 const rt_command rt_cmd_study = {
-    "study", cmd_study, "run the Conv2D and LSTM study on this machine and write its report",
+    "study", cmd_study,
+    "run the Conv2D, LSTM and transformer study on this machine and write its report",
     "rooftime study [-o DIR] [--quick] [--machine NAME|FILE] [options]\n"
     "\n"
     "  -o, --output DIR     where to write (default rooftime-study): machine.json,\n"
@@ -377,14 +385,19 @@ const rt_command rt_cmd_study = {
     "      --quick          the default config and one more point per sweep, 1 warm-up and\n"
     "                       3 measured iterations, a quick machine measurement\n"
     "  -m, --machine M      reuse a machine file (or preset) instead of measuring\n"
-    "      --impl LIST      direct, im2col, onednn, unfused, pytorch (default: all; pytorch\n"
-    "                       when /usr/bin/python3 or $ROOFTIME_PYTHON can import torch)\n"
-    "      --op LIST        conv2d, lstm (default: both)\n"
+    "      --impl LIST      direct, im2col, onednn, unfused, pytorch, sdpa (default: all;\n"
+    "                       pytorch when /usr/bin/python3 or $ROOFTIME_PYTHON can import\n"
+    "                       torch, sdpa when that torch has scaled_dot_product_attention)\n"
+    "      --op LIST        conv2d, lstm, attention, mlp, decode (default: all): the paper's\n"
+    "                       Conv2D and LSTM, and a transformer layer's attention over a\n"
+    "                       sequence (prefill), its MLP, and one decode step with a KV cache\n"
     "      --precision LIST fp32, bf16, fp16 (default: all; what an implementation lacks is\n"
     "                       skipped and said so, and so is torch's bf16 on a CPU without\n"
     "                       AVX-512, where torch emulates it, unless this option names it)\n"
-    "      --warmup N       warm-up iterations per config (default 5)\n"
-    "      --iters N        measured iterations per config (default 20)\n"
+    "      --warmup N       warm-up iterations per config (default 5; the transformer\n"
+    "                       ops' 2)\n"
+    "      --iters N        measured iterations per config (default 20; the transformer\n"
+    "                       ops' 5)\n"
     "      --mode MODE      hier (default: every unit at its own peak) or single\n"
     "      --scale X        shrink the shapes by X in (0, 1] (tests; 1 = the paper's)\n"
     "\n"

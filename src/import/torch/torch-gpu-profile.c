@@ -50,9 +50,14 @@ static char *op_name(const reader *r, uint32_t key)
     return sep ? rt_strndup(full, (size_t)(sep - full)) : rt_strdup(full);
 }
 
-/* The tags of a row: its operator, the operator's shapes, source line and module, precision. */
+/* The tags of a row: its operator, the operator's shapes, source line and module, precision, and
+ * the phase of a generation loop its operator ran in, else its own by its start (torch-phase.c
+ * gave each phase's kernels and operators keys of their own). */
 static void row_tags(const reader *r, const row_key *k, rt_tags *tags)
 {
+    const char *phase = k->op >= 0 && r->k[k->op].phase ? r->k[k->op].phase : r->k[k->name].phase;
+    if (phase)
+        rt_tags_set(tags, "phase", phase);
     if (k->op >= 0) {
         const kern *o = &r->k[k->op];
         char *name = op_name(r, (uint32_t)k->op);
@@ -287,6 +292,7 @@ int rt_torch_gpu_profile(reader *r, rt_profile **out, rt_warnings *w, rt_error *
     rt_torch_gpu_timeline_notes(r, p);
     rt_torch_window_notes(r, p); /* profile --torch --steps: the window the GPU ran in */
     rt_torch_version_notes(r, p);
+    rt_torch_phase_notes(r, p, w); /* a generation loop's phases (torch-phase.c) */
     if (r->ops)
         rt_tags_set(&p->provenance.notes, "torch_cost_model", rt_torch_ops_label(r->ops));
     if (rt_torch_device_describe(r, p, w, err) != 0) {

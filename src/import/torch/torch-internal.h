@@ -3,7 +3,9 @@
 #ifndef ROOFTIME_IMPORT_TORCH_INTERNAL_H
 #define ROOFTIME_IMPORT_TORCH_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -89,7 +91,15 @@ typedef struct kern {
     /* torch.compile's framework time: "wrapper" (its wrappers around a compiled region) or
      * "region" (the region's own time, its kernels recorded below it); NULL otherwise */
     const char *compiled;
+    const char *phase; /* prefill, decode or a mark's name (torch-phase.c); NULL: none */
 } kern;
+
+/* A phase over [ts, end): a user's mark (rooftime:phase=NAME, phase owned) or a run of attention
+ * calls of one phase. */
+typedef struct rt_torch_phase_range {
+    double ts, end;
+    const char *phase;
+} rt_torch_phase_range;
 
 typedef struct reader {
     const char *origin;
@@ -118,6 +128,12 @@ typedef struct reader {
     int torch_threads;        /* its torch_threads member (torch.get_num_threads()); 0: none */
     const rt_torch_ops *ops;  /* the cost model, or NULL */
     struct {
+        rt_torch_phase_range *marks; /* the user's rooftime:phase=NAME ranges */
+        size_t n, cap, bad;
+        const char *source; /* "marks", "attention", or NULL: no phases */
+        size_t prefill_calls, decode_calls, tagged;
+    } phases;
+    struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
         double uncounted;                   /* work no count measures (model uncounted) */
         double aten_busy, aten_work;        /* the same for aten:: operators */
@@ -145,8 +161,26 @@ void rt_torch_source_notes(const reader *r, rt_profile *p);
 /* The notes of the cost model and its coverage into the profile's provenance. */
 void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
 
+/* Kernel index of key (interned, made when new), torch.c's own interning. */
+uint32_t rt_torch_intern(reader *r, const char *key, size_t kl, int gpu);
+
+/* ---- torch-phase.c: the phases of a generation loop ---- */
+
+/* Take event `name` as a user's phase mark when it is one (rooftime:phase=NAME): true. */
+bool rt_torch_phase_mark(reader *r, const char *name, double ts, double dur);
+/* Give every event its phase (from the marks, else from the attention operators' query length
+ * when some is one token: a generation loop), each phase's calls a kernel of their own; nothing
+ * when the run has neither. Before rt_torch_aggregate. */
+void rt_torch_phases(reader *r);
+/* How the phases were found (notes "phases"), and the marks left out (warnings). */
+void rt_torch_phase_notes(const reader *r, rt_profile *p, rt_warnings *w);
+/* The host profile's kernel of name in phase (phase NULL: a kernel of its own, as without phases;
+ * else one per name and phase, tagged with it). */
+rt_kernel *rt_torch_phase_kernel(rt_profile *p, const char *name, const char *phase);
+void rt_torch_phase_release(reader *r);
+
 /* The runner's --steps window (its length, notes.torch_window, and its optimizer steps,
- * notes.steps) into the profile's notes, when the trace has one. */
+ * notes.steps) into the profile's notes, when the trace has one (torch-notes.c). */
 void rt_torch_window_notes(const reader *r, rt_profile *p);
 
 /* Which torch wrote the trace, as it says (notes.torch_version, "unknown" when it names none, and

@@ -148,6 +148,8 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
             f->steps_ok && f->steps >= 1 && f->steps <= 1e9 && f->steps == (double)(long)f->steps;
         r->window_steps = whole ? f->steps : 0;
     }
+    if (name && f->ts_ok && f->dur_ok && rt_torch_phase_mark(r, name, f->ts, f->dur))
+        return 0; /* a phase mark (torch-phase.c) */
     int within = r->within && name && strcmp(name, r->within) == 0;
     int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
     /* a range the cost model counts as an operator: torch.compile's compiled code */
@@ -233,6 +235,11 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     }
     push_ev(r, &e);
     return 0;
+}
+
+uint32_t rt_torch_intern(reader *r, const char *key, size_t kl, int gpu)
+{
+    return intern_kernel(r, key, kl, gpu);
 }
 
 /* The array of events at pos ('[' already current). */
@@ -373,6 +380,7 @@ static void reader_release(reader *r)
         free(r->k[i].display);
         rt_time_samples_release(&r->k[i].samples);
     }
+    rt_torch_phase_release(r);
     rt_torch_gpu_free(&r->gpu);
     free(r->parent);
     rt_torch_shares_release(&r->cov.why);
@@ -384,19 +392,6 @@ static void reader_release(reader *r)
     free(r->profiler);
     rt_name_index_release(&r->keys);
     rt_name_index_release(&r->threads);
-}
-
-void rt_torch_window_notes(const reader *r, rt_profile *p)
-{
-    if (!(r->window_us > 0))
-        return;
-    char win[64];
-    snprintf(win, sizeof win, "%.6f", r->window_us * 1e-6);
-    rt_tags_set(&p->provenance.notes, "torch_window", win);
-    if (r->window_steps > 0) {
-        snprintf(win, sizeof win, "%.0f", r->window_steps);
-        rt_tags_set(&p->provenance.notes, "steps", win);
-    }
 }
 
 /* What a call's recorded time holds of an overhead rooftime measures: nothing. An operator's
@@ -446,6 +441,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         reader_release(&r);
         return -1;
     }
+    rt_torch_phases(&r);
     int device = r.gpu.n > 0 && !o->host; /* the device profile: torch-gpu-profile.c */
     if (device && r.ops)
         r.gpu.calls = rt_xcalloc(r.n_evs ? r.n_evs : 1, sizeof *r.gpu.calls);
@@ -503,6 +499,8 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "module", k->module);
             if (k->cunit && k->has_cflops)
                 rt_tags_set(&tags, "precision", k->cunit);
+            if (k->phase)
+                rt_tags_set(&tags, "phase", k->phase);
             if (k->uncounted) /* its work no count measures: the model says unknown */
                 rt_tags_set(&tags, RT_TAG_UNCOUNTED, k->uncounted);
             if (k->compiled) {
@@ -533,7 +531,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_values_add(&kk->bytes, "DRAM", k->cbytes);
             continue;
         }
-        rt_kernel *kk = rt_profile_add_kernel(p, r.names[i]);
+        rt_kernel *kk = rt_torch_phase_kernel(p, r.names[i], k->phase);
         kernel_overhead(kk);
         kk->invocations = k->calls;
         kk->time = k->us * 1e-6;
@@ -550,6 +548,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         rt_torch_cost_notes(&r, p, w);
     if (o->by_source)
         rt_torch_source_notes(&r, p);
+    rt_torch_phase_notes(&r, p, w);
     if (r.window_us > 0) {
         rt_torch_window_notes(&r, p);
     } else if (rt_torch_legacy_export(&r)) {
