@@ -1,5 +1,4 @@
-/* What a PyTorch trace says of where it ran, besides its events: which torch wrote it and with how
- * many threads; on a GPU, the GPU named: the trace's deviceProperties (name, SMs or CUs, compute
+/* PyTorch GPU traces, the GPU named: the trace's deviceProperties (name, SMs or CUs, compute
  * capability, wavefront, memory) against the rows of data/gpu/devices.json, which say which
  * machine preset has that device's rates; the trace's distributedInfo as the profile's rank. */
 #include <fnmatch.h>
@@ -11,22 +10,6 @@
 #include "rooftime/util/data-file.h"
 #include "rooftime/util/strings.h"
 #include "torch-internal.h"
-
-/* Which torch wrote the trace, as it says (profile --torch's runner, or a user's
- * prof.add_metadata("torch_version", torch.__version__)); "unknown" when it does not. The runner
- * also records torch's intra-op threads: what ran the operators (source.threads). */
-void rt_torch_version_notes(const reader *r, rt_profile *p)
-{
-    rt_tags_set(&p->provenance.notes, "torch_version", r->version ? r->version : "unknown");
-    if (r->profiler)
-        rt_tags_set(&p->provenance.notes, "torch_profiler", r->profiler);
-    if (r->torch_threads > 0) {
-        char t[32];
-        snprintf(t, sizeof t, "%d", r->torch_threads);
-        rt_tags_set(&p->provenance.notes, "torch_threads", t);
-        p->threads = r->torch_threads;
-    }
-}
 
 /* What the trace says of one device; numbers < 0 when it does not say. */
 typedef struct device {
