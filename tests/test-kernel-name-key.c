@@ -189,10 +189,9 @@ static void test_long_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_demangle),
-        cmocka_unit_test(test_demangle_bounded),          cmocka_unit_test(test_torch_pair),
-        cmocka_unit_test(test_ncu_fixture_names), cmocka_unit_test(test_rules),
-        cmocka_unit_test(test_long_names),
+        cmocka_unit_test(test_demangle),   cmocka_unit_test(test_demangle_bounded),
+        cmocka_unit_test(test_torch_pair), cmocka_unit_test(test_ncu_fixture_names),
+        cmocka_unit_test(test_rules),      cmocka_unit_test(test_long_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

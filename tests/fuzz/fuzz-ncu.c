@@ -2,7 +2,8 @@
  * --allow-missing (bit 1), two files (bit 2: the rest splits at its first blank line pair
  * "\n\n\n"), so that the join across files, by launch or per kernel name, is fuzzed too, and the
  * seed authors' recipe (bit 3, --recipe paper). The seeds (scripts/fuzz.sh) hold ncu 2025's shapes:
- * rule columns and rule rows, short metric rows, scaled units, n/a, section pages, mangled names. */
+ * rule columns and rule rows, short metric rows, scaled units, n/a, section pages, mangled names.
+ */
 #include <string.h>
 
 #include "fuzz-common.h"
