@@ -150,14 +150,7 @@ int rt_attn_onednn_new(const rt_study_point *pt, rt_precision prec, rt_pass pass
     rt_attn_data_init(&d, &pt->attn, seed);
     int rc = rt_xf_engine_open(&a->e, err) < 0 ? -1 : build(a, &d, prec, err);
     rt_attn_data_release(&d);
-    if (rc < 0) {
-        onednn_free(&a->base);
-        return -1;
-    }
-    a->base.impl = rt_strdup(a->k[0].impl);
-    a->base.note = rt_xf_impls(a->k, 4);
-    *out = &a->base;
-    return 0;
+    return rt_xf_case_done(&a->base, a->k, 4, rc, out);
 #else
     (void)seed;
     rt_error_set(err, "onednn: not found at configure time");

@@ -205,14 +205,7 @@ int rt_decode_onednn_new(const rt_study_point *pt, rt_precision prec, rt_pass pa
     rt_decode_data_init(&dd, &pt->dec, seed);
     int rc = rt_xf_engine_open(&d->e, err) < 0 ? -1 : build(d, &dd, prec, err);
     rt_decode_data_release(&dd);
-    if (rc < 0) {
-        onednn_free(&d->base);
-        return -1;
-    }
-    d->base.impl = rt_strdup(d->k[P_QKV].impl);
-    d->base.note = rt_xf_impls(d->k, P_COUNT);
-    *out = &d->base;
-    return 0;
+    return rt_xf_case_done(&d->base, d->k, P_COUNT, rc, out);
 #else
     (void)seed;
     rt_error_set(err, "onednn: not found at configure time");

@@ -131,14 +131,7 @@ int rt_mlp_onednn_new(const rt_study_point *pt, rt_precision prec, rt_pass pass,
     rt_mlp_data_init(&d, &pt->mlp, seed);
     int rc = rt_xf_engine_open(&m->e, err) < 0 ? -1 : build(m, &d, prec, err);
     rt_mlp_data_release(&d);
-    if (rc < 0) {
-        onednn_free(&m->base);
-        return -1;
-    }
-    m->base.impl = rt_strdup(m->k[0].impl);
-    m->base.note = rt_xf_impls(m->k, 3);
-    *out = &m->base;
-    return 0;
+    return rt_xf_case_done(&m->base, m->k, 3, rc, out);
 #else
     (void)seed;
     rt_error_set(err, "onednn: not found at configure time");

@@ -245,4 +245,16 @@ char *rt_xf_impls(const rt_xf_prim *k, int n)
     }
     return out;
 }
+
+int rt_xf_case_done(rt_study_case *c, const rt_xf_prim *k, int n, int rc, rt_study_case **out)
+{
+    if (rc < 0) {
+        c->free(c);
+        return -1;
+    }
+    c->impl = rt_strdup(k[0].impl);
+    c->note = rt_xf_impls(k, n);
+    *out = c;
+    return 0;
+}
 #endif

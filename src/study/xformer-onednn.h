@@ -7,6 +7,7 @@
 #include "rooftime-config.h"
 #include "study-onednn-internal.h"
 #include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
 #include "rooftime/study/study-timer.h"
 #include "rooftime/study/xformer-flops.h"
 #include "rooftime/util/error.h"
@@ -71,6 +72,9 @@ int rt_xf_run(rt_xf_prim *k, rt_xf_engine *e, rt_study_timer *t, rt_error *err);
 void rt_xf_prim_release(rt_xf_prim *k);
 /* The impl names of prims, joined ("brg:avx512_core; jit:avx512_core"); caller frees. */
 char *rt_xf_impls(const rt_xf_prim *k, int n);
+/* The end of an implementation's constructor: rc < 0 frees c (its own free) and returns -1; else c
+ * names its first primitive's impl and all of k's as its note, and is *out. */
+int rt_xf_case_done(rt_study_case *c, const rt_xf_prim *k, int n, int rc, rt_study_case **out);
 #endif
 
 #endif
