@@ -15,23 +15,7 @@
 #include "rooftime/import/torch.h"
 #include "rooftime/util/strings.h"
 
-static rt_torch_ops *ops;
-
-static int setup(void **state)
-{
-    (void)state;
-    rt_error err;
-    if (rt_torch_ops_load(NULL, &ops, &err) != 0)
-        fail_msg("%s", err.msg);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rt_torch_ops_free(ops);
-    return 0;
-}
+#include "torch-ops-fixture.h"
 
 static rt_torch_cost cost(const char *name, const char *dims, const char *types)
 {
