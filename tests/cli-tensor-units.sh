@@ -107,4 +107,88 @@ assert abs(v["t_compute"] - W / ref) <= 1e-9 * v["t_compute"], (v["t_compute"], 
 assert v["bound"].startswith("compute:ref("), v["bound"]
 PY
 check "single: summed at the reference peak" [ $? -eq 0 ]
+
+# Blackwell presets (data/machines/b200.json, gb200.json, rtx-pro-6000.json: NVIDIA's datasheets,
+# derived figures said so): each loads, `machine list` names it, `machine show` prints every
+# ceiling of the file, and an sm_100 / sm_120 import (SYNTHETIC CSVs written here, one kernel per
+# Tensor Core counter) meets them: FP4 at its own ceiling, the mixed FP4/FP6/FP8 counters unknown.
+"$BIN" machine list >"$TMP/list" 2>&1
+for m in b200 gb200 rtx-pro-6000; do
+    check "machine list names $m" grep -q "^$m " "$TMP/list"
+    "$BIN" machine show $m >"$TMP/show-$m" 2>&1
+    check "machine show $m: exit 0" [ $? -eq 0 ]
+    check "machine show $m: every ceiling of the file, in GFLOP/s and GB/s" python3 - "$TMP/show-$m" "$SRC/data/machines/$m.json" <<'PY'
+import json, re, sys
+text, m = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+shown = dict(re.findall(r"^  (\S+) +([0-9.e+]+)  -- ", text, re.M))
+for x in m["units"]:
+    assert abs(float(shown[x["name"]]) - x["flops"] / 1e9) <= 1e-5 * x["flops"] / 1e9, (x["name"], shown)
+for x in m["levels"]:
+    assert abs(float(shown[x["name"]]) - x["bytes_per_s"] / 1e9) <= 1e-5 * x["bytes_per_s"] / 1e9, (x["name"], shown)
+# datasheet or derived, each unit says which; FP6 has no unit of its own (no counter reports it)
+for x in m["units"]:
+    assert x["note"].startswith(("datasheet", "derived")), x
+assert not any(re.search(r"fp6($|_)", x["name"]) for x in m["units"]), m["units"]
+assert m["reference"] == {"unit": "tensor_fp16", "level": "HBM"}, m["reference"]
+assert "reference: tensor_fp16 and HBM" in text
+PY
+done
+"$BIN" ncu-metrics --arch sm_100 | grep -v '^#' | grep -E '^[a-z0-9_.]+$' >"$TMP/m100"
+"$BIN" ncu-metrics --arch sm_120 | grep -v '^#' | grep -E '^[a-z0-9_.]+$' >"$TMP/m120"
+python3 - "$TMP" <<'PY'
+import sys
+head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n'
+def write(path, cc, metrics, kernels):
+    with open(path, "w") as f:
+        f.write("# SYNTHETIC: written by tests/cli-tensor-units.sh to test the Blackwell formulas and presets\n" + head)
+        for i, (name, counters) in enumerate(kernels):
+            # every metric `ncu-metrics` lists for the architecture, 0 unless the kernel sets it
+            rows = {m: 0 for m in open(metrics).read().split()}
+            rows.update({"sm__cycles_elapsed.avg": 1e6, "sm__cycles_elapsed.avg.per_second": 1e9,
+                         "dram__bytes.sum": 1e6})
+            assert set(counters) <= set(rows), (set(counters) - set(rows))
+            rows.update(counters)
+            for metric, v in rows.items():
+                f.write('"%d","1","synthetic","host","%s","1","7","(128, 1, 1)","(148, 1, 1)","0","%s","Command line profiler metrics","%s","","%.17g"\n' % (i, name, cc, metric, v))
+op = "sm__ops_path_tensor_src_"
+write(sys.argv[1] + "/s100.csv", "10.0", sys.argv[1] + "/m100", [
+    ("fp4_synthetic", {op + "fp4_dst_fp32.sum": 9e11}),
+    ("f8f6f4_synthetic", {op + "fp4_fp6_fp8_dst_fp16.sum": 1e11, op + "fp4_fp6_fp8_dst_fp32.sum": 3e11}),
+    ("bf16_synthetic", {op + "bf16_dst_fp32.sum": 2e11})])
+write(sys.argv[1] + "/s120.csv", "12.0", sys.argv[1] + "/m120", [
+    ("fp8_synthetic", {op + "fp8_dst_fp16.sum": 1e11, op + "fp8_dst_fp32.sum": 3e11}),
+    ("fp4fp6_synthetic", {op + "fp4_fp6_dst_fp32.sum": 5e11}),
+    ("fp4_synthetic", {op + "fp4_dst_fp32.sum": 8e11})])
+PY
+"$BIN" import ncu "$TMP/s100.csv" -o "$TMP/s100.json" >/dev/null 2>"$TMP/err100"
+check "sm_100 synthetic import" [ $? -eq 0 ]
+"$BIN" import ncu "$TMP/s120.csv" -o "$TMP/s120.json" >/dev/null 2>"$TMP/err120"
+check "sm_120 synthetic import" [ $? -eq 0 ]
+for m in b200 gb200; do
+    "$BIN" analyze --machine $m --format json "$TMP/s100.json" >"$TMP/a-$m.json" 2>"$TMP/err-$m"
+    check "analyze sm_100 on $m" [ $? -eq 0 ]
+    check "$m: the mixed FP4/FP6/FP8 counter has no ceiling, said" grep -q "Tensor Core unit 'tensor_fp4_fp6_fp8' is not one of machine .*hier verdict is unknown" "$TMP/err-$m"
+    check "$m: FP4 and BF16 at their own ceilings, the mixed kind unknown" python3 - "$TMP/a-$m.json" "$SRC/data/machines/$m.json" <<'PY'
+import json, sys
+a, m = (json.load(open(f)) for f in sys.argv[1:3])
+peak = {u["name"]: u["flops"] for u in m["units"]}
+k = {x["name"]: x["verdict"] for x in a["kernels"]}
+for name, unit, work in (("fp4_synthetic", "tensor_fp4", 9e11), ("bf16_synthetic", "tensor_bf16", 2e11)):
+    t = k[name]["t_compute"]
+    assert abs(t - work / peak[unit]) <= 1e-9 * t, (name, t, work / peak[unit])
+assert k["f8f6f4_synthetic"]["bound"] == "unknown" and k["f8f6f4_synthetic"].get("t_compute") is None, k["f8f6f4_synthetic"]
+PY
+done
+"$BIN" analyze --machine rtx-pro-6000 --format json "$TMP/s120.json" >"$TMP/a-rtx.json" 2>"$TMP/err-rtx"
+check "analyze sm_120 on rtx-pro-6000" [ $? -eq 0 ]
+check "rtx-pro-6000: no level's bytes dropped but L1/L2 (GDDR7 is its HBM level)" bash -c "! grep -q \"memory level 'HBM'\" '$TMP/err-rtx'"
+check "rtx-pro-6000: FP8 at its ceiling (both accumulators), FP4/FP6 unknown" python3 - "$TMP/a-rtx.json" "$SRC/data/machines/rtx-pro-6000.json" <<'PY'
+import json, sys
+a, m = (json.load(open(f)) for f in sys.argv[1:3])
+peak = {u["name"]: u["flops"] for u in m["units"]}
+k = {x["name"]: x["verdict"] for x in a["kernels"]}
+t = k["fp8_synthetic"]["t_compute"]
+assert abs(t - 4e11 / peak["tensor_fp8"]) <= 1e-9 * t, (t, 4e11 / peak["tensor_fp8"])
+assert k["fp4fp6_synthetic"]["bound"] == "unknown", k["fp4fp6_synthetic"]
+PY
 finish

@@ -187,6 +187,22 @@ static void test_blackwell(void **state)
     assert_true(rt_gpu_arch_rate(b, "mma_fp8") == rt_gpu_arch_rate(b, "tensor_fp16"));
     assert_string_equal(rt_gpu_arch_counted_as(b, "mma_fp8"), "tensor_fp16");
     assert_string_equal(rt_gpu_arch_counted_as(b, "mma_fp16"), "mma_fp16");
+    /* the GB200 preset (no part row: NVIDIA publishes no SM count for it) against HGX B200's:
+     * the NVL72 datasheet's Tensor Core figures per GPU are 10/9 of the HGX B200's, and each of
+     * its units has a rate on sm_100 */
+    rt_machine *gb = NULL, *b2 = NULL;
+    rt_error err;
+    if (rt_machine_resolve("gb200", &gb, &err) || rt_machine_resolve("b200", &b2, &err))
+        fail_msg("%s", err.msg);
+    static const char *const tc[] = {"tensor_fp16", "tensor_bf16", "tensor_tf32",
+                                     "tensor_fp8",  "tensor_int8", "tensor_fp4"};
+    for (size_t i = 0; i < sizeof tc / sizeof *tc; i++)
+        assert_close(rt_machine_unit(gb, tc[i])->flops, rt_machine_unit(b2, tc[i])->flops * 10 / 9,
+                     1e-12);
+    for (size_t u = 0; u < gb->n_units; u++)
+        assert_true(rt_gpu_arch_rate(b, gb->units[u].name) > 0);
+    rt_machine_free(gb);
+    rt_machine_free(b2);
     /* a generation without an entry is the nearest one's below */
     assert_ptr_equal(rt_gpu_arch_generation(&archs, 103), b);
     assert_ptr_equal(rt_gpu_arch_generation(&archs, 121), g);

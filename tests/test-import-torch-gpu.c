@@ -288,6 +288,31 @@ static void test_device_named(void **state)
     assert_true(warned(&w, "no preset for this GPU (NVIDIA A100-SXM4-80GB: 108 SMs"));
     rt_profile_free(p);
     rt_warnings_release(&w);
+    /* Blackwell (data/gpu/devices.json): a B200 as the driver describes it (148 SMs, CC 10.0,
+     * 178.35 GiB), a GB200 (whose name the B200's glob matches too), an RTX PRO 6000 Workstation
+     * Edition; its Server Edition is another part */
+    static const struct {
+        const char *name, *mem;
+        int major, minor, sms;
+        const char *preset;
+    } bw[] = {
+        {"NVIDIA B200", "191500000000", 10, 0, 148, "b200"},
+        {"NVIDIA GB200", "198000000000", 10, 0, 152, "gb200"},
+        {"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "102000000000", 12, 0, 188,
+         "rtx-pro-6000"},
+        {"NVIDIA RTX PRO 6000 Blackwell Server Edition", "102000000000", 12, 0, 188, NULL},
+    };
+    for (size_t i = 0; i < sizeof bw / sizeof *bw; i++) {
+        snprintf(text, sizeof text, fmt, bw[i].name, bw[i].mem, bw[i].major, bw[i].minor, 32,
+                 bw[i].sms);
+        p = import(text, &o, &w);
+        const char *got = rt_tags_get(&p->provenance.notes, "gpu_preset");
+        if (bw[i].preset ? !got || strcmp(got, bw[i].preset) : got != NULL)
+            fail_msg("%s: preset %s, want %s", bw[i].name, got ? got : "none",
+                     bw[i].preset ? bw[i].preset : "none");
+        rt_profile_free(p);
+        rt_warnings_release(&w);
+    }
 }
 
 /* A trace kept gzip-compressed reads as the text; cut, trailed or bombed data is refused. */

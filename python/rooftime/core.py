@@ -85,8 +85,8 @@ class Machine:
 
 
 def machine(name_or_path):
-    """A machine preset by name ("v100", "a100", "h100-sxm", "h200", "mi250", "mi250x",
-    "mi300x") or a machine file."""
+    """A machine preset by name ("v100", "a100", "h100-sxm", "h200", "b200", "gb200",
+    "rtx-pro-6000", "mi250", "mi250x", "mi300x") or a machine file."""
     h = lib.rt_api_machine_load(b(name_or_path))
     if not h:
         raise fail()
