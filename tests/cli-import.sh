@@ -33,6 +33,17 @@ for a in sm_100 sm_120; do
     grep -q 'dram__bytes_read' <<<"$o" && bad "ncu-metrics $a lists the alternates set"
 done
 "$BIN" ncu-metrics --arch sm_120 | grep -q '^sm__ops_path_tensor_src_fp8_dst_fp32.sum$' || bad "ncu-metrics sm_120 fp8"
+# FP4 alone on both; FP8 only within the mixed FP4/FP6/FP8 counter on sm_100, FP4/FP6 together on
+# sm_120: no counter reports FP6 alone, and the formulas' header names the mixed units
+o=$("$BIN" ncu-metrics --arch sm_100)
+grep -q '^sm__ops_path_tensor_src_fp4_dst_fp32.sum$' <<<"$o" || bad "ncu-metrics sm_100 fp4"
+grep -q '^sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum$' <<<"$o" || bad "ncu-metrics sm_100 fp4/fp6/fp8"
+grep -q 'src_fp8_dst\|src_fp6_' <<<"$o" && bad "ncu-metrics sm_100 lists an FP8 or FP6 counter of its own"
+grep -q '^#   flops.tensor_fp4_fp6_fp8 = ' <<<"$o" || bad "ncu-metrics sm_100: no tensor_fp4_fp6_fp8 formula"
+o=$("$BIN" ncu-metrics --arch sm_120)
+grep -q '^sm__ops_path_tensor_src_fp4_dst_fp32.sum$' <<<"$o" || bad "ncu-metrics sm_120 fp4"
+grep -q '^#   flops.tensor_fp4_fp6 = ' <<<"$o" || bad "ncu-metrics sm_120: no tensor_fp4_fp6 formula"
+grep -q 'src_fp6_' <<<"$o" && bad "ncu-metrics sm_120 lists an FP6 counter of its own"
 "$BIN" ncu-metrics --set sectors | grep -q '^lts__t_sectors_op_read.sum$' || bad "ncu-metrics --set sectors"
 "$BIN" ncu-metrics --set nosuch >/dev/null 2>&1; [ $? -eq 1 ] || bad "ncu-metrics unknown set: exit 1 expected"
 "$BIN" ncu-metrics --bogus >/dev/null 2>&1; [ $? -eq 2 ] || bad "ncu-metrics bad option: exit 2 expected"
