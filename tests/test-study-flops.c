@@ -76,6 +76,25 @@ static void test_conv_macs(void **state)
     }
 }
 
+/* Winograd F(4x4, 3x3) on a 3x3 stride-1 convolution of 2 x 3 channels, 10 x 10, padding 1, 5
+ * filters: the 10 x 10 output takes 3 x 3 tiles of 4 x 4 per image, each 6 x 6 products per
+ * channel pair: 2 x 9 x 3 x 5 x 36 = 9720 multiply-adds (direct: 2 x 5 x 3 x 9 taps x 100 less the
+ * border's). F(2x2, 3x3): 5 x 5 tiles of 4 x 4 products. Stride 2 or a 5x5 filter: not Winograd. */
+static void test_winograd_macs(void **state)
+{
+    (void)state;
+    rt_conv_shape s = {
+        .n = 2, .c = 3, .h = 10, .w = 10, .k = 5, .r = 3, .s = 3, .stride = 1, .pad = 1};
+    assert_close(rt_conv_macs_winograd(&s, RT_PASS_FWD, 4, 3), 9720, 1e-15);
+    assert_close(rt_conv_macs_winograd(&s, RT_PASS_BWD_DATA, 4, 3), 9720, 1e-15);
+    assert_close(rt_conv_macs_winograd(&s, RT_PASS_BWD_WEIGHTS, 4, 3), 9720, 1e-15);
+    assert_close(rt_conv_macs_winograd(&s, RT_PASS_FWD, 2, 3), 2.0 * 25 * 3 * 5 * 16, 1e-15);
+    assert_true(rt_conv_macs_winograd(&s, RT_PASS_FWD, 4, 3) < rt_conv_macs_valid(&s));
+    assert_true(rt_conv_macs_winograd(&s, RT_PASS_FWD, 4, 5) < 0);
+    s.stride = 2;
+    assert_true(rt_conv_macs_winograd(&s, RT_PASS_FWD, 4, 3) < 0);
+}
+
 /* The direct implementation records 2 x counted MACs, and loads 2 per MAC plus one store per
  * output element at L1; the compulsory bytes are the three tensors once. */
 static void test_direct_records(void **state)
@@ -195,9 +214,9 @@ static void test_lstm_formula(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conv_macs),      cmocka_unit_test(test_direct_records),
-        cmocka_unit_test(test_im2col_records), cmocka_unit_test(test_gemm_and_taps),
-        cmocka_unit_test(test_lstm_formula),
+        cmocka_unit_test(test_conv_macs),      cmocka_unit_test(test_winograd_macs),
+        cmocka_unit_test(test_direct_records), cmocka_unit_test(test_im2col_records),
+        cmocka_unit_test(test_gemm_and_taps),  cmocka_unit_test(test_lstm_formula),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

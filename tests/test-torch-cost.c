@@ -363,6 +363,9 @@ static void test_cat_stack_index_select(void **state)
     assert_true(rt_torch_ops_defers(ops, "aten::add", "aten::add")); /* a redispatch */
     assert_true(
         rt_torch_ops_defers(ops, "aten::mul_", "aten::mul")); /* in place via out of place */
+    /* out of place via a copy and the in-place form (torch's masked_fill: clone, masked_fill_) */
+    assert_true(rt_torch_ops_defers(ops, "aten::masked_fill", "aten::masked_fill_"));
+    assert_false(rt_torch_ops_defers(ops, "aten::masked_fill", "aten::masked_scatter_"));
     assert_false(rt_torch_ops_defers(ops, "aten::addmm", "aten::copy_")); /* the bias: its own */
     assert_false(rt_torch_ops_defers(ops, "aten::add_", "aten::copy_"));
     assert_false(rt_torch_ops_defers(ops, "aten::mean", "aten::copy_"));

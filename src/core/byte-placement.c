@@ -32,7 +32,11 @@ void rt_place_bytes(const rt_machine *m, const rt_verdict_ctx *ctx, const rt_ker
     if (!ctx->place_bytes || ctx->mode != RT_MODE_HIER || main < 0 || !(k->invocations > 0) ||
         !(v->q[main] > 0) || rt_kernel_is_communication(k) || rt_kernel_uncounted(k))
         return;
+    /* the working set: the bytes one invocation moves, or the fewer distinct bytes its source
+     * says it touches (an in-place update) */
     double total = v->q[main], ws = total / k->invocations, held = 0;
+    if (k->working_set > 0 && k->working_set < ws)
+        ws = k->working_set;
     int at = main;
     bool known = false;
     /* The caches inside main memory, innermost first, counted together (a line need not be in

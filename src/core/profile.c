@@ -93,6 +93,11 @@ void rt_kernel_accumulate(rt_kernel *a, const rt_kernel *b)
         rt_kernel_set_overhead(a, b->overhead, b->overhead_threads);
     else if (!overhead_same(a, b))
         rt_kernel_set_overhead(a, RT_OVERHEAD_NONE, 0);
+    /* the larger working set of the two; one side without one: its bytes per invocation */
+    a->working_set = kernel_empty(a) && a->working_set == 0 ? b->working_set
+                     : a->working_set > 0 && b->working_set > 0
+                         ? fmax(a->working_set, b->working_set)
+                         : 0;
     accumulate_spread(a, b);
     a->invocations += b->invocations;
     a->time += b->time;
@@ -319,7 +324,8 @@ int rt_profile_check(const rt_profile *p, rt_error *err)
             return -1;
         }
         if (check_number(k, i, "time", NULL, k->time, err) != 0 ||
-            check_number(k, i, "invocations", NULL, k->invocations, err) != 0)
+            check_number(k, i, "invocations", NULL, k->invocations, err) != 0 ||
+            check_number(k, i, "working_set", NULL, k->working_set, err) != 0)
             return -1;
         for (size_t j = 0; j < k->flops.n; j++)
             if (check_number(k, i, "flops", k->flops.v[j].key, k->flops.v[j].value, err) != 0)

@@ -53,6 +53,18 @@ static const char *bound_ceiling(const rt_machine *m, const rt_verdict *v, doubl
     return NULL;
 }
 
+int rt_trust_beyond_spread(const rt_machine *m, const rt_verdict *v, double *spread)
+{
+    double sp = NAN;
+    char oh[64];
+    const char *ceiling = rt_verdict_is_real(v) && isfinite(v->efficiency)
+                              ? bound_ceiling(m, v, &sp, oh, sizeof oh)
+                              : NULL;
+    if (spread)
+        *spread = ceiling ? sp : NAN;
+    return ceiling && v->efficiency > 1 + sp;
+}
+
 int rt_trust_check(const rt_analysis *a, rt_trust *t)
 {
     memset(t, 0, sizeof *t);

@@ -179,8 +179,8 @@ static int threads(fr *f, int *out)
 static int kernel(fr *f, rt_profile *p)
 {
     static const char *const key[] = {
-        "name",     "invocations",      "time", "flops", "bytes", "tags", "time_spread",
-        "overhead", "overhead_threads", NULL};
+        "name",     "invocations",      "time",        "flops", "bytes", "tags", "time_spread",
+        "overhead", "overhead_threads", "working_set", NULL};
     if (!eat(f, '{'))
         return GIVE_UP;
     rt_kernel *k = rt_profile_add_kernel(p, "");
@@ -200,7 +200,8 @@ static int kernel(fr *f, rt_profile *p)
                  : i == 5 ? tags(f, &k->tags)
                  : i == 6 ? spread(f, k)
                  : i == 7 ? string_to(f, &k->overhead)
-                          : threads(f, &k->overhead_threads);
+                 : i == 8 ? threads(f, &k->overhead_threads)
+                          : number_min0(f, &k->working_set);
         if (rc != 0)
             return GIVE_UP;
         if (i == 0) { /* valid UTF-8 (see string()): copied as it is */

@@ -179,6 +179,7 @@ static int read_kernel(rt_jr *r, rt_profile *p, const json_t *j, size_t i)
     free(name);
     if (rt_jr_number(r, j, path, "invocations", true, 0, &k->invocations) != 0 ||
         rt_jr_number(r, j, path, "time", true, 0, &k->time) != 0 ||
+        rt_jr_number(r, j, path, "working_set", false, 0, &k->working_set) != 0 ||
         read_values(r, j, path, "flops", &k->flops) != 0 ||
         read_values(r, j, path, "bytes", &k->bytes) != 0 || read_tags(r, j, path, &k->tags) != 0 ||
         read_spread(r, j, path, k) != 0 || read_overhead(r, j, path, k) != 0)
@@ -380,6 +381,8 @@ static void kernel_emit(void *ctx, size_t i, rt_jw *w)
             rt_jw_num(w, k->overhead_threads);
         }
     }
+    if (k->working_set > 0)
+        rt_jw_member_real(w, "working_set", k->working_set);
     values_emit(w, "flops", &k->flops);
     values_emit(w, "bytes", &k->bytes);
     if (k->tags.n) {

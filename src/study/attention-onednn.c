@@ -102,9 +102,11 @@ static int build(attn_onednn *a, const rt_attn_data *d, rt_precision prec, rt_er
     int rc = rt_xf_matmul(&a->k[0], &a->e, "matmul_qk", &q, &kt, &sc, attr, prec,
                           rt_attn_qk_count(s, e, e, true, false), NULL, err);
     dnnl_primitive_attr_destroy(attr);
-    /* the mask: one addition per score, the scores read and written, the mask read */
+    /* the mask: one addition per score, the scores read and written (in place: once in its working
+     * set), the mask read */
     double LL = (double)L * L;
-    rt_xf_count mc = {(double)BH * LL, 2 * (double)BH * LL * e + LL * 4};
+    rt_xf_count mc = {(double)BH * LL, 2 * (double)BH * LL * e + LL * 4,
+                      (double)BH * LL * e + LL * 4};
     if (rc < 0 ||
         (s->causal && rt_xf_binary(&a->k[1], &a->e, "mask_add", dnnl_binary_add, &sc, &mask, prec,
                                    mc, err) < 0) ||

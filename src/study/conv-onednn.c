@@ -215,9 +215,25 @@ int rt_conv_onednn_new(const rt_conv_shape *s, rt_precision prec, rt_pass pass, 
         rc = -1;
     }
     /* FLOPs of the algorithm oneDNN runs: gemm-based implementations multiply the padded
-     * column matrix, the direct jit kernels skip the padding; Winograd does fewer
-     * multiplications than either, so its count is the direct one (said in the note). */
+     * column matrix, the direct jit kernels skip the padding; Winograd (its name says F(m, r):
+     * "wino_4x3") multiplies (m + r - 1)^2 transformed elements per tile, and its transforms
+     * are not counted: a lower bound (said in the note). A Winograd whose F(m, r) its name does
+     * not give keeps the direct count, said too. */
     double macs = strstr(impl, "gemm") ? rt_conv_macs_padded(s) : rt_conv_macs_valid(s);
+    char wino[96] = "";
+    if (strstr(impl, "wino")) {
+        int m = 0, r = 0;
+        const char *f = strstr(impl, "wino_");
+        double wm =
+            f && sscanf(f, "wino_%dx%d", &m, &r) == 2 ? rt_conv_macs_winograd(s, pass, m, r) : -1;
+        if (wm > 0) {
+            macs = wm;
+            snprintf(wino, sizeof wino,
+                     " (Winograd F(%dx%d, %dx%d): FLOPs of its tile products, not its transforms)",
+                     m, m, r, r);
+        } else
+            snprintf(wino, sizeof wino, " (Winograd: FLOPs counted as direct)");
+    }
     snprintf(d->name, sizeof d->name, "conv_%s",
              pass == RT_PASS_FWD        ? "fwd"
              : pass == RT_PASS_BWD_DATA ? "bwd_data"
@@ -229,11 +245,9 @@ int rt_conv_onednn_new(const rt_conv_shape *s, rt_precision prec, rt_pass pass, 
                                .dram_bytes = tensor_bytes,
                                .l1_bytes = -1,
                                .impl = d->base.impl};
-    d->base.note =
-        rt_asprintf("%s%s; src %s, weights %s, dst %s%s%s%s", impl,
-                    strstr(impl, "wino") ? " (Winograd: FLOPs counted as direct)" : "", layouts[0],
-                    layouts[1], layouts[2], wdt != dt ? "; weight gradient in f32" : "",
-                    unit_note ? "; " : "", unit_note ? unit_note : "");
+    d->base.note = rt_asprintf("%s%s; src %s, weights %s, dst %s%s%s%s", impl, wino, layouts[0],
+                               layouts[1], layouts[2], wdt != dt ? "; weight gradient in f32" : "",
+                               unit_note ? "; " : "", unit_note ? unit_note : "");
     free(unit_note);
     dnnl_primitive_desc_destroy(pd);
     if (rc < 0) {

@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rooftime-config.h"
+#ifdef RT_HAVE_OPENMP
+#include <omp.h>
+#endif
+
 #include "xformer-internal.h"
 #include "xformer-onednn.h"
 #include "rooftime/study/study-shapes.h"
@@ -182,7 +187,14 @@ static int build(decode_onednn *d, const rt_decode_data *dd, rt_precision prec, 
                    prec, err) < 0 ||
         projection(d, P_DOWN, "matmul_down", M_H, F, D, dd->w2, M_W2, M_Y, 0, prec, err) < 0)
         return -1;
-    d->append = rt_xf_cost("kv_append", (rt_xf_count){0, 4.0 * B * D * (double)d->esize}, NULL);
+    d->append = rt_xf_cost("kv_append", (rt_xf_count){0, 4.0 * B * D * (double)d->esize, 0}, NULL);
+#ifdef RT_HAVE_OPENMP
+    /* rooftime's own copy in a parallel region, not a oneDNN primitive: it pays the fork/join */
+    d->append.overhead = RT_OVERHEAD_OPENMP;
+    d->append.overhead_threads = omp_get_max_threads();
+#else
+    d->append.overhead = RT_OVERHEAD_NONE;
+#endif
     return 0;
 }
 #endif

@@ -128,7 +128,7 @@ int rt_decode_unfused_new(const rt_study_point *pt, rt_precision prec, rt_pass p
     rt_decode_attn_counts(s, 4, 4, false, at);
     u->cost[K_QKV] = rt_xf_cost("gemm_qkv", rt_xf_gemm_count(B, 3 * D, D, 4), blas);
     /* the new key and value read from the projection and written into the caches */
-    u->cost[K_APPEND] = rt_xf_cost("kv_append", (rt_xf_count){0, 4 * B * D * 4}, NULL);
+    u->cost[K_APPEND] = rt_xf_cost("kv_append", (rt_xf_count){0, 4 * B * D * 4, 0}, NULL);
     u->cost[K_SCORES] = rt_xf_cost("attn_scores", at[0], blas);
     u->cost[K_SOFTMAX] = rt_xf_cost("softmax", at[1], NULL);
     u->cost[K_VALUES] = rt_xf_cost("attn_values", at[2], blas);

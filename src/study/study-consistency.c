@@ -11,6 +11,7 @@
 #include "study-names.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/core/verdict-trust.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
@@ -18,12 +19,20 @@
 void rt_study_findings_consistency(rt_findings *o, const rt_analysis *a)
 {
     rt_findings_section_add(o, "Kernels faster than their bound (efficiency above 1)");
-    size_t n_oh = 0, n_bw = 0, n_fit = 0, n_wino = 0, n_comp = 0;
+    size_t n_oh = 0, n_bw = 0, n_fit = 0, n_wino = 0, n_comp = 0, n_noise = 0;
+    double noise_spread = 0;
     rt_study_strset oh = {0}, bw = {0}, fit = {0}, fit_levels = {0}, comp = {0};
     for (size_t i = 0; i < a->n_items; i++) {
         const rt_item *it = &a->items[i];
         if (!(it->v.efficiency > 1))
             continue;
+        double spread;
+        if (!rt_trust_beyond_spread(a->machine, &it->v, &spread) && isfinite(spread)) {
+            /* above its bound by less than the bound's own measured spread: noise */
+            n_noise++;
+            noise_spread = fmax(noise_spread, spread);
+            continue;
+        }
         const char *impl = rt_tags_get(&it->kernel->tags, "impl");
         char bn[128];
         rt_study_base_name(it->kernel->name, bn, sizeof bn);
@@ -94,8 +103,9 @@ void rt_study_findings_consistency(rt_findings *o, const rt_analysis *a)
     if (n_wino)
         rt_findings_item(
             o,
-            "%zu oneDNN Winograd kernels beat their compute bound: Winograd does fewer "
-            "multiplications than the direct count they are credited with.",
+            "%zu oneDNN Winograd kernels beat their compute bound: their notes say which "
+            "count they are credited with (the direct count where the implementation's name "
+            "gives no F(m, r): Winograd does fewer multiplications).",
             n_wino);
     if (n_comp) {
         JOIN(comp);
@@ -106,8 +116,14 @@ void rt_study_findings_consistency(rt_findings *o, const rt_analysis *a)
             n_comp, names);
     }
 #undef JOIN
-    if (!n_oh && !n_bw && !n_fit && !n_wino && !n_comp)
+    if (!n_oh && !n_bw && !n_fit && !n_wino && !n_comp && !n_noise)
         rt_findings_item(o, "None.");
+    if (n_noise)
+        rt_findings_item(o,
+                         "Not listed, within noise: %zu kernels above their bound by less than "
+                         "its measured spread (up to ±%.0f%%: the ceiling's slowest and fastest "
+                         "trials in machine measure).",
+                         n_noise, 100 * noise_spread);
     rt_study_strset_release(&oh);
     rt_study_strset_release(&bw);
     rt_study_strset_release(&fit);

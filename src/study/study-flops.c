@@ -29,6 +29,21 @@ double rt_conv_macs_padded(const rt_conv_shape *s)
     return (double)s->n * s->k * s->c * s->r * s->s * rt_conv_out_h(s) * rt_conv_out_w(s);
 }
 
+/* Winograd F(m x m, r x r) multiplies, per output tile of m x m and per input and output channel
+ * pair, the (m + r - 1)^2 transformed elements once: the tiles cover the pass's output (the
+ * input's gradient for backward-data; the output's gradient for backward-weights). Applies to
+ * stride 1 and an r x r filter; -1 otherwise. */
+double rt_conv_macs_winograd(const rt_conv_shape *s, rt_pass pass, int m, int r)
+{
+    if (m <= 0 || r <= 0 || s->stride != 1 || s->r != r || s->s != r)
+        return -1;
+    long oh = pass == RT_PASS_BWD_DATA ? s->h : rt_conv_out_h(s);
+    long ow = pass == RT_PASS_BWD_DATA ? s->w : rt_conv_out_w(s);
+    double tiles = (double)s->n * (double)((oh + m - 1) / m) * (double)((ow + m - 1) / m);
+    double t = (double)(m + r - 1);
+    return tiles * s->c * s->k * t * t;
+}
+
 double rt_conv_src_elems(const rt_conv_shape *s)
 {
     return (double)s->n * s->c * s->h * s->w;

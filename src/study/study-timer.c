@@ -31,6 +31,8 @@ void rt_timer_stop(rt_study_timer *t, const rt_kernel_cost *cost)
     rt_tags_release(&tags);
     if (cost->overhead && !k->overhead)
         rt_kernel_set_overhead(k, cost->overhead, cost->overhead_threads);
+    if (cost->working_set > 0)
+        k->working_set = cost->working_set;
     k->invocations += 1;
     k->time += dt;
     rt_kernel_add_sample(k, dt); /* its spread: rt_profile_finish_spreads at the end of the run */

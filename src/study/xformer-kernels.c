@@ -60,7 +60,8 @@ rt_kernel_cost rt_xf_cost(const char *name, rt_xf_count c, const char *impl)
                             .flops = c.flops,
                             .dram_bytes = c.bytes,
                             .l1_bytes = -1,
-                            .impl = impl};
+                            .impl = impl,
+                            .working_set = c.ws};
 }
 
 const char *rt_xf_blas_name(void)

@@ -112,7 +112,8 @@ static void describe(rt_xf_prim *k, const_dnnl_primitive_desc_t pd, const char *
                                .flops = c.flops,
                                .dram_bytes = c.bytes,
                                .l1_bytes = -1,
-                               .impl = k->impl};
+                               .impl = k->impl,
+                               .working_set = c.ws};
 }
 
 static int create(rt_xf_prim *k, dnnl_primitive_desc_t pd, const char *kind, const char *name,

@@ -37,6 +37,11 @@ typedef struct rt_kernel {
      * (nothing measurable: a plain single-threaded call); NULL: the profile's. Owned. */
     char *overhead;
     int overhead_threads;
+    /* The distinct bytes one invocation touches, where its source knows them to be fewer than
+     * its bytes per invocation (an in-place update reads and writes one tensor: counted twice in
+     * its traffic, held once in a cache); 0: its bytes per invocation. Where estimated bytes are
+     * placed (core/byte-placement.c), the working set. */
+    double working_set;
 } rt_kernel;
 
 void rt_kernel_init(rt_kernel *k, const char *name);

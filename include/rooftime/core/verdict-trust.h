@@ -27,6 +27,11 @@ typedef struct rt_trust {
     size_t ceilings_above; /* how many ceilings have kernels above them */
 } rt_trust;
 
+/* Whether v's efficiency exceeds 1 by more than the spread of the ceiling that bounds it (what
+ * the trust line counts); *spread (may be NULL) gets that spread, NAN for a ceiling it cannot
+ * name. A kernel above its bound within the spread is noise, not evidence against the bound. */
+int rt_trust_beyond_spread(const rt_machine *m, const rt_verdict *v, double *spread);
+
 /* Check a's machine and verdicts; 1 when the verdicts are suspect, else 0. */
 int rt_trust_check(const rt_analysis *a, rt_trust *t);
 

@@ -47,7 +47,8 @@ typedef struct rt_torch_cost {
 /* Does operator `parent`, in a call where it calls the costed operator `callee`, leave its work to
  * that callee? The table's 'defer' says so (aten::embedding -> aten::index_select, aten::mean ->
  * aten::sum, aten::_foreach_add_ -> aten::add_), and so does an operator calling itself (a
- * redispatch) or an in-place operator calling its out-of-place form (aten::mul_ -> aten::mul).
+ * redispatch), an in-place operator calling its out-of-place form (aten::mul_ -> aten::mul) or an
+ * out-of-place operator calling its in-place form (aten::masked_fill -> aten::masked_fill_).
  * The parent is then a composite in that call, so nothing is counted twice. */
 int rt_torch_ops_defers(const rt_torch_ops *o, const char *parent, const char *callee);
 

@@ -12,6 +12,9 @@ long rt_conv_valid_taps(long in, long ksize, long stride, long pad, long out);
 double rt_conv_macs_valid(const rt_conv_shape *s);
 /* Multiply-adds of a convolution over the padded input (im2col + GEMM): N K C R S P Q. */
 double rt_conv_macs_padded(const rt_conv_shape *s);
+/* Multiply-adds of Winograd F(m x m, r x r) in its tile products (the transforms not counted: a
+ * lower bound of its FLOPs); -1 for a stride or filter it does not apply to. */
+double rt_conv_macs_winograd(const rt_conv_shape *s, rt_pass pass, int m, int r);
 /* Element counts of the tensors. */
 double rt_conv_src_elems(const rt_conv_shape *s);
 double rt_conv_wei_elems(const rt_conv_shape *s);

@@ -21,6 +21,9 @@ typedef struct rt_kernel_cost {
      * call; NULL: the profile's (a oneDNN primitive execute in the oneDNN implementation). */
     const char *overhead;
     int overhead_threads;
+    /* Distinct bytes per call where fewer than dram_bytes (an in-place update; rt_kernel's
+     * working_set); 0: dram_bytes. */
+    double working_set;
 } rt_kernel_cost;
 
 /* What an OpenBLAS call pays: its threads, where it starts them (above a size threshold of its

@@ -17,9 +17,11 @@ enum {
     RT_XF_SCALE_FLOPS = 1     /* per score: times 1/sqrt(head size) */
 };
 
-/* What one kernel invocation does. */
+/* What one kernel invocation does: its FLOPs, its bytes, and where it updates a tensor in place
+ * (read and written: twice in its bytes, once in a cache) the distinct bytes it touches (ws; 0:
+ * its bytes). */
 typedef struct rt_xf_count {
-    double flops, bytes;
+    double flops, bytes, ws;
 } rt_xf_count;
 
 /* The scores a query row of length-n keys sees, summed over one head's rows: L(L+1)/2 under a
@@ -34,7 +36,8 @@ rt_xf_count rt_attn_direct_count(const rt_attn_shape *s, double e);
 rt_xf_count rt_attn_qk_count(const rt_attn_shape *s, double e, double se, bool scaled, bool masked);
 /* The softmax of every row: valid_only (the C loop: only the keys a query sees, the rest written
  * as zeros) counts 6 per valid score with the scale (5 without, `scaled` false) and 1 per row,
- * reading the valid scores and writing all; otherwise every score is read, counted and written. */
+ * reading the valid scores and writing all; otherwise every score is read, counted and written.
+ * In place: the scores once are its working set. */
 rt_xf_count rt_attn_softmax_count(const rt_attn_shape *s, double se, bool valid_only, bool scaled);
 /* O = P V over every pair: 2 L^2 head_dim; bytes P and V read, O written. */
 rt_xf_count rt_attn_pv_count(const rt_attn_shape *s, double e, double se);
@@ -42,7 +45,7 @@ rt_xf_count rt_attn_pv_count(const rt_attn_shape *s, double e, double se);
 /* A GEMM [m x k] x [k x n] -> [m x n]: 2 m n k, and its three tensors once. */
 rt_xf_count rt_xf_gemm_count(double m, double n, double k, double e);
 /* An elementwise kernel over n elements, f FLOPs each, reading `in` and writing `out` tensors of
- * n elements. */
+ * n elements, in place (the outputs overwrite inputs: the `in` tensors are its working set). */
 rt_xf_count rt_xf_elementwise_count(double n, double f, int in, int out, double e);
 /* The whole MLP block: its GEMMs and activation (the direct loops' one kernel: x and the weights
  * read, y written). */

@@ -185,9 +185,11 @@ int rt_torch_ops_defers(const rt_torch_ops *o, const char *parent, const char *c
 {
     size_t pl = strlen(parent), cl = strlen(callee);
     /* a redispatch (aten::add -> aten::add), an in-place form through the out-of-place one
-     * (aten::mul_ -> aten::mul, then aten::copy_) */
+     * (aten::mul_ -> aten::mul, then aten::copy_), an out-of-place form through the in-place one
+     * (aten::masked_fill -> aten::clone, then aten::masked_fill_) */
     if (strcmp(parent, callee) == 0 ||
-        (pl == cl + 1 && parent[cl] == '_' && memcmp(parent, callee, cl) == 0))
+        (pl == cl + 1 && parent[cl] == '_' && memcmp(parent, callee, cl) == 0) ||
+        (cl == pl + 1 && callee[pl] == '_' && memcmp(parent, callee, pl) == 0))
         return 1;
     const tc_entry *e = rt_torch_ops_find(o, parent);
     if (!e || e->model == TC_NONE)
