@@ -53,6 +53,13 @@ sys.exit(any(k['name'].split('::')[0] in ('aten', 'fbgemm', 'c10d', 'autograd') 
     expect 0 "" -- import torch --host "$G/sampled-rank0.trace.json.gz" -o "$TMP/rank0-host.json"
     check "--host: the host operators by wall time" \
         python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(p['source']['time']!='wall')" "$TMP/rank0-host.json"
+    check "--host: the table-batched embeddings' operators carry lower bounds, tagged" python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))
+tbe = [k for k in p['kernels'] if k['name'].startswith(('torch::autograd::CppNode<SplitLookupFunction', 'fbgemm::split_embedding_codegen_lookup'))]
+sys.exit(len(tbe) != 6 or any(k.get('tags', {}).get('counts') != 'lower_bound' or not k.get('bytes') for k in tbe))" "$TMP/rank0-host.json"
+    expect 0 "" -- analyze -m a100 --top 0 --format json "$TMP/rank0.json"
+    check "analyze --format json: the lower bounds' time apart" grep -q '"time_lower_bound_verdict"' "$TMP/out"
     # the AMD MI250: its preset, from deviceProperties
     "$BIN" import torch "$G/minitoy-mi250-rocm6.trace.json.gz" -o "$TMP/mi250.json" >"$TMP/out" 2>&1
     check "import: the MI250 named, its preset" \
