@@ -322,7 +322,7 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
         return;
     }
     if (v->lower_bound && v->t_bw_max > v->t_compute) {
-        /* more bytes than counted only make it more bandwidth-bound; more FLOPs may not */
+        /* the class of the counts: uncounted FLOPs or bytes may change it, the label says so */
         v->bound = RT_BOUND_BANDWIDTH;
         v->bound_label =
             label3("bandwidth:", v->bound_level >= 0 ? m->levels[v->bound_level].name : "?",
