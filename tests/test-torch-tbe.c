@@ -101,6 +101,15 @@ static void test_backward(void **state)
     rt_torch_cost c;
     rt_torch_ops_cost(ops, &call, 0, &c);
     LOWER(c, 6 * 48 * 4);
+    /* any optimizer's backward, and the unpooled one's grad_output [L, D] (12 x 16 halves) */
+    rt_torch_call sgd = {"torch::autograd::CppNode<SplitLookupFunction_sgd_Op>", "[[6,48]]",
+                         "[\"float\"]", NULL, -1};
+    rt_torch_ops_cost(ops, &sgd, 0, &c);
+    LOWER(c, 6 * 48 * 4);
+    rt_torch_call nobag = {"torch::autograd::CppNode<SplitNoBagLookupFunction_sgd_Op>", "[[12,16]]",
+                           "[\"c10::Half\"]", NULL, -1};
+    rt_torch_ops_cost(ops, &nobag, 0, &c);
+    LOWER(c, 12 * 16 * 2);
     rt_torch_call flat = {BWD, "[[288]]", "[\"float\"]", NULL, -1};
     rt_torch_ops_cost(ops, &flat, 0, &c);
     assert_int_equal(c.status, RT_TC_INCOMPLETE);
