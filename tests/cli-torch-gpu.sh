@@ -60,6 +60,7 @@ tbe = [k for k in p['kernels'] if k['name'].startswith(('torch::autograd::CppNod
 sys.exit(len(tbe) != 6 or any(k.get('tags', {}).get('counts') != 'lower_bound' or not k.get('bytes') for k in tbe))" "$TMP/rank0-host.json"
     expect 0 "" -- analyze -m a100 --top 0 --format json "$TMP/rank0.json"
     check "analyze --format json: the lower bounds' time apart" grep -q '"time_lower_bound_verdict"' "$TMP/out"
+    check "analyze --format json: a lower bound's verdict says so" grep -q '"lower_bound": true' "$TMP/out"
     # the AMD MI250: its preset, from deviceProperties
     "$BIN" import torch "$G/minitoy-mi250-rocm6.trace.json.gz" -o "$TMP/mi250.json" >"$TMP/out" 2>&1
     check "import: the MI250 named, its preset" \

@@ -372,6 +372,8 @@ static void verdict_emit(rt_jw *w, const rt_analysis *a, const rt_verdict *v)
     rt_jw_member_real(w, "efficiency", v->efficiency);
     rt_jw_member_real(w, "recoverable", v->recoverable);
     rt_jw_member_string(w, "evidence", evidence[v->evidence]);
+    if (v->lower_bound) /* partial: its counts are lower bounds (tag counts=lower_bound) */
+        rt_jw_member_bool(w, "lower_bound", true);
     rt_jw_member_string(w, "time_kind", rt_time_kind_name(v->time_kind));
     rt_jw_member_real(w, "flops_per_s", v->perf);
     rt_jw_member_bool(w, "overhead_bound", v->overhead_bound);
