@@ -1,6 +1,6 @@
 /* Verdicts the counts can support: a table of synthetic kernels with the verdict each must get
- * (unknown, partial, device and wall time against the launch overhead), the tau a profile names,
- * configs with count-less members and the share of time with a real verdict. */
+ * (unknown, partial, lower bounds, device and wall time against the launch overhead), the tau a
+ * profile names, configs with count-less members and the share of time with a real verdict. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,46 +46,54 @@ typedef struct row {
     int warnings;          /* how many */
     const char *warn_text; /* in the first warning, or NULL */
     double max_eff;        /* efficiency at most this (NAN: must be NAN) */
+    int lower;             /* tagged counts=lower_bound */
 } row;
 
 static const row rows[] = {
     /* No FLOPs, no bytes: a trace of times only. Nothing bounds it. */
     {"no counts", 27, 0.294, 0, 0, RT_TIME_WALL, RT_BOUND_UNKNOWN, RT_EVIDENCE_NONE, "unknown", 0,
-     NULL, NAN},
+     NULL, NAN, 0},
     {"no counts, device", 5, 1e-3, 0, 0, RT_TIME_DEVICE, RT_BOUND_UNKNOWN, RT_EVIDENCE_NONE,
-     "unknown", 0, NULL, NAN},
+     "unknown", 0, NULL, NAN, 0},
     /* FLOPs, no bytes: a compute bound only, labelled partial, and the missing bytes warned. */
     {"flops only", 1, 1e-3, 1e8, 0, RT_TIME_WALL, RT_BOUND_COMPUTE, RT_EVIDENCE_PARTIAL,
-     "compute:ref(fp32) (partial)", 1, "bytes", 1},
+     "compute:ref(fp32) (partial)", 1, "bytes", 1, 0},
     /* Few FLOPs per launch and even fewer: still partial, never overhead. */
     {"flops only, tiny", 100, 1e-3, 1e3, 0, RT_TIME_WALL, RT_BOUND_COMPUTE, RT_EVIDENCE_PARTIAL,
-     "compute:ref(fp32) (partial)", 1, "bytes", 1},
+     "compute:ref(fp32) (partial)", 1, "bytes", 1, 0},
     /* Bytes, no FLOPs: a zero-AI kernel, a real bandwidth verdict. */
     {"bytes only", 1, 2e-3, 0, 1e8, RT_TIME_WALL, RT_BOUND_BANDWIDTH, RT_EVIDENCE_FULL,
-     "bandwidth:DRAM", 0, NULL, 1},
+     "bandwidth:DRAM", 0, NULL, 1, 0},
     /* Device time below n tau: inside the overhead box, efficiency from the roof, no warning. */
     {"device T < n tau", 100, 2e-4, 1e6, 1e4, RT_TIME_DEVICE, RT_BOUND_OVERHEAD, RT_EVIDENCE_FULL,
-     "overhead", 0, NULL, 1},
+     "overhead", 0, NULL, 1, 0},
     /* Wall time below n tau: impossible, and the warning names the tau. */
     {"wall T < n tau", 100, 2e-4, 1e6, 1e4, RT_TIME_WALL, RT_BOUND_OVERHEAD, RT_EVIDENCE_FULL,
-     "overhead", 1, "tau = 10 µs", INFINITY},
+     "overhead", 1, "tau = 10 µs", INFINITY, 0},
     /* Unknown time kind is read as wall time. */
     {"unknown T < n tau", 100, 2e-4, 1e6, 1e4, RT_TIME_UNKNOWN, RT_BOUND_OVERHEAD, RT_EVIDENCE_FULL,
-     "overhead", 1, "launch overhead", INFINITY},
+     "overhead", 1, "launch overhead", INFINITY, 0},
     /* Faster than the compute roof: the warning names the peak. */
     {"above the fp32 peak", 1, 1e-3, 2e9, 1e6, RT_TIME_DEVICE, RT_BOUND_COMPUTE, RT_EVIDENCE_FULL,
-     "compute:ref(fp32)", 1, "fp32 peak of machine 'toy' (1000 GFLOP/s)", INFINITY},
+     "compute:ref(fp32)", 1, "fp32 peak of machine 'toy' (1000 GFLOP/s)", INFINITY, 0},
     /* Device time inside the overhead box but faster than its roof: the warning names the roof
      * that bounds it (the overhead classifies, it caps nothing), not the overhead. */
     {"device, above the roof in the box", 100, 5e-5, 1e8, 1e4, RT_TIME_DEVICE, RT_BOUND_OVERHEAD,
      RT_EVIDENCE_FULL, "overhead", 1,
-     "faster than its compute:ref(fp32) bound): the fp32 peak of machine 'toy'", INFINITY},
+     "faster than its compute:ref(fp32) bound): the fp32 peak of machine 'toy'", INFINITY, 0},
     {"device, above DRAM in the box", 100, 5e-5, 1e3, 1e7, RT_TIME_DEVICE, RT_BOUND_OVERHEAD,
      RT_EVIDENCE_FULL, "overhead", 1,
-     "faster than its bandwidth:DRAM bound): the DRAM bandwidth of machine 'toy'", INFINITY},
+     "faster than its bandwidth:DRAM bound): the DRAM bandwidth of machine 'toy'", INFINITY, 0},
     /* Faster than the bandwidth roof: the warning names the level. */
     {"above DRAM", 1, 1e-3, 1e3, 1e9, RT_TIME_WALL, RT_BOUND_BANDWIDTH, RT_EVIDENCE_FULL,
-     "bandwidth:DRAM", 1, "DRAM bandwidth of machine 'toy' (100 GB/s)", INFINITY},
+     "bandwidth:DRAM", 1, "DRAM bandwidth of machine 'toy' (100 GB/s)", INFINITY, 0},
+    /* Counts that are lower bounds (counts=lower_bound): the bound holds (efficiency 0.5 here),
+     * the verdict is partial, labelled so, never zero-AI, and nothing is warned. */
+    {"bytes only, lower bound", 1, 2e-3, 0, 1e8, RT_TIME_DEVICE, RT_BOUND_BANDWIDTH,
+     RT_EVIDENCE_PARTIAL, "bandwidth:DRAM (lower bound)", 0, NULL, 0.5 + 1e-9, 1},
+    /* inside the overhead box by its counts, which may be too few: never called overhead */
+    {"in the box, lower bound", 100, 2e-4, 1e6, 1e4, RT_TIME_DEVICE, RT_BOUND_COMPUTE,
+     RT_EVIDENCE_PARTIAL, "compute:ref(fp32) (lower bound)", 0, NULL, 1, 1},
 };
 
 static void test_verdict_table(void **state)
@@ -102,6 +110,8 @@ static void test_verdict_table(void **state)
             rt_values_set(&k.flops, "fp32", x->flops);
         if (x->bytes > 0)
             rt_values_set(&k.bytes, "DRAM", x->bytes);
+        if (x->lower)
+            rt_tags_set(&k.tags, RT_TAG_COUNTS, RT_COUNTS_LOWER_BOUND);
         rt_verdict_ctx ctx = {.mode = RT_MODE_SINGLE, .time = x->time_kind, .tau = m->tau};
         rt_warnings w = {0};
         rt_verdict v;
@@ -110,6 +120,7 @@ static void test_verdict_table(void **state)
                       v.efficiency, w.n, w.n ? ": " : "", w.n ? w.msg[0] : "");
         assert_int_equal(v.bound, x->bound);
         assert_int_equal(v.evidence, x->evidence);
+        assert_int_equal(v.lower_bound, x->lower);
         assert_string_equal(v.bound_label, x->label);
         assert_int_equal(w.n, x->warnings);
         if (x->warn_text)

@@ -29,13 +29,16 @@ static double share(const rt_analysis *a, double t)
 /* How much of the run the counts can judge: the rest has a partial verdict or none. */
 static void evidence(rt_findings *f, const rt_analysis *a)
 {
-    char lead[96], text[256];
+    char lead[96], text[384], lb[96] = "";
     snprintf(lead, sizeof lead, "%.1f%% of the run time has a real verdict",
              share(a, a->time_real));
+    if (a->time_lower > 0)
+        snprintf(lb, sizeof lb, "; %.1f%% a partial one of lower bounds (part of the work counted)",
+                 share(a, a->time_lower));
     snprintf(text, sizeof text,
-             " (FLOPs and bytes); %.1f%% a partial one (FLOPs, no bytes: a compute bound only); "
+             " (FLOPs and bytes); %.1f%% a partial one (FLOPs, no bytes: a compute bound only)%s; "
              "%.1f%% none (no counts: unknown). Only real verdicts count below.",
-             share(a, a->time_partial), share(a, a->time_unknown));
+             share(a, a->time_partial - a->time_lower), lb, share(a, a->time_unknown));
     rt_findings_callout(f, lead, text);
 }
 
@@ -222,13 +225,17 @@ rt_findings *rt_analysis_summary(const rt_analysis *a, const rt_verdict_hints *h
     rt_findings *f = rt_findings_new("Summary");
     rt_findings_section_add(f, "Summary")->id = rt_strdup("summary");
     double real = 0, rec = 0, partial = 0, none = 0;
-    size_t n_none = 0, n_partial = 0;
+    size_t n_none = 0, n_partial = 0, n_lower = 0;
+    double lower = 0; /* of partial: counts that are lower bounds */
     for (size_t i = 0; i < a->n_items; i++) {
         const rt_verdict *v = &a->items[i].v;
         if (v->evidence == RT_EVIDENCE_FULL) {
             real += v->time;
             if (isfinite(v->recoverable))
                 rec += v->recoverable;
+        } else if (v->evidence == RT_EVIDENCE_PARTIAL && v->lower_bound) {
+            lower += v->time;
+            n_lower++;
         } else if (v->evidence == RT_EVIDENCE_PARTIAL) {
             partial += v->time;
             n_partial++;
@@ -258,7 +265,7 @@ rt_findings *rt_analysis_summary(const rt_analysis *a, const rt_verdict_hints *h
                          "FLOPs and no bytes, so nothing bounds them.",
                          share(a, real), n_none, n_none == 1 ? "" : "s", nt,
                          n_none == 1 ? "s" : "");
-    else if (!n_partial)
+    else if (!n_partial && !n_lower)
         rt_findings_item(f,
                          "%.1f%% of the time has a real verdict (every kernel records FLOPs "
                          "or bytes).",
@@ -271,6 +278,16 @@ rt_findings *rt_analysis_summary(const rt_analysis *a, const rt_verdict_hints *h
                          "%zu kernel%s (%s, %.1f%%) record FLOPs but no bytes: a compute bound "
                          "only, partial verdicts not counted above.",
                          n_partial, n_partial == 1 ? "" : "s", pt, share(a, partial));
+    if (n_lower) {
+        char lt[48];
+        fmt_time(lt, sizeof lt, lower);
+        rt_findings_item(f,
+                         "%zu kernel%s (%s, %.1f%%) record%s lower bounds of %s work (the cost "
+                         "model knows part of it): a bound that holds, partial verdicts not "
+                         "counted above.",
+                         n_lower, n_lower == 1 ? "" : "s", lt, share(a, lower),
+                         n_lower == 1 ? "s" : "", n_lower == 1 ? "its" : "their");
+    }
     rt_findings_item(f,
                      "Recoverable: %s, %.1f%% of the total (measured time minus the attainable "
                      "bound, over the kernels with a real verdict).",

@@ -307,9 +307,10 @@ void rt_analysis_build_items(rt_analysis *a, rt_profile *const *profiles, size_t
         double t = it->kernel->time;
         if (it->v.bound == RT_BOUND_UNKNOWN)
             a->time_unknown += t;
-        else if (it->v.evidence == RT_EVIDENCE_PARTIAL)
+        else if (it->v.evidence == RT_EVIDENCE_PARTIAL) {
             a->time_partial += t;
-        else
+            a->time_lower += it->v.lower_bound ? t : 0;
+        } else
             a->time_real += t;
         n_tau += it->kernel->invocations * it->ctx.tau;
         a->total_time += it->kernel->time;

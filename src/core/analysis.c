@@ -413,7 +413,7 @@ int rt_analysis_set_mode(rt_analysis *a, rt_mode mode, rt_profile *const *profil
     rt_warnings_release(&a->warnings);
     a->n_items = 0;
     a->total_time = a->total_W = a->total_n = 0;
-    a->time_real = a->time_partial = a->time_unknown = 0;
+    a->time_real = a->time_partial = a->time_unknown = a->time_lower = 0;
     a->own_paths = false;
     rt_analysis_build_items(a, profiles, n_profiles, true);
     config_job cj = {.a = a};

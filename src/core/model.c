@@ -282,6 +282,12 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
     v->evidence = has_q || framework ? RT_EVIDENCE_FULL
                   : has_w            ? RT_EVIDENCE_PARTIAL
                                      : RT_EVIDENCE_NONE;
+    /* Counts that are lower bounds (a cost model that knows part of the work): the bound holds,
+     * the class and the recoverable time do not, so the verdict is partial. */
+    v->lower_bound =
+        v->evidence == RT_EVIDENCE_FULL && !framework && rt_kernel_counts_lower_bound(k);
+    if (v->lower_bound)
+        v->evidence = RT_EVIDENCE_PARTIAL;
     bool device = ctx->time == RT_TIME_DEVICE;
     v->t_oh = v->n * ctx->tau;
     v->t_roof = fmax(v->t_compute, v->t_bw_max);
@@ -315,7 +321,18 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
             v->t_compute = NAN;
         return;
     }
-    if (v->evidence == RT_EVIDENCE_PARTIAL) {
+    if (v->lower_bound && v->t_bw_max > v->t_compute) {
+        /* the class of the counts: uncounted FLOPs or bytes may change it, the label says so */
+        v->bound = RT_BOUND_BANDWIDTH;
+        v->bound_label =
+            label3("bandwidth:", v->bound_level >= 0 ? m->levels[v->bound_level].name : "?",
+                   " (lower bound)");
+    } else if (v->lower_bound) {
+        v->bound = RT_BOUND_COMPUTE;
+        v->bound_label = label3(mode == RT_MODE_SINGLE ? "compute:ref(" : "compute:",
+                                v->bound_unit >= 0 ? m->units[v->bound_unit].name : "?",
+                                mode == RT_MODE_SINGLE ? ") (lower bound)" : " (lower bound)");
+    } else if (v->evidence == RT_EVIDENCE_PARTIAL) {
         /* FLOPs without bytes: the compute bound holds, the class does not (the bytes may bind). */
         v->bound = RT_BOUND_COMPUTE;
         v->bound_level = -1;
@@ -340,7 +357,7 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
     if (rt_kernel_is_communication(k))
         communication(m, k, v);
     v->overhead_bound = v->evidence == RT_EVIDENCE_FULL && v->t_oh > v->t_roof;
-    v->zero_ai = v->W == 0 && has_q;
+    v->zero_ai = v->W == 0 && has_q && !v->lower_bound; /* uncounted FLOPs are not none */
     v->efficiency = v->time > 0 ? v->t_bound / v->time : NAN;
     v->recoverable = isnan(v->t_bound) ? 0 : fmax(0, v->time - v->t_bound);
     v->perf = v->time > 0 ? v->W / v->time : NAN;
@@ -367,7 +384,7 @@ void rt_verdict_compute_at(const rt_machine *m, const rt_verdict_ctx *ctx, const
                             what, m->levels[ref_l].name, b, m->levels[other].name);
         }
     }
-    if (v->evidence == RT_EVIDENCE_PARTIAL)
+    if (v->evidence == RT_EVIDENCE_PARTIAL && !v->lower_bound)
         rt_warnings_add(
             w,
             "%s: has FLOPs but zero bytes at every level: a byte count is missing, so "

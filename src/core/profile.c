@@ -148,6 +148,12 @@ const char *rt_kernel_uncounted(const rt_kernel *k)
     return k->tags.n ? rt_tags_get(&k->tags, RT_TAG_UNCOUNTED) : NULL;
 }
 
+bool rt_kernel_counts_lower_bound(const rt_kernel *k)
+{
+    const char *v = k->tags.n ? rt_tags_get(&k->tags, RT_TAG_COUNTS) : NULL;
+    return v && strcmp(v, RT_COUNTS_LOWER_BOUND) == 0;
+}
+
 rt_profile *rt_profile_new(void)
 {
     return rt_xcalloc(1, sizeof(rt_profile));

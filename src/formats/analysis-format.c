@@ -204,10 +204,15 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     rt_fmt_seconds(tz, sizeof tz, t_zero);
     fprintf(fp, "\nsummary\n");
     double tt_s = a->total_time > 0 ? 100 / a->total_time : 0;
+    char lb[96] = "";
+    if (a->time_lower > 0)
+        snprintf(lb, sizeof lb, "; partial (lower bounds of the work: a bound that holds): %.1f%%",
+                 a->time_lower * tt_s);
     fprintf(fp,
             "  time with a real verdict (FLOPs and bytes): %.1f%%; partial (FLOPs, no bytes: a "
-            "compute bound only): %.1f%%; unknown (no counts): %.1f%%\n",
-            a->time_real * tt_s, a->time_partial * tt_s, a->time_unknown * tt_s);
+            "compute bound only): %.1f%%%s; unknown (no counts): %.1f%%\n",
+            a->time_real * tt_s, (a->time_partial - a->time_lower) * tt_s, lb,
+            a->time_unknown * tt_s);
     fprintf(fp, "  overhead-bound configs: %zu of %zu\n", n_oh, a->n_configs);
     fprintf(fp, "  zero-AI kernels: %zu of %zu, %s (%.1f%% of time)\n", n_zero, a->n_items, tz,
             a->total_time > 0 ? 100 * t_zero / a->total_time : 0.0);
@@ -367,6 +372,8 @@ static void verdict_emit(rt_jw *w, const rt_analysis *a, const rt_verdict *v)
     rt_jw_member_real(w, "efficiency", v->efficiency);
     rt_jw_member_real(w, "recoverable", v->recoverable);
     rt_jw_member_string(w, "evidence", evidence[v->evidence]);
+    if (v->lower_bound) /* partial: its counts are lower bounds (tag counts=lower_bound) */
+        rt_jw_member_bool(w, "lower_bound", true);
     rt_jw_member_string(w, "time_kind", rt_time_kind_name(v->time_kind));
     rt_jw_member_real(w, "flops_per_s", v->perf);
     rt_jw_member_bool(w, "overhead_bound", v->overhead_bound);
@@ -410,6 +417,8 @@ json_t *rt_analysis_head_json(const rt_analysis *a)
     json_object_set_new(tot, "overhead_ceiling", num_or_null(a->overhead_ceiling));
     json_object_set_new(tot, "time_real_verdict", json_real(a->time_real));
     json_object_set_new(tot, "time_partial_verdict", json_real(a->time_partial));
+    if (a->time_lower > 0) /* of the partial: lower bounds (counts=lower_bound) */
+        json_object_set_new(tot, "time_lower_bound_verdict", json_real(a->time_lower));
     json_object_set_new(tot, "time_unknown_verdict", json_real(a->time_unknown));
     json_object_set_new(j, "totals", tot);
     return j;

@@ -18,6 +18,16 @@ static const rt_torch_call calls[] = {
     {"aten::_foreach_add_", "[[[4,5],[3]],[[4,5],[3]],[]]", "[\"TensorList\"]", NULL, -1},
     {"aten::embedding", "[[100,16],[4,7]]", "[\"float\",\"long int\"]", NULL, -1},
     {"aten::sum", "[[1e3],[\"x\"]]", NULL, "{}", -1},
+    /* fbgemm's table-batched embedding (model tbe): one weighted table, its backward */
+    {"fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function",
+     "[[0],[80],[0],[0,0],[1],[1],[2],[],[],[2],[],[10],[4],[],[10],[],[0],[],[],[],[5],[0],[1],"
+     "[1],[],[],[],[],[]]",
+     "[\"float\",\"c10::Half\",\"c10::Half\",\"c10::Half\",\"int\",\"long\",\"int\","
+     "\"Scalar\",\"Scalar\",\"long\",\"Scalar\",\"long\",\"long\",\"Scalar\",\"float\",\"\","
+     "\"int\",\"Scalar\",\"Scalar\",\"Scalar\",\"float\",\"float\",\"int\",\"long\"]",
+     "[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"16\"]", -1},
+    {"torch::autograd::CppNode<SplitLookupFunction_rowwise_adagrad_Op>", "[[3,16]]", "[\"float\"]",
+     NULL, -1},
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -128,6 +128,7 @@ typedef struct rt_verdict {
     int bound_unit;         /* machine unit index for compute (the unit with most time), else -1 */
     bool overhead_bound;    /* max(t_compute, t_bw) < t_oh: inside the overhead box */
     bool zero_ai;           /* W == 0 with bytes: a pure data-movement kernel */
+    bool lower_bound;       /* its counts are lower bounds (tag counts=lower_bound): partial */
     bool levels_lent;       /* q, ai and t_bw lie in the caller's block (rt_verdict_compute_at) */
     bool placed;
 } rt_verdict;

@@ -116,6 +116,15 @@ int rt_bytes_kind_parse(const char *s, rt_bytes_kind *out, rt_error *err);
 /* The class of k's uncounted work, or NULL when its counts measure its work. */
 const char *rt_kernel_uncounted(const rt_kernel *k);
 
+/* A kernel's tag that says its FLOPs and bytes are lower bounds: its records tell part of its work
+ * (data/torch/ops.json's model "tbe": a table-batched embedding without its rows' widths); its
+ * value is "lower_bound". Its bound holds, its class and recoverable time do not: a partial
+ * verdict, labelled "(lower bound)". */
+#define RT_TAG_COUNTS "counts"
+#define RT_COUNTS_LOWER_BOUND "lower_bound"
+/* Whether k's counts are lower bounds (tag counts=lower_bound). */
+bool rt_kernel_counts_lower_bound(const rt_kernel *k);
+
 /* The overheads rooftime measures and profiles name (rt_profile.overhead). */
 #define RT_OVERHEAD_OPENMP "openmp_fork_join"      /* an empty parallel region */
 #define RT_OVERHEAD_OPENCL "opencl_enqueue"        /* one enqueue and finish */

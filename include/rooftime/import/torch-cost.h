@@ -41,7 +41,10 @@ typedef struct rt_torch_cost {
     double flops, bytes;
     int flops_known, bytes_known;
     const char *unit; /* FLOPs unit: "fp32", "bf16", "fp16", "fp64" (static) */
-    char why[200];    /* RT_TC_INCOMPLETE: what is missing */
+    /* the FLOPs and bytes are lower bounds: the records tell part of the work (a table-batched
+     * embedding without its rows' widths); the profile tags its kernels counts=lower_bound */
+    int lower_bound;
+    char why[200]; /* RT_TC_INCOMPLETE: what is missing */
 } rt_torch_cost;
 
 /* Does operator `parent`, in a call where it calls the costed operator `callee`, leave its work to

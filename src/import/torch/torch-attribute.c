@@ -227,6 +227,7 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
                 k->cbytes += c->bytes;
                 k->has_cbytes = 1;
             }
+            k->lower_bound |= c->lower_bound;
             if ((c->flops_known && c->flops > 0) || (c->bytes_known && c->bytes > 0)) {
                 r->cov.work += s;
                 r->cov.aten_work += aten ? s : 0;

@@ -30,7 +30,10 @@ typedef enum tc_model {
     /* work the model cannot count, with the reason: a compiled region of torch.compile (its
      * self time is its kernels' unless they were recorded below it), a compiled kernel */
     TC_REGION,
-    TC_COMPILED
+    TC_COMPILED,
+    /* fbgemm's table-batched embeddings (split_embedding_codegen_lookup_*, their backward):
+     * torch-cost-tbe.c */
+    TC_TBE
 } tc_model;
 
 /* Positions in "Concrete Inputs" of the arguments the window models read; -1: not an argument. */
@@ -44,6 +47,7 @@ enum {
     TCP_CEIL,
     TCP_OUTSIZE,
     TCP_DIM,
+    TCP_TOTAL_D, /* a table-batched embedding's total_D (the output's width) */
     TCP_N
 };
 
@@ -51,7 +55,8 @@ typedef struct tc_entry {
     tc_model model;
     const char *klass; /* static */
     /* matmul: a b c; conv: input weight bias; conv_backward: grad_output input weight;
-     * embedding: weight/grad_output indices; attention: q k v */
+     * embedding: weight/grad_output indices; attention: q k v; table-batched embedding:
+     * D_offsets indices offsets (backward: grad_output) */
     int a, b, c;
     int transpose_b, indices, adaptive, backward;
     int blhe; /* attention: q, k, v laid out [B, L, H, E] (flash's own), not [..., L, E] */
@@ -67,6 +72,11 @@ typedef struct tc_entry {
     int out_esize;   /* bytes of an output element by type name (out_type "uint8" ...); 0: none */
     int gathered;    /* elements of input 0 read at data-dependent addresses: as many as this
                       * input has (one per index); -1: none */
+    /* table-batched embedding: the inputs holding the tables' rows (device and UVM weights), a
+     * per-row optimizer state (one element per row: rowwise Adagrad's momentum), the per-sample
+     * weights (-1: none) */
+    uint32_t tbe_weights, tbe_rows;
+    int tbe_indice_weights;
     /* in a call where it calls a costed operator, the work is the callee's: any (defer_any) or
      * one of these names */
     int defer_any;
@@ -116,6 +126,11 @@ void rt_torch_cost_pool(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
 /* Attention (torch-cost-attention.c): the FLOPs formula over the sizes of q, k and v, the bytes
  * of every input read and the output (or, backward, the gradients of q, k and v) written. */
 void rt_torch_cost_attention(const tc_entry *e, const tc_call *c, rt_torch_cost *out);
+/* A table-batched embedding of fbgemm (torch-cost-tbe.c): the bytes its records tell, marked a
+ * lower bound where the rows' widths or the output's type are not recorded. */
+void rt_torch_cost_tbe(const tc_entry *e, const tc_call *c, rt_torch_cost *out);
+/* Bytes per element of an output type by name (uint8, half, bfloat16, float); 0: none of them. */
+int rt_torch_cost_type_size(const char *name);
 /* A compiled kernel (torch-cost-compiled.c): bytes of the buffers the runner recorded (each
  * once), FLOPs of the operators its name lists, each once per element of the smallest buffer it
  * writes (a lower bound); without such records, or where they cannot tell, incomplete with why. */

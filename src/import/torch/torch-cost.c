@@ -285,6 +285,9 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
     case TC_ATTENTION:
         rt_torch_cost_attention(e, c, out);
         break;
+    case TC_TBE:
+        rt_torch_cost_tbe(e, c, out);
+        break;
     case TC_NONE:
     case TC_UNCOUNTED:
     case TC_REGION:

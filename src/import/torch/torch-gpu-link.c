@@ -69,6 +69,7 @@ void rt_torch_gpu_note_call(call_work *cw, int composite, const struct rt_torch_
         cw->flops = c->flops_known ? c->flops : 0;
         cw->bytes = c->bytes_known ? c->bytes : 0;
         cw->unit = c->unit;
+        cw->lower = (uint8_t)c->lower_bound;
         cw->state = cw->flops > 0 || cw->bytes > 0 ? CW_WORK : CW_NONE;
         break;
     case RT_TC_UNCOUNTED: /* known, and known to have no count: its kernels' verdicts say so */
@@ -276,6 +277,7 @@ static void split_work(reader *r, const size_t *k, size_t n)
     double flops = r->ops ? g->calls[g->ev[k[0]].owner].flops : op->flops;
     double bytes = r->ops ? g->calls[g->ev[k[0]].owner].bytes : 0;
     const char *unit = r->ops ? g->calls[g->ev[k[0]].owner].unit : r->k[op->key].unit;
+    unsigned char lower = r->ops && g->calls[g->ev[k[0]].owner].lower;
     if (!unit)
         unit = flops > 0 ? "fp32" : NULL;
     double t_all = 0, t_mat = 0;
@@ -294,6 +296,7 @@ static void split_work(reader *r, const size_t *k, size_t n)
         double share_all = t_all > 0 ? t / t_all : 1.0 / (double)n;
         double share_mat = !mat[i] ? 0 : t_mat > 0 ? t / t_mat : 1.0 / (double)n_mat;
         e->wbytes = bytes * share_all;
+        e->lower = lower;
         e->flops = flops * (n_mat ? share_mat : share_all);
         e->unit = e->flops > 0 ? rt_torch_gpu_row_unit(g->units, row_of(r, e->name), unit) : NULL;
     }

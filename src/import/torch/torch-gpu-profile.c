@@ -17,6 +17,7 @@ typedef struct row_key {
     int64_t op;            /* the launching operator's kernel index (r->k), -1: none */
     const char *unit;      /* FLOPs unit, NULL: no FLOPs */
     const char *uncounted; /* the class of its operator's uncounted work, or NULL */
+    int lower;             /* its work is of lower bounds (counts=lower_bound) */
     size_t i;              /* the event */
 } row_key;
 
@@ -33,6 +34,8 @@ static int row_cmp(const void *a_, const void *b_)
     c = strcmp(a->uncounted ? a->uncounted : "", b->uncounted ? b->uncounted : "");
     if (c)
         return c;
+    if (a->lower != b->lower)
+        return a->lower < b->lower ? -1 : 1;
     return a->i < b->i ? -1 : a->i > b->i;
 }
 
@@ -40,7 +43,8 @@ static int same_row(const row_key *a, const row_key *b)
 {
     return a->name == b->name && a->op == b->op &&
            strcmp(a->unit ? a->unit : "", b->unit ? b->unit : "") == 0 &&
-           strcmp(a->uncounted ? a->uncounted : "", b->uncounted ? b->uncounted : "") == 0;
+           strcmp(a->uncounted ? a->uncounted : "", b->uncounted ? b->uncounted : "") == 0 &&
+           a->lower == b->lower;
 }
 
 /* The operator's name: its kernel key up to the first field separator. */
@@ -74,6 +78,8 @@ static void row_tags(const reader *r, const row_key *k, rt_tags *tags)
         rt_tags_set(tags, "precision", k->unit);
     if (k->uncounted) /* its work no count measures: the model says unknown */
         rt_tags_set(tags, RT_TAG_UNCOUNTED, k->uncounted);
+    if (k->lower) /* part of its work counted: a partial verdict */
+        rt_tags_set(tags, RT_TAG_COUNTS, RT_COUNTS_LOWER_BOUND);
 }
 
 /* One event's bytes by level: its share of the operator's compulsory traffic in device memory;
@@ -156,6 +162,7 @@ static char *why_none(const reader *r, const gpu_ev *e)
 
 typedef struct tally {
     double all, comm, work;
+    double lower;      /* of work: lower bounds only (counts=lower_bound) */
     torch_shares none; /* the time without work, by reason */
 } tally;
 
@@ -165,16 +172,19 @@ static void coverage_notes(const tally *t, size_t n_events, rt_profile *p)
     double rest = t->all - t->comm, base = rest > 0 ? rest : 1, none;
     size_t nw = t->none.why.n;
     char *list = rt_torch_shares_list(&t->none, base, 8, &none);
-    char at[32], ct[32], rt_[32], buf[5120];
+    char at[32], ct[32], rt_[32], buf[5120], lb[96] = "";
+    if (t->lower > 0)
+        snprintf(lb, sizeof lb, "; %.1f%% lower bounds, tagged counts=lower_bound",
+                 100 * t->lower / base);
     rt_fmt_time(at, sizeof at, t->all * 1e-6);
     rt_fmt_time(ct, sizeof ct, t->comm * 1e-6);
     rt_fmt_time(rt_, sizeof rt_, rest * 1e-6);
     snprintf(buf, sizeof buf,
              "device time %s in %zu GPU events: communication %s (%.1f%%); of the other %s, "
-             "%.1f%% with FLOPs or bytes from their operators (or a transfer's own bytes), "
+             "%.1f%% with FLOPs or bytes from their operators (or a transfer's own bytes%s), "
              "%.1f%% without%s%s",
              at, n_events, ct, t->all > 0 ? 100 * t->comm / t->all : 0, rt_, 100 * t->work / base,
-             100 * (rest - t->work) / base, nw ? ": " : "", list);
+             lb, 100 * (rest - t->work) / base, nw ? ": " : "", list);
     rt_tags_set(&p->provenance.notes, "torch_device_coverage", buf);
     snprintf(buf, sizeof buf, "%.4f", rest > 0 ? t->work / rest : 0);
     rt_tags_set(&p->provenance.notes, "torch_device_covered_share", buf);
@@ -192,14 +202,17 @@ static size_t build(reader *r, rt_profile *p, tally *t)
         if (!e->inside || e->device != g->device)
             continue;
         int64_t op = e->op >= 0 ? (int64_t)r->evs[e->op].key : -1;
-        keys[n++] = (row_key){e->name, op, e->flops > 0 ? e->unit : NULL, e->uncounted, i};
+        int work = e->flops > 0 || e->wbytes > 0 || e->bytes > 0;
+        keys[n++] = (row_key){e->name,          op, e->flops > 0 ? e->unit : NULL, e->uncounted,
+                              work && e->lower, i};
         double us = e->dur;
         t->all += us;
         if (rt_torch_gpu_is_comm(r, e->name))
             t->comm += us;
-        else if (e->flops > 0 || e->wbytes > 0 || e->bytes > 0)
+        else if (work) {
             t->work += us;
-        else {
+            t->lower += e->lower ? us : 0;
+        } else {
             char *why = why_none(r, e);
             rt_torch_shares_add(&t->none, why, us);
             free(why);

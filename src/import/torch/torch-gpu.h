@@ -36,6 +36,7 @@ typedef struct gpu_ev {
     double flops, wbytes;  /* the share of the owner's work it carries */
     const char *unit;      /* FLOPs unit of that share (static) */
     const char *uncounted; /* its operator's work no count measures ("rng" ...), or NULL */
+    unsigned char lower;   /* the share it carries is of lower bounds (model tbe) */
     unsigned char inside;  /* kept: no --within, or launched inside such a range */
 } gpu_ev;
 
@@ -55,6 +56,7 @@ typedef struct call_work {
     const char *klass; /* CW_UNCOUNTED: what its work is ("rng", "sort" ...; the table's) */
     uint8_t state, flops_known, bytes_known;
     uint8_t status; /* the cost model's (rt_torch_status): why a call has no work */
+    uint8_t lower;  /* its counts are lower bounds (rt_torch_cost.lower_bound) */
 } call_work;
 
 /* The launch side, measured on the device's timeline (torch-gpu-timeline.c); microseconds. */

@@ -88,6 +88,7 @@ typedef struct kern {
     int has_cflops, has_cbytes;
     const char *cunit;
     const char *uncounted; /* its work is of a kind no count measures: the class (static) */
+    int lower_bound;       /* the model's counts of a call are lower bounds (model tbe) */
     /* torch.compile's framework time: "wrapper" (its wrappers around a compiled region) or
      * "region" (the region's own time, its kernels recorded below it); NULL otherwise */
     const char *compiled;

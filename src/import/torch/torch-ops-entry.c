@@ -20,10 +20,10 @@ static const struct {
               {"pool", TC_POOL},           {"stream", TC_STREAM},
               {"embedding", TC_EMBEDDING}, {"attention", TC_ATTENTION},
               {"uncounted", TC_UNCOUNTED}, {"region", TC_REGION},
-              {"compiled", TC_COMPILED}};
+              {"compiled", TC_COMPILED},   {"tbe", TC_TBE}};
 #define MODEL_CHOICES                                                                              \
     "none, matmul, conv, conv_backward, pool, stream, embedding, attention, uncounted, region, "   \
-    "compiled"
+    "compiled, tbe"
 
 /* The sizes an attention formula names (torch-cost-attention.c fills them in this order). */
 static const char *const attention_names[] = {"BH", "L", "S", "E", "Ev"};
@@ -33,9 +33,9 @@ static const char *const classes[] = {"view", "allocation", "dispatch", "framewo
  * data-dependent indexing and scattering, unique. */
 static const char *const uncounted_classes[] = {"rng", "sort", "index", "unique"};
 
-static const char *const pos_names[TCP_N] = {"stride",    "padding",     "dilation",
-                                             "groups",    "output_mask", "kernel",
-                                             "ceil_mode", "output_size", "dim"};
+static const char *const pos_names[TCP_N] = {"stride",      "padding", "dilation",  "groups",
+                                             "output_mask", "kernel",  "ceil_mode", "output_size",
+                                             "dim",         "total_D"};
 
 static int stream_resolve(void *ctx, const char *name, size_t len, int *bank, int *index,
                           const char **why)
@@ -303,6 +303,69 @@ static int load_reads(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     return 0;
 }
 
+int rt_torch_cost_type_size(const char *name)
+{
+    static const struct {
+        const char *name;
+        int size;
+    } types[] = {{"uint8", 1}, {"half", 2}, {"bfloat16", 2}, {"float", 4}};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        if (strcmp(name, types[t].name) == 0)
+            return types[t].size;
+    return 0;
+}
+
+/* A list of input indices (member key) as bits; 0 when absent. */
+static int index_bits(rt_jr *r, const json_t *j, const char *path, const char *key, uint32_t *out)
+{
+    const json_t *l = json_object_get(j, key), *v;
+    size_t i;
+    *out = 0;
+    if (!l)
+        return 0;
+    if (!json_is_array(l) || json_array_size(l) == 0) {
+        rt_jr_fail(r, path, key, "not a list of input indices");
+        return -1;
+    }
+    json_array_foreach(l, i, v)
+    {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) >= TC_MAX_ARGS) {
+            char at[48];
+            snprintf(at, sizeof at, "%s[%zu]", key, i);
+            rt_jr_fail(r, path, at, "not an input index (0 to %d)", TC_MAX_ARGS - 1);
+            return -1;
+        }
+        *out |= 1u << json_integer_value(v);
+    }
+    return 0;
+}
+
+/* A table-batched embedding's forward: its tables' weights (needed), the per-row state that
+ * counts their rows, the per-sample weights, the smallest type its output may have (needed:
+ * 'out_type'). */
+static int load_tbe(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
+{
+    if (e->backward)
+        return 0;
+    if (index_bits(r, j, path, "weights", &e->tbe_weights) != 0 ||
+        index_bits(r, j, path, "rows", &e->tbe_rows) != 0 ||
+        int_member(r, j, path, "indice_weights", TC_MAX_ARGS, &e->tbe_indice_weights) != 0)
+        return -1;
+    if (!e->tbe_weights) {
+        rt_jr_fail(r, path, "weights", "missing: a table-batched embedding needs its weights");
+        return -1;
+    }
+    char *ot = NULL;
+    if (rt_jr_string(r, j, path, "out_type", true, &ot) != 0)
+        return -1;
+    e->out_esize = rt_torch_cost_type_size(ot);
+    if (!e->out_esize)
+        rt_jr_fail(r, path, "out_type", "'%s' is none of uint8, half, bfloat16, float", ot);
+    free(ot);
+    return e->out_esize ? 0 : -1;
+}
+
 /* A stream's FLOPs formula, outputs, inputs read and output type. */
 static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
 {
@@ -314,15 +377,8 @@ static int load_stream(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
         return -1;
     /* the outputs' element type when it is not the first input's: a comparison's bool, input N's
      * (inN), or one by name (a quantization's bytes) */
-    static const struct {
-        const char *name;
-        int size;
-    } types[] = {{"uint8", 1}, {"half", 2}, {"bfloat16", 2}, {"float", 4}};
     e->out_bool = ot && strcmp(ot, "bool") == 0;
-    e->out_esize = 0;
-    for (size_t t = 0; ot && t < sizeof types / sizeof types[0]; t++)
-        if (strcmp(ot, types[t].name) == 0)
-            e->out_esize = types[t].size;
+    e->out_esize = ot ? rt_torch_cost_type_size(ot) : 0;
     int at = -1;
     if (ot && !e->out_bool && !e->out_esize) {
         char *end;
@@ -366,6 +422,9 @@ static int load_args(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
         ak[0] = e->backward ? "grad_output" : "weight", ak[1] = "indices", ak[2] = "-";
     } else if (e->model == TC_ATTENTION) {
         ak[0] = "q", ak[1] = "k", ak[2] = "v";
+    } else if (e->model == TC_TBE) {
+        ak[0] = e->backward ? "grad_output" : "D_offsets";
+        ak[1] = e->backward ? "-" : "indices", ak[2] = e->backward ? "-" : "offsets";
     }
     int *av[3] = {&e->a, &e->b, &e->c};
     for (int i = 0; i < 3; i++)
@@ -386,6 +445,15 @@ static int load_args(rt_jr *r, tc_entry *e, const json_t *j, const char *path)
     }
     if (e->model == TC_EMBEDDING && lack) {
         rt_jr_fail(r, path, lack, "missing: an embedding needs '%s' and 'indices'", ak[0]);
+        return -1;
+    }
+    if (e->model == TC_TBE && (e->backward ? e->a < 0 : lack || e->c < 0)) {
+        rt_jr_fail(r, path,
+                   e->backward ? ak[0]
+                   : lack      ? lack
+                               : ak[2],
+                   "missing: a table-batched embedding needs %s",
+                   e->backward ? "'grad_output'" : "'D_offsets', 'indices' and 'offsets'");
         return -1;
     }
     if (e->model == TC_ATTENTION && (lack || e->c < 0)) {
@@ -428,7 +496,7 @@ int rt_torch_ops_load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *
     for (int i = 0; i < TCP_N; i++)
         e->pos[i] = -1;
     e->reads_all = 1;
-    e->out_type_in = e->gathered = -1;
+    e->out_type_in = e->gathered = e->tbe_indice_weights = -1;
     if (rt_jr_object(r, j, path) != 0)
         return -1;
     const char *model = json_string_value(json_object_get(j, "model"));
@@ -475,6 +543,8 @@ int rt_torch_ops_load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *
                        load_reads(r, e, j, path) != 0
                    ? -1
                    : 0;
+    if (e->model == TC_TBE)
+        return load_tbe(r, e, j, path);
     if (e->model != TC_STREAM)
         return 0;
     return load_stream(r, e, j, path);

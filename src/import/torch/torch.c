@@ -503,6 +503,8 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "phase", k->phase);
             if (k->uncounted) /* its work no count measures: the model says unknown */
                 rt_tags_set(&tags, RT_TAG_UNCOUNTED, k->uncounted);
+            if (k->lower_bound) /* part of its work counted: a partial verdict */
+                rt_tags_set(&tags, RT_TAG_COUNTS, RT_COUNTS_LOWER_BOUND);
             if (k->compiled) {
                 /* framework overhead: its bound is the launch overhead (core/model.c) */
                 rt_tags_set(&tags, "class", "overhead");
