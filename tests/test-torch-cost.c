@@ -106,16 +106,21 @@ static void test_elementwise(void **state)
     rt_torch_cost c =
         cost("aten::add", "[[4,1,5],[3,1],[]]", "[\"float\",\"float\",\"Scalar\"]", NULL, -1, 0);
     COSTED(c, 60, 83 * 4);
-    /* in place: reads both, writes the first */
+    assert_true(c.working_set == 0); /* out of place: its bytes are its working set */
+    /* in place: reads both, writes the first; the first is one tensor in a cache (working set:
+     * the two inputs) */
     c = cost("aten::add_", "[[4,5],[4,5],[]]", "[\"float\",\"float\",\"Scalar\"]", NULL, -1, 0);
     COSTED(c, 20, 60 * 4);
+    assert_true(fabs(c.working_set - 40 * 4) < 1e-9);
     /* a 0-dimensional tensor is one element */
     c = cost("aten::mul_", "[[4,5],[]]", "[\"float\",\"float\"]", NULL, -1, 0);
     COSTED(c, 20, (20 + 1 + 20) * 4);
+    assert_true(fabs(c.working_set - 21 * 4) < 1e-9);
     /* a dtype conversion: fp32 read, bf16 written, no FLOPs */
     c = cost("aten::copy_", "[[4,5],[4,5],[]]", "[\"c10::BFloat16\",\"float\",\"Scalar\"]", NULL,
              -1, 0);
     COSTED(c, 0, 20 * 4 + 20 * 2);
+    assert_true(c.working_set == 0); /* copy_ writes its first input without reading it */
     /* integers are not FLOPs */
     c = cost("aten::add", "[[4],[4],[]]", "[\"long int\",\"long int\",\"Scalar\"]", NULL, -1, 0);
     COSTED(c, 0, 12 * 8);

@@ -44,6 +44,9 @@ typedef struct rt_torch_cost {
     /* the FLOPs and bytes are lower bounds: the records tell part of the work (a table-batched
      * embedding without its rows' widths); the profile tags its kernels counts=lower_bound */
     int lower_bound;
+    /* the distinct bytes one call touches where fewer than its bytes: an in-place operator
+     * (aten::add_) reads and writes its first input, one tensor in a cache; 0: its bytes */
+    double working_set;
     char why[200]; /* RT_TC_INCOMPLETE: what is missing */
 } rt_torch_cost;
 

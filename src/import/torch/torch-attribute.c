@@ -226,6 +226,8 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
             if (c->bytes_known) {
                 k->cbytes += c->bytes;
                 k->has_cbytes = 1;
+                if (c->working_set > k->cws)
+                    k->cws = c->working_set;
             }
             k->lower_bound |= c->lower_bound;
             if ((c->flops_known && c->flops > 0) || (c->bytes_known && c->bytes > 0)) {

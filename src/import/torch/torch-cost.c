@@ -73,7 +73,15 @@ double rt_torch_cost_reads(const tc_entry *e, const tc_call *c)
     return ok ? bytes : -1;
 }
 
-static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
+/* An in-place operator (aten::add_, not a dunder such as aten::__and__): its output is its first
+ * input, read and written. */
+static int in_place(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 2 && name[n - 1] == '_' && name[n - 2] != '_';
+}
+
+static void cost_stream(const tc_entry *e, const tc_call *c, int inplace, rt_torch_cost *out)
 {
     const tc_arg *first = NULL, *list = NULL;
     for (int i = 0; i < c->n; i++) {
@@ -88,7 +96,7 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
     }
     double bytes = rt_torch_cost_reads(e, c);
     int bytes_ok = bytes >= 0;
-    double out0 = -1;
+    double out0 = -1, out0_bytes = 0;
     for (int o = 0; o < e->n_out; o++) {
         double n, es;
         if (e->out[o] >= 0) {
@@ -140,7 +148,7 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
             es = t->esize;
         }
         if (o == 0)
-            out0 = n;
+            out0 = n, out0_bytes = n * es;
         bytes += n * es;
         bytes_ok &= es > 0;
     }
@@ -169,6 +177,10 @@ static void cost_stream(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
     if (bytes_ok) {
         out->bytes = bytes;
         out->bytes_known = 1;
+        /* in place: the first input read and written is one tensor in a cache */
+        if (inplace && e->n_out > 0 && e->out[0] == 0 && (e->reads_all || (e->reads & 1)) &&
+            out0_bytes > 0 && out0_bytes < bytes)
+            out->working_set = bytes - out0_bytes;
     }
 }
 
@@ -277,7 +289,7 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         rt_torch_cost_pool(e, c, conv, out);
         break;
     case TC_STREAM:
-        cost_stream(e, c, out);
+        cost_stream(e, c, in_place(rc->name), out);
         break;
     case TC_EMBEDDING:
         cost_embedding(e, c, out);

@@ -85,6 +85,7 @@ typedef struct kern {
     double cost_flops_arg;
     int cost_done;
     double cflops, cbytes; /* summed over the calls the model costs */
+    double cws; /* an in-place call's distinct bytes (rt_torch_cost.working_set); 0: none */
     int has_cflops, has_cbytes;
     const char *cunit;
     const char *uncounted; /* its work is of a kind no count measures: the class (static) */

@@ -531,6 +531,8 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
             }
             if (k->has_cbytes && k->cbytes > 0)
                 rt_values_add(&kk->bytes, "DRAM", k->cbytes);
+            if (k->cws > kk->working_set) /* in place: its distinct bytes per call */
+                kk->working_set = k->cws;
             continue;
         }
         rt_kernel *kk = rt_torch_phase_kernel(p, r.names[i], k->phase);
