@@ -35,6 +35,8 @@
 #include "rooftime/study/study-gpu-findings.h"
 #include "rooftime/study/study-gpu-profiles.h"
 #include "rooftime/study/study-gpu-plan.h"
+#include "rooftime/study/study-gpu-run.h"
+#include "rooftime/study/study-scripts.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
@@ -192,7 +194,7 @@ static int preconditions(cli_gpu_study *g, char **device_name)
     }
     for (int f = 0; f < RT_GPU_FW_COUNT; f++)
         if (g->so.frameworks[f] &&
-            !(g->scripts[f] = cli_study_gpu_script((rt_gpu_framework)f, &err))) {
+            !(g->scripts[f] = rt_study_script(rt_study_gpu_script((rt_gpu_framework)f), &err))) {
             cli_error("study --gpu: %s", err.msg);
             return -1;
         }
@@ -347,6 +349,41 @@ done:
     return rc;
 }
 
+/* A client's progress line on stderr, or why it was skipped (mode NULL). */
+static void show_client(void *ud, size_t idx, const char *mode, const char *line)
+{
+    const cli_gpu_study *g = ud;
+    if (mode)
+        fprintf(stderr, "[%5.0f s %2zu/%zu %s %s] %s\n", rt_now() - g->t0, idx + 1, g->n_plans,
+                g->plans[idx].name, mode, line);
+    else
+        fprintf(stderr, "[%5.0f s %2zu/%zu %s] skipped: %s\n", rt_now() - g->t0, idx + 1,
+                g->n_plans, g->plans[idx].name, line);
+}
+
+/* The clients run (or re-imported) by the study wing; -1 after printing why it could not go on. */
+static int run_clients(cli_gpu_study *g, rt_study_gpu_result *r)
+{
+    rt_study_gpu_runner run = {.so = &g->so,
+                               .plans = g->plans,
+                               .n_plans = g->n_plans,
+                               .dir = g->dir,
+                               .from = g->from,
+                               .python = g->python,
+                               .lib = g->lib,
+                               .metrics = g->metrics,
+                               .scripts = g->scripts,
+                               .client_timeout = g->client_timeout,
+                               .progress = show_client,
+                               .progress_ud = g};
+    rt_error err = {{0}};
+    if (rt_study_gpu_run(&run, r, &err) != 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 /* The machine: --machine, else `machine measure --gpu` of the device (quick with --quick). */
 static rt_machine *gpu_machine(const cli_gpu_study *g, const char *arg)
 {
@@ -454,7 +491,7 @@ int cli_study_gpu(int argc, char **argv)
     r->c_iters = g.plans[0].c_iters;
     r->check_status = -2;
     double t_study = rt_now();
-    if (cli_study_gpu_run(&g, r) != 0)
+    if (run_clients(&g, r) != 0)
         goto out;
     if (!g.from)
         cli_study_gpu_check(&g, r);
