@@ -1,5 +1,5 @@
-/* What `study` and `study --gpu` (cmd-study.c, cmd-study-gpu.c) share: their list options and
- * the writing of their analysis files (cli-study.c). */
+/* What `study` and `study --gpu` (cmd-study.c, cmd-study-gpu.c) share: their options, parsed in one
+ * place, and the writing of their analysis files (cli-study.c). */
 #ifndef ROOFTIME_CLI_STUDY_H
 #define ROOFTIME_CLI_STUDY_H
 
@@ -7,7 +7,26 @@
 
 #include "rooftime/core/analysis.h"
 #include "rooftime/formats/analysis-format.h"
+#include "rooftime/study/study-gpu-plan.h"
+#include "rooftime/study/study-run.h"
 #include "rooftime/util/error.h"
+
+/* The options of `study` or of `study --gpu`: what is not given is left as it is. */
+typedef struct cli_study_args {
+    rt_study_opts *cpu;     /* `study`: its selections, iterations and scale go here */
+    rt_study_gpu_opts *gpu; /* `study --gpu` (cpu NULL): or here, with the device INDEX */
+    const char *dir;        /* -o */
+    const char *machine;    /* --machine */
+    const char *mode;       /* --mode */
+    /* study --gpu only */
+    bool dry_run, no_ncu;
+    const char *from;      /* --from RUN */
+    double client_timeout; /* --client-timeout S */
+} cli_study_args;
+
+/* Parse argv (as `study` got it) into a, the one table of both forms' options: an option of the
+ * other form is unknown here. 0, or the exit code of the usage error it printed. */
+int cli_study_options(int argc, char **argv, cli_study_args *a);
 
 /* A comma list of names (option opt) into n flags with parse; -1 after a usage error naming the
  * bad name, or listing the known ones when the list is empty. */

@@ -2,8 +2,6 @@
  * precision on an NVIDIA GPU, collected in-process with rooftime's CUPTI collector; the profiles,
  * the analysis, the findings and the report, as `rooftime study` writes them for the CPU. */
 #define _GNU_SOURCE
-#include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,124 +39,6 @@
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
-
-static int p_fw(const char *s, int *v, rt_error *err)
-{
-    rt_gpu_framework x = 0;
-    int rc = rt_gpu_framework_parse(s, &x, err);
-    *v = (int)x;
-    return rc;
-}
-static int p_prec(const char *s, int *v, rt_error *err)
-{
-    rt_gpu_prec x = 0;
-    int rc = rt_gpu_prec_parse(s, &x, err);
-    *v = (int)x;
-    return rc;
-}
-
-typedef struct gpu_args {
-    const char *dir, *machine, *mode;
-    bool dry_run;
-} gpu_args;
-
-static int gpu_options(int argc, char **argv, cli_gpu_study *g, gpu_args *a)
-{
-    static const struct option opts[] = {{"gpu", no_argument, NULL, 'g'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"quick", no_argument, NULL, 'q'},
-                                         {"machine", required_argument, NULL, 'm'},
-                                         {"framework", required_argument, NULL, 'F'},
-                                         {"op", required_argument, NULL, 'O'},
-                                         {"precision", required_argument, NULL, 'P'},
-                                         {"iters", required_argument, NULL, 'n'},
-                                         {"warmup", required_argument, NULL, 'w'},
-                                         {"mode", required_argument, NULL, 'M'},
-                                         {"scale", required_argument, NULL, 's'},
-                                         {"dry-run", no_argument, NULL, 'D'},
-                                         {"no-ncu", no_argument, NULL, 'N'},
-                                         {"from", required_argument, NULL, 'R'},
-                                         {"client-timeout", required_argument, NULL, 'T'},
-                                         {0}};
-    int c;
-    long v;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:m:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'g':
-            break;
-        case 'o':
-            a->dir = optarg;
-            break;
-        case 'q':
-            g->so.quick = true;
-            break;
-        case 'm':
-            a->machine = optarg;
-            break;
-        case 'M':
-            a->mode = optarg;
-            break;
-        case 'D':
-            a->dry_run = true;
-            break;
-        case 'N':
-            g->no_ncu = true;
-            break;
-        case 'R':
-            g->from = optarg;
-            break;
-        case 'T':
-            if (cli_parse_long(optarg, 0, 86400, &v) != 0)
-                return cli_usage_error("study",
-                                       "--client-timeout: expected seconds from 0 to "
-                                       "86400, got '%s'",
-                                       optarg);
-            g->client_timeout = (double)v;
-            break;
-        case 'F':
-            if (cli_study_flags("--framework", optarg, g->so.frameworks, RT_GPU_FW_COUNT, p_fw))
-                return RT_EXIT_USAGE;
-            break;
-        case 'O':
-            if (cli_study_flags("--op", optarg, g->so.ops, RT_OP_COUNT, cli_study_op_flag))
-                return RT_EXIT_USAGE;
-            break;
-        case 'P':
-            if (cli_study_flags("--precision", optarg, g->so.precisions, RT_GPU_PREC_COUNT, p_prec))
-                return RT_EXIT_USAGE;
-            break;
-        case 'n':
-        case 'w':
-            if (cli_parse_long(optarg, c == 'n' ? 1 : 0, c == 'n' ? 100000 : 1000, &v) != 0)
-                return cli_usage_error("study",
-                                       "--%s: expected a whole number from %d to %d, "
-                                       "got '%s'",
-                                       c == 'n' ? "iters" : "warmup", c == 'n' ? 1 : 0,
-                                       c == 'n' ? 100000 : 1000, optarg);
-            *(c == 'n' ? &g->so.iters : &g->so.warmup) = (int)v;
-            break;
-        case 's': {
-            char *end;
-            g->so.scale = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || !(g->so.scale > 0 && g->so.scale <= 1))
-                return cli_usage_error("study", "--scale: expected a number in (0, 1], got '%s'",
-                                       optarg);
-            break;
-        }
-        default:
-            return cli_option_error("study", "study --gpu", c, argv, opts);
-        }
-    }
-    if (optind < argc) {
-        if (optind + 1 < argc || cli_parse_long(argv[optind], 0, 1023, &v) != 0)
-            return cli_usage_error("study", "--gpu takes one device INDEX (0 to 1023), got '%s'",
-                                   argv[optind]);
-        g->so.device = (int)v;
-    }
-    return 0;
-}
 
 /* The driver, the device, the collector, the clients: everything a run needs, checked before
  * anything is written. 0, or -1 after printing the one line that names what is missing. */
@@ -416,12 +296,16 @@ static rt_machine *gpu_machine(const cli_gpu_study *g, const char *arg)
 
 int cli_study_gpu(int argc, char **argv)
 {
-    cli_gpu_study g = {.t0 = rt_now(), .tty = isatty(STDERR_FILENO), .client_timeout = 600};
+    cli_gpu_study g = {.t0 = rt_now(), .tty = isatty(STDERR_FILENO)};
     rt_study_gpu_opts_init(&g.so);
-    gpu_args a = {.dir = "rooftime-study-gpu", .mode = "hier"};
-    int rc = gpu_options(argc, argv, &g, &a);
+    cli_study_args a = {
+        .gpu = &g.so, .dir = "rooftime-study-gpu", .mode = "hier", .client_timeout = 600};
+    int rc = cli_study_options(argc, argv, &a);
     if (rc != 0)
         return rc;
+    g.from = a.from;
+    g.no_ncu = a.no_ncu;
+    g.client_timeout = a.client_timeout;
     rt_mode mode;
     rt_error err = {{0}};
     if (rt_mode_parse(a.mode, &mode, &err) != 0)
