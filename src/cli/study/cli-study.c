@@ -1,5 +1,5 @@
 /* What `study` and `study --gpu` (cmd-study.c, cmd-study-gpu.c) share: their options, parsed in one
- * place, and the writing of their analysis files. */
+ * place, and the writing of their analysis files, findings and report. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdlib.h>
@@ -8,6 +8,10 @@
 #include "cli-study.h"
 #include "cli-inputs.h"
 #include "commands.h"
+#include "rooftime/core/analysis-findings.h"
+#include "rooftime/core/hints.h"
+#include "rooftime/formats/findings-text.h"
+#include "rooftime/formats/hints-json.h"
 #include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/study/study-impls.h"
 #include "rooftime/study/study-run.h"
@@ -244,4 +248,52 @@ int cli_study_write_analysis(const rt_analysis *a, rt_format fmt, const char *pa
         return -1;
     }
     return 0;
+}
+
+char *cli_study_write_report(const rt_machine *m, rt_mode mode, const rt_analysis *a,
+                             rt_profile *const *profiles, size_t n, const rt_group_opts *g,
+                             const rt_findings *findings, rt_report_opts *ro, const char *dir)
+{
+    rt_error err = {{0}};
+    rt_analysis *hier = NULL;
+    rt_findings *callouts = NULL, *summary = NULL;
+    rt_verdict_hints hints = {0};
+    char *text = rt_findings_text(findings), *path = rt_asprintf("%s/findings.txt", dir);
+    int rc = -1;
+    if (rt_write_file_atomic(path, text, strlen(text), &err) != 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    /* The report reads the analysis computed above (and, beside a single-mode one, the same
+     * profiles in hier mode for the hierarchical roofline): nothing is analysed twice. */
+    if (mode != RT_MODE_HIER && !(hier = rt_analysis_new(m, RT_MODE_HIER, profiles, n, g, &err))) {
+        cli_error("analysis failed: %s", err.msg);
+        goto done;
+    }
+    callouts = rt_analysis_findings(a);
+    if (rt_verdict_hints_load(NULL, &hints, &err) != 0) {
+        cli_error("%s", err.msg);
+        goto done;
+    }
+    summary = rt_analysis_summary(a, &hints);
+    ro->findings = findings;
+    ro->callouts = callouts;
+    ro->summary = summary;
+    if (rt_report_write(a, hier, profiles, n, ro, dir, &err) != 0) {
+        cli_error("cannot write the report: %s", err.msg);
+        goto done;
+    }
+    rc = 0;
+done:
+    ro->callouts = ro->summary = NULL;
+    free(path);
+    rt_findings_free(callouts);
+    rt_findings_free(summary);
+    rt_verdict_hints_release(&hints);
+    rt_analysis_free(hier);
+    if (rc != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

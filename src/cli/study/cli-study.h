@@ -1,12 +1,16 @@
 /* What `study` and `study --gpu` (cmd-study.c, cmd-study-gpu.c) share: their options, parsed in one
- * place, and the writing of their analysis files (cli-study.c). */
+ * place, and the writing of their analysis files, findings and report (cli-study.c). */
 #ifndef ROOFTIME_CLI_STUDY_H
 #define ROOFTIME_CLI_STUDY_H
 
 #include <stdbool.h>
 
 #include "rooftime/core/analysis.h"
+#include "rooftime/core/findings.h"
+#include "rooftime/core/machine.h"
+#include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
+#include "rooftime/render/report.h"
 #include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/study/study-run.h"
 #include "rooftime/util/error.h"
@@ -39,5 +43,14 @@ int cli_study_op_flag(const char *s, int *v, rt_error *err);
 /* The analysis as fmt into path, atomically (nothing left on an error), its warnings printed;
  * 0, or -1 after an error message. */
 int cli_study_write_analysis(const rt_analysis *a, rt_format fmt, const char *path);
+
+/* What both studies write after their analysis a of profiles on m: the findings as text into
+ * DIR/findings.txt, and the report into dir with a's callouts and summary (and, beside a
+ * single-mode analysis, the profiles analysed in hier mode, grouped by g); ro gives the title,
+ * splits and series, its findings, callouts and summary are set here. The findings' text (caller
+ * frees), or NULL after an error message. */
+char *cli_study_write_report(const rt_machine *m, rt_mode mode, const rt_analysis *a,
+                             rt_profile *const *profiles, size_t n, const rt_group_opts *g,
+                             const rt_findings *findings, rt_report_opts *ro, const char *dir);
 
 #endif

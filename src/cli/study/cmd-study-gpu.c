@@ -13,16 +13,12 @@
 #include "cli-study-gpu.h"
 #include "cli-study.h"
 #include "commands.h"
-#include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
-#include "rooftime/core/hints.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/reference-ceiling.h"
 #include "rooftime/formats/analysis-format.h"
-#include "rooftime/formats/findings-text.h"
 #include "rooftime/formats/gpu-arch-json.h"
-#include "rooftime/formats/hints-json.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/import/ncu-metric-list.h"
@@ -148,9 +144,8 @@ static int write_outputs(const cli_gpu_study *g, rt_machine *m, rt_mode mode,
 {
     rt_error err = {{0}};
     int rc = RT_EXIT_FAIL;
-    rt_analysis *a = NULL, *hier = NULL;
-    rt_findings *findings = NULL, *callouts = NULL, *summary = NULL;
-    rt_verdict_hints hints = {0};
+    rt_analysis *a = NULL;
+    rt_findings *findings = NULL;
     char *text = NULL, *path = rt_asprintf("%s/profiles", g->dir);
     if (rt_mkdir_p(path, &err) != 0) {
         cli_error("%s", err.msg);
@@ -176,25 +171,6 @@ static int write_outputs(const cli_gpu_study *g, rt_machine *m, rt_mode mode,
         write_analysis(a, RT_FORMAT_JSON, g->dir, "analysis.json") != 0)
         goto done;
     findings = rt_study_gpu_findings(a, r);
-    text = rt_findings_text(findings);
-    free(path);
-    path = rt_asprintf("%s/findings.txt", g->dir);
-    if (rt_write_file_atomic(path, text, strlen(text), &err) != 0) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    if (mode != RT_MODE_HIER &&
-        !(hier = rt_analysis_new(m, RT_MODE_HIER, r->profiles, r->n_profiles,
-                                 rt_study_gpu_group_opts(), &err))) {
-        cli_error("analysis failed: %s", err.msg);
-        goto done;
-    }
-    callouts = rt_analysis_findings(a);
-    if (rt_verdict_hints_load(NULL, &hints, &err) != 0) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    summary = rt_analysis_summary(a, &hints);
     static const char *const split[] = {"operation", "pass"};
     char title[320];
     snprintf(title, sizeof title, "rooftime study --gpu: Conv2D and LSTM on %s",
@@ -204,14 +180,11 @@ static int write_outputs(const cli_gpu_study *g, rt_machine *m, rt_mode mode,
                          .n_split_by = 2,
                          .series_by = "implementation",
                          .marker_by = "variant",
-                         .fill_by = "precision",
-                         .findings = findings,
-                         .callouts = callouts,
-                         .summary = summary};
-    if (rt_report_write(a, hier, r->profiles, r->n_profiles, &ro, g->dir, &err) != 0) {
-        cli_error("cannot write the report: %s", err.msg);
+                         .fill_by = "precision"};
+    text = cli_study_write_report(m, mode, a, r->profiles, r->n_profiles, rt_study_gpu_group_opts(),
+                                  findings, &ro, g->dir);
+    if (!text)
         goto done;
-    }
     fputs(text, stdout);
     printf("\nwrote %s/report.html, %s/machine.json, %zu profiles in %s/profiles, "
            "%s/analysis.{txt,json}, %s/findings.txt; collector directories in %s/collect\n",
@@ -221,11 +194,7 @@ done:
     free(path);
     free(text);
     rt_findings_free(findings);
-    rt_findings_free(callouts);
-    rt_findings_free(summary);
-    rt_verdict_hints_release(&hints);
     rt_analysis_free(a);
-    rt_analysis_free(hier);
     return rc;
 }
 

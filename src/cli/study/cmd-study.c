@@ -10,17 +10,13 @@
 #include "cli-study-gpu.h"
 #include "cli-study.h"
 #include "commands.h"
-#include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
-#include "rooftime/core/hints.h"
-#include "rooftime/formats/hints-json.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/reference-ceiling.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
-#include "rooftime/formats/findings-text.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/probe/measure-machine.h"
@@ -175,9 +171,8 @@ int cmd_study(int argc, char **argv)
     bool tty = isatty(STDERR_FILENO);
     int rc = RT_EXIT_FAIL;
     rt_study_result *res = NULL;
-    rt_analysis *a = NULL, *hier = NULL;
-    rt_findings *findings = NULL, *callouts = NULL, *summary = NULL;
-    rt_verdict_hints hints = {0};
+    rt_analysis *a = NULL;
+    rt_findings *findings = NULL;
     char *text = NULL, *path = NULL;
     double t0 = rt_now();
 
@@ -214,31 +209,6 @@ int cmd_study(int argc, char **argv)
     if (write_analyses(a, dir) != 0)
         goto done;
     findings = rt_study_findings(a, res);
-    text = rt_findings_text(findings);
-    path = rt_asprintf("%s/findings.txt", dir);
-    if (rt_write_file_atomic(path, text, strlen(text), &err) != 0) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    free(path);
-    path = NULL;
-
-    /* The report reads the analysis computed above (and, beside a single-mode one, the same
-     * profiles in hier mode for the hierarchical roofline): nothing is analysed twice. */
-    if (mode != RT_MODE_HIER) {
-        hier = rt_analysis_new(m, RT_MODE_HIER, res->profiles, res->n_profiles,
-                               rt_study_group_opts(), &err);
-        if (!hier) {
-            cli_error("analysis failed: %s", err.msg);
-            goto done;
-        }
-    }
-    callouts = rt_analysis_findings(a);
-    if (rt_verdict_hints_load(NULL, &hints, &err) != 0) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    summary = rt_analysis_summary(a, &hints);
     /* the transformer ops' charts are titled by their phase too (conv2d and lstm carry none) */
     static const char *const split[] = {"phase", "operation", "pass"};
     rt_report_opts ro = {.title = "rooftime study: Conv2D, LSTM and a transformer layer on this "
@@ -247,14 +217,11 @@ int cmd_study(int argc, char **argv)
                          .n_split_by = 3,
                          .series_by = "implementation",
                          .marker_by = NULL,
-                         .fill_by = "precision",
-                         .findings = findings,
-                         .callouts = callouts,
-                         .summary = summary};
-    if (rt_report_write(a, hier, res->profiles, res->n_profiles, &ro, dir, &err) != 0) {
-        cli_error("cannot write the report: %s", err.msg);
+                         .fill_by = "precision"};
+    text = cli_study_write_report(m, mode, a, res->profiles, res->n_profiles, rt_study_group_opts(),
+                                  findings, &ro, dir);
+    if (!text)
         goto done;
-    }
     fputs(text, stdout);
     printf("\nmachine %.1f s, study %.1f s, total %.1f s\n", t_machine, res->seconds,
            rt_now() - t0);
@@ -265,12 +232,8 @@ int cmd_study(int argc, char **argv)
 done:
     free(path);
     rt_findings_free(findings);
-    rt_findings_free(callouts);
-    rt_findings_free(summary);
-    rt_verdict_hints_release(&hints);
     free(text);
     rt_analysis_free(a);
-    rt_analysis_free(hier);
     rt_study_result_free(res);
     rt_machine_free(m);
     return rc;
