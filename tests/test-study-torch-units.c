@@ -1,6 +1,6 @@
 /* The unit each PyTorch operator of the study ran on: the client's oneDNN verbose output of an
  * untimed pass per point, read as the continuation of the first point's, joined to the point's
- * trace (src/study/study-torch-units.c).
+ * trace (src/study/cpu/study-torch-units.c).
  *
  * Recorded: tests/data/torch-1.13-client-units, the client's own files for two conv2d bf16
  * backward points on the development VM (AMD EPYC, AVX512-BF16, no AMX; torch 1.13 with oneDNN

@@ -1,4 +1,4 @@
-// The GPU study's correctness reference (src/study/study-gpu-check.c): a direct convolution, one
+// The GPU study's correctness reference (src/study/gpu/study-gpu-check.c): a direct convolution, one
 // thread per output element, summed in double, on the study's deterministic inputs (filled on the
 // device by conv_fill, so nothing is copied in). Layouts: input NCHW, weights OIHW, output NCHW;
 // square images, padding kernel / 2, no bias. Clients write their outputs for the same inputs.

@@ -1,7 +1,6 @@
 /* The CUPTI collector from the command's side: finding librooftime-cupti.so, its directory, and
  * `import cupti --reevaluate` through the entry point it exports (cli-cupti.h). */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <libgen.h>
@@ -13,6 +12,7 @@
 
 #include "cli-cupti.h"
 #include "commands.h"
+#include "rooftime/import/cupti-dir.h"
 #include "rooftime/import/cupti.h"
 #include "rooftime/util/strings.h"
 
@@ -38,62 +38,6 @@ char *cli_cupti_library(void)
         free(p);
     }
     return NULL;
-}
-
-/* name is PREFIX then numbers separated by dots, then SUFFIX ("counterdata.12.1.0.bin"). */
-static int numbered(const char *name, const char *prefix, size_t numbers, const char *suffix)
-{
-    size_t n = strlen(prefix);
-    if (strncmp(name, prefix, n) != 0)
-        return 0;
-    const char *s = name + n;
-    for (size_t i = 0; i < numbers; i++) {
-        if (i > 0 && *s++ != '.')
-            return 0;
-        if (*s < '0' || *s > '9')
-            return 0;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    return strcmp(s, suffix) == 0;
-}
-
-int cli_cupti_is_collector_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int ok = 1;
-    struct dirent *e;
-    while (ok && (e = readdir(d)) != NULL) {
-        const char *n = e->d_name;
-        if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
-            continue;
-        ok = numbered(n, "collector.", 1, ".txt") || numbered(n, "kernels.", 1, ".csv") ||
-             numbered(n, "launches.", 1, ".csv") || numbered(n, "ranges.", 1, ".csv") ||
-             numbered(n, "images.", 1, ".csv") || numbered(n, "marks.", 1, ".csv") ||
-             numbered(n, "config.", 2, ".bin") || numbered(n, "counterdata.", 3, ".bin") ||
-             numbered(n, "counterdata.", 3, ".bin.names");
-    }
-    closedir(d);
-    return ok;
-}
-
-void cli_cupti_remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char *p = rt_asprintf("%s/%s", dir, e->d_name);
-        unlink(p);
-        free(p);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 static void add_warning(void *ctx, const char *msg)
@@ -135,7 +79,7 @@ int cli_cupti_reevaluate(const char *dir, char **scratch, rt_warnings *w)
     long n = fn(dir, s, add_warning, w, err, sizeof err);
     if (n < 0) {
         cli_error("%s", err);
-        cli_cupti_remove_dir(s);
+        rt_cupti_remove_dir(s);
         free(s);
         goto out;
     }

@@ -15,14 +15,8 @@
  * ../lib; NULL when there is none. The caller frees it. */
 char *cli_cupti_library(void);
 
-/* True when dir holds nothing but what the collector writes (collector.PID.txt, its CSV files, raw
- * images and their names): a directory rooftime may replace. */
-int cli_cupti_is_collector_dir(const char *dir);
-/* Remove dir's files, then dir (one level: what the collector writes). */
-void cli_cupti_remove_dir(const char *dir);
-
 /* Evaluate dir's raw counter images again through the collector's entry point, into a new
- * scratch directory (*scratch, heap; remove it with cli_cupti_remove_dir). Warnings go to w.
+ * scratch directory (*scratch, heap; remove it with rt_cupti_remove_dir). Warnings go to w.
  * 0, or -1 after printing the error. */
 int cli_cupti_reevaluate(const char *dir, char **scratch, rt_warnings *w);
 

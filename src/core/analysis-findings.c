@@ -78,11 +78,82 @@ static void zero_ai(rt_findings *f, const rt_analysis *a, const size_t *io)
         rt_findings_note(f, "and %zu more", nz - shown);
 }
 
-static void overhead_bound(rt_findings *f, const rt_analysis *a)
+size_t rt_analysis_n_overhead_bound(const rt_analysis *a)
 {
     size_t no = 0;
     for (size_t c = 0; c < a->n_configs; c++)
         no += a->configs[c].v.overhead_bound;
+    return no;
+}
+
+/* One row of rt_analysis_overhead_series: the configs whose series is key. */
+static size_t overhead_series_row(rt_findings *f, const rt_analysis *a,
+                                  const rt_overhead_series *how, char *const *keys, const char *key)
+{
+    size_t nc = 0, ob = 0;
+    double nmin = INFINITY, nmax = 0, t = 0, tob = 0;
+    for (size_t c = 0; c < a->n_configs; c++) {
+        const rt_config *cf = &a->configs[c];
+        if (strcmp(keys[c], key) != 0)
+            continue;
+        nc++;
+        ob += cf->v.overhead_bound;
+        nmin = fmin(nmin, cf->v.n);
+        nmax = fmax(nmax, cf->v.n);
+        for (size_t k = 0; k < cf->n_items; k++) {
+            const rt_item *it = &a->items[cf->items[k]];
+            t += it->v.time;
+            if (it->v.overhead_bound)
+                tob += it->v.time;
+        }
+    }
+    char c1[32], c2[48], c3[96] = "";
+    snprintf(c1, sizeof c1, "%zu of %zu", ob, nc);
+    if (nmin == nmax)
+        snprintf(c2, sizeof c2, "%.0f", nmin);
+    else
+        snprintf(c2, sizeof c2, "%.0f to %.0f", nmin, nmax);
+    if (how->time_share)
+        snprintf(c3, sizeof c3, "%.1f%%%s", t > 0 ? 100 * tob / t : 0,
+                 how->share_note ? how->share_note(a, key) : "");
+    rt_findings_row(f, (const char *const[]){key, c1, c2, c3});
+    return ob;
+}
+
+size_t rt_analysis_overhead_series(rt_findings *f, const rt_analysis *a,
+                                   const rt_overhead_series *how)
+{
+    char **keys = rt_xcalloc(a->n_configs + 1, sizeof *keys);
+    for (size_t c = 0; c < a->n_configs; c++) {
+        char s[160];
+        how->series(&a->configs[c].tags, s, sizeof s);
+        keys[c] = rt_strdup(s);
+    }
+    const char *head[] = {"series", "overhead-bound configs", "launches per config",
+                          "share of time in overhead-bound kernels"};
+    if (how->time_share)
+        head[2] = "invocations per config";
+    rt_findings_table(f, how->time_share ? 4 : 3, head);
+    size_t total = 0, n_rows = 0, *rows = rt_xcalloc(a->n_configs + 1, sizeof *rows);
+    for (size_t c = 0; c < a->n_configs; c++) {
+        size_t r = 0;
+        while (r < n_rows && strcmp(keys[rows[r]], keys[c]) != 0)
+            r++;
+        if (r == n_rows) /* the series' first config: its row */
+            rows[n_rows++] = c;
+    }
+    for (size_t r = 0; r < n_rows; r++)
+        total += overhead_series_row(f, a, how, keys, keys[rows[r]]);
+    for (size_t c = 0; c < a->n_configs; c++)
+        free(keys[c]);
+    free(keys);
+    free(rows);
+    return total;
+}
+
+static void overhead_bound(rt_findings *f, const rt_analysis *a)
+{
+    size_t no = rt_analysis_n_overhead_bound(a);
     char lead[96];
     snprintf(lead, sizeof lead, "%zu of %zu config%s overhead-bound", no, a->n_configs,
              a->n_configs == 1 ? " is" : "s are");

@@ -212,7 +212,6 @@ bool rt_chart_fill_is_shape(const rt_chart *ch);
 void rt_chart_style(const rt_chart *ch, size_t idx, bool is_item, rt_marker_style *m);
 /* A symbol of config c (or item i) was drawn, open or closed: its key values go in the legend. */
 void rt_chart_drawn(rt_chart *ch, size_t idx, bool is_item, bool open);
-void rt_chart_note(rt_chart *ch, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Hover text of a config / item verdict; caller frees. */
 char *rt_chart_cfg_title(const rt_chart *ch, size_t c);
 char *rt_chart_item_title(const rt_chart *ch, size_t i);
@@ -237,7 +236,9 @@ void rt_chart_data_line(rt_chart *ch, double x0, double y0, double x1, double y1
 void rt_chart_data_polyline(rt_chart *ch, const double *x, const double *y, size_t n,
                             const rt_stroke *s);
 
-/* chart-labels.c: obstacles and greedy label placement */
+/* chart-labels.c: the notes under the chart, obstacles and greedy label placement */
+/* A note under the chart (what was left out, what the labels stand for). */
+void rt_chart_note(rt_chart *ch, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rt_chart_obstacle(rt_chart *ch, double x0, double y0, double x1, double y1);
 void rt_chart_obstacle_point(rt_chart *ch, double x, double y, double r);
 /* A drawn line between data points as obstacles (small boxes along it, clipped to the plot), so

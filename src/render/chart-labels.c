@@ -1,6 +1,9 @@
-/* Label placement: a greedy search over offsets that keeps labels off points and each other. */
+/* The chart's words: label placement (a greedy search over offsets that keeps labels off points
+ * and each other) and the notes under the chart. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +12,17 @@
 #include "rooftime/util/strings.h"
 
 #define LABEL_SIZE 10.0
+
+void rt_chart_note(rt_chart *ch, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ch->notes = rt_xrealloc(ch->notes, (ch->n_notes + 1) * sizeof *ch->notes);
+    ch->notes[ch->n_notes++] = rt_strdup(buf);
+}
 
 #define GRID_CELL 24.0
 

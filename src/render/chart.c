@@ -1,6 +1,5 @@
 /* Chart driver: what to draw (filters), families and trajectories, layout, the output file. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +26,6 @@ int rt_points_parse(const char *s, rt_points *out, rt_error *err)
         return -1;
     }
     return 0;
-}
-
-void rt_chart_note(rt_chart *ch, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char buf[512];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    ch->notes = rt_xrealloc(ch->notes, (ch->n_notes + 1) * sizeof *ch->notes);
-    ch->notes[ch->n_notes++] = rt_strdup(buf);
 }
 
 static char *verdict_text(const rt_chart *ch, const rt_verdict *v)

@@ -11,6 +11,7 @@
 #include "study-outliers.h"
 #include "study-xformer-findings.h"
 #include "xformer-internal.h"
+#include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
 #include "rooftime/core/model.h"
@@ -26,13 +27,6 @@ static const char *tag(const rt_tags *t, const char *k)
 {
     const char *v = rt_tags_get(t, k);
     return v ? v : "";
-}
-
-/* "onednn bf16 conv2d forward": the profile a config belongs to. */
-static void series_of(const rt_tags *t, char *buf, size_t n)
-{
-    snprintf(buf, n, "%s %s %s %s", tag(t, "implementation"), tag(t, "precision"),
-             tag(t, "operation"), tag(t, "pass"));
 }
 
 /* Whether no kernel of implementation impl carries a byte count: such kernels have no AI and no
@@ -209,52 +203,20 @@ static void section_checks(rt_findings *o, const rt_study_result *r)
     }
 }
 
+/* " (no byte counts)" after the share of a series whose implementation counts no bytes. */
+static const char *share_note(const rt_analysis *a, const char *series)
+{
+    char impl[64];
+    snprintf(impl, sizeof impl, "%.*s", (int)strcspn(series, " "), series);
+    return impl_without_bytes(a, impl) ? " (no byte counts)" : "";
+}
+
 static void section_overhead(rt_findings *o, const rt_analysis *a)
 {
     rt_findings_section_add(
         o, "Overhead-bound configs (inside the overhead box: max(T_compute, T_bw) < n tau)");
-    rt_study_strset series = {0};
-    for (size_t c = 0; c < a->n_configs; c++) {
-        char s[160];
-        series_of(&a->configs[c].tags, s, sizeof s);
-        rt_study_strset_add(&series, s);
-    }
-    const char *head[] = {"series", "overhead-bound configs", "invocations per config",
-                          "share of time in overhead-bound kernels"};
-    rt_findings_table(o, 4, head);
-    size_t total_ob = 0;
-    for (size_t si = 0; si < series.n; si++) {
-        size_t nc = 0, ob = 0;
-        double nmin = INFINITY, nmax = 0, t = 0, tob = 0;
-        for (size_t c = 0; c < a->n_configs; c++) {
-            char s[160];
-            series_of(&a->configs[c].tags, s, sizeof s);
-            if (strcmp(s, series.v[si]) != 0)
-                continue;
-            nc++;
-            ob += a->configs[c].v.overhead_bound;
-            nmin = fmin(nmin, a->configs[c].v.n);
-            nmax = fmax(nmax, a->configs[c].v.n);
-            for (size_t k = 0; k < a->configs[c].n_items; k++) {
-                const rt_item *it = &a->items[a->configs[c].items[k]];
-                t += it->v.time;
-                if (it->v.overhead_bound)
-                    tob += it->v.time;
-            }
-        }
-        total_ob += ob;
-        char a1[32], a2[48], a3[32];
-        snprintf(a1, sizeof a1, "%zu of %zu", ob, nc);
-        if (nmin == nmax)
-            snprintf(a2, sizeof a2, "%.0f", nmin);
-        else
-            snprintf(a2, sizeof a2, "%.0f to %.0f", nmin, nmax);
-        char impl[64];
-        snprintf(impl, sizeof impl, "%.*s", (int)strcspn(series.v[si], " "), series.v[si]);
-        snprintf(a3, sizeof a3, "%.1f%%%s", t > 0 ? 100 * tob / t : 0,
-                 impl_without_bytes(a, impl) ? " (no byte counts)" : "");
-        rt_findings_row(o, (const char *const[]){series.v[si], a1, a2, a3});
-    }
+    size_t total_ob = rt_analysis_overhead_series(
+        o, a, &(rt_overhead_series){rt_study_series_of, true, share_note});
     rt_findings_list(o);
     rt_findings_item(o,
                      "%zu of %zu configs are overhead-bound (tau: the overhead each implementation "
@@ -269,7 +231,6 @@ static void section_overhead(rt_findings *o, const rt_analysis *a)
             "missing bytes could bound it harder; their verdicts are partial (FLOPs) or unknown "
             "(no FLOPs).",
             nb);
-    rt_study_strset_release(&series);
 }
 
 static void section_matrix_unit(rt_findings *o, const rt_analysis *a, const rt_study_result *r)
@@ -386,7 +347,7 @@ static void section_jumps(rt_findings *o, const rt_analysis *a, const rt_study_r
                 continue;
             char *ia = config_impls(a, ca, "reorder"), *ib = config_impls(a, cb, "reorder");
             char s[160];
-            series_of(&ca->tags, s, sizeof s);
+            rt_study_series_of(&ca->tags, s, sizeof s);
             rt_findings_item(
                 o,
                 "%s, %s %s -> %s: DRAM AI x%.2f where the operation's own AI changes x%.2f%s%s%s%s",
@@ -419,7 +380,7 @@ static void section_jumps(rt_findings *o, const rt_analysis *a, const rt_study_r
             char *ia = config_impls(a, ca, "reorder"), *ib = config_impls(a, cb, "reorder");
             if (strcmp(ia, ib) != 0) {
                 char s[160], rt[160];
-                series_of(&ca->tags, s, sizeof s);
+                rt_study_series_of(&ca->tags, s, sizeof s);
                 time_ratio(rt, sizeof rt, a, ca, cb);
                 rt_findings_item(o, "%s, %s %s -> %s: %s -> %s (DRAM AI x%.2f, time %s)", s,
                                  fam->param, tag(&ca->tags, fam->param), tag(&cb->tags, fam->param),
@@ -493,7 +454,7 @@ static void section_scaling(rt_findings *o, const rt_analysis *a)
                         *c1 = &a->configs[fam->configs[fam->n - 1]];
         double p0 = atof(tag(&c0->tags, fam->param)), p1 = atof(tag(&c1->tags, fam->param));
         char s[160], ai[64], rt[160];
-        series_of(&c0->tags, s, sizeof s);
+        rt_study_series_of(&c0->tags, s, sizeof s);
         time_ratio(rt, sizeof rt, a, c0, c1);
         double rai = dram_ai(&c1->sum) / dram_ai(&c0->sum);
         if (isnan(rai))

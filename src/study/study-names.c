@@ -1,5 +1,5 @@
-/* Names in the study's findings: a small insertion-ordered set of strings, and an operator's name
- * without the shapes a trace appends. */
+/* Names in the study's findings: a small insertion-ordered set of strings, an operator's name
+ * without the shapes a trace appends, and a config's series. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,4 +32,23 @@ void rt_study_base_name(const char *name, char *buf, size_t n)
     size_t l = strlen(buf);
     while (l && buf[l - 1] == ' ')
         buf[--l] = '\0';
+}
+
+static const char *tag(const rt_tags *t, const char *key)
+{
+    const char *v = rt_tags_get(t, key);
+    return v ? v : "";
+}
+
+void rt_study_impl_of(const rt_tags *t, char *buf, size_t n)
+{
+    const char *v = tag(t, "variant");
+    snprintf(buf, n, "%s%s%s", tag(t, "implementation"), *v ? " " : "", v);
+}
+
+void rt_study_series_of(const rt_tags *t, char *buf, size_t n)
+{
+    char im[64];
+    rt_study_impl_of(t, im, sizeof im);
+    snprintf(buf, n, "%s %s %s %s", im, tag(t, "precision"), tag(t, "operation"), tag(t, "pass"));
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "study-names.h"
 #include "study-outliers.h"
 #include "study-xformer-findings.h"
 #include "rooftime/core/analysis.h"
@@ -73,9 +74,9 @@ static size_t families_of(const rt_analysis *a, const char *op, const char *para
 /* "onednn bf16", or with the GPU study's variant "pytorch sdpa_flash fp16". */
 static void series(const rt_config *c, char *buf, size_t n)
 {
-    const char *v = tag(&c->tags, "variant");
-    snprintf(buf, n, "%s%s%s %s", tag(&c->tags, "implementation"), *v ? " " : "", v,
-             tag(&c->tags, "precision"));
+    char im[64];
+    rt_study_impl_of(&c->tags, im, sizeof im);
+    snprintf(buf, n, "%s %s", im, tag(&c->tags, "precision"));
 }
 
 /* "1: overhead (AI 0.49), 4: bandwidth:DRAM (AI 1.9)": the family's trajectory. */

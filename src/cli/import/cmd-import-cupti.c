@@ -12,6 +12,7 @@
 #include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/cupti-dir.h"
 #include "rooftime/import/cupti.h"
 #include "rooftime/util/error.h"
 
@@ -123,7 +124,7 @@ static void release(void *state)
 {
     cupti_state *s = state;
     if (s->scratch)
-        cli_cupti_remove_dir(s->scratch);
+        rt_cupti_remove_dir(s->scratch);
     free(s->scratch);
 }
 

@@ -24,6 +24,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/gpu-arch-json.h"
 #include "rooftime/formats/profile-json.h"
+#include "rooftime/import/cupti-dir.h"
 #include "rooftime/probe/gpu-measure.h"
 #include "rooftime/util/datadir.h"
 #include "rooftime/util/error.h"
@@ -423,8 +424,8 @@ out:
         for (int i = 0; i < 2; i++) {
             struct stat st;
             if (lstat(cdir[i], &st) == 0 && S_ISDIR(st.st_mode) &&
-                cli_cupti_is_collector_dir(cdir[i]))
-                cli_cupti_remove_dir(cdir[i]);
+                rt_cupti_is_collector_dir(cdir[i]))
+                rt_cupti_remove_dir(cdir[i]);
         }
         rmdir(dir);
     }

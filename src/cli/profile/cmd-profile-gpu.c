@@ -17,6 +17,7 @@
 #include "cli-profile.h"
 #include "commands.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/import/cupti-dir.h"
 #include "rooftime/import/cupti.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/spawn.h"
@@ -142,7 +143,7 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
         image_dir = rt_asprintf("%.*s.cupti", (int)(json ? ol - 5 : ol), output);
         struct stat st;
         if (lstat(image_dir, &st) == 0 &&
-            (!S_ISDIR(st.st_mode) || !cli_cupti_is_collector_dir(image_dir))) {
+            (!S_ISDIR(st.st_mode) || !rt_cupti_is_collector_dir(image_dir))) {
             cli_error("'%s' exists and is not a directory the collector wrote: the raw counter "
                       "images go there (remove it, or use --keep-dir DIR or --no-keep-images)",
                       image_dir);
@@ -190,8 +191,8 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
     if (image_dir) {
         struct stat st;
         if (lstat(image_dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-            cli_cupti_is_collector_dir(image_dir))
-            cli_cupti_remove_dir(image_dir); /* the previous run's */
+            rt_cupti_is_collector_dir(image_dir))
+            rt_cupti_remove_dir(image_dir); /* the previous run's */
         if (rename(dir, image_dir) != 0) {
             cli_error("cannot move the collector's directory to '%s': %s; it stays in '%s'",
                       image_dir, strerror(errno), dir);
@@ -212,7 +213,7 @@ int cli_profile_gpu(const cli_gpu_opts *o, char **cmd, int n_cmd, const char *ou
     rc = failed ? RT_EXIT_FAIL : RT_EXIT_OK;
 out:
     if (made_dir)
-        cli_cupti_remove_dir(dir);
+        rt_cupti_remove_dir(dir);
     free(dir);
     free(image_dir);
     free(lib);

@@ -1,6 +1,6 @@
 /* `rooftime study --gpu` (cmd-study-gpu.c and its rooms): the GPU study's request, and the steps
- * that run its clients under the collector (cmd-study-gpu-run.c), check their outputs
- * (cmd-study-gpu-check.c) and cross-check the counters against ncu (cmd-study-gpu-ncu.c). */
+ * that check the clients' outputs (cmd-study-gpu-check.c) and cross-check the counters against ncu
+ * (cmd-study-gpu-ncu.c); the study wing runs the clients (rt_study_gpu_run). */
 #ifndef ROOFTIME_CLI_STUDY_GPU_H
 #define ROOFTIME_CLI_STUDY_GPU_H
 
@@ -24,26 +24,12 @@ typedef struct cli_gpu_study {
     int sm;                /* the device's compute capability, 90 for 9.0 */
     bool no_ncu;           /* skip the ncu cross-check */
     double client_timeout; /* seconds one client run may take; 0: no limit */
-    /* The counter runs of the eager pytorch LSTM clients, per precision: the graphs variant's
-     * counters are read from them (cli_study_gpu_run owns and frees them). */
-    rt_profile *eager[RT_GPU_PREC_COUNT];
     bool tty;
     double t0;
 } cli_gpu_study;
 
 /* `rooftime study --gpu ...` (argv as `study` got it). */
 int cli_study_gpu(int argc, char **argv);
-
-/* The client script of framework f: under $ROOFTIME_SRC, the source tree this was built from, or
- * the installed share directory. NULL with the places looked in. */
-char *cli_study_gpu_script(rt_gpu_framework f, rt_error *err);
-
-/* Run every plan's client in a trace and a counter run, import and join the collector's
- * directories into r->profiles (with g->from: import that run's directories instead, running
- * nothing; a client missing there is skipped). A client that exits 3 is skipped with its line; -1
- * after printing the error when the study cannot go on (nothing ran, a collector directory cannot
- * be imported). */
-int cli_study_gpu_run(cli_gpu_study *g, rt_study_gpu_result *r);
 
 /* The correctness check of the clients' outputs in DIR/check against rooftime's direct NVRTC
  * convolution, into r->check_report and r->check_status. */

@@ -2,8 +2,6 @@
  * precision on an NVIDIA GPU, collected in-process with rooftime's CUPTI collector; the profiles,
  * the analysis, the findings and the report, as `rooftime study` writes them for the CPU. */
 #define _GNU_SOURCE
-#include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +13,12 @@
 #include "cli-study-gpu.h"
 #include "cli-study.h"
 #include "commands.h"
-#include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
-#include "rooftime/core/hints.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/reference-ceiling.h"
 #include "rooftime/formats/analysis-format.h"
-#include "rooftime/formats/findings-text.h"
 #include "rooftime/formats/gpu-arch-json.h"
-#include "rooftime/formats/hints-json.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/import/ncu-metric-list.h"
@@ -35,128 +29,12 @@
 #include "rooftime/study/study-gpu-findings.h"
 #include "rooftime/study/study-gpu-profiles.h"
 #include "rooftime/study/study-gpu-plan.h"
+#include "rooftime/study/study-gpu-run.h"
+#include "rooftime/study/study-scripts.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
-
-static int p_fw(const char *s, int *v, rt_error *err)
-{
-    rt_gpu_framework x = 0;
-    int rc = rt_gpu_framework_parse(s, &x, err);
-    *v = (int)x;
-    return rc;
-}
-static int p_prec(const char *s, int *v, rt_error *err)
-{
-    rt_gpu_prec x = 0;
-    int rc = rt_gpu_prec_parse(s, &x, err);
-    *v = (int)x;
-    return rc;
-}
-
-typedef struct gpu_args {
-    const char *dir, *machine, *mode;
-    bool dry_run;
-} gpu_args;
-
-static int gpu_options(int argc, char **argv, cli_gpu_study *g, gpu_args *a)
-{
-    static const struct option opts[] = {{"gpu", no_argument, NULL, 'g'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"quick", no_argument, NULL, 'q'},
-                                         {"machine", required_argument, NULL, 'm'},
-                                         {"framework", required_argument, NULL, 'F'},
-                                         {"op", required_argument, NULL, 'O'},
-                                         {"precision", required_argument, NULL, 'P'},
-                                         {"iters", required_argument, NULL, 'n'},
-                                         {"warmup", required_argument, NULL, 'w'},
-                                         {"mode", required_argument, NULL, 'M'},
-                                         {"scale", required_argument, NULL, 's'},
-                                         {"dry-run", no_argument, NULL, 'D'},
-                                         {"no-ncu", no_argument, NULL, 'N'},
-                                         {"from", required_argument, NULL, 'R'},
-                                         {"client-timeout", required_argument, NULL, 'T'},
-                                         {0}};
-    int c;
-    long v;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:m:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'g':
-            break;
-        case 'o':
-            a->dir = optarg;
-            break;
-        case 'q':
-            g->so.quick = true;
-            break;
-        case 'm':
-            a->machine = optarg;
-            break;
-        case 'M':
-            a->mode = optarg;
-            break;
-        case 'D':
-            a->dry_run = true;
-            break;
-        case 'N':
-            g->no_ncu = true;
-            break;
-        case 'R':
-            g->from = optarg;
-            break;
-        case 'T':
-            if (cli_parse_long(optarg, 0, 86400, &v) != 0)
-                return cli_usage_error("study",
-                                       "--client-timeout: expected seconds from 0 to "
-                                       "86400, got '%s'",
-                                       optarg);
-            g->client_timeout = (double)v;
-            break;
-        case 'F':
-            if (cli_study_flags("--framework", optarg, g->so.frameworks, RT_GPU_FW_COUNT, p_fw))
-                return RT_EXIT_USAGE;
-            break;
-        case 'O':
-            if (cli_study_flags("--op", optarg, g->so.ops, RT_OP_COUNT, cli_study_op_flag))
-                return RT_EXIT_USAGE;
-            break;
-        case 'P':
-            if (cli_study_flags("--precision", optarg, g->so.precisions, RT_GPU_PREC_COUNT, p_prec))
-                return RT_EXIT_USAGE;
-            break;
-        case 'n':
-        case 'w':
-            if (cli_parse_long(optarg, c == 'n' ? 1 : 0, c == 'n' ? 100000 : 1000, &v) != 0)
-                return cli_usage_error("study",
-                                       "--%s: expected a whole number from %d to %d, "
-                                       "got '%s'",
-                                       c == 'n' ? "iters" : "warmup", c == 'n' ? 1 : 0,
-                                       c == 'n' ? 100000 : 1000, optarg);
-            *(c == 'n' ? &g->so.iters : &g->so.warmup) = (int)v;
-            break;
-        case 's': {
-            char *end;
-            g->so.scale = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || !(g->so.scale > 0 && g->so.scale <= 1))
-                return cli_usage_error("study", "--scale: expected a number in (0, 1], got '%s'",
-                                       optarg);
-            break;
-        }
-        default:
-            return cli_option_error("study", "study --gpu", c, argv, opts);
-        }
-    }
-    if (optind < argc) {
-        if (optind + 1 < argc || cli_parse_long(argv[optind], 0, 1023, &v) != 0)
-            return cli_usage_error("study", "--gpu takes one device INDEX (0 to 1023), got '%s'",
-                                   argv[optind]);
-        g->so.device = (int)v;
-    }
-    return 0;
-}
 
 /* The driver, the device, the collector, the clients: everything a run needs, checked before
  * anything is written. 0, or -1 after printing the one line that names what is missing. */
@@ -192,7 +70,7 @@ static int preconditions(cli_gpu_study *g, char **device_name)
     }
     for (int f = 0; f < RT_GPU_FW_COUNT; f++)
         if (g->so.frameworks[f] &&
-            !(g->scripts[f] = cli_study_gpu_script((rt_gpu_framework)f, &err))) {
+            !(g->scripts[f] = rt_study_script(rt_study_gpu_script((rt_gpu_framework)f), &err))) {
             cli_error("study --gpu: %s", err.msg);
             return -1;
         }
@@ -266,9 +144,8 @@ static int write_outputs(const cli_gpu_study *g, rt_machine *m, rt_mode mode,
 {
     rt_error err = {{0}};
     int rc = RT_EXIT_FAIL;
-    rt_analysis *a = NULL, *hier = NULL;
-    rt_findings *findings = NULL, *callouts = NULL, *summary = NULL;
-    rt_verdict_hints hints = {0};
+    rt_analysis *a = NULL;
+    rt_findings *findings = NULL;
     char *text = NULL, *path = rt_asprintf("%s/profiles", g->dir);
     if (rt_mkdir_p(path, &err) != 0) {
         cli_error("%s", err.msg);
@@ -294,25 +171,6 @@ static int write_outputs(const cli_gpu_study *g, rt_machine *m, rt_mode mode,
         write_analysis(a, RT_FORMAT_JSON, g->dir, "analysis.json") != 0)
         goto done;
     findings = rt_study_gpu_findings(a, r);
-    text = rt_findings_text(findings);
-    free(path);
-    path = rt_asprintf("%s/findings.txt", g->dir);
-    if (rt_write_file_atomic(path, text, strlen(text), &err) != 0) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    if (mode != RT_MODE_HIER &&
-        !(hier = rt_analysis_new(m, RT_MODE_HIER, r->profiles, r->n_profiles,
-                                 rt_study_gpu_group_opts(), &err))) {
-        cli_error("analysis failed: %s", err.msg);
-        goto done;
-    }
-    callouts = rt_analysis_findings(a);
-    if (rt_verdict_hints_load(NULL, &hints, &err) != 0) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    summary = rt_analysis_summary(a, &hints);
     static const char *const split[] = {"operation", "pass"};
     char title[320];
     snprintf(title, sizeof title, "rooftime study --gpu: Conv2D and LSTM on %s",
@@ -322,14 +180,11 @@ static int write_outputs(const cli_gpu_study *g, rt_machine *m, rt_mode mode,
                          .n_split_by = 2,
                          .series_by = "implementation",
                          .marker_by = "variant",
-                         .fill_by = "precision",
-                         .findings = findings,
-                         .callouts = callouts,
-                         .summary = summary};
-    if (rt_report_write(a, hier, r->profiles, r->n_profiles, &ro, g->dir, &err) != 0) {
-        cli_error("cannot write the report: %s", err.msg);
+                         .fill_by = "precision"};
+    text = cli_study_write_report(m, mode, a, r->profiles, r->n_profiles, rt_study_gpu_group_opts(),
+                                  findings, &ro, g->dir);
+    if (!text)
         goto done;
-    }
     fputs(text, stdout);
     printf("\nwrote %s/report.html, %s/machine.json, %zu profiles in %s/profiles, "
            "%s/analysis.{txt,json}, %s/findings.txt; collector directories in %s/collect\n",
@@ -339,12 +194,43 @@ done:
     free(path);
     free(text);
     rt_findings_free(findings);
-    rt_findings_free(callouts);
-    rt_findings_free(summary);
-    rt_verdict_hints_release(&hints);
     rt_analysis_free(a);
-    rt_analysis_free(hier);
     return rc;
+}
+
+/* A client's progress line on stderr, or why it was skipped (mode NULL). */
+static void show_client(void *ud, size_t idx, const char *mode, const char *line)
+{
+    const cli_gpu_study *g = ud;
+    if (mode)
+        fprintf(stderr, "[%5.0f s %2zu/%zu %s %s] %s\n", rt_now() - g->t0, idx + 1, g->n_plans,
+                g->plans[idx].name, mode, line);
+    else
+        fprintf(stderr, "[%5.0f s %2zu/%zu %s] skipped: %s\n", rt_now() - g->t0, idx + 1,
+                g->n_plans, g->plans[idx].name, line);
+}
+
+/* The clients run (or re-imported) by the study wing; -1 after printing why it could not go on. */
+static int run_clients(cli_gpu_study *g, rt_study_gpu_result *r)
+{
+    rt_study_gpu_runner run = {.so = &g->so,
+                               .plans = g->plans,
+                               .n_plans = g->n_plans,
+                               .dir = g->dir,
+                               .from = g->from,
+                               .python = g->python,
+                               .lib = g->lib,
+                               .metrics = g->metrics,
+                               .scripts = g->scripts,
+                               .client_timeout = g->client_timeout,
+                               .progress = show_client,
+                               .progress_ud = g};
+    rt_error err = {{0}};
+    if (rt_study_gpu_run(&run, r, &err) != 0) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
+    return 0;
 }
 
 /* The machine: --machine, else `machine measure --gpu` of the device (quick with --quick). */
@@ -379,12 +265,16 @@ static rt_machine *gpu_machine(const cli_gpu_study *g, const char *arg)
 
 int cli_study_gpu(int argc, char **argv)
 {
-    cli_gpu_study g = {.t0 = rt_now(), .tty = isatty(STDERR_FILENO), .client_timeout = 600};
+    cli_gpu_study g = {.t0 = rt_now(), .tty = isatty(STDERR_FILENO)};
     rt_study_gpu_opts_init(&g.so);
-    gpu_args a = {.dir = "rooftime-study-gpu", .mode = "hier"};
-    int rc = gpu_options(argc, argv, &g, &a);
+    cli_study_args a = {
+        .gpu = &g.so, .dir = "rooftime-study-gpu", .mode = "hier", .client_timeout = 600};
+    int rc = cli_study_options(argc, argv, &a);
     if (rc != 0)
         return rc;
+    g.from = a.from;
+    g.no_ncu = a.no_ncu;
+    g.client_timeout = a.client_timeout;
     rt_mode mode;
     rt_error err = {{0}};
     if (rt_mode_parse(a.mode, &mode, &err) != 0)
@@ -454,7 +344,7 @@ int cli_study_gpu(int argc, char **argv)
     r->c_iters = g.plans[0].c_iters;
     r->check_status = -2;
     double t_study = rt_now();
-    if (cli_study_gpu_run(&g, r) != 0)
+    if (run_clients(&g, r) != 0)
         goto out;
     if (!g.from)
         cli_study_gpu_check(&g, r);

@@ -1,6 +1,5 @@
 /* `rooftime study`: measure this machine, run the Conv2D and LSTM sweeps through every
  * implementation, and write the profiles, the analysis and the HTML report with the findings. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +10,13 @@
 #include "cli-study-gpu.h"
 #include "cli-study.h"
 #include "commands.h"
-#include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
-#include "rooftime/core/hints.h"
-#include "rooftime/formats/hints-json.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/core/reference-ceiling.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/formats/analysis-format.h"
-#include "rooftime/formats/findings-text.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/formats/profile-json.h"
 #include "rooftime/probe/measure-machine.h"
@@ -69,109 +64,11 @@ static void show_study_lines(void *ud, const rt_study_progress *p)
             p->elapsed, (int)(n && p->what[n - 1] == ' ' ? n - 1 : n), p->what);
 }
 
-static int p_impl(const char *s, int *v, rt_error *err)
-{
-    rt_study_impl x = 0;
-    int rc = rt_study_impl_parse(s, &x, err);
-    *v = (int)x;
-    return rc;
-}
-static int p_prec(const char *s, int *v, rt_error *err)
-{
-    rt_precision x = 0;
-    int rc = rt_precision_parse(s, &x, err);
-    *v = (int)x;
-    return rc;
-}
-
-static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
-{
-    long v;
-    if (cli_parse_long(s, lo, hi, &v) != 0)
-        return cli_usage_error("study", "%s: expected a whole number from %d to %d, got '%s'", opt,
-                               lo, hi, s);
-    *out = (int)v;
-    return 0;
-}
-
 static char *profile_path(const char *dir, const rt_profile *p)
 {
     const char *t[4] = {rt_tags_get(&p->tags, "operation"), rt_tags_get(&p->tags, "implementation"),
                         rt_tags_get(&p->tags, "precision"), rt_tags_get(&p->tags, "pass")};
     return rt_asprintf("%s/profiles/%s-%s-%s-%s.json", dir, t[0], t[1], t[2], t[3]);
-}
-
-/* The options of `study` into so, *dir, *machine_arg and *mode_s (left as they are when not
- * given): 0, or the exit code of the usage error it printed. */
-static int study_options(int argc, char **argv, rt_study_opts *so, const char **dir,
-                         const char **machine_arg, const char **mode_s)
-{
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"quick", no_argument, NULL, 'q'},
-                                         {"machine", required_argument, NULL, 'm'},
-                                         {"impl", required_argument, NULL, 'I'},
-                                         {"op", required_argument, NULL, 'O'},
-                                         {"precision", required_argument, NULL, 'P'},
-                                         {"iters", required_argument, NULL, 'n'},
-                                         {"warmup", required_argument, NULL, 'w'},
-                                         {"mode", required_argument, NULL, 'M'},
-                                         {"scale", required_argument, NULL, 's'},
-                                         {0}};
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:m:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            *dir = optarg;
-            break;
-        case 'q':
-            so->quick = true;
-            break;
-        case 'm':
-            *machine_arg = optarg;
-            break;
-        case 'M':
-            *mode_s = optarg;
-            break;
-        case 'I': {
-            if (cli_study_flags("--impl", optarg, so->impls, RT_IMPL_COUNT, p_impl) < 0)
-                return RT_EXIT_USAGE;
-            so->pytorch_optional = false; /* asked for by name: it must run */
-            break;
-        }
-        case 'O':
-            if (cli_study_flags("--op", optarg, so->ops, RT_OP_COUNT, cli_study_op_flag) < 0)
-                return RT_EXIT_USAGE;
-            break;
-        case 'P':
-            if (cli_study_flags("--precision", optarg, so->precisions, RT_PREC_COUNT, p_prec) < 0)
-                return RT_EXIT_USAGE;
-            so->emulated_optional = false; /* asked for by name: an emulated one runs too */
-            break;
-        case 'n':
-            if (parse_count("--iters", optarg, 1, 100000, &so->iters) != 0)
-                return RT_EXIT_USAGE;
-            break;
-        case 'w':
-            if (parse_count("--warmup", optarg, 0, 1000, &so->warmup) != 0)
-                return RT_EXIT_USAGE;
-            break;
-        case 's': {
-            char *end;
-            so->scale = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || !(so->scale > 0 && so->scale <= 1))
-                return cli_usage_error("study", "--scale: expected a number in (0, 1], got '%s'",
-                                       optarg);
-            break;
-        }
-        default:
-            return cli_option_error("study", NULL, c, argv, opts);
-        }
-    }
-    if (optind != argc)
-        return cli_usage_error("study", "unexpected argument '%s'", argv[optind]);
-    return 0;
 }
 
 /* Measure the machine the study runs on (no --machine given); 0, or -1 when it failed (said). */
@@ -233,13 +130,14 @@ int cmd_study(int argc, char **argv)
             return cli_study_gpu(argc, argv);
     rt_study_opts so;
     rt_study_opts_init(&so);
-    const char *dir = "rooftime-study", *machine_arg = NULL, *mode_s = "hier";
-    int orc = study_options(argc, argv, &so, &dir, &machine_arg, &mode_s);
+    cli_study_args args = {.cpu = &so, .dir = "rooftime-study", .mode = "hier"};
+    int orc = cli_study_options(argc, argv, &args);
     if (orc != 0)
         return orc;
+    const char *dir = args.dir, *machine_arg = args.machine;
     rt_mode mode;
     rt_error merr;
-    if (rt_mode_parse(mode_s, &mode, &merr) != 0)
+    if (rt_mode_parse(args.mode, &mode, &merr) != 0)
         return cli_usage_error("study", "--mode: %s", merr.msg);
 
     /* Everything that can be wrong with the request fails here, before minutes of work. */
@@ -273,9 +171,8 @@ int cmd_study(int argc, char **argv)
     bool tty = isatty(STDERR_FILENO);
     int rc = RT_EXIT_FAIL;
     rt_study_result *res = NULL;
-    rt_analysis *a = NULL, *hier = NULL;
-    rt_findings *findings = NULL, *callouts = NULL, *summary = NULL;
-    rt_verdict_hints hints = {0};
+    rt_analysis *a = NULL;
+    rt_findings *findings = NULL;
     char *text = NULL, *path = NULL;
     double t0 = rt_now();
 
@@ -312,31 +209,6 @@ int cmd_study(int argc, char **argv)
     if (write_analyses(a, dir) != 0)
         goto done;
     findings = rt_study_findings(a, res);
-    text = rt_findings_text(findings);
-    path = rt_asprintf("%s/findings.txt", dir);
-    if (rt_write_file_atomic(path, text, strlen(text), &err) != 0) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    free(path);
-    path = NULL;
-
-    /* The report reads the analysis computed above (and, beside a single-mode one, the same
-     * profiles in hier mode for the hierarchical roofline): nothing is analysed twice. */
-    if (mode != RT_MODE_HIER) {
-        hier = rt_analysis_new(m, RT_MODE_HIER, res->profiles, res->n_profiles,
-                               rt_study_group_opts(), &err);
-        if (!hier) {
-            cli_error("analysis failed: %s", err.msg);
-            goto done;
-        }
-    }
-    callouts = rt_analysis_findings(a);
-    if (rt_verdict_hints_load(NULL, &hints, &err) != 0) {
-        cli_error("%s", err.msg);
-        goto done;
-    }
-    summary = rt_analysis_summary(a, &hints);
     /* the transformer ops' charts are titled by their phase too (conv2d and lstm carry none) */
     static const char *const split[] = {"phase", "operation", "pass"};
     rt_report_opts ro = {.title = "rooftime study: Conv2D, LSTM and a transformer layer on this "
@@ -345,14 +217,11 @@ int cmd_study(int argc, char **argv)
                          .n_split_by = 3,
                          .series_by = "implementation",
                          .marker_by = NULL,
-                         .fill_by = "precision",
-                         .findings = findings,
-                         .callouts = callouts,
-                         .summary = summary};
-    if (rt_report_write(a, hier, res->profiles, res->n_profiles, &ro, dir, &err) != 0) {
-        cli_error("cannot write the report: %s", err.msg);
+                         .fill_by = "precision"};
+    text = cli_study_write_report(m, mode, a, res->profiles, res->n_profiles, rt_study_group_opts(),
+                                  findings, &ro, dir);
+    if (!text)
         goto done;
-    }
     fputs(text, stdout);
     printf("\nmachine %.1f s, study %.1f s, total %.1f s\n", t_machine, res->seconds,
            rt_now() - t0);
@@ -363,12 +232,8 @@ int cmd_study(int argc, char **argv)
 done:
     free(path);
     rt_findings_free(findings);
-    rt_findings_free(callouts);
-    rt_findings_free(summary);
-    rt_verdict_hints_release(&hints);
     free(text);
     rt_analysis_free(a);
-    rt_analysis_free(hier);
     rt_study_result_free(res);
     rt_machine_free(m);
     return rc;

@@ -1,5 +1,5 @@
-/* Helpers shared by the oneDNN implementations of the study: memories, reorders, timed execution.
- */
+/* Helpers shared by the oneDNN implementations of the study: the engine, memories, reorders, timed
+ * execution, the end of a case's constructor. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +190,47 @@ int rt_dnnl_exec(dnnl_primitive_t p, dnnl_stream_t strm, int nargs, const dnnl_e
     return 0;
 }
 
+int rt_dnnl_engine_open(rt_dnnl_engine *e, rt_error *err)
+{
+    e->eng = NULL;
+    e->strm = NULL;
+    dnnl_status_t st = dnnl_engine_create(&e->eng, dnnl_cpu, 0);
+    if (st == dnnl_success)
+        st = dnnl_stream_create(&e->strm, e->eng, dnnl_stream_default_flags);
+    if (st != dnnl_success) {
+        rt_error_set(err, "onednn: cannot create a CPU engine: %s", rt_dnnl_status(st));
+        rt_dnnl_engine_close(e);
+        return -1;
+    }
+    return 0;
+}
+
+void rt_dnnl_engine_close(rt_dnnl_engine *e)
+{
+    dnnl_stream_destroy(e->strm);
+    dnnl_engine_destroy(e->eng);
+    e->strm = NULL;
+    e->eng = NULL;
+}
+
+void rt_dnnl_no_primitive(rt_error *err, const char *what, rt_precision prec, rt_pass pass,
+                          dnnl_status_t st)
+{
+    rt_error_set(err, "onednn: no %s %s %s on this CPU (oneDNN %d.%d, ISA %s): %s",
+                 rt_precision_name(prec), what, rt_pass_name(pass), DNNL_VERSION_MAJOR,
+                 DNNL_VERSION_MINOR, rt_onednn_isa(), rt_dnnl_status(st));
+}
+
+int rt_dnnl_case_done(rt_study_case *c, int rc, rt_study_case **out)
+{
+    if (rc < 0) {
+        c->free(c);
+        return -1;
+    }
+    *out = c;
+    return 0;
+}
+
 char *rt_dnnl_unit(const char *kind, const char *impl, rt_precision prec, char *unit, size_t n)
 {
     rt_error err = {{0}};
@@ -218,6 +259,12 @@ char *rt_dnnl_unit(const char *kind, const char *impl, rt_precision prec, char *
     return note;
 }
 #endif
+
+int rt_dnnl_missing(rt_error *err)
+{
+    rt_error_set(err, "onednn: needs oneDNN (Debian libdnnl-dev), not found at configure time");
+    return -1;
+}
 
 const char *rt_onednn_isa(void)
 {

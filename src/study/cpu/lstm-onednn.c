@@ -58,8 +58,7 @@ typedef struct onednn_lstm {
     rt_lstm_shape s;
     rt_precision prec;
     rt_pass pass;
-    dnnl_engine_t eng;
-    dnnl_stream_t strm;
+    rt_dnnl_engine e;
     dnnl_primitive_t fwd, bwd;
     dnnl_memory_t user[T_COUNT]; /* plain layouts (what a framework holds) */
     dnnl_memory_t prim[T_COUNT]; /* what the primitive is given */
@@ -79,7 +78,7 @@ static int lstm_exec(onednn_lstm *d, dnnl_primitive_t p, int n, rt_study_timer *
     for (int i = 0; i < n; i++)
         if (d->prim[i])
             args[m++] = (dnnl_exec_arg_t){arg_of[i], d->prim[i]};
-    return rt_dnnl_exec(p, d->strm, m, args, t, cost, err);
+    return rt_dnnl_exec(p, d->e.strm, m, args, t, cost, err);
 }
 
 static void zero_mem(dnnl_memory_t m)
@@ -94,8 +93,8 @@ static void zero_mem(dnnl_memory_t m)
 static int lstm_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
 {
     onednn_lstm *d = (onednn_lstm *)base;
-    if (rt_dnnl_reorder_run(&d->re_w[0], d->strm, t, "reorder_weights_layer", err) < 0 ||
-        rt_dnnl_reorder_run(&d->re_w[1], d->strm, t, "reorder_weights_iter", err) < 0)
+    if (rt_dnnl_reorder_run(&d->re_w[0], d->e.strm, t, "reorder_weights_layer", err) < 0 ||
+        rt_dnnl_reorder_run(&d->re_w[1], d->e.strm, t, "reorder_weights_iter", err) < 0)
         return -1;
     if (d->pass == RT_PASS_FWD)
         return lstm_exec(d, d->fwd, T_WORKSPACE + 1, t, &d->cost, err);
@@ -113,8 +112,8 @@ static int lstm_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
     rt_timer_stop(t, &zc);
     if (lstm_exec(d, d->bwd, T_COUNT, t, &d->cost, err) < 0)
         return -1;
-    if (rt_dnnl_reorder_run(&d->re_dw[0], d->strm, t, "reorder_diff_weights_layer", err) < 0 ||
-        rt_dnnl_reorder_run(&d->re_dw[1], d->strm, t, "reorder_diff_weights_iter", err) < 0)
+    if (rt_dnnl_reorder_run(&d->re_dw[0], d->e.strm, t, "reorder_diff_weights_layer", err) < 0 ||
+        rt_dnnl_reorder_run(&d->re_dw[1], d->e.strm, t, "reorder_diff_weights_iter", err) < 0)
         return -1;
     return 0;
 }
@@ -140,7 +139,7 @@ static float *lstm_out(rt_study_case *base, size_t *n)
         rt_error err;
         size_t m = 0;
         float *f =
-            rt_dnnl_read_f32(d->eng, d->strm, d->user[parts[i]], user_tag[parts[i]], &m, &err);
+            rt_dnnl_read_f32(d->e.eng, d->e.strm, d->user[parts[i]], user_tag[parts[i]], &m, &err);
         if (!f || off + m > *n) { /* a check with nothing to compare fails on the NaN */
             free(f);
             for (size_t j = 0; j < *n; j++)
@@ -166,8 +165,7 @@ static void lstm_free(rt_study_case *base)
     dnnl_memory_destroy(d->prim[T_WORKSPACE]); /* the other prim[] are user[] or a reorder's */
     dnnl_primitive_destroy(d->fwd);
     dnnl_primitive_destroy(d->bwd);
-    dnnl_stream_destroy(d->strm);
-    dnnl_engine_destroy(d->eng);
+    rt_dnnl_engine_close(&d->e);
     free(d->base.note);
     free(d->base.impl);
     free(d);
@@ -254,7 +252,8 @@ static int lstm_fill(onednn_lstm *d, const lstm_types *ty, uint64_t seed, rt_err
         float *zeros = NULL;
         if (!src[i])
             src[i] = zeros = rt_xcalloc(elems ? elems : 1, sizeof(float));
-        rc = rt_dnnl_mem_from_f32(d->eng, d->strm, &md[i], user_tag[i], src[i], &d->user[i], err);
+        rc = rt_dnnl_mem_from_f32(d->e.eng, d->e.strm, &md[i], user_tag[i], src[i], &d->user[i],
+                                  err);
         free(zeros);
     }
     rt_lstm_data_release(&data);
@@ -274,20 +273,12 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
         return -1;
     }
     onednn_lstm *d = rt_xcalloc(1, sizeof *d);
-    d->base.run = lstm_run;
-    d->base.out = lstm_out;
-    d->base.free = lstm_free;
+    d->base = (rt_study_case){.run = lstm_run, .out = lstm_out, .free = lstm_free};
     d->s = *s;
     d->prec = prec;
     d->pass = pass;
-    dnnl_status_t st = dnnl_engine_create(&d->eng, dnnl_cpu, 0);
-    if (st == dnnl_success)
-        st = dnnl_stream_create(&d->strm, d->eng, dnnl_stream_default_flags);
-    if (st != dnnl_success) {
-        rt_error_set(err, "onednn: cannot create a CPU engine: %s", rt_dnnl_status(st));
-        lstm_free(&d->base);
-        return -1;
-    }
+    if (rt_dnnl_engine_open(&d->e, err) < 0)
+        return rt_dnnl_case_done(&d->base, -1, out);
     /* oneDNN 2.6 runs 16-bit LSTMs with the cell state, bias and weight gradients in f32, and
      * (found by trying, for bf16 backward on avx512_core_bf16) the activation gradients in f32
      * too; try those, then everything in the 16-bit type. */
@@ -298,19 +289,18 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
     int ntries = prec == RT_PREC_FP32 ? 1 : 3;
     dnnl_primitive_desc_t fpd = NULL, bpd = NULL;
     lstm_types ty = tries[0];
+    dnnl_status_t st = dnnl_success;
     for (int i = 0; i < ntries; i++) {
         dnnl_primitive_desc_destroy(fpd);
         dnnl_primitive_desc_destroy(bpd);
         fpd = bpd = NULL;
         ty = tries[i];
-        st = lstm_pds(s, &ty, pass == RT_PASS_BWD, d->eng, &fpd, &bpd);
+        st = lstm_pds(s, &ty, pass == RT_PASS_BWD, d->e.eng, &fpd, &bpd);
         if (st == dnnl_success)
             break;
     }
     if (st != dnnl_success) {
-        rt_error_set(err, "onednn: no %s LSTM %s on this CPU (oneDNN %d.%d, ISA %s): %s",
-                     rt_precision_name(prec), rt_pass_name(pass), DNNL_VERSION_MAJOR,
-                     DNNL_VERSION_MINOR, rt_onednn_isa(), rt_dnnl_status(st));
+        rt_dnnl_no_primitive(err, "LSTM", prec, pass, st);
         dnnl_primitive_desc_destroy(fpd);
         dnnl_primitive_desc_destroy(bpd);
         lstm_free(&d->base);
@@ -328,18 +318,18 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
     for (int i = 0; i < 2 && rc == 0; i++) {
         const dnnl_memory_desc_t *wmd =
             dnnl_primitive_desc_query_md(main_pd, dnnl_query_exec_arg_md, wq[i]);
-        rc = rt_dnnl_reorder_init(&d->re_w[i], d->eng, d->user[T_W_LAYER + i], wmd, true,
+        rc = rt_dnnl_reorder_init(&d->re_w[i], d->e.eng, d->user[T_W_LAYER + i], wmd, true,
                                   &d->prim[T_W_LAYER + i], err);
         if (rc == 0 && pass == RT_PASS_BWD) {
             const dnnl_memory_desc_t *dmd =
                 dnnl_primitive_desc_query_md(bpd, dnnl_query_exec_arg_md, dwq[i]);
-            rc = rt_dnnl_reorder_init(&d->re_dw[i], d->eng, d->user[T_DW_LAYER + i], dmd, false,
+            rc = rt_dnnl_reorder_init(&d->re_dw[i], d->e.eng, d->user[T_DW_LAYER + i], dmd, false,
                                       &d->prim[T_DW_LAYER + i], err);
         }
     }
     const dnnl_memory_desc_t *wsmd = dnnl_primitive_desc_query_md(fpd, dnnl_query_workspace_md, 0);
     if (rc == 0 && wsmd && wsmd->ndims > 0 &&
-        dnnl_memory_create(&d->prim[T_WORKSPACE], wsmd, d->eng, DNNL_MEMORY_ALLOCATE) !=
+        dnnl_memory_create(&d->prim[T_WORKSPACE], wsmd, d->e.eng, DNNL_MEMORY_ALLOCATE) !=
             dnnl_success) {
         rt_error_set(err, "onednn: cannot allocate the LSTM workspace");
         rc = -1;
@@ -359,10 +349,10 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
         for (int i = 0; i < 2 && rc == 0; i++) {
             const dnnl_memory_desc_t *wmd =
                 dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md, wq[i]);
-            rc = rt_dnnl_reorder_init(&fw[i], d->eng, d->user[T_W_LAYER + i], wmd, true,
+            rc = rt_dnnl_reorder_init(&fw[i], d->e.eng, d->user[T_W_LAYER + i], wmd, true,
                                       &d->prim[T_W_LAYER + i], err);
             if (rc == 0)
-                rc = rt_dnnl_reorder_run(&fw[i], d->strm, &t, "reorder", err);
+                rc = rt_dnnl_reorder_run(&fw[i], d->e.strm, &t, "reorder", err);
         }
         rt_kernel_cost none = {.name = "lstm_fwd", .l1_bytes = -1};
         if (rc == 0)
@@ -398,18 +388,9 @@ int rt_lstm_onednn_new(const rt_lstm_shape *s, rt_precision prec, rt_pass pass, 
     free(unit_note);
     dnnl_primitive_desc_destroy(fpd);
     dnnl_primitive_desc_destroy(bpd);
-    if (rc < 0) {
-        lstm_free(&d->base);
-        return -1;
-    }
-    *out = &d->base;
-    return 0;
+    return rt_dnnl_case_done(&d->base, rc, out);
 #else
-    (void)prec;
-    (void)pass;
-    (void)seed;
-    (void)out;
-    rt_error_set(err, "onednn: needs oneDNN (Debian libdnnl-dev), not found at configure time");
-    return -1;
+    (void)prec, (void)pass, (void)seed;
+    return rt_dnnl_missing(err);
 #endif
 }

@@ -19,7 +19,7 @@ enum { M_X, M_WU, M_WG, M_WD, M_U, M_H, M_Y, M_COUNT };
 typedef struct mlp_onednn {
     rt_study_case base;
     rt_mlp_shape s;
-    rt_xf_engine e;
+    rt_dnnl_engine e;
     dnnl_memory_t m[M_COUNT];
     rt_xf_prim k[3]; /* up (+GELU), gate (+silu, *up: gated only), down */
 } mlp_onednn;
@@ -46,7 +46,7 @@ static void onednn_free(rt_study_case *base)
         rt_xf_prim_release(&m->k[i]);
     for (int i = 0; i < M_COUNT; i++)
         dnnl_memory_destroy(m->m[i]);
-    rt_xf_engine_close(&m->e);
+    rt_dnnl_engine_close(&m->e);
     free(m->base.impl);
     free(m->base.note);
     free(m);
@@ -129,12 +129,11 @@ int rt_mlp_onednn_new(const rt_study_point *pt, rt_precision prec, rt_pass pass,
     m->s = pt->mlp;
     rt_mlp_data d;
     rt_mlp_data_init(&d, &pt->mlp, seed);
-    int rc = rt_xf_engine_open(&m->e, err) < 0 ? -1 : build(m, &d, prec, err);
+    int rc = rt_dnnl_engine_open(&m->e, err) < 0 ? -1 : build(m, &d, prec, err);
     rt_mlp_data_release(&d);
     return rt_xf_case_done(&m->base, m->k, 3, rc, out);
 #else
     (void)seed;
-    rt_error_set(err, "onednn: not found at configure time");
-    return -1;
+    return rt_dnnl_missing(err);
 #endif
 }

@@ -1,12 +1,18 @@
-/* Private helpers shared by the oneDNN implementations of the study (conv-onednn.c, lstm-onednn.c).
- */
+/* Private helpers shared by the oneDNN implementations of the study (conv-onednn.c, lstm-onednn.c
+ * and the transformer's through xformer-onednn.c): the engine, memories, reorders, timed execution,
+ * the end of a case's constructor. */
 #ifndef ROOFTIME_STUDY_ONEDNN_INTERNAL_H
 #define ROOFTIME_STUDY_ONEDNN_INTERNAL_H
 
 #include "rooftime-config.h"
 #include "rooftime/study/study-shapes.h"
+#include "rooftime/study/study-tensors.h"
 #include "rooftime/study/study-timer.h"
 #include "rooftime/util/error.h"
+
+/* What a oneDNN case's constructor returns in a build without oneDNN: -1, with "onednn: needs
+ * oneDNN (Debian libdnnl-dev), not found at configure time". */
+int rt_dnnl_missing(rt_error *err);
 
 #ifdef RT_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -20,7 +26,21 @@ typedef struct rt_dnnl_reorder {
     double bytes;
 } rt_dnnl_reorder;
 
+/* A CPU engine and its stream: what every oneDNN case of the study runs on. */
+typedef struct rt_dnnl_engine {
+    dnnl_engine_t eng;
+    dnnl_stream_t strm;
+} rt_dnnl_engine;
+
+/* 0, or -1 with "onednn: cannot create a CPU engine: ..." (nothing left open). */
+int rt_dnnl_engine_open(rt_dnnl_engine *e, rt_error *err);
+void rt_dnnl_engine_close(rt_dnnl_engine *e);
+
 const char *rt_dnnl_status(dnnl_status_t s);
+/* The error of a primitive oneDNN has none of here: "onednn: no bf16 LSTM backward on this CPU
+ * (oneDNN 2.7, ISA avx2): unimplemented"; what: "convolution", "LSTM". */
+void rt_dnnl_no_primitive(rt_error *err, const char *what, rt_precision prec, rt_pass pass,
+                          dnnl_status_t st);
 dnnl_data_type_t rt_dnnl_type(rt_precision p);
 /* Memory for md filled from n floats in plain layout `tag` (converted by an untimed reorder). */
 int rt_dnnl_mem_from_f32(dnnl_engine_t eng, dnnl_stream_t strm, const dnnl_memory_desc_t *md,
@@ -48,6 +68,9 @@ const char *rt_dnnl_impl(const_dnnl_primitive_desc_t pd);
  * implementation that names none, into unit (n bytes). Returns a sentence for the case's note when
  * the unit is the CPU's widest or unknown (caller frees), else NULL. */
 char *rt_dnnl_unit(const char *kind, const char *impl, rt_precision prec, char *unit, size_t n);
+/* The end of a oneDNN case's constructor: rc < 0 frees c (its own free) and returns -1; else c is
+ * *out and it returns 0. */
+int rt_dnnl_case_done(rt_study_case *c, int rc, rt_study_case **out);
 #endif
 
 #endif

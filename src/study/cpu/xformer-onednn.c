@@ -11,29 +11,6 @@
 #include "rooftime/util/strings.h"
 
 #ifdef RT_HAVE_DNNL
-int rt_xf_engine_open(rt_xf_engine *e, rt_error *err)
-{
-    e->eng = NULL;
-    e->strm = NULL;
-    dnnl_status_t st = dnnl_engine_create(&e->eng, dnnl_cpu, 0);
-    if (st == dnnl_success)
-        st = dnnl_stream_create(&e->strm, e->eng, dnnl_stream_default_flags);
-    if (st != dnnl_success) {
-        rt_error_set(err, "onednn: cannot create a CPU engine: %s", rt_dnnl_status(st));
-        rt_xf_engine_close(e);
-        return -1;
-    }
-    return 0;
-}
-
-void rt_xf_engine_close(rt_xf_engine *e)
-{
-    dnnl_stream_destroy(e->strm);
-    dnnl_engine_destroy(e->eng);
-    e->strm = NULL;
-    e->eng = NULL;
-}
-
 void rt_xf_md(dnnl_memory_desc_t *md, int nd, const dnnl_dim_t *dims, dnnl_data_type_t dt,
               const dnnl_dim_t *strides)
 {
@@ -60,7 +37,7 @@ static dnnl_format_tag_t plain_tag(int nd)
     return nd == 1 ? dnnl_a : nd == 2 ? dnnl_ab : nd == 3 ? dnnl_abc : dnnl_abcd;
 }
 
-int rt_xf_mem(rt_xf_engine *e, const dnnl_memory_desc_t *md, const float *values,
+int rt_xf_mem(rt_dnnl_engine *e, const dnnl_memory_desc_t *md, const float *values,
               dnnl_memory_t *out, rt_error *err)
 {
     *out = NULL;
@@ -77,8 +54,8 @@ int rt_xf_mem(rt_xf_engine *e, const dnnl_memory_desc_t *md, const float *values
     return 0;
 }
 
-int rt_xf_view(rt_xf_engine *e, const dnnl_memory_desc_t *md, dnnl_memory_t of, dnnl_memory_t *out,
-               rt_error *err)
+int rt_xf_view(rt_dnnl_engine *e, const dnnl_memory_desc_t *md, dnnl_memory_t of,
+               dnnl_memory_t *out, rt_error *err)
 {
     void *h = NULL;
     dnnl_memory_get_data_handle(of, &h);
@@ -91,7 +68,7 @@ int rt_xf_view(rt_xf_engine *e, const dnnl_memory_desc_t *md, dnnl_memory_t of, 
     return 0;
 }
 
-float *rt_xf_read(rt_xf_engine *e, dnnl_memory_t mem, size_t *n)
+float *rt_xf_read(rt_dnnl_engine *e, dnnl_memory_t mem, size_t *n)
 {
     const dnnl_memory_desc_t *md;
     dnnl_memory_get_memory_desc(mem, &md);
@@ -128,7 +105,7 @@ static int create(rt_xf_prim *k, dnnl_primitive_desc_t pd, const char *kind, con
     return 0;
 }
 
-int rt_xf_matmul(rt_xf_prim *k, rt_xf_engine *e, const char *name, const dnnl_memory_desc_t *src,
+int rt_xf_matmul(rt_xf_prim *k, rt_dnnl_engine *e, const char *name, const dnnl_memory_desc_t *src,
                  const dnnl_memory_desc_t *wei, const dnnl_memory_desc_t *dst,
                  dnnl_primitive_attr_t attr, rt_precision prec, rt_xf_count c,
                  dnnl_memory_desc_t *chosen, rt_error *err)
@@ -152,7 +129,7 @@ int rt_xf_matmul(rt_xf_prim *k, rt_xf_engine *e, const char *name, const dnnl_me
     return rc;
 }
 
-int rt_xf_softmax(rt_xf_prim *k, rt_xf_engine *e, const char *name, const dnnl_memory_desc_t *md,
+int rt_xf_softmax(rt_xf_prim *k, rt_dnnl_engine *e, const char *name, const dnnl_memory_desc_t *md,
                   int axis, rt_precision prec, rt_xf_count c, rt_error *err)
 {
     memset(k, 0, sizeof *k);
@@ -172,7 +149,7 @@ int rt_xf_softmax(rt_xf_prim *k, rt_xf_engine *e, const char *name, const dnnl_m
     return rc;
 }
 
-int rt_xf_binary(rt_xf_prim *k, rt_xf_engine *e, const char *name, dnnl_alg_kind_t alg,
+int rt_xf_binary(rt_xf_prim *k, rt_dnnl_engine *e, const char *name, dnnl_alg_kind_t alg,
                  const dnnl_memory_desc_t *src0, const dnnl_memory_desc_t *src1, rt_precision prec,
                  rt_xf_count c, rt_error *err)
 {
@@ -219,7 +196,7 @@ void rt_xf_arg(rt_xf_prim *k, int id, dnnl_memory_t m)
         k->args[k->nargs++] = (dnnl_exec_arg_t){id, m};
 }
 
-int rt_xf_run(rt_xf_prim *k, rt_xf_engine *e, rt_study_timer *t, rt_error *err)
+int rt_xf_run(rt_xf_prim *k, rt_dnnl_engine *e, rt_study_timer *t, rt_error *err)
 {
     return rt_dnnl_exec(k->p, e->strm, k->nargs, k->args, t, &k->cost, err);
 }
@@ -249,13 +226,10 @@ char *rt_xf_impls(const rt_xf_prim *k, int n)
 
 int rt_xf_case_done(rt_study_case *c, const rt_xf_prim *k, int n, int rc, rt_study_case **out)
 {
-    if (rc < 0) {
-        c->free(c);
-        return -1;
+    if (rc == 0) {
+        c->impl = rt_strdup(k[0].impl);
+        c->note = rt_xf_impls(k, n);
     }
-    c->impl = rt_strdup(k[0].impl);
-    c->note = rt_xf_impls(k, n);
-    *out = c;
-    return 0;
+    return rt_dnnl_case_done(c, rc, out);
 }
 #endif

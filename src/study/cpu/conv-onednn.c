@@ -21,8 +21,7 @@ typedef struct onednn_conv {
     rt_conv_shape s;
     rt_precision prec;
     rt_pass pass;
-    dnnl_engine_t eng;
-    dnnl_stream_t strm;
+    rt_dnnl_engine e;
     dnnl_primitive_t conv;
     dnnl_memory_t user[3], prim[3];
     rt_dnnl_reorder re[3];
@@ -49,23 +48,23 @@ static int conv_run(rt_study_case *base, rt_study_timer *t, rt_error *err)
     onednn_conv *d = (onednn_conv *)base;
     for (int i = 0; i < 3; i++)
         if (i != d->out_role &&
-            rt_dnnl_reorder_run(&d->re[i], d->strm, t, reorder_names[d->pass][i], err) < 0)
+            rt_dnnl_reorder_run(&d->re[i], d->e.strm, t, reorder_names[d->pass][i], err) < 0)
             return -1;
     dnnl_exec_arg_t args[3];
     for (int i = 0; i < 3; i++)
         args[i] = (dnnl_exec_arg_t){arg_ids[d->pass][i], d->prim[i]};
-    if (rt_dnnl_exec(d->conv, d->strm, 3, args, t, &d->cost, err) < 0)
+    if (rt_dnnl_exec(d->conv, d->e.strm, 3, args, t, &d->cost, err) < 0)
         return -1;
-    return rt_dnnl_reorder_run(&d->re[d->out_role], d->strm, t, reorder_names[d->pass][d->out_role],
-                               err);
+    return rt_dnnl_reorder_run(&d->re[d->out_role], d->e.strm, t,
+                               reorder_names[d->pass][d->out_role], err);
 }
 
 static float *conv_out(rt_study_case *base, size_t *n)
 {
     onednn_conv *d = (onednn_conv *)base;
     rt_error err;
-    float *f =
-        rt_dnnl_read_f32(d->eng, d->strm, d->user[d->out_role], user_tags[d->out_role], n, &err);
+    float *f = rt_dnnl_read_f32(d->e.eng, d->e.strm, d->user[d->out_role], user_tags[d->out_role],
+                                n, &err);
     if (!f) { /* a check with nothing to compare fails on its NaN */
         *n = 1;
         f = rt_xmalloc(sizeof *f);
@@ -82,8 +81,7 @@ static void conv_free(rt_study_case *base)
         dnnl_memory_destroy(d->user[i]);
     }
     dnnl_primitive_destroy(d->conv);
-    dnnl_stream_destroy(d->strm);
-    dnnl_engine_destroy(d->eng);
+    rt_dnnl_engine_close(&d->e);
     free(d->base.note);
     free(d->base.impl);
     free(d);
@@ -157,33 +155,23 @@ int rt_conv_onednn_new(const rt_conv_shape *s, rt_precision prec, rt_pass pass, 
         return -1;
     }
     onednn_conv *d = rt_xcalloc(1, sizeof *d);
-    d->base.run = conv_run;
-    d->base.out = conv_out;
-    d->base.free = conv_free;
+    d->base = (rt_study_case){.run = conv_run, .out = conv_out, .free = conv_free};
     d->s = *s;
     d->prec = prec;
     d->pass = pass;
     d->out_role = pass == RT_PASS_FWD ? 2 : pass == RT_PASS_BWD_DATA ? 0 : 1;
     dnnl_data_type_t dt = rt_dnnl_type(prec);
     dnnl_primitive_desc_t pd = NULL;
-    dnnl_status_t st = dnnl_engine_create(&d->eng, dnnl_cpu, 0);
-    if (st == dnnl_success)
-        st = dnnl_stream_create(&d->strm, d->eng, dnnl_stream_default_flags);
-    if (st != dnnl_success) {
-        rt_error_set(err, "onednn: cannot create a CPU engine: %s", rt_dnnl_status(st));
-        conv_free(&d->base);
-        return -1;
-    }
+    if (rt_dnnl_engine_open(&d->e, err) < 0)
+        return rt_dnnl_case_done(&d->base, -1, out);
     dnnl_data_type_t wdt = dt;
-    st = conv_pd(s, pass, dt, wdt, d->eng, &pd);
+    dnnl_status_t st = conv_pd(s, pass, dt, wdt, d->e.eng, &pd);
     if (st != dnnl_success && pass == RT_PASS_BWD_WEIGHTS && prec != RT_PREC_FP32) {
         wdt = dnnl_f32; /* some implementations write 16-bit weight gradients in f32 only */
-        st = conv_pd(s, pass, dt, wdt, d->eng, &pd);
+        st = conv_pd(s, pass, dt, wdt, d->e.eng, &pd);
     }
     if (st != dnnl_success) {
-        rt_error_set(err, "onednn: no %s convolution %s on this CPU (oneDNN %d.%d, ISA %s): %s",
-                     rt_precision_name(prec), rt_pass_name(pass), DNNL_VERSION_MAJOR,
-                     DNNL_VERSION_MINOR, rt_onednn_isa(), rt_dnnl_status(st));
+        rt_dnnl_no_primitive(err, "convolution", prec, pass, st);
         conv_free(&d->base);
         return -1;
     }
@@ -202,10 +190,10 @@ int rt_conv_onednn_new(const rt_conv_shape *s, rt_precision prec, rt_pass pass, 
         size_t n = (size_t)dims[i][0] * dims[i][1] * dims[i][2] * dims[i][3];
         float *vals = rt_xmalloc(n * sizeof *vals);
         rt_study_fill_random(vals, n, &seed); /* same order and seed as the other implementations */
-        rc = rt_dnnl_mem_from_f32(d->eng, d->strm, &umd, user_tags[i], vals, &d->user[i], err);
+        rc = rt_dnnl_mem_from_f32(d->e.eng, d->e.strm, &umd, user_tags[i], vals, &d->user[i], err);
         free(vals);
         if (rc == 0)
-            rc = rt_dnnl_reorder_init(&d->re[i], d->eng, d->user[i], pmd, i != d->out_role,
+            rc = rt_dnnl_reorder_init(&d->re[i], d->e.eng, d->user[i], pmd, i != d->out_role,
                                       &d->prim[i], err);
         tensor_bytes += (double)dnnl_memory_desc_get_size(pmd);
         snprintf(layouts[i], sizeof layouts[i], "%s", d->re[i].prim ? "reordered" : "plain");
@@ -250,18 +238,9 @@ int rt_conv_onednn_new(const rt_conv_shape *s, rt_precision prec, rt_pass pass, 
                                unit_note ? "; " : "", unit_note ? unit_note : "");
     free(unit_note);
     dnnl_primitive_desc_destroy(pd);
-    if (rc < 0) {
-        conv_free(&d->base);
-        return -1;
-    }
-    *out = &d->base;
-    return 0;
+    return rt_dnnl_case_done(&d->base, rc, out);
 #else
-    (void)prec;
-    (void)pass;
-    (void)seed;
-    (void)out;
-    rt_error_set(err, "onednn: needs oneDNN (Debian libdnnl-dev), not found at configure time");
-    return -1;
+    (void)prec, (void)pass, (void)seed;
+    return rt_dnnl_missing(err);
 #endif
 }

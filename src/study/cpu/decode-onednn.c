@@ -46,7 +46,7 @@ typedef struct decode_onednn {
     rt_study_case base;
     rt_decode_shape s;
     size_t esize;
-    rt_xf_engine e;
+    rt_dnnl_engine e;
     dnnl_memory_t m[M_COUNT];
     rt_xf_prim k[P_COUNT];
     rt_kernel_cost append;
@@ -97,7 +97,7 @@ static void onednn_free(rt_study_case *base)
         rt_xf_prim_release(&d->k[i]);
     for (int i = 0; i < M_COUNT; i++)
         dnnl_memory_destroy(d->m[i]);
-    rt_xf_engine_close(&d->e);
+    rt_dnnl_engine_close(&d->e);
     free(d->base.impl);
     free(d->base.note);
     free(d);
@@ -215,12 +215,11 @@ int rt_decode_onednn_new(const rt_study_point *pt, rt_precision prec, rt_pass pa
     d->esize = prec == RT_PREC_FP32 ? 4 : 2;
     rt_decode_data dd;
     rt_decode_data_init(&dd, &pt->dec, seed);
-    int rc = rt_xf_engine_open(&d->e, err) < 0 ? -1 : build(d, &dd, prec, err);
+    int rc = rt_dnnl_engine_open(&d->e, err) < 0 ? -1 : build(d, &dd, prec, err);
     rt_decode_data_release(&dd);
     return rt_xf_case_done(&d->base, d->k, P_COUNT, rc, out);
 #else
     (void)seed;
-    rt_error_set(err, "onednn: not found at configure time");
-    return -1;
+    return rt_dnnl_missing(err);
 #endif
 }

@@ -23,7 +23,7 @@ enum { M_Q, M_K, M_KT, M_V, M_S, M_O, M_MASK, M_COUNT };
 typedef struct attn_onednn {
     rt_study_case base;
     rt_attn_shape s;
-    rt_xf_engine e;
+    rt_dnnl_engine e;
     dnnl_memory_t m[M_COUNT];
     rt_dnnl_reorder kt; /* K's transposed view into a plain K^T */
     rt_xf_prim k[4];    /* qk, mask (causal only), softmax, pv */
@@ -54,7 +54,7 @@ static void onednn_free(rt_study_case *base)
     rt_dnnl_reorder_release(&a->kt);
     for (int i = 0; i < M_COUNT; i++)
         dnnl_memory_destroy(a->m[i]);
-    rt_xf_engine_close(&a->e);
+    rt_dnnl_engine_close(&a->e);
     free(a->base.impl);
     free(a->base.note);
     free(a);
@@ -150,12 +150,11 @@ int rt_attn_onednn_new(const rt_study_point *pt, rt_precision prec, rt_pass pass
     a->s = pt->attn;
     rt_attn_data d;
     rt_attn_data_init(&d, &pt->attn, seed);
-    int rc = rt_xf_engine_open(&a->e, err) < 0 ? -1 : build(a, &d, prec, err);
+    int rc = rt_dnnl_engine_open(&a->e, err) < 0 ? -1 : build(a, &d, prec, err);
     rt_attn_data_release(&d);
     return rt_xf_case_done(&a->base, a->k, 4, rc, out);
 #else
     (void)seed;
-    rt_error_set(err, "onednn: not found at configure time");
-    return -1;
+    return rt_dnnl_missing(err);
 #endif
 }

@@ -8,6 +8,7 @@
 
 #include "study-names.h"
 #include "study-xformer-findings.h"
+#include "rooftime/core/analysis-findings.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
 #include "rooftime/core/model.h"
@@ -16,28 +17,13 @@
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
+/* The swept parameters of a config, "batch=16 seq=32 ...". */
 static const char *tag(const rt_tags *t, const char *k)
 {
     const char *v = rt_tags_get(t, k);
     return v ? v : "";
 }
 
-/* "pytorch graphs" or "jax jit": the implementation and its variant. */
-static void impl_of(const rt_tags *t, char *buf, size_t n)
-{
-    const char *v = tag(t, "variant");
-    snprintf(buf, n, "%s%s%s", tag(t, "implementation"), *v ? " " : "", v);
-}
-
-/* "pytorch graphs fp16 lstm forward". */
-static void series_of(const rt_tags *t, char *buf, size_t n)
-{
-    char im[64];
-    impl_of(t, im, sizeof im);
-    snprintf(buf, n, "%s %s %s %s", im, tag(t, "precision"), tag(t, "operation"), tag(t, "pass"));
-}
-
-/* The swept parameters of a config, "batch=16 seq=32 ...". */
 static void params_of(const rt_tags *t, char *buf, size_t n)
 {
     static const char *const ps[] = {"batch",    "filters", "kernel", "stride",   "seq",
@@ -119,36 +105,7 @@ static void section_check(rt_findings *o, const rt_study_gpu_result *r)
 static void section_overhead(rt_findings *o, const rt_analysis *a)
 {
     rt_findings_section_add(o, "Overhead-bound configs (max(T_compute, T_bw) < n tau)");
-    rt_study_strset series = {0};
-    for (size_t c = 0; c < a->n_configs; c++) {
-        char s[160];
-        series_of(&a->configs[c].tags, s, sizeof s);
-        rt_study_strset_add(&series, s);
-    }
-    const char *head[] = {"series", "overhead-bound configs", "launches per config"};
-    rt_findings_table(o, 3, head);
-    for (size_t si = 0; si < series.n; si++) {
-        size_t nc = 0, ob = 0;
-        double nmin = INFINITY, nmax = 0;
-        for (size_t c = 0; c < a->n_configs; c++) {
-            char s[160];
-            series_of(&a->configs[c].tags, s, sizeof s);
-            if (strcmp(s, series.v[si]) != 0)
-                continue;
-            nc++;
-            ob += a->configs[c].v.overhead_bound;
-            nmin = fmin(nmin, a->configs[c].v.n);
-            nmax = fmax(nmax, a->configs[c].v.n);
-        }
-        char c1[32], c2[48];
-        snprintf(c1, sizeof c1, "%zu of %zu", ob, nc);
-        if (nmin == nmax)
-            snprintf(c2, sizeof c2, "%.0f", nmin);
-        else
-            snprintf(c2, sizeof c2, "%.0f to %.0f", nmin, nmax);
-        rt_findings_row(o, (const char *const[]){series.v[si], c1, c2});
-    }
-    rt_study_strset_release(&series);
+    rt_analysis_overhead_series(o, a, &(rt_overhead_series){rt_study_series_of, false, NULL});
     rt_findings_list(o);
     size_t nl = 0, unknown = 0;
     for (size_t c = 0; c < a->n_configs; c++) {
@@ -159,7 +116,7 @@ static void section_overhead(rt_findings *o, const rt_analysis *a)
         if (!cf->v.overhead_bound)
             continue;
         char s[160], p[128];
-        series_of(&cf->tags, s, sizeof s);
+        rt_study_series_of(&cf->tags, s, sizeof s);
         params_of(&cf->tags, p, sizeof p);
         rt_findings_item(o,
                          "Overhead-bound LSTM: %s %s (%.0f launches, %.3g µs of kernel time "
@@ -225,7 +182,7 @@ static void section_bounds(rt_findings *o, const rt_analysis *a)
     rt_study_strset keys = {0};
     for (size_t c = 0; c < a->n_configs; c++) {
         char im[64], k[96];
-        impl_of(&a->configs[c].tags, im, sizeof im);
+        rt_study_impl_of(&a->configs[c].tags, im, sizeof im);
         snprintf(k, sizeof k, "%s %s", im, tag(&a->configs[c].tags, "precision"));
         rt_study_strset_add(&keys, k);
     }
@@ -238,7 +195,7 @@ static void section_bounds(rt_findings *o, const rt_analysis *a)
         for (size_t c = 0; c < a->n_configs; c++) {
             const rt_config *cf = &a->configs[c];
             char im[64], k[96];
-            impl_of(&cf->tags, im, sizeof im);
+            rt_study_impl_of(&cf->tags, im, sizeof im);
             snprintf(k, sizeof k, "%s %s", im, tag(&cf->tags, "precision"));
             if (strcmp(k, keys.v[ki]) != 0)
                 continue;
@@ -335,7 +292,7 @@ static void section_amp(rt_findings *o, const rt_analysis *a)
     rt_study_strset series = {0};
     for (size_t c = 0; c < a->n_configs; c++) {
         char im[64], s[160];
-        impl_of(&a->configs[c].tags, im, sizeof im);
+        rt_study_impl_of(&a->configs[c].tags, im, sizeof im);
         snprintf(s, sizeof s, "%s %s %s", im, tag(&a->configs[c].tags, "operation"),
                  tag(&a->configs[c].tags, "pass"));
         rt_study_strset_add(&series, s);
@@ -355,7 +312,7 @@ static void section_amp(rt_findings *o, const rt_analysis *a)
             for (size_t c = 0; c < a->n_configs; c++) {
                 const rt_config *x = &a->configs[c];
                 char im[64], s[160];
-                impl_of(&x->tags, im, sizeof im);
+                rt_study_impl_of(&x->tags, im, sizeof im);
                 snprintf(s, sizeof s, "%s %s %s", im, tag(&x->tags, "operation"),
                          tag(&x->tags, "pass"));
                 if (strcmp(s, series.v[si]) != 0 || strcmp(tag(&x->tags, "precision"), lower[l]))
@@ -402,7 +359,7 @@ static void section_no_flops(rt_findings *o, const rt_analysis *a)
     rt_study_strset keys = {0};
     for (size_t i = 0; i < a->n_items; i++) {
         char im[64], k[96];
-        impl_of(&a->items[i].tags, im, sizeof im);
+        rt_study_impl_of(&a->items[i].tags, im, sizeof im);
         snprintf(k, sizeof k, "%s %s", im, tag(&a->items[i].tags, "precision"));
         rt_study_strset_add(&keys, k);
     }
@@ -416,7 +373,7 @@ static void section_no_flops(rt_findings *o, const rt_analysis *a)
         for (size_t i = 0; i < a->n_items; i++) {
             const rt_item *it = &a->items[i];
             char im[64], k[96];
-            impl_of(&it->tags, im, sizeof im);
+            rt_study_impl_of(&it->tags, im, sizeof im);
             snprintf(k, sizeof k, "%s %s", im, tag(&it->tags, "precision"));
             if (strcmp(k, keys.v[ki]) != 0)
                 continue;
