@@ -78,6 +78,7 @@
 #include "rooftime/import/conv-flops.h"
 #include "rooftime/import/csv-reader.h"
 #include "rooftime/import/import-check.h"
+#include "rooftime/import/importers.h"
 #include "rooftime/import/cupti.h"
 #include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
