@@ -5,18 +5,20 @@
 
 #include "rooftime/import/importers.h"
 
-/* The rows, in the order the usage and the list of an unknown importer show them. To add one:
- * its row beside its reader, and its two lines here. */
-extern const rt_importer rt_importer_ncu;    /* ncu/ncu-importer.c */
-extern const rt_importer rt_importer_table;  /* table/table-importer.c */
-extern const rt_importer rt_importer_onednn; /* onednn/onednn-importer.c */
-extern const rt_importer rt_importer_torch;  /* torch/torch-importer.c */
-extern const rt_importer rt_importer_cupti;  /* cupti/cupti-importer.c */
+/* The rows, in the order the usage and the list of an unknown importer show them, each
+ * `rt_importer_NAME` defined beside its reader in its room (NAME/...). To add one: one line. */
+#define ROWS(X)                                                                                    \
+    X(ncu)                                                                                         \
+    X(table)                                                                                       \
+    X(onednn)                                                                                      \
+    X(torch)                                                                                       \
+    X(cupti)                                                                                       \
+    /* the last line */
 
-const rt_importer *const rt_importers[] = {
-    &rt_importer_ncu,   &rt_importer_table, &rt_importer_onednn,
-    &rt_importer_torch, &rt_importer_cupti,
-};
+#define DECLARE(name) extern const rt_importer rt_importer_##name;
+ROWS(DECLARE)
+#define ROW(name) &rt_importer_##name,
+const rt_importer *const rt_importers[] = {ROWS(ROW)};
 const size_t rt_n_importers = sizeof rt_importers / sizeof rt_importers[0];
 
 const rt_importer *rt_importer_find(const char *name)
