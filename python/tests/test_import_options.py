@@ -144,7 +144,6 @@ def test_onednn_conv_flops_and_tag(repo, rooftime_bin, tmp_path):
         rooftime.import_onednn(src, threads=0)
 
 
-
 def test_import_kind_is_any_importer_by_name(repo, rooftime_bin, tmp_path):
     """import_kind reaches an importer by the name the library's table gives it, with its
     keywords: one with no function of its own needs no line in this package."""
