@@ -25,7 +25,9 @@ typedef struct import_cmd {
     void *state;
     const char *output;
     rt_tags tags;
-    char **files; /* the values of RT_IMPORT_FILE options: -o must not overwrite them */
+    /* The value of each RT_IMPORT_FILE option given (the last one, as it wins; by its index in
+     * the row), then packed to n_files: -o must not overwrite them. */
+    char **files;
     size_t n_files;
 } import_cmd;
 
@@ -103,9 +105,12 @@ static int parse_options(import_cmd *ic, int argc, char **argv)
         } else if (im->apply(ic->state, o, optarg, &err) != 0) {
             rc = cli_usage_error("import", "%s", err.msg);
         } else if (o->arg == RT_IMPORT_FILE) {
-            ic->files[ic->n_files++] = optarg;
+            ic->files[o - im->options] = optarg;
         }
     }
+    for (size_t i = 0; i < im->n_options; i++)
+        if (ic->files[i])
+            ic->files[ic->n_files++] = ic->files[i];
     free(short_opts);
     free(opts);
     return rc;
