@@ -71,6 +71,10 @@ expect 2 "import table reads one table at a time" -- import table -o "$TMP/x.jso
 expect 2 "import cupti reads one directory" -- import cupti -o "$TMP/x.json" "$P" "$P"
 expect 2 "is also an input" -- import table -o "$TMP/in.json" "$TMP/in.json"
 expect 2 "is also an input" -- import ncu -o "$TMP/in.json" "$TMP/in.json"
+# a file an option names, given many times: the last one counts, as it is the one read
+expect 2 "is also an input" -- import ncu --metrics a --metrics b --metrics c --metrics d \
+    --metrics e --metrics f --metrics g --metrics "$TMP/in.json" -o "$TMP/in.json" "$P"
+expect 2 "is also an input" -- import torch --ops "$TMP/in.json" -o "$TMP/in.json" "$P"
 cp "$P" "$TMP/in.svg"
 expect 2 "is also an input" -- plot --machine v100 -o "$TMP/in.svg" "$TMP/in.svg"
 check "inputs named as outputs are left unchanged" test "$(cksum <"$TMP/in.json")" = "$sum_before"

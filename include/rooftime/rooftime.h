@@ -80,6 +80,7 @@
 #include "rooftime/import/import-check.h"
 #include "rooftime/import/cupti-dir.h"
 #include "rooftime/import/cupti.h"
+#include "rooftime/import/importers.h"
 #include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu-units.h"

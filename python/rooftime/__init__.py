@@ -9,9 +9,9 @@ Every call goes to the C library through ctypes, which releases the GIL while it
 raise rooftime.Error with the library's message (file, line and field where known).
 """
 from ._lib import Error
-from .core import (Analysis, Chart, Diff, Machine, Profile, analyze, diff, import_cupti, import_ncu,
-                   import_onednn, import_table, import_torch, kernel_name_key, load_machine,
-                   load_profile, machine, machine_measure)
+from .core import (Analysis, Chart, Diff, Machine, Profile, analyze, diff, import_cupti, import_kind,
+                   import_ncu, import_onednn, import_table, import_torch, kernel_name_key,
+                   load_machine, load_profile, machine, machine_measure)
 from .across import Across, across
 from ._gate import GateRefused
 from . import torch  # noqa: E402  (rooftime.torch.profile)
@@ -20,5 +20,5 @@ from . import gpu  # noqa: E402  (rooftime.gpu.profile)
 __version__ = "0.1.0"
 __all__ = ["Error", "Machine", "Profile", "Analysis", "Chart", "machine", "machine_measure",
            "load_machine", "load_profile", "import_ncu", "import_table", "import_torch",
-           "import_onednn", "import_cupti", "kernel_name_key", "analyze", "diff", "Diff",
-           "GateRefused", "across", "Across", "torch", "gpu"]
+           "import_onednn", "import_cupti", "import_kind", "kernel_name_key", "analyze", "diff",
+           "Diff", "GateRefused", "across", "Across", "torch", "gpu"]

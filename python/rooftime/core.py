@@ -237,6 +237,12 @@ def _import(kind, paths, **options):
     return Profile(h, "%s %s" % (kind, ", ".join(ps)), ps)
 
 
+def import_kind(kind, paths, **options):
+    """Any importer of `rooftime import KIND` by its name ("ncu", "table", ...): the same as
+    import_KIND(paths, **options), for an importer without a function of its own here."""
+    return _import(kind, paths, **options)
+
+
 def import_ncu(paths, **options):
     """Nsight Compute `ncu --csv` outputs (one or several metric sets of the same run), as
     `rooftime import ncu`; options: metrics (a file), tensor_factor, arch ("sm_80"),

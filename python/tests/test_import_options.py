@@ -144,6 +144,20 @@ def test_onednn_conv_flops_and_tag(repo, rooftime_bin, tmp_path):
         rooftime.import_onednn(src, threads=0)
 
 
+def test_import_kind_is_any_importer_by_name(repo, rooftime_bin, tmp_path):
+    """import_kind reaches an importer by the name the library's table gives it, with its
+    keywords: one with no function of its own needs no line in this package."""
+    src = os.path.join(repo, CONV)
+    cli = imported(rooftime_bin, tmp_path, "onednn", [src], ["--threads", "2"])
+    same(rooftime.import_kind("onednn", src, threads=2), cli)
+    with pytest.raises(rooftime.Error,
+                       match=r"import: unknown kind .nvprof. \(ncu, table, onednn, torch or "
+                             r"cupti\)"):
+        rooftime.import_kind("nvprof", src)
+    with pytest.raises(TypeError, match="it takes conv_flops, threads, tag"):
+        rooftime.import_kind("onednn", src, within="x")
+
+
 KHEADER = ("correlation,name,start_ns,end_ns,device,context,stream,graph,grid_x,grid_y,grid_z,"
            "block_x,block_y,block_z,registers,shared_static,shared_dynamic")
 

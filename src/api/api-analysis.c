@@ -59,34 +59,6 @@ rt_profile *api_copy_profile(const rt_profile *p)
     return c;
 }
 
-/* --tau: an overhead of the machine by name, or a time (cli_analysis_apply). */
-int api_apply_tau(rt_machine *m, rt_profile **ps, size_t n, const char *tau)
-{
-    double secs;
-    const rt_overhead *oh = rt_machine_overhead(m, tau);
-    if (oh) {
-        for (size_t i = 0; i < n; i++)
-            rt_profile_set_overhead(ps[i], oh->name);
-        return 0;
-    }
-    if (rt_parse_time(tau, &secs) == 0) {
-        m->tau = secs;
-        rt_machine_set_str(&m->tau_method, "given with --tau");
-        for (size_t i = 0; i < n; i++)
-            rt_profile_set_overhead(ps[i], NULL);
-        return 0;
-    }
-    char have[512] = "";
-    for (size_t i = 0, off = 0; i < m->n_overheads && off + 1 < sizeof have; i++) {
-        int w =
-            snprintf(have + off, sizeof have - off, "%s%s", i ? ", " : "", m->overheads[i].name);
-        off += w > 0 ? (size_t)w : 0;
-    }
-    api_fail("tau takes a time (4.2us, 3e-6) or an overhead of machine '%s' (%s), not '%s'",
-             m->name, m->n_overheads ? have : "it has none", tau);
-    return -1;
-}
-
 rt_api_analysis *rt_api_analyze(const rt_machine *m, rt_profile *const *ps, size_t n,
                                 const char *mode, const char *tau, const char *reference,
                                 const char *group_by, const char *ignore)
@@ -122,16 +94,10 @@ rt_api_analysis *rt_api_analyze(const rt_machine *m, rt_profile *const *ps, size
     for (size_t i = 0; i < n; i++)
         if (!(a->ps[i] = a->owns_ps ? api_copy_profile(ps[i]) : ps[i]))
             goto fail;
-    if (reference) {
-        if (rt_reference_set(a->m, reference, &err) != 0) {
-            api_fail("%s", err.msg);
-            goto fail;
-        }
-    } else {
-        rt_reference_choose(a->m, a->ps, n);
-    }
-    if (tau && api_apply_tau(a->m, a->ps, a->n, tau) != 0)
+    if (rt_reference_tau_apply(a->m, a->ps, n, reference, tau, "tau", &err) != 0) {
+        api_fail("%s", err.msg);
         goto fail;
+    }
     a->group = rt_split_list(group_by, &a->n_group);
     a->ignore = rt_split_list(ignore, &a->n_ignore);
     return a;

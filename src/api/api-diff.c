@@ -68,16 +68,10 @@ char *rt_api_diff(const rt_profile *before, const rt_profile *after, const rt_ma
         if (!(mc = api_copy_machine(m)))
             goto done;
         /* the reference chosen from both runs as `analyze` chooses it, or given */
-        if (reference) {
-            if (rt_reference_set(mc, reference, &err) != 0) {
-                api_fail("%s", err.msg);
-                goto done;
-            }
-        } else {
-            rt_reference_choose(mc, ps, 2);
-        }
-        if (tau && api_apply_tau(mc, ps, 2, tau) != 0)
+        if (rt_reference_tau_apply(mc, ps, 2, reference, tau, "tau", &err) != 0) {
+            api_fail("%s", err.msg);
             goto done;
+        }
     }
     rt_diff_build(&d, ps[0], ps[1], by ? by : "name");
     diff_job j = {&d,
@@ -218,14 +212,10 @@ char *rt_api_gate(const rt_profile *const *before, size_t nb, const rt_profile *
     if (m) {
         if (!(mc = api_copy_machine(m)))
             goto done;
-        if (reference && rt_reference_set(mc, reference, &err) != 0) {
+        if (rt_reference_tau_apply(mc, ps, nb + na, reference, tau, "tau", &err) != 0) {
             api_fail("%s", err.msg);
             goto done;
         }
-        if (!reference)
-            rt_reference_choose(mc, ps, nb + na);
-        if (tau && api_apply_tau(mc, ps, nb + na, tau) != 0)
-            goto done;
     }
     go.m = mc;
     go.by = by ? by : "name";

@@ -30,8 +30,6 @@ char *api_findings_json(const rt_analysis *an);
 #include "rooftime/core/profile.h"
 rt_machine *api_copy_machine(const rt_machine *m);
 rt_profile *api_copy_profile(const rt_profile *p);
-/* --tau on m and the n profiles: an overhead of m by name, or a time; -1 with the error set. */
-int api_apply_tau(rt_machine *m, rt_profile **ps, size_t n, const char *tau);
 
 /* This process's rank, host and device, as the commands stamp on what they write (the launcher's
  * variables, read on each call); NULL with the error set when one holds a bad value. */

@@ -1,8 +1,7 @@
 /* The CUPTI collector from the command's side: finding librooftime-cupti.so, its directory, and
- * `import cupti --reevaluate` through the entry point it exports (cli-cupti.h). */
+ * the paths of an imported collector directory once moved (cli-cupti.h); `import cupti
+ * --reevaluate` loads it through rt_cupti_reevaluate. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,7 +11,6 @@
 
 #include "cli-cupti.h"
 #include "commands.h"
-#include "rooftime/import/cupti-dir.h"
 #include "rooftime/import/cupti.h"
 #include "rooftime/util/strings.h"
 
@@ -38,59 +36,6 @@ char *cli_cupti_library(void)
         free(p);
     }
     return NULL;
-}
-
-static void add_warning(void *ctx, const char *msg)
-{
-    rt_warnings_add(ctx, "%s", msg);
-}
-
-int cli_cupti_reevaluate(const char *dir, char **scratch, rt_warnings *w)
-{
-    *scratch = NULL;
-    char *lib = cli_cupti_library();
-    if (!lib) {
-        cli_error("--reevaluate: " CLI_CUPTI_NOT_FOUND);
-        return -1;
-    }
-    int rc = -1;
-    /* Left loaded: libcupti, a dependency, is not made to be unloaded. */
-    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        cli_error("--reevaluate: cannot load %s: %s (it needs CUPTI's libcupti.so of the CUDA "
-                  "toolkit it was built with)",
-                  lib, dlerror());
-        goto out;
-    }
-    rt_cupti_reevaluate_fn fn = (rt_cupti_reevaluate_fn)dlsym(h, RT_CUPTI_REEVALUATE_SYMBOL);
-    if (!fn) {
-        cli_error("--reevaluate: %s has no %s (a collector older than this rooftime?)", lib,
-                  RT_CUPTI_REEVALUATE_SYMBOL);
-        goto out;
-    }
-    const char *tmp = getenv("TMPDIR");
-    char *s = rt_asprintf("%s/rooftime-reevaluate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(s)) {
-        cli_error("--reevaluate: cannot create a directory '%s': %s", s, strerror(errno));
-        free(s);
-        goto out;
-    }
-    char err[4096] = "";
-    long n = fn(dir, s, add_warning, w, err, sizeof err);
-    if (n < 0) {
-        cli_error("%s", err);
-        rt_cupti_remove_dir(s);
-        free(s);
-        goto out;
-    }
-    fprintf(stderr,
-            "rooftime: import: %ld counter ranges evaluated again from the raw images in %s (%s)\n",
-            n, dir, lib);
-    *scratch = s;
-    rc = 0;
-out:
-    free(lib);
-    return rc;
 }
 
 /* s with each from at a path boundary (followed by '/' or the end) replaced by to; NULL when none.

@@ -1,6 +1,5 @@
 /* The CUPTI collector librooftime-cupti.so from the command's side (cli-cupti.c): where it is, the
- * directory it writes, and the re-evaluation of kept raw counter images it exports, loaded with
- * dlopen (`import cupti --reevaluate`; the import wing cannot link the collector). */
+ * directory it writes (`import cupti --reevaluate` loads it through rt_cupti_reevaluate). */
 #ifndef ROOFTIME_CLI_CUPTI_H
 #define ROOFTIME_CLI_CUPTI_H
 
@@ -15,10 +14,6 @@
  * ../lib; NULL when there is none. The caller frees it. */
 char *cli_cupti_library(void);
 
-/* Evaluate dir's raw counter images again through the collector's entry point, into a new
- * scratch directory (*scratch, heap; remove it with rt_cupti_remove_dir). Warnings go to w.
- * 0, or -1 after printing the error. */
-int cli_cupti_reevaluate(const char *dir, char **scratch, rt_warnings *w);
 
 /* Paths under from (the collector's directory as imported) rewritten under to in the provenance's
  * inputs and notes: where it was moved. */

@@ -206,36 +206,8 @@ int cli_analysis_apply(const cli_analysis_opts *o, const char *cmd, rt_machine *
                        size_t n)
 {
     rt_error err;
-    if (o->reference) {
-        if (rt_reference_set(m, o->reference, &err) != 0)
-            return cli_usage_error(cmd, "%s", err.msg);
-    } else {
-        rt_reference_choose(m, ps, n);
-    }
-    if (!o->tau)
-        return 0;
-    double secs;
-    const rt_overhead *oh = rt_machine_overhead(m, o->tau);
-    if (oh) {
-        for (size_t i = 0; i < n; i++)
-            rt_profile_set_overhead(ps[i], oh->name);
-    } else if (rt_parse_time(o->tau, &secs) == 0) {
-        m->tau = secs;
-        rt_machine_set_str(&m->tau_method, "given with --tau");
-        for (size_t i = 0; i < n; i++)
-            rt_profile_set_overhead(ps[i], NULL);
-    } else {
-        char have[512] = "";
-        for (size_t i = 0, off = 0; i < m->n_overheads && off + 1 < sizeof have; i++) {
-            int w = snprintf(have + off, sizeof have - off, "%s%s", i ? ", " : "",
-                             m->overheads[i].name);
-            off += w > 0 ? (size_t)w : 0;
-        }
-        return cli_usage_error(cmd,
-                               "--tau takes a time (4.2us, 3e-6) or an overhead of machine '%s' "
-                               "(%s), not '%s'",
-                               m->name, m->n_overheads ? have : "it has none", o->tau);
-    }
+    if (rt_reference_tau_apply(m, ps, n, o->reference, o->tau, "--tau", &err) != 0)
+        return cli_usage_error(cmd, "%s", err.msg);
     return 0;
 }
 

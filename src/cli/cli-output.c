@@ -62,17 +62,6 @@ int cli_output_check(const char *cmd, const char *path, char *const *inputs, siz
     return 0;
 }
 
-int cli_path_in_dir(const char *path, const char *dir)
-{
-    const char *slash = strrchr(path, '/');
-    char *parent = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
-    struct stat sp, sd;
-    int in = parent && stat(parent, &sp) == 0 && stat(dir, &sd) == 0 && S_ISDIR(sd.st_mode) &&
-             sp.st_dev == sd.st_dev && sp.st_ino == sd.st_ino;
-    free(parent);
-    return in;
-}
-
 enum { CLI_OUTPUT_BUF = 1 << 18 };
 
 int cli_output_open(cli_output *o, const char *cmd, const char *path, char *const *inputs,

@@ -20,10 +20,6 @@ int cli_output_is_input(const char *path, char *const *inputs, size_t n_inputs);
  */
 int cli_output_check(const char *cmd, const char *path, char *const *inputs, size_t n_inputs);
 
-/* True when path lies directly in the directory dir (the same directory by device and inode):
- * for outputs written into a directory that an input also lives in or is. */
-int cli_path_in_dir(const char *path, const char *dir);
-
 /* A text output: an atomic file when path is set, else standard output. */
 typedef struct cli_output {
     const char *path;

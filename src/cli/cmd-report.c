@@ -19,6 +19,7 @@
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/render/report.h"
+#include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
 
@@ -35,7 +36,7 @@ static int check_inputs(const char *dir, char *const *profiles, size_t n, const 
         size_t len = strlen(base);
         int ours =
             strcmp(base, "report.html") == 0 || (len > 4 && strcmp(base + len - 4, ".svg") == 0);
-        if (cli_output_is_input(dir, (char **)&in, 1) || (ours && cli_path_in_dir(in, dir)))
+        if (cli_output_is_input(dir, (char **)&in, 1) || (ours && rt_path_in_dir(in, dir)))
             return cli_usage_error("report", "-o '%s' would overwrite the input '%s'", dir, in);
     }
     return 0;

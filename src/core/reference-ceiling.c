@@ -1,5 +1,5 @@
 /* The reference unit and level: chosen from the measured peaks and what the profiles use, not by
- * name. */
+ * name; and the reference and tau an analysis is run with. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "rooftime/core/profile.h"
 #include "rooftime/core/reference-ceiling.h"
 #include "rooftime/util/error.h"
+#include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
 
 bool rt_analysis_uses_unit(const rt_analysis *a, size_t u)
@@ -151,4 +152,40 @@ int rt_reference_set(rt_machine *m, const char *spec, rt_error *err)
 out:
     free(s);
     return rc;
+}
+
+int rt_reference_tau_apply(rt_machine *m, rt_profile **ps, size_t n, const char *reference,
+                           const char *tau, const char *tau_option, rt_error *err)
+{
+    if (reference) {
+        if (rt_reference_set(m, reference, err) != 0)
+            return -1;
+    } else {
+        rt_reference_choose(m, ps, n);
+    }
+    if (!tau)
+        return 0;
+    double secs;
+    const rt_overhead *oh = rt_machine_overhead(m, tau);
+    if (oh) {
+        for (size_t i = 0; i < n; i++)
+            rt_profile_set_overhead(ps[i], oh->name);
+        return 0;
+    }
+    if (rt_parse_time(tau, &secs) == 0) {
+        m->tau = secs;
+        rt_machine_set_str(&m->tau_method, "given with --tau");
+        for (size_t i = 0; i < n; i++)
+            rt_profile_set_overhead(ps[i], NULL);
+        return 0;
+    }
+    char have[512] = "";
+    for (size_t i = 0, off = 0; i < m->n_overheads && off + 1 < sizeof have; i++) {
+        int w =
+            snprintf(have + off, sizeof have - off, "%s%s", i ? ", " : "", m->overheads[i].name);
+        off += w > 0 ? (size_t)w : 0;
+    }
+    rt_error_set(err, "%s takes a time (4.2us, 3e-6) or an overhead of machine '%s' (%s), not '%s'",
+                 tau_option, m->name, m->n_overheads ? have : "it has none", tau);
+    return -1;
 }

@@ -110,3 +110,14 @@ int rt_mkdir_p(const char *path, rt_error *err)
     free(buf);
     return 0;
 }
+
+int rt_path_in_dir(const char *path, const char *dir)
+{
+    const char *slash = strrchr(path, '/');
+    char *parent = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    struct stat sp, sd;
+    int in = parent && stat(parent, &sp) == 0 && stat(dir, &sd) == 0 && S_ISDIR(sd.st_mode) &&
+             sp.st_dev == sd.st_dev && sp.st_ino == sd.st_ino;
+    free(parent);
+    return in;
+}

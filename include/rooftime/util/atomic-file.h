@@ -26,4 +26,7 @@ int rt_write_file_atomic(const char *path, const void *data, size_t n, rt_error 
 /* Make a directory and its parents (like mkdir -p). */
 int rt_mkdir_p(const char *path, rt_error *err);
 
+/* True when path would be written into directory dir (its parent is dir, by device and inode). */
+int rt_path_in_dir(const char *path, const char *dir);
+
 #endif
