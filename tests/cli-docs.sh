@@ -1,41 +1,24 @@
-# Docs the build keeps true: every source file under src/ is named in docs/architecture.md, and
-# every public header under include/rooftime/ is reachable from rooftime.h through its includes.
-# Files are matched by name, so a file that moves keeps passing as long as the docs name it; two
-# files of the same name in different folders must each be named with their folder (`ncu/read.c`).
+# Docs the build keeps true: docs/architecture.md's inventory has one row per source file under
+# src/ (its path from src/) and no row for a file that is gone, and every public header under
+# include/rooftime/ is reachable from rooftime.h through its includes.
 . "$(dirname "$0")/lib.sh"
 
 # missing_sources SRC DOC: the .c/.cpp files under SRC (relative paths) that DOC does not name in
 # backticks, alone (`ncu.c`) or at the end of a path (`src/import/ncu.c`, `ncu/ncu.c`).
-missing_sources() {
+# The inventory's paths (rows "| `path` | ... |" after "## Inventory") against the tree: one
+# line "missing<TAB>path" per source file without a row, "stale<TAB>path" per row without a file,
+# "twice<TAB>path" per path with two rows.
+inventory_diff() {
     local src=$1 doc=$2
-    grep -oE '`[^`]+`' "$doc" | tr -d '`' | sort -u >"$TMP/named"
-    find "$src" -type f \( -name '*.c' -o -name '*.cpp' \) | sed "s|^$src/||" | LC_ALL=C sort >"$TMP/sources"
-    awk -F/ '
-        NR == FNR { named[$0] = 1; next }
-        { base[FNR] = $NF; path[FNR] = $0; count[$NF]++; n = FNR }
-        END {
-            for (i = 1; i <= n; i++) {
-                b = base[i]
-                want = b
-                if (count[b] > 1) { # a name shared by several files must come with its folder
-                    k = split(path[i], part, "/")
-                    want = part[k - 1] "/" b
-                }
-                found = 0
-                for (t in named)
-                    if (t == want || (length(t) > length(want) &&
-                                      substr(t, length(t) - length(want)) == "/" want)) {
-                        found = 1
-                        break
-                    }
-                if (!found)
-                    print path[i] "\t" want
-            }
-        }' "$TMP/named" "$TMP/sources"
+    sed -n '/^## Inventory/,$p' "$doc" | sed -n 's/^| `\([^`]*\)` |.*/\1/p' | grep -v '^src/' |
+        LC_ALL=C sort >"$TMP/rows"
+    (cd "$src" && find . -type f \( -name '*.c' -o -name '*.cpp' \)) | sed 's|^\./||' |
+        LC_ALL=C sort >"$TMP/sources"
+    LC_ALL=C comm -23 "$TMP/sources" <(LC_ALL=C sort -u "$TMP/rows") | sed 's/^/missing\t/'
+    LC_ALL=C comm -13 "$TMP/sources" <(LC_ALL=C sort -u "$TMP/rows") | sed 's/^/stale\t/'
+    uniq -d "$TMP/rows" | sed 's/^/twice\t/'
 }
 
-# unreachable_headers INCLUDE: the headers under INCLUDE/rooftime that INCLUDE/rooftime/rooftime.h
-# does not reach by following #include "rooftime/..." lines.
 unreachable_headers() {
     local inc=$1
     : >"$TMP/seen"
@@ -59,12 +42,16 @@ DOC="$SRC/docs/architecture.md"
 check "docs/architecture.md exists" test -f "$DOC"
 
 # ---- the tree ----
-missing_sources "$SRC/src" "$DOC" >"$TMP/missing"
-while IFS="$(printf '\t')" read -r path want; do
-    echo "FAIL: src/$path is not named in docs/architecture.md: name it as \`$want\` in its wing's row"
+inventory_diff "$SRC/src" "$DOC" >"$TMP/inventory"
+while IFS="$(printf '\t')" read -r what path; do
+    case $what in
+    missing) echo "FAIL: src/$path has no row in docs/architecture.md's inventory: add \`$path\` there (python3 scripts/architecture-inventory.py --write)" ;;
+    stale) echo "FAIL: docs/architecture.md's inventory names $path, which is not under src/: remove its row" ;;
+    twice) echo "FAIL: docs/architecture.md's inventory names $path twice" ;;
+    esac
     FAILS=$((FAILS + 1))
-done <"$TMP/missing"
-check "every source file under src/ is named in docs/architecture.md" test ! -s "$TMP/missing"
+done <"$TMP/inventory"
+check "docs/architecture.md's inventory and the source files under src/ agree" test ! -s "$TMP/inventory"
 
 unreachable_headers "$SRC/include" >"$TMP/unreached"
 while read -r h; do
@@ -82,14 +69,15 @@ printf '#include "rooftime/rooftime.h"\nint main(void) { return 0; }\n' >"$TMP/u
 check "rooftime.h compiles alone (C11, -Wall -Wextra -Werror)" \
     "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$SRC/include" "$TMP/umbrella.c"
 
-# ---- the checks can fail: a scratch tree with one source unnamed and one header unreachable ----
+# ---- the checks can fail: a scratch tree with a source without a row, a row without a source,
+# a row twice, and a header unreachable ----
 S="$TMP/scratch"
-mkdir -p "$S/src/wing/room" "$S/src/wing/other" "$S/include/rooftime/wing"
-touch "$S/src/wing/named.c" "$S/src/wing/unnamed.c" "$S/src/wing/room/same.c" "$S/src/wing/other/same.c"
-printf 'the wing (`named.c`, `src/wing/room/same.c`, `same.c`)\n' >"$S/doc.md"
-missing_sources "$S/src" "$S/doc.md" | cut -f1 >"$TMP/got"
-printf 'wing/other/same.c\nwing/unnamed.c\n' >"$TMP/want"
-check "the check finds an unnamed source, and a shared name without its folder" \
+mkdir -p "$S/src/wing/room" "$S/include/rooftime/wing"
+touch "$S/src/wing/named.c" "$S/src/wing/unnamed.c" "$S/src/wing/room/same.c"
+printf '## Inventory\n\n| `wing/named.c` | x |\n| `wing/room/same.c` | y |\n| `wing/room/same.c` | y |\n| `wing/gone.c` | z |\n' >"$S/doc.md"
+inventory_diff "$S/src" "$S/doc.md" | LC_ALL=C sort >"$TMP/got"
+printf 'missing\twing/unnamed.c\nstale\twing/gone.c\ntwice\twing/room/same.c\n' | LC_ALL=C sort >"$TMP/want"
+check "the check finds a source without a row, a row without a source and a row twice" \
     cmp -s "$TMP/got" "$TMP/want"
 printf '#include "rooftime/wing/a.h"\n' >"$S/include/rooftime/rooftime.h"
 printf '#include "rooftime/wing/b.h"\n' >"$S/include/rooftime/wing/a.h"

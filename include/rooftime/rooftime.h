@@ -94,6 +94,7 @@
 #include "rooftime/render/chart-across.h"
 #include "rooftime/render/chart.h"
 #include "rooftime/render/draw.h"
+#include "rooftime/render/report-run.h"
 #include "rooftime/render/report.h"
 #include "rooftime/probe/cpu-detect.h"
 #include "rooftime/probe/gpu-conv.h"

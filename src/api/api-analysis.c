@@ -19,6 +19,7 @@
 #include "rooftime/formats/hints-json.h"
 #include "rooftime/render/chart.h"
 #include "rooftime/render/draw.h"
+#include "rooftime/render/report-run.h"
 #include "rooftime/render/report.h"
 #include "rooftime/util/format.h"
 #include "rooftime/util/strings.h"
@@ -304,10 +305,11 @@ int rt_api_analysis_report(rt_api_analysis *a, const rt_api_report_opts *o, cons
         api_fail("%s", err.msg);
         return -1;
     }
-    /* as `report`: single mode by default, and the hier analysis beside it */
+    /* as `report`: single mode by default, and the hier charts beside it drawn from the same
+     * analysis (rt_report_write_run), not from a second one */
     rt_mode mode = a->mode_given ? a->mode : RT_MODE_SINGLE;
-    rt_analysis *an = in_mode(a, mode), *hier = NULL;
-    if (!an || (mode != RT_MODE_HIER && !(hier = in_mode(a, RT_MODE_HIER))))
+    rt_analysis *an = in_mode(a, mode);
+    if (!an)
         return -1;
     rt_verdict_hints hints = {0};
     if (rt_verdict_hints_load(NULL, &hints, &err) != 0) {
@@ -316,23 +318,17 @@ int rt_api_analysis_report(rt_api_analysis *a, const rt_api_report_opts *o, cons
     }
     size_t n_split = 0;
     char **split = rt_split_list(o->split_by, &n_split);
-    rt_findings *callouts = rt_analysis_findings(an);
-    rt_findings *summary = rt_analysis_summary(an, &hints);
     rt_report_opts ro = {.title = o->title,
                          .split_by = (const char *const *)split,
                          .n_split_by = n_split,
                          .series_by = o->series_by,
                          .marker_by = o->marker_by,
                          .fill_by = o->fill_by,
-                         .callouts = callouts,
-                         .summary = summary,
                          .points = points,
                          .all_roofs = o->all_roofs != 0};
-    int rc = rt_report_write(an, hier, a->ps, a->n, &ro, dir, &err);
+    int rc = rt_report_write_run(an, a->ps, a->n, &hints, &ro, dir, &err);
     if (rc != 0)
         api_fail("%s", err.msg);
-    rt_findings_free(callouts);
-    rt_findings_free(summary);
     rt_verdict_hints_release(&hints);
     rt_free_list(split, n_split);
     return rc;

@@ -9,8 +9,6 @@
 #include "cli-output.h"
 #include "cli-inputs.h"
 #include "commands.h"
-#include "rooftime/core/analysis-findings.h"
-#include "rooftime/core/analysis-phases.h"
 #include "rooftime/core/analysis.h"
 #include "rooftime/core/findings.h"
 #include "rooftime/core/hints.h"
@@ -18,6 +16,7 @@
 #include "rooftime/core/machine.h"
 #include "rooftime/core/model.h"
 #include "rooftime/core/profile.h"
+#include "rooftime/render/report-run.h"
 #include "rooftime/render/report.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
@@ -87,40 +86,29 @@ static int write_report(const report_args *o, const rt_machine *m, rt_profile **
         cli_error("%s", err.msg);
     } else {
         warn_unused_tags(o, a);
-        /* a generation loop (kernels tagged with their phase): the phases first, and one set of
-         * charts per phase unless --split-by says otherwise */
-        static const char *const by_phase[] = {"phase"};
-        rt_findings *phases = rt_analysis_phases(a);
-        bool split_phase = phases && !o->n_split;
-        rt_findings *callouts = rt_analysis_findings(a);
-        rt_findings *summary = rt_analysis_summary(a, &hints);
         rt_report_section sec = {"Stragglers across ranks", NULL};
         if (o->across)
             sec.html = across_html = cli_across_section(ps, paths, n_ps, m);
+        /* a generation loop's phases first, one set of charts per phase unless --split-by says
+         * otherwise (rt_report_write_run) */
         rt_report_opts ro = {.title = o->title,
-                             .split_by = split_phase ? by_phase : o->split,
-                             .n_split_by = split_phase ? 1 : o->n_split,
-                             .findings = phases,
+                             .split_by = o->split,
+                             .n_split_by = o->n_split,
                              .series_by = o->series,
                              .marker_by = o->marker,
                              .fill_by = o->fill,
-                             .callouts = callouts,
-                             .summary = summary,
                              .points = o->points,
                              .all_roofs = o->all_roofs,
                              .sections = o->across ? &sec : NULL,
                              .n_sections = o->across ? 1 : 0};
         if (o->across && !across_html) {
             /* cli_across_section said why */
-        } else if (rt_report_write_modes(a, ps, n_ps, &ro, o->output, &err) != 0) {
+        } else if (rt_report_write_run(a, ps, n_ps, &hints, &ro, o->output, &err) != 0) {
             cli_error("%s", err.msg);
         } else {
             printf("%s/report.html\n", o->output);
             rc = RT_EXIT_OK;
         }
-        rt_findings_free(callouts);
-        rt_findings_free(summary);
-        rt_findings_free(phases);
     }
     rt_verdict_hints_release(&hints);
     if (cli_frees_at_exit()) { /* else the exit does */
