@@ -50,6 +50,17 @@ for f in d["measurement"]["flops"]:
     assert f["min"] <= f["ceiling"] <= f["max"] * (1 + 1e-9) and 0 <= f["clean_trials"] <= 12, f
 assert all(len(p) == 5 for c in d["measurement"]["bandwidth"]["curves"] for p in c["points"])
 assert set(d["measurement"]["stage_seconds"]) == {"clock", "compute", "bandwidth", "overheads"}
+# every level's bandwidth is the faster of the read and the update (read and written back in
+# place) kernels' plateaus at the most threads, and says which
+bw = d["measurement"]["bandwidth"]
+assert {c["kernel"] for c in bw["curves"]} >= {"read", "copy", "triad", "update"}
+most = max(c["threads"] for c in bw["curves"])
+plat = {(p["kernel"], p["name"]): p["bytes_per_s"] for p in bw["levels"]
+        if p["threads"] == most and p["found"]}
+for u in d["levels"]:
+    k = u["note"].split(" ")[0]
+    assert k in ("read", "update") and u["bytes_per_s"] == plat[(k, u["name"])], u
+    assert u["bytes_per_s"] >= max(plat.get((q, u["name"]), 0) for q in ("read", "update")), u
 PY
     check "ceilings, typical figures and clean trials in the file" test $? -eq 0
     check "no temporary file left" test -z "$(ls "$TMP" | grep tmp)"

@@ -140,6 +140,8 @@ static void test_bandwidth_kernels(void **state)
                 ((uint64_t *)buf)[1] += 1; /* in vector 0, which every read kernel sums */
             else if (k == RT_BW_COPY)
                 ((double *)buf)[0] = 42;
+            else if (k == RT_BW_UPDATE)
+                ((double *)buf)[1021] = 7; /* element 1021 holds 1021 after every pass */
             else
                 ((double *)buf)[bytes / 3 / 8] = 5; /* y[0]: x[0] becomes 5 + 0.5 * 2 */
             if (rt_bw_run(k, isa, buf, bytes, 2) == 0)

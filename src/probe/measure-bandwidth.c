@@ -1,5 +1,5 @@
-/* Memory bandwidth kernels (read, copy, triad) with SSE, AVX2 or AVX-512 loads, each checked
- * against what it must have computed. */
+/* Memory bandwidth kernels (read, copy, triad, update) with SSE, AVX2 or AVX-512 loads, each
+ * checked against what it must have computed. */
 #include <stdint.h>
 #include <stddef.h>
 
@@ -13,11 +13,16 @@
 /* Keeps the compiler from merging or hoisting passes: memory may have changed in between. */
 #define RT_CLOBBER() __asm__ volatile("" ::: "memory")
 
-static const char *const kind_names[] = {"read", "copy", "triad"};
+static const char *const kind_names[] = {"read", "copy", "triad", "update"};
 
 const char *rt_bw_kind_name(rt_bw_kind k)
 {
     return (unsigned)k < RT_BW_NKINDS ? kind_names[k] : "?";
+}
+
+double rt_bw_traffic(rt_bw_kind k)
+{
+    return k == RT_BW_UPDATE ? 2.0 : 1.0;
 }
 
 /*
@@ -124,6 +129,27 @@ const char *rt_bw_kind_name(rt_bw_kind k)
         }                                                                                          \
     }
 
+/* Update: x = s x + t in place over the whole buffer (the Empirical Roofline Toolkit's kernel: each
+ * element read and written back), with s = 1 and t = 0 read through a volatile, so the values stay
+ * and the compiler cannot know it. */
+#define RT_UPDATE_KERNEL(NAME, TARGET, VT, LOAD, STORE, SET1, MULADD)                              \
+    __attribute__((target(TARGET))) static void NAME(void *buf, size_t bytes, long passes)         \
+    {                                                                                              \
+        VT *x = (VT *)buf;                                                                         \
+        size_t n = bytes / sizeof(VT);                                                             \
+        volatile double sv = 1.0, tv = 0.0;                                                        \
+        VT s = SET1(sv), t = SET1(tv);                                                             \
+        for (long r = 0; r < passes; r++) {                                                        \
+            for (size_t i = 0; i < n; i += 4) {                                                    \
+                STORE((void *)(x + i), MULADD(LOAD((const void *)(x + i)), s, t));                 \
+                STORE((void *)(x + i + 1), MULADD(LOAD((const void *)(x + i + 1)), s, t));         \
+                STORE((void *)(x + i + 2), MULADD(LOAD((const void *)(x + i + 2)), s, t));         \
+                STORE((void *)(x + i + 3), MULADD(LOAD((const void *)(x + i + 3)), s, t));         \
+            }                                                                                      \
+            RT_CLOBBER();                                                                          \
+        }                                                                                          \
+    }
+
 #if defined(__x86_64__)
 #define RT_SSE_MULADD(a, b, c) _mm_add_pd(_mm_mul_pd(a, b), c)
 RT_READ_KERNEL(read_sse, "sse2", __m128i, _mm_load_si128, _mm_add_epi64, _mm_setzero_si128,
@@ -140,6 +166,11 @@ RT_TRIAD_KERNEL(triad_avx2, "avx2,fma", __m256d, _mm256_load_pd, _mm256_store_pd
                 _mm256_fmadd_pd)
 RT_TRIAD_KERNEL(triad_avx512, "avx512f", __m512d, _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd,
                 _mm512_fmadd_pd)
+RT_UPDATE_KERNEL(update_sse, "sse2", __m128d, _mm_load_pd, _mm_store_pd, _mm_set1_pd, RT_SSE_MULADD)
+RT_UPDATE_KERNEL(update_avx2, "avx2,fma", __m256d, _mm256_load_pd, _mm256_store_pd, _mm256_set1_pd,
+                 _mm256_fmadd_pd)
+RT_UPDATE_KERNEL(update_avx512, "avx512f", __m512d, _mm512_load_pd, _mm512_store_pd, _mm512_set1_pd,
+                 _mm512_fmadd_pd)
 #endif
 
 /* Portable versions for the scalar level (builds on other architectures). */
@@ -182,6 +213,18 @@ static void triad_scalar(void *buf, size_t bytes, long passes)
     for (long r = 0; r < passes; r++) {
         for (size_t i = 0; i < third / 8; i++)
             x[i] = y[i] + s * z[i];
+        RT_CLOBBER();
+    }
+}
+
+static void update_scalar(void *buf, size_t bytes, long passes)
+{
+    double *x = buf;
+    volatile double sv = 1.0, tv = 0.0;
+    double s = sv, t = tv;
+    for (long r = 0; r < passes; r++) {
+        for (size_t i = 0; i < bytes / 8; i++)
+            x[i] = s * x[i] + t;
         RT_CLOBBER();
     }
 }
@@ -230,6 +273,10 @@ void rt_bw_fill(rt_bw_kind kind, void *buf, size_t bytes)
             a[j] = (double)(j & 1023);
             b[j] = -1.0;
         }
+    } else if (kind == RT_BW_UPDATE) {
+        double *x = buf;
+        for (size_t j = 0; j < bytes / 8; j++)
+            x[j] = (double)(j & 1023);
     } else {
         size_t n = bytes / 3 / 8;
         double *x = buf, *y = x + n, *z = y + n;
@@ -250,6 +297,17 @@ static int check_copy(const void *buf, size_t bytes)
         if (b[j] != a[j] || a[j] != (double)(j & 1023))
             return -1;
     return b[n - 1] == a[n - 1] ? 0 : -1;
+}
+
+/* The update leaves every element as filled: j mod 1024. */
+static int check_update(const void *buf, size_t bytes)
+{
+    const double *x = buf;
+    size_t n = bytes / 8;
+    for (size_t j = 0; j < n; j += 1021)
+        if (x[j] != (double)(j & 1023))
+            return -1;
+    return x[n - 1] == (double)((n - 1) & 1023) ? 0 : -1;
 }
 
 static int check_triad(const void *buf, size_t bytes)
@@ -280,13 +338,20 @@ int rt_bw_run(rt_bw_kind kind, rt_isa isa, void *buf, size_t bytes, long passes)
         uint64_t want = (uint64_t)passes * one;
         return f(buf, bytes, passes) == want ? 0 : -1;
     }
-    void (*g)(void *, size_t, long) = kind == RT_BW_COPY ? copy_scalar : triad_scalar;
+    void (*g)(void *, size_t, long) = kind == RT_BW_COPY     ? copy_scalar
+                                      : kind == RT_BW_UPDATE ? update_scalar
+                                                             : triad_scalar;
 #if defined(__x86_64__)
     if (kind == RT_BW_COPY)
         g = isa >= RT_ISA_AVX512 ? copy_avx512
             : isa >= RT_ISA_AVX2 ? copy_avx2
             : isa >= RT_ISA_SSE  ? copy_sse
                                  : copy_scalar;
+    else if (kind == RT_BW_UPDATE)
+        g = isa >= RT_ISA_AVX512 ? update_avx512
+            : isa >= RT_ISA_AVX2 ? update_avx2
+            : isa >= RT_ISA_SSE  ? update_sse
+                                 : update_scalar;
     else
         g = isa >= RT_ISA_AVX512 ? triad_avx512
             : isa >= RT_ISA_AVX2 ? triad_avx2
@@ -294,5 +359,7 @@ int rt_bw_run(rt_bw_kind kind, rt_isa isa, void *buf, size_t bytes, long passes)
                                  : triad_scalar;
 #endif
     g(buf, bytes, passes);
-    return kind == RT_BW_COPY ? check_copy(buf, bytes) : check_triad(buf, bytes);
+    return kind == RT_BW_COPY     ? check_copy(buf, bytes)
+           : kind == RT_BW_UPDATE ? check_update(buf, bytes)
+                                  : check_triad(buf, bytes);
 }

@@ -254,8 +254,18 @@ int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa
 
 /* ---- bandwidth kernels (measure-bandwidth.c) ---- */
 
-typedef enum rt_bw_kind { RT_BW_READ, RT_BW_COPY, RT_BW_TRIAD, RT_BW_NKINDS } rt_bw_kind;
+typedef enum rt_bw_kind {
+    RT_BW_READ,
+    RT_BW_COPY,
+    RT_BW_TRIAD,
+    RT_BW_UPDATE,
+    RT_BW_NKINDS
+} rt_bw_kind;
 const char *rt_bw_kind_name(rt_bw_kind k);
+/* The traffic one pass of kernel k moves per byte of its working set: 2 for update (each element
+ * read and written back: the Empirical Roofline Toolkit's kernel), 1 for the others (STREAM's
+ * counting: copy and triad's write-allocate reads not counted). */
+double rt_bw_traffic(rt_bw_kind k);
 
 /* Working sets are multiples of this (whole unrolled steps of every kernel, 3 triad arrays). */
 #define RT_BW_GRAIN 1536
@@ -265,8 +275,9 @@ const char *rt_bw_kind_name(rt_bw_kind k);
 void rt_bw_fill(rt_bw_kind kind, void *buf, size_t bytes);
 /*
  * `passes` passes of kernel `kind` with `isa` loads/stores over buf; counts
- * `bytes` per pass (read: all of it; copy: half read, half written; triad:
- * two thirds read, one third written). Returns 0 when the check matched.
+ * `bytes` x rt_bw_traffic(kind) per pass (read: all of it; copy: half read, half written; triad:
+ * two thirds read, one third written; update: all of it read and written back in place). Returns
+ * 0 when the check matched.
  */
 int rt_bw_run(rt_bw_kind kind, rt_isa isa, void *buf, size_t bytes, long passes);
 
@@ -337,18 +348,23 @@ typedef struct rt_levels_plan {
     int trials;
     double seconds, step, total_max; /* per trial; between working sets; all threads' bytes */
     double llc_mult; /* sweep to at least this many times a thread's last-level share */
-    /* --quick: copy and triad at the most threads only, in steps of 2, to total_max; read leaves
-     * out the working sets between the last-level share and twice it (no level lies there) */
+    /* --quick: copy, triad and update at the most threads only, in steps of 2, to total_max; read
+     * leaves out the working sets between the last-level share and twice it (no level lies there)
+     */
     bool quick;
 } rt_levels_plan;
 
-/* The caches and the levels found on the reference curve (read at the most threads). */
+/* The caches and the levels found on the reference curve (read at the most threads), each level's
+ * bandwidth the read's or the update kernel's plateau at the most threads, the faster. */
 typedef struct rt_levels {
     rt_cache_info caches[8];
     int ncache;
     const char *cache_source; /* "hwloc", "sysfs" or "none" */
     rt_plateau found[9];      /* the caches, then DRAM */
     double typical[9];
+    /* the kernel whose plateau gives each level's bandwidth: read's, or update's where it moved
+     * more (a level serves reads and write-backs at once); static */
+    const char *kind[9];
     size_t n;
 } rt_levels;
 

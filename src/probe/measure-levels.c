@@ -36,7 +36,8 @@ static rt_bw_grid sweep_grid(const rt_levels_plan *pl, const rt_levels *lv, rt_b
     rt_bw_grid g = {2 * RT_BW_GRAIN, fmax(pl->total_max / th, pl->llc_mult * llc_share), pl->step,
                     0, 0};
     if (pl->quick && kind != RT_BW_READ) {
-        /* --quick: copy and triad in steps of 2 up to the plan's total; the levels are read's. */
+        /* --quick: copy, triad and update in steps of 2 up to the plan's total; the levels are
+         * read's. */
         g.max = pl->total_max / th;
         g.step = 2;
     } else if (pl->quick && llc) {
@@ -51,9 +52,11 @@ static rt_bw_grid sweep_grid(const rt_levels_plan *pl, const rt_levels *lv, rt_b
 }
 
 /* Name the plateaus of one curve and add them to meas; the reference curve's go to lv too. */
+/* The plateaus of one curve, into meas; with is_ref, the machine's levels into lv; with got (not
+ * NULL), the plateaus and their typical rates into got[0..ncache] and typ. */
 static int name_levels(const rt_bw_point *pts, size_t np, rt_bw_kind kind, int th, int is_ref,
-                       double priv, rt_measurement *meas, rt_levels *lv, rt_warnings *sk,
-                       rt_error *err)
+                       double priv, rt_measurement *meas, rt_levels *lv, rt_plateau *got,
+                       double *typ, rt_warnings *sk, rt_error *err)
 {
     double *xs = rt_xcalloc(np ? np : 1, sizeof *xs);
     double *ys = rt_xcalloc(np ? np : 1, sizeof *ys);
@@ -98,10 +101,34 @@ static int name_levels(const rt_bw_point *pts, size_t np, rt_bw_kind kind, int t
         if (is_ref) {
             lv->found[i] = pls[i];
             lv->typical[i] = l->typical;
+            lv->kind[i] = rt_bw_kind_name(kind);
             lv->n = (size_t)i + 1;
+        }
+        if (got) {
+            got[i] = pls[i];
+            typ[i] = l->typical;
         }
     }
     return 0;
+}
+
+/* A level serves reads and write-backs at once: where the update kernel (each byte read and
+ * written back) moved more at a level than read did, that is the level's bandwidth, a bound no
+ * kernel's traffic passes for want of write-backs; where and how large the level is stays read's.
+ */
+static void faster_of(rt_levels *lv, const rt_plateau *upd, const double *typ)
+{
+    for (size_t i = 0; i < lv->n; i++) {
+        rt_plateau *p = &lv->found[i];
+        if (!p->found || !upd[i].found || !(upd[i].bw > p->bw))
+            continue;
+        p->bw = upd[i].bw;
+        p->min = upd[i].min;
+        p->max = upd[i].max;
+        snprintf(p->note, sizeof p->note, "%s", upd[i].note);
+        lv->typical[i] = typ[i];
+        lv->kind[i] = rt_bw_kind_name(RT_BW_UPDATE);
+    }
 }
 
 /* The largest working set per thread that a core's own caches hold, when each thread has a core:
@@ -126,7 +153,8 @@ static int sweep_all(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, i
         const rt_bw_swept *one = NULL; /* this kernel's one-thread curve, the others' reference */
         for (int t = 0; t < nt; t++, curve_i++) {
             int th = tcounts[t];
-            /* --quick: copy and triad at the most threads only; the levels come from read. */
+            /* --quick: copy, triad and update at the most threads only; the levels come from read.
+             */
             if (pl->quick && kind != RT_BW_READ && t != nt - 1)
                 continue;
             rt_bw_grid grid = sweep_grid(pl, lv, (rt_bw_kind)kind, th);
@@ -174,8 +202,12 @@ int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, 
         rc = rt_levels_revisit(pl, isa, lv, priv, cv, ncv, &meas->revisited_points,
                                &meas->revisits_kept, err);
     }
+    rt_plateau upd[9];
+    double upd_typ[9] = {0};
+    bool have_upd = false;
     for (size_t c = 0; c < ncv && rc == 0; c++) {
         int th = cv[c].threads;
+        bool most = th == tcounts[nt - 1];
         rt_bw_curve *curve = rt_measurement_add_curve(meas, rt_bw_kind_name(cv[c].kind),
                                                       rt_isa_name(isa), th, cv[c].n);
         for (size_t i = 0; i < cv[c].n; i++) {
@@ -183,24 +215,31 @@ int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, 
             curve->bw[i] = spread_of(cv[c].pts[i].bw);
             curve->ceil[i] = cv[c].pts[i].bw.best;
         }
-        rc =
-            name_levels(cv[c].pts, cv[c].n, cv[c].kind, th,
-                        cv[c].kind == RT_BW_READ && th == tcounts[nt - 1], priv, meas, lv, sk, err);
+        bool upd_ref = most && cv[c].kind == RT_BW_UPDATE;
+        rc = name_levels(cv[c].pts, cv[c].n, cv[c].kind, th, most && cv[c].kind == RT_BW_READ, priv,
+                         meas, lv, upd_ref ? upd : NULL, upd_typ, sk, err);
+        have_upd |= upd_ref && rc == 0;
     }
+    if (rc == 0 && have_upd)
+        faster_of(lv, upd, upd_typ);
     for (size_t c = 0; c < ncv; c++)
         free(cv[c].pts);
     free(cv);
     if (rc != 0)
         return -1;
     meas->bw_isa = rt_strdup(rt_isa_name(isa));
-    meas->bw_method = rt_strdup("read (64-bit integer sums), copy and triad (x = y + s z) "
+    meas->bw_method = rt_strdup("read (64-bit integer sums), copy, triad (x = y + s z) and "
+                                "update (x = s x + t in place, the Empirical Roofline Toolkit's) "
                                 "with aligned vector loads, each thread over its own buffer; "
                                 "working sets in geometric steps; bytes per pass = the working "
-                                "set (STREAM counting, no write-allocate traffic); a point's "
+                                "set (STREAM counting, no write-allocate traffic), twice it for "
+                                "update (read and written back); a point's "
                                 "ceiling = the 0.9 quantile of its undisturbed trials; a level = "
                                 "the median ceiling of the run of near-equal points (3-point "
                                 "median, within 30%) with the most points between its cache "
-                                "size and the one below, per thread; typical = the median of "
-                                "the points' medians there");
+                                "size and the one below, per thread, on read's curve at the "
+                                "most threads, its bandwidth update's where update's plateau "
+                                "there is faster; typical = the median of the points' medians "
+                                "there");
     return 0;
 }

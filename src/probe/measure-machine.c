@@ -317,8 +317,9 @@ static const char *add_levels(rt_machine *m, const run *r, const rt_levels *lv)
         l->typical = lv->typical[i];
         set_capacity(l, r, lv, i);
         char note[400];
-        snprintf(note, sizeof note, "read kernel (%s), %d thread%s: %s", rt_isa_name(r->isa),
-                 r->maxt, r->maxt > 1 ? "s" : "", p->note);
+        snprintf(note, sizeof note, "%s kernel (%s), %d thread%s: %s",
+                 lv->kind[i] ? lv->kind[i] : "read", rt_isa_name(r->isa), r->maxt,
+                 r->maxt > 1 ? "s" : "", p->note);
         rt_machine_set_str(&l->note, note);
         ref_level = p->name;
     }

@@ -154,9 +154,8 @@ static int sweep_point(sweep_ctx *c, size_t bytes, const rt_bw_point *prev, int 
      * only fall as working sets grow): one pass each.
      */
     long passes = 1;
-    double t = INFINITY;
-    if (!prev || !(prev->bw.max > 0) ||
-        (double)threads * (double)bytes / prev->bw.max < 2 * seconds)
+    double t = INFINITY, traffic = (double)bytes * rt_bw_traffic(c->kind); /* one pass, a thread */
+    if (!prev || !(prev->bw.max > 0) || (double)threads * traffic / prev->bw.max < 2 * seconds)
         t = sweep_time(c, bytes, passes, &bad, 1, 0, false, NULL);
     while (!bad && t < seconds / 8 && passes < (1L << 40)) {
         passes *= 4;
@@ -166,10 +165,10 @@ static int sweep_point(sweep_ctx *c, size_t bytes, const rt_bw_point *prev, int 
      * (not needed when one pass already lasts a trial: the count stays 1). */
     for (int k = 0; k < 2 && !bad && t < seconds; k++)
         t = fmin(t, sweep_time(c, bytes, passes, &bad, 1, 0, false, NULL));
-    double same = isfinite(t) && t > 0 ? (double)threads * (double)bytes * (double)passes / t : 0;
+    double same = isfinite(t) && t > 0 ? (double)threads * traffic * (double)passes / t : 0;
     if (!bad && t < seconds)
         passes = (long)((double)passes * seconds / (t > 0 ? t : 1e-9)) + 1;
-    double v[64], work = (double)threads * (double)bytes * (double)passes;
+    double v[64], work = (double)threads * traffic * (double)passes;
     /* Inside a core's own caches each thread's work is its core's: the trial's rate is the sum of
      * the threads' own rates (rt_team_run_synced's balanced). */
     bool balanced = ref && (double)bytes <= ref->private_bytes && threads > 1 &&
