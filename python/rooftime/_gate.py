@@ -7,6 +7,7 @@ import numbers
 
 from . import _lib
 from ._lib import Error, b, lib, take
+from ._pandas import pd as _pd
 
 
 class GateRefused(Error):
@@ -58,7 +59,6 @@ def gate(d, threshold, min_share, launches, strict, other, suspect, junit, summa
         raise GateRefused(line[0][len("gate: "):] if line else out["text"])
     attrs = {"text": out["text"], "passed": status.value == 0}
     rows = [r for r in csv.DictReader(io.StringIO(out["csv"])) if r["state"] == "FAIL"]
-    from .core import _pd
     if _pd is None:
         return GateRows(rows, attrs)
     head = next(csv.reader(io.StringIO(out["csv"])))

@@ -5,6 +5,7 @@ import os
 
 from . import core
 from ._lib import Error, b, fail, lib, take
+from ._pandas import pd as _pd
 
 
 def _expand(paths):
@@ -49,7 +50,7 @@ class Across:
 
     def _table(self, key):
         rows = self.to_dict().get(key, [])
-        return core._pd.DataFrame(rows) if core._pd is not None else rows
+        return _pd.DataFrame(rows) if _pd is not None else rows
 
     @property
     def kernels(self):

@@ -13,13 +13,9 @@ import sys
 import threading
 import warnings
 
-from . import _columns, _lib
+from . import _columns, _gate, _lib
 from ._lib import Error, b, fail, lib, take
-
-try:
-    import pandas as _pd
-except ImportError:  # plain lists of dicts without pandas
-    _pd = None
+from ._pandas import pd as _pd
 
 
 _PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -469,7 +465,6 @@ class Diff:
         .attrs["text"] and the verdict in .attrs["passed"]; threshold and min_share in percent
         as the command takes them; junit and summary: files to write. Refused (runs of two
         machines, a suspect machine file): rooftime.GateRefused."""
-        from . import _gate
         return _gate.gate(self, threshold, min_share, launches, strict, allow_other_machine,
                           allow_suspect_machine, junit, summary)
 

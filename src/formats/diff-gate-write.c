@@ -1,6 +1,6 @@
-/* The regression gate's words: each row in one line, the closing verdict, and the files CI
- * systems show: JUnit XML, a Markdown summary, and CSV (the Python package's DataFrame). */
-#include <math.h>
+/* The regression gate's words: its failing rows (each its line, diff-gate-line.c), the closing
+ * verdict, and the files CI systems show: JUnit XML, a Markdown summary, and CSV (the Python
+ * package's DataFrame). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,95 +11,6 @@
 #include "rooftime/util/format.h"
 #include "rooftime/util/html-escape.h"
 #include "rooftime/util/strings.h"
-
-static const char *state_name(rt_gate_state s)
-{
-    return s == RT_GATE_FAIL ? "FAIL" : s == RT_GATE_UNJUDGED ? "UNJUDGED" : "pass";
-}
-
-static const char *check_name(rt_gate_check c)
-{
-    return c == RT_GATE_TIME ? "time" : c == RT_GATE_EFFICIENCY ? "efficiency" : "launches";
-}
-
-static const char *subject_name(rt_gate_subject s)
-{
-    return s == RT_GATE_KERNEL ? "kernel" : s == RT_GATE_CONFIG ? "config" : "total";
-}
-
-/* "kernel 'KEY' (at step.py:16)", "config 'precision=fp32'", "total". */
-static char *subject_text(const rt_gate_row *r)
-{
-    if (r->subject == RT_GATE_TOTAL)
-        return rt_strdup("total");
-    if (r->where)
-        return rt_asprintf("%s '%s' (at %s)", subject_name(r->subject), r->name, r->where);
-    return rt_asprintf("%s '%s'", subject_name(r->subject), r->name);
-}
-
-static char *time_line(const rt_gate *g, const rt_gate_row *r, const char *what)
-{
-    char b[32], a[32];
-    rt_fmt_time(b, sizeof b, r->before);
-    rt_fmt_time(a, sizeof a, r->after);
-    double pct = 100 * g->o.threshold;
-    if (r->state == RT_GATE_FAIL && !isnan(r->margin) && r->margin > 1 + g->o.threshold)
-        return rt_asprintf("FAIL time of %s: %s -> %s per run (x%.2f): slower beyond noise, "
-                           "AFTER's quartile band starts x%.3f above BEFORE's (threshold %g%%)%s",
-                           what, b, a, r->ratio, r->margin, pct,
-                           r->one_run ? "; one run on a side (--strict)" : "");
-    if (r->one_run)
-        return rt_asprintf("UNJUDGED time of %s: %s -> %s per run (x%.2f): AFTER's quartile band "
-                           "starts x%.3f above BEFORE's (threshold %g%%), but with one run on a "
-                           "side the noise between runs is not measured: give each side several "
-                           "runs, or --strict fails it",
-                           what, b, a, r->ratio, r->margin, pct);
-    if (r->state != RT_GATE_PASS)
-        return rt_asprintf("%s time of %s: %s -> %s per run (x%.2f), past the threshold %g%% with "
-                           "its spread unknown (fewer than 5 invocations timed one by one, or "
-                           "none, for half its time)%s",
-                           state_name(r->state), what, b, a, r->ratio, pct,
-                           r->state == RT_GATE_FAIL ? " (--strict)" : ": --strict fails it");
-    return rt_asprintf("pass time of %s: %s -> %s per run (x%.2f)%s", what, b, a, r->ratio,
-                       r->ratio > 1 + g->o.threshold ? ", within noise" : "");
-}
-
-static char *efficiency_line(const rt_gate *g, const rt_gate_row *r, const char *what)
-{
-    double pct = 100 * g->o.threshold;
-    if (r->state == RT_GATE_FAIL && !isnan(r->margin) && r->margin > 1 + g->o.threshold)
-        return rt_asprintf("FAIL efficiency of %s: %.1f%% -> %.1f%% of its roof on one machine "
-                           "file (x%.2f): worse beyond noise, by x%.3f past BEFORE's band "
-                           "(threshold %g%%)%s",
-                           what, 100 * r->before, 100 * r->after, r->ratio, r->margin, pct,
-                           r->one_run ? "; one run on a side (--strict)" : "");
-    if (r->one_run)
-        return rt_asprintf("UNJUDGED efficiency of %s: %.1f%% -> %.1f%% of its roof on one "
-                           "machine file (x%.2f), x%.3f past BEFORE's band (threshold %g%%), but "
-                           "with one run on a side the noise between runs is not measured: give "
-                           "each side several runs, or --strict fails it",
-                           what, 100 * r->before, 100 * r->after, r->ratio, r->margin, pct);
-    if (r->state != RT_GATE_PASS)
-        return rt_asprintf("%s efficiency of %s: %.1f%% -> %.1f%% of its roof (x%.2f), past the "
-                           "threshold %g%% with its spread unknown%s",
-                           state_name(r->state), what, 100 * r->before, 100 * r->after, r->ratio,
-                           pct, r->state == RT_GATE_FAIL ? " (--strict)" : ": --strict fails it");
-    return rt_asprintf("pass efficiency of %s: %.1f%% -> %.1f%% of its roof (x%.2f)", what,
-                       100 * r->before, 100 * r->after, r->ratio);
-}
-
-char *gate_row_line(const rt_gate *g, const rt_gate_row *r)
-{
-    if (r->check == RT_GATE_LAUNCHES)
-        return rt_asprintf("%s launches per %s: %.6g -> %.6g (%+.6g, %s %g more)%s%s",
-                           state_name(r->state), g->per_step ? "step" : "run", r->before, r->after,
-                           r->after - r->before, r->state == RT_GATE_FAIL ? "more than" : "at most",
-                           g->o.launches, r->detail ? ": " : "", r->detail ? r->detail : "");
-    char *what = subject_text(r);
-    char *line = r->check == RT_GATE_TIME ? time_line(g, r, what) : efficiency_line(g, r, what);
-    free(what);
-    return line;
-}
 
 int rt_gate_write_rows(const rt_gate *g, FILE *fp)
 {
@@ -167,8 +78,8 @@ int rt_gate_write_junit(const rt_gate *g, FILE *fp)
     }
     for (size_t i = 0; i < g->n && !g->refused; i++) {
         const rt_gate_row *r = &g->rows[i];
-        fprintf(fp, "    <testcase classname=\"rooftime.gate.%s.%s\" name=\"", check_name(r->check),
-                subject_name(r->subject));
+        fprintf(fp, "    <testcase classname=\"rooftime.gate.%s.%s\" name=\"",
+                gate_check_name(r->check), gate_subject_name(r->subject));
         rt_html_escape(fp, r->name);
         fprintf(fp, "\">");
         if (r->state != RT_GATE_PASS) {
@@ -231,8 +142,8 @@ int rt_gate_write_markdown(const rt_gate *g, FILE *fp)
         if (shown++ == 0)
             fprintf(fp, "| | check | what | before | after | change | noise |\n"
                         "|---|---|---|---|---|---|---|\n");
-        fprintf(fp, "| %s | %s | %s", state_name(r->state), check_name(r->check),
-                subject_name(r->subject));
+        fprintf(fp, "| %s | %s | %s", gate_state_name(r->state), gate_check_name(r->check),
+                gate_subject_name(r->subject));
         if (r->subject != RT_GATE_TOTAL) {
             fprintf(fp, " `");
             md_cell(fp, r->name);
@@ -284,8 +195,8 @@ int rt_gate_write_csv(const rt_gate *g, int only, FILE *fp)
         const rt_gate_row *r = &g->rows[i];
         if (only >= 0 && (int)r->state != only)
             continue;
-        fprintf(fp, "%s,%s,%s,", state_name(r->state), check_name(r->check),
-                subject_name(r->subject));
+        fprintf(fp, "%s,%s,%s,", gate_state_name(r->state), gate_check_name(r->check),
+                gate_subject_name(r->subject));
         csv_field(fp, r->name);
         fputc(',', fp);
         if (r->where)

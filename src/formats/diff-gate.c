@@ -1,7 +1,8 @@
 /* The regression gate: AFTER against BEFORE, kernel by kernel, per config and in total, each
  * change judged against the noise both sides measured (within a run: each kernel's quartiles per
  * invocation; between runs, where a side has several: the quartiles of the runs), the verdicts on
- * one machine file, and launches per step. The lines and files it writes: diff-gate-write.c. */
+ * one machine file, and launches per step. Each row's line: diff-gate-line.c; the files it
+ * writes: diff-gate-write.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,7 +244,7 @@ static void gather(gstate *st)
         }
 }
 
-/* Add a row; its line is written once every row is judged (gate_row_line, diff-gate-write.c). */
+/* Add a row; its line is written once every row is judged (gate_row_line, diff-gate-line.c). */
 static rt_gate_row *add_row(rt_gate *g, rt_gate_check check, rt_gate_subject subject,
                             const char *name, const char *where)
 {

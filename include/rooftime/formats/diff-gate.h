@@ -1,5 +1,6 @@
-/* The regression gate of `diff --gate` (diff-gate.c judges, diff-gate-write.c writes): is AFTER
- * worse than BEFORE beyond noise? Each side is one run or several runs of one workload. */
+/* The regression gate of `diff --gate` (diff-gate.c judges, diff-gate-line.c and diff-gate-write.c
+ * write): is AFTER worse than BEFORE beyond noise? Each side is one run or several runs of one
+ * workload. */
 #ifndef ROOFTIME_FORMATS_DIFF_GATE_H
 #define ROOFTIME_FORMATS_DIFF_GATE_H
 

@@ -307,8 +307,12 @@ struct rt_onednn_reader {
     int window;        /* RT_CONV_WINDOW */
 };
 
+/* ---- onednn-messages.c ---- */
+
+/* The line being read cannot be: counted by its number, why kept for the first ones. */
 void rt_onednn_bad_line(rt_onednn_reader *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A note for the profile's warnings, once per key (a thing the model does not cover). */
 void rt_onednn_note_once(rt_onednn_reader *r, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,34 +121,6 @@ ssize_t rt_onednn_marker(const rt_onednn_reader *r, const char *line, size_t len
         }
     }
     return best;
-}
-
-void rt_onednn_bad_line(rt_onednn_reader *r, const char *fmt, ...)
-{
-    if (r->n_bad < RT_DN_MAX_BAD_DETAILS) {
-        char buf[1024];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(buf, sizeof buf, fmt, ap);
-        va_end(ap);
-        r->bad_msgs[r->n_bad] = rt_asprintf("'%s': line %zu: %s", r->origin, r->lineno, buf);
-    }
-    if (r->n_bad < RT_DN_MAX_BAD_LINES)
-        r->bad_lines[r->n_bad] = r->lineno;
-    r->n_bad++;
-}
-
-void rt_onednn_note_once(rt_onednn_reader *r, const char *key, const char *fmt, ...)
-{
-    if (rt_name_index_get(&r->noted, key, strlen(key)) != (size_t)-1)
-        return;
-    rt_name_index_put(&r->noted, key, strlen(key), 1);
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    rt_warnings_add(&r->notes, "'%s': %s", r->origin, buf);
 }
 
 /* A header line (the template after f[op], "info"): its format's columns. A header the table

@@ -1,6 +1,6 @@
 /* The cost model of PyTorch operators, the recorded arguments of a call: shapes ('Input Dims'),
- * types ('Input type') and concrete values ('Concrete Inputs'); and how a cost is marked
- * incomplete, which every model of the table does. */
+ * types ('Input type') and concrete values ('Concrete Inputs'), and the bytes of those an entry
+ * reads; and how a cost is marked incomplete, which every model of the table does. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +188,20 @@ int rt_torch_cost_concrete_ints(const tc_call *c, int pos, int64_t *out, int max
     }
     json_decref(all);
     return n;
+}
+
+double rt_torch_cost_reads(const tc_entry *e, const tc_call *c)
+{
+    double bytes = 0;
+    int ok = 1;
+    for (int i = 0; i < c->n; i++) {
+        const tc_arg *a = &c->arg[i];
+        if (!a->is_tensor || !(e->reads_all || (e->reads >> i & 1)))
+            continue;
+        bytes += a->numel * a->esize;
+        ok &= a->esize > 0;
+    }
+    return ok ? bytes : -1;
 }
 
 void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)

@@ -116,6 +116,8 @@ int rt_torch_cost_read_call(const rt_torch_call *rc, tc_call *c, char *why, size
 /* Integers of "Concrete Inputs" at pos ("[2, 2]", "3", "True"): how many (up to max), 0 when the
  * position is empty or not recorded, -1 when it cannot be read. */
 int rt_torch_cost_concrete_ints(const tc_call *c, int pos, int64_t *out, int max);
+/* The bytes of the inputs an entry reads (its 'reads'); -1 when a read tensor's type is unknown. */
+double rt_torch_cost_reads(const tc_entry *e, const tc_call *c);
 
 void rt_torch_cost_conv(const tc_entry *e, const tc_call *c, rt_conv_flops conv,
                         rt_torch_cost *out);
@@ -136,8 +138,6 @@ int rt_torch_cost_type_size(const char *name);
  * writes (a lower bound); without such records, or where they cannot tell, incomplete with why. */
 void rt_torch_cost_compiled(const rt_torch_ops *o, const tc_entry *e, const rt_torch_call *rc,
                             rt_torch_cost *out);
-/* The bytes of the inputs an entry reads (its 'reads'); -1 when a read tensor's type is unknown. */
-double rt_torch_cost_reads(const tc_entry *e, const tc_call *c);
 /* Mark out incomplete with a reason. */
 void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -59,20 +59,6 @@ static void cost_matmul(const tc_entry *e, const tc_call *c, rt_torch_cost *out)
     }
 }
 
-double rt_torch_cost_reads(const tc_entry *e, const tc_call *c)
-{
-    double bytes = 0;
-    int ok = 1;
-    for (int i = 0; i < c->n; i++) {
-        const tc_arg *a = &c->arg[i];
-        if (!a->is_tensor || !(e->reads_all || (e->reads >> i & 1)))
-            continue;
-        bytes += a->numel * a->esize;
-        ok &= a->esize > 0;
-    }
-    return ok ? bytes : -1;
-}
-
 /* An in-place operator (aten::add_, not a dunder such as aten::__and__): its output is its first
  * input, read and written. */
 static int in_place(const char *name)

@@ -163,7 +163,9 @@ void rt_torch_source_notes(const reader *r, rt_profile *p);
 /* The notes of the cost model and its coverage into the profile's provenance. */
 void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
 
-/* Kernel index of key (interned, made when new), torch.c's own interning. */
+/* ---- torch-kernels.c ---- */
+
+/* Kernel index of key (interned, made when new: a GPU kernel when gpu). */
 uint32_t rt_torch_intern(reader *r, const char *key, size_t kl, int gpu);
 
 /* ---- torch-phase.c: the phases of a generation loop ---- */

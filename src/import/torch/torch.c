@@ -68,23 +68,6 @@ static json_t *next_value(reader *r)
     return j;
 }
 
-static uint32_t intern_kernel(reader *r, const char *key, size_t kl, int gpu)
-{
-    size_t i = rt_name_index_get(&r->keys, key, kl);
-    if (i != (size_t)-1)
-        return (uint32_t)i;
-    if (r->n_k == r->cap_k) {
-        r->cap_k = r->cap_k ? 2 * r->cap_k : 64;
-        r->k = rt_xrealloc(r->k, r->cap_k * sizeof *r->k);
-        r->names = rt_xrealloc(r->names, r->cap_k * sizeof *r->names);
-    }
-    memset(&r->k[r->n_k], 0, sizeof r->k[r->n_k]);
-    r->k[r->n_k].gpu = gpu;
-    r->names[r->n_k] = rt_strndup(key, kl);
-    rt_name_index_put(&r->keys, key, kl, r->n_k);
-    return (uint32_t)r->n_k++;
-}
-
 static int is_cpu_cat(const char *cat)
 {
     return !cat || strcmp(cat, "cpu_op") == 0 || strcmp(cat, "Operator") == 0 ||
@@ -184,7 +167,7 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
         return -1;
     }
     if (kind == EV_GPU) { /* the device side: torch-gpu-link.c */
-        uint32_t key = intern_kernel(r, name, strlen(name), 1);
+        uint32_t key = rt_torch_intern(r, name, strlen(name), 1);
         rt_torch_gpu_add_event(r, f->ts, f->dur, f->corr_ok ? f->corr : -1,
                                f->bytes_ok ? f->bytes : -1, key, f->thread, gpu_kind(cat));
         return 0;
@@ -206,7 +189,7 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
                             f->types ? f->types : "", f->concrete ? f->concrete : "",
                             source ? source : "", module ? module : "");
             size_t before = r->n_k;
-            e.key = intern_kernel(r, key, strlen(key), 0);
+            e.key = rt_torch_intern(r, key, strlen(key), 0);
             free(key);
             if (r->n_k > before) {
                 kern *k = &r->k[e.key];
@@ -223,10 +206,10 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
             }
         } else if (kind == EV_CPU && f->dims) {
             char *key = rt_asprintf("%s %s", name, f->dims);
-            e.key = intern_kernel(r, key, strlen(key), 0);
+            e.key = rt_torch_intern(r, key, strlen(key), 0);
             free(key);
         } else {
-            e.key = intern_kernel(r, name, strlen(name), kind == EV_GPU);
+            e.key = rt_torch_intern(r, name, strlen(name), kind == EV_GPU);
         }
         if (f->flops_ok && f->flops > 0) {
             e.flops = f->flops;
@@ -235,11 +218,6 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     }
     push_ev(r, &e);
     return 0;
-}
-
-uint32_t rt_torch_intern(reader *r, const char *key, size_t kl, int gpu)
-{
-    return intern_kernel(r, key, kl, gpu);
 }
 
 /* The array of events at pos ('[' already current). */
