@@ -153,9 +153,9 @@ static int sweep_all(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, i
         const rt_bw_swept *one = NULL; /* this kernel's one-thread curve, the others' reference */
         for (int t = 0; t < nt; t++, curve_i++) {
             int th = tcounts[t];
-            /* --quick: copy, triad and update at the most threads only; the levels come from read.
-             */
-            if (pl->quick && kind != RT_BW_READ && t != nt - 1)
+            /* update at the most threads only (the levels take its plateaus there, nothing else
+             * reads it); --quick: copy and triad too, and the levels come from read */
+            if (t != nt - 1 && (kind == RT_BW_UPDATE || (pl->quick && kind != RT_BW_READ)))
                 continue;
             rt_bw_grid grid = sweep_grid(pl, lv, (rt_bw_kind)kind, th);
             char sname[64];
