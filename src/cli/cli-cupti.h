@@ -14,7 +14,6 @@
  * ../lib; NULL when there is none. The caller frees it. */
 char *cli_cupti_library(void);
 
-
 /* Paths under from (the collector's directory as imported) rewritten under to in the provenance's
  * inputs and notes: where it was moved. */
 void cli_cupti_relocate(rt_provenance *pv, const char *from, const char *to);

@@ -70,7 +70,7 @@ typedef struct rt_analysis {
      * (partial: a compute bound only), no counts (unknown). */
     double time_real, time_partial, time_unknown;
     double time_lower; /* of time_partial: counts that are lower bounds (counts=lower_bound) */
-    double tau_mean; /* sum of n tau over the kernels / sum of n: the tau the profiles pay */
+    double tau_mean;   /* sum of n tau over the kernels / sum of n: the tau the profiles pay */
     /* Whether a kernel names the overhead its own calls pay (rt_kernel.overhead): the tables then
      * say, per row, which overhead the floor under its time is (core/overhead-path.h). */
     bool own_paths;

@@ -128,8 +128,8 @@ size_t rt_cupti_image_manifests(const char *dir);
 /* `import cupti --reevaluate`, for the command and the API alike (cupti-collector-call.c): dir's
  * raw counter images evaluated again through the entry point of the collector at lib (loaded with
  * dlopen and left loaded: libcupti is not made to be unloaded), into a new scratch directory
- * (*scratch, heap; remove it with rt_cupti_remove_dir, rooftime/import/cupti-dir.h). Warnings go to w. Returns the number of
- * ranges evaluated, or -1 with err set. */
+ * (*scratch, heap; remove it with rt_cupti_remove_dir, rooftime/import/cupti-dir.h). Warnings go to
+ * w. Returns the number of ranges evaluated, or -1 with err set. */
 long rt_cupti_reevaluate(const char *lib, const char *dir, char **scratch, rt_warnings *w,
                          rt_error *err);
 #endif
