@@ -1,7 +1,8 @@
-// The GPU study's correctness reference (src/study/gpu/study-gpu-check.c): a direct convolution, one
-// thread per output element, summed in double, on the study's deterministic inputs (filled on the
-// device by conv_fill, so nothing is copied in). Layouts: input NCHW, weights OIHW, output NCHW;
-// square images, padding kernel / 2, no bias. Clients write their outputs for the same inputs.
+// The GPU study's correctness reference (src/study/gpu/study-gpu-check.c): a direct convolution,
+// one thread per output element, summed in double, on the study's deterministic inputs (filled on
+// the device by conv_fill, so nothing is copied in). Layouts: input NCHW, weights OIHW, output
+// NCHW; square images, padding kernel / 2, no bias. Clients write their outputs for the same
+// inputs.
 
 // u(i, s) = ((i * 2654435761 + s) mod 2^32) / 2^32 - 0.5: exact in double; the value stored is
 // u(i, s) / div rounded once to float (div: 1 for the input, sqrt(C*K*K) for the weights), the
