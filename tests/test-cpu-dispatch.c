@@ -33,6 +33,98 @@ static void test_detect(void **state)
     free(f);
 }
 
+/* CPUID and XCR0 values as a CPU and its OS report them: a feature counts only where both do. */
+enum {
+    L1_ECX = 1u << 12 | 1u << 27 | 1u << 28, /* FMA, OSXSAVE, AVX */
+    L1_EDX = 1u << 26,                       /* SSE2 */
+    L7_AVX2 = 1u << 5,
+    L7_AVX512 = 1u << 16 | 1u << 30 | 1u << 31, /* F, BW, VL */
+    L7_VNNI = 1u << 11,                         /* ECX */
+    L7_AMX = 1u << 22 | 1u << 24 | 1u << 25,    /* EDX: AMX-BF16, AMX-TILE, AMX-INT8 */
+    L7_FP16 = 1u << 23,                         /* EDX */
+    L71_BF16 = 1u << 5,                         /* leaf 7.1 EAX: AVX512-BF16 */
+};
+/* XCR0: x87, SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM, PKRU; the tile state (bits 17-18) from
+ * Linux 5.16 */
+#define XCR0_ZMM 0x2e7ull
+#define XCR0_TILE 0x60000ull
+
+static rt_cpu_info decode(rt_cpuid_regs r)
+{
+    rt_cpu_info c;
+    memset(&c, 0xff, sizeof c); /* every flag must be set by the decoder */
+    rt_cpu_decode(&r, &c);
+    return c;
+}
+
+static void test_decode(void **state)
+{
+    (void)state;
+    /* Sapphire Rapids on Linux 5.16 or later: AMX usable. */
+    rt_cpuid_regs spr = {0x20,
+                         L1_ECX,
+                         L1_EDX,
+                         2,
+                         L7_AVX2 | L7_AVX512,
+                         L7_VNNI,
+                         L7_AMX | L7_FP16,
+                         L71_BF16,
+                         XCR0_ZMM | XCR0_TILE};
+    rt_cpu_info c = decode(spr);
+    assert_true(c.avx2 && c.fma && c.avx512f && c.avx512bw && c.avx512vl && c.avx512_vnni);
+    assert_true(c.avx512_bf16 && c.avx512_fp16);
+    assert_true(c.amx_cpu && c.amx_tile && c.amx_bf16 && c.amx_int8);
+    /* The same CPU on a kernel that leaves the tile state out of XCR0 (Linux 5.15): no AMX, but
+     * the CPU is known to have it; AVX-512 unaffected. */
+    rt_cpuid_regs old = spr;
+    old.xcr0 = XCR0_ZMM;
+    c = decode(old);
+    assert_true(c.amx_cpu);
+    assert_false(c.amx_tile || c.amx_bf16 || c.amx_int8);
+    assert_true(c.avx512f && c.avx512_bf16);
+    /* Both tile components are needed: XTILEDATA without XTILECFG is not enough. */
+    old.xcr0 = XCR0_ZMM | 0x40000ull;
+    assert_false(decode(old).amx_tile);
+    /* AMX-BF16 and AMX-INT8 without AMX-TILE: no tiles to run them on. */
+    rt_cpuid_regs notile = spr;
+    notile.leaf7_edx &= ~(1u << 24);
+    c = decode(notile);
+    assert_false(c.amx_cpu || c.amx_tile || c.amx_bf16 || c.amx_int8);
+    /* Zen 4: AVX-512 with BF16 and VNNI, no FP16, no AMX. */
+    rt_cpuid_regs zen4 = {0x10,    L1_ECX, L1_EDX,   1,       L7_AVX2 | L7_AVX512,
+                          L7_VNNI, 0,      L71_BF16, XCR0_ZMM};
+    c = decode(zen4);
+    assert_true(c.avx512f && c.avx512_bf16 && c.avx512_vnni);
+    assert_false(c.avx512_fp16 || c.amx_cpu || c.amx_tile || c.amx_bf16 || c.amx_int8);
+    assert_int_equal(rt_cpu_best_isa(&c), RT_ISA_AVX512);
+    /* An AVX2 CPU (Zen 3): no AVX-512, no bf16, no AMX. */
+    rt_cpuid_regs zen3 = {0x10, L1_ECX, L1_EDX, 0, L7_AVX2, 0, 0, 0, 0x7};
+    c = decode(zen3);
+    assert_true(c.avx2 && c.fma);
+    assert_false(c.avx512f || c.avx512_bf16 || c.avx512_vnni || c.amx_tile);
+    assert_int_equal(rt_cpu_best_isa(&c), RT_ISA_AVX2);
+    /* An OS that does not save the ZMM state: no AVX-512 flag, whatever CPUID says. */
+    rt_cpuid_regs ymm = spr;
+    ymm.xcr0 = 0x7;
+    c = decode(ymm);
+    assert_false(c.avx512f || c.avx512_bf16 || c.avx512_fp16 || c.amx_tile);
+    assert_true(c.avx2);
+    /* No OSXSAVE: XCR0 cannot be read, so no AVX at all (the value passed is ignored). */
+    rt_cpuid_regs noxsave = spr;
+    noxsave.leaf1_ecx &= ~(1u << 27);
+    c = decode(noxsave);
+    assert_true(c.sse2);
+    assert_false(c.avx || c.avx2 || c.fma || c.avx512f || c.amx_tile);
+    /* Leaf 7 beyond the maximum leaf, subleaf 1 beyond the maximum subleaf: not read. */
+    rt_cpuid_regs low = spr;
+    low.max_leaf = 6;
+    c = decode(low);
+    assert_false(c.avx2 || c.avx512f || c.amx_cpu);
+    rt_cpuid_regs nosub = spr;
+    nosub.leaf7_max_sub = 0;
+    assert_false(decode(nosub).avx512_bf16);
+}
+
 static void test_isa_names(void **state)
 {
     (void)state;
@@ -104,6 +196,42 @@ static void test_flops_kernels(void **state)
             assert_true(ran_fp32 >= 1);
         }
     }
+}
+
+/* The AMX kernels on a CPU whose OS lets them run, after the permission Linux wants first; their
+ * results are checked exactly. Skipped elsewhere (the decoding is test_decode's). */
+static void test_amx_kernels(void **state)
+{
+    (void)state;
+    rt_cpu_info c;
+    rt_cpu_detect(&c);
+    if (!c.amx_tile) {
+        print_message("skipped: no usable AMX on this CPU (%s)\n",
+                      c.amx_cpu ? "the OS leaves the tile state out of XCR0" : "none in CPUID");
+        skip();
+    }
+    rt_error err;
+    if (rt_cpu_request_amx(&err) != 0) {
+        print_message("skipped: %s\n", err.msg);
+        skip();
+    }
+    size_t nk;
+    const rt_flops_kernel *ks = rt_flops_kernels(&nk);
+    int ran = 0;
+    for (size_t i = 0; i < nk; i++) {
+        if (ks[i].isa != RT_ISA_AMX || !ks[i].available(&c))
+            continue;
+        /* 1000 iterations; and past 2^31 / 128 for the int8 accumulators' wrap-around */
+        if (rt_flops_kernel_check(&ks[i], 1000, &err) != 0 ||
+            rt_flops_kernel_check(&ks[i], 20000000, &err) != 0)
+            fail_msg("%s", err.msg);
+        ran++;
+    }
+#ifdef RT_HAVE_AMX_KERNELS
+    assert_int_equal(ran, (int)c.amx_bf16 + (int)c.amx_int8);
+#else
+    assert_int_equal(ran, 0);
+#endif
 }
 
 static void test_flops_measure(void **state)
@@ -262,7 +390,8 @@ static void test_bad_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_detect),        cmocka_unit_test(test_isa_names),
+        cmocka_unit_test(test_detect),        cmocka_unit_test(test_decode),
+        cmocka_unit_test(test_isa_names),     cmocka_unit_test(test_amx_kernels),
         cmocka_unit_test(test_limit),         cmocka_unit_test(test_flops_kernels),
         cmocka_unit_test(test_flops_measure), cmocka_unit_test(test_bandwidth_kernels),
         cmocka_unit_test(test_sweep),         cmocka_unit_test(test_grid),

@@ -36,13 +36,56 @@ static uint64_t xgetbv0(void)
 }
 #endif
 
+/* XCR0 state components (Intel SDM vol. 1, 13.1): SSE 1, AVX 2, opmask 5, ZMM_Hi256 6, Hi16_ZMM 7,
+ * XTILECFG 17, XTILEDATA 18. */
+#define RT_XCR0_YMM 0x6ull
+#define RT_XCR0_ZMM 0xe0ull
+#define RT_XCR0_TILE 0x60000ull
+
+void rt_cpu_decode(const rt_cpuid_regs *r, rt_cpu_info *info)
+{
+    info->sse2 = info->avx = info->avx2 = info->fma = false;
+    info->avx512f = info->avx512bw = info->avx512vl = info->avx512_vnni = info->avx512_bf16 =
+        info->avx512_fp16 = false;
+    info->amx_tile = info->amx_bf16 = info->amx_int8 = info->amx_cpu = false;
+    if (r->max_leaf < 1)
+        return;
+    bool sse2 = r->leaf1_edx & (1u << 26), fma = r->leaf1_ecx & (1u << 12),
+         osxsave = r->leaf1_ecx & (1u << 27), avx = r->leaf1_ecx & (1u << 28);
+    /* Without OSXSAVE XGETBV faults and the OS saves no extended state: XCR0 counts as 0. */
+    uint64_t xcr0 = osxsave ? r->xcr0 : 0;
+    bool os_ymm = (xcr0 & RT_XCR0_YMM) == RT_XCR0_YMM;
+    bool os_zmm = os_ymm && (xcr0 & RT_XCR0_ZMM) == RT_XCR0_ZMM;
+    bool os_amx = (xcr0 & RT_XCR0_TILE) == RT_XCR0_TILE;
+    info->sse2 = sse2;
+    info->avx = avx && os_ymm;
+    info->fma = fma && os_ymm;
+    if (r->max_leaf < 7)
+        return;
+    unsigned ebx = r->leaf7_ebx, ecx = r->leaf7_ecx, edx = r->leaf7_edx;
+    info->avx2 = (ebx & (1u << 5)) && os_ymm;
+    info->avx512f = (ebx & (1u << 16)) && os_zmm;
+    info->avx512bw = info->avx512f && (ebx & (1u << 30));
+    info->avx512vl = info->avx512f && (ebx & (1u << 31));
+    info->avx512_vnni = info->avx512f && (ecx & (1u << 11));
+    info->avx512_fp16 = info->avx512f && (edx & (1u << 23));
+    /* Leaf 7 EDX: AMX-BF16 bit 22, AMX-TILE bit 24, AMX-INT8 bit 25. */
+    info->amx_cpu = edx & (1u << 24);
+    info->amx_tile = info->amx_cpu && os_amx;
+    info->amx_bf16 = info->amx_tile && (edx & (1u << 22));
+    info->amx_int8 = info->amx_tile && (edx & (1u << 25));
+    if (r->leaf7_max_sub >= 1)
+        info->avx512_bf16 = info->avx512f && (r->leaf7_1_eax & (1u << 5));
+}
+
 void rt_cpu_detect(rt_cpu_info *info)
 {
     memset(info, 0, sizeof *info);
 #ifdef RT_X86
-    unsigned r[4], max_leaf;
+    unsigned r[4];
+    rt_cpuid_regs regs = {0};
     cpuid(0, 0, r);
-    max_leaf = r[0];
+    regs.max_leaf = r[0];
     memcpy(info->vendor + 0, &r[1], 4);
     memcpy(info->vendor + 4, &r[3], 4);
     memcpy(info->vendor + 8, &r[2], 4);
@@ -56,33 +99,22 @@ void rt_cpu_detect(rt_cpu_info *info)
         mod |= ((r[0] >> 16) & 0xf) << 4;
     info->family = (int)fam;
     info->model_id = (int)mod;
-    bool sse2 = r[3] & (1u << 26), fma = r[2] & (1u << 12), osxsave = r[2] & (1u << 27),
-         avx = r[2] & (1u << 28);
-    uint64_t xcr0 = osxsave ? xgetbv0() : 0;
-    bool os_ymm = (xcr0 & 0x6) == 0x6;
-    bool os_zmm = os_ymm && (xcr0 & 0xe0) == 0xe0;
-    bool os_amx = (xcr0 & 0x60000) == 0x60000;
-
-    info->sse2 = sse2;
-    info->avx = avx && os_ymm;
-    info->fma = fma && os_ymm;
-    if (max_leaf >= 7) {
+    regs.leaf1_ecx = r[2];
+    regs.leaf1_edx = r[3];
+    if (regs.leaf1_ecx & (1u << 27)) /* OSXSAVE: XGETBV may run */
+        regs.xcr0 = xgetbv0();
+    if (regs.max_leaf >= 7) {
         cpuid(7, 0, r);
-        unsigned ebx = r[1], ecx = r[2], edx = r[3], max_sub = r[0];
-        info->avx2 = (ebx & (1u << 5)) && os_ymm;
-        info->avx512f = (ebx & (1u << 16)) && os_zmm;
-        info->avx512bw = info->avx512f && (ebx & (1u << 30));
-        info->avx512vl = info->avx512f && (ebx & (1u << 31));
-        info->avx512_vnni = info->avx512f && (ecx & (1u << 11));
-        info->avx512_fp16 = info->avx512f && (edx & (1u << 23));
-        info->amx_tile = (edx & (1u << 24)) && os_amx;
-        info->amx_bf16 = info->amx_tile && (edx & (1u << 22));
-        info->amx_int8 = info->amx_tile && (edx & (1u << 25));
-        if (max_sub >= 1) {
+        regs.leaf7_max_sub = r[0];
+        regs.leaf7_ebx = r[1];
+        regs.leaf7_ecx = r[2];
+        regs.leaf7_edx = r[3];
+        if (regs.leaf7_max_sub >= 1) {
             cpuid(7, 1, r);
-            info->avx512_bf16 = info->avx512f && (r[0] & (1u << 5));
+            regs.leaf7_1_eax = r[0];
         }
     }
+    rt_cpu_decode(&regs, info);
 
     cpuid(0x80000000u, 0, r);
     if (r[0] >= 0x80000004u) {
@@ -111,7 +143,7 @@ void rt_cpu_detect(rt_cpu_info *info)
 
 void rt_cpu_limit(rt_cpu_info *info, rt_isa max)
 {
-    if (max < RT_ISA_AMX)
+    if (max < RT_ISA_AMX) /* amx_cpu stays: what the CPU has, not what may run */
         info->amx_tile = info->amx_bf16 = info->amx_int8 = false;
     if (max < RT_ISA_AVX512)
         info->avx512f = info->avx512bw = info->avx512vl = info->avx512_vnni = info->avx512_bf16 =

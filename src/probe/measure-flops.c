@@ -1,6 +1,7 @@
 /* Peak compute throughput kernels (FMA, dot-product and AMX tile instructions) and their threaded
  * timing. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -97,8 +98,10 @@ RT_FMA_KERNEL(fp64_avx512, "avx512f", __m512d, double, 8, _mm512_set1_pd, _mm512
               _mm512_storeu_pd, 1e-9)
 RT_FMA_KERNEL(fp32_avx512, "avx512f", __m512, float, 16, _mm512_set1_ps, _mm512_fmadd_ps,
               _mm512_storeu_ps, 1e-5)
+#ifdef RT_HAVE_FP16_KERNELS
 RT_FMA_KERNEL(fp16_avx512, "avx512f,avx512fp16", __m512h, _Float16, 32, _mm512_set1_ph,
               _mm512_fmadd_ph, _mm512_storeu_ph, 2e-3)
+#endif
 
 /*
  * Dot-product kernels: each iteration adds a.b and then a.(-b) to 16
@@ -172,12 +175,18 @@ __attribute__((target("avx512f,avx512vnni"))) static int int8_avx512(long iters)
     return 0;
 }
 
-/* AMX: palette 1, eight tiles of 16 rows x 64 bytes. */
+#ifdef RT_HAVE_AMX_KERNELS
+/* AMX: palette 1, eight tiles of 16 rows x 64 bytes. LDTILECFG's 64-byte operand (Intel SDM vol. 2,
+ * LDTILECFG): byte 0 palette, byte 1 start_row, 2-15 reserved (0), 16-47 colsb of tiles 0-15 (2
+ * bytes each), 48-63 rows of tiles 0-15; unused tiles 0 x 0. */
 struct rt_tilecfg {
     uint8_t palette, start_row, reserved[14];
     uint16_t colsb[16];
     uint8_t rows[16];
 };
+_Static_assert(sizeof(struct rt_tilecfg) == 64 && offsetof(struct rt_tilecfg, colsb) == 16 &&
+                   offsetof(struct rt_tilecfg, rows) == 48,
+               "LDTILECFG's memory layout");
 
 static void tilecfg_init(struct rt_tilecfg *cfg)
 {
@@ -271,6 +280,7 @@ __attribute__((target("amx-tile,amx-int8"))) static int amx_int8(long iters)
     _tile_release();
     return bad ? -1 : 0;
 }
+#endif /* RT_HAVE_AMX_KERNELS */
 #endif /* __x86_64__ */
 
 static bool has_sse(const rt_cpu_info *c)
@@ -285,10 +295,12 @@ static bool has_avx512(const rt_cpu_info *c)
 {
     return c->avx512f;
 }
+#ifdef RT_HAVE_FP16_KERNELS
 static bool has_fp16(const rt_cpu_info *c)
 {
     return c->avx512f && c->avx512_fp16;
 }
+#endif
 static bool has_bf16(const rt_cpu_info *c)
 {
     return c->avx512f && c->avx512_bf16;
@@ -297,6 +309,7 @@ static bool has_vnni(const rt_cpu_info *c)
 {
     return c->avx512f && c->avx512_vnni;
 }
+#ifdef RT_HAVE_AMX_KERNELS
 static bool has_amx_bf16(const rt_cpu_info *c)
 {
     return c->amx_tile && c->amx_bf16;
@@ -305,6 +318,7 @@ static bool has_amx_int8(const rt_cpu_info *c)
 {
     return c->amx_tile && c->amx_int8;
 }
+#endif
 
 static const rt_flops_kernel kernels[] = {
 #if defined(__x86_64__)
@@ -314,13 +328,17 @@ static const rt_flops_kernel kernels[] = {
     {"fp32", RT_ISA_SSE, "mulps+addps xmm", 4, 2 * RT_NACC, has_sse, fp32_sse},
     {"fp32", RT_ISA_AVX2, "vfmadd231ps ymm", 16, RT_NACC, has_avx2, fp32_avx2},
     {"fp32", RT_ISA_AVX512, "vfmadd231ps zmm", 32, RT_NACC, has_avx512, fp32_avx512},
+#ifdef RT_HAVE_FP16_KERNELS
     {"fp16", RT_ISA_AVX512, "vfmadd231ph zmm", 64, RT_NACC, has_fp16, fp16_avx512},
+#endif
     /* 16 fp32 lanes x 2 bf16 pairs x 2 FLOPs */
     {"bf16", RT_ISA_AVX512, "vdpbf16ps zmm", 64, 32, has_bf16, bf16_avx512},
     /* 16 int32 lanes x 4 int8 products x 2 ops */
     {"int8", RT_ISA_AVX512, "vpdpbusd zmm", 128, 32, has_vnni, int8_avx512},
+#ifdef RT_HAVE_AMX_KERNELS
     {"amx_bf16", RT_ISA_AMX, "tdpbf16ps 16x16x32", 16384, 8, has_amx_bf16, amx_bf16},
     {"amx_int8", RT_ISA_AMX, "tdpbssd 16x16x64", 32768, 8, has_amx_int8, amx_int8},
+#endif
 #endif
 };
 

@@ -135,12 +135,30 @@ static int setup(run *r, const rt_measure_opts *opts, rt_warnings *sk, rt_error 
                         limit < RT_ISA_AVX512 ? " allowed" : "");
     if (limit < RT_ISA_AMX)
         rt_warnings_add(sk, "AMX: limited to %s", rt_isa_name(limit));
+    else if (!cpu->amx_tile && cpu->amx_cpu)
+        rt_warnings_add(sk, "AMX: the CPU has AMX tiles but the operating system does not save "
+                            "their state (XCR0 bits 17-18 clear; Linux does from 5.16): amx_bf16, "
+                            "amx_int8 not measured");
     else if (!cpu->amx_tile)
         rt_warnings_add(sk, "AMX: no AMX (amx_bf16, amx_int8 not measured)");
+#ifndef RT_HAVE_AMX_KERNELS
+    if (cpu->amx_tile) {
+        rt_warnings_add(sk, "AMX: this build has no AMX kernels (its compiler knows no AMX "
+                            "intrinsics: GCC 11 or Clang 12 needed): amx_bf16, amx_int8 not "
+                            "measured");
+        cpu->amx_tile = cpu->amx_bf16 = cpu->amx_int8 = false;
+    }
+#endif
+#ifndef RT_HAVE_FP16_KERNELS
+    if (cpu->avx512_fp16)
+        rt_warnings_add(sk, "fp16: this build has no AVX512-FP16 kernel (its compiler knows no "
+                            "AVX512-FP16: GCC 12 or Clang 15 needed)");
+#endif
+    /* Once per process, before any tile instruction (else SIGILL): Linux grants it per process. */
     if (cpu->amx_tile) {
         rt_error e2;
         if (rt_cpu_request_amx(&e2) != 0) {
-            rt_warnings_add(sk, "AMX: %s", e2.msg);
+            rt_warnings_add(sk, "AMX: %s: amx_bf16, amx_int8 not measured", e2.msg);
             cpu->amx_tile = cpu->amx_bf16 = cpu->amx_int8 = false;
         }
     }

@@ -3,6 +3,7 @@
 #define ROOFTIME_PROBE_CPU_DETECT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "rooftime/util/error.h"
 
@@ -27,10 +28,26 @@ typedef struct rt_cpu_info {
     bool sse2, avx, avx2, fma;
     bool avx512f, avx512bw, avx512vl, avx512_vnni, avx512_bf16, avx512_fp16;
     bool amx_tile, amx_bf16, amx_int8;
+    bool amx_cpu; /* CPUID reports AMX tiles, whether or not the OS enables their state */
 } rt_cpu_info;
+
+/* The CPUID and XCR0 values the flags are decoded from. */
+typedef struct rt_cpuid_regs {
+    uint32_t max_leaf;             /* leaf 0 EAX */
+    uint32_t leaf1_ecx, leaf1_edx; /* leaf 1 */
+    uint32_t leaf7_max_sub;        /* leaf 7 subleaf 0 EAX */
+    uint32_t leaf7_ebx, leaf7_ecx, leaf7_edx;
+    uint32_t leaf7_1_eax; /* leaf 7 subleaf 1 EAX (AVX512-BF16: bit 5) */
+    uint64_t xcr0;        /* XGETBV(0), read only when leaf 1 ECX has OSXSAVE */
+} rt_cpuid_regs;
 
 /* Fill info from CPUID/XGETBV; on a non-x86 build every flag is false. */
 void rt_cpu_detect(rt_cpu_info *info);
+
+/* The instruction-set flags of info (not vendor, model, family) from CPUID and XCR0 values: a
+ * feature counts only where the OS saves its registers (XCR0), so a CPU with AMX whose kernel
+ * leaves the tile state out of XCR0 (Linux before 5.16) has amx_cpu but not amx_tile. */
+void rt_cpu_decode(const rt_cpuid_regs *regs, rt_cpu_info *info);
 
 /* Clear every flag above `max` (so kernels above it are never chosen). */
 void rt_cpu_limit(rt_cpu_info *info, rt_isa max);
