@@ -1,6 +1,7 @@
 /* oneDNN's verbose formats, every version in use, and the unit each kernel ran on: real logs of
- * oneDNN 3.13 (torch 2.15) and 2.6 (Debian), lines an AMX machine printed (quoted in PyTorch's
- * AMX recipe), the format table's header rows, and the unit table (data/onednn/units.json). */
+ * oneDNN 3.13 (torch 2.15) and 2.6 (Debian), lines AMX machines printed (oneDNN 2.7.3 quoted in
+ * PyTorch's AMX recipe, 3.3.2 in a public benchmark), the format table's header rows, and the unit
+ * table (data/onednn/units.json). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,38 @@ static void test_amx_machine_lines(void **state)
     rt_warnings_release(&w);
 }
 
+/* oneDNN 3.3.2 (torch 2.2.2) on a Sapphire Rapids of 56 threads: bf16 linear layers as matmuls on
+ * brg:avx512_core_amx, as github usstq/mm_amx, torch-ext/mlp_llama.py (commit
+ * 6acec547b30cbfb41c6e5a8c2c15adadc00ff669) shows them (tests/data/README.md): the 3.3 records'
+ * 'primitive' category and memory descriptors, with no header line before them. */
+static void test_recorded_amx_onednn3(void **state)
+{
+    (void)state;
+    rt_profile *p = NULL;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    assert_int_equal(rt_import_onednn(data_path("onednn-3.3.2-amx-mlp.log"), &p, &w, &err), 0);
+    for (size_t i = 0; i < w.n; i++)
+        print_message("warning: %s\n", w.msg[i]);
+    assert_int_equal(w.n, 0);
+    assert_string_equal(p->version, "3.3.2");
+    assert_string_equal(rt_tags_get(&p->provenance.notes, "onednn_cpu_isa"), "avx512_core_amx");
+    assert_non_null(strstr(rt_tags_get(&p->provenance.notes, "onednn_verbose_format"),
+                           "records read as oneDNN 3.3 to 3.5"));
+    assert_int_equal(p->n_kernels, 2);
+    /* 256 tokens x 4096 -> 11008 (gate_proj, up_proj: 4 calls) and 11008 -> 4096 (down_proj) */
+    const rt_kernel *up = find(p, "matmul brg:avx512_core_amx bf16 256x4096:4096x11008", NULL);
+    const rt_kernel *down = find(p, "matmul brg:avx512_core_amx bf16 256x11008:11008x4096", NULL);
+    assert_close(up->invocations, 4, 0);
+    assert_close(down->invocations, 2, 0);
+    expect_unit(up, "amx_bf16", 2.0 * 256 * 4096 * 11008);
+    expect_unit(down, "amx_bf16", 2.0 * 256 * 4096 * 11008);
+    assert_close(down->time, (1.21704 + 1.10205) * 1e-3, 1e-9);
+    /* under a cap of AVX512_CORE_BF16 the same CPU line would not name AMX: see test_unit_table */
+    rt_profile_free(p);
+    rt_warnings_release(&w);
+}
+
 /* An implementation that names no ISA (oneDNN's jit GEMM picks AMX, AVX512-BF16 ... kernels at
  * run time): the widest unit the CPU's line names, said in a warning; without the line: unknown.
  * These lines are written for the test in the documented 2.x format. */
@@ -197,6 +230,28 @@ static void test_gemm_api(void **state)
     assert_close(rt_values_get(&p->kernels[0].bytes, "DRAM", 0), (6.0 + 12 + 8) * 4, 1e-12);
     rt_profile_free(p);
     rt_warnings_release(&w);
+    /* dnnl_gemm_bf16bf16f32 on an AMX CPU: its driver picks AMX or AVX512-BF16 kernels at run
+     * time, so the widest, amx_bf16, said in a warning; on a CPU capped at AVX2 (no bf16
+     * instructions: oneDNN converts to f32), fp32 */
+    static const char *const cpus[][2] = {
+        {"Intel AVX-512 with float16, Intel DL Boost and bfloat16 support and Intel AMX with "
+         "bfloat16 and 8-bit integer support",
+         "amx_bf16"},
+        {"Intel AVX2", "fp32"}};
+    for (size_t c = 0; c < 2; c++) {
+        char *bf = rt_asprintf("onednn_verbose,v1,info,cpu,isa:%s\n"
+                               "onednn_verbose,v1,primitive,exec,cpu,gemm_api,,undef,src_bf16::"
+                               "blocked:ab:f0 wei_bf16::blocked:ab:f0 dst_f32::blocked:ab:f0,,,"
+                               "2x3:3x4,0.01\n",
+                               cpus[c][0]);
+        rt_warnings wb = {0};
+        rt_profile *q = import_text(bf, &wb);
+        expect_unit(&q->kernels[0], cpus[c][1], 2.0 * 2 * 3 * 4);
+        assert_int_equal(warned(&wb, "widest unit the CPU has", "gemm_api"), 1);
+        rt_profile_free(q);
+        rt_warnings_release(&wb);
+        free(bf);
+    }
 }
 
 /* The unit table itself: implementation, kind and data type to the unit. */
@@ -369,9 +424,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recorded_versions), cmocka_unit_test(test_recorded_graph),
-        cmocka_unit_test(test_amx_machine_lines), cmocka_unit_test(test_widest_of_cpu),
-        cmocka_unit_test(test_unit_table),        cmocka_unit_test(test_headers),
-        cmocka_unit_test(test_bad_tables),        cmocka_unit_test(test_gemm_api),
+        cmocka_unit_test(test_amx_machine_lines), cmocka_unit_test(test_recorded_amx_onednn3),
+        cmocka_unit_test(test_widest_of_cpu),     cmocka_unit_test(test_unit_table),
+        cmocka_unit_test(test_headers),           cmocka_unit_test(test_bad_tables),
+        cmocka_unit_test(test_gemm_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -303,6 +303,7 @@ struct rt_onednn_reader {
     rt_onednn_columns columns[RT_DN_MAX_FORMATS]; /* per format: its header's, or the default */
     int seen[RT_DN_MAX_FORMATS];                  /* formats whose header was read, in order */
     size_t n_seen;
+    unsigned read_as;  /* bit k: an execution record with a category read as format k */
     char *model_error; /* why a data file could not be read: every line is then skipped */
     int window;        /* RT_CONV_WINDOW */
 };

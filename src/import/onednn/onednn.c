@@ -224,6 +224,8 @@ void rt_onednn_reader_line(rt_onednn_reader *r, const char *line, size_t len)
     }
     switch (rec.kind) {
     case RT_DN_OP_EXEC:
+        if (rec.category >= 0) /* a field of oneDNN 3.3 and later */
+            r->read_as |= 1u << rec.format;
         rt_onednn_read_exec(r, &r->columns[rec.format], f, nf, rec.op);
         break;
     case RT_DN_OP_CREATE:
@@ -259,9 +261,17 @@ static void note_format(rt_onednn_reader *r, rt_profile *p)
         l += (size_t)snprintf(note + l, sizeof note - l, "%s%s (header '%s')", k ? "; " : "",
                               x->versions, x->header ? x->header : "?");
     }
-    if (r->n_seen == 0)
+    if (r->n_seen == 0 && r->read_as) {
+        /* records with a category (3.3 or later): the log starts after the header */
+        l = (size_t)snprintf(note, sizeof note, "no header line (the log starts after it)");
+        for (size_t k = 0, n = 0; k < r->formats.n && l < sizeof note - 64; k++)
+            if (r->read_as & (1u << k))
+                l += (size_t)snprintf(note + l, sizeof note - l, "%s%s",
+                                      n++ ? "; " : ": records read as ", r->formats.f[k].versions);
+    } else if (r->n_seen == 0) {
         snprintf(note, sizeof note,
                  "no header line (oneDNN before 2.3, or the log starts after it)");
+    }
     rt_tags_set(&p->provenance.notes, "onednn_verbose_format", note);
     for (size_t c = 0; c < r->formats.n_cat && c < 8; c++)
         if (r->skipped_cat[c])
