@@ -290,6 +290,20 @@ static void test_unit_table(void **state)
         {"pooling", "jit:avx512_core_amx", "s8", NULL, NULL, "int8", 0},
         {"softmax", "jit:avx512_core", "f64", NULL, NULL, "fp64", 0},
         {"matmul", "brg:avx512_core", "s4", NULL, NULL, "unknown", 2},
+        /* what oneDNN 2.6 (Debian's, the study's) names on an AMX CPU (JIT_IMPL_NAME_HELPER
+         * prints its ISAs avx512_core_bf16_amx_bf16 / _int8 as avx512_core_amx_bf16 / _int8;
+         * its RNN is "brgemm" or "ref", kernels chosen at run time) */
+        {"matmul", "brg:avx512_core_amx_bf16", "bf16", NULL, NULL, "amx_bf16", 0},
+        {"inner_product", "brgemm:avx512_core_amx_int8", "u8", NULL, NULL, "amx_int8", 0},
+        {"convolution", "brgconv_1x1:avx512_core_amx_bf16", "bf16", NULL, NULL, "amx_bf16", 0},
+        {"rnn", "brgemm", "bf16", NULL, "avx512_core_amx", "amx_bf16", 1},
+        /* 3.x: backward convolutions and int8 matmuls on AMX */
+        {"convolution", "brg_conv_bwd_w:avx512_core_amx", "bf16", NULL, NULL, "amx_bf16", 0},
+        {"matmul", "brg_matmul:avx10_1_512_amx", "s8", NULL, NULL, "amx_int8", 0},
+        /* bf16 without bf16 instructions (ONEDNN_MAX_CPU_ISA=AVX512_CORE on this Zen 4: oneDNN 2.6
+         * ran jit_bf16:avx512_core and gemm:jit), emulated in f32 */
+        {"convolution", "jit_bf16:avx512_core", "bf16", NULL, NULL, "fp32", 0},
+        {"matmul", "gemm:jit", "bf16", NULL, "avx512_core", "fp32", 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rt_onednn_unit_basis b;

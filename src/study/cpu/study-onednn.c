@@ -286,7 +286,15 @@ const char *rt_onednn_isa(void)
         return "avx512_core_bf16";
     case dnnl_cpu_isa_avx512_core_amx:
         return "avx512_core_amx";
-    default:
+#if DNNL_VERSION_MAJOR >= 3 /* the ISAs 3.0 added (in 3.x, avx10_1_512* are their aliases) */
+    case dnnl_cpu_isa_avx2_vnni_2:
+        return "avx2_vnni_2";
+    case dnnl_cpu_isa_avx512_core_fp16:
+        return "avx512_core_fp16";
+    case dnnl_cpu_isa_avx512_core_amx_fp16:
+        return "avx512_core_amx_fp16";
+#endif
+    default: /* not a row of data/onednn/units.json: units that depend on it are 'unknown' */
         return "other";
     }
 #else
