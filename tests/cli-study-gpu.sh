@@ -216,6 +216,7 @@ PY
         check "ncu: the summary" grep -q "pytorch-lstm-fp32 (default point, forward): 0 of the 1 longest kernels agree" "$TMP/out"
         check "ncu: its output kept" test -s "$TMP/run/ncu/pytorch-lstm-fp32.csv"
         check "ncu: --clock-control base, nothing said" bash -c "! grep -q 'clock-control none' '$TMP/out'"
+        check "ncu: its progress line" grep -q "pytorch-lstm-fp32 ncu\] the default point's forward pass (--clock-control base)" "$TMP/err"
         FAKE_NCU_CLOCK_FAIL=1 ROOFTIME_NCU=$TMP/ncu ROOFTIME_LIBCUDA=$FAKE ROOFTIME_CUPTI_LIB=$FAKE ROOFTIME_SRC=$TMP/src ROOFTIME_PYTHON=python3 \
             "$BIN" ${RUN/--no-ncu/} --op lstm --framework pytorch --precision fp32 >"$TMP/out" 2>"$TMP/err"
         check "ncu: base refused, none ran, said" grep -q "pytorch-lstm-fp32: ncu --clock-control base failed (log .*pytorch-lstm-fp32.clock-base.log): ran with --clock-control none, exit 0" "$TMP/out"

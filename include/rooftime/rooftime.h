@@ -113,6 +113,7 @@
 #include "rooftime/study/study-gpu-check.h"
 #include "rooftime/study/study-gpu-crosscheck.h"
 #include "rooftime/study/study-gpu-findings.h"
+#include "rooftime/study/study-gpu-ncu.h"
 #include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/study/study-gpu-profiles.h"
 #include "rooftime/study/study-gpu-run.h"

@@ -53,16 +53,26 @@ static const char *bound_ceiling(const rt_machine *m, const rt_verdict *v, doubl
     return NULL;
 }
 
-int rt_trust_beyond_spread(const rt_machine *m, const rt_verdict *v, double *spread)
+/* The ceiling v runs above by more than its spread (its name, in buf for an overhead), or NULL;
+ * *spread gets the ceiling's spread, NAN where v is bound by none we can name. */
+static const char *ceiling_beyond(const rt_machine *m, const rt_verdict *v, double *spread,
+                                  char *buf, size_t n)
 {
     double sp = NAN;
+    const char *ceiling =
+        rt_verdict_is_real(v) && isfinite(v->efficiency) ? bound_ceiling(m, v, &sp, buf, n) : NULL;
+    *spread = ceiling ? sp : NAN;
+    return ceiling && v->efficiency > 1 + sp ? ceiling : NULL;
+}
+
+int rt_trust_beyond_spread(const rt_machine *m, const rt_verdict *v, double *spread)
+{
+    double sp;
     char oh[64];
-    const char *ceiling = rt_verdict_is_real(v) && isfinite(v->efficiency)
-                              ? bound_ceiling(m, v, &sp, oh, sizeof oh)
-                              : NULL;
+    const char *ceiling = ceiling_beyond(m, v, &sp, oh, sizeof oh);
     if (spread)
-        *spread = ceiling ? sp : NAN;
-    return ceiling && v->efficiency > 1 + sp;
+        *spread = sp;
+    return ceiling != NULL;
 }
 
 int rt_trust_check(const rt_analysis *a, rt_trust *t)
@@ -77,12 +87,10 @@ int rt_trust_check(const rt_analysis *a, rt_trust *t)
     size_t n_acc = 0;
     for (size_t i = 0; i < a->n_items; i++) {
         const rt_verdict *v = &a->items[i].v;
-        if (!rt_verdict_is_real(v) || !isfinite(v->efficiency))
-            continue;
         double spread;
         char oh[sizeof acc[0].name];
-        const char *ceiling = bound_ceiling(m, v, &spread, oh, sizeof oh);
-        if (!ceiling || v->efficiency <= 1 + spread)
+        const char *ceiling = ceiling_beyond(m, v, &spread, oh, sizeof oh);
+        if (!ceiling)
             continue;
         /* The name as acc keeps it: cut to its room, as snprintf would. */
         char name[sizeof acc[0].name];

@@ -1,6 +1,6 @@
 /* `rooftime study --gpu` (cmd-study-gpu.c and its rooms): the GPU study's request, and the steps
- * that check the clients' outputs (cmd-study-gpu-check.c) and cross-check the counters against ncu
- * (cmd-study-gpu-ncu.c); the study wing runs the clients (rt_study_gpu_run). */
+ * that checks the clients' outputs (cmd-study-gpu-check.c); the study wing runs the clients
+ * (rt_study_gpu_run) and their ncu cross-check (rt_study_gpu_ncu_crosscheck). */
 #ifndef ROOFTIME_CLI_STUDY_GPU_H
 #define ROOFTIME_CLI_STUDY_GPU_H
 
@@ -34,8 +34,5 @@ int cli_study_gpu(int argc, char **argv);
 /* The correctness check of the clients' outputs in DIR/check against rooftime's direct NVRTC
  * convolution, into r->check_report and r->check_status. */
 void cli_study_gpu_check(const cli_gpu_study *g, rt_study_gpu_result *r);
-
-/* The ncu cross-check on three configs (skipped, with a line, without ncu) into r->crosscheck. */
-void cli_study_gpu_crosscheck(const cli_gpu_study *g, rt_study_gpu_result *r);
 
 #endif

@@ -27,6 +27,7 @@
 #include "rooftime/probe/gpu-measure.h"
 #include "rooftime/render/report.h"
 #include "rooftime/study/study-gpu-findings.h"
+#include "rooftime/study/study-gpu-ncu.h"
 #include "rooftime/study/study-gpu-profiles.h"
 #include "rooftime/study/study-gpu-plan.h"
 #include "rooftime/study/study-gpu-run.h"
@@ -210,21 +211,27 @@ static void show_client(void *ud, size_t idx, const char *mode, const char *line
                 g->n_plans, g->plans[idx].name, line);
 }
 
+/* How the study wing runs the clients, with their progress on stderr. */
+static rt_study_gpu_runner runner(cli_gpu_study *g)
+{
+    return (rt_study_gpu_runner){.so = &g->so,
+                                 .plans = g->plans,
+                                 .n_plans = g->n_plans,
+                                 .dir = g->dir,
+                                 .from = g->from,
+                                 .python = g->python,
+                                 .lib = g->lib,
+                                 .metrics = g->metrics,
+                                 .scripts = g->scripts,
+                                 .client_timeout = g->client_timeout,
+                                 .progress = show_client,
+                                 .progress_ud = g};
+}
+
 /* The clients run (or re-imported) by the study wing; -1 after printing why it could not go on. */
 static int run_clients(cli_gpu_study *g, rt_study_gpu_result *r)
 {
-    rt_study_gpu_runner run = {.so = &g->so,
-                               .plans = g->plans,
-                               .n_plans = g->n_plans,
-                               .dir = g->dir,
-                               .from = g->from,
-                               .python = g->python,
-                               .lib = g->lib,
-                               .metrics = g->metrics,
-                               .scripts = g->scripts,
-                               .client_timeout = g->client_timeout,
-                               .progress = show_client,
-                               .progress_ud = g};
+    rt_study_gpu_runner run = runner(g);
     rt_error err = {{0}};
     if (rt_study_gpu_run(&run, r, &err) != 0) {
         cli_error("%s", err.msg);
@@ -355,7 +362,8 @@ int cli_study_gpu(int argc, char **argv)
                         g.from);
         rt_warnings_add(&r->crosscheck, "Skipped: re-imported (--from).");
     } else if (!g.no_ncu) {
-        cli_study_gpu_crosscheck(&g, r);
+        rt_study_gpu_runner run = runner(&g);
+        rt_study_gpu_ncu_crosscheck(&run, g.sm, r);
     } else {
         rt_warnings_add(&r->crosscheck, "Skipped: --no-ncu.");
     }

@@ -24,6 +24,14 @@ static const char *tag(const rt_tags *t, const char *k)
     return v ? v : "";
 }
 
+/* "IMPLEMENTATION PRECISION" of t into k (96 bytes): the rows of the per-implementation tables. */
+static void impl_precision(const rt_tags *t, char k[96])
+{
+    char im[64];
+    rt_study_impl_of(t, im, sizeof im);
+    snprintf(k, 96, "%s %s", im, tag(t, "precision"));
+}
+
 static void params_of(const rt_tags *t, char *buf, size_t n)
 {
     static const char *const ps[] = {"batch",    "filters", "kernel", "stride",   "seq",
@@ -181,9 +189,8 @@ static void section_bounds(rt_findings *o, const rt_analysis *a)
                                "precision (configs)");
     rt_study_strset keys = {0};
     for (size_t c = 0; c < a->n_configs; c++) {
-        char im[64], k[96];
-        rt_study_impl_of(&a->configs[c].tags, im, sizeof im);
-        snprintf(k, sizeof k, "%s %s", im, tag(&a->configs[c].tags, "precision"));
+        char k[96];
+        impl_precision(&a->configs[c].tags, k);
         rt_study_strset_add(&keys, k);
     }
     const char *head[] = {"implementation precision", "compute-bound", "bandwidth-bound",
@@ -194,9 +201,8 @@ static void section_bounds(rt_findings *o, const rt_analysis *a)
         double *eff = rt_xcalloc(a->n_configs + 1, sizeof *eff);
         for (size_t c = 0; c < a->n_configs; c++) {
             const rt_config *cf = &a->configs[c];
-            char im[64], k[96];
-            rt_study_impl_of(&cf->tags, im, sizeof im);
-            snprintf(k, sizeof k, "%s %s", im, tag(&cf->tags, "precision"));
+            char k[96];
+            impl_precision(&cf->tags, k);
             if (strcmp(k, keys.v[ki]) != 0)
                 continue;
             if (cf->v.overhead_bound)
@@ -358,9 +364,8 @@ static void section_no_flops(rt_findings *o, const rt_analysis *a)
                                "copies; DeepCAM, seed 003: about half the time)");
     rt_study_strset keys = {0};
     for (size_t i = 0; i < a->n_items; i++) {
-        char im[64], k[96];
-        rt_study_impl_of(&a->items[i].tags, im, sizeof im);
-        snprintf(k, sizeof k, "%s %s", im, tag(&a->items[i].tags, "precision"));
+        char k[96];
+        impl_precision(&a->items[i].tags, k);
         rt_study_strset_add(&keys, k);
     }
     const char *head[] = {"implementation precision", "time without FLOPs", "total time", "share",
@@ -372,9 +377,8 @@ static void section_no_flops(rt_findings *o, const rt_analysis *a)
         double *nt = rt_xcalloc(a->n_items + 1, sizeof *nt);
         for (size_t i = 0; i < a->n_items; i++) {
             const rt_item *it = &a->items[i];
-            char im[64], k[96];
-            rt_study_impl_of(&it->tags, im, sizeof im);
-            snprintf(k, sizeof k, "%s %s", im, tag(&it->tags, "precision"));
+            char k[96];
+            impl_precision(&it->tags, k);
             if (strcmp(k, keys.v[ki]) != 0)
                 continue;
             t += it->v.time;

@@ -1,7 +1,7 @@
-/* `rooftime study --gpu`: the ncu cross-check. On three configs (the default point, forward pass)
- * the client runs once more under Nsight Compute with the metrics of `rooftime ncu-metrics` (base
- * units, mangled names; --clock-control base, else none), and the study's profile of that config
- * is compared with ncu's (rt_study_gpu_crosscheck). */
+/* The GPU study's ncu run: on three configs (the default point, forward pass) the client runs once
+ * more under Nsight Compute with the metrics of `rooftime ncu-metrics` (base units, mangled names;
+ * --clock-control base, else none), and the study's profile of that config is compared with ncu's
+ * (rt_study_gpu_crosscheck). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -9,14 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli-study-gpu.h"
-#include "commands.h"
 #include "rooftime/core/profile.h"
 #include "rooftime/import/ncu-metric-list.h"
 #include "rooftime/import/ncu-metrics.h"
 #include "rooftime/import/ncu.h"
 #include "rooftime/study/study-gpu-crosscheck.h"
+#include "rooftime/study/study-gpu-ncu.h"
 #include "rooftime/study/study-gpu-plan.h"
+#include "rooftime/study/study-gpu-run.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/spawn.h"
@@ -65,7 +65,7 @@ static const rt_profile *study_profile(const rt_study_gpu_result *r, const rt_st
  * --clock-control: ncu's exit code, or -1 with the reason among the cross-check's lines. Base
  * units (bytes, not "Mbyte" with three digits) and mangled kernel names, which import ncu
  * demangles as the collector does. */
-static int run_ncu(const cli_gpu_study *g, const char *ncu, const char *metrics,
+static int run_ncu(const rt_study_gpu_runner *g, const char *ncu, const char *metrics,
                    const rt_study_gpu_plan *p, const char *plan, const char *csv, const char *log,
                    const char *clock, rt_study_gpu_result *r)
 {
@@ -96,8 +96,11 @@ static int run_ncu(const cli_gpu_study *g, const char *ncu, const char *metrics,
     rt_spawn_opts so = {.stdout_path = csv, .stderr_path = log, .close_fd = -1};
     rt_child child;
     rt_error err = {{0}};
-    fprintf(stderr, "[ncu] %s: the default point's forward pass under ncu (--clock-control %s)\n",
-            p->name, clock);
+    if (g->progress) {
+        char line[96];
+        snprintf(line, sizeof line, "the default point's forward pass (--clock-control %s)", clock);
+        g->progress(g->progress_ud, (size_t)(p - g->plans), "ncu", line);
+    }
     if (rt_spawn(argv, &so, &child, &err) != 0) {
         rt_warnings_add(&r->crosscheck, "%s: %s", p->name, err.msg);
         return -1;
@@ -107,7 +110,7 @@ static int run_ncu(const cli_gpu_study *g, const char *ncu, const char *metrics,
 
 /* One config: the client under ncu, imported, compared. When --clock-control base fails (a VM
  * may refuse to lock the clocks), once more with --clock-control none, said among the lines. */
-static void crosscheck_plan(const cli_gpu_study *g, const char *ncu, const char *metrics,
+static void crosscheck_plan(const rt_study_gpu_runner *g, const char *ncu, const char *metrics,
                             const rt_study_gpu_plan *p, const rt_profile *ours,
                             rt_study_gpu_result *r)
 {
@@ -115,7 +118,7 @@ static void crosscheck_plan(const cli_gpu_study *g, const char *ncu, const char 
     char *csv = rt_asprintf("%s/ncu/%s.csv", g->dir, p->name);
     char *log = rt_asprintf("%s/ncu/%s.log", g->dir, p->name);
     char *log_base = rt_asprintf("%s/ncu/%s.clock-base.log", g->dir, p->name);
-    char *json = rt_study_gpu_plan_json(p, &g->so, true, 0);
+    char *json = rt_study_gpu_plan_json(p, g->so, true, 0);
     rt_error err = {{0}};
     rt_profile *theirs = NULL;
     rt_warnings w = {0};
@@ -160,7 +163,7 @@ out:
     free(log_base);
 }
 
-void cli_study_gpu_crosscheck(const cli_gpu_study *g, rt_study_gpu_result *r)
+void rt_study_gpu_ncu_crosscheck(const rt_study_gpu_runner *g, int sm, rt_study_gpu_result *r)
 {
     char *ncu = find_ncu();
     if (!ncu) {
@@ -171,7 +174,7 @@ void cli_study_gpu_crosscheck(const cli_gpu_study *g, rt_study_gpu_result *r)
     rt_ncu_metric_list l = {0};
     rt_error err = {{0}};
     char *dir = rt_asprintf("%s/ncu", g->dir);
-    if (rt_ncu_metric_list_load(NULL, "throughput", g->sm, &l, &err) != 0 ||
+    if (rt_ncu_metric_list_load(NULL, "throughput", sm, &l, &err) != 0 ||
         rt_mkdir_p(dir, &err) != 0) {
         rt_warnings_add(&r->crosscheck, "Skipped: %s", err.msg);
         free(dir);
