@@ -1,6 +1,7 @@
 /* `rooftime study --gpu`: the ncu cross-check. On three configs (the default point, forward pass)
  * the client runs once more under Nsight Compute with the metrics of `rooftime ncu-metrics` (base
- * units, mangled names; --clock-control base, else none), and the study's profile of that config
+ * units, mangled names; --clock-control base, else none, or none alone with --ncu-clock-control
+ * none), and the study's profile of that config
  * is compared with ncu's (rt_study_gpu_crosscheck). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -106,7 +107,8 @@ static int run_ncu(const cli_gpu_study *g, const char *ncu, const char *metrics,
 }
 
 /* One config: the client under ncu, imported, compared. When --clock-control base fails (a VM
- * may refuse to lock the clocks), once more with --clock-control none, said among the lines. */
+ * may refuse to lock the clocks), once more with --clock-control none, said among the lines;
+ * with --ncu-clock-control none, none alone. */
 static void crosscheck_plan(const cli_gpu_study *g, const char *ncu, const char *metrics,
                             const rt_study_gpu_plan *p, const rt_profile *ours,
                             rt_study_gpu_result *r)
@@ -123,8 +125,9 @@ static void crosscheck_plan(const cli_gpu_study *g, const char *ncu, const char 
         rt_warnings_add(&r->crosscheck, "%s: %s", p->name, err.msg);
         goto out;
     }
-    int rc = run_ncu(g, ncu, metrics, p, plan, csv, log, "base", r);
-    if (rc > 0) {
+    int base = strcmp(g->ncu_clock ? g->ncu_clock : "base", "base") == 0;
+    int rc = run_ncu(g, ncu, metrics, p, plan, csv, log, base ? "base" : "none", r);
+    if (rc > 0 && base) {
         if (rename(log, log_base) != 0)
             rt_warnings_add(&r->crosscheck, "%s: cannot keep '%s' as '%s': %s", p->name, log,
                             log_base, strerror(errno));
