@@ -60,6 +60,24 @@ check "names the missing kernel" grep -q "no kernel mma_fp16 in" "$TMP/out"
 printf '*\tflops.fp32\t1.005e12\n' >"$TMP/all.tsv"
 expect 0 "" -- machine selfcheck-compare "$TMP/all.tsv" "$TMP/p.json"
 
+# a "#!" line (selfcheck-kernels: a kernel that computed a wrong result) is a failed check of its
+# own; the kernel's counted work is still compared, and so is everything after it
+printf '#! wgmma_fp16: computed 3, expected 4: wrong result\nfma_fp32\tflops.fp32\t1e12\nbw_read\tbytes.HBM\t1e9\n' >"$TMP/wrong.tsv"
+expect 1 "self-check: 1 of 3 checks failed" -- machine selfcheck-compare "$TMP/wrong.tsv" "$TMP/p.json" -o "$TMP/r3.json"
+check "the wrong result: a failed check" grep -qx "  FAIL wgmma_fp16: computed 3, expected 4: wrong result" "$TMP/out"
+check "  ... the rest compared" test "$(grep -c '^  pass' "$TMP/out")" -eq 2
+check "  ... in the report" python3 - "$TMP/r3.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["checks"][0]
+assert c["check"] == "wgmma_fp16: computed 3, expected 4: wrong result" and c["pass"] is False, c
+assert d["total"] == 3 and d["failed"] == 1, d
+PY
+printf '#!\nfma_fp32\tflops.fp32\t1e12\n' >"$TMP/e6.tsv"
+expect 1 "e6.tsv: line 1: a '#!' line needs text" -- machine selfcheck-compare "$TMP/e6.tsv" "$TMP/p.json"
+printf '#! only the failure\n' >"$TMP/e7.tsv"
+expect 1 "1 of 1 checks failed" -- machine selfcheck-compare "$TMP/e7.tsv" "$TMP/p.json"
+
 # bad manifests: file, line, field
 printf 'fma_fp32\tflops.fp32\tx\n' >"$TMP/e1.tsv"
 expect 1 "e1.tsv: line 1: field EXPECTED: 'x' is not a number > 0" -- \

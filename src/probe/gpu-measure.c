@@ -211,9 +211,17 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
             continue;
         }
         int absent;
+        char why[512] = "";
         if (rt_gpu_run_compute(&g, k, arch, pl->trials, pl->compute_s, &r->compute[r->n_compute],
-                               &absent))
+                               &absent, why, sizeof why))
             goto done;
+        if (absent == 2) {
+            /* a rejected figure costs its unit, not the other ceilings: the machine is written
+             * without it (unknown, not a guess), and the line says why */
+            if (skipped)
+                rt_warnings_add(skipped, "%s: not measured: %s", unit, why);
+            continue;
+        }
         if (absent) {
             if (skipped)
                 rt_warnings_add(skipped, "%s: the %s instruction does not exist on sm_%d", unit,

@@ -44,7 +44,18 @@ typedef struct sc_row {
 typedef struct sc_rows {
     sc_row *row;
     size_t n;
+    /* "#!" lines: a kernel that computed a wrong result (selfcheck-kernels), each a failed check */
+    char **broken;
+    size_t n_broken;
 } sc_rows;
+
+static void rows_release(sc_rows *rows)
+{
+    for (size_t i = 0; i < rows->n_broken; i++)
+        free(rows->broken[i]);
+    free(rows->broken);
+    free(rows->row);
+}
 
 /* flops.* within 1%, bytes.* within 5% unless the manifest names a bound */
 static double default_bound(const char *quantity)
@@ -52,7 +63,8 @@ static double default_bound(const char *quantity)
     return strncmp(quantity, "bytes.", 6) == 0 ? 0.05 : 0.01;
 }
 
-/* "KERNEL<TAB>QUANTITY<TAB>EXPECTED[<TAB>BOUND]" lines, '#' comments and blank lines skipped. */
+/* "KERNEL<TAB>QUANTITY<TAB>EXPECTED[<TAB>BOUND]" lines, '#' comments and blank lines skipped;
+ * a "#! TEXT" line is a failure selfcheck-kernels saw (a wrong result), kept as a failed check. */
 static int read_manifest(const char *path, sc_rows *rows, rt_error *err)
 {
     FILE *fp = fopen(path, "r");
@@ -71,6 +83,18 @@ static int read_manifest(const char *path, sc_rows *rows, rt_error *err)
             break;
         }
         line[strcspn(line, "\r\n")] = 0;
+        if (line[0] == '#' && line[1] == '!') {
+            const char *t = line + 2 + strspn(line + 2, " \t");
+            if (rows->n_broken >= SC_MAX_ROWS || !*t || !rt_utf8_valid(t)) {
+                rt_error_set(err, "%s: line %d: a '#!' line needs text (UTF-8), at most %d", path,
+                             ln, SC_MAX_ROWS);
+                rc = -1;
+                break;
+            }
+            rows->broken = rt_xrealloc(rows->broken, (rows->n_broken + 1) * sizeof *rows->broken);
+            rows->broken[rows->n_broken++] = rt_strdup(t);
+            continue;
+        }
         if (line[0] == 0 || line[0] == '#')
             continue;
         if (rows->n >= SC_MAX_ROWS) {
@@ -125,7 +149,7 @@ static int read_manifest(const char *path, sc_rows *rows, rt_error *err)
         rc = -1;
     }
     fclose(fp);
-    if (rc == 0 && rows->n == 0) {
+    if (rc == 0 && rows->n == 0 && rows->n_broken == 0) {
         rt_error_set(err, "%s: no checks in it", path);
         rc = -1;
     }
@@ -160,6 +184,13 @@ static int compare(const sc_rows *rows, const rt_profile *p, const char *profile
                    json_t *checks)
 {
     int failed = 0;
+    for (size_t i = 0; i < rows->n_broken; i++) {
+        printf("  FAIL %s\n", rows->broken[i]);
+        json_array_append_new(checks,
+                              json_pack("{s:s, s:n, s:n, s:b, s:s}", "check", rows->broken[i],
+                                        "expected", "figure", "pass", 0, "note", rows->broken[i]));
+        failed++;
+    }
     for (size_t i = 0; i < rows->n; i++) {
         const sc_row *r = &rows->row[i];
         int found;
@@ -220,13 +251,13 @@ static int compare_all(const char *const *manifests, const char *const *profiles
         if (read_manifest(manifests[i], &rows, &err) != 0 ||
             rt_profile_load(profiles[i], &p, &err) != 0) {
             cli_error("%s", err.msg);
-            free(rows.row);
+            rows_release(&rows);
             goto out;
         }
         printf("self-check: %s against %s\n", profiles[i], manifests[i]);
         failed += compare(&rows, p, profiles[i], checks);
-        total += rows.n;
-        free(rows.row);
+        total += rows.n + rows.n_broken;
+        rows_release(&rows);
         rt_profile_free(p);
     }
     printf("self-check: %zu of %zu checks pass\n", total - (size_t)failed, total);
