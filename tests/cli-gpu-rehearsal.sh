@@ -4,11 +4,11 @@
 # not ignored, files, plus the carried .carry), with the carry built by scripts/gpu-carry.sh, a
 # stand-in driver (tests/fake-libcuda-study.c, built in the carry's unsanitized build: device
 # queries answer, everything else fails), a stand-in nvidia-smi, a stand-in ncu
-# (tests/gpu-standin-ncu.py, whose clocks refuse to lock, so the --clock-control none fallback
-# runs) and python3 a PyTorch 2.x (the GPU machine's is 2.11). Checked: every stage group runs
+# (tests/gpu-standin-ncu.py, whose clocks refuse to lock: never asked to, as the run leaves the
+# GPU's clocks alone) and python3 a PyTorch 2.x (the GPU machine's is 2.11). Checked: every stage group runs
 # (a stage skipped only for what a GPU alone produces, none not found or timed out), no Python
-# traceback, no path of this checkout or build in the evidence, ncu given base units and mangled
-# names, the evidence packed into OUT before the evaluation (also when the evaluation fails, or
+# traceback, no path of this checkout or build in the evidence, ncu given base units, mangled
+# names and --clock-control none, the evidence packed into OUT before the evaluation (also when the evaluation fails, or
 # the run is stopped), at most 8 files back, what travels within 64 MiB. Without PyTorch 2.x it
 # rehearses on Debian's 1.13 and says so; skips (77) without either, or without git.
 . "$(dirname "$0")/lib.sh"
@@ -48,7 +48,7 @@ check "the stand-in driver, unsanitized" test -f "$TMP/fakecuda/libcuda.so.1"
 cat >"$TMP/bin/nvidia-smi" <<'SH'
 #!/bin/sh
 case "$*" in
-*compute_cap*) echo "9.0" ;;
+*compute_cap*) echo "NVIDIA H100 80GB HBM3 (stand-in), 580.00, 9.0, Disabled, 345 MHz, 1980 MHz" ;;
 *) echo "NVIDIA H100 80GB HBM3 (stand-in), 580.00" ;;
 esac
 SH
@@ -72,7 +72,7 @@ rm -f "$TMP/ncu-calls"
 run "$OUT"
 rc=$?
 check "exit 1: the checks fail without a GPU (exit $rc)" test "$rc" -eq 1
-check "the boxes fit the budget" grep -q "stage boxes 325 s of the 335 s budget, each x6" "$TMP/run.err"
+check "the boxes fit the budget" grep -q "stage boxes 325 s of the 340 s budget, each x6" "$TMP/run.err"
 check "OUT: the evidence, the evaluation, the summary" test -s "$OUT/evidence.tar.gz" -a -s "$OUT/gpu-acceptance.json" -a -s "$OUT/summary.txt"
 n=$(find "$OUT" -type f | wc -l)
 check "at most 8 files back ($n)" test "$n" -le 8
@@ -95,10 +95,17 @@ for r in rows:
 skipped = sorted(r[0] for r in rows if r[1] == "-1")
 # only what a GPU alone produces: the manifests of selfcheck-kernels, machine.json and cnn.json
 assert skipped == ["compare-ncu-base", "compare-ncu-none", "report"], skipped
-# the clock fallback ran, and says so
-for n in ("ncu-base", "ncu-cnn"):
-    assert n + "-clock-none" in names, names
-    assert "clock-control none ran" in d["ncu_clock_control"][n], d["ncu_clock_control"]
+# the clocks left as they are: none from the start, no fallback (the stand-in's base would fail)
+for n in ("ncu-base", "ncu-none", "ncu-cnn"):
+    assert n + "-clock-none" not in names, names
+    assert d["ncu_clock_control"][n] == "clock-control none ran (stage %s, exit 0)" % n, d["ncu_clock_control"]
+study = [r for r in rows if r[0] == "study"][0]
+assert study[3].endswith("--ncu-clock-control none"), study
+assert d["counters"]["ncu"].startswith("read (ncu-probe-base.csv"), d["counters"]
+assert d["counters"]["collector"].startswith("no refusal in selfcheck.log"), d["counters"]
+run = "\n".join(d["run"])
+assert "gpu state: compute capability 9.0, persistence mode Disabled, SM clock 345 MHz (max 1980 MHz)" in run, run
+assert "ncu --clock-control none" in run and " torch 2." in run and " CUDA 1" in run, run
 assert d["groups_run"] == groups and d["groups_not_run"] == [], d["groups_run"]
 assert d["gpu"] == {"name": "NVIDIA H100 80GB HBM3 (stand-in)", "driver": "580.00"}, d["gpu"]
 for c in d["checks"]:
@@ -106,7 +113,7 @@ for c in d["checks"]:
 assert {s["stage"] for s in d["stages"]} == set(names)
 print("ok: %d stages, skipped %s" % (len(rows), skipped))
 PY
-check "every group ran; skipped only for a GPU's output; the clock fallback recorded ($(tail -1 "$TMP/stages.txt"))" grep -q '^ok:' "$TMP/stages.txt"
+check "every group ran; skipped only for a GPU's output; the clocks left alone ($(tail -1 "$TMP/stages.txt"))" grep -q '^ok:' "$TMP/stages.txt"
 tb=$(grep -rl "Traceback (most recent call last)" "$EV" "$OUT/summary.txt" "$TMP/run.err" 2>/dev/null | head -3)
 check "no Python traceback (${tb:-none})" test -z "$tb"
 here=$(grep -rlF -e "$SRC/" -e "$BUILD/" "$EV" "$OUT" "$TMP/run.err" 2>/dev/null | head -3)
@@ -118,7 +125,7 @@ python3 - "$TMP/ncu-calls" >"$TMP/ncu.txt" 2>&1 <<'PY'
 import json, sys
 calls = [json.loads(l) for l in open(sys.argv[1])]
 runs = [c for c in calls if c["argv"] != ["--version"]]
-assert len(runs) == 5, [c["argv"][:12] for c in runs]  # base, its retry, none, cnn, its retry
+assert len(runs) == 3, [c["argv"][:12] for c in runs]  # base, none, cnn
 clocks = []
 for c in runs:
     a = c["argv"]
@@ -129,10 +136,10 @@ for c in runs:
     clocks.append(a[a.index("--clock-control") + 1])
     first = c["ld_library_path"].split(":")[0]
     assert first.endswith("/ncu-lib") and ".carry" not in c["ld_library_path"], c["ld_library_path"]
-assert clocks == ["base", "none", "none", "base", "none"], clocks
+assert clocks == ["none", "none", "none"], clocks
 print("ok")
 PY
-check "ncu: base units, mangled names, the metric list, clocks base then none, no carried CUPTI ($(tail -1 "$TMP/ncu.txt"))" grep -qx ok "$TMP/ncu.txt"
+check "ncu: base units, mangled names, the metric list, clocks none, no carried CUPTI ($(tail -1 "$TMP/ncu.txt"))" grep -qx ok "$TMP/ncu.txt"
 
 # The self-check's torch.matmul script on PyTorch 2.x, on the CPU (its CUDA path needs a GPU):
 # the calls, the result check and the manifest (1.13 has no fp16 matmul on the CPU).
