@@ -119,6 +119,7 @@ check "no Python traceback (${tb:-none})" test -z "$tb"
 here=$(grep -rlF -e "$SRC/" -e "$BUILD/" "$EV" "$OUT" "$TMP/run.err" 2>/dev/null | head -3)
 check "no path of this checkout or build in the evidence (${here:-none})" test -z "$here"
 check "the study ran its clients" grep -q "pytorch-conv2d-fp32" "$EV/evidence/study.log"
+check "torch's files read beside the first group" grep -q "page cache warm-up): exit 0" "$EV/evidence/warm.log"
 check "the Python stage: rooftime.gpu.profile refuses in one line" grep -q "^rooftime.gpu.profile: " "$EV/evidence/python.log"
 check "the Python stage: rooftime.torch.profile on the CPU wrote its profile" test -s "$EV/evidence/python/py-torch.json"
 python3 - "$TMP/ncu-calls" >"$TMP/ncu.txt" 2>&1 <<'PY'

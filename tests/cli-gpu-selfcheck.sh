@@ -95,7 +95,9 @@ expect 1 "cannot read manifest" -- machine selfcheck-compare "$TMP/none.tsv" "$T
 expect 1 "" -- machine selfcheck-compare "$TMP/ok.tsv" "$TMP/none.json"
 # With a stand-in driver (it passes profile's driver check, then lacks the rest): the collector
 # runs this rooftime's hidden `machine selfcheck-kernels`, which refuses the driver; the
-# self-check fails cleanly, leaving its scratch directory behind only with --keep-dir.
+# self-check fails cleanly, leaving its scratch directory behind only with --keep-dir. The failed
+# probe run is a failed check of the report, and the torch.matmul part is still tried (here
+# without a PyTorch that has CUDA: skipped, said).
 BUILD=${ROOFTIME_BUILD:-.}
 if [ -f "$BUILD/fake-cuda/libcuda.so.1" ]; then
     mkdir -p "$TMP/scratch"
@@ -105,7 +107,14 @@ if [ -f "$BUILD/fake-cuda/libcuda.so.1" ]; then
         machine measure --gpu --self-check -o "$TMP/sc2.json"
     check "the child names the driver" grep -q "lacks cuDriverGetVersion" "$TMP/err"
     check "no scratch left" test -z "$(ls "$TMP/scratch")"
-    check "no report" test ! -e "$TMP/sc2.json"
+    check "the report: the probe's run a failed check, the matmul tried" python3 - "$TMP/sc2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["checks"][0]
+assert c["check"].startswith("the probe's kernels under the collector: the run failed") and not c["pass"], c
+assert d["pass"] is False
+assert "torch.matmul" in d.get("skipped", "") or any("torch.matmul" in x["check"] or x["check"] == "*" for x in d["checks"]), d
+PY
     LD_LIBRARY_PATH="$BUILD/fake-cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         ROOFTIME_CUPTI_LIB="$BUILD/fake-cuda/libcuda.so.1" expect 1 "" -- \
         machine measure --gpu 1 --self-check --keep-dir "$TMP/kd"
