@@ -104,8 +104,9 @@ def copy_compare(path, label, checks):
         checks.add(label, None, None, False, "no comparison (%s missing)" % os.path.basename(path))
         return
     for c in r.get("checks", []):
-        checks.add("%s: %s" % (label, c["check"]), c.get("relative_error"), c["bound"], c["pass"],
-                   c.get("note"), kind="max |relative error|")
+        # a failed run or a wrong result (a '#!' line) is a check without a bound
+        checks.add("%s: %s" % (label, c["check"]), c.get("relative_error"), c.get("bound"),
+                   c["pass"], c.get("note"), kind="max |relative error|")
 
 
 def kernels_by_name(profile):

@@ -207,6 +207,12 @@ w("selfcheck/probe.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM
 w("ncu-probe-base.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM": 1.02e9}},
                                {"name": "bw_rmw", "time": 1e-3, "bytes": {"HBM": 2.0e9}}]))
 w("selfcheck/matmul.json", prof([{"name": "gemm", "time": 2e-3, "flops": {"tensor_fp16": 1.1e12}}]))
+# selfcheck's report: a kernel with a wrong result and a failed run are checks without a bound
+w("selfcheck.json", {"schema": "rooftime.gpu-selfcheck/1", "checks": [
+    {"check": "wgmma_fp16: computed 3, expected 4: wrong result", "expected": None, "figure": None,
+     "pass": False, "note": "wgmma_fp16: computed 3, expected 4: wrong result"},
+    {"check": "fma_fp32 flops.fp32", "kernel": "fma_fp32", "quantity": "flops.fp32", "expected": 1e12,
+     "bound": 0.01, "pass": True, "figure": 1.001e12, "relative_error": 0.001}]})
 w("cnn.json", prof([{"name": "conv(int)", "time": 5e-3, "flops": {"fp32": 1.0e9}, "bytes": {"HBM": 1e8}}]))
 w("ncu-cnn.json", prof([{"name": "conv", "time": 5e-3, "flops": {"fp32": 1.01e9}, "bytes": {"HBM": 1.2e8}}]))
 os.makedirs(os.path.join(e, "python"))
@@ -243,6 +249,10 @@ assert c["pass"] and near(c["figure"], 1.0 / 1.01 - 1), c
 c = d["CNN conv: bytes.HBM collector / ncu"]
 assert not c["pass"], c
 assert d["stage measure"]["pass"]
+c = d["collector: wgmma_fp16: computed 3, expected 4: wrong result"]
+assert not c["pass"] and c["bound"] is None, c
+c = d["collector: fma_fp32 flops.fp32"]
+assert c["pass"] and c["bound"] == 0.01 and near(c["figure"], 0.001), c
 assert d["python: rooftime.gpu.profile wrote a profile"]["pass"]
 assert d["python: rooftime.torch.profile wrote a profile"]["pass"]
 c = d["python: rooftime.gpu.profile has the kernels of profile --gpu"]
