@@ -103,6 +103,8 @@ def copy_compare(path, label, checks):
     if not r:
         checks.add(label, None, None, False, "no comparison (%s missing)" % os.path.basename(path))
         return
+    if r.get("skipped"):  # the torch.matmul checks not made (no PyTorch with CUDA): failed, said
+        checks.add("%s: skipped" % label, None, None, False, r["skipped"])
     for c in r.get("checks", []):
         # a failed run or a wrong result (a '#!' line) is a check without a bound
         checks.add("%s: %s" % (label, c["check"]), c.get("relative_error"), c.get("bound"),

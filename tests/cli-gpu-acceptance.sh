@@ -208,7 +208,7 @@ w("ncu-probe-base.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM"
                                {"name": "bw_rmw", "time": 1e-3, "bytes": {"HBM": 2.0e9}}]))
 w("selfcheck/matmul.json", prof([{"name": "gemm", "time": 2e-3, "flops": {"tensor_fp16": 1.1e12}}]))
 # selfcheck's report: a kernel with a wrong result and a failed run are checks without a bound
-w("selfcheck.json", {"schema": "rooftime.gpu-selfcheck/1", "checks": [
+w("selfcheck.json", {"schema": "rooftime.gpu-selfcheck/1", "skipped": "torch.matmul checks: python3 has PyTorch without CUDA", "checks": [
     {"check": "wgmma_fp16: computed 3, expected 4: wrong result", "expected": None, "figure": None,
      "pass": False, "note": "wgmma_fp16: computed 3, expected 4: wrong result"},
     {"check": "fma_fp32 flops.fp32", "kernel": "fma_fp32", "quantity": "flops.fp32", "expected": 1e12,
@@ -251,6 +251,8 @@ assert not c["pass"], c
 assert d["stage measure"]["pass"]
 c = d["collector: wgmma_fp16: computed 3, expected 4: wrong result"]
 assert not c["pass"] and c["bound"] is None, c
+c = d["collector: skipped"]
+assert not c["pass"] and c["note"] == "torch.matmul checks: python3 has PyTorch without CUDA", c
 c = d["collector: fma_fp32 flops.fp32"]
 assert c["pass"] and c["bound"] == 0.01 and near(c["figure"], 0.001), c
 assert d["python: rooftime.gpu.profile wrote a profile"]["pass"]
