@@ -181,7 +181,17 @@ pack() {
     fi
 }
 # stopped from outside (the device call's limit): the evidence so far is packed first
-trap 'echo "gpu-acceptance: stopped by a signal; packing what there is" >&2; printf "stopped\t143\t0\tby a signal after %d s\n" $((SECONDS - T0)) >>"$W/stages.tsv"; pack; exit 1' TERM INT
+# (the stage in flight runs in the background, waited for, so that the trap runs at once; its
+# `timeout` leads a process group of its own, which the trap stops with everything under it)
+STAGE_PID=""
+stopped() {
+    echo "gpu-acceptance: stopped by a signal; packing what there is" >&2
+    [ -n "$STAGE_PID" ] && kill -TERM -- "-$STAGE_PID" 2>/dev/null
+    printf "stopped\t143\t0\tby a signal after %d s\n" $((SECONDS - T0)) >>"$W/stages.tsv"
+    pack
+    exit 1
+}
+trap stopped TERM INT
 
 # ncu injects its own CUPTI and perfworks (libnvperf_*) into the program it profiles: the carried
 # libcupti.so.13 and libnvperf_*.so (CUDA 13.0's, for the collector) must not come first on the
@@ -233,8 +243,11 @@ stage() {
     fi
     local s=$SECONDS rc
     echo "gpu-acceptance: [$((SECONDS - T0))s] $name (at most ${box}s)" >&2
-    timeout -k 5 "$box" "$@" >"$E/$name.log" 2>&1
+    timeout -k 5 "$box" "$@" >"$E/$name.log" 2>&1 &
+    STAGE_PID=$!
+    wait "$STAGE_PID"
     rc=$?
+    STAGE_PID=""
     printf '%s\t%d\t%d\t%s\n' "$name" "$rc" $((SECONDS - s)) "$*" >>"$W/stages.tsv"
     [ "$rc" -eq 0 ] || echo "gpu-acceptance: $name: exit $rc (see $name.log)" >&2
     return "$rc"

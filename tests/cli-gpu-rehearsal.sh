@@ -161,19 +161,25 @@ check "a failed evaluation: exit 1 ($rc)" test "$rc" -eq 1
 check "a failed evaluation: the evidence packed before it" sh -c "tar -tzf '$TMP/out2/evidence.tar.gz' | grep -qx evidence/measure.log"
 check "a failed evaluation: the summary says so" grep -q "the evaluation failed" "$TMP/out2/summary.txt"
 
-# Stopped from outside in a stage: what ran so far is packed.
+# Stopped from outside in a stage that hangs (ncu stuck): the script stops the stage with all under
+# it at once, not at the end of its box, and packs what ran so far.
 (cd "$DEV" && exec env -i HOME="$TMP" LC_ALL=C PATH="$TMP/bin:/usr/local/bin:/usr/bin:/bin" \
-    LD_LIBRARY_PATH="$TMP/fakecuda" GPU_ACCEPTANCE_STAGES="measure python" GPU_ACCEPTANCE_SLOW=6 \
-    bash scripts/gpu-acceptance.sh "$TMP/out3") >/dev/null 2>"$TMP/run3.err" &
+    LD_LIBRARY_PATH="$TMP/fakecuda" GPU_ACCEPTANCE_STAGES="measure ncu-none" GPU_ACCEPTANCE_SLOW=6 \
+    STANDIN_NCU_HANG="$TMP/hang.pid" bash scripts/gpu-acceptance.sh "$TMP/out3") >/dev/null 2>"$TMP/run3.err" &
 pid=$!
 for _ in $(seq 1 600); do
-    grep -q "python (at most" "$TMP/run3.err" 2>/dev/null && break
+    [ -s "$TMP/hang.pid" ] && break
     sleep 0.1
 done
+t0=$SECONDS
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
 check "stopped: exit 1 ($rc)" test "$rc" -eq 1
+check "stopped: at once, not at the end of the stage's box ($((SECONDS - t0)) s)" test $((SECONDS - t0)) -le 10
+hung=$(cat "$TMP/hang.pid" 2>/dev/null)
+sleep 1
+check "stopped: the hung ncu stopped with it" sh -c "[ -n '$hung' ] && ! kill -0 '$hung' 2>/dev/null"
 check "stopped: the evidence so far packed" sh -c "tar -tzf '$TMP/out3/evidence.tar.gz' | grep -qx evidence/measure.log"
 check "stopped: said in stages.tsv" sh -c "tar -xzOf '$TMP/out3/evidence.tar.gz' stages.tsv | grep -q '^stopped'"
 finish
