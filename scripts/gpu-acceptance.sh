@@ -13,11 +13,11 @@
 #   ncu-none   the same with --cache-control none (20, 3, 3)
 #   cnn        profile --gpu --counters of one step of a small CNN training (30)
 #   ncu-cnn    the same step under ncu (45), import ncu (3)
-#   python     rooftime.gpu.profile() and rooftime.torch.profile() around that step (20)
+#   python     rooftime.gpu.profile() and rooftime.torch.profile() around that step (25)
 #   study      study --gpu --quick, one operation and two precisions (90, or all that is left but
 #              the report's box when more; on the measured machine, else this GPU's preset)
 #   report     report --mode hier of the CNN step on the measured machine (5)
-# The boxes add up to 325 s, within GPU_ACCEPTANCE_BUDGET (default 340 s, counted from the start),
+# The boxes add up to 330 s, within GPU_ACCEPTANCE_BUDGET (default 340 s, counted from the start),
 # and the script ends within a 360 s device call with the packing: a slow stage never takes a later
 # stage's time. Every ncu run leaves the GPU's clocks as they are (--clock-control none): the lent
 # GPU machines must not have their settings changed, and ncu's default (base) locks the clocks.
@@ -80,7 +80,7 @@ declare -A BOXES=(
     [ncu-none]="ncu-none:$(box ncu-none 20) import-ncu-none:3 compare-ncu-none:3"
     [cnn]="cnn:$(box cnn 30)"
     [ncu-cnn]="ncu-cnn:$(box ncu-cnn 45) import-ncu-cnn:3"
-    [python]="python:$(box python 20)"
+    [python]="python:$(box python 25)"
     [study]="study:$(box study 90)"
     [report]="report:$(box report 5)"
 )
@@ -461,7 +461,7 @@ if [ -s "$W/images.txt" ]; then
 fi
 
 # Only now the evaluation, on what was packed: a failure here leaves the evidence in OUT.
-"$PY" "$ROOT/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "$GPU_LINE" \
+timeout -k 2 $((15 * SLOW)) "$PY" "$ROOT/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "$GPU_LINE" \
     --archs "$ROOFTIME_DATADIR/gpu/architectures.json" --groups "$GROUPS_RUN" --out "$OUT" \
     >"$W/eval.log" 2>&1
 verdict=$?

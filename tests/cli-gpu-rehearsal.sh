@@ -72,7 +72,7 @@ rm -f "$TMP/ncu-calls"
 run "$OUT"
 rc=$?
 check "exit 1: the checks fail without a GPU (exit $rc)" test "$rc" -eq 1
-check "the boxes fit the budget" grep -q "stage boxes 325 s of the 340 s budget, each x6" "$TMP/run.err"
+check "the boxes fit the budget" grep -q "stage boxes 330 s of the 340 s budget, each x6" "$TMP/run.err"
 check "OUT: the evidence, the evaluation, the summary" test -s "$OUT/evidence.tar.gz" -a -s "$OUT/gpu-acceptance.json" -a -s "$OUT/summary.txt"
 n=$(find "$OUT" -type f | wc -l)
 check "at most 8 files back ($n)" test "$n" -le 8
