@@ -187,6 +187,7 @@ STAGE_PID=""
 stopped() {
     echo "gpu-acceptance: stopped by a signal; packing what there is" >&2
     [ -n "$STAGE_PID" ] && kill -TERM -- "-$STAGE_PID" 2>/dev/null
+    [ -n "${WARM_PID:-}" ] && kill "$WARM_PID" 2>/dev/null
     printf "stopped\t143\t0\tby a signal after %d s\n" $((SECONDS - T0)) >>"$W/stages.tsv"
     pack
     exit 1
