@@ -220,8 +220,10 @@ def clocks(ev):
 
 
 # What a run that could not read the counters says: ncu's ERR_NVGPUCTRPERM (or a profiler that did
-# not initialise, as under gVisor), the collector's CUPTI_ERROR_INSUFFICIENT_PRIVILEGES line
-COLLECTOR_DENIED = ("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", "counters need profiling rights")
+# not initialise, as under gVisor); the collector's CUPTI_ERROR_INSUFFICIENT_PRIVILEGES line, or its
+# profiler that did not initialise, in its own file (collector.PID.txt: error=...) or a stage's log
+COLLECTOR_DENIED = ("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", "counters need profiling rights",
+                    "cuptiProfilerInitialize:", "LibraryNotLoaded")
 
 
 def counters(ev):
@@ -238,8 +240,11 @@ def counters(ev):
         out["ncu"] = "read (%s)" % ", ".join(tables) if tables else "not run"
     logs = [n for n in ("selfcheck.log", "cnn.log", "study.log")
             if os.path.isfile(os.path.join(ev, n))]
+    files = logs + sorted(os.path.relpath(os.path.join(d, f), ev)
+                          for d, _, fs in os.walk(ev) for f in fs
+                          if f.startswith("collector.") and f.endswith(".txt"))
     out["collector"] = "no refusal in %s" % ", ".join(logs) if logs else "not run"
-    for n in logs:
+    for n in files:
         with open(os.path.join(ev, n), errors="replace") as f:
             line = next((l.strip() for l in f if any(d in l for d in COLLECTOR_DENIED)), None)
         if line:

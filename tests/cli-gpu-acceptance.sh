@@ -223,6 +223,10 @@ w("python/py-torch.json", prof([{"name": "aten::conv2d", "time": 1e-3}]))
 os.makedirs(os.path.join(e, "study", "profiles"))
 w("study/profiles/conv2d-pytorch-fp32-forward.json", prof([]))
 w("study/findings.txt", "findings")
+# the collector's own file: its profiler refused (as a VM without profiling rights makes it)
+os.makedirs(os.path.join(e, "cnn.cupti"))
+open(os.path.join(e, "cnn.cupti", "collector.4242.txt"), "w").write(
+    "error=cuptiProfilerInitialize: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: counters need profiling rights\n")
 open(os.path.join(e, "ncu-base.clock"), "w").write("clock-control none ran (stage ncu-base-clock-none, exit 0)\n")
 PY
 python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" \
@@ -267,6 +271,7 @@ assert not d["report: report.html written"]["pass"]
 j = json.load(open(sys.argv[1]))
 assert j["ncu_clock_control"] == {"ncu-base": "clock-control none ran (stage ncu-base-clock-none, exit 0)"}, j
 assert j["groups_not_run"] == [], j
+assert j["counters"] == {"ncu": "not run", "collector": "denied: cnn.cupti/collector.4242.txt: error=cuptiProfilerInitialize: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: counters need profiling rights"}, j["counters"]
 PY
 # --groups: the checks of the groups run, the others named as not run
 python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" --groups "measure python" \
