@@ -103,9 +103,12 @@ def copy_compare(path, label, checks):
     if not r:
         checks.add(label, None, None, False, "no comparison (%s missing)" % os.path.basename(path))
         return
+    if r.get("skipped"):  # the torch.matmul checks not made (no PyTorch with CUDA): failed, said
+        checks.add("%s: skipped" % label, None, None, False, r["skipped"])
     for c in r.get("checks", []):
-        checks.add("%s: %s" % (label, c["check"]), c.get("relative_error"), c["bound"], c["pass"],
-                   c.get("note"), kind="max |relative error|")
+        # a failed run or a wrong result (a '#!' line) is a check without a bound
+        checks.add("%s: %s" % (label, c["check"]), c.get("relative_error"), c.get("bound"),
+                   c["pass"], c.get("note"), kind="max |relative error|")
 
 
 def kernels_by_name(profile):
@@ -204,7 +207,8 @@ def report(ev, checks):
 
 
 def clocks(ev):
-    """Which --clock-control each ncu run used (scripts/gpu-acceptance.sh: base, else none)."""
+    """Which --clock-control each ncu run used (scripts/gpu-acceptance.sh: none, or with
+    GPU_ACCEPTANCE_NCU_CLOCK=base base, else none)."""
     out = {}
     for name in ("ncu-base", "ncu-none", "ncu-cnn"):
         try:
@@ -212,6 +216,40 @@ def clocks(ev):
                 out[name] = " / ".join(line.strip() for line in f if line.strip())
         except OSError:
             pass
+    return out
+
+
+# What a run that could not read the counters says: ncu's ERR_NVGPUCTRPERM (or a profiler that did
+# not initialise, as under gVisor); the collector's CUPTI_ERROR_INSUFFICIENT_PRIVILEGES line, or its
+# profiler that did not initialise, in its own file (collector.PID.txt: error=...) or a stage's log
+COLLECTOR_DENIED = ("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", "counters need profiling rights",
+                    "cuptiProfilerInitialize:", "LibraryNotLoaded")
+
+
+def counters(ev):
+    """Whether ncu and the collector could read the GPU's counters: "denied: LINE" (the first
+    line that says so), ncu's "read (TABLES)" when a CSV table came back, the collector's "no
+    refusal in LOGS" (the logs of the runs that collect counters), or "not run"."""
+    out = {}
+    try:
+        with open(os.path.join(ev, "ncu.denied")) as f:
+            out["ncu"] = "denied: " + f.readline().strip()
+    except OSError:
+        tables = [n for n in ("ncu-probe-base.csv", "ncu-probe-none.csv", "ncu-cnn.csv")
+                  if os.path.isfile(os.path.join(ev, n))]
+        out["ncu"] = "read (%s)" % ", ".join(tables) if tables else "not run"
+    logs = [n for n in ("selfcheck.log", "cnn.log", "study.log")
+            if os.path.isfile(os.path.join(ev, n))]
+    files = logs + sorted(os.path.relpath(os.path.join(d, f), ev)
+                          for d, _, fs in os.walk(ev) for f in fs
+                          if f.startswith("collector.") and f.endswith(".txt"))
+    out["collector"] = "no refusal in %s" % ", ".join(logs) if logs else "not run"
+    for n in files:
+        with open(os.path.join(ev, n), errors="replace") as f:
+            line = next((l.strip() for l in f if any(d in l for d in COLLECTOR_DENIED)), None)
+        if line:
+            out["collector"] = "denied: %s: %s" % (n, line)
+            break
     return out
 
 
@@ -330,6 +368,7 @@ def main():
         "groups_run": ran,
         "groups_not_run": [g for g in GROUPS if g not in ran],
         "ncu_clock_control": clocks(ev),
+        "counters": counters(ev),
         "all_pass": not failed,
         "passed": len(checks.rows) - len(failed),
         "failed": len(failed),
@@ -349,6 +388,8 @@ def main():
             f.write("  groups not run in this call: %s\n" % " ".join(doc["groups_not_run"]))
         for k, v in doc["ncu_clock_control"].items():
             f.write("  %s: %s\n" % (k, v))
+        for k, v in doc["counters"].items():
+            f.write("  counters, %s: %s\n" % (k, v))
         for s in st:
             f.write("  stage %-24s %-9s exit %3d  %4d s\n" % (s["stage"], s["status"], s["exit"],
                                                              s["seconds"]))

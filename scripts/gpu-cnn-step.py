@@ -2,7 +2,8 @@
 
 Three convolutions (3x3) with batch norm and ReLU, a pooling and a linear layer over a batch of
 64 RGB images of 64x64, in fp32 with TF32 off: --steps training steps (forward, backward, SGD
-update; default 2), all profiled alike by `rooftime profile --gpu --counters` and by ncu; the
+update; default 2; the acceptance script runs one: each kernel is replayed once per counter pass),
+all profiled alike by `rooftime profile --gpu --counters` and by ncu; the
 acceptance script compares their five longest kernels, and scripts/gpu-python-check.py runs the
 same steps under rooftime.gpu.profile() and rooftime.torch.profile() (it imports this file: make(),
 run()). Exit 1 without CUDA.

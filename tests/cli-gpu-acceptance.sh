@@ -23,13 +23,15 @@ run 2 bash "$SCRIPT"
 check "usage named" grep -q "usage: scripts/gpu-acceptance.sh OUTDIR" "$TMP/err"
 # The boxes of the selected groups must fit the budget; unknown groups and bad boxes are refused.
 GPU_ACCEPTANCE_BUDGET=120 run 2 bash "$SCRIPT" "$TMP/o0"
-check "over the budget: said with the sum" grep -q "add up to 325 s, over the 120 s budget" "$TMP/err"
+check "over the budget: said with the sum" grep -q "add up to 330 s, over the 120 s budget" "$TMP/err"
 GPU_ACCEPTANCE_STAGES="measure warp" run 2 bash "$SCRIPT" "$TMP/o0"
 check "an unknown group named" grep -q "unknown group 'warp' (known: measure selfcheck" "$TMP/err"
 GPU_ACCEPTANCE_BOX_study=x run 2 bash "$SCRIPT" "$TMP/o0"
 check "a box that is no number" grep -q "GPU_ACCEPTANCE_BOX_study: seconds, got 'x'" "$TMP/err"
 GPU_ACCEPTANCE_STAGES=study GPU_ACCEPTANCE_BOX_study=400 run 2 bash "$SCRIPT" "$TMP/o0"
-check "one group's box over the budget" grep -q "'study' add up to 400 s, over the 335 s budget" "$TMP/err"
+check "one group's box over the budget" grep -q "'study' add up to 400 s, over the 340 s budget" "$TMP/err"
+GPU_ACCEPTANCE_NCU_CLOCK=locked run 2 bash "$SCRIPT" "$TMP/o0"
+check "an ncu clock control that is none" grep -q "GPU_ACCEPTANCE_NCU_CLOCK: none or base, got 'locked'" "$TMP/err"
 GPU_ACCEPTANCE_SLOW=0 run 2 bash "$SCRIPT" "$TMP/o0"
 check "a slowness factor that is none" grep -q "GPU_ACCEPTANCE_SLOW: a factor from 1 to 99, got '0'" "$TMP/err"
 check "nothing written on a usage error" test ! -e "$TMP/o0"
@@ -45,10 +47,12 @@ fi
 
 # A stand-in nvidia-smi: the script goes on to its next need
 mkdir -p "$TMP/bin"
+# (one that refuses the full query, as a driver that lacks one of its fields would: the script
+# asks again for the name and driver alone)
 cat >"$TMP/bin/nvidia-smi" <<'SH'
 #!/bin/sh
 case "$*" in
-*compute_cap*) echo "9.0" ;;
+*compute_cap*) echo "Field \"compute_cap\" is not a valid field to query." >&2; exit 2 ;;
 *) echo "NVIDIA Stand-in, 000.00" ;;
 esac
 SH
@@ -100,23 +104,66 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
     : >"$C/lib/libnvperf_host.so"
     jansson=$(ldd "$ABS_BIN" | awk '$1 == "libjansson.so.4" {print $3}')
     ln -s "${jansson:-/nonexistent}" "$C/lib/libjansson.so.4"
+    # (with NCU_DENY=1 it says what ncu says without the rights to the counters, exit 0; with
+    # NCU_TABLE=1 it prints a CSV table's header, then exits 1 as a failing target makes ncu do)
     cat >"$TMP/bin/ncu" <<SH
 #!/bin/sh
 printf 'LD_LIBRARY_PATH=%s\n' "\$LD_LIBRARY_PATH" >>"$TMP/ncu-calls"
 ls "\${LD_LIBRARY_PATH%%:*}" | sed 's/^/lib=/' >>"$TMP/ncu-calls"
 while [ \$# -gt 0 ]; do
     [ "\$1" = --metrics ] && printf 'metrics=%s\n' "\$2" >>"$TMP/ncu-calls"
+    [ "\$1" = --clock-control ] && printf 'clock=%s\n' "\$2" >>"$TMP/ncu-calls"
     shift
 done
+if [ "\${NCU_TABLE:-}" = 1 ]; then
+    echo '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+fi
+if [ "\${NCU_DENY:-}" = 1 ]; then
+    echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0."
+    exit 0
+fi
 exit 1
 SH
     chmod +x "$TMP/bin/ncu"
     PATH=$TMP/bin:$PATH ROOFTIME_BIN=$C/bin/rooftime ROOFTIME_DATADIR=$SRC/data \
         run 1 bash "$SCRIPT" "$TMP/o5"
+    # by default the clocks are left alone: ncu-base, ncu-none, ncu-cnn, each once, all none
+    check "ncu ran three times" test "$(grep -c '^metrics=' "$TMP/ncu-calls" 2>/dev/null)" -eq 3
+    check "  ... each with --clock-control none" test "$(grep '^clock=' "$TMP/ncu-calls" | sort | uniq -c | tr -s ' ')" = " 3 clock=none"
+    cp "$TMP/ncu-calls" "$TMP/ncu-calls-none"
+    # GPU_ACCEPTANCE_NCU_CLOCK=base: base, again with none when it fails (the stand-in always
+    # fails), the CNN step alike; ncu-none stays none
+    rm -f "$TMP/ncu-calls"
+    GPU_ACCEPTANCE_NCU_CLOCK=base PATH=$TMP/bin:$PATH ROOFTIME_BIN=$C/bin/rooftime ROOFTIME_DATADIR=$SRC/data \
+        run 1 bash "$SCRIPT" "$TMP/o6"
+    check "base asked for: ncu ran five times" test "$(grep -c '^metrics=' "$TMP/ncu-calls" 2>/dev/null)" -eq 5
+    check "  ... base, none, none, base, none" test "$(grep '^clock=' "$TMP/ncu-calls" | cut -d= -f2 | paste -sd' ' -)" = "base none none base none"
+    # ncu failed (the target's exit) after writing a table: what it wrote is imported all the same
+    NCU_TABLE=1 GPU_ACCEPTANCE_STAGES="ncu-none" PATH=$TMP/bin:$PATH ROOFTIME_BIN=$C/bin/rooftime \
+        ROOFTIME_DATADIR=$SRC/data run 1 bash "$SCRIPT" "$TMP/o8"
+    check "a failed ncu with a table: imported" python3 - "$TMP/o8/gpu-acceptance.json" <<'PY'
+import json, sys
+st = {s["stage"]: s for s in json.load(open(sys.argv[1]))["stages"]}
+assert st["ncu-none"]["exit"] == 1 and st["import-ncu-none"]["exit"] != -1, st
+PY
+    # ncu without the rights to the counters: said once, the later ncu stages skipped with it
+    rm -f "$TMP/ncu-calls"
+    NCU_DENY=1 GPU_ACCEPTANCE_STAGES="ncu-base ncu-none ncu-cnn" PATH=$TMP/bin:$PATH ROOFTIME_BIN=$C/bin/rooftime \
+        ROOFTIME_DATADIR=$SRC/data run 1 bash "$SCRIPT" "$TMP/o7"
     rm -f "$TMP/bin/ncu"
+    check "denied: ncu ran once" test "$(grep -c '^metrics=' "$TMP/ncu-calls" 2>/dev/null)" -eq 1
+    check "  ... said on stderr" grep -q "^gpu-acceptance: ncu cannot read the counters here: ==ERROR== ERR_NVGPUCTRPERM" "$TMP/err"
+    check "  ... the rest skipped with the reason, counters denied in the JSON" python3 - "$TMP/o7/gpu-acceptance.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = {s["stage"]: s for s in d["stages"]}
+for n in ("ncu-none", "ncu-cnn"):
+    assert st[n]["exit"] == -1 and "ncu cannot read the counters here (ncu.denied): ==ERROR== ERR_NVGPUCTRPERM" in st[n]["command"], st[n]
+assert d["counters"]["ncu"].startswith("denied: ncu-base: ==ERROR== ERR_NVGPUCTRPERM"), d["counters"]
+PY
+    check "  ... in the summary" grep -q "counters, ncu: denied: ncu-base: ==ERROR== ERR_NVGPUCTRPERM" "$TMP/o7/summary.txt"
+    mv "$TMP/ncu-calls-none" "$TMP/ncu-calls"
     want=$("$BIN" ncu-metrics --arch sm_90 | awk '/^# all metrics/ {exit} !/^#/ && NF' | paste -sd, -)
-    # base, again with --clock-control none (the stand-in fails), none, the CNN step and again
-    check "ncu ran five times" test "$(grep -c '^metrics=' "$TMP/ncu-calls" 2>/dev/null)" -eq 5
     check "--metrics: the names alone" test "$(grep '^metrics=' "$TMP/ncu-calls" | sort -u)" = "metrics=$want"
     check "20 names on sm_90" test "$(echo "$want" | tr ',' '\n' | grep -c '__')" -eq 20
     check "ncu's loader path: the carried libraries" \
@@ -160,6 +207,12 @@ w("selfcheck/probe.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM
 w("ncu-probe-base.json", prof([{"name": "bw_read", "time": 1e-3, "bytes": {"HBM": 1.02e9}},
                                {"name": "bw_rmw", "time": 1e-3, "bytes": {"HBM": 2.0e9}}]))
 w("selfcheck/matmul.json", prof([{"name": "gemm", "time": 2e-3, "flops": {"tensor_fp16": 1.1e12}}]))
+# selfcheck's report: a kernel with a wrong result and a failed run are checks without a bound
+w("selfcheck.json", {"schema": "rooftime.gpu-selfcheck/1", "skipped": "torch.matmul checks: python3 has PyTorch without CUDA", "checks": [
+    {"check": "wgmma_fp16: computed 3, expected 4: wrong result", "expected": None, "figure": None,
+     "pass": False, "note": "wgmma_fp16: computed 3, expected 4: wrong result"},
+    {"check": "fma_fp32 flops.fp32", "kernel": "fma_fp32", "quantity": "flops.fp32", "expected": 1e12,
+     "bound": 0.01, "pass": True, "figure": 1.001e12, "relative_error": 0.001}]})
 w("cnn.json", prof([{"name": "conv(int)", "time": 5e-3, "flops": {"fp32": 1.0e9}, "bytes": {"HBM": 1e8}}]))
 w("ncu-cnn.json", prof([{"name": "conv", "time": 5e-3, "flops": {"fp32": 1.01e9}, "bytes": {"HBM": 1.2e8}}]))
 os.makedirs(os.path.join(e, "python"))
@@ -170,6 +223,10 @@ w("python/py-torch.json", prof([{"name": "aten::conv2d", "time": 1e-3}]))
 os.makedirs(os.path.join(e, "study", "profiles"))
 w("study/profiles/conv2d-pytorch-fp32-forward.json", prof([]))
 w("study/findings.txt", "findings")
+# the collector's own file: its profiler refused (as a VM without profiling rights makes it)
+os.makedirs(os.path.join(e, "cnn.cupti"))
+open(os.path.join(e, "cnn.cupti", "collector.4242.txt"), "w").write(
+    "error=cuptiProfilerInitialize: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: counters need profiling rights\n")
 open(os.path.join(e, "ncu-base.clock"), "w").write("clock-control none ran (stage ncu-base-clock-none, exit 0)\n")
 PY
 python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" \
@@ -196,6 +253,12 @@ assert c["pass"] and near(c["figure"], 1.0 / 1.01 - 1), c
 c = d["CNN conv: bytes.HBM collector / ncu"]
 assert not c["pass"], c
 assert d["stage measure"]["pass"]
+c = d["collector: wgmma_fp16: computed 3, expected 4: wrong result"]
+assert not c["pass"] and c["bound"] is None, c
+c = d["collector: skipped"]
+assert not c["pass"] and c["note"] == "torch.matmul checks: python3 has PyTorch without CUDA", c
+c = d["collector: fma_fp32 flops.fp32"]
+assert c["pass"] and c["bound"] == 0.01 and near(c["figure"], 0.001), c
 assert d["python: rooftime.gpu.profile wrote a profile"]["pass"]
 assert d["python: rooftime.torch.profile wrote a profile"]["pass"]
 c = d["python: rooftime.gpu.profile has the kernels of profile --gpu"]
@@ -208,6 +271,7 @@ assert not d["report: report.html written"]["pass"]
 j = json.load(open(sys.argv[1]))
 assert j["ncu_clock_control"] == {"ncu-base": "clock-control none ran (stage ncu-base-clock-none, exit 0)"}, j
 assert j["groups_not_run"] == [], j
+assert j["counters"] == {"ncu": "not run", "collector": "denied: cnn.cupti/collector.4242.txt: error=cuptiProfilerInitialize: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: counters need profiling rights"}, j["counters"]
 PY
 # --groups: the checks of the groups run, the others named as not run
 python3 "$SRC/scripts/gpu-acceptance-eval.py" --work "$W" --gpu "NVIDIA X, 1.0" --groups "measure python" \

@@ -60,6 +60,24 @@ check "names the missing kernel" grep -q "no kernel mma_fp16 in" "$TMP/out"
 printf '*\tflops.fp32\t1.005e12\n' >"$TMP/all.tsv"
 expect 0 "" -- machine selfcheck-compare "$TMP/all.tsv" "$TMP/p.json"
 
+# a "#!" line (selfcheck-kernels: a kernel that computed a wrong result) is a failed check of its
+# own; the kernel's counted work is still compared, and so is everything after it
+printf '#! wgmma_fp16: computed 3, expected 4: wrong result\nfma_fp32\tflops.fp32\t1e12\nbw_read\tbytes.HBM\t1e9\n' >"$TMP/wrong.tsv"
+expect 1 "self-check: 1 of 3 checks failed" -- machine selfcheck-compare "$TMP/wrong.tsv" "$TMP/p.json" -o "$TMP/r3.json"
+check "the wrong result: a failed check" grep -qx "  FAIL wgmma_fp16: computed 3, expected 4: wrong result" "$TMP/out"
+check "  ... the rest compared" test "$(grep -c '^  pass' "$TMP/out")" -eq 2
+check "  ... in the report" python3 - "$TMP/r3.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["checks"][0]
+assert c["check"] == "wgmma_fp16: computed 3, expected 4: wrong result" and c["pass"] is False, c
+assert d["total"] == 3 and d["failed"] == 1, d
+PY
+printf '#!\nfma_fp32\tflops.fp32\t1e12\n' >"$TMP/e6.tsv"
+expect 1 "e6.tsv: line 1: a '#!' line needs text" -- machine selfcheck-compare "$TMP/e6.tsv" "$TMP/p.json"
+printf '#! only the failure\n' >"$TMP/e7.tsv"
+expect 1 "1 of 1 checks failed" -- machine selfcheck-compare "$TMP/e7.tsv" "$TMP/p.json"
+
 # bad manifests: file, line, field
 printf 'fma_fp32\tflops.fp32\tx\n' >"$TMP/e1.tsv"
 expect 1 "e1.tsv: line 1: field EXPECTED: 'x' is not a number > 0" -- \
@@ -77,7 +95,9 @@ expect 1 "cannot read manifest" -- machine selfcheck-compare "$TMP/none.tsv" "$T
 expect 1 "" -- machine selfcheck-compare "$TMP/ok.tsv" "$TMP/none.json"
 # With a stand-in driver (it passes profile's driver check, then lacks the rest): the collector
 # runs this rooftime's hidden `machine selfcheck-kernels`, which refuses the driver; the
-# self-check fails cleanly, leaving its scratch directory behind only with --keep-dir.
+# self-check fails cleanly, leaving its scratch directory behind only with --keep-dir. The failed
+# probe run is a failed check of the report, and the torch.matmul part is still tried (here
+# without a PyTorch that has CUDA: skipped, said).
 BUILD=${ROOFTIME_BUILD:-.}
 if [ -f "$BUILD/fake-cuda/libcuda.so.1" ]; then
     mkdir -p "$TMP/scratch"
@@ -87,7 +107,14 @@ if [ -f "$BUILD/fake-cuda/libcuda.so.1" ]; then
         machine measure --gpu --self-check -o "$TMP/sc2.json"
     check "the child names the driver" grep -q "lacks cuDriverGetVersion" "$TMP/err"
     check "no scratch left" test -z "$(ls "$TMP/scratch")"
-    check "no report" test ! -e "$TMP/sc2.json"
+    check "the report: the probe's run a failed check, the matmul tried" python3 - "$TMP/sc2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["checks"][0]
+assert c["check"].startswith("the probe's kernels under the collector: the run failed") and not c["pass"], c
+assert d["pass"] is False
+assert "torch.matmul" in d.get("skipped", "") or any("torch.matmul" in x["check"] or x["check"] == "*" for x in d["checks"]), d
+PY
     LD_LIBRARY_PATH="$BUILD/fake-cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         ROOFTIME_CUPTI_LIB="$BUILD/fake-cuda/libcuda.so.1" expect 1 "" -- \
         machine measure --gpu 1 --self-check --keep-dir "$TMP/kd"

@@ -11,6 +11,8 @@ expect 2 "--gpu takes one device INDEX \(0 to 1023\), got 'x'" -- study --gpu x 
 expect 2 "--gpu takes one device INDEX" -- study --gpu 0 1 -o "$O"
 expect 2 "unknown option '--impl' for 'study --gpu'" -- study --gpu --impl onednn -o "$O"
 expect 2 "--iters: expected a whole number from 1 to 100000, got '0'" -- study --gpu --iters 0 -o "$O"
+expect 2 "--ncu-clock-control: base or none, got 'fixed'" -- study --gpu --ncu-clock-control fixed -o "$O"
+expect 2 "unknown option '--ncu-clock-control'" -- study --ncu-clock-control none -o "$O"
 check "no output for usage errors" test ! -e "$O"
 
 # No driver: one line naming it, exit 1, nothing written.
@@ -222,6 +224,13 @@ PY
         check "ncu: base refused, none ran, said" grep -q "pytorch-lstm-fp32: ncu --clock-control base failed (log .*pytorch-lstm-fp32.clock-base.log): ran with --clock-control none, exit 0" "$TMP/out"
         check "ncu: base's log kept" grep -q "cannot lock the clocks" "$TMP/run/ncu/pytorch-lstm-fp32.clock-base.log"
         check "ncu: compared after the fallback" grep -q "pytorch-lstm-fp32 (default point, forward): 0 of the 1 longest kernels agree" "$TMP/out"
+        # --ncu-clock-control none: the clocks left as they are (a lent GPU's settings must not
+        # change), one run with none, no fallback to say
+        FAKE_NCU_CLOCK_FAIL=1 ROOFTIME_NCU=$TMP/ncu ROOFTIME_LIBCUDA=$FAKE ROOFTIME_CUPTI_LIB=$FAKE ROOFTIME_SRC=$TMP/src ROOFTIME_PYTHON=python3 \
+            "$BIN" ${RUN/--no-ncu/} --ncu-clock-control none --op lstm --framework pytorch --precision fp32 >"$TMP/out" 2>"$TMP/err"
+        check "ncu: --ncu-clock-control none ran none" grep -q "\[ncu\] pytorch-lstm-fp32: the default point's forward pass under ncu (--clock-control none)" "$TMP/err"
+        check "  ... base never tried" bash -c "! grep -q 'clock-control base' '$TMP/err' '$TMP/out'"
+        check "  ... compared" grep -q "pytorch-lstm-fp32 (default point, forward): 0 of the 1 longest kernels agree" "$TMP/out"
     else
         check "exit 1" test "$got" -eq 1
         check "no marks: said" grep -q "no client ran" "$TMP/err"

@@ -8,12 +8,14 @@ ncu 2025 (`--csv`, base units) with one made-up kernel, `standin_kernel`, one ro
 --metrics (sm__cycles_elapsed.avg 1000 cycles at 1e9 cycle/second, every other metric 0), headed by
 a comment line that says so: to --log-file when given, else to standard output. Exit 0.
 With STANDIN_NCU_CLOCK_FAIL=1 and --clock-control base it fails as a VM that cannot lock the clocks
-might (one ==ERROR== line, exit 1), without running the target.
+might (one ==ERROR== line, exit 1), without running the target. With STANDIN_NCU_HANG=FILE it writes
+its process id to FILE and hangs (a profiler stuck on a kernel), for the stop test.
 """
 import json
 import os
 import subprocess
 import sys
+import time
 
 WITH_VALUE = {"--metrics", "--log-file", "--cache-control", "--clock-control", "--print-units",
               "--print-kernel-base", "--target-processes", "--launch-count", "-c",
@@ -54,6 +56,11 @@ def main(argv):
     if not target:
         print("==ERROR== stand-in ncu: no target command", file=sys.stderr)
         return 1
+    hang = os.environ.get("STANDIN_NCU_HANG")
+    if hang:
+        with open(hang, "w") as f:
+            f.write("%d\n" % os.getpid())
+        time.sleep(3600)
     out = open(opts["--log-file"], "w") if "--log-file" in opts else sys.stdout
     if os.environ.get("STANDIN_NCU_CLOCK_FAIL") == "1" and opts.get("--clock-control") == "base":
         out.write("==ERROR== Failed to lock the GPU clocks (stand-in ncu: STANDIN_NCU_CLOCK_FAIL)\n")

@@ -99,10 +99,13 @@ void rt_gpu_selfcheck_quantity(const rt_gpu_compute_kernel *k, const char *unit,
 typedef enum { BW_READ, BW_READ_L2, BW_RMW } rt_gpu_bw_kind;
 extern const char *const rt_gpu_bw_kernels[];
 
-/* One unit's FLOP/s over `trials` runs of about `target` seconds; *absent when the instruction
- * does not exist on this GPU. -1 on a wrong result or a figure above the theoretical peak. */
+/* One unit's FLOP/s over `trials` runs of about `target` seconds; *absent 1 when the instruction
+ * does not exist on this GPU, 2 when the figure is rejected (a wrong result, or a figure above
+ * the theoretical peak: why says which; the context is intact, the next unit can run). -1 on a
+ * driver error. */
 int rt_gpu_run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, const rt_gpu_arch *arch,
-                       int trials, double target, rt_gpu_compute *res, int *absent);
+                       int trials, double target, rt_gpu_compute *res, int *absent, char *why,
+                       size_t why_n);
 /* Stream `ws` bytes per rep; bytes/s over the trials (RMW counts both ways). */
 int rt_gpu_run_bw(rt_gpu_probe *g, rt_gpu_bw_kind kind, double ws, int trials, double target,
                   rt_spread *st, double *clock, double *ws_used);

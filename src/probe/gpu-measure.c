@@ -151,6 +151,71 @@ static rt_machine *build_machine(const rt_gpu_measurement *r, const rt_gpu_arch 
     return m;
 }
 
+/* The compute units of one phase: family 0 the kernels of the common modules, 1 those of a module
+ * of its own family (wgmma), where a driver error ends the phase with a line instead of the run.
+ * A unit whose figure is rejected is left out with a line. 0, or -1 on a driver error in phase
+ * 0 (in g->err). */
+static int measure_compute(rt_gpu_probe *g, const rt_gpu_arch *arch, const plan *pl,
+                           rt_gpu_measurement *r, rt_warnings *skipped, rt_gpu_progress_t *p,
+                           int family)
+{
+    for (size_t i = 0; i < rt_gpu_n_compute; i++) {
+        const rt_gpu_compute_kernel *k = &rt_gpu_compute_kernels[i];
+        if ((rt_gpu_modules[k->mod].family != NULL) != family)
+            continue;
+        char unit[24];
+        if (!rt_gpu_unit_of(k, g->gen, unit, sizeof unit))
+            continue; /* not this generation's (wgmma but on sm_90) */
+        if (r->n_compute >= sizeof r->compute / sizeof *r->compute)
+            break;
+        char label[64];
+        snprintf(label, sizeof label, "GPU compute: %s", unit);
+        double lo = family ? 0.96 : 0.05, span = family ? 0.04 : 0.35;
+        rt_gpu_stage(p, label, lo + span * i / rt_gpu_n_compute,
+                     lo + span * (i + 1) / rt_gpu_n_compute);
+        if (arch && rt_gpu_arch_rate(arch, unit) <= 0) {
+            if (skipped)
+                rt_warnings_add(skipped, "%s: sm_%d (%s) has no such unit", unit, g->sm,
+                                arch->name);
+            continue;
+        }
+        if (!g->mod[k->mod]) {
+            if (skipped)
+                rt_warnings_add(skipped, "%s (%s): not measured: %s", unit, k->kernel,
+                                g->absent[k->mod]);
+            continue;
+        }
+        int absent;
+        char why[512] = "";
+        if (rt_gpu_run_compute(g, k, arch, pl->trials, pl->compute_s, &r->compute[r->n_compute],
+                               &absent, why, sizeof why)) {
+            if (!family)
+                return -1;
+            if (skipped)
+                rt_warnings_add(skipped,
+                                "%s: not measured: %s; the GPU context is lost, so no %s kernel "
+                                "after it ran",
+                                unit, g->err->msg, k->family);
+            return 0;
+        }
+        if (absent == 2) {
+            /* a rejected figure costs its unit, not the other ceilings: the machine is written
+             * without it (unknown, not a guess), and the line says why */
+            if (skipped)
+                rt_warnings_add(skipped, "%s: not measured: %s", unit, why);
+            continue;
+        }
+        if (absent) {
+            if (skipped)
+                rt_warnings_add(skipped, "%s: the %s instruction does not exist on sm_%d", unit,
+                                k->instr, g->sm);
+            continue;
+        }
+        r->n_compute++;
+    }
+    return 0;
+}
+
 int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipped, rt_error *err)
 {
     rt_gpu_opts defaults = {0};
@@ -187,41 +252,10 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
     if (skipped)
         rt_gpu_untimed(g.gen, g.sm, skipped);
 
-    /* compute */
-    for (size_t i = 0; i < rt_gpu_n_compute; i++) {
-        const rt_gpu_compute_kernel *k = &rt_gpu_compute_kernels[i];
-        char unit[24];
-        if (!rt_gpu_unit_of(k, g.gen, unit, sizeof unit))
-            continue; /* not this generation's (wgmma but on sm_90) */
-        if (r->n_compute >= sizeof r->compute / sizeof *r->compute)
-            break;
-        char label[64];
-        snprintf(label, sizeof label, "GPU compute: %s", unit);
-        rt_gpu_stage(&p, label, 0.05 + 0.35 * i / rt_gpu_n_compute,
-                     0.05 + 0.35 * (i + 1) / rt_gpu_n_compute);
-        if (arch && rt_gpu_arch_rate(arch, unit) <= 0) {
-            if (skipped)
-                rt_warnings_add(skipped, "%s: sm_%d (%s) has no such unit", unit, g.sm, arch->name);
-            continue;
-        }
-        if (!g.mod[k->mod]) {
-            if (skipped)
-                rt_warnings_add(skipped, "%s (%s): not measured: %s", unit, k->kernel,
-                                g.absent[k->mod]);
-            continue;
-        }
-        int absent;
-        if (rt_gpu_run_compute(&g, k, arch, pl->trials, pl->compute_s, &r->compute[r->n_compute],
-                               &absent))
-            goto done;
-        if (absent) {
-            if (skipped)
-                rt_warnings_add(skipped, "%s: the %s instruction does not exist on sm_%d", unit,
-                                k->instr, g.sm);
-            continue;
-        }
-        r->n_compute++;
-    }
+    /* compute: the established instructions first; the module-family kernels (wgmma) last,
+     * after the launch overheads, below */
+    if (measure_compute(&g, arch, pl, r, skipped, &p, 0) != 0)
+        goto done;
 
     /* bandwidth: one buffer for the largest working set */
     double hbm_ws = 8 * r->l2_bytes > pl->hbm_min ? 8 * r->l2_bytes : pl->hbm_min;
@@ -329,7 +363,7 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
         if (rt_gpu_overhead_paper(&g, f, pl->paper_launches, pl->trials,
                                   &r->overhead[RT_GPU_TAU_PAPER]))
             goto done;
-        rt_gpu_stage(&p, "GPU launch overhead: async, cpu, graph", 0.93, 1.0);
+        rt_gpu_stage(&p, "GPU launch overhead: async, cpu, graph", 0.93, 0.96);
         if (rt_gpu_overhead_async(&g, f, pl->async_launches, pl->trials,
                                   &r->overhead[RT_GPU_TAU_ASYNC]) ||
             rt_gpu_overhead_cpu(&g, f, pl->cpu_launches, pl->trials,
@@ -337,8 +371,13 @@ int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipp
             rt_gpu_overhead_graph(&g, f, pl->graph_small, pl->graph_big, pl->trials,
                                   &r->overhead[RT_GPU_TAU_GRAPH]))
             goto done;
-        rt_gpu_progress(&p, 1);
     }
+    /* The instruction families of a module of their own (wgmma on sm_90a) last: the newest code,
+     * which a first run on a GPU may find faulting; a driver error there (the context is then
+     * lost) ends the family's units, said, and keeps what was measured before it. */
+    if (measure_compute(&g, arch, pl, r, skipped, &p, 1) != 0)
+        goto done;
+    rt_gpu_progress(&p, 1);
     r->seconds = rt_now() - t_start;
     char loops[256];
     loops_of(&g, loops, sizeof loops);

@@ -44,7 +44,18 @@ typedef struct sc_row {
 typedef struct sc_rows {
     sc_row *row;
     size_t n;
+    /* "#!" lines: a kernel that computed a wrong result (selfcheck-kernels), each a failed check */
+    char **broken;
+    size_t n_broken;
 } sc_rows;
+
+static void rows_release(sc_rows *rows)
+{
+    for (size_t i = 0; i < rows->n_broken; i++)
+        free(rows->broken[i]);
+    free(rows->broken);
+    free(rows->row);
+}
 
 /* flops.* within 1%, bytes.* within 5% unless the manifest names a bound */
 static double default_bound(const char *quantity)
@@ -52,7 +63,8 @@ static double default_bound(const char *quantity)
     return strncmp(quantity, "bytes.", 6) == 0 ? 0.05 : 0.01;
 }
 
-/* "KERNEL<TAB>QUANTITY<TAB>EXPECTED[<TAB>BOUND]" lines, '#' comments and blank lines skipped. */
+/* "KERNEL<TAB>QUANTITY<TAB>EXPECTED[<TAB>BOUND]" lines, '#' comments and blank lines skipped;
+ * a "#! TEXT" line is a failure selfcheck-kernels saw (a wrong result), kept as a failed check. */
 static int read_manifest(const char *path, sc_rows *rows, rt_error *err)
 {
     FILE *fp = fopen(path, "r");
@@ -71,6 +83,18 @@ static int read_manifest(const char *path, sc_rows *rows, rt_error *err)
             break;
         }
         line[strcspn(line, "\r\n")] = 0;
+        if (line[0] == '#' && line[1] == '!') {
+            const char *t = line + 2 + strspn(line + 2, " \t");
+            if (rows->n_broken >= SC_MAX_ROWS || !*t || !rt_utf8_valid(t)) {
+                rt_error_set(err, "%s: line %d: a '#!' line needs text (UTF-8), at most %d", path,
+                             ln, SC_MAX_ROWS);
+                rc = -1;
+                break;
+            }
+            rows->broken = rt_xrealloc(rows->broken, (rows->n_broken + 1) * sizeof *rows->broken);
+            rows->broken[rows->n_broken++] = rt_strdup(t);
+            continue;
+        }
         if (line[0] == 0 || line[0] == '#')
             continue;
         if (rows->n >= SC_MAX_ROWS) {
@@ -125,7 +149,7 @@ static int read_manifest(const char *path, sc_rows *rows, rt_error *err)
         rc = -1;
     }
     fclose(fp);
-    if (rc == 0 && rows->n == 0) {
+    if (rc == 0 && rows->n == 0 && rows->n_broken == 0) {
         rt_error_set(err, "%s: no checks in it", path);
         rc = -1;
     }
@@ -160,6 +184,13 @@ static int compare(const sc_rows *rows, const rt_profile *p, const char *profile
                    json_t *checks)
 {
     int failed = 0;
+    for (size_t i = 0; i < rows->n_broken; i++) {
+        printf("  FAIL %s\n", rows->broken[i]);
+        json_array_append_new(checks,
+                              json_pack("{s:s, s:n, s:n, s:b, s:s}", "check", rows->broken[i],
+                                        "expected", "figure", "pass", 0, "note", rows->broken[i]));
+        failed++;
+    }
     for (size_t i = 0; i < rows->n; i++) {
         const sc_row *r = &rows->row[i];
         int found;
@@ -199,17 +230,20 @@ static int compare(const sc_rows *rows, const rt_profile *p, const char *profile
 }
 
 /* Manifests against profiles, pairwise; the JSON report to output (NULL: none). skipped: a line
- * saying what was not checked; broken: a run that failed, one failed check more. Exit code. */
+ * saying what was not checked; broken: the n_broken runs that failed, one failed check each.
+ * Exit code. */
 static int compare_all(const char *const *manifests, const char *const *profiles, size_t n,
-                       const char *skipped, const char *broken, const char *output)
+                       const char *skipped, const char *const *broken, size_t n_broken,
+                       const char *output)
 {
     json_t *checks = json_array();
     int failed = 0, rc = RT_EXIT_FAIL;
     size_t total = 0;
-    if (broken) {
-        printf("  FAIL %s\n", broken);
-        json_array_append_new(checks, json_pack("{s:s, s:n, s:n, s:b, s:s}", "check", broken,
-                                                "expected", "figure", "pass", 0, "note", broken));
+    for (size_t i = 0; i < n_broken; i++) {
+        printf("  FAIL %s\n", broken[i]);
+        json_array_append_new(checks,
+                              json_pack("{s:s, s:n, s:n, s:b, s:s}", "check", broken[i], "expected",
+                                        "figure", "pass", 0, "note", broken[i]));
         failed++;
         total++;
     }
@@ -220,13 +254,13 @@ static int compare_all(const char *const *manifests, const char *const *profiles
         if (read_manifest(manifests[i], &rows, &err) != 0 ||
             rt_profile_load(profiles[i], &p, &err) != 0) {
             cli_error("%s", err.msg);
-            free(rows.row);
+            rows_release(&rows);
             goto out;
         }
         printf("self-check: %s against %s\n", profiles[i], manifests[i]);
         failed += compare(&rows, p, profiles[i], checks);
-        total += rows.n;
-        free(rows.row);
+        total += rows.n + rows.n_broken;
+        rows_release(&rows);
         rt_profile_free(p);
     }
     printf("self-check: %zu of %zu checks pass\n", total - (size_t)failed, total);
@@ -283,7 +317,7 @@ int cmd_machine_selfcheck_compare(int argc, char **argv)
         m[i] = argv[optind + 2 * i];
         p[i] = argv[optind + 2 * i + 1];
     }
-    return compare_all(m, p, (size_t)(n / 2), NULL, NULL, output);
+    return compare_all(m, p, (size_t)(n / 2), NULL, NULL, 0, output);
 }
 
 /* `machine selfcheck-kernels --manifest FILE [--gpu N]`: the child the collector watches. */
@@ -386,22 +420,34 @@ int cmd_machine_selfcheck_gpu(int device, const char *output, const char *keep_d
     char *cdir[2] = {rt_asprintf("%s/probe.cupti", dir), rt_asprintf("%s/matmul.cupti", dir)};
     char dev[16], why[512] = "";
     snprintf(dev, sizeof dev, "%d", device);
-    int rc = RT_EXIT_FAIL, n = 1;
+    int rc = RT_EXIT_FAIL;
+    /* the pairs to compare, and the runs that failed: each a failed check, the other run's checks
+     * still made (a probe kernel that faults must not cost the torch.matmul checks) */
+    const char *pm[2], *pp[2], *broken[2];
+    size_t np = 0, nb = 0;
     cli_gpu_opts go = {.on = 1, .counters = 1, .keep_dir = cdir[0]};
     char *kcmd[] = {self, "machine", "selfcheck-kernels", "--manifest", man[0], "--gpu", dev, NULL};
-    if (cli_profile_gpu(&go, kcmd, 7, prof[0], NULL) != RT_EXIT_OK)
-        goto out;
+    struct stat st;
+    if (cli_profile_gpu(&go, kcmd, 7, prof[0], NULL) == RT_EXIT_OK) {
+        pm[np] = man[0];
+        pp[np++] = prof[0];
+    } else if (lstat(cdir[0], &st) != 0) {
+        goto out; /* it never ran (no driver, no device, no collector): its one line said why */
+    } else {
+        broken[nb++] =
+            "the probe's kernels under the collector: the run failed (its error is above)";
+    }
     char *script = rt_asprintf("%s/gpu/selfcheck-matmul.py", rt_datadir());
-    const char *broken = NULL;
     if (torch_cuda(why, sizeof why) == 0) {
         char *mcmd[] = {(char *)rt_spawn_python(), script, "--manifest", man[1], NULL};
         go.keep_dir = cdir[1];
         fprintf(stderr, "rooftime: self-check: torch.matmul 8192^3 under the collector\n");
-        /* a failed matmul run is one failed check; the probe's checks are still made */
-        if (cli_profile_gpu(&go, mcmd, 4, prof[1], NULL) == RT_EXIT_OK)
-            n = 2;
-        else
-            broken = "torch.matmul under the collector: the run failed (its error is above)";
+        if (cli_profile_gpu(&go, mcmd, 4, prof[1], NULL) == RT_EXIT_OK) {
+            pm[np] = man[1];
+            pp[np++] = prof[1];
+        } else {
+            broken[nb++] = "torch.matmul under the collector: the run failed (its error is above)";
+        }
         why[0] = 0;
     } else {
         char tmp[600];
@@ -409,8 +455,7 @@ int cmd_machine_selfcheck_gpu(int device, const char *output, const char *keep_d
         snprintf(why, sizeof why, "%s", tmp);
     }
     free(script);
-    rc = compare_all((const char *const *)man, (const char *const *)prof, (size_t)n,
-                     why[0] ? why : NULL, broken, output);
+    rc = compare_all(pm, pp, np, why[0] ? why : NULL, broken, nb, output);
     if (keep_dir)
         fprintf(stderr, "rooftime: self-check: manifests, profiles and collector output in %s\n",
                 dir);
@@ -422,7 +467,6 @@ out:
         }
         /* the collector directories go with the rest */
         for (int i = 0; i < 2; i++) {
-            struct stat st;
             if (lstat(cdir[i], &st) == 0 && S_ISDIR(st.st_mode) &&
                 rt_cupti_is_collector_dir(cdir[i]))
                 rt_cupti_remove_dir(cdir[i]);

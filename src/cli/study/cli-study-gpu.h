@@ -24,6 +24,7 @@ typedef struct cli_gpu_study {
     int sm;                /* the device's compute capability, 90 for 9.0 */
     bool no_ncu;           /* skip the ncu cross-check */
     double client_timeout; /* seconds one client run may take; 0: no limit */
+    const char *ncu_clock; /* the cross-check's --clock-control: "base" (else "none") or "none" */
     bool tty;
     double t0;
 } cli_gpu_study;

@@ -107,7 +107,8 @@ static const struct {
                   {{"dry-run", no_argument, NULL, 'D'}, STUDY_GPU},
                   {{"no-ncu", no_argument, NULL, 'N'}, STUDY_GPU},
                   {{"from", required_argument, NULL, 'R'}, STUDY_GPU},
-                  {{"client-timeout", required_argument, NULL, 'T'}, STUDY_GPU}};
+                  {{"client-timeout", required_argument, NULL, 'T'}, STUDY_GPU},
+                  {{"ncu-clock-control", required_argument, NULL, 'K'}, STUDY_GPU}};
 #define N_STUDY_OPTS (sizeof study_opts / sizeof study_opts[0])
 
 /* --iters N or --warmup N into *out; 0, or the exit code of the usage error. */
@@ -179,6 +180,11 @@ static int study_option(int c, const char *arg, cli_study_args *a)
             return cli_usage_error(
                 "study", "--client-timeout: expected seconds from 0 to 86400, got '%s'", arg);
         a->client_timeout = (double)v;
+        return 0;
+    case 'K':
+        if (strcmp(arg, "base") != 0 && strcmp(arg, "none") != 0)
+            return cli_usage_error("study", "--ncu-clock-control: base or none, got '%s'", arg);
+        a->ncu_clock = arg;
         return 0;
     case 'n':
         return parse_count("--iters", arg, 1, 100000, cpu ? &cpu->iters : &gpu->iters);

@@ -26,6 +26,7 @@ typedef struct cli_study_args {
     bool dry_run, no_ncu;
     const char *from;      /* --from RUN */
     double client_timeout; /* --client-timeout S */
+    const char *ncu_clock; /* --ncu-clock-control: "base" (then "none" when it fails) or "none" */
 } cli_study_args;
 
 /* Parse argv (as `study` got it) into a, the one table of both forms' options: an option of the

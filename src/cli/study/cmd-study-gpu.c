@@ -274,14 +274,18 @@ int cli_study_gpu(int argc, char **argv)
 {
     cli_gpu_study g = {.t0 = rt_now(), .tty = isatty(STDERR_FILENO)};
     rt_study_gpu_opts_init(&g.so);
-    cli_study_args a = {
-        .gpu = &g.so, .dir = "rooftime-study-gpu", .mode = "hier", .client_timeout = 600};
+    cli_study_args a = {.gpu = &g.so,
+                        .dir = "rooftime-study-gpu",
+                        .mode = "hier",
+                        .client_timeout = 600,
+                        .ncu_clock = "base"};
     int rc = cli_study_options(argc, argv, &a);
     if (rc != 0)
         return rc;
     g.from = a.from;
     g.no_ncu = a.no_ncu;
     g.client_timeout = a.client_timeout;
+    g.ncu_clock = a.ncu_clock;
     rt_mode mode;
     rt_error err = {{0}};
     if (rt_mode_parse(a.mode, &mode, &err) != 0)
@@ -363,7 +367,7 @@ int cli_study_gpu(int argc, char **argv)
         rt_warnings_add(&r->crosscheck, "Skipped: re-imported (--from).");
     } else if (!g.no_ncu) {
         rt_study_gpu_runner run = runner(&g);
-        rt_study_gpu_ncu_crosscheck(&run, g.sm, r);
+        rt_study_gpu_ncu_crosscheck(&run, g.sm, strcmp(g.ncu_clock, "base") == 0, r);
     } else {
         rt_warnings_add(&r->crosscheck, "Skipped: --no-ncu.");
     }

@@ -1,9 +1,10 @@
 /* The GPU study's ncu run: on three configs (the default point, forward pass) the client runs once
  * more under Nsight Compute with the metrics of `rooftime ncu-metrics` (base units, mangled names;
- * --clock-control base, else none), and the study's profile of that config is compared with ncu's
- * (rt_study_gpu_crosscheck). */
+ * --clock-control base, else none, or none alone: study --gpu --ncu-clock-control none), and the
+ * study's profile of that config is compared with ncu's (rt_study_gpu_crosscheck). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,8 +110,10 @@ static int run_ncu(const rt_study_gpu_runner *g, const char *ncu, const char *me
 }
 
 /* One config: the client under ncu, imported, compared. When --clock-control base fails (a VM
- * may refuse to lock the clocks), once more with --clock-control none, said among the lines. */
+ * may refuse to lock the clocks), once more with --clock-control none, said among the lines;
+ * with base false, none alone. */
 static void crosscheck_plan(const rt_study_gpu_runner *g, const char *ncu, const char *metrics,
+                            bool base, const rt_study_gpu_plan *p, const rt_profile *ours,
                             const rt_study_gpu_plan *p, const rt_profile *ours,
                             rt_study_gpu_result *r)
 {
@@ -126,8 +129,8 @@ static void crosscheck_plan(const rt_study_gpu_runner *g, const char *ncu, const
         rt_warnings_add(&r->crosscheck, "%s: %s", p->name, err.msg);
         goto out;
     }
-    int rc = run_ncu(g, ncu, metrics, p, plan, csv, log, "base", r);
-    if (rc > 0) {
+    int rc = run_ncu(g, ncu, metrics, p, plan, csv, log, base ? "base" : "none", r);
+    if (rc > 0 && base) {
         if (rename(log, log_base) != 0)
             rt_warnings_add(&r->crosscheck, "%s: cannot keep '%s' as '%s': %s", p->name, log,
                             log_base, strerror(errno));
@@ -163,7 +166,8 @@ out:
     free(log_base);
 }
 
-void rt_study_gpu_ncu_crosscheck(const rt_study_gpu_runner *g, int sm, rt_study_gpu_result *r)
+void rt_study_gpu_ncu_crosscheck(const rt_study_gpu_runner *g, int sm, bool clock_base,
+                                 rt_study_gpu_result *r)
 {
     char *ncu = find_ncu();
     if (!ncu) {
@@ -199,7 +203,7 @@ void rt_study_gpu_ncu_crosscheck(const rt_study_gpu_runner *g, int sm, rt_study_
             const rt_profile *ours = study_profile(r, &g->plans[i]);
             if (strcmp(g->plans[i].name, want[w]) != 0 || !ours)
                 continue;
-            crosscheck_plan(g, ncu, metrics, &g->plans[i], ours, r);
+            crosscheck_plan(g, ncu, metrics, clock_base, &g->plans[i], ours, r);
             done++;
         }
     if (!done)
