@@ -228,7 +228,7 @@ PY
         # change), one run with none, no fallback to say
         FAKE_NCU_CLOCK_FAIL=1 ROOFTIME_NCU=$TMP/ncu ROOFTIME_LIBCUDA=$FAKE ROOFTIME_CUPTI_LIB=$FAKE ROOFTIME_SRC=$TMP/src ROOFTIME_PYTHON=python3 \
             "$BIN" ${RUN/--no-ncu/} --ncu-clock-control none --op lstm --framework pytorch --precision fp32 >"$TMP/out" 2>"$TMP/err"
-        check "ncu: --ncu-clock-control none ran none" grep -q "\[ncu\] pytorch-lstm-fp32: the default point's forward pass under ncu (--clock-control none)" "$TMP/err"
+        check "ncu: --ncu-clock-control none ran none" grep -q "pytorch-lstm-fp32 ncu\] the default point's forward pass (--clock-control none)" "$TMP/err"
         check "  ... base never tried" bash -c "! grep -q 'clock-control base' '$TMP/err' '$TMP/out'"
         check "  ... compared" grep -q "pytorch-lstm-fp32 (default point, forward): 0 of the 1 longest kernels agree" "$TMP/out"
     else

@@ -114,7 +114,6 @@ static int run_ncu(const rt_study_gpu_runner *g, const char *ncu, const char *me
  * with base false, none alone. */
 static void crosscheck_plan(const rt_study_gpu_runner *g, const char *ncu, const char *metrics,
                             bool base, const rt_study_gpu_plan *p, const rt_profile *ours,
-                            const rt_study_gpu_plan *p, const rt_profile *ours,
                             rt_study_gpu_result *r)
 {
     char *plan = rt_asprintf("%s/ncu/%s.json", g->dir, p->name);
