@@ -39,7 +39,9 @@
 # Environment: GPU_ACCEPTANCE_STAGES, the groups to run (default all; a later call reruns the
 # ones that failed: "measure study"); GPU_ACCEPTANCE_BOX_<group> (dashes as underscores) another
 # box for every stage of a group; GPU_ACCEPTANCE_STUDY, the study's options (default below);
-# GPU_ACCEPTANCE_BUDGET; GPU_ACCEPTANCE_NCU_CLOCK (none, or base). The boxes of the selected
+# GPU_ACCEPTANCE_BUDGET; GPU_ACCEPTANCE_NCU_CLOCK (none, or base); GPU_ACCEPTANCE_MEASURE, more
+# options of measure (--skip-family wgmma after call 1's measure.log ended in a wgmma stage: its
+# lines say the stage each began, so a kernel that never ends is named). The boxes of the selected
 # groups must add up to at most the budget.
 # GPU_ACCEPTANCE_SLOW=N stretches boxes and budget N times, for the rehearsal on a slow machine.
 # rooftime: $ROOFTIME_BIN, else .carry/rooftime/bin/rooftime (scripts/gpu-carry.sh), else
@@ -382,7 +384,8 @@ if [[ " $GROUPS_RUN " != " measure " ]]; then
     WARM_PID=$!
 fi
 if group measure; then
-    stage measure "$BIN" machine measure --gpu -o "$E/machine.json"
+    # shellcheck disable=SC2086 # the options, word by word
+    stage measure "$BIN" machine measure --gpu ${GPU_ACCEPTANCE_MEASURE:-} -o "$E/machine.json"
 fi
 if group selfcheck; then
     stage selfcheck "$BIN" machine measure --gpu --self-check --keep-dir "$E/selfcheck" \

@@ -11,6 +11,13 @@ expect 2 "--gpu: expected a device index, got 'x'" -- machine measure --gpu=x
 expect 2 "--gpu: expected a device index, got '99999'" -- machine measure --gpu 99999
 expect 0 "" -- machine measure --help
 check "help names --gpu" grep -q "machine measure --gpu \[INDEX\]" "$TMP/out"
+check "help names --skip-family" grep -q "\[--skip-family fma|mma.sync|wgmma\]" "$TMP/out"
+expect 2 "--skip-family: no instruction family 'tma' \(the probe's: fma, wgmma, mma.sync\)" -- \
+    machine measure --gpu --skip-family tma
+expect 2 "--skip-family applies to --gpu, not the CPU or --self-check" -- \
+    machine measure --skip-family wgmma
+expect 2 "--skip-family applies to --gpu, not the CPU or --self-check" -- \
+    machine measure --gpu --self-check --skip-family wgmma
 
 # A driver path that does not exist: the same on every machine, GPU or not.
 export ROOFTIME_LIBCUDA=/nonexistent/libcuda.so.1
@@ -18,8 +25,10 @@ expect 1 "no NVIDIA driver: cannot load /nonexistent/libcuda.so.1 .*provides lib
     machine measure --gpu -o "$TMP/gpu.json"
 check "no file left behind" test ! -e "$TMP/gpu.json"
 check "no temporary file left" test -z "$(ls "$TMP" | grep -v -e '^out$' -e '^err$')"
-expect 1 "no NVIDIA driver" -- machine measure --gpu 1 --quick --tau graph
-check "one error line, nothing else" test "$(wc -l <"$TMP/err")" -eq 1
+expect 1 "no NVIDIA driver" -- machine measure --gpu 1 --quick --tau graph --skip-family wgmma
+# into a log, a line as each stage begins (where a run stopped by a time box was), then the error
+check "the stage it failed in, told" grep -qE "^rooftime: machine: \[ +[0-9]+ s\] GPU: loading the driver" "$TMP/err"
+check "one error line, nothing else" test "$(grep -vc '^rooftime: machine: \[' "$TMP/err")" -eq 1
 
 # The toolkit's stub answers every call with CUDA_ERROR_STUB_LIBRARY: refused by name.
 STUB=/usr/local/cuda/lib64/stubs/libcuda.so

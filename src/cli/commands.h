@@ -34,7 +34,8 @@ int cmd_help(int argc, char **argv);
 int cmd_machine(int argc, char **argv);
 int cmd_machine_measure(int argc, char **argv); /* machine/cmd-machine-measure.c */
 /* machine/cmd-machine-measure-gpu.c: `machine measure --gpu`; tau NULL: the paper's */
-int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *output);
+int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *skip_family,
+                            const char *output);
 /* machine/cmd-machine-selfcheck.c: `machine measure --gpu --self-check`, and the hidden subcommands
  * `machine selfcheck-kernels` and `machine selfcheck-compare` */
 int cmd_machine_selfcheck_gpu(int device, const char *output, const char *keep_dir);

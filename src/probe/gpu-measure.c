@@ -166,6 +166,12 @@ static int measure_compute(rt_gpu_probe *g, const rt_gpu_arch *arch, const plan 
         char unit[24];
         if (!rt_gpu_unit_of(k, g->gen, unit, sizeof unit))
             continue; /* not this generation's (wgmma but on sm_90) */
+        if (p->o->skip_family && strcmp(p->o->skip_family, k->family) == 0) {
+            if (skipped)
+                rt_warnings_add(skipped, "%s (%s): not measured: --skip-family %s", unit, k->kernel,
+                                k->family);
+            continue;
+        }
         if (r->n_compute >= sizeof r->compute / sizeof *r->compute)
             break;
         char label[64];
@@ -214,6 +220,22 @@ static int measure_compute(rt_gpu_probe *g, const rt_gpu_arch *arch, const plan 
         r->n_compute++;
     }
     return 0;
+}
+
+int rt_gpu_family_check(const char *name, rt_error *err)
+{
+    char known[128] = "";
+    for (size_t i = 0; i < rt_gpu_n_compute; i++) {
+        const char *f = rt_gpu_compute_kernels[i].family;
+        if (strcmp(f, name) == 0)
+            return 0;
+        if (i && strcmp(f, rt_gpu_compute_kernels[i - 1].family) == 0)
+            continue; /* the table keeps a family's kernels together */
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "",
+                 f);
+    }
+    rt_error_set(err, "no instruction family '%s' (the probe's: %s)", name, known);
+    return -1;
 }
 
 int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipped, rt_error *err)

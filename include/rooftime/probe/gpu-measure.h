@@ -18,6 +18,9 @@ typedef struct rt_gpu_opts {
     int quick;                 /* under 30 s */
     rt_gpu_tau tau;            /* which definition is the model's tau (default: the paper's) */
     const rt_gpu_archs *archs; /* the GPU generations (rates, instructions); NULL: none known */
+    /* an instruction family whose kernels are left out (fma, mma.sync, wgmma: the ceilings it
+     * times stay unknown, said among the skipped lines); NULL: none */
+    const char *skip_family;
     rt_progress_fn progress;
     void *progress_ctx;
 } rt_gpu_opts;
@@ -32,6 +35,10 @@ typedef struct rt_gpu_opts {
  * that computed a wrong result, a figure above its theoretical peak.
  */
 int rt_gpu_measure(const rt_gpu_opts *opts, rt_machine **out, rt_warnings *skipped, rt_error *err);
+
+/* 0 when name is an instruction family of the probe's compute kernels, else -1 with err naming
+ * them. */
+int rt_gpu_family_check(const char *name, rt_error *err);
 
 /*
  * The collector's self-check (gpu-selfcheck.c): with the generations of archs (NULL: none known,

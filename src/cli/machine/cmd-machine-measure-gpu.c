@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli-output.h"
+#include "cli-progress.h"
 #include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/machine.h"
@@ -13,15 +14,6 @@
 #include "rooftime/probe/gpu-measure.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/format.h"
-
-static void show_progress(void *ctx, const char *stage, double fraction)
-{
-    int *last = ctx;
-    int pct = (int)(fraction * 100 + 0.5);
-    fprintf(stderr, "\r[%3d%%] %-56.56s", pct, stage);
-    fflush(stderr);
-    *last = pct;
-}
 
 /* " [min .. max]  P% of T theoretical" after a figure in `unit`. */
 static void spread_line(FILE *fp, rt_spread s, double theoretical, const char *unit)
@@ -80,12 +72,14 @@ static void summary(FILE *fp, const rt_gpu_measurement *r)
     fprintf(fp, "  measured in %s\n", a);
 }
 
-int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *output)
+int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *skip_family,
+                            const char *output)
 {
     rt_gpu_opts go = {0};
     rt_error err;
     go.device = device;
     go.quick = quick;
+    go.skip_family = skip_family;
     if (tau && rt_gpu_tau_parse(tau, &go.tau, &err) != 0)
         return cli_usage_error("machine", "--tau: %s", err.msg);
     /* Open the output first: a path we cannot write must fail before the measuring. */
@@ -108,17 +102,15 @@ int cmd_machine_measure_gpu(int device, int quick, const char *tau, const char *
         return RT_EXIT_FAIL;
     }
     go.archs = &archs;
-    int last = -1;
-    if (isatty(STDERR_FILENO)) {
-        go.progress = show_progress;
-        go.progress_ctx = &last;
-    }
+    cli_progress pr;
+    cli_progress_init(&pr, "machine");
+    go.progress = cli_progress_show;
+    go.progress_ctx = &pr;
     rt_machine *m = NULL;
     rt_warnings skipped = {0};
     int rc = rt_gpu_measure(&go, &m, &skipped, &err);
     rt_gpu_archs_release(&archs);
-    if (last >= 0)
-        fputc('\n', stderr);
+    cli_progress_end(&pr);
     for (size_t i = 0; i < skipped.n; i++)
         fprintf(stderr, "rooftime: skipped: %s\n", skipped.msg[i]);
     rt_warnings_release(&skipped);

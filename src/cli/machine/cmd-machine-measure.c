@@ -8,25 +8,17 @@
 
 #include "cli-mpi.h"
 #include "cli-output.h"
+#include "cli-progress.h"
 #include "cli-inputs.h"
 #include "commands.h"
 #include "rooftime/core/machine.h"
 #include "rooftime/formats/machine-json.h"
 #include "rooftime/probe/cpu-detect.h"
+#include "rooftime/probe/gpu-measure.h"
 #include "rooftime/probe/measure-machine.h"
 #include "rooftime/util/atomic-file.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
-
-/* One line on the terminal, rewritten in place. */
-static void show_progress(void *ctx, const char *stage, double fraction)
-{
-    int *last = ctx;
-    int pct = (int)(fraction * 100 + 0.5);
-    fprintf(stderr, "\r[%3d%%] %-50.50s", pct, stage);
-    fflush(stderr);
-    *last = pct;
-}
 
 /* A short summary of what was written; `rooftime machine show FILE` prints everything. */
 static void print_summary(const rt_machine *m, const char *output)
@@ -54,16 +46,14 @@ static int measure_cpu(rt_measure_opts *mo, const char *output, const rt_rank_id
     if (orc != 0)
         return orc;
     rt_error err;
-    int last = -1;
-    if (isatty(STDERR_FILENO)) {
-        mo->progress = show_progress;
-        mo->progress_ctx = &last;
-    }
+    cli_progress pr;
+    cli_progress_init(&pr, "machine");
+    mo->progress = cli_progress_show;
+    mo->progress_ctx = &pr;
     rt_machine *m = NULL;
     rt_warnings skipped = {0};
     int rc = rt_machine_measure(mo, &m, &skipped, &err);
-    if (last >= 0)
-        fputc('\n', stderr);
+    cli_progress_end(&pr);
     for (size_t i = 0; i < skipped.n; i++)
         fprintf(stderr, "rooftime: skipped: %s\n", skipped.msg[i]);
     rt_warnings_release(&skipped);
@@ -89,15 +79,21 @@ static int measure_cpu(rt_measure_opts *mo, const char *output, const rt_rank_id
 
 int cmd_machine_measure(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},   {"quick", no_argument, NULL, 'q'},
-        {"threads", required_argument, NULL, 't'},  {"max-isa", required_argument, NULL, 'i'},
-        {"gpu", optional_argument, NULL, 'g'},      {"tau", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},           {"mpi", no_argument, NULL, 'P'},
-        {"slow", required_argument, NULL, 's'},     {"self-check", no_argument, NULL, 'S'},
-        {"keep-dir", required_argument, NULL, 'K'}, {0}};
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"quick", no_argument, NULL, 'q'},
+                                         {"threads", required_argument, NULL, 't'},
+                                         {"max-isa", required_argument, NULL, 'i'},
+                                         {"gpu", optional_argument, NULL, 'g'},
+                                         {"tau", required_argument, NULL, 'T'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"mpi", no_argument, NULL, 'P'},
+                                         {"slow", required_argument, NULL, 's'},
+                                         {"self-check", no_argument, NULL, 'S'},
+                                         {"keep-dir", required_argument, NULL, 'K'},
+                                         {"skip-family", required_argument, NULL, 'F'},
+                                         {0}};
     rt_measure_opts mo = {0};
-    const char *output = NULL, *tau = NULL, *keep_dir = NULL;
+    const char *output = NULL, *tau = NULL, *keep_dir = NULL, *skip_family = NULL;
     long gpu = -1;
     int c, mpi = 0, self_check = 0;
     double slow = 0.1;
@@ -147,6 +143,13 @@ int cmd_machine_measure(int argc, char **argv)
         case 'K':
             keep_dir = optarg;
             break;
+        case 'F': {
+            rt_error err;
+            if (rt_gpu_family_check(optarg, &err) != 0)
+                return cli_usage_error("machine", "--skip-family: %s", err.msg);
+            skip_family = optarg;
+            break;
+        }
         case 'P':
             mpi = 1;
             break;
@@ -176,6 +179,9 @@ int cmd_machine_measure(int argc, char **argv)
         return cli_usage_error("machine", "--self-check applies to --gpu only");
     if (keep_dir && !self_check)
         return cli_usage_error("machine", "--keep-dir applies to --self-check only");
+    if (skip_family && (gpu < 0 || self_check))
+        return cli_usage_error("machine",
+                               "--skip-family applies to --gpu, not the CPU or --self-check");
     if (self_check && (mo.quick || tau))
         return cli_usage_error("machine", "--self-check takes neither --quick nor --tau");
     if (self_check)
@@ -187,7 +193,7 @@ int cmd_machine_measure(int argc, char **argv)
         return orc;
     output = out_path;
     if (gpu >= 0) {
-        orc = cmd_machine_measure_gpu((int)gpu, mo.quick, tau, output);
+        orc = cmd_machine_measure_gpu((int)gpu, mo.quick, tau, skip_family, output);
         free(out_path);
         return orc;
     }

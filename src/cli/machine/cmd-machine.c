@@ -228,6 +228,7 @@ const rt_command rt_cmd_machine = {
     "rooftime machine check FILE...\n"
     "rooftime machine measure [-o FILE] [--quick] [--threads N] [--max-isa sse|avx2|avx512|amx]\n"
     "rooftime machine measure --gpu [INDEX] [-o FILE] [--quick] [--tau paper|async|cpu|graph]\n"
+    "                         [--skip-family fma|mma.sync|wgmma]\n"
     "rooftime machine measure --gpu [INDEX] --self-check [-o FILE.json] [--keep-dir DIR]\n"
     "mpirun -np N rooftime machine measure --mpi [--slow F] [options] -o JOB.json\n"
     "\n"
@@ -236,6 +237,10 @@ const rt_command rt_cmd_machine = {
     "--mpi (MPI build): every rank measured alone on its node, then all at once; rank 0 writes\n"
     "one file whose \"job\" member holds every rank's and node's figures, their spread, and those\n"
     "more than F (--slow, default 0.1) below the median (docs/across-ranks.md).\n"
+    "--skip-family leaves out the kernels of one instruction family (the ceilings they time stay\n"
+    "unknown, said): a GPU where that family's kernels fault or never end is measured without "
+    "them.\n"
+    "Into a log or a pipe, a line as each stage of the measurement begins.\n"
     "--self-check runs the probe's kernels (and torch.matmul where PyTorch has CUDA) under\n"
     "`profile --gpu --counters` and compares the counters with the work done (exit 1 on a miss).\n"
     "in -o FILE, %r is the rank, %l the local rank, %s the job size, %h the host, %% a '%'."};

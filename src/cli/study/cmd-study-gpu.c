@@ -10,6 +10,7 @@
 
 #include "cli-cupti.h"
 #include "cli-inputs.h"
+#include "cli-progress.h"
 #include "cli-study-gpu.h"
 #include "cli-study.h"
 #include "commands.h"
@@ -257,9 +258,17 @@ static rt_machine *gpu_machine(const cli_gpu_study *g, const char *arg)
     }
     fprintf(stderr, "[%5.0f s] measuring GPU %d (machine measure --gpu%s)\n", rt_now() - g->t0,
             g->so.device, g->so.quick ? " --quick" : "");
-    rt_gpu_opts go = {.device = g->so.device, .quick = g->so.quick, .archs = &archs};
+    cli_progress pr;
+    cli_progress_init(&pr, "machine");
+    rt_gpu_opts go = {.device = g->so.device,
+                      .quick = g->so.quick,
+                      .archs = &archs,
+                      .progress = cli_progress_show,
+                      .progress_ctx = &pr};
     rt_warnings skipped = {0};
-    if (rt_gpu_measure(&go, &m, &skipped, &err) != 0) {
+    int rc = rt_gpu_measure(&go, &m, &skipped, &err);
+    cli_progress_end(&pr);
+    if (rc != 0) {
         cli_error("measuring the GPU failed: %s", err.msg);
         m = NULL;
     }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli-inputs.h"
+#include "cli-progress.h"
 #include "cli-study-gpu.h"
 #include "cli-study.h"
 #include "commands.h"
@@ -31,13 +32,6 @@
 #include "rooftime/util/clock.h"
 #include "rooftime/util/error.h"
 #include "rooftime/util/strings.h"
-
-static void show_measure(void *ctx, const char *stage, double fraction)
-{
-    (void)ctx;
-    fprintf(stderr, "\r[machine %3d%%] %-60.60s", (int)(fraction * 100 + 0.5), stage);
-    fflush(stderr);
-}
 
 static void show_study(void *ud, const rt_study_progress *p)
 {
@@ -72,14 +66,15 @@ static char *profile_path(const char *dir, const rt_profile *p)
 }
 
 /* Measure the machine the study runs on (no --machine given); 0, or -1 when it failed (said). */
-static int measure_machine(const rt_study_opts *so, bool tty, rt_machine **m)
+static int measure_machine(const rt_study_opts *so, rt_machine **m)
 {
-    rt_measure_opts mo = {.quick = so->quick, .progress = tty ? show_measure : NULL};
+    cli_progress pr;
+    cli_progress_init(&pr, "machine");
+    rt_measure_opts mo = {.quick = so->quick, .progress = cli_progress_show, .progress_ctx = &pr};
     rt_warnings skipped = {0};
     rt_error err;
     int rc = rt_machine_measure(&mo, m, &skipped, &err);
-    if (tty)
-        fputc('\n', stderr);
+    cli_progress_end(&pr);
     for (size_t i = 0; i < skipped.n; i++)
         fprintf(stderr, "rooftime: machine: skipped: %s\n", skipped.msg[i]);
     rt_warnings_release(&skipped);
@@ -176,7 +171,7 @@ int cmd_study(int argc, char **argv)
     char *text = NULL, *path = NULL;
     double t0 = rt_now();
 
-    if (!m && measure_machine(&so, tty, &m) != 0)
+    if (!m && measure_machine(&so, &m) != 0)
         goto done;
     double t_machine = rt_now() - t0;
     path = rt_asprintf("%s/machine.json", dir);
