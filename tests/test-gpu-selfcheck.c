@@ -4,6 +4,7 @@
  * ops counters from sm_80 on) must have a formula in data/ncu/metrics.json (set throughput) in
  * scope there; otherwise selfcheck-compare fails that kernel by name on every GPU,
  * whatever the counters say (as flops.bf16, which no formula gives, did for fma_bf16). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,38 @@ static void test_recipes_count_what_the_kernels_do(void **state)
     free(cu);
 }
 
+static const rt_gpu_compute_kernel *kernel_named(const char *name)
+{
+    for (size_t i = 0; i < rt_gpu_n_compute; i++)
+        if (strcmp(rt_gpu_compute_kernels[i].kernel, name) == 0)
+            return &rt_gpu_compute_kernels[i];
+    fail_msg("no probe kernel %s", name);
+    return NULL;
+}
+
+/* What measure and the self-check accept as a kernel's output (rt_gpu_result_ok, one test for
+ * both): the FMA chain's fixed point within 1%; an mma.sync kernel's iterations times the value
+ * one adds (meta[1]), a wgmma kernel's meta[1], each to 1e-6. */
+static void test_expected_results(void **state)
+{
+    (void)state;
+    double want, meta[4] = {1, 3, 0, 0};
+    const rt_gpu_compute_kernel *fma = kernel_named("fma_fp32");
+    assert_true(rt_gpu_result_ok(fma, 8, meta, 1.005f, &want));
+    assert_true(fabs(want - 1.0) < 1e-12);
+    assert_false(rt_gpu_result_ok(fma, 8, meta, 1.02f, &want));
+    const rt_gpu_compute_kernel *mma = kernel_named("mma_fp16");
+    assert_true(rt_gpu_result_ok(mma, 8, meta, 24.0f, &want));
+    assert_true(fabs(want - 24.0) < 1e-12);
+    assert_false(rt_gpu_result_ok(mma, 8, meta, 24.01f, &want));
+    assert_false(rt_gpu_result_ok(mma, 8, meta, 3.0f, &want)); /* one iteration's worth */
+    const rt_gpu_compute_kernel *wg = kernel_named("wgmma_bf16");
+    assert_true(rt_gpu_result_ok(wg, 8, meta, 3.0f, &want));
+    assert_false(rt_gpu_result_ok(wg, 8, meta, 24.0f, &want));
+    double nan_meta[4] = {1, NAN, 0, 0};
+    assert_false(rt_gpu_result_ok(wg, 8, nan_meta, 3.0f, &want)); /* no figure: not a match */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_units_per_generation),
         cmocka_unit_test(test_untimed),
         cmocka_unit_test(test_recipes_count_what_the_kernels_do),
+        cmocka_unit_test(test_expected_results),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,16 @@ void rt_gpu_selfcheck_quantity(const rt_gpu_compute_kernel *k, const char *unit,
 typedef enum { BW_READ, BW_READ_L2, BW_RMW } rt_gpu_bw_kind;
 extern const char *const rt_gpu_bw_kernels[];
 
+/* The FMA kernels' operands b and c: each thread iterates x = b x + c, which converges to
+ * c / (1 - b). */
+#define RT_GPU_FMA_B 0.75f
+#define RT_GPU_FMA_C 0.25f
+
+/* Whether compute kernel k's first output out0, after `iters` iterations whose device-side
+ * figures are meta, is the value its instructions compute; *want gets that value. */
+int rt_gpu_result_ok(const rt_gpu_compute_kernel *k, int iters, const double meta[4], float out0,
+                     double *want);
+
 /* One unit's FLOP/s over `trials` runs of about `target` seconds; *absent 1 when the instruction
  * does not exist on this GPU, 2 when the figure is rejected (a wrong result, or a figure above
  * the theoretical peak: why says which; the context is intact, the next unit can run). -1 on a

@@ -78,8 +78,14 @@ void rt_gpu_untimed(const rt_gpu_arch *gen, int sm, rt_warnings *w)
 }
 
 /* FMA chains converge to c / (1 - b). */
-#define FMA_B 0.75f
-#define FMA_C 0.25f
+int rt_gpu_result_ok(const rt_gpu_compute_kernel *k, int iters, const double meta[4], float out0,
+                     double *want)
+{
+    *want = k->mod == MOD_FMA     ? RT_GPU_FMA_C / (1.0 - RT_GPU_FMA_B)
+            : k->mod == MOD_WGMMA ? meta[1]
+                                  : iters * meta[1];
+    return fabs(out0 - *want) <= (k->mod == MOD_FMA ? 0.01 : 1e-6) * *want;
+}
 
 int rt_gpu_run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, const rt_gpu_arch *arch,
                        int trials, double target, rt_gpu_compute *res, int *absent, char *why,
@@ -96,7 +102,7 @@ int rt_gpu_run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, const rt
     if (rt_gpu_get_fn(g, k->mod, k->kernel, &f) || rt_gpu_one_wave_of(g, f, block, 0, &grid))
         return -1;
     int iters = 8;
-    float b = FMA_B, c = FMA_C;
+    float b = RT_GPU_FMA_B, c = RT_GPU_FMA_C;
     void *pf[] = {&g->meta, &g->out, &iters, &b, &c};
     void *pm[] = {&g->meta, &g->out, &iters};
     void **params = k->mod == MOD_FMA ? pf : pm;
@@ -126,10 +132,8 @@ int rt_gpu_run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, const rt
     float out0 = 0;
     if (rt_gpu_ck(g, g->cu.MemcpyDtoH(&out0, g->out, sizeof out0), "cuMemcpyDtoH"))
         return -1;
-    double want = k->mod == MOD_FMA     ? FMA_C / (1.0 - FMA_B)
-                  : k->mod == MOD_WGMMA ? meta[1]
-                                        : iters * meta[1];
-    if (!(fabs(out0 - want) <= (k->mod == MOD_FMA ? 0.01 : 1e-6) * want)) {
+    double want;
+    if (!rt_gpu_result_ok(k, iters, meta, out0, &want)) {
         snprintf(why, why_n, "kernel %s computed %g, expected %g: wrong result", k->kernel, out0,
                  want);
         *absent = 2;

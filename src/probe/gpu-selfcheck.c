@@ -48,7 +48,7 @@ static int run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, FILE *ou
     if (rt_gpu_get_fn(g, k->mod, k->kernel, &f) || rt_gpu_one_wave_of(g, f, block, 0, &grid))
         return -1;
     int iters = k->mod == MOD_WGMMA ? SELF_ITERS_WGMMA : SELF_ITERS;
-    float b = 0.75f, c = 0.25f;
+    float b = RT_GPU_FMA_B, c = RT_GPU_FMA_C;
     void *pf[] = {&g->meta, &g->out, &iters, &b, &c};
     void *pm[] = {&g->meta, &g->out, &iters};
     double sec, meta[4];
@@ -59,14 +59,12 @@ static int run_compute(rt_gpu_probe *g, const rt_gpu_compute_kernel *k, FILE *ou
     float out0 = 0;
     if (rt_gpu_ck(g, g->cu.MemcpyDtoH(&out0, g->out, sizeof out0), "cuMemcpyDtoH"))
         return -1;
-    double want = k->mod == MOD_FMA     ? c / (1.0 - b)
-                  : k->mod == MOD_WGMMA ? meta[1]
-                                        : iters * meta[1];
-    double tol = k->mod == MOD_FMA ? 0.01 * want : 1e-6 * want;
+    double want;
+    int ok = rt_gpu_result_ok(k, iters, meta, out0, &want);
     /* A wrong result is a failed check of its own ("#!", selfcheck-compare), not the end of the
      * run: its instructions ran, so their count is still compared, and the kernels after it
      * (the streams' HBM bytes among them) still run. */
-    if (!(fabs(out0 - want) <= tol)) {
+    if (!ok) {
         fprintf(out, "#! %s: computed %g, expected %g: wrong result\n", k->kernel, out0, want);
         fprintf(stderr, "rooftime: self-check: kernel %s computed %g, expected %g: wrong result\n",
                 k->kernel, out0, want);
