@@ -3,7 +3,6 @@
  * that exists on this GPU, then the read and read-modify-write streams over a working set far
  * larger than L2. One manifest line per kernel: name, the quantity a counter run must report for
  * it, the figure it must report. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
