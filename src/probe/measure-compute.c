@@ -1,5 +1,6 @@
-/* The compute stage of a machine measurement: every kernel the CPU runs at each thread count, a
- * second look at the figures that read slow, and each unit's best kernel. */
+/* The compute stage of a machine measurement: a trial run of each kernel where a fault cannot end
+ * the process (one that faults is left out, said), every kernel the CPU runs at each thread count,
+ * a second look at the figures that read slow, and each unit's best kernel. */
 #define _GNU_SOURCE
 #include "measure-internal.h"
 #include "rooftime/core/measurement.h"
@@ -8,6 +9,7 @@
 #include "rooftime/util/strings.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,19 +21,57 @@ static rt_spread spread_of(rt_stat s)
     return (rt_spread){s.median, s.min, s.max};
 }
 
-/* Whether kernel i runs: the CPU has it and the limit allows it; --quick runs only the best ISA of
- * each unit (the one its ceiling comes from). */
-static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, size_t i, const rt_cpu_info *cpu,
-                        rt_isa limit, bool quick)
+/* Whether kernel i runs: the CPU has it, the limit allows it and its trial run passed (usable[i]);
+ * --quick runs only the best usable ISA of each unit (the one its ceiling comes from). */
+static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, const bool *usable, size_t i,
+                        bool quick)
 {
-    if (!ks[i].available(cpu) || ks[i].isa > limit)
+    if (!usable[i])
         return false;
     if (quick)
         for (size_t j = 0; j < nk; j++)
-            if (j != i && strcmp(ks[j].unit, ks[i].unit) == 0 && ks[j].isa > ks[i].isa &&
-                ks[j].available(cpu) && ks[j].isa <= limit)
+            if (j != i && usable[j] && strcmp(ks[j].unit, ks[i].unit) == 0 && ks[j].isa > ks[i].isa)
                 return false;
     return true;
+}
+
+/*
+ * Kernel k's trial run before it is measured: RT_TRIAL_ITERS iterations in a child process
+ * (rt_guarded_run). CPUID can list an instruction set that faults all the same (a hypervisor that
+ * passes the CPUID bit through but not the instruction; AMX where Linux granted the permission and
+ * the host did not), and a fault in the measurement itself would end the whole process. 1 when it
+ * ran right; 0 when it raised a signal or did not end: a line in skipped, the kernel left out; -1
+ * when it computed a wrong result (an error, as in the measurement). Where no child can be
+ * started, the kernels are checked in this process, unguarded, and skipped says so once.
+ */
+static int trial(const rt_flops_kernel *k, bool *unguarded, rt_warnings *skipped, rt_error *err)
+{
+    rt_guarded g;
+    rt_error gerr;
+    if (!*unguarded && rt_guarded_run(k->run, RT_TRIAL_ITERS, RT_TRIAL_TIMEOUT, &g, &gerr) != 0) {
+        rt_warnings_add(skipped,
+                        "compute kernels' trial runs: %s: the kernels run unguarded (one that "
+                        "faults ends the measurement)",
+                        gerr.msg);
+        *unguarded = true;
+    }
+    if (*unguarded)
+        return rt_flops_kernel_check(k, RT_TRIAL_ITERS, err) == 0 ? 1 : -1;
+    if (g.end == RT_GUARD_RETURNED && g.value == 0)
+        return 1;
+    if (g.end == RT_GUARD_RETURNED) {
+        rt_error_set(err, "%s kernel (%s, %s) computed a wrong result in its trial run", k->unit,
+                     rt_isa_name(k->isa), k->instr);
+        return -1;
+    }
+    char how[160];
+    rt_guarded_describe(&g, RT_TRIAL_TIMEOUT, how, sizeof how);
+    rt_warnings_add(skipped, "%s (%s, %s): the trial run %s%s: not measured", k->unit,
+                    rt_isa_name(k->isa), k->instr, how,
+                    g.end == RT_GUARD_SIGNAL && g.value == SIGILL
+                        ? " although CPUID lists the instruction set"
+                        : "");
+    return 0;
 }
 
 /* One kernel at one thread count: its figure and where it is in the measurement. */
@@ -113,27 +153,36 @@ static void pick_best(const kernel_run *kr, size_t n, const double *hz, rt_unit_
 
 int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa limit,
                        const int *tcounts, int nt, rt_run_progress *pr, rt_measurement *meas,
-                       rt_unit_result best[RT_N_UNITS], rt_error *err)
+                       rt_unit_result best[RT_N_UNITS], rt_warnings *skipped, rt_error *err)
 {
-    size_t nk;
-    const rt_flops_kernel *ks = rt_flops_kernels(&nk);
-    size_t nrun = 0;
-    for (size_t i = 0; i < nk; i++)
-        nrun += runs_kernel(ks, nk, i, cpu, limit, pl->quick);
+    const rt_flops_kernel *ks = pl->kernels;
+    size_t nk = pl->n_kernels;
     memset(best, 0, RT_N_UNITS * sizeof *best);
-    kernel_run *kr = rt_xcalloc(nrun * (size_t)nt + 1, sizeof *kr);
-    double *hz = rt_xcalloc(nrun * (size_t)nt + 1, sizeof *hz);
-    size_t n = 0, done = 0;
+    bool *usable = rt_xcalloc(nk + 1, sizeof *usable);
+    kernel_run *kr = NULL;
+    double *hz = NULL;
+    size_t n = 0, done = 0, nrun = 0;
     double clock_samples[64];
     size_t n_clock_samples = 0;
     int rc = -1;
+    /* Every trial first: --quick falls back to the best ISA of a unit whose trial passed. */
+    bool unguarded = false;
+    for (size_t i = 0; i < nk; i++) {
+        if (!ks[i].available(cpu) || ks[i].isa > limit)
+            continue;
+        int ok = trial(&ks[i], &unguarded, skipped, err);
+        if (ok < 0)
+            goto done;
+        usable[i] = ok > 0;
+    }
+    for (size_t i = 0; i < nk; i++)
+        nrun += runs_kernel(ks, nk, usable, i, pl->quick);
+    kr = rt_xcalloc(nrun * (size_t)nt + 1, sizeof *kr);
+    hz = rt_xcalloc(nrun * (size_t)nt + 1, sizeof *hz);
     for (size_t i = 0; i < nk && n_clock_samples < 64; i++) {
         const rt_flops_kernel *k = &ks[i];
-        if (!runs_kernel(ks, nk, i, cpu, limit, pl->quick))
+        if (!runs_kernel(ks, nk, usable, i, pl->quick))
             continue;
-        /* A quick correctness run first: a wrong result is an error, not a number. */
-        if (rt_flops_kernel_check(k, 100, err) != 0)
-            goto done;
         /*
          * The clock right before the kernel: a core's clock moves with the load on
          * the others (and the host's), so the theoretical peak uses the one it ran at.
@@ -169,6 +218,7 @@ int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa
     }
     rc = 0;
 done:
+    free(usable);
     free(kr);
     free(hz);
     return rc;

@@ -196,6 +196,32 @@ int rt_flops_kernel_check(const rt_flops_kernel *k, long iters, rt_error *err);
 int rt_flops_measure(const rt_flops_kernel *k, int threads, int trials, double seconds,
                      double one_thread, rt_stat *flops, rt_error *err);
 
+/* ---- a guarded run (guarded-run.c): a function run once where a fault cannot end the caller ----
+ */
+
+typedef enum rt_guard_end {
+    RT_GUARD_RETURNED, /* value: 0 when the function returned 0, else 1 */
+    RT_GUARD_SIGNAL,   /* value: the signal it raised (SIGILL, SIGSEGV, SIGBUS, SIGFPE ...) */
+    RT_GUARD_EXIT,     /* value: an exit status its process ended with otherwise */
+    RT_GUARD_TIMEOUT,  /* it ran past the time allowed and was stopped */
+} rt_guard_end;
+
+typedef struct rt_guarded {
+    rt_guard_end end;
+    int value;
+} rt_guarded;
+
+/*
+ * Run fn(arg) once in a child process (fork; Linux's AMX permission goes with it) and say in out
+ * how it ended; one that runs past timeout seconds is killed. 0, or -1 with the reason in err when
+ * no child could be started or waited for. The caller's signal handlers are left as they are.
+ */
+int rt_guarded_run(int (*fn)(long), long arg, double timeout, rt_guarded *out, rt_error *err);
+/* How g ended, in words: "raised SIGILL", "did not end within 10 s" ... */
+void rt_guarded_describe(const rt_guarded *g, double timeout, char *buf, size_t n);
+/* "SIGILL" for the signals a kernel's run may end with; NULL for others. */
+const char *rt_signal_name(int sig);
+
 /* ---- progress of a machine measurement: each stage owns a slice [lo, hi) of [0, 1] ---- */
 
 typedef struct rt_run_progress {
@@ -238,19 +264,27 @@ typedef struct rt_unit_result {
 typedef struct rt_compute_plan {
     int trials;
     double seconds; /* per trial */
-    bool quick;     /* only the best ISA of each unit */
+    bool quick;     /* only the best ISA of each unit (among those whose trial run passed) */
+    const rt_flops_kernel *kernels; /* the kernels to choose from: rt_flops_kernels()'s */
+    size_t n_kernels;
 } rt_compute_plan;
 
+/* Iterations of a kernel's trial run, and the time it may take (a trial takes microseconds). */
+#define RT_TRIAL_ITERS 100
+#define RT_TRIAL_TIMEOUT 10.0
+
 /*
- * Every compute kernel the CPU has within `limit` at the thread counts tcounts[0..nt), the clock
- * before each, into meas; figures that read slow against the kernel's other thread counts
- * (RT_SLOW_CROSS, RT_SLOW_SAME) or kept no clean trial are measured again after the others and
- * the better kept. best[u] gets unit rt_unit_order[u]'s best kernel. -1 when a kernel computed a
- * wrong result.
+ * Every compute kernel of the plan the CPU has within `limit` at the thread counts
+ * tcounts[0..nt), the clock before each, into meas; figures that read slow against the kernel's
+ * other thread counts (RT_SLOW_CROSS, RT_SLOW_SAME) or kept no clean trial are measured again
+ * after the others and the better kept. best[u] gets unit rt_unit_order[u]'s best kernel. Each
+ * kernel first has a trial run (rt_guarded_run, RT_TRIAL_ITERS iterations): one that raises a
+ * signal (SIGILL where a hypervisor lists an instruction set it does not run) or does not end is
+ * left out with a line in skipped, the others measured. -1 when a kernel computed a wrong result.
  */
 int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa limit,
                        const int *tcounts, int nt, rt_run_progress *pr, rt_measurement *meas,
-                       rt_unit_result best[RT_N_UNITS], rt_error *err);
+                       rt_unit_result best[RT_N_UNITS], rt_warnings *skipped, rt_error *err);
 
 /* ---- bandwidth kernels (measure-bandwidth.c) ---- */
 

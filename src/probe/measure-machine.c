@@ -186,9 +186,10 @@ static int measure_compute(run *r, rt_unit_result best[RT_N_UNITS], rt_error *er
     rt_progress_stage(&r->pr, "compute peaks", 0.03, r->o.quick ? 0.25 : 0.2);
     /* Each core's own work: RT_OWN_SPLIT times the trials, each as much shorter. */
     rt_compute_plan cp = {r->pl->flops_trials * RT_OWN_SPLIT, r->pl->flops_seconds / RT_OWN_SPLIT,
-                          r->o.quick};
+                          r->o.quick, NULL, 0};
+    cp.kernels = rt_flops_kernels(&cp.n_kernels);
     return rt_measure_compute(&cp, &r->cpu, r->limit, r->tcounts, r->nt, &r->pr, r->meas, best,
-                              err);
+                              r->sk, err);
 }
 
 /* The overheads measured: OpenMP fork/join per thread count, OpenCL, PyTorch and oneDNN. */

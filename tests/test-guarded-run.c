@@ -1,0 +1,252 @@
+/* Tests of the guarded run (guarded-run.c) and the compute kernels' trial run: a kernel that faults
+ * is reported with its signal and left out of the measurement, the others measured. Under ASan the
+ * SIGSEGV case also shows the child replacing AddressSanitizer's handler with its own. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "measure-internal.h"
+#include "rooftime/probe/cpu-detect.h"
+#include "rooftime-config.h"
+#include "testutil.h"
+
+/* Always an invalid opcode on x86-64 (ud2); elsewhere the compiler's trap instruction. */
+static int ud2_kernel(long iters)
+{
+    (void)iters;
+#if defined(__x86_64__)
+    __asm__ volatile("ud2");
+#else
+    __builtin_trap();
+#endif
+    return 0;
+}
+
+/* A store into a page mapped without access: a real SIGSEGV (not a null pointer, which UBSan
+ * would catch first). */
+static int segv_kernel(long iters)
+{
+    volatile char *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == (volatile char *)MAP_FAILED)
+        return 0;
+    p[0] = (char)iters;
+    return 0;
+}
+
+static int bus_kernel(long iters)
+{
+    (void)iters;
+    raise(SIGBUS);
+    return 0;
+}
+
+static int fpe_kernel(long iters)
+{
+    (void)iters;
+    raise(SIGFPE);
+    return 0;
+}
+
+static int wrong_kernel(long iters)
+{
+    (void)iters;
+    return -1;
+}
+
+static int endless_kernel(long iters)
+{
+    (void)iters;
+    for (;;)
+        pause();
+    return 0;
+}
+
+static int abort_kernel(long iters)
+{
+    (void)iters;
+    _exit(7);
+}
+
+static bool always(const rt_cpu_info *c)
+{
+    (void)c;
+    return true;
+}
+
+/* The build's fp64 SSE2 kernel, a good one on every x86-64 CPU. */
+static const rt_flops_kernel *good_kernel(void)
+{
+    size_t nk;
+    const rt_flops_kernel *ks = rt_flops_kernels(&nk);
+    for (size_t i = 0; i < nk; i++)
+        if (strcmp(ks[i].unit, "fp64") == 0 && ks[i].isa == RT_ISA_SSE)
+            return &ks[i];
+    return NULL;
+}
+
+static void expect_signal(int (*fn)(long), int sig)
+{
+    rt_guarded g;
+    rt_error err;
+    assert_int_equal(rt_guarded_run(fn, 100, 10, &g, &err), 0);
+    assert_int_equal(g.end, RT_GUARD_SIGNAL);
+    assert_int_equal(g.value, sig);
+    char how[64];
+    rt_guarded_describe(&g, 10, how, sizeof how);
+    char want[64];
+    snprintf(want, sizeof want, "raised %s", rt_signal_name(sig));
+    assert_string_equal(how, want);
+}
+
+/* Each fatal signal is reported as itself, and this process goes on; a good kernel passes, a
+ * wrong one says so, an endless one is stopped at its time, another exit status is given. */
+static void test_guard(void **state)
+{
+    (void)state;
+#if !defined(__x86_64__)
+    skip();
+#endif
+    expect_signal(ud2_kernel, SIGILL);
+    expect_signal(segv_kernel, SIGSEGV);
+    expect_signal(bus_kernel, SIGBUS);
+    expect_signal(fpe_kernel, SIGFPE);
+    rt_guarded g;
+    rt_error err;
+    char how[64];
+    assert_int_equal(rt_guarded_run(good_kernel()->run, 1000, 10, &g, &err), 0);
+    assert_int_equal(g.end, RT_GUARD_RETURNED);
+    assert_int_equal(g.value, 0);
+    assert_int_equal(rt_guarded_run(wrong_kernel, 1, 10, &g, &err), 0);
+    assert_int_equal(g.end, RT_GUARD_RETURNED);
+    assert_int_equal(g.value, 1);
+    assert_int_equal(rt_guarded_run(endless_kernel, 1, 0.2, &g, &err), 0);
+    assert_int_equal(g.end, RT_GUARD_TIMEOUT);
+    rt_guarded_describe(&g, 0.2, how, sizeof how);
+    assert_string_equal(how, "did not end within 0.2 s");
+    assert_int_equal(rt_guarded_run(abort_kernel, 1, 10, &g, &err), 0);
+    assert_int_equal(g.end, RT_GUARD_EXIT);
+    assert_int_equal(g.value, 7);
+    /* The caller's handlers are untouched: cmocka's own SIGILL handler is still in place. */
+    struct sigaction now;
+    assert_int_equal(sigaction(SIGILL, NULL, &now), 0);
+    assert_true(now.sa_handler != SIG_DFL);
+}
+
+/* The real amx_bf16 kernel on a CPU without AMX: its first tile instruction is SIGILL. */
+static void test_amx_without_amx(void **state)
+{
+    (void)state;
+#ifndef RT_HAVE_AMX_KERNELS
+    print_message("skipped: this build has no AMX kernels\n");
+    skip();
+#else
+    rt_cpu_info c;
+    rt_cpu_detect(&c);
+    if (c.amx_cpu) {
+        print_message("skipped: this CPU has AMX (test-cpu-dispatch runs its kernels)\n");
+        skip();
+    }
+    size_t nk;
+    const rt_flops_kernel *ks = rt_flops_kernels(&nk);
+    const rt_flops_kernel *amx = NULL;
+    for (size_t i = 0; i < nk; i++)
+        if (strcmp(ks[i].unit, "amx_bf16") == 0)
+            amx = &ks[i];
+    assert_non_null(amx);
+    expect_signal(amx->run, SIGILL);
+#endif
+}
+
+/* The compute stage with the kernels kt[0..n) on one thread: skipped gets the lines, meas the
+ * peaks; its return value. */
+static int measure(const rt_flops_kernel *kt, size_t n, bool quick, rt_measurement *meas,
+                   rt_unit_result *best, rt_warnings *skipped, rt_error *err)
+{
+    rt_cpu_info c;
+    rt_cpu_detect(&c);
+    rt_compute_plan pl = {2, 0.002, quick, kt, n};
+    int tcounts[] = {1};
+    rt_run_progress pr = {NULL, NULL, "", 0, 1};
+    return rt_measure_compute(&pl, &c, RT_ISA_AMX, tcounts, 1, &pr, meas, best, skipped, err);
+}
+
+/* A kernel whose trial faults is a unit left out with its line; the other unit is measured. */
+static void test_measure_skips(void **state)
+{
+    (void)state;
+#if !defined(__x86_64__)
+    skip();
+#endif
+    rt_flops_kernel kt[2] = {*good_kernel(), {"fp32", RT_ISA_SSE, "ud2", 4, 1, always, ud2_kernel}};
+    rt_measurement *meas = rt_measurement_new();
+    rt_unit_result best[RT_N_UNITS];
+    rt_warnings sk = {0};
+    rt_error err;
+    if (measure(kt, 2, false, meas, best, &sk, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(sk.n, 1);
+    assert_string_equal(sk.msg[0], "fp32 (sse, ud2): the trial run raised SIGILL although CPUID "
+                                   "lists the instruction set: not measured");
+    assert_int_equal(meas->n_peaks, 1);
+    assert_string_equal(meas->peaks[0].unit, "fp64");
+    assert_true(meas->peaks[0].ceiling > 0);
+    assert_true(best[0].have && best[0].k == &kt[0]); /* fp64 */
+    assert_false(best[1].have);                       /* fp32 */
+    rt_warnings_release(&sk);
+    rt_measurement_free(meas);
+}
+
+/* --quick measures a unit's best ISA whose trial passed: a faulting higher one falls back. */
+static void test_quick_falls_back(void **state)
+{
+    (void)state;
+#if !defined(__x86_64__)
+    skip();
+#endif
+    rt_flops_kernel kt[2] = {*good_kernel(),
+                             {"fp64", RT_ISA_AVX2, "vfmadd231pd ymm", 8, 1, always, ud2_kernel}};
+    rt_measurement *meas = rt_measurement_new();
+    rt_unit_result best[RT_N_UNITS];
+    rt_warnings sk = {0};
+    rt_error err;
+    if (measure(kt, 2, true, meas, best, &sk, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(sk.n, 1);
+    assert_non_null(strstr(sk.msg[0], "fp64 (avx2, vfmadd231pd ymm): the trial run raised SIGILL"));
+    assert_int_equal(meas->n_peaks, 1);
+    assert_string_equal(meas->peaks[0].isa, "sse");
+    assert_true(best[0].have && best[0].k == &kt[0]);
+    rt_warnings_release(&sk);
+    rt_measurement_free(meas);
+}
+
+/* A kernel whose trial computes a wrong result is an error, as in the measurement. */
+static void test_measure_wrong(void **state)
+{
+    (void)state;
+    rt_flops_kernel kt[1] = {{"fp64", RT_ISA_SCALAR, "wrong", 2, 1, always, wrong_kernel}};
+    rt_measurement *meas = rt_measurement_new();
+    rt_unit_result best[RT_N_UNITS];
+    rt_warnings sk = {0};
+    rt_error err;
+    assert_int_equal(measure(kt, 1, false, meas, best, &sk, &err), -1);
+    assert_string_equal(err.msg,
+                        "fp64 kernel (scalar, wrong) computed a wrong result in its trial run");
+    assert_int_equal(meas->n_peaks, 0);
+    rt_warnings_release(&sk);
+    rt_measurement_free(meas);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_guard),         cmocka_unit_test(test_amx_without_amx),
+        cmocka_unit_test(test_measure_skips), cmocka_unit_test(test_quick_falls_back),
+        cmocka_unit_test(test_measure_wrong),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
