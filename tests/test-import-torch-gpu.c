@@ -151,6 +151,39 @@ static void test_device_profile(void **state)
     rt_warnings_release(&w);
 }
 
+/* bf16 work: a matrix product's FLOPs on the bf16 Tensor Cores its kernel ran, an elementwise
+ * operator's on fp32, where torch computes bf16 data (the cost model's opmath); and a kernel of
+ * the matrix product that is not a matrix kernel (its bias epilogue) carries bytes only. */
+/* clang-format off */
+static const char *const BF16_TRACE =
+    "{\"traceEvents\":["
+    EV("cpu_op", "aten::mm", 1, 1, 0, 20, "\"External id\":100,\"Input Dims\":[[4,8],[8,16]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]") ","
+    EV("cuda_runtime", "cudaLaunchKernel", 1, 1, 5, 3, "\"correlation\":10") ","
+    EV("cpu_op", "aten::gelu", 1, 1, 30, 10, "\"External id\":101,\"Input Dims\":[[4,16],[]],\"Input type\":[\"c10::BFloat16\",\"\"]") ","
+    EV("cuda_runtime", "cudaLaunchKernel", 1, 1, 32, 2, "\"correlation\":11") ","
+    EV("kernel", "cutlass_80_tensorop_bf16_s16816gemm_bf16_64x64", 0, 7, 10, 10, "\"correlation\":10") ","
+    EV("kernel", "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>", 0, 7, 36, 2, "\"correlation\":11")
+    "]}";
+/* clang-format on */
+
+static void test_bf16_units(void **state)
+{
+    (void)state;
+    rt_warnings w = {0};
+    rt_torch_options o = {.ops = ops()};
+    rt_profile *p = import(BF16_TRACE, &o, &w);
+    const rt_kernel *g = find(p, "cutlass_80_tensorop_bf16_s16816gemm_bf16_64x64");
+    assert_close(rt_values_get(&g->flops, "tensor_bf16", 0), 2 * 4 * 8 * 16, 0);
+    assert_int_equal(g->flops.n, 1);
+    const rt_kernel *e = find(
+        p, "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>");
+    assert_close(rt_values_get(&e->flops, "fp32", 0), 8 * 4 * 16, 0); /* gelu: 8 an element */
+    assert_int_equal(e->flops.n, 1);
+    assert_close(rt_values_get(&e->bytes, "HBM", 0), 2 * 64 * 2, 0);
+    rt_profile_free(p);
+    rt_warnings_release(&w);
+}
+
 /* The launch side: busy time, each idle gap by its cause, tau measured in the run. */
 static void test_launch_side(void **state)
 {
@@ -521,10 +554,15 @@ static void test_fixture_mi250(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_device_profile), cmocka_unit_test(test_launch_side),
-        cmocka_unit_test(test_external_id),    cmocka_unit_test(test_comm_within_host),
-        cmocka_unit_test(test_device_named),   cmocka_unit_test(test_gzip),
-        cmocka_unit_test(test_sum_limits),     cmocka_unit_test(test_fixture_nccl_rank),
+        cmocka_unit_test(test_device_profile),
+        cmocka_unit_test(test_bf16_units),
+        cmocka_unit_test(test_launch_side),
+        cmocka_unit_test(test_external_id),
+        cmocka_unit_test(test_comm_within_host),
+        cmocka_unit_test(test_device_named),
+        cmocka_unit_test(test_gzip),
+        cmocka_unit_test(test_sum_limits),
+        cmocka_unit_test(test_fixture_nccl_rank),
         cmocka_unit_test(test_fixture_mi250),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,9 +100,12 @@ static void test_recorded_points(void **state)
         assert_string_equal(rt_tags_get(&cb->tags, "onednn"),
                             "jit_bf16:avx512_core_bf16+x64:gemm:jit");
         assert_string_equal(cb->overhead, RT_OVERHEAD_ONEDNN);
-        /* torch's own kernels keep their data type's unit and pay nothing */
+        /* torch's own kernels pay nothing, and compute bf16 data in fp32 (the cost model's
+         * opmath): their FLOPs on fp32, their precision bf16 */
         rt_kernel *add = by_prefix(p, "aten::add_ ");
-        assert_true(rt_values_has(&add->flops, "bf16"));
+        assert_true(rt_values_has(&add->flops, "fp32"));
+        assert_false(rt_values_has(&add->flops, "bf16"));
+        assert_string_equal(rt_tags_get(&add->tags, "precision"), "bf16");
         assert_null(rt_tags_get(&add->tags, "onednn"));
         assert_string_equal(add->overhead, RT_OVERHEAD_NONE);
         no_amx(p);

@@ -50,7 +50,9 @@ char *rt_study_torch_method_text(int warmup, int iters, int threads, const char 
         "execute: after a point's measured iterations the client runs the pass once more, "
         "untimed and unrecorded, with oneDNN verbose output on and sent to a file of its own, "
         "which is joined to the trace by shapes (`profile --torch --onednn-output`'s join); "
-        "the other operators keep the unit of their data type. Conv2d backward: "
+        "the other operators keep the cost model's unit (their data type's; fp32 for the "
+        "elementwise work of bf16 and fp16 data, which torch computes in fp32: its 'opmath'). "
+        "Conv2d backward: "
         "aten::convolution_backward with output_mask [input] (backward-data) or [weight, bias] "
         "(backward-weights); the LSTM's backward is torch's one autograd backward.",
         python, script, pts, th, warmup, iters);

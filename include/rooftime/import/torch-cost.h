@@ -40,7 +40,10 @@ typedef struct rt_torch_cost {
                         * "index", "unique"), or the model's name */
     double flops, bytes;
     int flops_known, bytes_known;
-    const char *unit; /* FLOPs unit: "fp32", "bf16", "fp16", "fp64" (static) */
+    /* the precision of its data ("fp32", "bf16", "fp16", "fp64"), and the unit its FLOPs count on:
+     * the same, or where the table's "opmath" says so the unit the arithmetic runs on (bf16
+     * elementwise work on fp32); static */
+    const char *precision, *unit;
     /* the FLOPs and bytes are lower bounds: the records tell part of the work (a table-batched
      * embedding without its rows' widths); the profile tags its kernels counts=lower_bound */
     int lower_bound;

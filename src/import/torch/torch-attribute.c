@@ -220,8 +220,10 @@ void rt_torch_apply_costs(reader *r, const size_t *parent, const double *self,
             if (c->flops_known) {
                 k->cflops += c->flops;
                 k->has_cflops = 1;
-                if (c->unit)
+                if (c->unit) {
                     k->cunit = c->unit;
+                    k->cprecision = c->precision;
+                }
             }
             if (c->bytes_known) {
                 k->cbytes += c->bytes;

@@ -15,29 +15,31 @@
 
 /* ---- the recorded arguments ---- */
 
+/* The recorded type names: bytes per element and FLOPs unit (NULL: not a floating type). */
+static const struct {
+    const char *name;
+    double size;
+    const char *unit;
+} types[] = {
+    {"float", 4, "fp32"},
+    {"double", 8, "fp64"},
+    {"c10::Half", 2, "fp16"},
+    {"c10::BFloat16", 2, "bf16"},
+    {"long int", 8, NULL},
+    {"long", 8, NULL},
+    {"int", 4, NULL},
+    {"short int", 2, NULL},
+    {"short", 2, NULL},
+    {"signed char", 1, NULL},
+    {"unsigned char", 1, NULL},
+    {"bool", 1, NULL},
+    {"c10::complex<float>", 8, NULL},
+    {"c10::complex<double>", 16, NULL},
+};
+
 /* Bytes per element and FLOPs unit of a recorded type name; 0 when it is not a tensor's. */
 static double type_size(const char *t, const char **unit)
 {
-    static const struct {
-        const char *name;
-        double size;
-        const char *unit;
-    } types[] = {
-        {"float", 4, "fp32"},
-        {"double", 8, "fp64"},
-        {"c10::Half", 2, "fp16"},
-        {"c10::BFloat16", 2, "bf16"},
-        {"long int", 8, NULL},
-        {"long", 8, NULL},
-        {"int", 4, NULL},
-        {"short int", 2, NULL},
-        {"short", 2, NULL},
-        {"signed char", 1, NULL},
-        {"unsigned char", 1, NULL},
-        {"bool", 1, NULL},
-        {"c10::complex<float>", 8, NULL},
-        {"c10::complex<double>", 16, NULL},
-    };
     *unit = NULL;
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (strcmp(t, types[i].name) == 0) {
@@ -45,6 +47,14 @@ static double type_size(const char *t, const char **unit)
             return types[i].size;
         }
     return 0;
+}
+
+const char *rt_torch_cost_unit_named(const char *name)
+{
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (types[i].unit && strcmp(types[i].unit, name) == 0)
+            return types[i].unit;
+    return NULL;
 }
 
 /* Elements of one shape ([16, 3, 32, 32]); -1 when it is not a list of whole sizes. */

@@ -33,8 +33,12 @@ typedef enum tc_model {
     TC_COMPILED,
     /* fbgemm's table-batched embeddings (split_embedding_codegen_lookup_*, their backward):
      * torch-cost-tbe.c */
-    TC_TBE
+    TC_TBE,
+    TC_MODELS /* how many */
 } tc_model;
+
+/* PyTorch's floating types a call records (fp64, fp32, fp16, bf16). */
+#define RT_TORCH_PRECISIONS 4
 
 /* Positions in "Concrete Inputs" of the arguments the window models read; -1: not an argument. */
 enum {
@@ -142,7 +146,15 @@ void rt_torch_cost_compiled(const rt_torch_ops *o, const tc_entry *e, const rt_t
 void rt_torch_cost_incomplete(rt_torch_cost *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The FLOPs unit a recorded floating type counts on, by its name ("fp32", "bf16" ...): the static
+ * string, or NULL when no recorded type has it. */
+const char *rt_torch_cost_unit_named(const char *name);
+
 /* ---- torch-ops-entry.c: one entry of the table ---- */
+
+/* The model named `name` ("stream" ...) and its class name (static; klass may be NULL); -1 when no
+ * model has that name. */
+int rt_torch_ops_model_named(const char *name, tc_model *model, const char **klass);
 
 /* Read the entry j (at JSON path `path` of the table) into e: its model, class and fields,
  * checked; -1 with r's error naming the field. e owns what it holds: release it with
@@ -158,5 +170,9 @@ const tc_entry *rt_torch_ops_find(const rt_torch_ops *o, const char *name);
 /* Whether the table counts the annotation (user_annotation range) `name` as an operator:
  * torch.compile's '## Call CompiledFxGraph ... ##', the range its compiled code runs in. */
 int rt_torch_ops_annotation(const rt_torch_ops *o, const char *name);
+/* The unit the arithmetic of a call of entry e whose data is of precision `unit` runs on: the
+ * table's "opmath" for e's model ("bf16" -> "fp32" for elementwise work, which PyTorch computes in
+ * fp32), else unit itself. */
+const char *rt_torch_ops_opmath(const rt_torch_ops *o, const tc_entry *e, const char *unit);
 
 #endif

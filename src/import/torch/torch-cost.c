@@ -213,6 +213,9 @@ static void cost_embedding(const tc_entry *e, const tc_call *c, rt_torch_cost *o
         out->bytes = 0;
 }
 
+static void cost_of(const rt_torch_ops *o, const tc_entry *e, const rt_torch_call *rc,
+                    rt_conv_flops conv, rt_torch_cost *out);
+
 void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_flops conv,
                        rt_torch_cost *out)
 {
@@ -223,6 +226,15 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
         out->klass = "unknown";
         return;
     }
+    cost_of(o, e, rc, conv, out);
+    /* each model gives its data's precision; the arithmetic may run on another unit */
+    out->precision = out->unit;
+    out->unit = rt_torch_ops_opmath(o, e, out->unit);
+}
+
+static void cost_of(const rt_torch_ops *o, const tc_entry *e, const rt_torch_call *rc,
+                    rt_conv_flops conv, rt_torch_cost *out)
+{
     out->klass = e->klass;
     if (e->model == TC_NONE || e->model == TC_UNCOUNTED) {
         out->status = e->model == TC_NONE ? RT_TC_NONE : RT_TC_UNCOUNTED;
@@ -290,6 +302,7 @@ void rt_torch_ops_cost(const rt_torch_ops *o, const rt_torch_call *rc, rt_conv_f
     case TC_UNCOUNTED:
     case TC_REGION:
     case TC_COMPILED:
+    case TC_MODELS:
         break;
     }
     if (out->status == RT_TC_COSTED && !out->flops_known && !out->bytes_known)

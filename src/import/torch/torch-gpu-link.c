@@ -69,6 +69,7 @@ void rt_torch_gpu_note_call(call_work *cw, int composite, const struct rt_torch_
         cw->flops = c->flops_known ? c->flops : 0;
         cw->bytes = c->bytes_known ? c->bytes : 0;
         cw->unit = c->unit;
+        cw->precision = c->precision;
         cw->lower = (uint8_t)c->lower_bound;
         cw->state = cw->flops > 0 || cw->bytes > 0 ? CW_WORK : CW_NONE;
         break;
@@ -269,7 +270,9 @@ int rt_torch_gpu_is_comm(reader *r, uint32_t n)
 
 /* One owner's work over its kept kernels k[0, n): FLOPs to its matrix kernels when it launched
  * any, else to all of them, bytes to all of them, each in proportion to its device time (in equal
- * parts when they took none). */
+ * parts when they took none). A matrix kernel's FLOPs count on the matrix unit its row maps the
+ * data's precision to; the others' where the operator's arithmetic runs (the cost model's unit:
+ * fp32 for bf16 elementwise work). */
 static void split_work(reader *r, const size_t *k, size_t n)
 {
     torch_gpu *g = &r->gpu;
@@ -277,9 +280,10 @@ static void split_work(reader *r, const size_t *k, size_t n)
     double flops = r->ops ? g->calls[g->ev[k[0]].owner].flops : op->flops;
     double bytes = r->ops ? g->calls[g->ev[k[0]].owner].bytes : 0;
     const char *unit = r->ops ? g->calls[g->ev[k[0]].owner].unit : r->k[op->key].unit;
+    const char *precision = r->ops ? g->calls[g->ev[k[0]].owner].precision : unit;
     unsigned char lower = r->ops && g->calls[g->ev[k[0]].owner].lower;
     if (!unit)
-        unit = flops > 0 ? "fp32" : NULL;
+        unit = precision = flops > 0 ? "fp32" : NULL;
     double t_all = 0, t_mat = 0;
     size_t n_mat = 0;
     unsigned char *mat = rt_xcalloc(n, 1);
@@ -298,7 +302,11 @@ static void split_work(reader *r, const size_t *k, size_t n)
         e->wbytes = bytes * share_all;
         e->lower = lower;
         e->flops = flops * (n_mat ? share_mat : share_all);
-        e->unit = e->flops > 0 ? rt_torch_gpu_row_unit(g->units, row_of(r, e->name), unit) : NULL;
+        const char *matrix =
+            mat[i] ? rt_torch_gpu_row_unit(g->units, row_of(r, e->name), precision) : NULL;
+        e->unit = !(e->flops > 0)                 ? NULL
+                  : matrix && matrix != precision ? matrix /* the row maps the precision */
+                                                  : unit;
     }
     free(mat);
 }

@@ -52,7 +52,7 @@ typedef struct rt_call {
 enum { CW_NONE = 0, CW_WORK, CW_COMPOSITE, CW_UNCOVERED, CW_UNCOUNTED };
 typedef struct call_work {
     double flops, bytes;
-    const char *unit;  /* static */
+    const char *unit, *precision; /* rt_torch_cost's: its FLOPs' unit, its data's; static */
     const char *klass; /* CW_UNCOUNTED: what its work is ("rng", "sort" ...; the table's) */
     uint8_t state, flops_known, bytes_known;
     uint8_t status; /* the cost model's (rt_torch_status): why a call has no work */

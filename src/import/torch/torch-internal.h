@@ -87,7 +87,7 @@ typedef struct kern {
     double cflops, cbytes; /* summed over the calls the model costs */
     double cws; /* an in-place call's distinct bytes (rt_torch_cost.working_set); 0: none */
     int has_cflops, has_cbytes;
-    const char *cunit;
+    const char *cunit, *cprecision; /* where its FLOPs count (rt_torch_cost.unit), its data's */
     const char *uncounted; /* its work is of a kind no count measures: the class (static) */
     int lower_bound;       /* the model's counts of a call are lower bounds (model tbe) */
     /* torch.compile's framework time: "wrapper" (its wrappers around a compiled region) or

@@ -25,6 +25,18 @@ static const struct {
     "none, matmul, conv, conv_backward, pool, stream, embedding, attention, uncounted, region, "   \
     "compiled, tbe"
 
+int rt_torch_ops_model_named(const char *name, tc_model *model, const char **klass)
+{
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
+        if (strcmp(models[m].name, name) == 0) {
+            *model = models[m].model;
+            if (klass)
+                *klass = models[m].name;
+            return 0;
+        }
+    return -1;
+}
+
 /* The sizes an attention formula names (torch-cost-attention.c fills them in this order). */
 static const char *const attention_names[] = {"BH", "L", "S", "E", "Ev"};
 
@@ -500,15 +512,10 @@ int rt_torch_ops_load_entry(rt_jr *r, tc_entry *e, const json_t *j, const char *
     if (rt_jr_object(r, j, path) != 0)
         return -1;
     const char *model = json_string_value(json_object_get(j, "model"));
-    size_t m = 0;
-    while (model && m < sizeof models / sizeof models[0] && strcmp(models[m].name, model) != 0)
-        m++;
-    if (!model || m == sizeof models / sizeof models[0]) {
+    if (!model || rt_torch_ops_model_named(model, &e->model, &e->klass) != 0) {
         fail_choice(r, j, path, "model", MODEL_CHOICES);
         return -1;
     }
-    e->model = models[m].model;
-    e->klass = models[m].name;
     if (e->model == TC_NONE &&
         !(e->klass = class_of(r, j, path, classes, sizeof classes / sizeof *classes,
                               "view, allocation, dispatch or framework")))

@@ -21,6 +21,10 @@ struct rt_torch_ops {
     rt_name_index names; /* operator -> entry */
     char **glob;         /* "prefix*" or "*suffix" patterns */
     size_t *glob_entry, n_glob;
+    /* "opmath": a precision's arithmetic on another unit (static names), for these models */
+    const char *opmath_from[RT_TORCH_PRECISIONS], *opmath_to[RT_TORCH_PRECISIONS];
+    size_t n_opmath;
+    unsigned char opmath_model[TC_MODELS];
 };
 
 /* Whether needle [0, nl) occurs in s [0, n). */
@@ -90,6 +94,49 @@ static int load_names(rt_torch_ops *o, rt_jr *r, const json_t *j, size_t idx, co
     return 0;
 }
 
+/* "opmath" (optional): {"units": {"bf16": "fp32", ...}, "models": ["stream", ...]}, the unit the
+ * arithmetic of those models' operators runs on for data of a precision. */
+static int load_opmath(rt_torch_ops *o, rt_jr *r, const json_t *root)
+{
+    const json_t *om, *units, *models, *v;
+    if (rt_jr_member_object(r, root, "", "opmath", false, &om) != 0)
+        return -1;
+    if (!om)
+        return 0;
+    if (rt_jr_member_object(r, om, "opmath", "units", true, &units) != 0 ||
+        rt_jr_array(r, om, "opmath", "models", true, &models) != 0)
+        return -1;
+    const char *k;
+    json_object_foreach((json_t *)units, k, v)
+    {
+        char key[80];
+        snprintf(key, sizeof key, "units.%.60s", k);
+        const char *from = rt_torch_cost_unit_named(k);
+        const char *to = json_is_string(v) ? rt_torch_cost_unit_named(json_string_value(v)) : NULL;
+        if (!from || !to || o->n_opmath == RT_TORCH_PRECISIONS) {
+            rt_jr_fail(r, "opmath", key,
+                       "not a precision of a recorded floating type to another (fp64, fp32, fp16, "
+                       "bf16)");
+            return -1;
+        }
+        o->opmath_from[o->n_opmath] = from;
+        o->opmath_to[o->n_opmath++] = to;
+    }
+    size_t i;
+    json_array_foreach(models, i, v)
+    {
+        tc_model m;
+        if (!json_is_string(v) || rt_torch_ops_model_named(json_string_value(v), &m, NULL) != 0) {
+            char key[48];
+            snprintf(key, sizeof key, "models[%zu]", i);
+            rt_jr_fail(r, "opmath", key, "not the name of a model (as an entry's \"model\")");
+            return -1;
+        }
+        o->opmath_model[m] = 1;
+    }
+    return 0;
+}
+
 int rt_torch_ops_load(const char *path, rt_torch_ops **out, rt_error *err)
 {
     *out = NULL;
@@ -103,7 +150,7 @@ int rt_torch_ops_load(const char *path, rt_torch_ops **out, rt_error *err)
     o->label = f.label;
     f.path = f.label = NULL;
     const json_t *ops;
-    if (rt_jr_array(&r, f.root, "", "ops", true, &ops) != 0)
+    if (load_opmath(o, &r, f.root) != 0 || rt_jr_array(&r, f.root, "", "ops", true, &ops) != 0)
         goto fail;
     if (json_array_size(ops) == 0) {
         rt_jr_fail(&r, "", "ops", "an empty list");
@@ -179,6 +226,15 @@ int rt_torch_ops_annotation(const rt_torch_ops *o, const char *name)
 {
     const tc_entry *e = rt_torch_ops_find(o, name);
     return e && e->annotation;
+}
+
+const char *rt_torch_ops_opmath(const rt_torch_ops *o, const tc_entry *e, const char *unit)
+{
+    if (unit && o->opmath_model[e->model])
+        for (size_t i = 0; i < o->n_opmath; i++)
+            if (strcmp(o->opmath_from[i], unit) == 0)
+                return o->opmath_to[i];
+    return unit;
 }
 
 int rt_torch_ops_defers(const rt_torch_ops *o, const char *parent, const char *callee)

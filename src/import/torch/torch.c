@@ -475,8 +475,8 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
                 rt_tags_set(&tags, "source", k->source);
             if (k->module)
                 rt_tags_set(&tags, "module", k->module);
-            if (k->cunit && k->has_cflops)
-                rt_tags_set(&tags, "precision", k->cunit);
+            if (k->cprecision && k->has_cflops)
+                rt_tags_set(&tags, "precision", k->cprecision);
             if (k->phase)
                 rt_tags_set(&tags, "phase", k->phase);
             if (k->uncounted) /* its work no count measures: the model says unknown */

@@ -117,7 +117,8 @@ void rt_torch_units_note(const rt_torch_units *u, rt_profile *prof)
         "oneDNN verbose output on (the measured iterations ran with it off): their FLOPs on the "
         "unit data/onednn/units.json gives the primitive's implementation (%s), their calls "
         "paying its execute; the other %zu ran no primitive the join found (torch's own "
-        "kernels) and keep the unit of their data type%s",
+        "kernels) and keep the unit the cost model gives them (their data type's; fp32 for the "
+        "elementwise work of bf16 and fp16 data, which torch computes in fp32)%s",
         u->joined, u->ops, list[0] ? list : "none", u->ops - u->joined, without);
     rt_tags_set(&prof->provenance.notes, "onednn_units", note);
     free(note);
