@@ -2,6 +2,7 @@
  * is reported with its signal and left out of the measurement, the others measured. Under ASan the
  * SIGSEGV case also shows the child replacing AddressSanitizer's handler with its own. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,29 +225,89 @@ static void test_quick_falls_back(void **state)
     rt_measurement_free(meas);
 }
 
-/* A kernel whose trial computes a wrong result is an error, as in the measurement. */
+/* A kernel whose trial computes a wrong result is a unit left out with its line, as one that
+ * faults; the measurement goes on. */
 static void test_measure_wrong(void **state)
 {
     (void)state;
-    rt_flops_kernel kt[1] = {{"fp64", RT_ISA_SCALAR, "wrong", 2, 1, always, wrong_kernel}};
+    rt_flops_kernel kt[2] = {{"fp64", RT_ISA_SCALAR, "wrong", 2, 1, always, wrong_kernel},
+                             *good_kernel()};
+    kt[1].unit = "fp32"; /* the good kernel measured as another unit */
     rt_measurement *meas = rt_measurement_new();
     rt_unit_result best[RT_N_UNITS];
     rt_warnings sk = {0};
     rt_error err;
-    assert_int_equal(measure(kt, 1, false, meas, best, &sk, &err), -1);
-    assert_string_equal(err.msg,
-                        "fp64 kernel (scalar, wrong) computed a wrong result in its trial run");
-    assert_int_equal(meas->n_peaks, 0);
+    if (measure(kt, 2, false, meas, best, &sk, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(sk.n, 1);
+    assert_string_equal(
+        sk.msg[0], "fp64 (scalar, wrong): the trial run computed a wrong result: not measured");
+    assert_int_equal(meas->n_peaks, 1);
+    assert_string_equal(meas->peaks[0].unit, "fp32");
+    assert_false(best[0].have);
+    assert_true(best[1].have);
     rt_warnings_release(&sk);
     rt_measurement_free(meas);
 }
+
+#ifdef RT_HAVE_OPENMP
+static pthread_t main_thread;
+
+/* Right on the thread that runs the trial and the one-thread measurement (the child's copy of it
+ * is the same thread), wrong on a team's other threads: a kernel wrong only at two threads. */
+static int wrong_on_workers(long iters)
+{
+    volatile double x = 0;
+    for (long i = 0; i < iters * 100; i++)
+        x += 1;
+    return pthread_equal(pthread_self(), main_thread) ? 0 : -1;
+}
+
+/* A kernel right in its trial and at one thread but wrong at two: left out whole, its one-thread
+ * figure dropped from the record, with its line; the next kernel measured. */
+static void test_measure_wrong_later(void **state)
+{
+    (void)state;
+    main_thread = pthread_self();
+    rt_flops_kernel kt[2] = {{"fp32", RT_ISA_SCALAR, "workers", 2, 1, always, wrong_on_workers},
+                             *good_kernel()};
+    rt_cpu_info c;
+    rt_cpu_detect(&c);
+    rt_compute_plan pl = {2, 0.002, false, kt, 2};
+    int tcounts[] = {1, 2};
+    rt_run_progress pr = {NULL, NULL, "", 0, 1};
+    rt_measurement *meas = rt_measurement_new();
+    rt_unit_result best[RT_N_UNITS];
+    rt_warnings sk = {0};
+    rt_error err;
+    if (rt_measure_compute(&pl, &c, RT_ISA_AMX, tcounts, 2, &pr, meas, best, &sk, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(sk.n, 1);
+    assert_string_equal(
+        sk.msg[0], "fp32 (scalar, workers): computed a wrong result on 2 threads: not measured");
+    assert_int_equal(meas->n_peaks, 2); /* the good kernel at 1 and 2 threads */
+    for (size_t i = 0; i < meas->n_peaks; i++)
+        assert_string_equal(meas->peaks[i].unit, "fp64");
+    assert_true(best[0].have && best[0].k == &kt[1]);
+    assert_false(best[1].have);
+    rt_warnings_release(&sk);
+    rt_measurement_free(meas);
+}
+#else
+static void test_measure_wrong_later(void **state)
+{
+    (void)state;
+    print_message("skipped: a build without OpenMP measures on one thread\n");
+    skip();
+}
+#endif
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_guard),         cmocka_unit_test(test_amx_without_amx),
         cmocka_unit_test(test_measure_skips), cmocka_unit_test(test_quick_falls_back),
-        cmocka_unit_test(test_measure_wrong),
+        cmocka_unit_test(test_measure_wrong), cmocka_unit_test(test_measure_wrong_later),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

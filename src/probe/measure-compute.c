@@ -40,11 +40,12 @@ static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, const bool *usable
  * (rt_guarded_run). CPUID can list an instruction set that faults all the same (a hypervisor that
  * passes the CPUID bit through but not the instruction; AMX where Linux granted the permission and
  * the host did not), and a fault in the measurement itself would end the whole process. 1 when it
- * ran right; 0 when it raised a signal or did not end: a line in skipped, the kernel left out; -1
- * when it computed a wrong result (an error, as in the measurement). Where no child can be
- * started, the kernels are checked in this process, unguarded, and skipped says so once.
+ * ran right; 0 when it raised a signal, did not end or computed a wrong result: a line in skipped,
+ * the kernel left out (a unit whose kernel computes wrong has no figure to give, and the others
+ * still do). Where no child can be started, the kernels are checked in this process, unguarded,
+ * and skipped says so once.
  */
-static int trial(const rt_flops_kernel *k, bool *unguarded, rt_warnings *skipped, rt_error *err)
+static int trial(const rt_flops_kernel *k, bool *unguarded, rt_warnings *skipped)
 {
     rt_guarded g;
     rt_error gerr;
@@ -55,14 +56,13 @@ static int trial(const rt_flops_kernel *k, bool *unguarded, rt_warnings *skipped
                         gerr.msg);
         *unguarded = true;
     }
-    if (*unguarded)
-        return rt_flops_kernel_check(k, RT_TRIAL_ITERS, err) == 0 ? 1 : -1;
-    if (g.end == RT_GUARD_RETURNED && g.value == 0)
+    if (*unguarded ? rt_flops_kernel_check(k, RT_TRIAL_ITERS, &gerr) == 0
+                   : g.end == RT_GUARD_RETURNED && g.value == 0)
         return 1;
-    if (g.end == RT_GUARD_RETURNED) {
-        rt_error_set(err, "%s kernel (%s, %s) computed a wrong result in its trial run", k->unit,
-                     rt_isa_name(k->isa), k->instr);
-        return -1;
+    if (*unguarded || g.end == RT_GUARD_RETURNED) {
+        rt_warnings_add(skipped, "%s (%s, %s): the trial run computed a wrong result: not measured",
+                        k->unit, rt_isa_name(k->isa), k->instr);
+        return 0;
     }
     char how[160];
     rt_guarded_describe(&g, RT_TRIAL_TIMEOUT, how, sizeof how);
@@ -170,10 +170,7 @@ int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa
     for (size_t i = 0; i < nk; i++) {
         if (!ks[i].available(cpu) || ks[i].isa > limit)
             continue;
-        int ok = trial(&ks[i], &unguarded, skipped, err);
-        if (ok < 0)
-            goto done;
-        usable[i] = ok > 0;
+        usable[i] = trial(&ks[i], &unguarded, skipped) > 0;
     }
     for (size_t i = 0; i < nk; i++)
         nrun += runs_kernel(ks, nk, usable, i, pl->quick);
@@ -194,8 +191,17 @@ int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa
         for (int t = 0; t < nt; t++) {
             rt_stat s;
             double one = t > 0 ? kr[first].s.best : 0;
-            if (rt_flops_measure(k, tcounts[t], pl->trials, pl->seconds, one, &s, err) != 0)
-                goto done;
+            rt_error wrong;
+            if (rt_flops_measure(k, tcounts[t], pl->trials, pl->seconds, one, &s, &wrong) != 0) {
+                /* right in its trial, wrong here (more threads, longer runs): left out whole */
+                rt_warnings_add(skipped,
+                                "%s (%s, %s): computed a wrong result on %d threads: not "
+                                "measured",
+                                k->unit, rt_isa_name(k->isa), k->instr, tcounts[t]);
+                rt_measurement_drop_peaks(meas, meas->n_peaks - (n - first));
+                n = first;
+                break;
+            }
             rt_peak_trial *e =
                 rt_measurement_add_peak(meas, k->unit, rt_isa_name(k->isa), k->instr, tcounts[t]);
             e->flops = spread_of(s);
