@@ -256,6 +256,22 @@ int cli_study_write_analysis(const rt_analysis *a, rt_format fmt, const char *pa
     return 0;
 }
 
+int cli_study_write_analyses(const rt_analysis *a, const char *dir)
+{
+    char *path = rt_asprintf("%s/analysis.json", dir);
+    cli_print_warnings(&a->warnings, 5, path);
+    free(path);
+    path = rt_asprintf("%s/analysis.txt", dir);
+    int rc = cli_study_write_analysis(a, RT_FORMAT_TEXT, path);
+    free(path);
+    if (rc != 0)
+        return -1;
+    path = rt_asprintf("%s/analysis.json", dir);
+    rc = cli_study_write_analysis(a, RT_FORMAT_JSON, path);
+    free(path);
+    return rc != 0 ? -1 : 0;
+}
+
 char *cli_study_write_report(const rt_machine *m, rt_mode mode, const rt_analysis *a,
                              rt_profile *const *profiles, size_t n, const rt_group_opts *g,
                              const rt_findings *findings, rt_report_opts *ro, const char *dir)

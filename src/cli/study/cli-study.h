@@ -44,6 +44,9 @@ int cli_study_op_flag(const char *s, int *v, rt_error *err);
 /* The analysis as fmt into path, atomically (nothing left on an error), its warnings printed;
  * 0, or -1 after an error message. */
 int cli_study_write_analysis(const rt_analysis *a, rt_format fmt, const char *path);
+/* What both studies do with their analysis: its warnings on standard error (the first five, naming
+ * DIR/analysis.json for the rest), then DIR/analysis.txt and DIR/analysis.json; 0, or -1 (said). */
+int cli_study_write_analyses(const rt_analysis *a, const char *dir);
 
 /* What both studies write after their analysis a of profiles on m: the findings as text into
  * DIR/findings.txt, and the report into dir with a's callouts and summary (and, beside a

@@ -131,15 +131,6 @@ static char *profile_path(const char *dir, const rt_profile *p)
                        rt_tags_get(&p->tags, "pass"));
 }
 
-/* dir/name: the analysis as fmt (cli_study_write_analysis). */
-static int write_analysis(const rt_analysis *a, rt_format fmt, const char *dir, const char *name)
-{
-    char *path = rt_asprintf("%s/%s", dir, name);
-    int rc = cli_study_write_analysis(a, fmt, path);
-    free(path);
-    return rc;
-}
-
 /* The profiles, the analysis, the findings and the report from r on machine m. */
 static int write_outputs(const cli_gpu_study *g, rt_machine *m, rt_mode mode,
                          rt_study_gpu_result *r)
@@ -169,8 +160,7 @@ static int write_outputs(const cli_gpu_study *g, rt_machine *m, rt_mode mode,
         cli_error("analysis failed: %s", err.msg);
         goto done;
     }
-    if (write_analysis(a, RT_FORMAT_TEXT, g->dir, "analysis.txt") != 0 ||
-        write_analysis(a, RT_FORMAT_JSON, g->dir, "analysis.json") != 0)
+    if (cli_study_write_analyses(a, g->dir) != 0)
         goto done;
     findings = rt_study_gpu_findings(a, r);
     static const char *const split[] = {"operation", "pass"};

@@ -100,24 +100,6 @@ static int save_profiles(const char *dir, rt_study_result *res, const rt_machine
     return 0;
 }
 
-/* The analysis's warnings (naming DIR/analysis.json), then DIR/analysis.txt and .json; 0, or -1
- * (said). */
-static int write_analyses(const rt_analysis *a, const char *dir)
-{
-    char *path = rt_asprintf("%s/analysis.json", dir);
-    cli_print_warnings(&a->warnings, 5, path);
-    free(path);
-    path = rt_asprintf("%s/analysis.txt", dir);
-    int rc = cli_study_write_analysis(a, RT_FORMAT_TEXT, path);
-    free(path);
-    if (rc != 0)
-        return -1;
-    path = rt_asprintf("%s/analysis.json", dir);
-    rc = cli_study_write_analysis(a, RT_FORMAT_JSON, path);
-    free(path);
-    return rc != 0 ? -1 : 0;
-}
-
 int cmd_study(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -201,7 +183,7 @@ int cmd_study(int argc, char **argv)
         cli_error("analysis failed: %s", err.msg);
         goto done;
     }
-    if (write_analyses(a, dir) != 0)
+    if (cli_study_write_analyses(a, dir) != 0)
         goto done;
     findings = rt_study_findings(a, res);
     /* the transformer ops' charts are titled by their phase too (conv2d and lstm carry none) */
