@@ -162,17 +162,24 @@ static void test_amx_without_amx(void **state)
 #endif
 }
 
-/* The compute stage with the kernels kt[0..n) on one thread: skipped gets the lines, meas the
- * peaks; its return value. */
-static int measure(const rt_flops_kernel *kt, size_t n, bool quick, rt_measurement *meas,
-                   rt_unit_result *best, rt_warnings *skipped, rt_error *err)
+/* The compute stage with the kernels kt[0..n) on one thread (two: also on two): skipped gets the
+ * lines, meas the peaks; its return value. */
+static int measure_on(const rt_flops_kernel *kt, size_t n, bool quick, int threads,
+                      rt_measurement *meas, rt_unit_result *best, rt_warnings *skipped,
+                      rt_error *err)
 {
     rt_cpu_info c;
     rt_cpu_detect(&c);
     rt_compute_plan pl = {2, 0.002, quick, kt, n};
-    int tcounts[] = {1};
+    int tcounts[] = {1, 2};
     rt_run_progress pr = {NULL, NULL, "", 0, 1};
-    return rt_measure_compute(&pl, &c, RT_ISA_AMX, tcounts, 1, &pr, meas, best, skipped, err);
+    return rt_measure_compute(&pl, &c, RT_ISA_AMX, tcounts, threads, &pr, meas, best, skipped, err);
+}
+
+static int measure(const rt_flops_kernel *kt, size_t n, bool quick, rt_measurement *meas,
+                   rt_unit_result *best, rt_warnings *skipped, rt_error *err)
+{
+    return measure_on(kt, n, quick, 1, meas, best, skipped, err);
 }
 
 /* A kernel whose trial faults is a unit left out with its line; the other unit is measured. */
@@ -271,16 +278,11 @@ static void test_measure_wrong_later(void **state)
     main_thread = pthread_self();
     rt_flops_kernel kt[2] = {{"fp32", RT_ISA_SCALAR, "workers", 2, 1, always, wrong_on_workers},
                              *good_kernel()};
-    rt_cpu_info c;
-    rt_cpu_detect(&c);
-    rt_compute_plan pl = {2, 0.002, false, kt, 2};
-    int tcounts[] = {1, 2};
-    rt_run_progress pr = {NULL, NULL, "", 0, 1};
     rt_measurement *meas = rt_measurement_new();
     rt_unit_result best[RT_N_UNITS];
     rt_warnings sk = {0};
     rt_error err;
-    if (rt_measure_compute(&pl, &c, RT_ISA_AMX, tcounts, 2, &pr, meas, best, &sk, &err) != 0)
+    if (measure_on(kt, 2, false, 2, meas, best, &sk, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(sk.n, 1);
     assert_string_equal(
