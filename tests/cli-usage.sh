@@ -144,4 +144,27 @@ for o in "--arch sm_XX" "--set S" "--metrics FILE"; do
 done
 "$BIN" help >"$TMP/help"
 check "help lists every command" grep -q "analyze" "$TMP/help"
+# `help --help` is help's own usage, not an unknown command
+expect 0 "" -- help --help
+check "help --help says how to use help" grep -q "^usage: rooftime help \[COMMAND\]" "$TMP/out"
+# A usage error keeps its message in view: the synopsis and where the options are, not the whole
+# help (import's is 70 lines)
+expect 2 "is also an input" -- import torch -o "$TMP/in.json" "$TMP/in.json"
+check "a usage error points at --help" grep -qF '(`rooftime import --help` for the options)' "$TMP/err"
+check "a usage error prints the synopsis" grep -q "^rooftime import torch TRACE.json" "$TMP/err"
+check "a usage error leaves the options to --help" test "$(wc -l <"$TMP/err")" -le 15
+expect 2 "--machine is required" -- plot -o "$TMP/x.svg" "$P"
+check "plot's usage error is its synopsis" test "$(wc -l <"$TMP/err")" -le 4
+# Every command's help ends with examples; each `rooftime CMD` example uses only options its help
+# names, and writes where it says
+for cmd in $(sed -n 's/^  \([a-z-]*\)  .*/\1/p' "$TMP/help"); do
+    "$BIN" help "$cmd" >"$TMP/h.$cmd"
+    sed -n '/^examples:$/,$p' "$TMP/h.$cmd" >"$TMP/ex.$cmd"
+    check "help $cmd has examples" grep -qE "^  (eval \"\\$\()?rooftime $cmd" "$TMP/ex.$cmd"
+    sed '/^examples:$/,$d' "$TMP/h.$cmd" >"$TMP/opts.$cmd"
+    for o in $(grep -E "^  (eval \"\\$\()?rooftime $cmd" "$TMP/ex.$cmd" | sed 's/#.*//' |
+        grep -oE -- '(^| )--?[a-z][a-z0-9-]*' | sort -u); do
+        check "help $cmd: its example's option $o is in its help" grep -qE -- "(^|[ [|])$o([] ,=|]|$)" "$TMP/opts.$cmd"
+    done
+done
 finish

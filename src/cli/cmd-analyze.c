@@ -236,4 +236,8 @@ const rt_command rt_cmd_analyze = {
     "      --top N          rows per table in text (default 20, 0 = all)\n"
     "      --chart FILE     a box per config in the time-based roofline (.svg, .png, .pdf)\n"
     "      --mpi            under mpirun: split the files between ranks, reduce on rank 0\n"
-    "  -o, --output FILE    write there instead of standard output"};
+    "  -o, --output FILE    write there instead of standard output",
+    "  rooftime analyze -m v100 run.json          # the verdicts as text, on standard output\n"
+    "  rooftime analyze -m mine.json --format csv -o verdicts.csv run.json   # as CSV, in a "
+    "file\n"
+    "  rooftime analyze --across rank prof/       # a job's ranks: medians and stragglers\n"};

@@ -32,4 +32,11 @@ int cmd_completion(int argc, char **argv)
 
 /* `rooftime completion`: name, entry point, summary and usage (main.c lists it). */
 const rt_command rt_cmd_completion = {
-    "completion", cmd_completion, "print a shell completion script", "rooftime completion bash"};
+    "completion", cmd_completion, "print a shell completion script",
+    "rooftime completion bash\n"
+    "\n"
+    "Prints a bash script to standard output that completes rooftime's commands, their long\n"
+    "options (read from `rooftime help COMMAND` as you type) and file names.",
+    "  eval \"$(rooftime completion bash)\"                 # in ~/.bashrc: completion from now "
+    "on\n"
+    "  rooftime completion bash > /etc/bash_completion.d/rooftime   # for every user\n"};

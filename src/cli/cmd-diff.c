@@ -272,7 +272,11 @@ const rt_command rt_cmd_diff = {
     "      --allow-suspect-machine  judge with a machine file `machine check` fails\n"
     "      --junit FILE       write JUnit XML (a test case per check)\n"
     "      --summary FILE     write a Markdown summary\n"
-    "See docs/ci-gate.md."};
+    "See docs/ci-gate.md.",
+    "  rooftime diff before.json after.json           # the table, on standard output\n"
+    "  rooftime diff -m v100 --format csv before.json after.json > diff.csv\n"
+    "  rooftime diff --gate --junit gate.xml base-1.json,base-2.json after.json   # CI: exit 1 "
+    "when worse\n"};
 
 /* `plot --diff`: two profiles into two whose kernels are the top kernels by change in time,
  * matched by `by` as `diff --by` matches them, each tagged kernel=KEY and run=1-before or 2-after,

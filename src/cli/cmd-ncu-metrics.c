@@ -118,4 +118,9 @@ const rt_command rt_cmd_ncu_metrics = {
     "      --set S          throughput (default: bytes per level, FLOPs from instruction\n"
     "                       counts) or sectors (the older set: 32-byte sectors per level)\n"
     "      --metrics FILE   a metric mapping instead of data/ncu/metrics.json\n"
-    "See docs/import-ncu.md."};
+    "See docs/import-ncu.md.",
+    "  rooftime ncu-metrics --arch sm_90      # an H100's metrics and ncu command, on standard "
+    "output\n"
+    "  ncu --csv --print-units base --print-kernel-base mangled --metrics M1,M2,... ./app > "
+    "out.csv\n"
+    "  rooftime import ncu out.csv -o run.json   # then the profile of that run\n"};

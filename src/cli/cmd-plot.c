@@ -310,5 +310,8 @@ __attribute__((constructor)) static void usage_build(void)
 }
 
 /* `rooftime plot`: name, entry point, summary and usage (main.c lists it). */
-const rt_command rt_cmd_plot = {"plot", cmd_plot,
-                                "draw one time-based roofline view (SVG, PNG or PDF)", usage};
+const rt_command rt_cmd_plot = {
+    "plot", cmd_plot, "draw one time-based roofline view (SVG, PNG or PDF)", usage,
+    "  rooftime plot -m v100 -o fig.png run.json                 # the 4d view, into fig.png\n"
+    "  rooftime plot -m v100 --view roofline -o roof.svg run.json   # the classic roofline\n"
+    "  rooftime plot -m v100 --points kernels -o k.pdf run.json  # each kernel a point, K1..\n"};

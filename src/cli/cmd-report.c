@@ -251,4 +251,6 @@ const rt_command rt_cmd_report = {
     "      --across rank     the profiles are a job's ranks: adds a stragglers section with a\n"
     "                        box per config (see docs/across-ranks.md)\n"
     "\n"
-    "See docs/charts.md."};
+    "See docs/charts.md.",
+    "  rooftime report -m v100 -o report/ run.json   # report/report.html and its SVGs\n"
+    "  rooftime report -m mine.json --mode hier -o cmp/ before.json after.json\n"};

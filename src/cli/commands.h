@@ -11,7 +11,10 @@ typedef struct rt_command {
     const char *name;
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
     const char *summary;
-    const char *usage; /* printed by `rooftime help NAME` and on usage errors */
+    const char *usage;    /* printed by `rooftime help NAME`; its synopsis (up to the first blank
+                           * line) on usage errors */
+    const char *examples; /* command lines that run as written (files named as placeholders),
+                           * each with where its output goes; printed after the usage */
 } rt_command;
 
 extern const rt_command *const rt_commands[];

@@ -11,7 +11,9 @@
 
 /* `rooftime help`: name, entry point, summary and usage (main.c lists it). */
 const rt_command rt_cmd_help = {"help", cmd_help, "show help for rooftime or one command",
-                                "rooftime help [COMMAND]"};
+                                "rooftime help [COMMAND]",
+                                "  rooftime help import       # import's options on standard "
+                                "output, as `rooftime import --help`\n"};
 
 /* The one table of subcommands: help, usage errors and completion all read it. Each command
  * defines its entry (name, summary, usage) in its own cmd-<name>.c. */
@@ -83,6 +85,19 @@ void cli_print_usage(const char *name, FILE *fp)
     }
 }
 
+/* After a usage error, the command's synopsis (its usage up to the first blank line) and where
+ * the rest is: the error stays on the screen, not above the whole help. */
+static void print_synopsis(const char *name, FILE *fp)
+{
+    const rt_command *c = find_command(name);
+    if (!c)
+        return;
+    const char *end = strstr(c->usage, "\n\n");
+    fprintf(fp, "usage: %.*s\n", end ? (int)(end - c->usage) : (int)strlen(c->usage), c->usage);
+    if (end)
+        fprintf(fp, "(`rooftime %s --help` for the options)\n", c->name);
+}
+
 int cli_usage_error(const char *name, const char *fmt, ...)
 {
     va_list ap;
@@ -91,7 +106,7 @@ int cli_usage_error(const char *name, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    cli_print_usage(name, stderr);
+    print_synopsis(name, stderr);
     return RT_EXIT_USAGE;
 }
 
@@ -162,17 +177,27 @@ static void print_overview(FILE *fp)
                 "Exit codes: 0 ok, 1 bad data or a failed run, 2 usage.\n");
 }
 
+/* `rooftime help NAME` and `rooftime NAME --help`: the summary, the usage, the examples. */
+static void print_help(const rt_command *c)
+{
+    printf("rooftime %s: %s\n\nusage: ", c->name, c->summary);
+    print_usage_text(stdout, c->usage);
+    if (c->examples)
+        printf("\nexamples:\n%s", c->examples);
+}
+
 int cmd_help(int argc, char **argv)
 {
     if (argc < 2) {
         print_overview(stdout);
         return RT_EXIT_OK;
     }
-    const rt_command *c = find_command(argv[1]);
+    /* `rooftime help --help`: help's own usage */
+    int self = strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0;
+    const rt_command *c = self ? &rt_cmd_help : find_command(argv[1]);
     if (!c)
         return cli_usage_error("help", "unknown command '%s'", argv[1]);
-    printf("rooftime %s: %s\n\nusage: ", c->name, c->summary);
-    print_usage_text(stdout, c->usage);
+    print_help(c);
     return RT_EXIT_OK;
 }
 
@@ -196,8 +221,7 @@ int main(int argc, char **argv)
             return RT_EXIT_USAGE;
         }
         if (c->run != cmd_help && cli_wants_help(argc - 1, argv + 1)) {
-            printf("rooftime %s: %s\n\nusage: ", c->name, c->summary);
-            print_usage_text(stdout, c->usage);
+            print_help(c);
             rc = RT_EXIT_OK;
         } else {
             rc = c->run(argc - 1, argv + 1);

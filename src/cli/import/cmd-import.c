@@ -284,4 +284,9 @@ __attribute__((constructor)) static void usage_build(void)
 
 /* `rooftime import`: name, entry point, summary and usage (main.c lists it). */
 const rt_command rt_cmd_import = {
-    "import", cmd_import, "turn profiler output or a result table into a rooftime profile", usage};
+    "import", cmd_import, "turn profiler output or a result table into a rooftime profile", usage,
+    "  rooftime import ncu out.* -o run.json          # Nsight Compute CSVs, into run.json\n"
+    "  rooftime import torch trace.json.gz --within step -o run.json   # a PyTorch trace\n"
+    "  rooftime import onednn verbose.log -o run.json # ONEDNN_VERBOSE=1 output\n"
+    "  rooftime import table conv2d-pt.main.csv --ai-file conv2d-pt.l2-l1-ai.csv -o pt.json\n"
+    "  rooftime import cupti DIR -o run.json          # what profile --gpu --keep-dir DIR kept\n"};

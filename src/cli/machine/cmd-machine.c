@@ -243,4 +243,8 @@ const rt_command rt_cmd_machine = {
     "Into a log or a pipe, a line as each stage of the measurement begins.\n"
     "--self-check runs the probe's kernels (and torch.matmul where PyTorch has CUDA) under\n"
     "`profile --gpu --counters` and compares the counters with the work done (exit 1 on a miss).\n"
-    "in -o FILE, %r is the rank, %l the local rank, %s the job size, %h the host, %% a '%'."};
+    "in -o FILE, %r is the rank, %l the local rank, %s the job size, %h the host, %% a '%'.",
+    "  rooftime machine list                        # the presets, on standard output\n"
+    "  rooftime machine show h100-sxm               # its ceilings, balance and launch overhead\n"
+    "  rooftime machine measure --quick -o mine.json   # this CPU's ceilings, into mine.json\n"
+    "  rooftime machine check mine.json             # loads? and the sanity rules it fails\n"};

@@ -278,7 +278,8 @@ int cmd_profile(int argc, char **argv)
 
 /* `rooftime profile`: name, entry point, summary and usage (main.c lists it). */
 const rt_command rt_cmd_profile = {
-    "profile", cmd_profile, "run a command with oneDNN verbose output on and profile what it ran",
+    "profile", cmd_profile,
+    "run a command and profile it: oneDNN verbose, PyTorch (--torch) or CUDA (--gpu)",
     "rooftime profile [--tag KEY=VALUE]... [--keep-log FILE] -o PROFILE -- COMMAND [ARGS...]\n"
     "rooftime profile --torch [--steps FIRST:LAST] [--conv-flops taps|window] [--keep-trace FILE]\n"
     "                 [--tag KEY=VALUE]... -o PROFILE -- python3 SCRIPT.py [ARGS...]\n"
@@ -322,5 +323,11 @@ const rt_command rt_cmd_profile = {
     "      --per-launch     one kernel per launch instead of per name\n"
     "      --keep-dir DIR   keep the collector's output there (`import cupti DIR` reads it;\n"
     "                       the placeholders of -o)\n"
-    "Exit code 0 when the command succeeded and oneDNN records were captured; 1 when the\n"
-    "command could not start, failed, or printed no records. See docs/import-frameworks.md."};
+    "Exit code 0 when the command succeeded and what it ran was profiled; 1 when the command\n"
+    "could not start, left nothing to profile (no oneDNN records, no trace, no kernels), or\n"
+    "failed (the profile of what it ran is still written); 2 usage. See\n"
+    "docs/import-frameworks.md and docs/import-cupti.md.",
+    "  rooftime profile --torch --steps 1:3 -o run.json -- python3 train.py   # into run.json\n"
+    "  rooftime profile -o run.json -- ./my_onednn_app   # oneDNN's primitives; its output "
+    "passes\n"
+    "  rooftime profile --gpu --counters -o run.json -- python3 train.py   # and run.cupti/\n"};

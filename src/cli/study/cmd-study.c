@@ -271,4 +271,7 @@ const rt_command rt_cmd_study = {
     "  Writes, besides the files above: plans/, collect/ (the collector's directories),\n"
     "  logs/, check/, ncu/.\n"
     "\n"
-    "See docs/study.md."};
+    "See docs/study.md.",
+    "  rooftime study --quick -o out/     # about a minute on 2 cores; open out/report.html\n"
+    "  rooftime study --op conv2d --impl onednn,pytorch --precision fp32 -o conv/\n"
+    "  rooftime study --gpu --dry-run -o plan/   # the GPU study's plans, no GPU needed\n"};
