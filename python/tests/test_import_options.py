@@ -308,6 +308,18 @@ def test_the_options_are_the_commands(rooftime_bin, kind):
     assert api == cli_options(run([rooftime_bin, "import", "--help"]), kind)
 
 
+@pytest.mark.parametrize("kind", ["ncu", "table", "onednn", "torch", "cupti"])
+def test_docs_name_every_keyword(repo, kind):
+    """docs/python.md's row of each importer names every keyword the library takes for it."""
+    from rooftime._lib import lib
+    api = {line.split("=")[0].replace("-", "_")
+           for line in lib.rt_api_import_options(kind.encode()).decode().split()}
+    doc = open(os.path.join(repo, "docs", "python.md")).read()
+    row = re.search(r"^\| `import_%s` \| (.*) \|$" % kind, doc, re.M)
+    assert row, "docs/python.md has no row for import_%s" % kind
+    assert api - set(re.findall(r"`([a-z_]+)`", row.group(1))) == set()
+
+
 def test_the_launchers_rank_as_the_command_records_it(repo, rooftime_bin, tmp_path, monkeypatch):
     src = os.path.join(repo, CONV)
     monkeypatch.setenv("RANK", "3")
