@@ -99,6 +99,13 @@ EOF
                 grep -q 'rooftime ncu-metrics --arch sm_120' "$T/err" || bad "sm120 section page $k: $(cat "$T/err")"
             [ ! -e "$T/s$k.json" ] || bad "sm120 section page $k: output file left behind"
         done
+        # two ncu runs of one kernel each, the same metrics: no join pairs them, and the error
+        # says they look like separate runs and what to do instead
+        "$BIN" import ncu "$S/kernel_0001.metrics.csv" "$S/kernel_0002.metrics.csv" -o "$T/both.json" \
+            >/dev/null 2>"$T/err"
+        [ $? -eq 1 ] && [ ! -e "$T/both.json" ] || bad "sm120 two runs: exit 1 and no file expected"
+        grep -q "Both files hold the same metrics: they look like separate ncu runs, .*import each on its own" \
+            "$T/err" || bad "sm120 two runs: $(cat "$T/err")"
     fi
     for t in conv2d-pt conv2d-tf1-noxla conv2d-tf2-noxla rnn1d-pt; do
         "$BIN" import table "$FIX/paper-tables/$t.main.csv" --ai-file "$FIX/paper-tables/$t.l2-l1-ai.csv" \

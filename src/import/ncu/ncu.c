@@ -206,13 +206,21 @@ static int ncu_check_counts(ncu_import *im)
             unsigned long a = im->occ[0][k], b = im->occ[fi][k];
             if (a == b)
                 continue;
+            /* files of the same metrics are not one run's metrics in several files: most
+             * likely separate runs (one ncu run per kernel), which no join can pair */
+            int same = im->f[0].metrics && im->f[0].metrics == im->f[fi].metrics;
             rt_error_set(im->err,
                          "kernel '%s': %lu launch%s in %s but %lu in %s; the files list launches "
                          "in different orders, so they are joined per kernel name, which needs "
-                         "the same number of launches of each kernel in every file%s",
+                         "the same number of launches of each kernel in every file%s%s",
                          rt_ncu_short(im->names.key[k], sbuf, sizeof sbuf), a, a == 1 ? "" : "es",
                          im->f[0].path, b, im->f[fi].path,
-                         im->failed ? " (failed launches not counted)" : "");
+                         im->failed ? " (failed launches not counted)" : "",
+                         same ? ". Both files hold the same metrics: they look like separate ncu "
+                                "runs, not one run's metrics split across files; import each on "
+                                "its own (-o a.json, -o b.json) and give `rooftime analyze` both "
+                                "profiles"
+                              : "");
             return -1;
         }
     return 0;
