@@ -99,6 +99,14 @@ EOF
                 grep -q 'rooftime ncu-metrics --arch sm_120' "$T/err" || bad "sm120 section page $k: $(cat "$T/err")"
             [ ! -e "$T/s$k.json" ] || bad "sm120 section page $k: output file left behind"
         done
+        # without --allow-missing too, the profile notes what no counter gave, and analyze says
+        # those FLOPs are absent, not zero (the GEMV's FP32 work was never counted)
+        "$BIN" import ncu "$S/kernel_0001.metrics.csv" -o "$T/plain.json" >/dev/null 2>&1 ||
+            bad "sm120 kernel_0001 without --allow-missing: exit 0 expected"
+        grep -q '"missing": "flops.fp64 (' "$T/plain.json" || bad "sm120 without --allow-missing: no note"
+        "$BIN" analyze -m rtx-pro-6000 "$T/plain.json" >"$T/out" 2>/dev/null
+        grep -q "^missing: profile 1: flops.fp64 (.*flops.fp32 (sm__sass_thread_inst_executed_op_fadd_pred_on.sum absent).*absent, not zero" \
+            "$T/out" || bad "sm120: analyze does not say what is missing: $(tail -3 "$T/out")"
         # two ncu runs of one kernel each, the same metrics: no join pairs them, and the error
         # says they look like separate runs and what to do instead
         "$BIN" import ncu "$S/kernel_0001.metrics.csv" "$S/kernel_0002.metrics.csv" -o "$T/both.json" \

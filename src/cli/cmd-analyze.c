@@ -42,6 +42,13 @@ static void print_coverage(FILE *fp, rt_profile **ps, size_t n)
             if (v)
                 fprintf(fp, "%s: profile %zu: %s\n", gpu[k][1], i + 1, v);
         }
+        /* quantities its importer found no counter for (import ncu): absent, not zero */
+        const char *miss = rt_tags_get(&ps[i]->provenance.notes, "missing");
+        if (miss)
+            fprintf(fp,
+                    "missing: profile %zu: %s; what no counter gave is absent, not zero: a kernel "
+                    "called zero-AI or overhead-bound may only lack those FLOPs or bytes\n",
+                    i + 1, miss);
     }
 }
 

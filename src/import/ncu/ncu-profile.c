@@ -113,11 +113,13 @@ static void file_notes(ncu_import *im, rt_provenance *pv)
     }
 }
 
-/* With --allow-missing, what was missing, in the profile: the quantities no input gave and the
- * metric each lacked, and the launches with metrics n/a. */
+/* What was missing, in the profile: the quantities no input gave and the metric each lacked
+ * (with or without --allow-missing: such a quantity is absent, not zero, and `analyze` says so
+ * after the import's warnings are gone), and with --allow-missing the launches with metrics n/a
+ * or lacking one. */
 static void missing_note(ncu_import *im, rt_provenance *pv)
 {
-    if (!im->opt->allow_missing || (!im->n_lacking && !im->na_values && !im->missing))
+    if (!im->n_lacking && !im->na_values && !im->missing)
         return;
     char note[2048] = "";
     size_t l = 0;
