@@ -3,39 +3,29 @@
  * left out with its line, its curves dropped, and its kind swept with the next ISA's kernel; the
  * process goes on. */
 #define _GNU_SOURCE
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "faults.h"
 #include "measure-internal.h"
 #include "rooftime/util/clock.h"
 #include "testutil.h"
 
-/* Always an invalid opcode on x86-64 (ud2). */
 static int ud2_bw(void *buf, size_t bytes, long passes)
 {
     (void)buf;
     (void)bytes;
     (void)passes;
-#if defined(__x86_64__)
-    __asm__ volatile("ud2");
-#else
-    __builtin_trap();
-#endif
+    fault_sigill();
     return 0;
 }
 
-/* A store into a page mapped without access: a real SIGSEGV. */
 static int segv_bw(void *buf, size_t bytes, long passes)
 {
     (void)buf;
     (void)bytes;
-    volatile char *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == (volatile char *)MAP_FAILED)
-        return 0;
-    p[0] = (char)passes;
+    fault_sigsegv((char)passes);
     return 0;
 }
 
@@ -102,16 +92,34 @@ static table with_read(int (*run)(void *, size_t, long))
     return table_of(0, &top, 1);
 }
 
+/* One run of the bandwidth stage: its return value and error, the record, the levels, the skipped
+ * lines. */
+typedef struct bw_run {
+    int rc;
+    rt_error err;
+    rt_measurement *meas;
+    rt_levels lv;
+    rt_warnings sk;
+} bw_run;
+
 /* The bandwidth stage with the kernels of t up to AVX2 on one thread, over working sets of 3 to
- * 48 KiB; its return value. */
-static int levels_with(const table *t, rt_measurement *meas, rt_levels *lv, rt_warnings *sk,
-                       rt_error *err)
+ * 48 KiB, into r (released by release_run). */
+static void levels_with(const table *t, bw_run *r)
 {
     rt_levels_plan pl = {1, 0.0005, 2, 65536, 1e-4, false, t->k, t->n};
     int tcounts[] = {1};
     rt_run_progress pr = {on_progress, NULL, "", 0, 1};
     second_look = false;
-    return rt_measure_levels(&pl, RT_ISA_AVX2, tcounts, 1, 0, 1, &pr, meas, lv, sk, err);
+    r->meas = rt_measurement_new();
+    r->sk = (rt_warnings){0};
+    r->rc = rt_measure_levels(&pl, RT_ISA_AVX2, tcounts, 1, 0, 1, &pr, r->meas, &r->lv, &r->sk,
+                              &r->err);
+}
+
+static void release_run(bw_run *r)
+{
+    rt_warnings_release(&r->sk);
+    rt_measurement_free(r->meas);
 }
 
 /* That skipped has a line starting with `start` and ending with `end`; all of them shown if not. */
@@ -139,6 +147,21 @@ static void expect_curve(const rt_measurement *meas, const char *kernel, const c
             assert_string_equal(meas->curves[c].isa, isa);
         }
     assert_int_equal(n, 1);
+}
+
+/* The stage with `run` as the read kernel with AVX2 loads (with_read): it must succeed, read swept
+ * with the SSE kernel instead, and a line that starts with `start` and ends with `end` say why. */
+static void expect_read_fallback(int (*run)(void *, size_t, long), const char *start,
+                                 const char *end, bw_run *r)
+{
+    table t = with_read(run);
+    levels_with(&t, r);
+    if (r->rc != 0)
+        fail_msg("%s", r->err.msg);
+    expect_line(&r->sk, start, end);
+    expect_curve(r->meas, "read", "sse");
+    assert_string_equal(r->meas->bw_isa, "sse");
+    assert_int_equal(r->lv.isa[RT_BW_READ], RT_ISA_SSE);
 }
 
 /* Each kind's kernel: the best whose trial passed, every kernel left out said once with the one
@@ -175,6 +198,13 @@ static void test_choice(void **state)
     assert_int_equal(sk.n, 4);
     /* While its best kernel serves, a kind is measured at the ISA asked for (as before the
      * trials: "amx" on a CPU with AMX, whose bandwidth kernels use AVX-512). */
+    /* Where every kind's best kernel passes, one trial serves them all. */
+    rt_bw_variants all;
+    table good = table_of(0, NULL, 0);
+    rt_bw_variants_init(&all, good.k, good.n, RT_ISA_AVX2);
+    assert_non_null(rt_bw_variant(&all, RT_BW_COPY, NULL, &sk));
+    for (int kind = 0; kind < RT_BW_NKINDS; kind++)
+        assert_true(all.tried[kind] && all.cur[kind] == 0);
     k = rt_bw_variant(&v, RT_BW_TRIAD, NULL, &sk);
     assert_true(k && k->isa == RT_ISA_SSE && k->run == real(RT_BW_TRIAD, RT_ISA_SSE)->run);
     assert_int_equal(rt_bw_variant_isa(&v, RT_BW_TRIAD), RT_ISA_AVX2);
@@ -190,24 +220,14 @@ static void test_trial_faults(void **state)
 #if !defined(__x86_64__)
     skip();
 #endif
-    table t = with_read(ud2_bw);
-    rt_measurement *meas = rt_measurement_new();
-    rt_levels lv;
-    rt_warnings sk = {0};
-    rt_error err;
-    if (levels_with(&t, meas, &lv, &sk, &err) != 0)
-        fail_msg("%s", err.msg);
-    expect_line(&sk,
-                "read kernel (avx2): the trial run raised SIGILL although CPUID lists the "
-                "instruction set: read measured with sse instead",
-                "");
-    expect_curve(meas, "read", "sse");
-    expect_curve(meas, "copy", "avx2"); /* its best kernel, SSE here, serves */
-    assert_string_equal(meas->bw_isa, "sse");
-    assert_int_equal(lv.isa[RT_BW_READ], RT_ISA_SSE);
-    assert_true(lv.n > 0);
-    rt_warnings_release(&sk);
-    rt_measurement_free(meas);
+    bw_run r;
+    expect_read_fallback(ud2_bw,
+                         "read kernel (avx2): the trial run raised SIGILL although CPUID lists "
+                         "the instruction set: read measured with sse instead",
+                         "", &r);
+    expect_curve(r.meas, "copy", "avx2"); /* its best kernel, SSE here, serves */
+    assert_true(r.lv.n > 0);
+    release_run(&r);
 }
 
 /* A read kernel right in its trial and wrong later in its sweep: its curve dropped, read swept
@@ -218,21 +238,13 @@ static void test_sweep_wrong(void **state)
 #if !defined(__x86_64__)
     skip();
 #endif
-    table t = with_read(wrong_large);
-    rt_measurement *meas = rt_measurement_new();
-    rt_levels lv;
-    rt_warnings sk = {0};
-    rt_error err;
-    if (levels_with(&t, meas, &lv, &sk, &err) != 0)
-        fail_msg("%s", err.msg);
-    expect_line(&sk,
-                "read kernel (avx2): computed a wrong result at 24576 bytes per thread on 1 "
-                "thread: read measured with sse instead",
-                "");
-    expect_curve(meas, "read", "sse");
-    assert_int_equal(meas->curves[0].n, 5); /* 3 to 48 KiB, read first */
-    rt_warnings_release(&sk);
-    rt_measurement_free(meas);
+    bw_run r;
+    expect_read_fallback(wrong_large,
+                         "read kernel (avx2): computed a wrong result at 24576 bytes per thread on "
+                         "1 thread: read measured with sse instead",
+                         "", &r);
+    assert_int_equal(r.meas->curves[0].n, 5); /* 3 to 48 KiB, read first */
+    release_run(&r);
 }
 
 /* A read kernel that computes a wrong result on its second look: its curve dropped, read swept
@@ -253,20 +265,12 @@ static void test_second_look_wrong(void **state)
         print_message("skipped: no cache of a core's own reported here (%s)\n", source);
         skip();
     }
-    table t = with_read(paced_late);
-    rt_measurement *meas = rt_measurement_new();
-    rt_levels lv;
-    rt_warnings sk = {0};
-    rt_error err;
-    if (levels_with(&t, meas, &lv, &sk, &err) != 0)
-        fail_msg("%s", err.msg);
-    expect_line(&sk, "read kernel (avx2): computed a wrong result on its second look, at ",
-                " bytes per thread on 1 thread: read measured with sse instead");
-    expect_curve(meas, "read", "sse");
-    assert_true(meas->revisited_points > 0);
-    assert_string_equal(meas->bw_isa, "sse");
-    rt_warnings_release(&sk);
-    rt_measurement_free(meas);
+    bw_run r;
+    expect_read_fallback(paced_late,
+                         "read kernel (avx2): computed a wrong result on its second look, at ",
+                         " bytes per thread on 1 thread: read measured with sse instead", &r);
+    assert_true(r.meas->revisited_points > 0);
+    release_run(&r);
 }
 
 /* No read kernel that runs right: no level can be named; an error that says so, at once (nothing
@@ -279,17 +283,15 @@ static void test_no_read(void **state)
 #endif
     rt_bw_kernel extra[] = {{RT_BW_READ, RT_ISA_SCALAR, ud2_bw}};
     table t = table_of(1u << RT_BW_READ, extra, 1);
-    rt_measurement *meas = rt_measurement_new();
-    rt_levels lv;
-    rt_warnings sk = {0};
-    rt_error err;
-    assert_int_equal(levels_with(&t, meas, &lv, &sk, &err), -1);
-    assert_string_equal(err.msg, "bandwidth: no read kernel ran right (see the skipped lines): no "
-                                 "memory level can be named");
-    expect_line(&sk, "read kernel (scalar): the trial run raised SIGILL", ": read not measured");
-    assert_int_equal(meas->n_curves, 0);
-    rt_warnings_release(&sk);
-    rt_measurement_free(meas);
+    bw_run r;
+    levels_with(&t, &r);
+    assert_int_equal(r.rc, -1);
+    assert_string_equal(r.err.msg,
+                        "bandwidth: no read kernel ran right (see the skipped lines): no "
+                        "memory level can be named");
+    expect_line(&r.sk, "read kernel (scalar): the trial run raised SIGILL", ": read not measured");
+    assert_int_equal(r.meas->n_curves, 0);
+    release_run(&r);
 }
 
 int main(void)

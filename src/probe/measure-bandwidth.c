@@ -348,42 +348,27 @@ RT_CHECKED(update_scalar, check_update)
 RT_READ_CHECKED(read_sse, 2)
 RT_READ_CHECKED(read_avx2, 4)
 RT_READ_CHECKED(read_avx512, 8)
-RT_CHECKED(copy_sse, check_copy)
-RT_CHECKED(copy_avx2, check_copy)
-RT_CHECKED(copy_avx512, check_copy)
-RT_CHECKED(triad_sse, check_triad)
-RT_CHECKED(triad_avx2, check_triad)
-RT_CHECKED(triad_avx512, check_triad)
-RT_CHECKED(update_sse, check_update)
-RT_CHECKED(update_avx2, check_update)
-RT_CHECKED(update_avx512, check_update)
+/* The SSE, AVX2 and AVX-512 kernels of one kind with its check. */
+#define RT_CHECKED_VECTOR(NAME, CHECK)                                                             \
+    RT_CHECKED(NAME##_sse, CHECK) RT_CHECKED(NAME##_avx2, CHECK) RT_CHECKED(NAME##_avx512, CHECK)
+RT_CHECKED_VECTOR(copy, check_copy)
+RT_CHECKED_VECTOR(triad, check_triad)
+RT_CHECKED_VECTOR(update, check_update)
+/* A kind's kernels, lowest ISA first. */
+/* clang-format off */
+#define RT_BW_ROWS(KIND, NAME)                                                                     \
+    {KIND, RT_ISA_SCALAR, NAME##_scalar_checked}, {KIND, RT_ISA_SSE, NAME##_sse_checked},          \
+    {KIND, RT_ISA_AVX2, NAME##_avx2_checked}, {KIND, RT_ISA_AVX512, NAME##_avx512_checked}
+#else
+#define RT_BW_ROWS(KIND, NAME) {KIND, RT_ISA_SCALAR, NAME##_scalar_checked}
+/* clang-format on */
 #endif
 
 static const rt_bw_kernel kernels[] = {
-    {RT_BW_READ, RT_ISA_SCALAR, read_scalar_checked},
-#if defined(__x86_64__)
-    {RT_BW_READ, RT_ISA_SSE, read_sse_checked},
-    {RT_BW_READ, RT_ISA_AVX2, read_avx2_checked},
-    {RT_BW_READ, RT_ISA_AVX512, read_avx512_checked},
-#endif
-    {RT_BW_COPY, RT_ISA_SCALAR, copy_scalar_checked},
-#if defined(__x86_64__)
-    {RT_BW_COPY, RT_ISA_SSE, copy_sse_checked},
-    {RT_BW_COPY, RT_ISA_AVX2, copy_avx2_checked},
-    {RT_BW_COPY, RT_ISA_AVX512, copy_avx512_checked},
-#endif
-    {RT_BW_TRIAD, RT_ISA_SCALAR, triad_scalar_checked},
-#if defined(__x86_64__)
-    {RT_BW_TRIAD, RT_ISA_SSE, triad_sse_checked},
-    {RT_BW_TRIAD, RT_ISA_AVX2, triad_avx2_checked},
-    {RT_BW_TRIAD, RT_ISA_AVX512, triad_avx512_checked},
-#endif
-    {RT_BW_UPDATE, RT_ISA_SCALAR, update_scalar_checked},
-#if defined(__x86_64__)
-    {RT_BW_UPDATE, RT_ISA_SSE, update_sse_checked},
-    {RT_BW_UPDATE, RT_ISA_AVX2, update_avx2_checked},
-    {RT_BW_UPDATE, RT_ISA_AVX512, update_avx512_checked},
-#endif
+    RT_BW_ROWS(RT_BW_READ, read),
+    RT_BW_ROWS(RT_BW_COPY, copy),
+    RT_BW_ROWS(RT_BW_TRIAD, triad),
+    RT_BW_ROWS(RT_BW_UPDATE, update),
 };
 
 const rt_bw_kernel *rt_bw_kernels(size_t *n)

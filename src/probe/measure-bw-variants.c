@@ -4,27 +4,31 @@
 #define _GNU_SOURCE
 #include "measure-internal.h"
 #include "rooftime/util/error.h"
-#include "rooftime/util/strings.h"
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 /* A trial: a few passes over a buffer of 12 KiB (inside L1: microseconds; the fork costs more). */
 #define RT_BW_TRIAL_BYTES (8 * RT_BW_GRAIN)
 #define RT_BW_TRIAL_PASSES 4
 
 typedef struct bw_trial {
-    const rt_bw_kernel *k;
-    void *buf; /* RT_BW_TRIAL_BYTES, 64-byte aligned, allocated before the fork */
+    const rt_bw_kernel *k[RT_BW_NKINDS]; /* the kernels to try (NULL: none of that kind) */
+    _Alignas(64) unsigned char buf[RT_BW_TRIAL_BYTES];
 } bw_trial;
 
-/* In the trial's child: memory writes and the kernel only (async-signal-safe). */
+/* In the trial's child: memory writes and the kernels only (async-signal-safe); 0 when every
+ * kernel computed right. */
 static int bw_trial_run(long arg)
 {
-    const bw_trial *t = (const bw_trial *)(intptr_t)arg;
-    rt_bw_fill(t->k->kind, t->buf, RT_BW_TRIAL_BYTES);
-    return rt_bw_run(t->k, t->buf, RT_BW_TRIAL_BYTES, RT_BW_TRIAL_PASSES);
+    bw_trial *t = (bw_trial *)(intptr_t)arg;
+    for (int i = 0; i < RT_BW_NKINDS; i++)
+        if (t->k[i]) {
+            rt_bw_fill(t->k[i]->kind, t->buf, RT_BW_TRIAL_BYTES);
+            if (rt_bw_run(t->k[i], t->buf, RT_BW_TRIAL_BYTES, RT_BW_TRIAL_PASSES) != 0)
+                return -1;
+        }
+    return 0;
 }
 
 void rt_bw_variants_init(rt_bw_variants *v, const rt_bw_kernel *ks, size_t n, rt_isa isa)
@@ -47,23 +51,40 @@ void rt_bw_variants_init(rt_bw_variants *v, const rt_bw_kernel *ks, size_t n, rt
 static void try_down(rt_bw_variants *v, rt_bw_kind kind, char whys[][200], size_t *nw,
                      rt_warnings *sk)
 {
-    unsigned char *mem = rt_xmalloc(RT_BW_TRIAL_BYTES + 64);
-    bw_trial t = {NULL, mem + (64 - (uintptr_t)mem % 64) % 64};
+    bw_trial t = {{NULL}, {0}};
     for (; v->cur[kind] < v->n[kind]; v->cur[kind]++) {
-        t.k = v->cand[kind][v->cur[kind]];
+        t.k[kind] = v->cand[kind][v->cur[kind]];
         char how[160];
         if (rt_guarded_trial(bw_trial_run, (long)(intptr_t)&t, "bandwidth kernels", &v->unguarded,
                              sk, how, sizeof how) == 0)
             break;
         snprintf(whys[(*nw)++], 200, "the trial run %s", how);
     }
-    free(mem);
+}
+
+/* The first time a kernel is asked for, one trial of every kind's best kernel in one child: where
+ * it passes (wherever nothing goes wrong) they all have; where not, each kind has trials of its
+ * own (try_down), which say which kernel failed. */
+static void try_all(rt_bw_variants *v, rt_warnings *sk)
+{
+    bw_trial t = {{NULL}, {0}};
+    for (int kind = 0; kind < RT_BW_NKINDS; kind++)
+        if (!v->tried[kind] && v->cur[kind] < v->n[kind])
+            t.k[kind] = v->cand[kind][v->cur[kind]];
+    char how[160];
+    v->tried_all = true;
+    if (rt_guarded_trial(bw_trial_run, (long)(intptr_t)&t, "bandwidth kernels", &v->unguarded, sk,
+                         how, sizeof how) == 0)
+        for (int kind = 0; kind < RT_BW_NKINDS; kind++)
+            v->tried[kind] |= t.k[kind] != NULL;
 }
 
 const rt_bw_kernel *rt_bw_variant(rt_bw_variants *v, rt_bw_kind kind, const char *why,
                                   rt_warnings *sk)
 {
     size_t *cur = &v->cur[kind], n = v->n[kind], first = *cur, nw = 0;
+    if (!why && !v->tried_all)
+        try_all(v, sk);
     if (!why && v->tried[kind])
         return *cur < n ? v->cand[kind][*cur] : NULL;
     char whys[9][200];

@@ -407,6 +407,7 @@ typedef struct rt_bw_variants {
     size_t n[RT_BW_NKINDS];
     size_t cur[RT_BW_NKINDS]; /* the one in use; n[kind] when none is left */
     bool tried[RT_BW_NKINDS]; /* the one in use has passed its trial run */
+    bool tried_all;           /* the one trial of every kind's best kernel has run */
     rt_isa isa;               /* the ISA asked for */
     bool unguarded;           /* no trial process could be started: trials run in this one */
 } rt_bw_variants;
@@ -415,9 +416,10 @@ typedef struct rt_bw_variants {
 void rt_bw_variants_init(rt_bw_variants *v, const rt_bw_kernel *ks, size_t n, rt_isa isa);
 /*
  * The kernel to measure `kind` with: the best one whose trial run (rt_guarded_trial: a few passes
- * over 12 KiB) passed; with why (not NULL), the one in use is out for that reason ("computed a
- * wrong result at ...") and the next is chosen. Each kernel left out gets a line in sk that names
- * the one used instead, or says the kind is not measured. NULL when no kernel is left.
+ * over 12 KiB; the first call tries every kind's best kernel in one child, and only where that
+ * fails each kind's on its own) passed; with why (not NULL), the one in use is out for that reason
+ * ("computed a wrong result at ...") and the next is chosen. Each kernel left out gets a line in sk
+ * that names the one used instead, or says the kind is not measured. NULL when no kernel is left.
  */
 const rt_bw_kernel *rt_bw_variant(rt_bw_variants *v, rt_bw_kind kind, const char *why,
                                   rt_warnings *sk);

@@ -1,4 +1,5 @@
-/* The bandwidth stage of a machine measurement: a sweep per kernel and thread count, and the memory
+/* The bandwidth stage of a machine measurement: a sweep per kernel and thread count (a kind swept
+ * again with the next ISA's kernel when its kernel computes a wrong result), and the memory
  * levels named on each curve from the cache sizes. */
 #define _GNU_SOURCE
 #include "measure-internal.h"
