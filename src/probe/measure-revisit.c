@@ -48,8 +48,9 @@ static bool better(const rt_bw_point *now, const rt_bw_point *was)
     return now->bw.best > was->bw.best;
 }
 
-/* Measure c's points idx[0..n) again and keep what is better; *kept counts them. */
-static int measure_again(const rt_levels_plan *pl, const rt_bw_kernel *k, rt_bw_swept *c,
+/* Measure c's points idx[0..n) again with the kernel `read` and keep what is better; *kept counts
+ * them. 1 when the kernel computed a wrong result (rt_bw_points). */
+static int measure_again(const rt_levels_plan *pl, const rt_bw_kernel *read, rt_bw_swept *c,
                          const size_t *idx, size_t n, const rt_bw_ref *ref, int *kept,
                          rt_error *err)
 {
@@ -57,8 +58,8 @@ static int measure_again(const rt_levels_plan *pl, const rt_bw_kernel *k, rt_bw_
     rt_bw_point *again = rt_xcalloc(n, sizeof *again);
     for (size_t k = 0; k < n; k++)
         sizes[k] = (size_t)c->pts[idx[k]].bytes;
-    int rc =
-        rt_bw_points(k, c->threads, sizes, n, pl->trials, pl->seconds, ref, again, NULL, NULL, err);
+    int rc = rt_bw_points(read, c->threads, sizes, n, pl->trials, pl->seconds, ref, again, NULL,
+                          NULL, err);
     for (size_t k = 0; rc == 0 && k < n; k++)
         if (better(&again[k], &c->pts[idx[k]])) {
             c->pts[idx[k]] = again[k];
@@ -101,7 +102,7 @@ static bool on(const rt_bw_swept *c, size_t j, const rt_plateau *p)
  * first, and when it now reads RT_REVISIT_GAIN times the level or more, every other point is
  * added. 1 when the kernel computed a wrong result (rt_bw_points).
  */
-static int level_points(const rt_levels_plan *pl, const rt_bw_kernel *k, rt_bw_swept *c,
+static int level_points(const rt_levels_plan *pl, const rt_bw_kernel *read, rt_bw_swept *c,
                         const rt_plateau *p, double floor, const rt_bw_ref *ref, size_t *idx,
                         size_t *n, int *revisited, int *kept, rt_error *err)
 {
@@ -118,7 +119,7 @@ static int level_points(const rt_levels_plan *pl, const rt_bw_kernel *k, rt_bw_s
         return 0;
     size_t mid = (first + last) / 2;
     (*revisited)++;
-    int rc = measure_again(pl, k, c, &mid, 1, ref, kept, err);
+    int rc = measure_again(pl, read, c, &mid, 1, ref, kept, err);
     if (rc != 0)
         return rc;
     if (c->pts[mid].bw.best >= RT_REVISIT_GAIN * p->bw)
