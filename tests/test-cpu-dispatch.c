@@ -247,37 +247,49 @@ static void test_flops_measure(void **state)
     assert_true(s.min > 0 && s.min <= s.median && s.median <= s.max);
 }
 
-/* Each bandwidth kernel at each ISA level the CPU allows; the checks catch a corrupted buffer. */
+/* Each bandwidth kernel of an ISA the CPU has; the checks catch a corrupted buffer. */
 static void test_bandwidth_kernels(void **state)
 {
     (void)state;
     rt_cpu_info c;
     rt_cpu_detect(&c);
     rt_isa best = rt_cpu_best_isa(&c);
-    size_t bytes = 8 * RT_BW_GRAIN;
+    size_t bytes = 8 * RT_BW_GRAIN, nk, ran = 0;
+    const rt_bw_kernel *ks = rt_bw_kernels(&nk);
     void *buf = NULL;
     assert_int_equal(posix_memalign(&buf, 64, bytes), 0);
-    for (int isa = RT_ISA_SCALAR; isa <= (int)best; isa++)
-        for (int k = 0; k < RT_BW_NKINDS; k++) {
-            rt_bw_fill(k, buf, bytes);
-            if (rt_bw_run(k, isa, buf, bytes, 3) != 0)
-                fail_msg("%s kernel at %s: wrong result", rt_bw_kind_name(k), rt_isa_name(isa));
-            /* Corrupt the input: the check must notice. */
-            rt_bw_fill(k, buf, bytes);
-            if (k == RT_BW_READ)
-                ((uint64_t *)buf)[1] += 1; /* in vector 0, which every read kernel sums */
-            else if (k == RT_BW_COPY)
-                ((double *)buf)[0] = 42;
-            else if (k == RT_BW_UPDATE)
-                ((double *)buf)[1021] = 7; /* element 1021 holds 1021 after every pass */
-            else
-                ((double *)buf)[bytes / 3 / 8] = 5; /* y[0]: x[0] becomes 5 + 0.5 * 2 */
-            if (rt_bw_run(k, isa, buf, bytes, 2) == 0)
-                fail_msg("%s kernel at %s: corrupted input not detected", rt_bw_kind_name(k),
-                         rt_isa_name(isa));
-        }
+    for (size_t i = 0; i < nk; i++) {
+        const rt_bw_kernel *b = &ks[i];
+        rt_bw_kind k = b->kind;
+        if (b->isa > best)
+            continue;
+        ran++;
+        rt_bw_fill(k, buf, bytes);
+        if (rt_bw_run(b, buf, bytes, 3) != 0)
+            fail_msg("%s kernel at %s: wrong result", rt_bw_kind_name(k), rt_isa_name(b->isa));
+        /* Corrupt the input: the check must notice. */
+        rt_bw_fill(k, buf, bytes);
+        if (k == RT_BW_READ)
+            ((uint64_t *)buf)[1] += 1; /* in vector 0, which every read kernel sums */
+        else if (k == RT_BW_COPY)
+            ((double *)buf)[0] = 42;
+        else if (k == RT_BW_UPDATE)
+            ((double *)buf)[1021] = 7; /* element 1021 holds 1021 after every pass */
+        else
+            ((double *)buf)[bytes / 3 / 8] = 5; /* y[0]: x[0] becomes 5 + 0.5 * 2 */
+        if (rt_bw_run(b, buf, bytes, 2) == 0)
+            fail_msg("%s kernel at %s: corrupted input not detected", rt_bw_kind_name(k),
+                     rt_isa_name(b->isa));
+    }
+    /* every kind at every ISA up to the best: plain C, and SSE, AVX2, AVX-512 on x86-64 */
+    assert_int_equal(ran, RT_BW_NKINDS * (best + 1));
+    /* The best kernel of a kind up to an ISA; none of an ISA below plain C. */
+    const rt_bw_kernel *r = rt_bw_kernel_find(ks, nk, RT_BW_READ, best);
+    assert_true(r && r->kind == RT_BW_READ &&
+                r->isa == (best < RT_ISA_AVX512 ? best : RT_ISA_AVX512));
+    assert_null(rt_bw_kernel_find(ks, 0, RT_BW_READ, best));
     /* Sizes that are not whole kernel steps are refused. */
-    assert_int_equal(rt_bw_run(RT_BW_READ, best, buf, RT_BW_GRAIN + 64, 1), -1);
+    assert_int_equal(rt_bw_run(r, buf, RT_BW_GRAIN + 64, 1), -1);
     free(buf);
 }
 
@@ -310,9 +322,12 @@ static void test_sweep(void **state)
     rt_bw_point *p;
     size_t n;
     rt_error err;
+    size_t nk;
+    const rt_bw_kernel *ks = rt_bw_kernels(&nk);
+    const rt_bw_kernel *triad = rt_bw_kernel_find(ks, nk, RT_BW_TRIAD, RT_ISA_SSE);
+    const rt_bw_kernel *read = rt_bw_kernel_find(ks, nk, RT_BW_READ, RT_ISA_SSE);
     rt_bw_grid g = {2 * RT_BW_GRAIN, 64 * RT_BW_GRAIN, 2.0, 0, 0};
-    assert_int_equal(
-        rt_bw_sweep(RT_BW_TRIAD, RT_ISA_SSE, 1, &g, 2, 0.001, NULL, &p, &n, NULL, NULL, &err), 0);
+    assert_int_equal(rt_bw_sweep(triad, 1, &g, 2, 0.001, NULL, &p, &n, NULL, NULL, &err), 0);
     assert_int_equal(n, 6);
     for (size_t i = 0; i < n; i++) {
         assert_true(p[i].bw.median > 0);
@@ -321,13 +336,10 @@ static void test_sweep(void **state)
     }
     free(p);
     rt_bw_grid bad = {10, 5, 2.0, 0, 0};
-    assert_int_equal(
-        rt_bw_sweep(RT_BW_READ, RT_ISA_SSE, 1, &bad, 2, 0.001, NULL, &p, &n, NULL, NULL, &err), -1);
+    assert_int_equal(rt_bw_sweep(read, 1, &bad, 2, 0.001, NULL, &p, &n, NULL, NULL, &err), -1);
     /* Every working set in the skipped range: no sweep. */
     rt_bw_grid none = {2 * RT_BW_GRAIN, 8 * RT_BW_GRAIN, 2.0, RT_BW_GRAIN, 8 * RT_BW_GRAIN};
-    assert_int_equal(
-        rt_bw_sweep(RT_BW_READ, RT_ISA_SSE, 1, &none, 2, 0.001, NULL, &p, &n, NULL, NULL, &err),
-        -1);
+    assert_int_equal(rt_bw_sweep(read, 1, &none, 2, 0.001, NULL, &p, &n, NULL, NULL, &err), -1);
 }
 
 /* A grid's working sets: whole kernel steps, ascending, none in the skipped range. */

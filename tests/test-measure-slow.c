@@ -93,10 +93,12 @@ static void look_again(const double *old, rt_bw_point *pts, int *revisited, int 
     for (int i = 0; i < 5; i++)
         pts[i] = point(sizes[i], old[i], 3);
     rt_bw_swept cv = {RT_BW_READ, 1, pts, 5};
-    rt_levels_plan pl = {2, 0.0005, 2, 1 << 20, 4, true};
+    size_t nk;
+    const rt_bw_kernel *ks = rt_bw_kernels(&nk);
+    rt_levels_plan pl = {2, 0.0005, 2, 1 << 20, 4, true, ks, nk};
     rt_error err;
-    assert_int_equal(rt_levels_revisit(&pl, RT_ISA_SSE, &lv, 524288, &cv, 1, revisited, kept, &err),
-                     0);
+    const rt_bw_kernel *read = rt_bw_kernel_find(ks, nk, RT_BW_READ, RT_ISA_SSE);
+    assert_int_equal(rt_levels_revisit(&pl, read, &lv, 524288, &cv, 1, revisited, kept, &err), 0);
     *changed = 0;
     for (int i = 0; i < 5; i++) {
         assert_true(pts[i].bytes == sizes[i]);

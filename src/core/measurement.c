@@ -71,17 +71,6 @@ rt_peak_trial *rt_measurement_add_peak(rt_measurement *x, const char *unit, cons
     return p;
 }
 
-void rt_measurement_drop_peaks(rt_measurement *x, size_t keep)
-{
-    for (size_t i = keep; i < x->n_peaks; i++) {
-        free(x->peaks[i].unit);
-        free(x->peaks[i].isa);
-        free(x->peaks[i].instruction);
-    }
-    if (keep < x->n_peaks)
-        x->n_peaks = keep;
-}
-
 rt_bw_curve *rt_measurement_add_curve(rt_measurement *x, const char *kernel, const char *isa,
                                       int threads, size_t n)
 {

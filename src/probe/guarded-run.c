@@ -1,5 +1,6 @@
 /* Runs a function once in a child process and says how it ended: returned, raised a fatal signal
- * (SIGILL, SIGSEGV, SIGBUS, SIGFPE) or ran past its time; the compute kernels' trial run. */
+ * (SIGILL, SIGSEGV, SIGBUS, SIGFPE) or ran past its time; the compute and bandwidth kernels' trial
+ * runs. */
 #define _GNU_SOURCE
 #include "measure-internal.h"
 #include "rooftime/util/clock.h"
@@ -161,4 +162,28 @@ void rt_guarded_describe(const rt_guarded *g, double timeout, char *buf, size_t 
         snprintf(buf, n, "ended with exit status %d", g->value);
         break;
     }
+}
+
+int rt_guarded_trial(int (*fn)(long), long arg, const char *what, bool *unguarded,
+                     rt_warnings *skipped, char *how, size_t n)
+{
+    rt_guarded g;
+    rt_error gerr;
+    if (!*unguarded && rt_guarded_run(fn, arg, RT_TRIAL_TIMEOUT, &g, &gerr) != 0) {
+        rt_warnings_add(skipped,
+                        "%s' trial runs: %s: the kernels run unguarded (one that faults ends the "
+                        "measurement)",
+                        what, gerr.msg);
+        *unguarded = true;
+    }
+    if (*unguarded)
+        g = (rt_guarded){RT_GUARD_RETURNED, fn(arg) != 0};
+    if (g.end == RT_GUARD_RETURNED && g.value == 0)
+        return 0;
+    rt_guarded_describe(&g, RT_TRIAL_TIMEOUT, how, n);
+    if (g.end == RT_GUARD_SIGNAL && g.value == SIGILL) {
+        size_t len = strlen(how);
+        snprintf(how + len, n - len, " although CPUID lists the instruction set");
+    }
+    return 1;
 }

@@ -1,5 +1,5 @@
 /* Memory bandwidth kernels (read, copy, triad, update) with SSE, AVX2 or AVX-512 loads, each
- * checked against what it must have computed. */
+ * checked against what it must have computed, and their table. */
 #include <stdint.h>
 #include <stddef.h>
 
@@ -320,46 +320,75 @@ static int check_triad(const void *buf, size_t bytes)
     return x[n - 1] == 2.0 ? 0 : -1;
 }
 
-int rt_bw_run(rt_bw_kind kind, rt_isa isa, void *buf, size_t bytes, long passes)
+/* Each kernel with its check: 0 when what it computed is right. */
+#define RT_CHECKED(NAME, CHECK)                                                                    \
+    static int NAME##_checked(void *buf, size_t bytes, long passes)                                \
+    {                                                                                              \
+        NAME(buf, bytes, passes);                                                                  \
+        return CHECK(buf, bytes);                                                                  \
+    }
+/* A read kernel with `lanes` 64-bit lanes: its sum against the closed form. */
+#define RT_READ_CHECKED(NAME, LANES)                                                               \
+    static int NAME##_checked(void *buf, size_t bytes, long passes)                                \
+    {                                                                                              \
+        return NAME(buf, bytes, passes) == (uint64_t)passes * read_vector_sum(bytes / 8, LANES)    \
+                   ? 0                                                                             \
+                   : -1;                                                                           \
+    }
+
+static int read_scalar_checked(void *buf, size_t bytes, long passes)
+{
+    return read_scalar(buf, bytes, passes) == (uint64_t)passes * read_pattern_sum(bytes / 8) ? 0
+                                                                                             : -1;
+}
+RT_CHECKED(copy_scalar, check_copy)
+RT_CHECKED(triad_scalar, check_triad)
+RT_CHECKED(update_scalar, check_update)
+#if defined(__x86_64__)
+RT_READ_CHECKED(read_sse, 2)
+RT_READ_CHECKED(read_avx2, 4)
+RT_READ_CHECKED(read_avx512, 8)
+/* The SSE, AVX2 and AVX-512 kernels of one kind with its check. */
+#define RT_CHECKED_VECTOR(NAME, CHECK)                                                             \
+    RT_CHECKED(NAME##_sse, CHECK) RT_CHECKED(NAME##_avx2, CHECK) RT_CHECKED(NAME##_avx512, CHECK)
+RT_CHECKED_VECTOR(copy, check_copy)
+RT_CHECKED_VECTOR(triad, check_triad)
+RT_CHECKED_VECTOR(update, check_update)
+/* A kind's kernels, lowest ISA first. */
+/* clang-format off */
+#define RT_BW_ROWS(KIND, NAME)                                                                     \
+    {KIND, RT_ISA_SCALAR, NAME##_scalar_checked}, {KIND, RT_ISA_SSE, NAME##_sse_checked},          \
+    {KIND, RT_ISA_AVX2, NAME##_avx2_checked}, {KIND, RT_ISA_AVX512, NAME##_avx512_checked}
+#else
+#define RT_BW_ROWS(KIND, NAME) {KIND, RT_ISA_SCALAR, NAME##_scalar_checked}
+/* clang-format on */
+#endif
+
+static const rt_bw_kernel kernels[] = {
+    RT_BW_ROWS(RT_BW_READ, read),
+    RT_BW_ROWS(RT_BW_COPY, copy),
+    RT_BW_ROWS(RT_BW_TRIAD, triad),
+    RT_BW_ROWS(RT_BW_UPDATE, update),
+};
+
+const rt_bw_kernel *rt_bw_kernels(size_t *n)
+{
+    *n = sizeof kernels / sizeof kernels[0];
+    return kernels;
+}
+
+const rt_bw_kernel *rt_bw_kernel_find(const rt_bw_kernel *ks, size_t n, rt_bw_kind kind, rt_isa isa)
+{
+    const rt_bw_kernel *best = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (ks[i].kind == kind && ks[i].isa <= isa && (!best || ks[i].isa > best->isa))
+            best = &ks[i];
+    return best;
+}
+
+int rt_bw_run(const rt_bw_kernel *k, void *buf, size_t bytes, long passes)
 {
     if (bytes == 0 || bytes % RT_BW_GRAIN != 0 || passes < 1)
         return -1;
-    if (kind == RT_BW_READ) {
-        uint64_t (*f)(const void *, size_t, long) = read_scalar;
-        size_t lanes = 0; /* 0: the scalar kernel, which sums every element */
-#if defined(__x86_64__)
-        f = isa >= RT_ISA_AVX512 ? read_avx512
-            : isa >= RT_ISA_AVX2 ? read_avx2
-            : isa >= RT_ISA_SSE  ? read_sse
-                                 : read_scalar;
-        lanes = isa >= RT_ISA_AVX512 ? 8 : isa >= RT_ISA_AVX2 ? 4 : isa >= RT_ISA_SSE ? 2 : 0;
-#endif
-        uint64_t one = lanes ? read_vector_sum(bytes / 8, lanes) : read_pattern_sum(bytes / 8);
-        uint64_t want = (uint64_t)passes * one;
-        return f(buf, bytes, passes) == want ? 0 : -1;
-    }
-    void (*g)(void *, size_t, long) = kind == RT_BW_COPY     ? copy_scalar
-                                      : kind == RT_BW_UPDATE ? update_scalar
-                                                             : triad_scalar;
-#if defined(__x86_64__)
-    if (kind == RT_BW_COPY)
-        g = isa >= RT_ISA_AVX512 ? copy_avx512
-            : isa >= RT_ISA_AVX2 ? copy_avx2
-            : isa >= RT_ISA_SSE  ? copy_sse
-                                 : copy_scalar;
-    else if (kind == RT_BW_UPDATE)
-        g = isa >= RT_ISA_AVX512 ? update_avx512
-            : isa >= RT_ISA_AVX2 ? update_avx2
-            : isa >= RT_ISA_SSE  ? update_sse
-                                 : update_scalar;
-    else
-        g = isa >= RT_ISA_AVX512 ? triad_avx512
-            : isa >= RT_ISA_AVX2 ? triad_avx2
-            : isa >= RT_ISA_SSE  ? triad_sse
-                                 : triad_scalar;
-#endif
-    g(buf, bytes, passes);
-    return kind == RT_BW_COPY     ? check_copy(buf, bytes)
-           : kind == RT_BW_UPDATE ? check_update(buf, bytes)
-                                  : check_triad(buf, bytes);
+    return k->run(buf, bytes, passes);
 }

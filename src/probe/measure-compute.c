@@ -1,6 +1,7 @@
 /* The compute stage of a machine measurement: a trial run of each kernel where a fault cannot end
- * the process (one that faults is left out, said), every kernel the CPU runs at each thread count,
- * a second look at the figures that read slow, and each unit's best kernel. */
+ * the process, every kernel the CPU runs at each thread count, a second look at the figures that
+ * read slow, and each unit's best kernel; a kernel that faults or computes a wrong result at any
+ * of these steps is left out, said, and under --quick its unit measured with the next ISA. */
 #define _GNU_SOURCE
 #include "measure-internal.h"
 #include "rooftime/core/measurement.h"
@@ -9,7 +10,7 @@
 #include "rooftime/util/strings.h"
 
 #include <math.h>
-#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,8 +22,9 @@ static rt_spread spread_of(rt_stat s)
     return (rt_spread){s.median, s.min, s.max};
 }
 
-/* Whether kernel i runs: the CPU has it, the limit allows it and its trial run passed (usable[i]);
- * --quick runs only the best usable ISA of each unit (the one its ceiling comes from). */
+/* Whether kernel i runs: the CPU has it, the limit allows it, its trial run passed and it has not
+ * computed a wrong result since (usable[i]); --quick runs only the best usable ISA of each unit
+ * (the one its ceiling comes from). */
 static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, const bool *usable, size_t i,
                         bool quick)
 {
@@ -35,53 +37,120 @@ static bool runs_kernel(const rt_flops_kernel *ks, size_t nk, const bool *usable
     return true;
 }
 
-/*
- * Kernel k's trial run before it is measured: RT_TRIAL_ITERS iterations in a child process
- * (rt_guarded_run). CPUID can list an instruction set that faults all the same (a hypervisor that
- * passes the CPUID bit through but not the instruction; AMX where Linux granted the permission and
- * the host did not), and a fault in the measurement itself would end the whole process. 1 when it
- * ran right; 0 when it raised a signal, did not end or computed a wrong result: a line in skipped,
- * the kernel left out (a unit whose kernel computes wrong has no figure to give, and the others
- * still do). Where no child can be started, the kernels are checked in this process, unguarded,
- * and skipped says so once.
- */
+/* Kernel k's trial run (rt_guarded_trial, RT_TRIAL_ITERS iterations): 1 when it ran right; 0 with
+ * a line in skipped (a unit whose kernel faults or computes wrong has no figure to give, and the
+ * others still do). */
 static int trial(const rt_flops_kernel *k, bool *unguarded, rt_warnings *skipped)
 {
-    rt_guarded g;
-    rt_error gerr;
-    if (!*unguarded && rt_guarded_run(k->run, RT_TRIAL_ITERS, RT_TRIAL_TIMEOUT, &g, &gerr) != 0) {
-        rt_warnings_add(skipped,
-                        "compute kernels' trial runs: %s: the kernels run unguarded (one that "
-                        "faults ends the measurement)",
-                        gerr.msg);
-        *unguarded = true;
-    }
-    if (*unguarded ? rt_flops_kernel_check(k, RT_TRIAL_ITERS, &gerr) == 0
-                   : g.end == RT_GUARD_RETURNED && g.value == 0)
+    char how[200];
+    if (rt_guarded_trial(k->run, RT_TRIAL_ITERS, "compute kernels", unguarded, skipped, how,
+                         sizeof how) == 0)
         return 1;
-    if (*unguarded || g.end == RT_GUARD_RETURNED) {
-        rt_warnings_add(skipped, "%s (%s, %s): the trial run computed a wrong result: not measured",
-                        k->unit, rt_isa_name(k->isa), k->instr);
-        return 0;
-    }
-    char how[160];
-    rt_guarded_describe(&g, RT_TRIAL_TIMEOUT, how, sizeof how);
-    rt_warnings_add(skipped, "%s (%s, %s): the trial run %s%s: not measured", k->unit,
-                    rt_isa_name(k->isa), k->instr, how,
-                    g.end == RT_GUARD_SIGNAL && g.value == SIGILL
-                        ? " although CPUID lists the instruction set"
-                        : "");
+    rt_warnings_add(skipped, "%s (%s, %s): the trial run %s: not measured", k->unit,
+                    rt_isa_name(k->isa), k->instr, how);
     return 0;
 }
 
-/* One kernel at one thread count: its figure and where it is in the measurement. */
+/* One kernel at one thread count: its figure, the clock before the kernel and where its
+ * one-thread run is. */
 typedef struct kernel_run {
     const rt_flops_kernel *k;
     int threads;
     rt_stat s;
-    size_t peak;  /* index in meas->peaks */
+    double hz;
     size_t first; /* index of the same kernel's one-thread run */
+    bool looked;  /* the second look has been at it */
 } kernel_run;
+
+/* The compute stage under way. */
+typedef struct stage {
+    const rt_compute_plan *pl;
+    const int *tcounts;
+    int nt;
+    bool *usable, *ran; /* per kernel: see runs_kernel; measured already */
+    kernel_run *kr;     /* a kernel's runs one after the other, in the order measured */
+    size_t n, done, nrun;
+    double clock_samples[64];
+    size_t n_clock_samples;
+    rt_run_progress *pr;
+    rt_measurement *meas;
+    rt_warnings *skipped;
+} stage;
+
+/*
+ * Kernel k computed a wrong result (`when`: "on 2 threads" ...): its runs are dropped, its unit
+ * keeps the figures of its other ISAs, and a line says so; under --quick, which measured only this
+ * ISA of the unit, the next one whose trial passed is measured instead (measure_pending) and the
+ * line names it.
+ */
+static void leave_out(stage *st, const rt_flops_kernel *k, const char *when)
+{
+    const rt_flops_kernel *ks = st->pl->kernels;
+    size_t nk = st->pl->n_kernels, a = 0, b;
+    st->usable[k - ks] = false;
+    while (a < st->n && st->kr[a].k != k)
+        a++;
+    for (b = a; b < st->n && st->kr[b].k == k; b++)
+        ;
+    memmove(&st->kr[a], &st->kr[b], (st->n - b) * sizeof *st->kr);
+    st->n -= b - a;
+    for (size_t i = a; i < st->n; i++)
+        st->kr[i].first -= b - a;
+    char instead[160] = "";
+    for (size_t j = 0; j < nk && st->pl->quick; j++)
+        if (!st->ran[j] && strcmp(ks[j].unit, k->unit) == 0 &&
+            runs_kernel(ks, nk, st->usable, j, true))
+            snprintf(instead, sizeof instead, "; --quick measures %s with %s (%s) instead", k->unit,
+                     rt_isa_name(ks[j].isa), ks[j].instr);
+    rt_warnings_add(st->skipped, "%s (%s, %s): computed a wrong result %s: not measured%s", k->unit,
+                    rt_isa_name(k->isa), k->instr, when, instead);
+}
+
+/* Kernel i at every thread count, the clock right before it; left out at its first wrong result
+ * (right in its trial, wrong over longer runs or on more threads). */
+static void measure_kernel(stage *st, size_t i)
+{
+    const rt_flops_kernel *k = &st->pl->kernels[i];
+    st->ran[i] = true;
+    /*
+     * The clock right before the kernel: a core's clock moves with the load on the others (and
+     * the host's), so the theoretical peak uses the one it ran at. Its 0.9 quantile (a chain only
+     * reads slow) of short chains, like the kernels'.
+     */
+    rt_stat kclk = rt_measure_clock(3 * RT_OWN_SPLIT, 0.01 / RT_OWN_SPLIT, NULL);
+    st->clock_samples[st->n_clock_samples++] = kclk.best;
+    size_t first = st->n;
+    for (int t = 0; t < st->nt; t++) {
+        int th = st->tcounts[t];
+        rt_stat s;
+        rt_error wrong;
+        if (rt_flops_measure(k, th, st->pl->trials, st->pl->seconds,
+                             t > 0 ? st->kr[first].s.best : 0, &s, &wrong) != 0) {
+            char when[64];
+            snprintf(when, sizeof when, "on %d thread%s", th, th > 1 ? "s" : "");
+            leave_out(st, k, when);
+            break;
+        }
+        st->kr[st->n++] = (kernel_run){k, th, s, kclk.best, first, false};
+        rt_progress_report(st->pr, (st->done + (double)(t + 1) / st->nt) / (double)(st->nrun + 1));
+    }
+    st->done++;
+}
+
+/* Every kernel that runs and has not been measured, in the table's order (a unit's next ISA under
+ * --quick, after its best computed wrong, comes before it): how many. */
+static size_t measure_pending(stage *st)
+{
+    const rt_flops_kernel *ks = st->pl->kernels;
+    size_t nk = st->pl->n_kernels, measured = 0;
+    for (size_t i = 0; i < nk && st->n_clock_samples < 64; i++)
+        if (!st->ran[i] && runs_kernel(ks, nk, st->usable, i, st->pl->quick)) {
+            measure_kernel(st, i);
+            measured++;
+            i = (size_t)-1; /* from the start again: a fallback may lie before it */
+        }
+    return measured;
+}
 
 /*
  * Whether run i reads slow against its kernel's other thread counts: no clean trial, a rate per
@@ -104,37 +173,44 @@ static bool reads_slow(const kernel_run *kr, size_t n, size_t i)
     return false;
 }
 
-/* The second look: the runs that read slow are measured again, one thread first, seconds after
- * their first measurement; the better figure is kept (a clean trial over none, else higher). */
-static int revisit(const rt_compute_plan *pl, kernel_run *kr, size_t n, rt_measurement *meas,
-                   rt_error *err)
+/* The second look at the runs not looked at yet: those that read slow are measured again, one
+ * thread first, seconds after their first measurement; the better figure is kept (a clean trial
+ * over none, else higher). A kernel that now computes a wrong result is left out (leave_out). */
+static void revisit(stage *st)
 {
+    const rt_compute_plan *pl = st->pl;
     for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < n; i++) {
-            if ((pass == 0) != (kr[i].threads == 1) || !reads_slow(kr, n, i))
+        for (size_t i = 0; i < st->n; i++) {
+            kernel_run *a = &st->kr[i];
+            if ((pass == 0) != (a->threads == 1) || a->looked)
+                continue;
+            a->looked = true;
+            if (!reads_slow(st->kr, st->n, i))
                 continue;
             rt_stat again;
-            double one = kr[i].threads > 1 ? kr[kr[i].first].s.best : 0;
-            if (rt_flops_measure(kr[i].k, kr[i].threads, pl->trials, pl->seconds, one, &again,
-                                 err) != 0)
-                return -1;
-            meas->revisited_peaks++;
-            bool keep = (again.clean > 0) != (kr[i].s.clean > 0) ? again.clean > 0
-                                                                 : again.best > kr[i].s.best;
-            if (!keep)
+            rt_error wrong;
+            double one = a->threads > 1 ? st->kr[a->first].s.best : 0;
+            if (rt_flops_measure(a->k, a->threads, pl->trials, pl->seconds, one, &again, &wrong) !=
+                0) {
+                char when[64];
+                snprintf(when, sizeof when, "on its second look (%d thread%s)", a->threads,
+                         a->threads > 1 ? "s" : "");
+                leave_out(st, a->k, when);
+                i = (size_t)-1; /* the runs moved: from the start (the looked-at passed over) */
                 continue;
-            meas->peak_revisits_kept++;
-            kr[i].s = again;
-            rt_peak_trial *e = &meas->peaks[kr[i].peak];
-            e->flops = spread_of(again);
-            e->ceiling = again.best;
-            e->clean = again.clean;
+            }
+            st->meas->revisited_peaks++;
+            bool keep =
+                (again.clean > 0) != (a->s.clean > 0) ? again.clean > 0 : again.best > a->s.best;
+            if (keep) {
+                st->meas->peak_revisits_kept++;
+                a->s = again;
+            }
         }
-    return 0;
 }
 
 /* Each unit's best kernel (at the most threads) into best[]. */
-static void pick_best(const kernel_run *kr, size_t n, const double *hz, rt_unit_result *best)
+static void pick_best(const kernel_run *kr, size_t n, rt_unit_result *best)
 {
     for (size_t i = 0; i < n; i++) {
         if (i + 1 < n && kr[i + 1].k == kr[i].k)
@@ -145,87 +221,48 @@ static void pick_best(const kernel_run *kr, size_t n, const double *hz, rt_unit_
                 best[u].k = kr[i].k;
                 best[u].all = kr[i].s;
                 best[u].one = kr[kr[i].first].s;
-                best[u].hz = hz[i];
+                best[u].hz = kr[i].hz;
                 best[u].have = 1;
             }
     }
 }
 
-int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa limit,
-                       const int *tcounts, int nt, rt_run_progress *pr, rt_measurement *meas,
-                       rt_unit_result best[RT_N_UNITS], rt_warnings *skipped, rt_error *err)
+void rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa limit,
+                        const int *tcounts, int nt, rt_run_progress *pr, rt_measurement *meas,
+                        rt_unit_result best[RT_N_UNITS], rt_warnings *skipped)
 {
     const rt_flops_kernel *ks = pl->kernels;
     size_t nk = pl->n_kernels;
     memset(best, 0, RT_N_UNITS * sizeof *best);
-    bool *usable = rt_xcalloc(nk + 1, sizeof *usable);
-    kernel_run *kr = NULL;
-    double *hz = NULL;
-    size_t n = 0, done = 0, nrun = 0;
-    double clock_samples[64];
-    size_t n_clock_samples = 0;
-    int rc = -1;
+    stage st = {.pl = pl, .tcounts = tcounts, .nt = nt, .pr = pr, .meas = meas, .skipped = skipped};
+    st.usable = rt_xcalloc(nk + 1, sizeof *st.usable);
+    st.ran = rt_xcalloc(nk + 1, sizeof *st.ran);
+    st.kr = rt_xcalloc(nk * (size_t)nt + 1, sizeof *st.kr); /* each kernel measured once */
     /* Every trial first: --quick falls back to the best ISA of a unit whose trial passed. */
     bool unguarded = false;
-    for (size_t i = 0; i < nk; i++) {
-        if (!ks[i].available(cpu) || ks[i].isa > limit)
-            continue;
-        usable[i] = trial(&ks[i], &unguarded, skipped) > 0;
-    }
     for (size_t i = 0; i < nk; i++)
-        nrun += runs_kernel(ks, nk, usable, i, pl->quick);
-    kr = rt_xcalloc(nrun * (size_t)nt + 1, sizeof *kr);
-    hz = rt_xcalloc(nrun * (size_t)nt + 1, sizeof *hz);
-    for (size_t i = 0; i < nk && n_clock_samples < 64; i++) {
-        const rt_flops_kernel *k = &ks[i];
-        if (!runs_kernel(ks, nk, usable, i, pl->quick))
-            continue;
-        /*
-         * The clock right before the kernel: a core's clock moves with the load on
-         * the others (and the host's), so the theoretical peak uses the one it ran at.
-         * Its 0.9 quantile (a chain only reads slow) of short chains, like the kernels'.
-         */
-        rt_stat kclk = rt_measure_clock(3 * RT_OWN_SPLIT, 0.01 / RT_OWN_SPLIT, NULL);
-        clock_samples[n_clock_samples++] = kclk.best;
-        size_t first = n;
-        for (int t = 0; t < nt; t++) {
-            rt_stat s;
-            double one = t > 0 ? kr[first].s.best : 0;
-            rt_error wrong;
-            if (rt_flops_measure(k, tcounts[t], pl->trials, pl->seconds, one, &s, &wrong) != 0) {
-                /* right in its trial, wrong here (more threads, longer runs): left out whole */
-                rt_warnings_add(skipped,
-                                "%s (%s, %s): computed a wrong result on %d threads: not "
-                                "measured",
-                                k->unit, rt_isa_name(k->isa), k->instr, tcounts[t]);
-                rt_measurement_drop_peaks(meas, meas->n_peaks - (n - first));
-                n = first;
-                break;
-            }
-            rt_peak_trial *e =
-                rt_measurement_add_peak(meas, k->unit, rt_isa_name(k->isa), k->instr, tcounts[t]);
-            e->flops = spread_of(s);
-            e->ceiling = s.best;
-            e->clean = s.clean;
-            e->clock_hz = kclk.best;
-            kr[n] = (kernel_run){k, tcounts[t], s, meas->n_peaks - 1, first};
-            hz[n++] = kclk.best;
-            rt_progress_report(pr, (done + (double)(t + 1) / nt) / (double)(nrun + 1));
-        }
-        done++;
-    }
-    if (revisit(pl, kr, n, meas, err) != 0)
-        goto done;
+        if (ks[i].available(cpu) && ks[i].isa <= limit)
+            st.usable[i] = trial(&ks[i], &unguarded, skipped) > 0;
+    for (size_t i = 0; i < nk; i++)
+        st.nrun += runs_kernel(ks, nk, st.usable, i, pl->quick);
+    while (measure_pending(&st) > 0)
+        revisit(&st);
     rt_progress_report(pr, 1.0);
-    pick_best(kr, n, hz, best);
-    if (n_clock_samples > 0) {
-        meas->clock_before_kernels = spread_of(rt_stat_of(clock_samples, n_clock_samples));
-        meas->clock_samples = n_clock_samples;
+    for (size_t i = 0; i < st.n; i++) {
+        const kernel_run *a = &st.kr[i];
+        rt_peak_trial *e = rt_measurement_add_peak(meas, a->k->unit, rt_isa_name(a->k->isa),
+                                                   a->k->instr, a->threads);
+        e->flops = spread_of(a->s);
+        e->ceiling = a->s.best;
+        e->clean = a->s.clean;
+        e->clock_hz = a->hz;
     }
-    rc = 0;
-done:
-    free(usable);
-    free(kr);
-    free(hz);
-    return rc;
+    pick_best(st.kr, st.n, best);
+    if (st.n_clock_samples > 0) {
+        meas->clock_before_kernels = spread_of(rt_stat_of(st.clock_samples, st.n_clock_samples));
+        meas->clock_samples = st.n_clock_samples;
+    }
+    free(st.usable);
+    free(st.ran);
+    free(st.kr);
 }

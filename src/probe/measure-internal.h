@@ -222,6 +222,21 @@ void rt_guarded_describe(const rt_guarded *g, double timeout, char *buf, size_t 
 /* "SIGILL" for the signals a kernel's run may end with; NULL for others. */
 const char *rt_signal_name(int sig);
 
+/* A trial run may take this long (one takes microseconds to milliseconds). */
+#define RT_TRIAL_TIMEOUT 10.0
+/*
+ * A kernel's trial run before it is measured: fn(arg) in a child (rt_guarded_run). CPUID can list
+ * an instruction set that faults all the same (a hypervisor that passes the CPUID bit through but
+ * not the instruction; AMX where Linux granted the permission and the host did not), and a fault
+ * in the measurement itself would end the whole process. 0 when it ran right; 1 when it raised a
+ * signal, did not end within RT_TRIAL_TIMEOUT or computed a wrong result, how in how[0..n) ("raised
+ * SIGILL although CPUID lists the instruction set", "computed a wrong result" ...). Where no child
+ * can be started, fn runs in this process, unguarded, from then on (*unguarded), and skipped says
+ * so once, naming `what` ("compute kernels").
+ */
+int rt_guarded_trial(int (*fn)(long), long arg, const char *what, bool *unguarded,
+                     rt_warnings *skipped, char *how, size_t n);
+
 /* ---- progress of a machine measurement: each stage owns a slice [lo, hi) of [0, 1] ---- */
 
 typedef struct rt_run_progress {
@@ -269,22 +284,24 @@ typedef struct rt_compute_plan {
     size_t n_kernels;
 } rt_compute_plan;
 
-/* Iterations of a kernel's trial run, and the time it may take (a trial takes microseconds). */
+/* Iterations of a compute kernel's trial run (rt_guarded_trial: microseconds). */
 #define RT_TRIAL_ITERS 100
-#define RT_TRIAL_TIMEOUT 10.0
 
 /*
  * Every compute kernel of the plan the CPU has within `limit` at the thread counts
  * tcounts[0..nt), the clock before each, into meas; figures that read slow against the kernel's
  * other thread counts (RT_SLOW_CROSS, RT_SLOW_SAME) or kept no clean trial are measured again
  * after the others and the better kept. best[u] gets unit rt_unit_order[u]'s best kernel. Each
- * kernel first has a trial run (rt_guarded_run, RT_TRIAL_ITERS iterations): one that raises a
- * signal (SIGILL where a hypervisor lists an instruction set it does not run) or does not end is
- * left out with a line in skipped, the others measured. -1 when a kernel computed a wrong result.
+ * kernel first has a trial run (rt_guarded_trial, RT_TRIAL_ITERS iterations): one that raises a
+ * signal (SIGILL where a hypervisor lists an instruction set it does not run), does not end or
+ * computes a wrong result is left out with a line in skipped, the others measured. A kernel that
+ * computes a wrong result later (on more threads, over longer runs, on its second look) is left
+ * out the same way, its figures dropped; under --quick its unit is then measured with the next
+ * ISA whose trial passed.
  */
-int rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa limit,
-                       const int *tcounts, int nt, rt_run_progress *pr, rt_measurement *meas,
-                       rt_unit_result best[RT_N_UNITS], rt_warnings *skipped, rt_error *err);
+void rt_measure_compute(const rt_compute_plan *pl, const rt_cpu_info *cpu, rt_isa limit,
+                        const int *tcounts, int nt, rt_run_progress *pr, rt_measurement *meas,
+                        rt_unit_result best[RT_N_UNITS], rt_warnings *skipped);
 
 /* ---- bandwidth kernels (measure-bandwidth.c) ---- */
 
@@ -308,12 +325,25 @@ double rt_bw_traffic(rt_bw_kind k);
  */
 void rt_bw_fill(rt_bw_kind kind, void *buf, size_t bytes);
 /*
- * `passes` passes of kernel `kind` with `isa` loads/stores over buf; counts
- * `bytes` x rt_bw_traffic(kind) per pass (read: all of it; copy: half read, half written; triad:
- * two thirds read, one third written; update: all of it read and written back in place). Returns
- * 0 when the check matched.
+ * One bandwidth kernel: a kind with one ISA's loads and stores. run makes `passes` passes over buf
+ * (filled by rt_bw_fill) and counts `bytes` x rt_bw_traffic(kind) per pass (read: all of it; copy:
+ * half read, half written; triad: two thirds read, one third written; update: all of it read and
+ * written back in place); 0 when its check matched.
  */
-int rt_bw_run(rt_bw_kind kind, rt_isa isa, void *buf, size_t bytes, long passes);
+typedef struct rt_bw_kernel {
+    rt_bw_kind kind;
+    rt_isa isa; /* RT_ISA_SCALAR (plain C), RT_ISA_SSE, RT_ISA_AVX2 or RT_ISA_AVX512 */
+    int (*run)(void *buf, size_t bytes, long passes);
+} rt_bw_kernel;
+
+/* Every bandwidth kernel this build has, by kind, lowest ISA first. */
+const rt_bw_kernel *rt_bw_kernels(size_t *n);
+/* The kernel of ks[0..n) of `kind` with the best ISA up to isa; NULL when none. */
+const rt_bw_kernel *rt_bw_kernel_find(const rt_bw_kernel *ks, size_t n, rt_bw_kind kind,
+                                      rt_isa isa);
+/* k over buf (bytes a multiple of RT_BW_GRAIN, 64-byte aligned): 0 when its check matched, -1
+ * when not or on sizes that are not whole kernel steps. */
+int rt_bw_run(const rt_bw_kernel *k, void *buf, size_t bytes, long passes);
 
 typedef struct rt_bw_point {
     double bytes; /* working set per thread */
@@ -356,16 +386,46 @@ typedef struct rt_bw_ref {
 } rt_bw_ref;
 
 /*
- * Sweep the grid's working sets with `threads` threads (measure-sweep.c); fills pts (caller
- * frees) and *n. ref and progress(ctx, fraction) may be NULL.
+ * Sweep the grid's working sets with kernel k on `threads` threads (measure-sweep.c); fills pts
+ * (caller frees) and *n. ref and progress(ctx, fraction) may be NULL. 0; 1 when the kernel
+ * computed a wrong result, err saying where ("at 3072 bytes per thread on 2 threads"); -1 on other
+ * errors.
  */
-int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, const rt_bw_grid *grid, int trials,
+int rt_bw_sweep(const rt_bw_kernel *k, int threads, const rt_bw_grid *grid, int trials,
                 double seconds, const rt_bw_ref *ref, rt_bw_point **pts, size_t *n,
                 void (*progress)(void *ctx, double fraction), void *ctx, rt_error *err);
 /* The same at the working sets sizes[0..np) (whole RT_BW_GRAINs), into out[0..np). */
-int rt_bw_points(rt_bw_kind kind, rt_isa isa, int threads, const size_t *sizes, size_t np,
-                 int trials, double seconds, const rt_bw_ref *ref, rt_bw_point *out,
+int rt_bw_points(const rt_bw_kernel *k, int threads, const size_t *sizes, size_t np, int trials,
+                 double seconds, const rt_bw_ref *ref, rt_bw_point *out,
                  void (*progress)(void *ctx, double fraction), void *ctx, rt_error *err);
+
+/* ---- the kernel each bandwidth sweep uses (measure-bw-variants.c) ---- */
+
+/* Each kind's kernels up to an ISA, best first, and the one in use. */
+typedef struct rt_bw_variants {
+    const rt_bw_kernel *cand[RT_BW_NKINDS][8];
+    size_t n[RT_BW_NKINDS];
+    size_t cur[RT_BW_NKINDS]; /* the one in use; n[kind] when none is left */
+    bool tried[RT_BW_NKINDS]; /* the one in use has passed its trial run */
+    bool tried_all;           /* the one trial of every kind's best kernel has run */
+    rt_isa isa;               /* the ISA asked for */
+    bool unguarded;           /* no trial process could be started: trials run in this one */
+} rt_bw_variants;
+
+/* The kernels of ks[0..n) up to isa, per kind. */
+void rt_bw_variants_init(rt_bw_variants *v, const rt_bw_kernel *ks, size_t n, rt_isa isa);
+/*
+ * The kernel to measure `kind` with: the best one whose trial run (rt_guarded_trial: a few passes
+ * over 12 KiB; the first call tries every kind's best kernel in one child, and only where that
+ * fails each kind's on its own) passed; with why (not NULL), the one in use is out for that reason
+ * ("computed a wrong result at ...") and the next is chosen. Each kernel left out gets a line in sk
+ * that names the one used instead, or says the kind is not measured. NULL when no kernel is left.
+ */
+const rt_bw_kernel *rt_bw_variant(rt_bw_variants *v, rt_bw_kind kind, const char *why,
+                                  rt_warnings *sk);
+/* The ISA `kind` is measured at: the one asked for while its best kernel serves, else the kernel's
+ * own. */
+rt_isa rt_bw_variant_isa(const rt_bw_variants *v, rt_bw_kind kind);
 
 /* One swept curve: its kernel, thread count and points (owned). */
 typedef struct rt_bw_swept {
@@ -386,6 +446,8 @@ typedef struct rt_levels_plan {
      * leaves out the working sets between the last-level share and twice it (no level lies there)
      */
     bool quick;
+    const rt_bw_kernel *kernels; /* the kernels to choose from: rt_bw_kernels()'s */
+    size_t n_kernels;
 } rt_levels_plan;
 
 /* The caches and the levels found on the reference curve (read at the most threads), each level's
@@ -397,16 +459,20 @@ typedef struct rt_levels {
     rt_plateau found[9];      /* the caches, then DRAM */
     double typical[9];
     /* the kernel whose plateau gives each level's bandwidth: read's, or update's where it moved
-     * more (a level serves reads and write-backs at once); static */
-    const char *kind[9];
+     * more (a level serves reads and write-backs at once) */
+    rt_bw_kind kind[9];
     size_t n;
+    rt_isa isa[RT_BW_NKINDS]; /* the ISA each kernel was measured at (rt_bw_variant_isa) */
 } rt_levels;
 
 /*
- * Sweep every kernel at the thread counts tcounts[0..nt) with isa's loads, add the curves, their
- * plateaus and the caches to meas, and name the levels of the reference curve in out. The stage
- * owns [lo, hi) of the run's progress. Warnings (no cache sizes, a level not found on the
- * reference curve) go to skipped. -1 when a kernel computed a wrong result.
+ * Sweep every kind of kernel at the thread counts tcounts[0..nt), each with its best kernel of the
+ * plan's up to isa whose trial run passed (rt_bw_variant), add the curves, their plateaus and the
+ * caches to meas, and name the levels of the reference curve in out. A kernel that computes a
+ * wrong result, in its sweep or on the second look, has its curves dropped and the next one
+ * sweeps its kind again. The stage owns [lo, hi) of the run's progress. Warnings (no cache sizes,
+ * a level not found on the reference curve, a kernel left out) go to skipped. -1 when no read
+ * kernel is left, or on other errors.
  */
 int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, int nt, double lo,
                       double hi, rt_run_progress *pr, rt_measurement *meas, rt_levels *out,
@@ -419,11 +485,11 @@ int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, 
  * thread: RT_SLOW_UP), or kept no clean trial, are measured again and the better figure kept (a
  * clean trial over none, else the higher ceiling). A level with no such point has its middle point
  * measured again, and all its points when that one now reads RT_REVISIT_GAIN times the level or
- * more (a stretch slowed alike). *revisited and *kept count them. -1 when a kernel computed a wrong
- * result.
+ * more (a stretch slowed alike). The kernel `read` measures them. *revisited and *kept count them.
+ * 1 when it computed a wrong result, err saying where (rt_bw_points), -1 on other errors.
  */
 #define RT_REVISIT_GAIN 1.05
-int rt_levels_revisit(const rt_levels_plan *pl, rt_isa isa, const rt_levels *lv,
+int rt_levels_revisit(const rt_levels_plan *pl, const rt_bw_kernel *read, const rt_levels *lv,
                       double private_bytes, rt_bw_swept *cv, size_t ncv, int *revisited, int *kept,
                       rt_error *err);
 

@@ -1,4 +1,5 @@
-/* The bandwidth stage of a machine measurement: a sweep per kernel and thread count, and the memory
+/* The bandwidth stage of a machine measurement: a sweep per kernel and thread count (a kind swept
+ * again with the next ISA's kernel when its kernel computes a wrong result), and the memory
  * levels named on each curve from the cache sizes. */
 #define _GNU_SOURCE
 #include "measure-internal.h"
@@ -101,7 +102,7 @@ static int name_levels(const rt_bw_point *pts, size_t np, rt_bw_kind kind, int t
         if (is_ref) {
             lv->found[i] = pls[i];
             lv->typical[i] = l->typical;
-            lv->kind[i] = rt_bw_kind_name(kind);
+            lv->kind[i] = kind;
             lv->n = (size_t)i + 1;
         }
         if (got) {
@@ -127,7 +128,7 @@ static void faster_of(rt_levels *lv, const rt_plateau *upd, const double *typ)
         p->max = upd[i].max;
         snprintf(p->note, sizeof p->note, "%s", upd[i].note);
         lv->typical[i] = typ[i];
-        lv->kind[i] = rt_bw_kind_name(RT_BW_UPDATE);
+        lv->kind[i] = RT_BW_UPDATE;
     }
 }
 
@@ -143,38 +144,118 @@ static double private_bytes(const rt_levels *lv)
     return b;
 }
 
-/* Every curve's sweep into cv (*ncv of them); the stage's progress owns [lo, hi) of the run. */
-static int sweep_all(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, int nt, double lo,
-                     double hi, double priv, rt_run_progress *pr, rt_levels *lv, rt_bw_swept *cv,
-                     size_t *ncv, rt_error *err)
+/* The bandwidth stage under way: what it sweeps with and the curves so far. */
+typedef struct bw_stage {
+    const rt_levels_plan *pl;
+    const int *tcounts;
+    int nt;
+    double lo, hi; /* the sweeps' slice of the run's progress */
+    double priv;   /* private_bytes */
+    rt_run_progress *pr;
+    rt_levels *lv;
+    rt_bw_variants v;
+    rt_bw_swept *cv; /* room for RT_BW_NKINDS x nt */
+    size_t ncv;
+    rt_warnings *sk;
+} bw_stage;
+
+/* The curves of `kind` with kernel k, appended to st->cv: at every thread count, or at the most
+ * only (update; under --quick copy and triad too). 0; 1 when k computed a wrong result (err says
+ * where); -1 on other errors. */
+static int sweep_curves(bw_stage *st, rt_bw_kind kind, const rt_bw_kernel *k, rt_error *err)
 {
-    int ncurves = RT_BW_NKINDS * nt, curve_i = 0;
-    for (int kind = 0; kind < RT_BW_NKINDS; kind++) {
-        const rt_bw_swept *one = NULL; /* this kernel's one-thread curve, the others' reference */
-        for (int t = 0; t < nt; t++, curve_i++) {
-            int th = tcounts[t];
-            /* update at the most threads only (the levels take its plateaus there, nothing else
-             * reads it); --quick: copy and triad too, and the levels come from read */
-            if (t != nt - 1 && (kind == RT_BW_UPDATE || (pl->quick && kind != RT_BW_READ)))
-                continue;
-            rt_bw_grid grid = sweep_grid(pl, lv, (rt_bw_kind)kind, th);
-            char sname[64];
-            snprintf(sname, sizeof sname, "bandwidth: %s, %d thread%s",
-                     rt_bw_kind_name((rt_bw_kind)kind), th, th > 1 ? "s" : "");
-            rt_progress_stage(pr, sname, lo + (hi - lo) * curve_i / ncurves,
-                              lo + (hi - lo) * (curve_i + 1) / ncurves);
-            rt_bw_ref ref = {priv, one ? one->pts : NULL, one ? one->n : 0};
-            rt_bw_swept *c = &cv[*ncv];
-            *c = (rt_bw_swept){(rt_bw_kind)kind, th, NULL, 0};
-            if (rt_bw_sweep(c->kind, isa, th, &grid, pl->trials, pl->seconds, &ref, &c->pts, &c->n,
-                            bw_progress, pr, err) != 0)
-                return -1;
-            (*ncv)++;
-            if (th == 1)
-                one = c;
-        }
+    const rt_levels_plan *pl = st->pl;
+    int nt = st->nt, ncurves = RT_BW_NKINDS * nt;
+    const rt_bw_swept *one = NULL; /* this kernel's one-thread curve, the others' reference */
+    for (int t = 0; t < nt; t++) {
+        int th = st->tcounts[t], curve_i = (int)kind * nt + t;
+        /* update at the most threads only (the levels take its plateaus there, nothing else
+         * reads it); --quick: copy and triad too, and the levels come from read */
+        if (t != nt - 1 && (kind == RT_BW_UPDATE || (pl->quick && kind != RT_BW_READ)))
+            continue;
+        rt_bw_grid grid = sweep_grid(pl, st->lv, kind, th);
+        char sname[64];
+        snprintf(sname, sizeof sname, "bandwidth: %s, %d thread%s", rt_bw_kind_name(kind), th,
+                 th > 1 ? "s" : "");
+        rt_progress_stage(st->pr, sname, st->lo + (st->hi - st->lo) * curve_i / ncurves,
+                          st->lo + (st->hi - st->lo) * (curve_i + 1) / ncurves);
+        rt_bw_ref ref = {st->priv, one ? one->pts : NULL, one ? one->n : 0};
+        rt_bw_swept *c = &st->cv[st->ncv];
+        *c = (rt_bw_swept){kind, th, NULL, 0};
+        int rc = rt_bw_sweep(k, th, &grid, pl->trials, pl->seconds, &ref, &c->pts, &c->n,
+                             bw_progress, st->pr, err);
+        if (rc != 0)
+            return rc;
+        st->ncv++;
+        if (th == 1)
+            one = c;
     }
     return 0;
+}
+
+/* Drop the curves of `kind` (those of a kernel that computed a wrong result). */
+static void drop_curves(bw_stage *st, rt_bw_kind kind)
+{
+    size_t kept = 0;
+    for (size_t c = 0; c < st->ncv; c++)
+        if (st->cv[c].kind == kind)
+            free(st->cv[c].pts);
+        else
+            st->cv[kept++] = st->cv[c];
+    st->ncv = kept;
+}
+
+/*
+ * The curves of `kind` with its best kernel whose trial run passed (rt_bw_variant; with why, the
+ * one in use is out for that reason); a kernel that computes a wrong result in the sweep has its
+ * curves dropped, and the next one sweeps the kind again. 0 also when no kernel of the kind is
+ * left (rt_bw_variant said so); -1 on other errors.
+ */
+static int sweep_kind(bw_stage *st, rt_bw_kind kind, const char *why, rt_error *err)
+{
+    char again[256];
+    for (const rt_bw_kernel *k = rt_bw_variant(&st->v, kind, why, st->sk); k;
+         k = rt_bw_variant(&st->v, kind, again, st->sk)) {
+        int rc = sweep_curves(st, kind, k, err);
+        if (rc <= 0)
+            return rc;
+        drop_curves(st, kind);
+        snprintf(again, sizeof again, "computed a wrong result %s", err->msg);
+    }
+    return 0;
+}
+
+/* The second look (rt_levels_revisit) at the read curves, seconds after their sweep, counted in
+ * meas; a read kernel that computes a wrong result there has its curves dropped, and the next
+ * one sweeps read again and has its own second look. */
+static int second_look(bw_stage *st, double from, double to, rt_measurement *meas, rt_error *err)
+{
+    const rt_bw_kernel *read;
+    while ((read = rt_bw_variant(&st->v, RT_BW_READ, NULL, st->sk))) {
+        rt_progress_stage(st->pr, "bandwidth: slow points again", from, to);
+        int revisited, kept;
+        int rc = rt_levels_revisit(st->pl, read, st->lv, st->priv, st->cv, st->ncv, &revisited,
+                                   &kept, err);
+        meas->revisited_points += revisited;
+        meas->revisits_kept += kept;
+        if (rc <= 0)
+            return rc;
+        char why[320];
+        snprintf(why, sizeof why, "computed a wrong result on its second look, %s", err->msg);
+        drop_curves(st, RT_BW_READ);
+        if (sweep_kind(st, RT_BW_READ, why, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Curves by kernel, then thread count: the order they are swept in, and the file's. */
+static int curve_order(const void *a, const void *b)
+{
+    const rt_bw_swept *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return (x->threads > y->threads) - (x->threads < y->threads);
 }
 
 int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, int nt, double lo,
@@ -190,26 +271,41 @@ int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, 
         rt_measurement_add_cache(meas, lv->caches[i].level, lv->caches[i].size,
                                  lv->caches[i].shared_by);
     meas->cache_source = rt_strdup(lv->cache_source);
-    double priv = private_bytes(lv);
-    rt_bw_swept *cv = rt_xcalloc((size_t)(RT_BW_NKINDS * nt), sizeof *cv);
-    size_t ncv = 0;
     double mid = hi - 0.05 * (hi - lo);
-    int rc = sweep_all(pl, isa, tcounts, nt, lo, mid, priv, pr, lv, cv, &ncv, err);
+    bw_stage st = {
+        .pl = pl, .tcounts = tcounts, .nt = nt, .lo = lo, .hi = mid, .pr = pr, .lv = lv, .sk = sk};
+    st.priv = private_bytes(lv);
+    st.cv = rt_xcalloc((size_t)(RT_BW_NKINDS * nt), sizeof *st.cv);
+    rt_bw_variants_init(&st.v, pl->kernels, pl->n_kernels, isa);
+    int rc = 0;
+    /* read first: without it no level can be named, and nothing else is swept */
+    for (int kind = 0; kind < RT_BW_NKINDS && rc == 0; kind++)
+        if ((rc = sweep_kind(&st, (rt_bw_kind)kind, NULL, err)) == 0 && kind == RT_BW_READ &&
+            !rt_bw_variant(&st.v, RT_BW_READ, NULL, sk))
+            break;
     /* Seconds after their sweep, a second look at the read points of a core's own caches that
      * read slow. */
-    if (rc == 0) {
-        rt_progress_stage(pr, "bandwidth: slow points again", mid, hi);
-        rc = rt_levels_revisit(pl, isa, lv, priv, cv, ncv, &meas->revisited_points,
-                               &meas->revisits_kept, err);
+    if (rc == 0)
+        rc = second_look(&st, mid, hi, meas, err);
+    if (rc == 0 && !rt_bw_variant(&st.v, RT_BW_READ, NULL, sk)) {
+        rt_error_set(err, "bandwidth: no read kernel ran right (see the skipped lines): no memory "
+                          "level can be named");
+        rc = -1;
     }
+    rt_bw_swept *cv = st.cv;
+    size_t ncv = st.ncv;
+    qsort(cv, ncv, sizeof *cv, curve_order);
+    for (int kind = 0; kind < RT_BW_NKINDS; kind++)
+        lv->isa[kind] = rt_bw_variant_isa(&st.v, (rt_bw_kind)kind);
     rt_plateau upd[9];
     double upd_typ[9] = {0};
     bool have_upd = false;
+    double priv = st.priv;
     for (size_t c = 0; c < ncv && rc == 0; c++) {
         int th = cv[c].threads;
         bool most = th == tcounts[nt - 1];
-        rt_bw_curve *curve = rt_measurement_add_curve(meas, rt_bw_kind_name(cv[c].kind),
-                                                      rt_isa_name(isa), th, cv[c].n);
+        rt_bw_curve *curve = rt_measurement_add_curve(
+            meas, rt_bw_kind_name(cv[c].kind), rt_isa_name(lv->isa[cv[c].kind]), th, cv[c].n);
         for (size_t i = 0; i < cv[c].n; i++) {
             curve->bytes[i] = cv[c].pts[i].bytes;
             curve->bw[i] = spread_of(cv[c].pts[i].bw);
@@ -227,7 +323,7 @@ int rt_measure_levels(const rt_levels_plan *pl, rt_isa isa, const int *tcounts, 
     free(cv);
     if (rc != 0)
         return -1;
-    meas->bw_isa = rt_strdup(rt_isa_name(isa));
+    meas->bw_isa = rt_strdup(rt_isa_name(lv->isa[RT_BW_READ]));
     meas->bw_method = rt_strdup("read (64-bit integer sums), copy, triad (x = y + s z) and "
                                 "update (x = s x + t in place, the Empirical Roofline Toolkit's) "
                                 "with aligned vector loads, each thread over its own buffer; "

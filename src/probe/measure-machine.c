@@ -181,15 +181,14 @@ static void measure_clock(run *r)
 }
 
 /* Every compute kernel that runs at every thread count; best[u] gets unit u's best kernel. */
-static int measure_compute(run *r, rt_unit_result best[RT_N_UNITS], rt_error *err)
+static void measure_compute(run *r, rt_unit_result best[RT_N_UNITS])
 {
     rt_progress_stage(&r->pr, "compute peaks", 0.03, r->o.quick ? 0.25 : 0.2);
     /* Each core's own work: RT_OWN_SPLIT times the trials, each as much shorter. */
     rt_compute_plan cp = {r->pl->flops_trials * RT_OWN_SPLIT, r->pl->flops_seconds / RT_OWN_SPLIT,
                           r->o.quick, NULL, 0};
     cp.kernels = rt_flops_kernels(&cp.n_kernels);
-    return rt_measure_compute(&cp, &r->cpu, r->limit, r->tcounts, r->nt, &r->pr, r->meas, best,
-                              r->sk, err);
+    rt_measure_compute(&cp, &r->cpu, r->limit, r->tcounts, r->nt, &r->pr, r->meas, best, r->sk);
 }
 
 /* The overheads measured: OpenMP fork/join per thread count, OpenCL, PyTorch and oneDNN. */
@@ -336,9 +335,8 @@ static const char *add_levels(rt_machine *m, const run *r, const rt_levels *lv)
         l->typical = lv->typical[i];
         set_capacity(l, r, lv, i);
         char note[400];
-        snprintf(note, sizeof note, "%s kernel (%s), %d thread%s: %s",
-                 lv->kind[i] ? lv->kind[i] : "read", rt_isa_name(r->isa), r->maxt,
-                 r->maxt > 1 ? "s" : "", p->note);
+        snprintf(note, sizeof note, "%s kernel (%s), %d thread%s: %s", rt_bw_kind_name(lv->kind[i]),
+                 rt_isa_name(lv->isa[lv->kind[i]]), r->maxt, r->maxt > 1 ? "s" : "", p->note);
         rt_machine_set_str(&l->note, note);
         ref_level = p->name;
     }
@@ -387,7 +385,7 @@ static void add_overheads(rt_machine *m, const run *r, const overheads *oh)
 }
 
 /* tau and how the machine was measured. */
-static void describe(rt_machine *m, const run *r, const overheads *oh, const char *csrc)
+static void describe(rt_machine *m, const run *r, const overheads *oh, const rt_levels *lv)
 {
     const plan *pl = r->pl;
     int maxt = r->maxt;
@@ -408,7 +406,8 @@ static void describe(rt_machine *m, const run *r, const overheads *oh, const cha
              "kept as `typical`, min and max as the spread; reference unit = "
              "the floating-point unit with the highest measured peak, reference level = DRAM; "
              "details in `measurement`",
-             r->o.quick ? " --quick" : "", maxt, maxt > 1 ? "s" : "", rt_isa_name(r->isa), csrc);
+             r->o.quick ? " --quick" : "", maxt, maxt > 1 ? "s" : "",
+             rt_isa_name(lv->isa[RT_BW_READ]), lv->cache_source);
     rt_machine_set_str(&m->method, method);
 }
 
@@ -472,13 +471,17 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     measure_clock(&r);
     double t_stage = rt_now();
     r.meas->stage_seconds[0] = t_stage - t_start;
-    if (measure_compute(&r, best, err) != 0)
-        goto fail;
+    measure_compute(&r, best);
     r.meas->stage_seconds[1] = rt_now() - t_stage;
     t_stage = rt_now();
     const plan *pl = r.pl;
-    rt_levels_plan lp = {pl->bw_trials,    pl->bw_seconds, pl->bw_step,
-                         pl->bw_total_max, pl->llc_mult,   r.o.quick};
+    rt_levels_plan lp = {.trials = pl->bw_trials,
+                         .seconds = pl->bw_seconds,
+                         .step = pl->bw_step,
+                         .total_max = pl->bw_total_max,
+                         .llc_mult = pl->llc_mult,
+                         .quick = r.o.quick};
+    lp.kernels = rt_bw_kernels(&lp.n_kernels);
     if (rt_measure_levels(&lp, r.isa, r.tcounts, r.nt, r.o.quick ? 0.25 : 0.2, 0.93, &r.pr, r.meas,
                           &lv, r.sk, err) != 0)
         goto fail;
@@ -503,7 +506,7 @@ int rt_machine_measure(const rt_measure_opts *opts, rt_machine **out, rt_warning
     add_overheads(m, &r, &oh);
     rt_machine_set_str(&m->ref_unit, ref_unit);
     rt_machine_set_str(&m->ref_level, ref_level);
-    describe(m, &r, &oh, lv.cache_source);
+    describe(m, &r, &oh, &lv);
     record_run(&r, m, t_start);
     m->measurement = r.meas;
     r.meas = NULL;

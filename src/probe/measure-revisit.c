@@ -48,16 +48,18 @@ static bool better(const rt_bw_point *now, const rt_bw_point *was)
     return now->bw.best > was->bw.best;
 }
 
-/* Measure c's points idx[0..n) again and keep what is better; *kept counts them. */
-static int measure_again(const rt_levels_plan *pl, rt_isa isa, rt_bw_swept *c, const size_t *idx,
-                         size_t n, const rt_bw_ref *ref, int *kept, rt_error *err)
+/* Measure c's points idx[0..n) again with the kernel `read` and keep what is better; *kept counts
+ * them. 1 when the kernel computed a wrong result (rt_bw_points). */
+static int measure_again(const rt_levels_plan *pl, const rt_bw_kernel *read, rt_bw_swept *c,
+                         const size_t *idx, size_t n, const rt_bw_ref *ref, int *kept,
+                         rt_error *err)
 {
     size_t *sizes = rt_xcalloc(n, sizeof *sizes);
     rt_bw_point *again = rt_xcalloc(n, sizeof *again);
     for (size_t k = 0; k < n; k++)
         sizes[k] = (size_t)c->pts[idx[k]].bytes;
-    int rc = rt_bw_points(RT_BW_READ, isa, c->threads, sizes, n, pl->trials, pl->seconds, ref,
-                          again, NULL, NULL, err);
+    int rc = rt_bw_points(read, c->threads, sizes, n, pl->trials, pl->seconds, ref, again, NULL,
+                          NULL, err);
     for (size_t k = 0; rc == 0 && k < n; k++)
         if (better(&again[k], &c->pts[idx[k]])) {
             c->pts[idx[k]] = again[k];
@@ -98,11 +100,11 @@ static bool on(const rt_bw_swept *c, size_t j, const rt_plateau *p)
  * below `floor` (floor_of) or with no clean trial. When none did, the whole stretch may have been
  * slowed alike (the host slows a core for seconds at a time): its middle point is measured again
  * first, and when it now reads RT_REVISIT_GAIN times the level or more, every other point is
- * added. -1 when a kernel computed a wrong result.
+ * added. 1 when the kernel computed a wrong result (rt_bw_points).
  */
-static int level_points(const rt_levels_plan *pl, rt_isa isa, rt_bw_swept *c, const rt_plateau *p,
-                        double floor, const rt_bw_ref *ref, size_t *idx, size_t *n, int *revisited,
-                        int *kept, rt_error *err)
+static int level_points(const rt_levels_plan *pl, const rt_bw_kernel *read, rt_bw_swept *c,
+                        const rt_plateau *p, double floor, const rt_bw_ref *ref, size_t *idx,
+                        size_t *n, int *revisited, int *kept, rt_error *err)
 {
     size_t n0 = *n, first = c->n, last = 0;
     for (size_t j = 0; j < c->n; j++) {
@@ -117,8 +119,9 @@ static int level_points(const rt_levels_plan *pl, rt_isa isa, rt_bw_swept *c, co
         return 0;
     size_t mid = (first + last) / 2;
     (*revisited)++;
-    if (measure_again(pl, isa, c, &mid, 1, ref, kept, err) != 0)
-        return -1;
+    int rc = measure_again(pl, read, c, &mid, 1, ref, kept, err);
+    if (rc != 0)
+        return rc;
     if (c->pts[mid].bw.best >= RT_REVISIT_GAIN * p->bw)
         for (size_t j = first; j <= last; j++)
             if (j != mid && on(c, j, p))
@@ -126,7 +129,7 @@ static int level_points(const rt_levels_plan *pl, rt_isa isa, rt_bw_swept *c, co
     return 0;
 }
 
-int rt_levels_revisit(const rt_levels_plan *pl, rt_isa isa, const rt_levels *lv,
+int rt_levels_revisit(const rt_levels_plan *pl, const rt_bw_kernel *read, const rt_levels *lv,
                       double private_bytes, rt_bw_swept *cv, size_t ncv, int *revisited, int *kept,
                       rt_error *err)
 {
@@ -146,12 +149,12 @@ int rt_levels_revisit(const rt_levels_plan *pl, rt_isa isa, const rt_levels *lv,
         for (int i = 0; i < lv->ncache && i < 8 && rc == 0; i++) {
             const rt_plateau *p = &pl_of[c][i];
             if (p->found)
-                rc = level_points(pl, isa, &cv[c], p, floor_of(cv, pl_of, ncv, c, i), &ref, idx, &n,
-                                  revisited, kept, err);
+                rc = level_points(pl, read, &cv[c], p, floor_of(cv, pl_of, ncv, c, i), &ref, idx,
+                                  &n, revisited, kept, err);
         }
         if (n > 0 && rc == 0) {
             *revisited += (int)n;
-            rc = measure_again(pl, isa, &cv[c], idx, n, &ref, kept, err);
+            rc = measure_again(pl, read, &cv[c], idx, n, &ref, kept, err);
         }
         if (cv[c].threads == 1)
             one = &cv[c];

@@ -16,8 +16,7 @@
 #endif
 
 typedef struct sweep_ctx {
-    rt_bw_kind kind;
-    rt_isa isa;
+    const rt_bw_kernel *k;
     int threads;
     void **bufs; /* one per thread, allocated and first touched by that thread */
     size_t cap;
@@ -55,7 +54,7 @@ static int sweep_fill(sweep_ctx *c, size_t bytes, int alloc)
             c->bufs[tid] = p;
         }
         if (c->bufs[tid])
-            rt_bw_fill(c->kind, c->bufs[tid], bytes);
+            rt_bw_fill(c->k->kind, c->bufs[tid], bytes);
         else
             fail = 1;
     }
@@ -71,7 +70,7 @@ typedef struct sweep_job {
 static int sweep_job_run(void *ctx, int tid)
 {
     sweep_job *j = ctx;
-    return rt_bw_run(j->c->kind, j->c->isa, j->c->bufs[tid], j->bytes, j->passes);
+    return rt_bw_run(j->c->k, j->c->bufs[tid], j->bytes, j->passes);
 }
 
 /*
@@ -154,7 +153,8 @@ static int sweep_point(sweep_ctx *c, size_t bytes, const rt_bw_point *prev, int 
      * only fall as working sets grow): one pass each.
      */
     long passes = 1;
-    double t = INFINITY, traffic = (double)bytes * rt_bw_traffic(c->kind); /* one pass, a thread */
+    double t = INFINITY;
+    double traffic = (double)bytes * rt_bw_traffic(c->k->kind); /* one pass, a thread */
     if (!prev || !(prev->bw.max > 0) || (double)threads * traffic / prev->bw.max < 2 * seconds)
         t = sweep_time(c, bytes, passes, &bad, 1, 0, false, NULL);
     while (!bad && t < seconds / 8 && passes < (1L << 40)) {
@@ -189,8 +189,8 @@ static int sweep_point(sweep_ctx *c, size_t bytes, const rt_bw_point *prev, int 
     return 0;
 }
 
-int rt_bw_points(rt_bw_kind kind, rt_isa isa, int threads, const size_t *sizes, size_t np,
-                 int trials, double seconds, const rt_bw_ref *ref, rt_bw_point *out,
+int rt_bw_points(const rt_bw_kernel *k, int threads, const size_t *sizes, size_t np, int trials,
+                 double seconds, const rt_bw_ref *ref, rt_bw_point *out,
                  void (*progress)(void *ctx, double fraction), void *pctx, rt_error *err)
 {
     if (threads < 1 || np == 0) {
@@ -207,20 +207,21 @@ int rt_bw_points(rt_bw_kind kind, rt_isa isa, int threads, const size_t *sizes, 
     size_t cap = 0;
     for (size_t i = 0; i < np; i++)
         cap = sizes[i] > cap ? sizes[i] : cap;
-    sweep_ctx c = {kind, isa, threads, rt_xcalloc((size_t)threads, sizeof(void *)), cap};
+    sweep_ctx c = {k, threads, rt_xcalloc((size_t)threads, sizeof(void *)), cap};
     int rc = -1;
     /* The read pattern depends on the position only: filled once, whole, for every size. */
-    if (sweep_fill(&c, kind == RT_BW_READ ? c.cap : sizes[0], 1) != 0) {
+    if (sweep_fill(&c, k->kind == RT_BW_READ ? c.cap : sizes[0], 1) != 0) {
         rt_error_set(err, "cannot allocate %zu bytes per thread for the bandwidth sweep", c.cap);
         goto done;
     }
     for (size_t i = 0; i < np; i++) {
-        if (i > 0 && kind != RT_BW_READ)
+        if (i > 0 && k->kind != RT_BW_READ)
             sweep_fill(&c, sizes[i], 0);
         if (sweep_point(&c, sizes[i], i > 0 ? &out[i - 1] : NULL, trials, seconds, ref, &out[i]) !=
             0) {
-            rt_error_set(err, "%s kernel (%s) computed a wrong result at %zu bytes",
-                         rt_bw_kind_name(kind), rt_isa_name(isa), sizes[i]);
+            rt_error_set(err, "at %zu bytes per thread on %d thread%s", sizes[i], threads,
+                         threads > 1 ? "s" : "");
+            rc = 1;
             goto done;
         }
         if (progress)
@@ -234,7 +235,7 @@ done:
     return rc;
 }
 
-int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, const rt_bw_grid *grid, int trials,
+int rt_bw_sweep(const rt_bw_kernel *k, int threads, const rt_bw_grid *grid, int trials,
                 double seconds, const rt_bw_ref *ref, rt_bw_point **pts, size_t *n,
                 void (*progress)(void *ctx, double fraction), void *pctx, rt_error *err)
 {
@@ -257,12 +258,11 @@ int rt_bw_sweep(rt_bw_kind kind, rt_isa isa, int threads, const rt_bw_grid *grid
         return -1;
     }
     rt_bw_point *out = rt_xcalloc(np, sizeof *out);
-    int rc =
-        rt_bw_points(kind, isa, threads, sizes, np, trials, seconds, ref, out, progress, pctx, err);
+    int rc = rt_bw_points(k, threads, sizes, np, trials, seconds, ref, out, progress, pctx, err);
     free(sizes);
     if (rc != 0) {
         free(out);
-        return -1;
+        return rc;
     }
     *pts = out;
     *n = np;

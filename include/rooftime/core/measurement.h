@@ -91,8 +91,6 @@ void rt_measurement_free(rt_measurement *x);
 /* Append a zeroed record (strings copied by the setters below); valid until the next append. */
 rt_peak_trial *rt_measurement_add_peak(rt_measurement *x, const char *unit, const char *isa,
                                        const char *instruction, int threads);
-/* Drop the peak records from index keep on (those of a kernel found wrong after them). */
-void rt_measurement_drop_peaks(rt_measurement *x, size_t keep);
 rt_bw_curve *rt_measurement_add_curve(rt_measurement *x, const char *kernel, const char *isa,
                                       int threads, size_t n);
 rt_bw_plateau *rt_measurement_add_plateau(rt_measurement *x, const char *kernel, int threads,
