@@ -194,13 +194,14 @@ static void section_run(rt_findings *o, const rt_analysis *a, const rt_study_res
             char which[160];
             torch_ran(r, which, sizeof which);
             rt_findings_item(
-                o, "pytorch%s: torch's operators from the PyTorch profiler's traces (self time; "
-                   "FLOPs and bytes from their shapes by the cost model of `rooftime profile "
-                   "--torch`, convolutions by the taps inside the input), not checked against "
-                   "the reference (torch draws its own inputs); its conv2d backward is "
-                   "aten::convolution_backward split by output_mask (backward-data: the input "
-                   "gradient; backward-weights: the weight and bias gradients), its LSTM backward "
-                   "one autograd pass.",
+                o,
+                "pytorch%s: torch's operators from the PyTorch profiler's traces (self time; "
+                "FLOPs and bytes from their shapes by the cost model of `rooftime profile "
+                "--torch`, convolutions by the taps inside the input), not checked against "
+                "the reference (torch draws its own inputs); its conv2d backward is "
+                "aten::convolution_backward split by output_mask (backward-data: the input "
+                "gradient; backward-weights: the weight and bias gradients), its LSTM backward "
+                "one autograd pass.",
                 which);
             break;
         }
