@@ -173,11 +173,14 @@ static int machine_check(int argc, char **argv)
             rc = RT_EXIT_FAIL;
             continue;
         }
-        printf("%s: ok (%s, %zu units, %zu levels, balance %.5g FLOP/byte)\n", argv[i], m->name,
-               m->n_units, m->n_levels, rt_machine_balance(m));
-        /* The sanity rules do not refuse a file; analyze and the report repeat them as a banner. */
+        /* The sanity rules do not refuse a file (exit 0); analyze and the report repeat them as
+         * a banner. A file that fails one loads, but is not "ok". */
         rt_warnings sane = {0};
-        if (rt_machine_sanity(m, &sane)) {
+        int suspect = rt_machine_sanity(m, &sane);
+        printf("%s: %s (%s, %zu units, %zu levels, balance %.5g FLOP/byte)%s\n", argv[i],
+               suspect ? "loads" : "ok", m->name, m->n_units, m->n_levels, rt_machine_balance(m),
+               suspect ? ", but its verdicts are suspect:" : "");
+        if (suspect) {
             printf("%s: fails %zu sanity rule%s:\n", argv[i], sane.n, sane.n == 1 ? "" : "s");
             for (size_t k = 0; k < sane.n; k++)
                 printf("  - %s\n", sane.msg[k]);
