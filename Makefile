@@ -27,15 +27,19 @@ build-demo: deps
 	cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
 
 # The main job: measure this machine, run the Conv2D and LSTM studies, write the report.
-# STUDY_FLAGS=--quick for the short version. It ends with the time of each stage: installing
+# STUDY_FLAGS=--quick for the short version. Its PyTorch is today's: the torch 2.x of the venv
+# scripts/install-deps.sh makes (sdpa, oneDNN 3), else Debian's 1.13 (/usr/bin/python3);
+# ROOFTIME_PYTHON names another. It ends with the time of each stage: installing
 # and building (make build-demo), measuring the machine and running the study (as the study's own
 # last line gives them), and the whole, so that a run's figures are on record.
 demo: SHELL := /bin/bash
 demo: DEMO_T0 := $(shell date +%s.%N)
 demo: build-demo
 	@t1=$$(date +%s.%N); log=$$(mktemp); trap 'rm -f "$$log"' EXIT; set -o pipefail; \
-	echo "./$(BUILD)/rooftime study -o $(DEMO_OUT) $(STUDY_FLAGS)"; \
-	./$(BUILD)/rooftime study -o $(DEMO_OUT) $(STUDY_FLAGS) | tee "$$log" || exit $$?; \
+	py=$${ROOFTIME_PYTHON:-$$(bash scripts/install-deps.sh --torch2-python)}; \
+	py=$${py:-/usr/bin/python3}; \
+	echo "ROOFTIME_PYTHON=$$py ./$(BUILD)/rooftime study -o $(DEMO_OUT) $(STUDY_FLAGS)"; \
+	ROOFTIME_PYTHON=$$py ./$(BUILD)/rooftime study -o $(DEMO_OUT) $(STUDY_FLAGS) | tee "$$log" || exit $$?; \
 	t2=$$(date +%s.%N); \
 	echo "open $(DEMO_OUT)/report.html in a browser"; \
 	stages=$$(sed -n 's/^machine \([0-9.]*\) s, study \([0-9.]*\) s, total .*/machine \1 s, study \2 s/p' "$$log"); \

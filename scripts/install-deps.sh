@@ -78,6 +78,14 @@ torch2() {
     fi
 }
 
+# --torch2-python: print that venv's python when it is made and imports torch (`make demo` runs the
+# study's PyTorch on it), nothing otherwise; installs nothing.
+if [ "${1:-}" = --torch2-python ]; then
+    [ -f "$TORCH2_VENV/.rooftime-ready" ] && "$TORCH2_VENV/bin/python" -c 'import torch' 2>/dev/null &&
+        echo "$TORCH2_VENV/bin/python"
+    exit 0
+fi
+
 missing=()
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

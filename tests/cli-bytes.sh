@@ -11,6 +11,25 @@ check "machine show v100" test $? -eq 0
 grep -q "^capacities" "$TMP/v100.txt" && grep -q "L1 .*10 MiB = 80 x 128 KiB, one per SM" "$TMP/v100.txt" &&
     grep -q "L2 .*6 MiB, shared by 80 SMs" "$TMP/v100.txt" && grep -q "HBM .*16 GiB" "$TMP/v100.txt"
 check "machine show v100 prints L1, L2 and HBM capacities ($(grep -A3 '^capacities' "$TMP/v100.txt" | tr '\n' '|' | head -c 300))" test $? -eq 0
+"$BIN" machine show h100-sxm >"$TMP/h100.txt" 2>&1
+# the ceilings' column stays aligned past names of 11 characters and more (tensor_bf16) and a
+# ceiling of a million GFLOP/s and more is a whole number (1979000, not 1.979e+06)
+check "machine show h100-sxm: the ceilings aligned, whole numbers from a million on" python3 -c "
+import re, sys
+ends, rows = set(), 0
+table = False
+for line in open(sys.argv[1], encoding='utf-8'):
+    if line.startswith(('compute ceilings', 'memory levels')):
+        table = True
+    elif not line.strip():
+        table = False
+    elif table:
+        m = re.match(r'  (\S+) +(\S+)', line)
+        ends.add(m.end(2))
+        rows += 1
+        if 'e+' in m.group(2):
+            sys.exit('not a whole number: ' + line)
+sys.exit(0 if rows >= 10 and len(ends) == 1 else 'numbers end at %s in %d rows' % (sorted(ends), rows))" "$TMP/h100.txt"
 
 # A two-core CPU as `machine measure` writes its levels (hwloc figures; the sweep's).
 cat >"$TMP/cpu.json" <<'J'

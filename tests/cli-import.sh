@@ -172,8 +172,8 @@ check_bad missing-fields 'line 3: expected 15 fields'
 check_bad unknown-unit "line 3: .*unknown unit 'parsec'"
 check_bad non-numeric "line 3: field 'Metric Value': '12abc' is not a number"
 check_bad garbage 'line [0-9]+'
-check_bad no-header 'line [0-9]+: no Nsight Compute table header'
-check_bad no-table 'line 3: no Nsight Compute table header'
+check_bad no-header 'line [0-9]+ \(the end, after [0-9]+ lines of other output\): no Nsight Compute table header'
+check_bad no-table 'line 3 \(the end, after 2 lines of other output\): no Nsight Compute table header'
 check_bad short-2025 'line 3: expected 20 fields as in the header, or at least 15 .*found 14'
 check_bad long-row 'line 2: expected 15 fields as in the header, found 16'
 

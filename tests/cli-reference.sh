@@ -92,7 +92,8 @@ json.dump(m, open(sys.argv[2], "w"))
 PY
 "$BIN" machine check "$TMP/bad.json" >"$TMP/check.txt" 2>&1
 check "machine check: still accepted" test $? -eq 0
-grep -q "fails 2 sanity rules" "$TMP/check.txt" && grep -q "level L3 (10 GB/s) is slower than DRAM (16 GB/s)" "$TMP/check.txt" &&
+grep -q ": loads (cpu, .*), but its verdicts are suspect:$" "$TMP/check.txt" && ! grep -q ": ok (" "$TMP/check.txt" &&
+    grep -q "fails 2 sanity rules" "$TMP/check.txt" && grep -q "level L3 (10 GB/s) is slower than DRAM (16 GB/s)" "$TMP/check.txt" &&
     grep -q "unit fp32: 161.7 GFLOP/s is 44% of its theoretical 367.5 GFLOP/s" "$TMP/check.txt"
 check "machine check names both rules" test $? -eq 0
 "$BIN" analyze -m "$TMP/bad.json" "$TMP/fp32.json" >"$TMP/banner.txt" 2>/dev/null

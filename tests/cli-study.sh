@@ -151,6 +151,8 @@ if "$TORCH2_PY" -c "import torch.nn.functional as F; F.scaled_dot_product_attent
         check "sdpa profile" test -s "$S/profiles/attention-sdpa-fp32-forward.json"
         check "sdpa against the unfused math: the fusion row" grep -q "^attention fp32: pytorch -> sdpa | " "$S/findings.txt"
         check "sdpa decode too" grep -q "^decode fp32: pytorch -> sdpa | " "$S/findings.txt"
+        check "the findings name the torch that ran (torch 2, Kineto)" \
+            grep -q "^- pytorch (torch 2\.[0-9]*\.[^,]*, its kineto profiler, [0-9]* threads): torch's operators" "$S/findings.txt"
         check "torch 2 runs decode's every batch" bash -c "! grep -q 'pytorch decode: .* sweep points' '$S/findings.txt'"
         check "its largest batch too (256 at scale 0.1)" /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if '26' in {k['tags']['batch'] for k in p['kernels']} else 1)" "$S/profiles/decode-pytorch-fp32-forward.json"
     fi
@@ -170,6 +172,8 @@ if ROOFTIME_PYTHON= /usr/bin/python3 -c "import torch" 2>/dev/null; then
     done
     check "pytorch's conv2d backward is split as the others' (no one-pass profile)" test ! -e "$P/profiles/conv2d-pytorch-fp32-backward.json"
     check "pytorch kernels carry the swept parameters" grep -q '"filters"' "$P/profiles/conv2d-pytorch-fp32-forward.json"
+    check "the findings name the torch that ran (Debian's 1.13, its legacy profiler)" \
+        grep -q "^- pytorch (torch 1\.13[^,]*, its legacy profiler, [0-9]* threads): torch's operators" "$P/findings.txt"
     for f in backward-data backward-weights; do
         check "the convolution's $f has FLOPs and bytes" \
             /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if any(k['name'].startswith('aten::convolution_backward') and sum(k['flops'].values()) > 0 and sum(k['bytes'].values()) > 0 for k in p['kernels']) else 1)" \

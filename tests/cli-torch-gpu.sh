@@ -15,6 +15,22 @@ if [ -n "$FIX" ] && [ -d "$G" ]; then
     check "import: the warning says why" grep -q "the trace names no GPU (no deviceProperties" "$TMP/err"
     expect 0 "" -- analyze -m a100 --top 0 "$TMP/rank0.json"
     check "analyze: device time" grep -q "^times: device time" "$TMP/out"
+    # the columns after the bound stay aligned where a label is longer than the usual 18
+    # ("bandwidth:HBM (lower bound)", "communication:unknown") and an efficiency longer than 6
+    # ("0.004434"): each row's efficiency ends where the header's "eff" does
+    check "analyze: the columns align around long bounds and efficiencies" python3 -c "
+import re, sys
+h = n = bad = 0
+for line in open(sys.argv[1], encoding='utf-8'):
+    line = line.rstrip('\\n')
+    if re.search(' bound +eff +recover ', line):
+        h = line.index(' eff ') + 4  # columns are characters: a time in µs is one column wider in bytes
+    elif h and re.match(' *[0-9]+  ', line):
+        n += 1
+        bad += line[h - 1] == ' ' or line[h] != ' '
+    elif not line:
+        h = 0
+sys.exit(0 if n > 100 and bad == 0 else '%d of %d rows misaligned' % (bad, n))" "$TMP/out"
     check "analyze: the run's tau" grep -q "the overhead box at the tau of each implementation, 7 µs per launch on average" "$TMP/out"
     check "analyze: the device coverage, fbgemm's table-batched embeddings as lower bounds" \
         grep -q "^coverage: profile 1: device time 607.8 ms in 1204 GPU events: communication 396.2 ms (65.2%); of the other 211.6 ms, 87.5% with FLOPs or bytes from their operators (or a transfer's own bytes; 38.8% lower bounds, tagged counts=lower_bound).*; the torch that wrote the trace is unknown (it names none)$" "$TMP/out"

@@ -66,6 +66,22 @@ static void test_field_width(void **state)
     assert_int_equal(strlen(line), 11);
 }
 
+/* A share that is not zero never reads "0.0%", nor one short of all "100.0%". */
+static void test_share(void **state)
+{
+    (void)state;
+    const struct {
+        double f;
+        const char *want;
+    } cases[] = {{0, "0.0%"},       {0.0004, "under 0.1%"}, {0.0005, "0.1%"}, {0.125, "12.5%"},
+                 {0.9994, "99.9%"}, {0.9996, "over 99.9%"}, {1, "100.0%"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char b[32];
+        rt_fmt_share(b, sizeof b, cases[i].f);
+        assert_string_equal(b, cases[i].want);
+    }
+}
+
 static void test_utf8_prefix(void **state)
 {
     (void)state;
@@ -153,10 +169,10 @@ static void test_parse_time(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seconds),          cmocka_unit_test(test_si),
-        cmocka_unit_test(test_field_width),      cmocka_unit_test(test_utf8_prefix),
-        cmocka_unit_test(test_shorten_distinct), cmocka_unit_test(test_parse_double),
-        cmocka_unit_test(test_parse_time),
+        cmocka_unit_test(test_seconds),      cmocka_unit_test(test_si),
+        cmocka_unit_test(test_field_width),  cmocka_unit_test(test_share),
+        cmocka_unit_test(test_utf8_prefix),  cmocka_unit_test(test_shorten_distinct),
+        cmocka_unit_test(test_parse_double), cmocka_unit_test(test_parse_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,10 +111,10 @@ static void write_placement(const rt_analysis *a, const size_t *by_time, FILE *f
     }
 }
 
-static void print_header(FILE *fp, const rt_analysis *a, const char *what)
+static void print_header(FILE *fp, const rt_analysis *a, const char *what, rt_text_widths w)
 {
-    fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-18s %6s %10s  ", "#", "time", "share", "launches",
-            "GFLOP", "AI", "bound", "eff", "recover");
+    fprintf(fp, "%4s  %10s %7s %9s %10s %9s  %-*s %*s %10s  ", "#", "time", "share", "launches",
+            "GFLOP", "AI", w.bound, "bound", w.eff, "eff", "recover");
     if (a->own_paths) /* the overhead each row's calls pay, where kernels name their own */
         fprintf(fp, "%-*s  ", RT_TEXT_PAID_WIDTH, "overhead paid");
     fprintf(fp, "%s\n", what);
@@ -167,9 +167,10 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     write_time_line(a, fp);
 
     fprintf(fp, "\nconfigs by time\n");
-    print_header(fp, a, "config");
     size_t *ci = rt_analysis_configs_by_time(a);
-    rt_text_rows(fp, a, ci, a->n_configs, false);
+    rt_text_widths bw = rt_text_widths_of(a, ci, a->n_configs, false);
+    print_header(fp, a, "config", bw);
+    rt_text_rows(fp, a, ci, a->n_configs, false, bw);
     free(ci);
 
     size_t shown = top && top < a->n_items ? top : a->n_items;
@@ -177,9 +178,10 @@ int rt_analysis_write_text(const rt_analysis *a, size_t top, FILE *fp)
     if (shown < a->n_items)
         fprintf(fp, " (top %zu of %zu)", shown, a->n_items);
     fprintf(fp, "\n");
-    print_header(fp, a, "kernel");
     size_t *ii = rt_analysis_items_by_time(a);
-    rt_text_rows(fp, a, ii, shown, true);
+    bw = rt_text_widths_of(a, ii, shown, true);
+    print_header(fp, a, "kernel", bw);
+    rt_text_rows(fp, a, ii, shown, true, bw);
     write_placement(a, ii, fp);
     free(ii);
 

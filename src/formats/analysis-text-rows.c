@@ -39,7 +39,7 @@ static char *pad(char *o, const char *s, int width, bool left)
 
 /* One row into o (at most MAX_ROW bytes); the end. */
 static char *format_row(char *o, size_t rank, const rt_analysis *a, const rt_verdict *v,
-                        double time, const char *name)
+                        double time, const char *name, rt_text_widths w)
 {
     char t[32], rec[32], gf[32], ai[32], eff[32], n[32];
     rt_text_seconds(t, sizeof t, time);
@@ -57,7 +57,7 @@ static char *format_row(char *o, size_t rank, const rt_analysis *a, const rt_ver
         snprintf(cut, sizeof cut, "%.*s...", (int)rt_utf8_prefix(name, len, 77), name);
         shown = cut;
     }
-    /* As fprintf("%4zu  %*s %6.1f%% %9s %10s %9s  %-18s %6s %*s  %s\n", ...) would write it; put
+    /* As fprintf("%4zu  %*s %6.1f%% %9s %10s %9s  %-*s %*s %*s  %s\n", ...) would write it; put
      * together by hand, which at a million rows is several times faster. */
     o = rt_text_count(o, rank, 4);
     *o++ = ' ';
@@ -74,9 +74,9 @@ static char *format_row(char *o, size_t rank, const rt_analysis *a, const rt_ver
     o = pad(o, ai, 9, false);
     *o++ = ' ';
     *o++ = ' ';
-    o = pad(o, v->bound_label, 18, true);
+    o = pad(o, v->bound_label, w.bound, true);
     *o++ = ' ';
-    o = pad(o, eff, 6, false);
+    o = pad(o, eff, w.eff, false);
     *o++ = ' ';
     o = pad(o, rec, rt_fmt_field(rec, 10), false);
     *o++ = ' ';
@@ -100,6 +100,7 @@ typedef struct rows_job {
     const size_t *order;
     size_t n; /* all the rows */
     bool items;
+    rt_text_widths w; /* the widths of the columns that vary (rt_text_widths_of) */
 } rows_job;
 
 /* Rows [begin, end), formatted a block at a time into a buffer (rt_parallel_write_fn). */
@@ -113,11 +114,11 @@ static int rows_part(void *arg, size_t begin, size_t end, FILE *out)
         if (j->items) {
             rt_rows_prefetch_items(a, j->order, r, j->n);
             const rt_item *it = &a->items[j->order[r]];
-            o = format_row(o, r + 1, a, &it->v, it->kernel->time, it->kernel->name);
+            o = format_row(o, r + 1, a, &it->v, it->kernel->time, it->kernel->name, j->w);
         } else {
             rt_rows_prefetch_configs(a, j->order, r, j->n);
             const rt_config *c = &a->configs[j->order[r]];
-            o = format_row(o, r + 1, a, &c->v, c->sum.time, c->label);
+            o = format_row(o, r + 1, a, &c->v, c->sum.time, c->label, j->w);
         }
         if ((size_t)(o - buf) > (size_t)(ROWS - 1) * MAX_ROW || r + 1 == end) {
             fwrite(buf, 1, (size_t)(o - buf), out);
@@ -128,8 +129,26 @@ static int rows_part(void *arg, size_t begin, size_t end, FILE *out)
     return 0;
 }
 
-void rt_text_rows(FILE *fp, const rt_analysis *a, const size_t *order, size_t n, bool items)
+rt_text_widths rt_text_widths_of(const rt_analysis *a, const size_t *order, size_t n, bool items)
 {
-    rows_job j = {a, order, n, items};
+    rt_text_widths w = {RT_TEXT_BOUND_WIDTH, RT_TEXT_EFF_WIDTH};
+    for (size_t r = 0; r < n; r++) {
+        const rt_verdict *v = items ? &a->items[order[r]].v : &a->configs[order[r]].v;
+        int l = (int)strlen(v->bound_label);
+        if (l > w.bound)
+            w.bound = l < 63 ? l : 63;
+        char eff[32];
+        rt_text_value(eff, sizeof eff, v->efficiency);
+        l = (int)strlen(eff);
+        if (l > w.eff)
+            w.eff = l;
+    }
+    return w;
+}
+
+void rt_text_rows(FILE *fp, const rt_analysis *a, const size_t *order, size_t n, bool items,
+                  rt_text_widths w)
+{
+    rows_job j = {a, order, n, items, w};
     rt_parallel_write(fp, n, BLOCK, rows_part, &j);
 }

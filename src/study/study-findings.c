@@ -29,6 +29,28 @@ static const char *tag(const rt_tags *t, const char *k)
     return v ? v : "";
 }
 
+/* " (torch 2.15.0+cu132, its kineto profiler, 2 threads)": which torch the study's client ran, as
+ * its profiles' notes say (the study runs one python for every torch case); "" when none says. */
+static void torch_ran(const rt_study_result *r, char *buf, size_t n)
+{
+    buf[0] = 0;
+    for (size_t i = 0; i < r->n_profiles; i++) {
+        const rt_tags *notes = &r->profiles[i]->provenance.notes;
+        const char *v = rt_tags_get(notes, "torch_version");
+        if (!v)
+            continue;
+        const char *prof = rt_tags_get(notes, "torch_profiler");
+        const char *threads = rt_tags_get(notes, "torch_threads");
+        char pr[64] = "", th[32] = "";
+        if (prof)
+            snprintf(pr, sizeof pr, ", its %s profiler", prof);
+        if (threads)
+            snprintf(th, sizeof th, ", %s threads", threads);
+        snprintf(buf, n, " (torch %s%s%s)", v, pr, th);
+        return;
+    }
+}
+
 /* Whether no kernel of implementation impl carries a byte count: such kernels have no AI and no
  * bandwidth bound. */
 static bool impl_without_bytes(const rt_analysis *a, const char *impl)
@@ -169,14 +191,18 @@ static void section_run(rt_findings *o, const rt_analysis *a, const rt_study_res
             nb);
     for (size_t i = 0; i < a->n_items; i++)
         if (strcmp(tag(&a->items[i].tags, "implementation"), "pytorch") == 0) {
+            char which[160];
+            torch_ran(r, which, sizeof which);
             rt_findings_item(
-                o, "pytorch: torch's operators from the PyTorch profiler's traces (self time; "
-                   "FLOPs and bytes from their shapes by the cost model of `rooftime profile "
-                   "--torch`, convolutions by the taps inside the input), not checked against "
-                   "the reference (torch draws its own inputs); its conv2d backward is "
-                   "aten::convolution_backward split by output_mask (backward-data: the input "
-                   "gradient; backward-weights: the weight and bias gradients), its LSTM backward "
-                   "one autograd pass.");
+                o,
+                "pytorch%s: torch's operators from the PyTorch profiler's traces (self time; "
+                "FLOPs and bytes from their shapes by the cost model of `rooftime profile "
+                "--torch`, convolutions by the taps inside the input), not checked against "
+                "the reference (torch draws its own inputs); its conv2d backward is "
+                "aten::convolution_backward split by output_mask (backward-data: the input "
+                "gradient; backward-weights: the weight and bias gradients), its LSTM backward "
+                "one autograd pass.",
+                which);
             break;
         }
     for (size_t i = 0; i < r->skipped.n; i++)

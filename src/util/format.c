@@ -98,6 +98,16 @@ void rt_fmt_bytes(char *buf, size_t n, double b)
         snprintf(buf, n, "%.3g KiB", b / 1024.0);
 }
 
+void rt_fmt_share(char *buf, size_t n, double f)
+{
+    if (f > 0 && f < 0.0005)
+        snprintf(buf, n, "under 0.1%%");
+    else if (f < 1 && f >= 0.9995)
+        snprintf(buf, n, "over 99.9%%");
+    else
+        snprintf(buf, n, "%.1f%%", 100 * f);
+}
+
 int rt_fmt_field(const char *s, int width)
 {
     int extra = 0;

@@ -22,6 +22,10 @@ void rt_fmt_value(char *buf, size_t n, double v);
 /* A size in binary units: "32 KiB", "1.5 MiB", "2 GiB" (3 significant digits). */
 void rt_fmt_bytes(char *buf, size_t n, double bytes);
 
+/* A share as a percentage with one decimal, "12.5%", but "under 0.1%" for a share above zero
+ * that would print as "0.0%" (and "over 99.9%" for one below 1 that would print as "100.0%"). */
+void rt_fmt_share(char *buf, size_t n, double fraction);
+
 /* The printf field width that makes UTF-8 text s fill `width` columns ("%*s" counts bytes; "µ"
  * is two bytes and one column). */
 int rt_fmt_field(const char *s, int width);

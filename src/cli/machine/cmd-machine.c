@@ -61,8 +61,25 @@ static void print_capacities(const rt_machine *m)
     }
 }
 
+/* A ceiling in its column: 6 significant digits, but a whole number from a million on
+ * ("1979000", not "1.979e+06"), so that a GPU's Tensor Core rates read as the others. */
+static void print_ceiling(int name_w, const char *name, double v)
+{
+    if (v >= 1e6)
+        printf("  %-*s %12.0f", name_w, name, v);
+    else
+        printf("  %-*s %12.6g", name_w, name, v);
+}
+
 static void show_text(const rt_machine *m)
 {
+    /* one width for the names of both tables: the longest, at least 10 */
+    int name_w = 10;
+    for (size_t i = 0; i < m->n_units + m->n_levels; i++) {
+        size_t l = strlen(i < m->n_units ? m->units[i].name : m->levels[i - m->n_units].name);
+        if ((int)l > name_w)
+            name_w = l < 40 ? (int)l : 40;
+    }
     printf("machine: %s\n", m->name);
     printf("source: %s\n", m->source ? m->source : "unknown");
     if (m->method)
@@ -70,7 +87,7 @@ static void show_text(const rt_machine *m)
     printf("\ncompute ceilings (GFLOP/s)\n");
     for (size_t i = 0; i < m->n_units; i++) {
         const rt_unit *u = &m->units[i];
-        printf("  %-10s %12.6g", u->name, u->flops / 1e9);
+        print_ceiling(name_w, u->name, u->flops / 1e9);
         print_spread(u->min, u->max, 1e9);
         if (u->theoretical > 0)
             printf("  theoretical %.6g (%.0f%%)", u->theoretical / 1e9,
@@ -82,7 +99,7 @@ static void show_text(const rt_machine *m)
     printf("\nmemory levels (GB/s)\n");
     for (size_t i = 0; i < m->n_levels; i++) {
         const rt_level *l = &m->levels[i];
-        printf("  %-10s %12.6g", l->name, l->bytes_per_s / 1e9);
+        print_ceiling(name_w, l->name, l->bytes_per_s / 1e9);
         print_spread(l->min, l->max, 1e9);
         if (l->note)
             printf("  -- %s", l->note);
@@ -173,11 +190,14 @@ static int machine_check(int argc, char **argv)
             rc = RT_EXIT_FAIL;
             continue;
         }
-        printf("%s: ok (%s, %zu units, %zu levels, balance %.5g FLOP/byte)\n", argv[i], m->name,
-               m->n_units, m->n_levels, rt_machine_balance(m));
-        /* The sanity rules do not refuse a file; analyze and the report repeat them as a banner. */
+        /* The sanity rules do not refuse a file (exit 0); analyze and the report repeat them as
+         * a banner. A file that fails one loads, but is not "ok". */
         rt_warnings sane = {0};
-        if (rt_machine_sanity(m, &sane)) {
+        int suspect = rt_machine_sanity(m, &sane);
+        printf("%s: %s (%s, %zu units, %zu levels, balance %.5g FLOP/byte)%s\n", argv[i],
+               suspect ? "loads" : "ok", m->name, m->n_units, m->n_levels, rt_machine_balance(m),
+               suspect ? ", but its verdicts are suspect:" : "");
+        if (suspect) {
             printf("%s: fails %zu sanity rule%s:\n", argv[i], sane.n, sane.n == 1 ? "" : "s");
             for (size_t k = 0; k < sane.n; k++)
                 printf("  - %s\n", sane.msg[k]);

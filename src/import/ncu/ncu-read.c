@@ -43,11 +43,13 @@ int rt_ncu_find_header(ncu_import *im, ncu_file *f)
         int r = rt_csv_peek_line(f->csv, &line, &len, err);
         if (r < 0)
             return -1;
-        if (r == 0) {
+        if (r == 0) { /* the end: one line past the last, said so */
+            unsigned long n = rt_csv_line(f->csv) - 1;
             rt_error_set(err,
-                         "%s: line %lu: no Nsight Compute table header (\"ID\",\"Process ID\",...) "
-                         "found; is this the output of `ncu --csv`?",
-                         f->path, rt_csv_line(f->csv));
+                         "%s: line %lu (the end, after %lu line%s of other output): no Nsight "
+                         "Compute table header (\"ID\",\"Process ID\",...) found; is this the "
+                         "output of `ncu --csv`?",
+                         f->path, n + 1, n, n == 1 ? "" : "s");
             return -1;
         }
         if (len >= sizeof sig - 1 && memcmp(line, sig, sizeof sig - 1) == 0)

@@ -335,10 +335,12 @@ void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w)
         rt_tags_set(&p->provenance.notes, "torch_uncovered", list);
         if (rt_torch_legacy_export(r))
             rt_torch_warn_legacy(r, w); /* one cause for every operator: said once */
-        else
-            rt_warnings_add(w,
-                            "'%s': %.1f%% of the operator self time is uncovered (time only): %s",
-                            r->origin, 100 * unc / busy, list);
+        else {
+            char sh[32];
+            rt_fmt_share(sh, sizeof sh, unc / busy);
+            rt_warnings_add(w, "'%s': %s of the operator self time is uncovered (time only): %s",
+                            r->origin, sh, list);
+        }
     }
     free(list);
 }
