@@ -32,6 +32,7 @@ typedef struct evf {
     char *types;      /* compact "Input type", heap, or NULL */
     char *concrete;   /* compact "Concrete Inputs", heap, or NULL */
     char *stack;      /* "Call stack" (frames, innermost first, ';' between), heap, or NULL */
+    char *call_from;  /* a python_function's "CallFrom" ("file.py:12": its caller's line), heap */
     const char *unit;
 } evf;
 
@@ -103,6 +104,17 @@ typedef struct rt_torch_phase_range {
     const char *phase;
 } rt_torch_phase_range;
 
+/* One python_function event of torch 2.x's Python tracer (with_stack=True), what it says of the
+ * operators inside it: strings interned in the reader's py.text (UINT32_MAX: none). */
+typedef struct rt_torch_pyframe {
+    double ts, end;
+    uint32_t thread;
+    uint32_t from;   /* its "CallFrom": the line of the frame around it that called it */
+    uint32_t module; /* "nn.Module: Linear_0" -> "Linear_0" */
+    uint8_t kind;    /* PF_LIBRARY, PF_USER (a frame of the user's code), PF_MODULE */
+} rt_torch_pyframe;
+enum { PF_LIBRARY = 0, PF_USER = 1, PF_MODULE = 2 };
+
 typedef struct reader {
     const char *origin;
     const char *within;
@@ -136,6 +148,15 @@ typedef struct reader {
         size_t prefill_calls, decode_calls, tagged;
     } phases;
     struct {
+        rt_torch_pyframe *f; /* torch 2.x's Python frames (torch-pyframes.c) */
+        size_t n, cap;
+        rt_name_index text; /* their CallFrom lines and module names */
+        size_t crossing;    /* frames crossing the end of the frame around them: left out */
+        size_t ops, placed; /* operator calls, and those inside a frame of the user's code */
+        size_t outside;     /* operators crossing the end of their innermost frame */
+        size_t bare;        /* operators on threads with no Python frames */
+    } py;
+    struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
         double uncounted;                   /* work no count measures (model uncounted) */
         double aten_busy, aten_work;        /* the same for aten:: operators */
@@ -146,6 +167,8 @@ typedef struct reader {
 /* Source line ("file.py:12") and nn.Module ("Linear_0") of the user's code in a "Call stack"
  * (frames innermost first, ';' between them); either may be NULL. */
 void rt_torch_source_of(const char *stack, char **source, char **module);
+/* Whether frame f (n bytes, "path/file.py(12): fn") is library code rather than the user's. */
+int rt_torch_library_frame(const char *f, size_t n);
 /* "float->c10::BFloat16" when an aten::copy_ converts between its recorded types, else NULL. */
 char *rt_torch_conversion(const char *name, const char *types);
 /* FLOPs and bytes of every operator call from the cost model, the innermost working operator of
@@ -162,6 +185,15 @@ void rt_torch_warn_legacy(const reader *r, rt_warnings *w);
 void rt_torch_source_notes(const reader *r, rt_profile *p);
 /* The notes of the cost model and its coverage into the profile's provenance. */
 void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
+
+/* ---- torch-pyframes.c: torch 2.x's Python frames (with_stack=True) ---- */
+
+/* Keep one python_function event (its times checked). */
+void rt_torch_pyframe_add(reader *r, const evf *f);
+/* Give each operator without a "Call stack" the source line and nn.Module of the Python frames
+ * around it on its thread, as a kernel of its own; warnings into w. Before rt_torch_phases. */
+void rt_torch_pyframes_attribute(reader *r, rt_warnings *w);
+void rt_torch_pyframes_release(reader *r);
 
 /* ---- torch-kernels.c ---- */
 

@@ -105,6 +105,34 @@ static uint32_t intern_thread(reader *r, const char *key)
     return (uint32_t)i;
 }
 
+/* The name, start and duration a kept event needs, and its FLOPs when it has them: an error
+ * naming the event and the field when one is missing or out of range. */
+static int check_fields(reader *r, const evf *f, size_t line, size_t col)
+{
+    const char *name = f->name;
+    const char *missing = !name ? "name" : !f->ts_ok ? "ts" : !f->dur_ok ? "dur" : NULL;
+    if (missing) {
+        rt_error_set(r->err,
+                     "cannot read '%s': line %zu, column %zu: trace event %zu ('%s'): field '%s' "
+                     "missing or not a number/string",
+                     r->origin, line, col, r->n_events, name ? name : "?", missing);
+        return -1;
+    }
+    const char *bad = !isfinite(f->ts)                                 ? "'ts' is not finite"
+                      : !isfinite(f->dur) || !isfinite(f->ts + f->dur) ? "'dur' is not finite"
+                      : f->dur < 0                                     ? "'dur' is negative"
+                      : f->flops_ok && !(isfinite(f->flops) && f->flops >= 0)
+                          ? "'args.flops' is not a finite count"
+                          : NULL;
+    if (bad) {
+        rt_error_set(r->err,
+                     "cannot read '%s': line %zu, column %zu: trace event %zu ('%s'): field %s",
+                     r->origin, line, col, r->n_events, name, bad);
+        return -1;
+    }
+    return 0;
+}
+
 /* One trace event: keep complete events of operators, GPU kernels and the `within` ranges. */
 static int take_event(reader *r, const evf *f, size_t line, size_t col)
 {
@@ -138,34 +166,22 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     /* a range the cost model counts as an operator: torch.compile's compiled code */
     if (kind < 0 && r->ops && name && rt_torch_ops_annotation(r->ops, name))
         kind = EV_CPU;
+    if (kind < 0 && cat && strcmp(cat, "python_function") == 0 && r->opt->by_source) {
+        if (check_fields(r, f, line, col) != 0)
+            return -1;
+        rt_torch_pyframe_add(r, f); /* torch 2.x's Python frames: torch-pyframes.c */
+        return 0;
+    }
     if (kind < 0)
-        return 0; /* annotations, python functions, runtime calls: not kernels */
+        return 0; /* annotations, runtime calls: not kernels */
     if (kind == EV_CPU) {
         r->n_cpu++;
         r->n_cpu_dims += f->dims != NULL;
         r->n_cpu_uncat += cat == NULL;
         r->n_cpu_flops += f->flops_ok;
     }
-    const char *missing = !name ? "name" : !f->ts_ok ? "ts" : !f->dur_ok ? "dur" : NULL;
-    if (missing) {
-        rt_error_set(r->err,
-                     "cannot read '%s': line %zu, column %zu: trace event %zu ('%s'): field '%s' "
-                     "missing or not a number/string",
-                     r->origin, line, col, r->n_events, name ? name : "?", missing);
+    if (check_fields(r, f, line, col) != 0)
         return -1;
-    }
-    const char *bad = !isfinite(f->ts)                                 ? "'ts' is not finite"
-                      : !isfinite(f->dur) || !isfinite(f->ts + f->dur) ? "'dur' is not finite"
-                      : f->dur < 0                                     ? "'dur' is negative"
-                      : f->flops_ok && !(isfinite(f->flops) && f->flops >= 0)
-                          ? "'args.flops' is not a finite count"
-                          : NULL;
-    if (bad) {
-        rt_error_set(r->err,
-                     "cannot read '%s': line %zu, column %zu: trace event %zu ('%s'): field %s",
-                     r->origin, line, col, r->n_events, name, bad);
-        return -1;
-    }
     if (kind == EV_GPU) { /* the device side: torch-gpu-link.c */
         uint32_t key = rt_torch_intern(r, name, strlen(name), 1);
         rt_torch_gpu_add_event(r, f->ts, f->dur, f->corr_ok ? f->corr : -1,
@@ -359,6 +375,7 @@ static void reader_release(reader *r)
         rt_time_samples_release(&r->k[i].samples);
     }
     rt_torch_phase_release(r);
+    rt_torch_pyframes_release(r);
     rt_torch_gpu_free(&r->gpu);
     free(r->parent);
     rt_torch_shares_release(&r->cov.why);
@@ -419,6 +436,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         reader_release(&r);
         return -1;
     }
+    rt_torch_pyframes_attribute(&r, w);
     rt_torch_phases(&r);
     int device = r.gpu.n > 0 && !o->host; /* the device profile: torch-gpu-profile.c */
     if (device && r.ops)
