@@ -199,6 +199,8 @@ void rt_torch_pyframes_release(reader *r);
 
 /* Kernel index of key (interned, made when new: a GPU kernel when gpu). */
 uint32_t rt_torch_intern(reader *r, const char *key, size_t kl, int gpu);
+/* Number of the thread "pid/tid" as an event writes them (made when new). */
+uint32_t rt_torch_intern_thread(reader *r, const char *key);
 
 /* ---- torch-phase.c: the phases of a generation loop ---- */
 

@@ -39,13 +39,7 @@ void rt_torch_pyframe_add(reader *r, const evf *f)
     if (c && c > f->call_from && c[1] >= '1' && c[1] <= '9' &&
         c[1 + strspn(c + 1, "0123456789")] == '\0')
         p.from = text_id(r, f->call_from, strlen(f->call_from));
-    /* pid/tid as the operators' (torch.c interns both the same way) */
-    size_t t = rt_name_index_get(&r->threads, f->thread, strlen(f->thread));
-    if (t == (size_t)-1) {
-        t = r->threads.n;
-        rt_name_index_put(&r->threads, f->thread, strlen(f->thread), t);
-    }
-    p.thread = (uint32_t)t;
+    p.thread = rt_torch_intern_thread(r, f->thread);
     if (r->py.n == r->py.cap) {
         r->py.cap = r->py.cap ? 2 * r->py.cap : 1024;
         r->py.f = rt_xrealloc(r->py.f, r->py.cap * sizeof *r->py.f);

@@ -95,16 +95,6 @@ static void push_ev(reader *r, const ev *e)
     r->evs[r->n_evs++] = *e;
 }
 
-static uint32_t intern_thread(reader *r, const char *key)
-{
-    size_t i = rt_name_index_get(&r->threads, key, strlen(key));
-    if (i == (size_t)-1) {
-        i = r->threads.n;
-        rt_name_index_put(&r->threads, key, strlen(key), i);
-    }
-    return (uint32_t)i;
-}
-
 /* The name, start and duration a kept event needs, and its FLOPs when it has them: an error
  * naming the event and the field when one is missing or out of range. */
 static int check_fields(reader *r, const evf *f, size_t line, size_t col)
@@ -151,7 +141,7 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     if (runtime && f->corr_ok && f->ts_ok && f->dur_ok && isfinite(f->ts) && isfinite(f->dur) &&
         f->dur >= 0) /* the launch of a GPU event: its link to the operator (torch-gpu-link.c) */
         rt_torch_gpu_add_call(r, f->ts, f->dur, f->corr, f->ext_ok ? f->ext : -1,
-                              intern_thread(r, f->thread));
+                              rt_torch_intern_thread(r, f->thread));
     if (name && strcmp(name, "rooftime:window") == 0 && f->dur_ok && f->dur > r->window_us) {
         r->window_us = f->dur; /* the runner's --steps window */
         /* and how many optimizer steps it holds: a whole number from 1 up, else unknown */
@@ -193,7 +183,7 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     e.end = f->ts + f->dur;
     e.kind = (uint8_t)kind;
     e.ext = f->ext_ok ? f->ext : -1;
-    e.thread = intern_thread(r, f->thread);
+    e.thread = rt_torch_intern_thread(r, f->thread);
     if (kind != EV_WITHIN) {
         if (kind == EV_CPU && (r->opt->ops || r->opt->by_source)) {
             char *source = NULL, *module = NULL;
