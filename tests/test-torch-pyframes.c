@@ -2,6 +2,7 @@
  * with with_stack=True (tests/data/torch-2.15-with-stack.json), each operator's source line and
  * nn.Module; on traces written here, the frames' order in the file, a frame that outlives its
  * caller (left out, counted), an operator that outlives its frame, threads with no frames, the
+ * backward pass tagged as its forward calls (autograd's sequence number), the
  * frames' missing or negative times (an error naming the field), both parsers, a "Call stack"
  * kept. */
 #include <stdio.h>
@@ -64,13 +65,20 @@ static void test_recorded(void **state)
     /* `+ x` has no call event of its own: the line known outside, step()'s call of the model */
     expect(p, "aten::add [[16,64],[16,64],[]]", REC ":24", "Block_0");
     expect(p, "aten::mean [[16,8],[]]", REC ":25", NULL);
-    /* the backward pass runs on this thread (CPU), inside loss.backward() */
-    expect(p, "aten::mm [[16,8],[8,64]]", REC ":26", NULL);
-    expect(p, "AddmmBackward0 [[16,8]]", REC ":26", NULL);
+    /* the backward pass (on this thread, CPU, inside loss.backward()) as its forward calls */
+    expect(p, "AddmmBackward0 [[16,8]]", REC ":24", "Linear_2");
+    expect(p, "aten::mm [[16,8],[8,64]]", REC ":24", "Linear_2");
+    expect(p, "ReluBackward0 [[16,128]]", REC ":19", "ReLU_0");
+    expect(p, "aten::threshold_backward [[16,128],[16,128],[]]", REC ":19", "ReLU_0");
+    expect(p, "MeanBackward0 [[]]", REC ":25", NULL);
+    /* what no backward node holds keeps the frames' line: loss.backward() */
+    expect(p, "aten::ones_like [[],[],[],[],[],[]]", REC ":26", NULL);
+    expect(p, "torch::autograd::AccumulateGrad [[8]]", REC ":26", NULL);
     const char *note = rt_tags_get(&p->provenance.notes, "torch_source_coverage");
     assert_non_null(note);
     assert_non_null(strstr(note, "100.0% of the operator self time with the user's source line"));
     assert_non_null(strstr(note, "172 of 172 operator calls inside the user's code, 0 on threads"));
+    assert_non_null(strstr(note, "102 in the backward pass tagged as the forward call"));
     /* profiler.py's stop_trace ends a rounding step (1 ns) after its caller: inside it */
     assert_false(warned(&w, "python_function"));
     rt_profile_free(p);
@@ -159,6 +167,47 @@ static void test_crossing(void **state)
     rt_warnings_release(&w);
 }
 
+/* The backward pass on autograd's own thread (no Python frames): a backward node and what runs
+ * inside it take the line and module of the latest forward operator before it with its sequence
+ * number; a node whose number no tagged forward operator has, and what it holds, get nothing. */
+#define SEQ(name, tid, ts, dur, seq)                                                               \
+    EV("cpu_op", name, tid, ts, dur, "\"Input Dims\":[[2]],\"Sequence number\":" #seq)
+static const char backward[] = "[" PY("m.py(1): <module>", 1, 0, 100, "\"m.py:1\"") "," PY(
+    "nn.Module: Linear_0", 1, 10, 10,
+    "\"m.py:4\"") "," SEQ("aten::linear", 1, 11, 2,
+                          7) "," PY("nn.Module: Linear_1", 1, 20, 10,
+                                    "\"m.py:5\"") "," SEQ("aten::"
+                                                          "linear",
+                                                          1, 21, 2,
+                                                          8) "," SEQ("AddmmBackward0", 2, 50, 5,
+                                                                     7) "," OP("aten::mm", 2, 51,
+                                                                               2) "," SEQ("AddmmBac"
+                                                                                          "kward0",
+                                                                                          2, 60, 5,
+                                                                                          9) "," OP("aten::t",
+                                                                                                    2,
+                                                                                                    61,
+                                                                                                    1) "]";
+
+static void test_backward(void **state)
+{
+    (void)state;
+    rt_warnings w = {0};
+    rt_error err = {{0}};
+    rt_profile *p = import(backward, &w, &err);
+    assert_non_null(p);
+    expect(p, "aten::linear [[2]]", "m.py:4", "Linear_0");
+    expect(p, "aten::mm [[2]]", "m.py:4", "Linear_0");
+    expect(p, "AddmmBackward0 [[2]]", "m.py:4", "Linear_0");
+    expect(p, "AddmmBackward0 [[2]]", NULL, NULL);
+    expect(p, "aten::t [[2]]", NULL, NULL);
+    const char *note = rt_tags_get(&p->provenance.notes, "torch_source_coverage");
+    assert_non_null(strstr(note, "2 of 6 operator calls inside the user's code, 4 on threads"));
+    assert_non_null(strstr(note, "; 2 in the backward pass"));
+    rt_profile_free(p);
+    rt_warnings_release(&w);
+}
+
 /* A frame with no duration or a negative one: the file, the event and the field. */
 static void test_malformed(void **state)
 {
@@ -202,8 +251,8 @@ static void test_call_stack_kept(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_recorded), cmocka_unit_test(test_nesting),
-        cmocka_unit_test(test_crossing), cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_call_stack_kept)};
+        cmocka_unit_test(test_recorded),  cmocka_unit_test(test_nesting),
+        cmocka_unit_test(test_crossing),  cmocka_unit_test(test_backward),
+        cmocka_unit_test(test_malformed), cmocka_unit_test(test_call_stack_kept)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -295,8 +295,9 @@ void rt_torch_source_notes(const reader *r, rt_profile *p)
         snprintf(buf + len, sizeof buf - (size_t)len,
                  "; lines and modules from the trace's Python frames (with_stack=True): %zu of "
                  "%zu operator calls inside the user's code, %zu on threads with no Python "
-                 "frames (the backward pass on autograd's threads: its lines are unknown)",
-                 r->py.placed, r->py.ops + r->py.bare, r->py.bare);
+                 "frames (autograd's own threads); %zu in the backward pass tagged as the "
+                 "forward call they are the backward of (autograd's sequence number)",
+                 r->py.placed, r->py.ops + r->py.bare, r->py.bare, r->py.linked);
     rt_tags_set(&p->provenance.notes, "torch_source_coverage", buf);
 }
 

@@ -45,6 +45,8 @@ static int64_t count_of(const json_t *v)
 /* args.correlation, args."External id" and args.bytes (a memcpy's), whole numbers >= 0. */
 static void rt_torch_event_ids_from_json(const json_t *args, evf *f)
 {
+    f->seq = count_of(json_object_get(args, "Sequence number"));
+    f->seq_ok = f->seq >= 0;
     f->corr = count_of(json_object_get(args, "correlation"));
     f->ext = count_of(json_object_get(args, "External id"));
     int64_t b = count_of(json_object_get(args, "bytes"));
@@ -342,6 +344,9 @@ static int args_member(void *ctx_, const char *k, size_t kl, const char *v, cons
             c->f->ext_ok = x >= 0;
             c->f->ext = x;
         }
+    } else if (key_is(k, kl, "Sequence number")) {
+        c->f->seq = plain_count(v, ve);
+        c->f->seq_ok = c->f->seq >= 0;
     } else if (key_is(k, kl, "bytes")) {
         int64_t x = plain_count(v, ve);
         c->f->bytes_ok = x >= 0;

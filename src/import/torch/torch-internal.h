@@ -24,7 +24,8 @@ typedef struct evf {
     int ts_ok, dur_ok, flops_ok, steps_ok;
     double ts, dur, flops;
     int corr_ok, ext_ok, bytes_ok; /* args.correlation, args."External id", args.bytes */
-    int64_t corr, ext;
+    int seq_ok;                    /* args."Sequence number": autograd's, forward to backward */
+    int64_t corr, ext, seq;
     double bytes;
     double steps;     /* args.steps: the optimizer steps inside the runner's rooftime:window */
     char thread[256]; /* pid and tid as written ("1/1", "\"CPU functions\"/1") */
@@ -114,6 +115,11 @@ typedef struct rt_torch_pyframe {
     uint8_t kind;    /* PF_LIBRARY, PF_USER (a frame of the user's code), PF_MODULE */
 } rt_torch_pyframe;
 enum { PF_LIBRARY = 0, PF_USER = 1, PF_MODULE = 2 };
+/* An operator's autograd sequence number: the event's index in the reader's evs. */
+typedef struct rt_torch_seq {
+    size_t ev;
+    int64_t seq;
+} rt_torch_seq;
 
 typedef struct reader {
     const char *origin;
@@ -155,6 +161,9 @@ typedef struct reader {
         size_t ops, placed; /* operator calls, and those inside a frame of the user's code */
         size_t outside;     /* operators crossing the end of their innermost frame */
         size_t bare;        /* operators on threads with no Python frames */
+        rt_torch_seq *seq;  /* the operators with a sequence number (torch-backward.c) */
+        size_t n_seq, cap_seq;
+        size_t linked; /* operators tagged as the forward call their backward node is of */
     } py;
     struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
@@ -194,6 +203,15 @@ void rt_torch_pyframe_add(reader *r, const evf *f);
  * around it on its thread, as a kernel of its own; warnings into w. Before rt_torch_phases. */
 void rt_torch_pyframes_attribute(reader *r, rt_warnings *w);
 void rt_torch_pyframes_release(reader *r);
+
+/* ---- torch-backward.c: the backward pass tagged as its forward calls ---- */
+
+/* Keep operator ev_index's sequence number. */
+void rt_torch_seq_add(reader *r, size_t ev_index, int64_t seq);
+/* src and mod (per event: an interned line and module of py.text, or UINT32_MAX): a backward
+ * node and the operators inside it (ending up to `rounding` microseconds after it) take those of
+ * the latest forward operator before it with its sequence number. */
+void rt_torch_backward_link(reader *r, uint32_t *src, uint32_t *mod, double rounding);
 
 /* ---- torch-kernels.c ---- */
 

@@ -108,8 +108,9 @@ static void rekey(reader *r, ev *e, const char *source, const char *module)
     e->key = k;
 }
 
-/* The operator at ops[i] inside the open frames st[0..sp): its source and module. */
-static void place(reader *r, ev *e, const open_frame *st, size_t sp)
+/* Operator e (index i) inside the open frames st[0..sp): its source and module into src, mod. */
+static void place(reader *r, const ev *e, size_t i, const open_frame *st, size_t sp, uint32_t *src,
+                  uint32_t *mod)
 {
     r->py.ops++;
     if (sp == 0)
@@ -122,10 +123,8 @@ static void place(reader *r, ev *e, const open_frame *st, size_t sp)
     if (!top->user)
         return;
     r->py.placed++;
-    const char *source = top->line != NONE ? rt_name_index_key(&r->py.text, top->line) : NULL;
-    const char *module = top->module != NONE ? rt_name_index_key(&r->py.text, top->module) : NULL;
-    if (source || module)
-        rekey(r, e, source, module);
+    src[i] = top->line;
+    mod[i] = top->module;
 }
 
 void rt_torch_pyframes_attribute(reader *r, rt_warnings *w)
@@ -155,6 +154,10 @@ void rt_torch_pyframes_attribute(reader *r, rt_warnings *w)
             r->py.bare++;
     }
     qsort(it, m, sizeof *it, item_cmp);
+    uint32_t *src = rt_xmalloc((r->n_evs + 1) * sizeof *src);
+    uint32_t *mod = rt_xmalloc((r->n_evs + 1) * sizeof *mod);
+    memset(src, 0xff, (r->n_evs + 1) * sizeof *src); /* NONE */
+    memset(mod, 0xff, (r->n_evs + 1) * sizeof *mod);
     open_frame *st = rt_xmalloc((r->py.n + 1) * sizeof *st);
     size_t sp = 0;
     for (size_t i = 0; i < m; i++) {
@@ -163,7 +166,7 @@ void rt_torch_pyframes_attribute(reader *r, rt_warnings *w)
         while (sp > 0 && st[sp - 1].end <= it[i].ts)
             sp--; /* frames that ended before it began */
         if (it[i].idx & OP_BIT) {
-            place(r, &r->evs[it[i].idx & ~OP_BIT], st, sp);
+            place(r, &r->evs[it[i].idx & ~OP_BIT], it[i].idx & ~OP_BIT, st, sp, src, mod);
             continue;
         }
         const rt_torch_pyframe *f = &r->py.f[it[i].idx];
@@ -193,6 +196,13 @@ void rt_torch_pyframes_attribute(reader *r, rt_warnings *w)
     free(st);
     free(framed);
     free(it);
+    rt_torch_backward_link(r, src, mod, ROUNDING);
+    for (size_t i = 0; i < r->n_evs; i++)
+        if (src[i] != NONE || mod[i] != NONE)
+            rekey(r, &r->evs[i], src[i] != NONE ? rt_name_index_key(&r->py.text, src[i]) : NULL,
+                  mod[i] != NONE ? rt_name_index_key(&r->py.text, mod[i]) : NULL);
+    free(src);
+    free(mod);
     if (r->py.crossing > 0)
         rt_warnings_add(w,
                         "'%s': %zu python_function events left out: each ends after the end of the "
@@ -208,5 +218,6 @@ void rt_torch_pyframes_attribute(reader *r, rt_warnings *w)
 void rt_torch_pyframes_release(reader *r)
 {
     free(r->py.f);
+    free(r->py.seq);
     rt_name_index_release(&r->py.text);
 }

@@ -222,6 +222,8 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
             r->k[e.key].unit = f->unit ? f->unit : "fp32";
         }
     }
+    if (kind == EV_CPU && f->seq_ok && r->opt->by_source) /* torch-backward.c */
+        rt_torch_seq_add(r, r->n_evs, f->seq);
     push_ev(r, &e);
     return 0;
 }
