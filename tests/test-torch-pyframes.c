@@ -103,26 +103,20 @@ static rt_profile *import(const char *text, rt_warnings *w, rt_error *err)
 
 /* The operators listed before the frames; a module's frame; a user function's callee naming its
  * line; an escape in a CallFrom (jansson reads that event) read as the scanner would. */
-static const char nested[] =
-    "[" OP("aten::relu", 1, 14, 2) "," OP("aten::mm", 1, 30, 2) "," OP("aten::abs", 2, 14, 2) "," PY(
-        "m.py(1): <module>", 1, 0, 100,
-        "\"m.py:1\"") "," PY("m.py("
-                             "5): f",
-                             1, 10, 50,
-                             "\"m.py:"
-                             "2\"") "," PY("nn.Module: ReLU_0", 1, 12, 6,
-                                           "\"m.py:7\"") "," PY("torch/nn/functional.py(9): relu",
-                                                                1, 13, 4,
-                                                                "\"torch/nn/modules/"
-                                                                "activation.py:3\"") "," PY("<built"
-                                                                                            "-in "
-                                                                                            "method"
-                                                                                            " mm>",
-                                                                                            1, 29,
-                                                                                            4,
-                                                                                            "\"m\\u"
-                                                                                            "002epy"
-                                                                                            ":8\"") "]";
+// clang-format off
+static const char nested[] = "["
+    OP("aten::relu", 1, 14, 2) ","
+    OP("aten::mm", 1, 30, 2) ","
+    OP("aten::abs", 2, 14, 2) ","
+    PY("<string>(1): <module>", 1, 200, 10, "\"<string>:1\"") ","
+    PY("nn.Module: Linear_3", 1, 201, 5, "\"<string>:1\"") ","
+    OP("aten::neg", 1, 202, 1) ","
+    PY("m.py(1): <module>", 1, 0, 100, "\"m.py:1\"") ","
+    PY("m.py(5): f", 1, 10, 50, "\"m.py:2\"") ","
+    PY("nn.Module: ReLU_0", 1, 12, 6, "\"m.py:7\"") ","
+    PY("torch/nn/functional.py(9): relu", 1, 13, 4, "\"torch/nn/modules/activation.py:3\"") ","
+    PY("<built-in method mm>", 1, 29, 4, "\"m\\u002epy:8\"") "]";
+// clang-format on
 
 static void test_nesting(void **state)
 {
@@ -134,23 +128,25 @@ static void test_nesting(void **state)
     expect(p, "aten::relu [[2]]", "m.py:7", "ReLU_0");
     expect(p, "aten::mm [[2]]", "m.py:8", NULL);
     expect(p, "aten::abs [[2]]", NULL, NULL); /* thread 2 has no frames */
+    /* inside no frame of the user's code (python -c: "<string>"), a module all the same */
+    expect(p, "aten::neg [[2]]", NULL, "Linear_3");
     const char *note = rt_tags_get(&p->provenance.notes, "torch_source_coverage");
-    assert_non_null(strstr(note, "2 of 3 operator calls inside the user's code, 1 on threads"));
+    assert_non_null(strstr(note, "2 of 4 operator calls inside the user's code, 1 on threads"));
     rt_profile_free(p);
     rt_warnings_release(&w);
 }
 
 /* A frame that outlives its caller is left out (the operator inside both takes the caller's
  * line); an operator that outlives its innermost frame gets nothing; both counted. */
-static const char crossing[] = "[" PY("m.py(1): <module>", 1, 0, 100, "\"m.py:1\"") "," PY(
-    "m.py(5): f", 1, 10, 20,
-    "\"m.py:2\"") "," PY("<built-in "
-                         "method x>",
-                         1, 25, 10,
-                         "\"m.py:6\"") "," OP("aten::relu", 1, 26,
-                                              2) "," PY("<built-in method y>", 1, 40, 5,
-                                                        "\"m.py:3\"") "," OP("aten::mm", 1, 41,
-                                                                             9) "]";
+// clang-format off
+static const char crossing[] = "["
+    PY("m.py(1): <module>", 1, 0, 100, "\"m.py:1\"") ","
+    PY("m.py(5): f", 1, 10, 20, "\"m.py:2\"") ","
+    PY("<built-in method x>", 1, 25, 10, "\"m.py:6\"") ","
+    OP("aten::relu", 1, 26, 2) ","
+    PY("<built-in method y>", 1, 40, 5, "\"m.py:3\"") ","
+    OP("aten::mm", 1, 41, 9) "]";
+// clang-format on
 
 static void test_crossing(void **state)
 {
@@ -172,22 +168,18 @@ static void test_crossing(void **state)
  * number; a node whose number no tagged forward operator has, and what it holds, get nothing. */
 #define SEQ(name, tid, ts, dur, seq)                                                               \
     EV("cpu_op", name, tid, ts, dur, "\"Input Dims\":[[2]],\"Sequence number\":" #seq)
-static const char backward[] = "[" PY("m.py(1): <module>", 1, 0, 100, "\"m.py:1\"") "," PY(
-    "nn.Module: Linear_0", 1, 10, 10,
-    "\"m.py:4\"") "," SEQ("aten::linear", 1, 11, 2,
-                          7) "," PY("nn.Module: Linear_1", 1, 20, 10,
-                                    "\"m.py:5\"") "," SEQ("aten::"
-                                                          "linear",
-                                                          1, 21, 2,
-                                                          8) "," SEQ("AddmmBackward0", 2, 50, 5,
-                                                                     7) "," OP("aten::mm", 2, 51,
-                                                                               2) "," SEQ("AddmmBac"
-                                                                                          "kward0",
-                                                                                          2, 60, 5,
-                                                                                          9) "," OP("aten::t",
-                                                                                                    2,
-                                                                                                    61,
-                                                                                                    1) "]";
+// clang-format off
+static const char backward[] = "["
+    PY("m.py(1): <module>", 1, 0, 100, "\"m.py:1\"") ","
+    PY("nn.Module: Linear_0", 1, 10, 10, "\"m.py:4\"") ","
+    SEQ("aten::linear", 1, 11, 2, 7) ","
+    PY("nn.Module: Linear_1", 1, 20, 10, "\"m.py:5\"") ","
+    SEQ("aten::linear", 1, 21, 2, 8) ","
+    SEQ("AddmmBackward0", 2, 50, 5, 7) ","
+    OP("aten::mm", 2, 51, 2) ","
+    SEQ("AddmmBackward0", 2, 60, 5, 9) ","
+    OP("aten::t", 2, 61, 1) "]";
+// clang-format on
 
 static void test_backward(void **state)
 {

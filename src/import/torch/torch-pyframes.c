@@ -120,11 +120,11 @@ static void place(reader *r, const ev *e, size_t i, const open_frame *st, size_t
         r->py.outside++;
         return;
     }
+    mod[i] = top->module; /* code with no file of its own (python -c) still has its modules */
     if (!top->user)
         return;
     r->py.placed++;
     src[i] = top->line;
-    mod[i] = top->module;
 }
 
 void rt_torch_pyframes_attribute(reader *r, rt_warnings *w)
