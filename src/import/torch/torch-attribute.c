@@ -12,7 +12,7 @@
 
 /* A frame of library code rather than the user's: torch itself, installed packages, the
  * interpreter, rooftime's runner, built-in functions. */
-static int library_frame(const char *f, size_t n)
+int rt_torch_library_frame(const char *f, size_t n)
 {
     static const char *const lib[] = {"torch/",           "/site-packages/", "/dist-packages/",
                                       "/lib/python",      "rooftime_torch",  "runpy.py",
@@ -48,7 +48,7 @@ void rt_torch_source_of(const char *stack, char **source, char **module)
         if (n > sizeof modp - 1 && memcmp(p, modp, sizeof modp - 1) == 0) {
             if (!*module)
                 *module = rt_strndup(p + sizeof modp - 1, n - (sizeof modp - 1));
-        } else if (!*source && !known && !library_frame(p, n)) {
+        } else if (!*source && !known && !rt_torch_library_frame(p, n)) {
             /* "path/file.py(12): fn" -> "path/file.py:12"; a line that is not a number from 1
              * up (torch 1.x on Python 3.11 writes 0) is not known: no source, not an outer
              * frame's line */
@@ -286,11 +286,18 @@ void rt_torch_source_notes(const reader *r, rt_profile *p)
         all += k->us;
         known += k->source ? k->us : 0;
     }
-    char buf[160];
-    snprintf(buf, sizeof buf,
-             "%.1f%% of the operator self time with the user's source line, %.1f%% source "
-             "unknown",
-             all > 0 ? 100 * known / all : 0, all > 0 ? 100 * (all - known) / all : 0);
+    char buf[512];
+    int len = snprintf(buf, sizeof buf,
+                       "%.1f%% of the operator self time with the user's source line, %.1f%% "
+                       "source unknown",
+                       all > 0 ? 100 * known / all : 0, all > 0 ? 100 * (all - known) / all : 0);
+    if (r->py.n > 0) /* torch 2.x's Python frames (torch-pyframes.c) */
+        snprintf(buf + len, sizeof buf - (size_t)len,
+                 "; lines and modules from the trace's Python frames (with_stack=True): %zu of "
+                 "%zu operator calls inside the user's code, %zu on threads with no Python "
+                 "frames (autograd's own threads); %zu in the backward pass tagged as the "
+                 "forward call they are the backward of (autograd's sequence number)",
+                 r->py.placed, r->py.ops + r->py.bare, r->py.bare, r->py.linked);
     rt_tags_set(&p->provenance.notes, "torch_source_coverage", buf);
 }
 

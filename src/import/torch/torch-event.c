@@ -29,7 +29,8 @@ void rt_torch_evf_release(evf *f)
     free(f->types);
     free(f->concrete);
     free(f->stack);
-    f->dims = f->types = f->concrete = f->stack = NULL;
+    free(f->call_from);
+    f->dims = f->types = f->concrete = f->stack = f->call_from = NULL;
 }
 
 /* A whole number from 0 to 10^18 - 1, as the scanner below reads them; -1: not one. */
@@ -44,6 +45,8 @@ static int64_t count_of(const json_t *v)
 /* args.correlation, args."External id" and args.bytes (a memcpy's), whole numbers >= 0. */
 static void rt_torch_event_ids_from_json(const json_t *args, evf *f)
 {
+    f->seq = count_of(json_object_get(args, "Sequence number"));
+    f->seq_ok = f->seq >= 0;
     f->corr = count_of(json_object_get(args, "correlation"));
     f->ext = count_of(json_object_get(args, "External id"));
     int64_t b = count_of(json_object_get(args, "bytes"));
@@ -93,6 +96,9 @@ void rt_torch_event_from_json(const json_t *j, evf *f)
     const char *stack = json_string_value(json_object_get(args, "Call stack"));
     if (stack)
         f->stack = rt_strdup(stack);
+    const char *from = json_string_value(json_object_get(args, "CallFrom"));
+    if (from)
+        f->call_from = rt_strdup(from);
     if ((v = json_object_get(args, "flops")) && json_is_number(v)) {
         f->flops_ok = 1;
         f->flops = json_number_value(v);
@@ -338,6 +344,9 @@ static int args_member(void *ctx_, const char *k, size_t kl, const char *v, cons
             c->f->ext_ok = x >= 0;
             c->f->ext = x;
         }
+    } else if (key_is(k, kl, "Sequence number")) {
+        c->f->seq = plain_count(v, ve);
+        c->f->seq_ok = c->f->seq >= 0;
     } else if (key_is(k, kl, "bytes")) {
         int64_t x = plain_count(v, ve);
         c->f->bytes_ok = x >= 0;
@@ -358,13 +367,14 @@ static int args_member(void *ctx_, const char *k, size_t kl, const char *v, cons
                 return -1;
             c->f->concrete = compact(v, ve);
         }
-    } else if (key_is(k, kl, "Call stack")) {
-        free(c->f->stack);
-        c->f->stack = NULL;
+    } else if (key_is(k, kl, "Call stack") || key_is(k, kl, "CallFrom")) {
+        char **dst = kl == 10 ? &c->f->stack : &c->f->call_from;
+        free(*dst);
+        *dst = NULL;
         if (*v == '"') {
             if (plain_text(v, ve) != 0)
                 return -1;
-            c->f->stack = rt_strndup(v + 1, (size_t)(ve - v) - 2);
+            *dst = rt_strndup(v + 1, (size_t)(ve - v) - 2);
         }
     } else if (key_is(k, kl, "flops")) {
         int rc = number_at(v, ve, &c->f->flops);

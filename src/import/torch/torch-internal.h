@@ -24,7 +24,8 @@ typedef struct evf {
     int ts_ok, dur_ok, flops_ok, steps_ok;
     double ts, dur, flops;
     int corr_ok, ext_ok, bytes_ok; /* args.correlation, args."External id", args.bytes */
-    int64_t corr, ext;
+    int seq_ok;                    /* args."Sequence number": autograd's, forward to backward */
+    int64_t corr, ext, seq;
     double bytes;
     double steps;     /* args.steps: the optimizer steps inside the runner's rooftime:window */
     char thread[256]; /* pid and tid as written ("1/1", "\"CPU functions\"/1") */
@@ -32,6 +33,7 @@ typedef struct evf {
     char *types;      /* compact "Input type", heap, or NULL */
     char *concrete;   /* compact "Concrete Inputs", heap, or NULL */
     char *stack;      /* "Call stack" (frames, innermost first, ';' between), heap, or NULL */
+    char *call_from;  /* a python_function's "CallFrom" ("file.py:12": its caller's line), heap */
     const char *unit;
 } evf;
 
@@ -103,6 +105,22 @@ typedef struct rt_torch_phase_range {
     const char *phase;
 } rt_torch_phase_range;
 
+/* One python_function event of torch 2.x's Python tracer (with_stack=True), what it says of the
+ * operators inside it: strings interned in the reader's py.text (UINT32_MAX: none). */
+typedef struct rt_torch_pyframe {
+    double ts, end;
+    uint32_t thread;
+    uint32_t from;   /* its "CallFrom": the line of the frame around it that called it */
+    uint32_t module; /* "nn.Module: Linear_0" -> "Linear_0" */
+    uint8_t kind;    /* PF_LIBRARY, PF_USER (a frame of the user's code), PF_MODULE */
+} rt_torch_pyframe;
+enum { PF_LIBRARY = 0, PF_USER = 1, PF_MODULE = 2 };
+/* An operator's autograd sequence number: the event's index in the reader's evs. */
+typedef struct rt_torch_seq {
+    size_t ev;
+    int64_t seq;
+} rt_torch_seq;
+
 typedef struct reader {
     const char *origin;
     const char *within;
@@ -136,6 +154,18 @@ typedef struct reader {
         size_t prefill_calls, decode_calls, tagged;
     } phases;
     struct {
+        rt_torch_pyframe *f; /* torch 2.x's Python frames (torch-pyframes.c) */
+        size_t n, cap;
+        rt_name_index text; /* their CallFrom lines and module names */
+        size_t crossing;    /* frames crossing the end of the frame around them: left out */
+        size_t ops, placed; /* operator calls, and those inside a frame of the user's code */
+        size_t outside;     /* operators crossing the end of their innermost frame */
+        size_t bare;        /* operators on threads with no Python frames */
+        rt_torch_seq *seq;  /* the operators with a sequence number (torch-backward.c) */
+        size_t n_seq, cap_seq;
+        size_t linked; /* operators tagged as the forward call their backward node is of */
+    } py;
+    struct {
         double busy, work, zero, composite; /* self time (us) by what the model says */
         double uncounted;                   /* work no count measures (model uncounted) */
         double aten_busy, aten_work;        /* the same for aten:: operators */
@@ -146,6 +176,8 @@ typedef struct reader {
 /* Source line ("file.py:12") and nn.Module ("Linear_0") of the user's code in a "Call stack"
  * (frames innermost first, ';' between them); either may be NULL. */
 void rt_torch_source_of(const char *stack, char **source, char **module);
+/* Whether frame f (n bytes, "path/file.py(12): fn") is library code rather than the user's. */
+int rt_torch_library_frame(const char *f, size_t n);
 /* "float->c10::BFloat16" when an aten::copy_ converts between its recorded types, else NULL. */
 char *rt_torch_conversion(const char *name, const char *types);
 /* FLOPs and bytes of every operator call from the cost model, the innermost working operator of
@@ -163,10 +195,30 @@ void rt_torch_source_notes(const reader *r, rt_profile *p);
 /* The notes of the cost model and its coverage into the profile's provenance. */
 void rt_torch_cost_notes(const reader *r, rt_profile *p, rt_warnings *w);
 
+/* ---- torch-pyframes.c: torch 2.x's Python frames (with_stack=True) ---- */
+
+/* Keep one python_function event (its times checked). */
+void rt_torch_pyframe_add(reader *r, const evf *f);
+/* Give each operator without a "Call stack" the source line and nn.Module of the Python frames
+ * around it on its thread, as a kernel of its own; warnings into w. Before rt_torch_phases. */
+void rt_torch_pyframes_attribute(reader *r, rt_warnings *w);
+void rt_torch_pyframes_release(reader *r);
+
+/* ---- torch-backward.c: the backward pass tagged as its forward calls ---- */
+
+/* Keep operator ev_index's sequence number. */
+void rt_torch_seq_add(reader *r, size_t ev_index, int64_t seq);
+/* src and mod (per event: an interned line and module of py.text, or UINT32_MAX): a backward
+ * node and the operators inside it (ending up to `rounding` microseconds after it) take those of
+ * the latest forward operator before it with its sequence number. */
+void rt_torch_backward_link(reader *r, uint32_t *src, uint32_t *mod, double rounding);
+
 /* ---- torch-kernels.c ---- */
 
 /* Kernel index of key (interned, made when new: a GPU kernel when gpu). */
 uint32_t rt_torch_intern(reader *r, const char *key, size_t kl, int gpu);
+/* Number of the thread "pid/tid" as an event writes them (made when new). */
+uint32_t rt_torch_intern_thread(reader *r, const char *key);
 
 /* ---- torch-phase.c: the phases of a generation loop ---- */
 

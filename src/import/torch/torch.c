@@ -95,57 +95,11 @@ static void push_ev(reader *r, const ev *e)
     r->evs[r->n_evs++] = *e;
 }
 
-static uint32_t intern_thread(reader *r, const char *key)
+/* The name, start and duration a kept event needs, and its FLOPs when it has them: an error
+ * naming the event and the field when one is missing or out of range. */
+static int check_fields(reader *r, const evf *f, size_t line, size_t col)
 {
-    size_t i = rt_name_index_get(&r->threads, key, strlen(key));
-    if (i == (size_t)-1) {
-        i = r->threads.n;
-        rt_name_index_put(&r->threads, key, strlen(key), i);
-    }
-    return (uint32_t)i;
-}
-
-/* One trace event: keep complete events of operators, GPU kernels and the `within` ranges. */
-static int take_event(reader *r, const evf *f, size_t line, size_t col)
-{
-    r->n_events++;
-    if (!f->is_object) {
-        rt_error_set(r->err,
-                     "cannot read '%s': line %zu, column %zu: trace event %zu is not an object",
-                     r->origin, line, col, r->n_events);
-        return -1;
-    }
-    const char *ph = f->ph, *cat = f->cat, *name = f->name;
-    int runtime = cat && (strstr(cat, "runtime") || strcmp(cat, "Runtime") == 0 ||
-                          strcmp(cat, "cuda_driver") == 0);
-    if (!ph || strcmp(ph, "X") != 0)
-        return 0; /* metadata, instants, flows, counters */
-    if (runtime && f->corr_ok && f->ts_ok && f->dur_ok && isfinite(f->ts) && isfinite(f->dur) &&
-        f->dur >= 0) /* the launch of a GPU event: its link to the operator (torch-gpu-link.c) */
-        rt_torch_gpu_add_call(r, f->ts, f->dur, f->corr, f->ext_ok ? f->ext : -1,
-                              intern_thread(r, f->thread));
-    if (name && strcmp(name, "rooftime:window") == 0 && f->dur_ok && f->dur > r->window_us) {
-        r->window_us = f->dur; /* the runner's --steps window */
-        /* and how many optimizer steps it holds: a whole number from 1 up, else unknown */
-        int whole =
-            f->steps_ok && f->steps >= 1 && f->steps <= 1e9 && f->steps == (double)(long)f->steps;
-        r->window_steps = whole ? f->steps : 0;
-    }
-    if (name && f->ts_ok && f->dur_ok && rt_torch_phase_mark(r, name, f->ts, f->dur))
-        return 0; /* a phase mark (torch-phase.c) */
-    int within = r->within && name && strcmp(name, r->within) == 0;
-    int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
-    /* a range the cost model counts as an operator: torch.compile's compiled code */
-    if (kind < 0 && r->ops && name && rt_torch_ops_annotation(r->ops, name))
-        kind = EV_CPU;
-    if (kind < 0)
-        return 0; /* annotations, python functions, runtime calls: not kernels */
-    if (kind == EV_CPU) {
-        r->n_cpu++;
-        r->n_cpu_dims += f->dims != NULL;
-        r->n_cpu_uncat += cat == NULL;
-        r->n_cpu_flops += f->flops_ok;
-    }
+    const char *name = f->name;
     const char *missing = !name ? "name" : !f->ts_ok ? "ts" : !f->dur_ok ? "dur" : NULL;
     if (missing) {
         rt_error_set(r->err,
@@ -166,6 +120,58 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
                      r->origin, line, col, r->n_events, name, bad);
         return -1;
     }
+    return 0;
+}
+
+/* One trace event: keep complete events of operators, GPU kernels and the `within` ranges. */
+static int take_event(reader *r, const evf *f, size_t line, size_t col)
+{
+    r->n_events++;
+    if (!f->is_object) {
+        rt_error_set(r->err,
+                     "cannot read '%s': line %zu, column %zu: trace event %zu is not an object",
+                     r->origin, line, col, r->n_events);
+        return -1;
+    }
+    const char *ph = f->ph, *cat = f->cat, *name = f->name;
+    int runtime = cat && (strstr(cat, "runtime") || strcmp(cat, "Runtime") == 0 ||
+                          strcmp(cat, "cuda_driver") == 0);
+    if (!ph || strcmp(ph, "X") != 0)
+        return 0; /* metadata, instants, flows, counters */
+    if (runtime && f->corr_ok && f->ts_ok && f->dur_ok && isfinite(f->ts) && isfinite(f->dur) &&
+        f->dur >= 0) /* the launch of a GPU event: its link to the operator (torch-gpu-link.c) */
+        rt_torch_gpu_add_call(r, f->ts, f->dur, f->corr, f->ext_ok ? f->ext : -1,
+                              rt_torch_intern_thread(r, f->thread));
+    if (name && strcmp(name, "rooftime:window") == 0 && f->dur_ok && f->dur > r->window_us) {
+        r->window_us = f->dur; /* the runner's --steps window */
+        /* and how many optimizer steps it holds: a whole number from 1 up, else unknown */
+        int whole =
+            f->steps_ok && f->steps >= 1 && f->steps <= 1e9 && f->steps == (double)(long)f->steps;
+        r->window_steps = whole ? f->steps : 0;
+    }
+    if (name && f->ts_ok && f->dur_ok && rt_torch_phase_mark(r, name, f->ts, f->dur))
+        return 0; /* a phase mark (torch-phase.c) */
+    int within = r->within && name && strcmp(name, r->within) == 0;
+    int kind = within ? EV_WITHIN : is_gpu_cat(cat) ? EV_GPU : is_cpu_cat(cat) ? EV_CPU : -1;
+    /* a range the cost model counts as an operator: torch.compile's compiled code */
+    if (kind < 0 && r->ops && name && rt_torch_ops_annotation(r->ops, name))
+        kind = EV_CPU;
+    if (kind < 0 && cat && strcmp(cat, "python_function") == 0 && r->opt->by_source) {
+        if (check_fields(r, f, line, col) != 0)
+            return -1;
+        rt_torch_pyframe_add(r, f); /* torch 2.x's Python frames: torch-pyframes.c */
+        return 0;
+    }
+    if (kind < 0)
+        return 0; /* annotations, runtime calls: not kernels */
+    if (kind == EV_CPU) {
+        r->n_cpu++;
+        r->n_cpu_dims += f->dims != NULL;
+        r->n_cpu_uncat += cat == NULL;
+        r->n_cpu_flops += f->flops_ok;
+    }
+    if (check_fields(r, f, line, col) != 0)
+        return -1;
     if (kind == EV_GPU) { /* the device side: torch-gpu-link.c */
         uint32_t key = rt_torch_intern(r, name, strlen(name), 1);
         rt_torch_gpu_add_event(r, f->ts, f->dur, f->corr_ok ? f->corr : -1,
@@ -177,7 +183,7 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
     e.end = f->ts + f->dur;
     e.kind = (uint8_t)kind;
     e.ext = f->ext_ok ? f->ext : -1;
-    e.thread = intern_thread(r, f->thread);
+    e.thread = rt_torch_intern_thread(r, f->thread);
     if (kind != EV_WITHIN) {
         if (kind == EV_CPU && (r->opt->ops || r->opt->by_source)) {
             char *source = NULL, *module = NULL;
@@ -216,6 +222,8 @@ static int take_event(reader *r, const evf *f, size_t line, size_t col)
             r->k[e.key].unit = f->unit ? f->unit : "fp32";
         }
     }
+    if (kind == EV_CPU && f->seq_ok && r->opt->by_source) /* torch-backward.c */
+        rt_torch_seq_add(r, r->n_evs, f->seq);
     push_ev(r, &e);
     return 0;
 }
@@ -359,6 +367,7 @@ static void reader_release(reader *r)
         rt_time_samples_release(&r->k[i].samples);
     }
     rt_torch_phase_release(r);
+    rt_torch_pyframes_release(r);
     rt_torch_gpu_free(&r->gpu);
     free(r->parent);
     rt_torch_shares_release(&r->cov.why);
@@ -419,6 +428,7 @@ int rt_import_torch_text_opts(const char *text, size_t len, const char *origin,
         reader_release(&r);
         return -1;
     }
+    rt_torch_pyframes_attribute(&r, w);
     rt_torch_phases(&r);
     int device = r.gpu.n > 0 && !o->host; /* the device profile: torch-gpu-profile.c */
     if (device && r.ops)
